@@ -1,0 +1,26 @@
+# blackpipe as a sidecar. Build: docker build -t blackpipe .
+# Run:   docker run -e BLACKPIPE_UPSTREAM='mongodb://db1:27017,db2:27017,db3:27017/?replicaSet=rs0' \
+#          -e BLACKPIPE_ADVERTISE_HOST=blackpipe -p 27017-27019:27017-27019 -p 9090:9090 blackpipe
+FROM maven:3.9-eclipse-temurin-17 AS build
+WORKDIR /src
+COPY pom.xml .
+COPY proxy/pom.xml proxy/
+RUN mvn -B -q -f proxy/pom.xml -N dependency:go-offline || true
+COPY proxy/src proxy/src
+# The same build as the README's: the shaded jar, tests run by CI rather than in the image build.
+RUN mvn -B -q package -DskipTests
+
+FROM eclipse-temurin:17-jre
+RUN useradd --system --uid 10001 --home-dir /opt/blackpipe blackpipe
+WORKDIR /opt/blackpipe
+COPY --from=build /src/proxy/target/blackpipe.jar blackpipe.jar
+USER blackpipe
+ENV BLACKPIPE_HOST=0.0.0.0 \
+    BLACKPIPE_PORT=27017 \
+    BLACKPIPE_ADMIN_HOST=0.0.0.0 \
+    BLACKPIPE_ADMIN_PORT=9090
+EXPOSE 27017 27018 27019 9090
+HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["java", "-jar", "/opt/blackpipe/blackpipe.jar", "health", "--admin", "http://127.0.0.1:9090"]
+ENTRYPOINT ["java", "-jar", "/opt/blackpipe/blackpipe.jar"]
+CMD ["proxy"]

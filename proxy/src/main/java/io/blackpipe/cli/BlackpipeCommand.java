@@ -1,0 +1,18 @@
+package io.blackpipe.cli;
+
+import picocli.CommandLine.Command;
+
+@Command(name = "blackpipe",
+        mixinStandardHelpOptions = true,
+        versionProvider = Version.class,
+        description = "A MongoDB wire-protocol proxy that breaks the conversation on purpose.",
+        subcommands = {ProxyCommand.class, LocalCommand.class, HealthCommand.class, picocli.CommandLine.HelpCommand.class})
+final class BlackpipeCommand implements Runnable {
+    @picocli.CommandLine.Spec
+    picocli.CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(), "a command is required");
+    }
+}

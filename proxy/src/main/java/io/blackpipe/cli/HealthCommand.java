@@ -1,0 +1,32 @@
+package io.blackpipe.cli;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(name = "health", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = "Ask a running proxy whether it is healthy; exit 0 when it is, 1 when not (for Docker's HEALTHCHECK).")
+final class HealthCommand implements Callable<Integer> {
+    @Option(names = "--admin", paramLabel = "URL", defaultValue = "${env:BLACKPIPE_ADMIN:-http://127.0.0.1:9090}",
+            description = "Admin URL of the running proxy (env BLACKPIPE_ADMIN; default ${DEFAULT-VALUE}).")
+    URI admin;
+
+    @Override
+    public Integer call() {
+        try {
+            HttpResponse<String> response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()
+                    .send(HttpRequest.newBuilder(admin.resolve("/health")).timeout(Duration.ofSeconds(2)).build(),
+                            HttpResponse.BodyHandlers.ofString());
+            System.out.print(response.body());
+            return response.statusCode() == 200 ? 0 : 1;
+        } catch (Exception e) {
+            System.err.println("blackpipe: " + admin + " did not answer: " + e);
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.blackpipe.cli;
+
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.topology.MemberAddress;
+import io.blackpipe.topology.UpstreamUri;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import picocli.CommandLine.Option;
+
+/** Where the proxy listens and what it advertises; shared by every command that starts one. */
+final class ListenOptions {
+    @Option(names = "--host", defaultValue = "${env:BLACKPIPE_HOST:-0.0.0.0}",
+            description = "Address the member listeners bind (env BLACKPIPE_HOST; default ${DEFAULT-VALUE}).")
+    String host;
+
+    @Option(names = "--port", defaultValue = "${env:BLACKPIPE_PORT:-27017}",
+            description = "Port of the first member's listener; the next members get port+1, port+2, ...; 0 picks free ports (env BLACKPIPE_PORT; default ${DEFAULT-VALUE}).")
+    int port;
+
+    @Option(names = "--advertise-host", paramLabel = "NAME", defaultValue = "${env:BLACKPIPE_ADVERTISE_HOST}",
+            description = "Host name apps dial, written into hello replies (env BLACKPIPE_ADVERTISE_HOST; default: --host, or 127.0.0.1 when --host is a wildcard).")
+    String advertiseHost;
+
+    @Option(names = "--admin-host", defaultValue = "${env:BLACKPIPE_ADMIN_HOST:-127.0.0.1}",
+            description = "Address the admin HTTP server binds (env BLACKPIPE_ADMIN_HOST; default ${DEFAULT-VALUE}).")
+    String adminHost;
+
+    @Option(names = "--admin-port", defaultValue = "${env:BLACKPIPE_ADMIN_PORT:-9090}",
+            description = "Admin HTTP port serving /metrics and /health; 0 picks a free port, -1 disables it (env BLACKPIPE_ADMIN_PORT; default ${DEFAULT-VALUE}).")
+    int adminPort;
+
+    @Option(names = "--member-port", paramLabel = "HOST:PORT=N", split = ",", defaultValue = "${env:BLACKPIPE_MEMBER_PORTS}",
+            description = "Pin the listener port of one upstream member; repeatable (env BLACKPIPE_MEMBER_PORTS, comma-separated).")
+    List<String> memberPorts;
+
+    @Option(names = "--connect-timeout-ms", defaultValue = "${env:BLACKPIPE_CONNECT_TIMEOUT_MS:-5000}",
+            description = "Timeout for connecting to upstream members (env BLACKPIPE_CONNECT_TIMEOUT_MS; default ${DEFAULT-VALUE}).")
+    int connectTimeoutMillis;
+
+    /** @throws IllegalArgumentException naming the option that is wrong */
+    ProxyConfig toConfig(String upstream) {
+        if (connectTimeoutMillis <= 0) {
+            throw new IllegalArgumentException("--connect-timeout-ms must be positive, got " + connectTimeoutMillis);
+        }
+        return new ProxyConfig(UpstreamUri.parse(upstream), host, port, advertiseHost, adminHost, adminPort,
+                memberPorts(), connectTimeoutMillis);
+    }
+
+    private Map<MemberAddress, Integer> memberPorts() {
+        Map<MemberAddress, Integer> pinned = new LinkedHashMap<>();
+        if (memberPorts == null) {
+            return pinned;
+        }
+        for (String entry : memberPorts) {
+            if (entry.isBlank()) {
+                continue;
+            }
+            int eq = entry.lastIndexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException("--member-port '" + entry + "' must be HOST:PORT=N");
+            }
+            int listenPort;
+            try {
+                listenPort = Integer.parseInt(entry.substring(eq + 1));
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("--member-port '" + entry + "': '" + entry.substring(eq + 1) + "' is not a port number");
+            }
+            if (listenPort < 1 || listenPort > 65535) {
+                throw new IllegalArgumentException("--member-port '" + entry + "': port " + listenPort + " is out of range 1-65535");
+            }
+            pinned.put(MemberAddress.parse(entry.substring(0, eq)), listenPort);
+        }
+        return pinned;
+    }
+}

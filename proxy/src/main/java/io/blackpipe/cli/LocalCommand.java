@@ -1,0 +1,84 @@
+package io.blackpipe.cli;
+
+import io.blackpipe.upstream.LocalUpstream;
+import io.blackpipe.upstream.LocalUpstreams;
+import io.blackpipe.wire.BlockingCommandClient;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(name = "local", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = "Start a local upstream (a 3-member mongod replica set when mongod is on PATH, else the jongodb engine"
+                + " from the npm registry) and blackpipe in front of it, check the path end to end, and print the connection string.")
+final class LocalCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ListenOptions listen;
+
+    @Option(names = "--check", description = "Exit after the end-to-end check instead of serving until Ctrl-C.")
+    boolean checkOnly;
+
+    @Override
+    public Integer call() throws Exception {
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("starting a local upstream ...");
+        out.flush();
+        LocalUpstream upstream;
+        try {
+            upstream = LocalUpstreams.start();
+        } catch (Exception e) {
+            spec.commandLine().getErr().println("blackpipe: cannot start a local upstream: " + e.getMessage());
+            return 1;
+        }
+        out.println("upstream: " + upstream.description());
+        RunningProxy running;
+        try {
+            running = RunningProxy.start(Cli.config(spec, listen, upstream.uri()));
+        } catch (RuntimeException e) {
+            upstream.close();
+            spec.commandLine().getErr().println("blackpipe: " + e.getMessage());
+            return 1;
+        }
+        running.printBanner(out);
+        boolean ok = checkThroughProxy(running, out);
+        if (checkOnly || !ok) {
+            running.close();
+            upstream.close();
+            return ok ? 0 : 1;
+        }
+        out.println("serving; press Ctrl-C to stop");
+        out.flush();
+        running.awaitShutdown(upstream::close);
+        return 0;
+    }
+
+    /** A hello and a ping through the first listener: the reply must name the proxy, not the upstream. */
+    private static boolean checkThroughProxy(RunningProxy running, PrintWriter out) {
+        var first = running.proxy.members().get(0);
+        try (BlockingCommandClient client = new BlockingCommandClient(first.advertised().host(), first.advertised().port(), 5000)) {
+            BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
+            BsonDocument ping = client.run("admin", new BsonDocument("ping", new BsonInt32(1)));
+            String me = hello.isString("me") ? hello.getString("me").getValue() : "(standalone: no me)";
+            out.println("check: hello through " + first.advertised() + " answered me=" + me
+                    + ", ping ok=" + ping.get("ok"));
+            boolean named = !hello.isString("me") || me.equals(first.advertised().toString());
+            if (!named) {
+                out.println("check FAILED: hello names " + me + " instead of the proxy");
+            }
+            out.flush();
+            return named && ping.getNumber("ok").doubleValue() == 1.0;
+        } catch (Exception e) {
+            out.println("check FAILED: " + e);
+            out.flush();
+            return false;
+        }
+    }
+}

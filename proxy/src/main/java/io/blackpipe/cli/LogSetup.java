@@ -1,0 +1,44 @@
+package io.blackpipe.cli;
+
+import java.time.Instant;
+import java.util.logging.ConsoleHandler;
+import java.util.logging.Formatter;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/** One line per log record on stderr: time, level, logger, message (and a trace for errors). */
+final class LogSetup {
+    private LogSetup() {
+    }
+
+    static void configure() {
+        Logger root = Logger.getLogger("");
+        for (Handler handler : root.getHandlers()) {
+            root.removeHandler(handler);
+        }
+        ConsoleHandler console = new ConsoleHandler();
+        console.setFormatter(new OneLine());
+        console.setLevel(Level.ALL);
+        root.addHandler(console);
+        root.setLevel(Level.INFO);
+    }
+
+    private static final class OneLine extends Formatter {
+        @Override
+        public String format(LogRecord record) {
+            StringBuilder line = new StringBuilder()
+                    .append(Instant.ofEpochMilli(record.getMillis())).append(' ')
+                    .append(record.getLevel().getName()).append(' ')
+                    .append(record.getLoggerName()).append(": ")
+                    .append(formatMessage(record)).append(System.lineSeparator());
+            if (record.getThrown() != null) {
+                java.io.StringWriter trace = new java.io.StringWriter();
+                record.getThrown().printStackTrace(new java.io.PrintWriter(trace));
+                line.append(trace);
+            }
+            return line.toString();
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.blackpipe.cli;
+
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+@Command(name = "proxy", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = "Proxy a MongoDB deployment: one listener per member, hello replies rewritten to name the proxy.")
+final class ProxyCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--upstream", paramLabel = "URI", defaultValue = "${env:BLACKPIPE_UPSTREAM}",
+            description = "mongodb:// URI of the deployment to proxy (env BLACKPIPE_UPSTREAM).")
+    String upstream;
+
+    @Mixin
+    ListenOptions listen;
+
+    @Override
+    public Integer call() throws InterruptedException {
+        if (upstream == null || upstream.isBlank()) {
+            throw new ParameterException(spec.commandLine(), "Missing required option: '--upstream=URI' (or env BLACKPIPE_UPSTREAM)");
+        }
+        var config = Cli.config(spec, listen, upstream);
+        RunningProxy running;
+        try {
+            running = RunningProxy.start(config);
+        } catch (RuntimeException e) {
+            spec.commandLine().getErr().println("blackpipe: " + e.getMessage());
+            return 1;
+        }
+        running.printBanner(spec.commandLine().getOut());
+        running.awaitShutdown(() -> { });
+        return 0;
+    }
+}

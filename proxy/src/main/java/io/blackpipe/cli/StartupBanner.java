@@ -1,0 +1,26 @@
+package io.blackpipe.cli;
+
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.topology.Member;
+import java.io.PrintWriter;
+
+/** What the proxy prints once it listens: the member map, the admin address, the connection string. */
+final class StartupBanner {
+    private StartupBanner() {
+    }
+
+    static void print(PrintWriter out, ProxyServer proxy, String adminAddress) {
+        String name = proxy.deployment().isReplicaSet()
+                ? "replica set " + proxy.deployment().setName() : proxy.deployment().kind();
+        out.println("blackpipe " + Version.current() + " proxying " + name);
+        for (Member member : proxy.members()) {
+            String via = member.dial().equals(member.upstream()) ? "" : " (dialled at " + member.dial() + ")";
+            out.println("  upstream " + member.upstream() + via + " -> advertised " + member.advertised());
+        }
+        if (adminAddress != null) {
+            out.println("admin: http://" + adminAddress + "/metrics  http://" + adminAddress + "/health");
+        }
+        out.println("connection string: " + proxy.connectionString());
+        out.flush();
+    }
+}

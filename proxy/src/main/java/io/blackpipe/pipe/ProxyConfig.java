@@ -1,0 +1,39 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.topology.MemberAddress;
+import io.blackpipe.topology.UpstreamUri;
+import java.util.Map;
+
+/**
+ * How to run one proxy: where the deployment is, where to listen, what to advertise.
+ *
+ * @param port       the first member's port; 0 picks free ports for every member (embedded use)
+ * @param adminPort  the HTTP admin port; 0 picks a free one, -1 disables the admin server
+ */
+public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, String advertiseHost,
+                          String adminHost, int adminPort, Map<MemberAddress, Integer> memberPorts,
+                          int connectTimeoutMillis) {
+
+    public ProxyConfig {
+        memberPorts = Map.copyOf(memberPorts);
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("--port " + port + " is out of range 0-65535");
+        }
+        if (adminPort < -1 || adminPort > 65535) {
+            throw new IllegalArgumentException("--admin-port " + adminPort + " is out of range (-1 disables, 0 picks a free port)");
+        }
+    }
+
+    /** Loopback everywhere with free ports: what a test embedding the proxy wants. */
+    public static ProxyConfig embedded(String upstreamUri) {
+        return new ProxyConfig(UpstreamUri.parse(upstreamUri), "127.0.0.1", 0, "127.0.0.1", "127.0.0.1", 0, Map.of(), 5000);
+    }
+
+    /** The host apps dial: the advertised one, else the bind host unless it is a wildcard. */
+    public String effectiveAdvertiseHost() {
+        if (advertiseHost != null && !advertiseHost.isBlank()) {
+            return advertiseHost;
+        }
+        return "0.0.0.0".equals(bindHost) || "::".equals(bindHost) ? "127.0.0.1" : bindHost;
+    }
+}

@@ -1,0 +1,32 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.wire.MalformedMessageException;
+import io.netty.handler.codec.DecoderException;
+import java.io.IOException;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+
+/** The proxy's log lines: one line per event, naming the connection and the reason. */
+public final class ProxyLog {
+    private final Logger logger = System.getLogger("blackpipe");
+
+    public void info(String message) {
+        logger.log(Level.INFO, message);
+    }
+
+    public void warn(String message) {
+        logger.log(Level.WARNING, message);
+    }
+
+    /** Logs why a connection is being closed: protocol violations by name, I/O errors briefly, bugs with a trace. */
+    void connectionFailed(String who, Throwable cause) {
+        Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+        if (root instanceof MalformedMessageException) {
+            logger.log(Level.WARNING, "closing " + who + ": malformed message: " + root.getMessage());
+        } else if (root instanceof IOException) {
+            logger.log(Level.INFO, "closing " + who + ": " + root.getMessage());
+        } else {
+            logger.log(Level.ERROR, "closing " + who + " after an unexpected error", root);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+package io.blackpipe.topology;
+
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/** The parts of a mongodb:// connection string the proxy needs: seeds, credentials, options. */
+public record UpstreamUri(String text, List<MemberAddress> seeds, String username, String password,
+                          Map<String, String> options) {
+
+    public static UpstreamUri parse(String uri) {
+        if (uri == null || uri.isBlank()) {
+            throw new IllegalArgumentException("the upstream URI is empty");
+        }
+        if (uri.startsWith("mongodb+srv://")) {
+            throw new IllegalArgumentException("mongodb+srv:// URIs are not supported: list the members as mongodb://host1,host2,...");
+        }
+        if (!uri.startsWith("mongodb://")) {
+            throw new IllegalArgumentException("the upstream URI must start with mongodb://, got '" + uri + "'");
+        }
+        String rest = uri.substring("mongodb://".length());
+        int question = rest.indexOf('?');
+        int hostsEnd = hostsEnd(rest);
+        String authority = rest.substring(0, hostsEnd);
+        String username = null;
+        String password = null;
+        int at = authority.lastIndexOf('@');
+        if (at >= 0) {
+            String userInfo = authority.substring(0, at);
+            authority = authority.substring(at + 1);
+            int colon = userInfo.indexOf(':');
+            username = decode(colon >= 0 ? userInfo.substring(0, colon) : userInfo);
+            password = colon >= 0 ? decode(userInfo.substring(colon + 1)) : null;
+        }
+        List<MemberAddress> seeds = new ArrayList<>();
+        for (String host : authority.split(",", -1)) { // -1: a trailing comma is an empty host too
+            if (host.isBlank()) {
+                throw new IllegalArgumentException("the upstream URI '" + uri + "' has an empty host");
+            }
+            seeds.add(MemberAddress.parse(decode(host)));
+        }
+        Map<String, String> options = new LinkedHashMap<>();
+        if (question >= 0) {
+            for (String pair : rest.substring(question + 1).split("&")) {
+                if (pair.isEmpty()) {
+                    continue;
+                }
+                int eq = pair.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("the upstream URI option '" + pair + "' is not name=value");
+                }
+                options.put(pair.substring(0, eq).toLowerCase(Locale.ROOT), decode(pair.substring(eq + 1)));
+            }
+        }
+        return new UpstreamUri(uri, List.copyOf(seeds), username, password, Collections.unmodifiableMap(options));
+    }
+
+    /** Where the host list ends: at the first '/' or '?' (an option value may itself contain '/'). */
+    private static int hostsEnd(String rest) {
+        int slash = rest.indexOf('/');
+        int question = rest.indexOf('?');
+        int end = rest.length();
+        if (slash >= 0) {
+            end = slash;
+        }
+        if (question >= 0 && question < end) {
+            end = question;
+        }
+        return end;
+    }
+
+    private static String decode(String s) {
+        return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    }
+
+    /** The URI with any password masked, for logs and startup output. */
+    @Override
+    public String toString() {
+        String prefix = "mongodb://";
+        if (password == null || !text.startsWith(prefix)) {
+            return text;
+        }
+        // Mask by position: the text holds the password as written (maybe URL-escaped), not the decoded one.
+        String rest = text.substring(prefix.length());
+        int at = rest.substring(0, hostsEnd(rest)).lastIndexOf('@');
+        int colon = rest.indexOf(':');
+        if (colon < 0 || colon > at) {
+            return text;
+        }
+        return prefix + rest.substring(0, colon + 1) + "****" + rest.substring(at);
+    }
+
+    public String replicaSet() {
+        return options.get("replicaset");
+    }
+
+    public boolean directConnection() {
+        return "true".equalsIgnoreCase(options.get("directconnection"));
+    }
+}

@@ -1,0 +1,127 @@
+package io.blackpipe.upstream;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The jongodb engine (a MongoDB-compatible server, not MongoDB) as a single-node replica set on
+ * loopback. It is the lane of last resort: no mongod, no Docker, but npm. Known gaps in 0.1.6: no
+ * drop/dropDatabase, no $pull, primary reads only, retried writes are not de-duplicated.
+ */
+public final class JongodbUpstream implements LocalUpstream {
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration HELLO_TIMEOUT = Duration.ofSeconds(10);
+
+    private final ManagedProcess process;
+    private final Path tempDir;
+    private final JongodbReadyLine address;
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final Thread shutdownHook;
+
+    private JongodbUpstream(ManagedProcess process, Path tempDir, JongodbReadyLine address) {
+        this.process = process;
+        this.tempDir = tempDir;
+        this.address = address;
+        this.shutdownHook = ShutdownHooks.register("blackpipe-jongodb-stop", this::close);
+    }
+
+    /** Installs jongodb if needed (see {@link JongodbInstaller#fromEnvironment()}) and starts it. */
+    public static JongodbUpstream start() throws IOException {
+        return start(JongodbInstaller.fromEnvironment());
+    }
+
+    public static JongodbUpstream start(JongodbInstaller installer) throws IOException {
+        requireSupportedPlatform();
+        Path binary = installer.ensureInstalled();
+        Path tempDir = Files.createTempDirectory("blackpipe-jongodb-");
+        ManagedProcess process = null;
+        boolean started = false;
+        try {
+            // Port 0: jongodb binds any free port and reports it in its ready line, so there is
+            // no window in which another process could take a port we picked in advance.
+            process = ManagedProcess.start("jongodb " + JongodbInstaller.VERSION, List.of(binary.toString(),
+                    "--host=127.0.0.1", "--port=0", "--topology-profile=singleNodeReplicaSet"),
+                    tempDir.resolve("jongodb.log"));
+            String line = process.awaitLine(JongodbReadyLine::isReadyLine, READY_TIMEOUT);
+            ManagedProcess running = process;
+            JongodbReadyLine address = JongodbReadyLine.parse(line).orElseThrow(() -> new IOException(
+                    "jongodb printed a ready line blackpipe cannot parse: '" + line + "'" + running.outputTail()));
+            HelloProbe.await(address.host(), address.port(), HelloProbe.WRITABLE_PRIMARY, "a writable primary",
+                    HELLO_TIMEOUT, process);
+            JongodbUpstream upstream = new JongodbUpstream(process, tempDir, address);
+            started = true;
+            return upstream;
+        } finally {
+            // Whatever went wrong (even an Error), do not leave a server running that nobody will stop.
+            if (!started) {
+                if (process != null) {
+                    process.close();
+                }
+                FileTrees.deleteQuietly(tempDir);
+            }
+        }
+    }
+
+    /** The npm package holds a linux-x64-glibc binary only; say so before npm gives a vaguer error. */
+    private static void requireSupportedPlatform() throws IOException {
+        String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
+        String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
+        if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
+            throw new IOException("the jongodb engine (" + JongodbInstaller.PACKAGE + "@" + JongodbInstaller.VERSION
+                    + ") runs on linux x64 only, this is " + os + "/" + arch
+                    + "; put mongod on PATH or set BLACKPIPE_TEST_URI instead");
+        }
+    }
+
+    @Override
+    public String uri() {
+        return address.uri();
+    }
+
+    @Override
+    public String description() {
+        return "jongodb " + JongodbInstaller.VERSION + " single-node replica set at " + address.host() + ":" + address.port();
+    }
+
+    public String host() {
+        return address.host();
+    }
+
+    public int port() {
+        return address.port();
+    }
+
+    /** The replica set name jongodb reports (jongodb-rs0 unless configured otherwise). */
+    public String replicaSetName() {
+        return address.replicaSet();
+    }
+
+    /** jongodb's stdout and stderr; deleted on close. */
+    public Path logFile() {
+        return process.logFile();
+    }
+
+    public boolean isRunning() {
+        return process.isAlive();
+    }
+
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        ShutdownHooks.remove(shutdownHook);
+        process.close();
+        FileTrees.deleteQuietly(tempDir);
+    }
+
+    @Override
+    public String toString() {
+        return description();
+    }
+}

@@ -1,0 +1,145 @@
+package io.blackpipe.upstream;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A child server process whose stdout and stderr go straight to a log file. The operating system
+ * does the draining, so the child can never block on a full pipe, and the log survives for error
+ * messages. Readiness is detected by watching that file for a line.
+ */
+public final class ManagedProcess implements AutoCloseable {
+    private static final Duration STOP_GRACE = Duration.ofSeconds(10);
+
+    private final String name;
+    private final Process process;
+    private final Path logFile;
+
+    private ManagedProcess(String name, Process process, Path logFile) {
+        this.name = name;
+        this.process = process;
+        this.logFile = logFile;
+    }
+
+    /** Starts {@code command}, appending its stdout and stderr to {@code logFile}. */
+    public static ManagedProcess start(String name, List<String> command, Path logFile) throws IOException {
+        Files.createDirectories(logFile.toAbsolutePath().getParent());
+        ProcessBuilder builder = new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
+        Process process;
+        try {
+            process = builder.start();
+        } catch (IOException e) {
+            throw new IOException("could not start " + name + " (" + String.join(" ", command) + "): " + e.getMessage(), e);
+        }
+        // Nothing is ever sent to the child; an open stdin pipe would only be one more resource to leak.
+        process.getOutputStream().close();
+        return new ManagedProcess(name, process, logFile);
+    }
+
+    /**
+     * Waits until the log holds a complete line matching {@code matcher} and returns it. Only lines
+     * ended by a newline count, so a half-written line (say, a port number cut short) is never seen.
+     */
+    public String awaitLine(Predicate<String> matcher, Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            String found = findCompleteLine(matcher);
+            if (found != null) {
+                return found;
+            }
+            if (!process.isAlive()) {
+                // Read once more: the line may have been written just before the exit.
+                found = findCompleteLine(matcher);
+                if (found != null) {
+                    return found;
+                }
+                throw new IOException(name + " exited with code " + process.exitValue()
+                        + " before it was ready" + outputTail());
+            }
+            if (System.nanoTime() - deadline > 0) {
+                throw new IOException(name + " did not report readiness within " + timeout.toSeconds() + "s" + outputTail());
+            }
+            pause(50);
+        }
+    }
+
+    private String findCompleteLine(Predicate<String> matcher) throws IOException {
+        if (!Files.exists(logFile)) {
+            return null;
+        }
+        String text = new String(Files.readAllBytes(logFile), StandardCharsets.UTF_8);
+        int lastNewline = text.lastIndexOf('\n');
+        if (lastNewline < 0) {
+            return null;
+        }
+        for (String line : text.substring(0, lastNewline).split("\\R")) {
+            if (matcher.test(line)) {
+                return line;
+            }
+        }
+        return null;
+    }
+
+    /** Fails with the log tail if the process has exited; used while polling a server that should be up. */
+    public void ensureAlive() throws IOException {
+        if (!process.isAlive()) {
+            throw new IOException(name + " exited unexpectedly with code " + process.exitValue() + outputTail());
+        }
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public Path logFile() {
+        return logFile;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** ": last lines of LOG:" followed by those lines, ready to append to an error message. */
+    public String outputTail() {
+        return "; last lines of " + logFile + ":" + System.lineSeparator() + FileTrees.tail(logFile, 30);
+    }
+
+    /** Asks the process to stop (SIGTERM), waits, then kills it (SIGKILL) if it is still there. */
+    @Override
+    public void close() {
+        process.descendants().forEach(ProcessHandle::destroy);
+        process.destroy();
+        try {
+            if (!process.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS)) {
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
+                process.destroyForcibly();
+                process.waitFor(STOP_GRACE.toMillis(), TimeUnit.MILLISECONDS);
+            }
+        } catch (InterruptedException e) {
+            process.destroyForcibly();
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Sleeps while polling a child; an interrupt becomes an IOException so callers clean up the same way. */
+    static void pause(long millis) throws IOException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while waiting for a child process", e);
+        }
+    }
+}

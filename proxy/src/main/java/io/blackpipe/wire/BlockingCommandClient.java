@@ -1,0 +1,73 @@
+package io.blackpipe.wire;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import org.bson.BsonBinaryReader;
+import org.bson.BsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.DecoderContext;
+
+/**
+ * A minimal blocking OP_MSG client for the proxy's own control traffic (probing members at start,
+ * initiating a local replica set). Application traffic never goes through here.
+ */
+public final class BlockingCommandClient implements AutoCloseable {
+    private static final int HEADER_LENGTH = 16;
+
+    private final Socket socket;
+    private int nextRequestId = 1;
+
+    public BlockingCommandClient(String host, int port, int timeoutMillis) throws IOException {
+        socket = new Socket();
+        socket.connect(new InetSocketAddress(host, port), timeoutMillis);
+        socket.setSoTimeout(timeoutMillis);
+        socket.setTcpNoDelay(true);
+    }
+
+    /** Runs one command against {@code database} and returns the reply body (ok:0 replies included). */
+    public BsonDocument run(String database, BsonDocument command) throws IOException {
+        BsonDocument body = command.clone();
+        body.put("$db", new org.bson.BsonString(database));
+        byte[] bson = BsonIo.encode(body);
+        int length = HEADER_LENGTH + 4 + 1 + bson.length;
+        ByteBuffer out = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        out.putInt(length).putInt(nextRequestId++).putInt(0).putInt(OpCode.OP_MSG);
+        out.putInt(0).put((byte) 0).put(bson, 0, bson.length);
+        OutputStream os = socket.getOutputStream();
+        os.write(out.array());
+        os.flush();
+
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        byte[] header = new byte[HEADER_LENGTH];
+        in.readFully(header);
+        ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+        int replyLength = h.getInt(0);
+        int opCode = h.getInt(12);
+        if (replyLength < HEADER_LENGTH + 5 || replyLength > Frames.MAX_MESSAGE_SIZE) {
+            throw new IOException("bad reply length " + replyLength);
+        }
+        if (opCode != OpCode.OP_MSG) {
+            throw new IOException("expected an OP_MSG reply, got opcode " + opCode);
+        }
+        byte[] rest = new byte[replyLength - HEADER_LENGTH];
+        in.readFully(rest);
+        ByteBuffer r = ByteBuffer.wrap(rest).order(ByteOrder.LITTLE_ENDIAN);
+        r.getInt(); // flagBits
+        if (r.get() != 0) {
+            throw new IOException("reply does not start with a body section");
+        }
+        try (BsonBinaryReader reader = new BsonBinaryReader(r.slice().order(ByteOrder.LITTLE_ENDIAN))) {
+            return new BsonDocumentCodec().decode(reader, DecoderContext.builder().build());
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}

@@ -1,0 +1,179 @@
+package io.blackpipe.wire;
+
+import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Walks the top-level elements of one BSON document inside a ByteBuf without decoding it, so a
+ * decision can read a few fields of a command and skip the rest (documents, arrays, strings are
+ * skipped by their length prefix). Every length read is bounds-checked: a lying document raises
+ * {@link MalformedMessageException} instead of reading past the message.
+ */
+public final class BsonCursor {
+    public static final byte DOUBLE = 0x01;
+    public static final byte STRING = 0x02;
+    public static final byte DOCUMENT = 0x03;
+    public static final byte ARRAY = 0x04;
+    public static final byte BINARY = 0x05;
+    public static final byte BOOLEAN = 0x08;
+    public static final byte INT32 = 0x10;
+    public static final byte INT64 = 0x12;
+
+    private final ByteBuf buf;
+    private final int end; // index of the document's trailing 0x00
+    private int next;
+    private byte type;
+    private int nameStart;
+    private int nameLength;
+    private int valueStart;
+
+    private BsonCursor(ByteBuf buf, int elementsStart, int end) {
+        this.buf = buf;
+        this.next = elementsStart;
+        this.end = end;
+    }
+
+    /** A cursor over the document at {@code offset}, which must end at or before {@code limit}. */
+    public static BsonCursor over(ByteBuf buf, int offset, int limit) {
+        return new BsonCursor(buf, offset + 4, offset + checkedLength(buf, offset, limit) - 1);
+    }
+
+    /** The document's declared length, checked against the space it has and its terminator. */
+    public static int checkedLength(ByteBuf buf, int offset, int limit) {
+        if (limit - offset < 5) {
+            throw new MalformedMessageException("BSON document truncated at offset " + offset);
+        }
+        int length = buf.getIntLE(offset);
+        if (length < 5 || length > limit - offset) {
+            throw new MalformedMessageException("BSON document length " + length + " does not fit in "
+                    + (limit - offset) + " bytes");
+        }
+        if (buf.getByte(offset + length - 1) != 0) {
+            throw new MalformedMessageException("BSON document is not terminated by 0x00");
+        }
+        return length;
+    }
+
+    /** Moves to the next element; false at the end of the document. */
+    public boolean next() {
+        if (next >= end) {
+            return false;
+        }
+        type = buf.getByte(next);
+        nameStart = next + 1;
+        int nameEnd = buf.indexOf(nameStart, end, (byte) 0);
+        if (nameEnd < 0) {
+            throw new MalformedMessageException("BSON element name is not terminated");
+        }
+        nameLength = nameEnd - nameStart;
+        valueStart = nameEnd + 1;
+        next = valueStart + valueLength();
+        if (next > end) {
+            throw new MalformedMessageException("BSON element '" + name() + "' runs past its document");
+        }
+        return true;
+    }
+
+    private int valueLength() {
+        switch (type) {
+            case 0x06: case 0x0A: case (byte) 0xFF: case 0x7F: return 0; // undefined, null, min/max key
+            case BOOLEAN: return 1;
+            case INT32: return 4;
+            case DOUBLE: case 0x09: case 0x11: case INT64: return 8; // double, date, timestamp, int64
+            case 0x07: return 12; // ObjectId
+            case 0x13: return 16; // decimal128
+            case STRING: case 0x0D: case 0x0E: return 4 + lengthAt(valueStart, 1); // string, code, symbol
+            case DOCUMENT: case ARRAY: case 0x0F: return lengthAt(valueStart, 5);
+            case BINARY: return 5 + lengthAt(valueStart, 0);
+            case 0x0C: return 4 + lengthAt(valueStart, 1) + 12; // DBPointer
+            case 0x0B: return regexLength();
+            default: throw new MalformedMessageException("unknown BSON type 0x" + Integer.toHexString(type & 0xFF));
+        }
+    }
+
+    private int lengthAt(int index, int minimum) {
+        if (index + 4 > end) {
+            throw new MalformedMessageException("BSON length prefix runs past its document");
+        }
+        int length = buf.getIntLE(index);
+        if (length < minimum || length > end - index) {
+            throw new MalformedMessageException("BSON length " + length + " is out of bounds");
+        }
+        return length;
+    }
+
+    private int regexLength() {
+        int patternEnd = buf.indexOf(valueStart, end, (byte) 0);
+        int optionsEnd = patternEnd < 0 ? -1 : buf.indexOf(patternEnd + 1, end, (byte) 0);
+        if (optionsEnd < 0) {
+            throw new MalformedMessageException("BSON regex is not terminated");
+        }
+        return optionsEnd + 1 - valueStart;
+    }
+
+    public byte type() {
+        return type;
+    }
+
+    public String name() {
+        return buf.toString(nameStart, nameLength, StandardCharsets.UTF_8);
+    }
+
+    /** Compares the element name with an ASCII name without allocating. */
+    public boolean nameIs(String ascii) {
+        if (ascii.length() != nameLength) {
+            return false;
+        }
+        for (int i = 0; i < nameLength; i++) {
+            if (buf.getByte(nameStart + i) != ascii.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public int valueOffset() {
+        return valueStart;
+    }
+
+    public int valueEnd() {
+        return next;
+    }
+
+    public String stringValue() {
+        int length = buf.getIntLE(valueStart);
+        return buf.toString(valueStart + 4, length - 1, StandardCharsets.UTF_8);
+    }
+
+    public boolean booleanValue() {
+        return buf.getByte(valueStart) != 0;
+    }
+
+    public boolean isNumber() {
+        return type == INT32 || type == INT64 || type == DOUBLE;
+    }
+
+    public long longValue() {
+        switch (type) {
+            case INT32: return buf.getIntLE(valueStart);
+            case INT64: return buf.getLongLE(valueStart);
+            case DOUBLE: return (long) Double.longBitsToDouble(buf.getLongLE(valueStart));
+            default: throw new IllegalStateException("element '" + name() + "' is not a number");
+        }
+    }
+
+    /** A cursor over this element's embedded document or array. */
+    public BsonCursor documentValue() {
+        return over(buf, valueStart, next);
+    }
+
+    /** Finds a top-level element by name; the cursor is left on it. */
+    public boolean find(String ascii) {
+        while (next()) {
+            if (nameIs(ascii)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,121 @@
+package io.blackpipe.wire;
+
+import io.netty.buffer.ByteBuf;
+import java.util.UUID;
+
+/**
+ * The few fields of a request that decisions need, read by scanning the command's top-level
+ * elements once. Nothing else of the command is decoded.
+ *
+ * @param name          the command name (the first element), e.g. "insert", "hello"
+ * @param database      {@code $db} (or the OP_QUERY collection's database)
+ * @param collection    the first element's value when it is a string (the target collection), else ""
+ * @param lsid          the logical session id, or null
+ * @param txnNumber     the transaction number, or -1 when absent
+ * @param inTransaction true when the command is part of a multi-document transaction (autocommit:false)
+ * @param handshake     true for the connection handshake (hello/isMaster carrying client metadata)
+ * @param compressionRequested true when the handshake lists compressors
+ * @param appName       client.application.name from the handshake, or null
+ */
+public record CommandFacts(
+        int requestId,
+        int opCode,
+        String name,
+        String database,
+        String collection,
+        int flags,
+        UUID lsid,
+        long txnNumber,
+        boolean inTransaction,
+        boolean startTransaction,
+        boolean handshake,
+        boolean compressionRequested,
+        String appName) {
+
+    public boolean moreToCome() {
+        return opCode == OpCode.OP_MSG && (flags & OpMsg.MORE_TO_COME) != 0;
+    }
+
+    public boolean exhaustAllowed() {
+        return opCode == OpCode.OP_MSG && (flags & OpMsg.EXHAUST_ALLOWED) != 0;
+    }
+
+    public boolean isHello() {
+        return isHelloName(name);
+    }
+
+    public boolean hasTxnNumber() {
+        return txnNumber >= 0;
+    }
+
+    public static boolean isHelloName(String name) {
+        return "hello".equals(name) || "isMaster".equals(name) || "ismaster".equals(name);
+    }
+
+    public static CommandFacts ofOpMsg(ByteBuf frame, OpMsg msg) {
+        return scan(frame, OpCode.OP_MSG, msg.flags(), msg.body(frame), null);
+    }
+
+    public static CommandFacts ofOpQuery(ByteBuf frame, OpQuery query) {
+        return scan(frame, OpCode.OP_QUERY, query.flags(), query.command(frame), query.database());
+    }
+
+    private static CommandFacts scan(ByteBuf frame, int opCode, int flags, BsonCursor body, String database) {
+        String name = "";
+        String collection = "";
+        UUID lsid = null;
+        long txnNumber = -1;
+        boolean inTransaction = false;
+        boolean startTransaction = false;
+        boolean hasClient = false;
+        boolean compression = false;
+        String appName = null;
+        boolean first = true;
+        while (body.next()) {
+            if (first) {
+                first = false;
+                name = body.name();
+                if (body.type() == BsonCursor.STRING) {
+                    collection = body.stringValue();
+                }
+            } else if (body.nameIs("$db") && body.type() == BsonCursor.STRING) {
+                database = body.stringValue();
+            } else if (body.nameIs("lsid") && body.type() == BsonCursor.DOCUMENT) {
+                lsid = sessionId(frame, body.documentValue());
+            } else if (body.nameIs("txnNumber") && body.isNumber()) {
+                txnNumber = body.longValue();
+            } else if (body.nameIs("autocommit") && body.type() == BsonCursor.BOOLEAN) {
+                inTransaction = !body.booleanValue();
+            } else if (body.nameIs("startTransaction") && body.type() == BsonCursor.BOOLEAN) {
+                startTransaction = body.booleanValue();
+            } else if (body.nameIs("client") && body.type() == BsonCursor.DOCUMENT) {
+                hasClient = true;
+                appName = applicationName(body.documentValue());
+            } else if (body.nameIs("compression") && body.type() == BsonCursor.ARRAY) {
+                compression = body.documentValue().next();
+            }
+        }
+        boolean handshake = hasClient && isHelloName(name);
+        return new CommandFacts(frame.getIntLE(frame.readerIndex() + 4), opCode, name,
+                database == null ? "" : database, collection, flags, lsid, txnNumber, inTransaction,
+                startTransaction, handshake, compression, appName);
+    }
+
+    private static UUID sessionId(ByteBuf frame, BsonCursor lsid) {
+        if (lsid.find("id") && lsid.type() == BsonCursor.BINARY && frame.getIntLE(lsid.valueOffset()) == 16) {
+            int bytes = lsid.valueOffset() + 5;
+            return new UUID(frame.getLong(bytes), frame.getLong(bytes + 8));
+        }
+        return null;
+    }
+
+    private static String applicationName(BsonCursor client) {
+        if (client.find("application") && client.type() == BsonCursor.DOCUMENT) {
+            BsonCursor application = client.documentValue();
+            if (application.find("name") && application.type() == BsonCursor.STRING) {
+                return application.stringValue();
+            }
+        }
+        return null;
+    }
+}

@@ -1,0 +1,77 @@
+package io.blackpipe.wire;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.handler.codec.ByteToMessageDecoder;
+import java.util.List;
+
+/**
+ * Cuts the byte stream into whole messages. Each message is passed on as a retained slice of
+ * the received bytes, so forwarding it untouched sends exactly what arrived.
+ *
+ * <p>Only the header is checked here (length bounds, known opcode); the body is checked by the
+ * view of its opcode. A violation raises {@link MalformedMessageException}.
+ */
+public final class FrameDecoder extends ByteToMessageDecoder {
+    private final int maxMessageSize;
+    private boolean failed; // a bad header was seen: the stream cannot be framed any more
+
+    public FrameDecoder() {
+        this(Frames.MAX_MESSAGE_SIZE);
+    }
+
+    public FrameDecoder(int maxMessageSize) {
+        this.maxMessageSize = maxMessageSize;
+    }
+
+    @Override
+    protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        if (failed) {
+            in.skipBytes(in.readableBytes());
+            return;
+        }
+        while (in.readableBytes() >= Frames.HEADER_LENGTH) {
+            int start = in.readerIndex();
+            int length = in.getIntLE(start);
+            try {
+                checkHeader(length, in.getIntLE(start + 12));
+            } catch (MalformedMessageException e) {
+                // Discard what is buffered, or the close that follows decodes it again and raises twice.
+                failed = true;
+                in.skipBytes(in.readableBytes());
+                throw e;
+            }
+            if (in.readableBytes() < length) {
+                return;
+            }
+            out.add(in.readRetainedSlice(length));
+        }
+    }
+
+    private void checkHeader(int length, int opCode) {
+        if (length < Frames.HEADER_LENGTH) {
+            throw new MalformedMessageException("message length " + length + " is shorter than the 16-byte header");
+        }
+        if (length > maxMessageSize) {
+            throw new MalformedMessageException(
+                    "message length " + length + " exceeds the limit of " + maxMessageSize + " bytes");
+        }
+        if (!OpCode.isKnown(opCode)) {
+            throw new MalformedMessageException("unknown opcode " + opCode);
+        }
+    }
+
+    @Override
+    protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        decode(ctx, in, out);
+        if (in.isReadable()) {
+            int missing = in.readableBytes() >= 4 ? in.getIntLE(in.readerIndex()) - in.readableBytes() : -1;
+            in.skipBytes(in.readableBytes());
+            ctx.fireUserEventTriggered(new TruncatedFrame(missing));
+        }
+    }
+
+    /** Fired when the peer closed in the middle of a message; {@code missingBytes} is -1 when unknown. */
+    public record TruncatedFrame(int missingBytes) {
+    }
+}

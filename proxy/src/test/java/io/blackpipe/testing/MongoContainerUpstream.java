@@ -1,0 +1,59 @@
+package io.blackpipe.testing;
+
+import io.blackpipe.upstream.LocalUpstream;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.mongodb.MongoDBContainer;
+
+/**
+ * A MongoDB container as a single-node replica set, for machines with Docker but no mongod.
+ *
+ * <p>Its URI has no replicaSet= parameter on purpose: the set was initiated inside the container,
+ * so its member address is the container's own hostname, which the host cannot reach. Without
+ * replicaSet= the driver talks to the mapped port directly and still sees a replica set primary.
+ */
+final class MongoContainerUpstream implements LocalUpstream {
+    static final String IMAGE = "mongo:7.0";
+
+    private final MongoDBContainer container;
+
+    private MongoContainerUpstream(MongoDBContainer container) {
+        this.container = container;
+    }
+
+    /** Whether Testcontainers finds a working Docker engine; any trouble asking counts as no. */
+    static boolean dockerAvailable() {
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+
+    static MongoContainerUpstream start() {
+        MongoDBContainer container = new MongoDBContainer(IMAGE).withReplicaSet();
+        try {
+            container.start();
+        } catch (RuntimeException e) {
+            container.stop();
+            throw new IllegalStateException("could not start the " + IMAGE + " container: " + e.getMessage(), e);
+        }
+        return new MongoContainerUpstream(container);
+    }
+
+    @Override
+    public String uri() {
+        // directConnection: the set names itself by the container hostname; the proxy dials the mapped port instead
+        String url = container.getReplicaSetUrl();
+        return url + (url.contains("?") ? "&" : "?") + "directConnection=true";
+    }
+
+    @Override
+    public String description() {
+        return IMAGE + " container, single-node replica set, at " + container.getHost() + ":" + container.getFirstMappedPort();
+    }
+
+    @Override
+    public void close() {
+        container.stop();
+    }
+}

@@ -1,0 +1,498 @@
+package io.blackpipe.testing;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Date;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Predicate;
+import org.bson.BsonArray;
+import org.bson.BsonBinary;
+import org.bson.BsonBoolean;
+import org.bson.BsonDateTime;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.bson.types.ObjectId;
+
+/**
+ * A scripted MongoDB upstream for tests: a small, independent wire responder that behaves as a
+ * mongod 7.0 single-node replica-set primary does on exactly the paths the jongodb test server
+ * lacks: streaming (exhaust) hello with moreToCome replies, exhaust getMore, silence on
+ * moreToCome requests (w:0), OP_COMPRESSED negotiation and replies (snappy, zlib, zstd), OP_MSG
+ * checksums. Enough of insert/find/getMore/killCursors/count/aggregate is implemented, over an
+ * in-memory store, for the real Java driver to do real work against it.
+ *
+ * <p>Every frame in both directions is recorded for assertions. One thread per connection.
+ */
+public final class ScriptedMongod implements AutoCloseable {
+    public static final String SET_NAME = "scripted-rs";
+    public static final int MAX_WIRE_VERSION = 21;
+    public static final int MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
+    public static final int MAX_MESSAGE_SIZE_BYTES = 48_000_000;
+    public static final int MAX_WRITE_BATCH_SIZE = 100_000;
+    public static final ObjectId ELECTION_ID = new ObjectId("7fffffff0000000000000001");
+
+    private final ServerSocket serverSocket;
+    private final EnumSet<ScriptedMongodCompressor> compressors;
+    private final Thread acceptThread;
+    private final ScriptedMongodCommands commands = new ScriptedMongodCommands(this);
+    private final Set<ScriptedMongodConnection> connections = ConcurrentHashMap.newKeySet();
+    private final AtomicInteger connectionIds = new AtomicInteger();
+    private final AtomicInteger requestIds = new AtomicInteger(1_000_000);
+    private volatile boolean closed;
+
+    private volatile List<String> advertisedHosts;
+    private volatile String advertisedMe;
+    private volatile String advertisedPrimary;
+
+    private final ObjectId processId = new ObjectId();
+    private final Object topologyLock = new Object();
+    private long topologyCounter; // guarded by topologyLock
+
+    private final int clusterTimeSeconds = (int) (System.currentTimeMillis() / 1000);
+    private final AtomicInteger clusterTimeIncrement = new AtomicInteger(1);
+
+    private final List<ScriptedMongodFrame> received = new CopyOnWriteArrayList<>();
+    private final List<ScriptedMongodFrame> sent = new CopyOnWriteArrayList<>();
+    private final List<Throwable> errors = new CopyOnWriteArrayList<>();
+    private final Map<ScriptedMongodCompressor, AtomicLong> compressedReceived = new EnumMap<>(ScriptedMongodCompressor.class);
+    private final Map<ScriptedMongodCompressor, AtomicLong> compressedSent = new EnumMap<>(ScriptedMongodCompressor.class);
+    private final AtomicLong moreToComeRepliesSent = new AtomicLong();
+
+    private ScriptedMongod(Builder b) throws IOException {
+        this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
+        this.compressors.addAll(b.compressors);
+        for (ScriptedMongodCompressor c : ScriptedMongodCompressor.values()) {
+            compressedReceived.put(c, new AtomicLong());
+            compressedSent.put(c, new AtomicLong());
+        }
+        serverSocket = new ServerSocket();
+        serverSocket.setReuseAddress(true);
+        serverSocket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), b.port), 128);
+        String self = address();
+        advertisedHosts = b.hosts == null ? List.of(self) : List.copyOf(b.hosts);
+        advertisedMe = b.me == null ? self : b.me;
+        advertisedPrimary = b.primary == null ? self : b.primary;
+        acceptThread = new Thread(this::acceptLoop, "scripted-mongod-accept-" + port());
+        acceptThread.setDaemon(true);
+        acceptThread.start();
+    }
+
+    /** Starts a responder on a free loopback port with all of snappy, zlib and zstd enabled. */
+    public static ScriptedMongod start() throws IOException {
+        return builder().start();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Options; everything has a mongod-like default. */
+    public static final class Builder {
+        private Set<ScriptedMongodCompressor> compressors =
+                EnumSet.of(ScriptedMongodCompressor.SNAPPY, ScriptedMongodCompressor.ZLIB, ScriptedMongodCompressor.ZSTD);
+        private int port;
+        private List<String> hosts;
+        private String me;
+        private String primary;
+
+        private Builder() {
+        }
+
+        /** The compressors the server agrees to (net.compression.compressors); none = never compress. */
+        public Builder compressors(ScriptedMongodCompressor... compressors) {
+            return compressors(List.of(compressors));
+        }
+
+        public Builder compressors(Collection<ScriptedMongodCompressor> compressors) {
+            EnumSet<ScriptedMongodCompressor> set = EnumSet.noneOf(ScriptedMongodCompressor.class);
+            set.addAll(compressors);
+            set.remove(ScriptedMongodCompressor.NOOP); // mongod always accepts noop; it is not negotiated
+            this.compressors = set;
+            return this;
+        }
+
+        /** The loopback port to bind; 0 (the default) picks a free one. */
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        /** The hello {@code hosts} list; default ["127.0.0.1:PORT"]. */
+        public Builder hosts(List<String> hosts) {
+            this.hosts = List.copyOf(hosts);
+            return this;
+        }
+
+        /** The hello {@code me}; default "127.0.0.1:PORT". */
+        public Builder me(String me) {
+            this.me = me;
+            return this;
+        }
+
+        /** The hello {@code primary}; default "127.0.0.1:PORT". */
+        public Builder primary(String primary) {
+            this.primary = primary;
+            return this;
+        }
+
+        public ScriptedMongod start() throws IOException {
+            return new ScriptedMongod(this);
+        }
+    }
+
+    // ---------------------------------------------------------------- addresses
+
+    public int port() {
+        return serverSocket.getLocalPort();
+    }
+
+    /** "127.0.0.1:PORT". */
+    public String address() {
+        return "127.0.0.1:" + port();
+    }
+
+    /** {@code mongodb://127.0.0.1:PORT/?directConnection=true}. */
+    public String uri() {
+        return uri("directConnection=true");
+    }
+
+    /** {@code mongodb://127.0.0.1:PORT/?<options>}, e.g. uri("replicaSet=scripted-rs&compressors=zstd"). */
+    public String uri(String options) {
+        return "mongodb://" + address() + "/" + (options == null || options.isEmpty() ? "" : "?" + options);
+    }
+
+    public Set<ScriptedMongodCompressor> compressors() {
+        return EnumSet.copyOf(compressors);
+    }
+
+    // ---------------------------------------------------------------- topology
+
+    /** Replaces the advertised {@code hosts}; call {@link #bumpTopologyVersion()} to wake streaming hellos. */
+    public void setAdvertisedHosts(List<String> hosts) {
+        this.advertisedHosts = List.copyOf(hosts);
+    }
+
+    public void setAdvertisedMe(String me) {
+        this.advertisedMe = me;
+    }
+
+    public void setAdvertisedPrimary(String primary) {
+        this.advertisedPrimary = primary;
+    }
+
+    public List<String> advertisedHosts() {
+        return advertisedHosts;
+    }
+
+    /** The current {processId, counter}. */
+    public BsonDocument topologyVersion() {
+        synchronized (topologyLock) {
+            return new BsonDocument("processId", new BsonObjectId(processId))
+                    .append("counter", new BsonInt64(topologyCounter));
+        }
+    }
+
+    /** Increments topologyVersion.counter, which makes every waiting awaitable hello answer at once. */
+    public void bumpTopologyVersion() {
+        synchronized (topologyLock) {
+            topologyCounter++;
+            topologyLock.notifyAll();
+        }
+    }
+
+    /**
+     * Waits up to {@code maxAwaitMs} for the topology to differ from {@code clientVersion}.
+     * Returns at once if it already differs (other processId or counter). Returns early (false)
+     * if the server is closing or {@code stillWanted} says to stop; true otherwise.
+     */
+    boolean awaitTopologyChange(BsonDocument clientVersion, long maxAwaitMs, java.util.function.BooleanSupplier stillWanted)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + Math.max(0, maxAwaitMs) * 1_000_000L;
+        while (true) {
+            synchronized (topologyLock) {
+                if (closed) {
+                    return false;
+                }
+                if (!sameTopologyVersion(clientVersion)) {
+                    return true;
+                }
+                long remainingMs = (deadline - System.nanoTime()) / 1_000_000L;
+                if (remainingMs <= 0) {
+                    return true;
+                }
+                topologyLock.wait(Math.min(remainingMs, 50));
+            }
+            if (!stillWanted.getAsBoolean()) {
+                return false;
+            }
+        }
+    }
+
+    private boolean sameTopologyVersion(BsonDocument v) { // caller holds topologyLock
+        if (v == null || !v.isObjectId("processId") || !v.isNumber("counter")) {
+            return false;
+        }
+        return v.getObjectId("processId").getValue().equals(processId)
+                && v.getNumber("counter").longValue() == topologyCounter;
+    }
+
+    /**
+     * The hello / isMaster reply mongod 7.0 gives as a replica-set primary. {@code name} is the
+     * command name used: "hello" answers isWritablePrimary, isMaster/ismaster answer ismaster.
+     */
+    BsonDocument helloReply(String name, BsonDocument request, ScriptedMongodConnection conn) {
+        BsonDocument r = new BsonDocument();
+        if (request.getBoolean("helloOk", BsonBoolean.FALSE).getValue()) {
+            r.append("helloOk", BsonBoolean.TRUE);
+        }
+        r.append("topologyVersion", topologyVersion());
+        BsonArray hosts = new BsonArray();
+        for (String h : advertisedHosts) {
+            hosts.add(new BsonString(h));
+        }
+        r.append("hosts", hosts);
+        r.append("setName", new BsonString(SET_NAME));
+        r.append("setVersion", new BsonInt32(1));
+        r.append(name.equals("hello") ? "isWritablePrimary" : "ismaster", BsonBoolean.TRUE);
+        r.append("secondary", BsonBoolean.FALSE);
+        r.append("primary", new BsonString(advertisedPrimary));
+        r.append("me", new BsonString(advertisedMe));
+        r.append("electionId", new BsonObjectId(ELECTION_ID));
+        BsonTimestamp opTime = clusterTime();
+        BsonDocument opTimeDoc = new BsonDocument("ts", opTime).append("t", new BsonInt64(1));
+        BsonDateTime writeDate = new BsonDateTime(opTime.getTime() * 1000L);
+        r.append("lastWrite", new BsonDocument("opTime", opTimeDoc).append("lastWriteDate", writeDate)
+                .append("majorityOpTime", opTimeDoc.clone()).append("majorityWriteDate", writeDate));
+        r.append("maxBsonObjectSize", new BsonInt32(MAX_BSON_OBJECT_SIZE));
+        r.append("maxMessageSizeBytes", new BsonInt32(MAX_MESSAGE_SIZE_BYTES));
+        r.append("maxWriteBatchSize", new BsonInt32(MAX_WRITE_BATCH_SIZE));
+        r.append("localTime", new BsonDateTime(new Date().getTime()));
+        r.append("logicalSessionTimeoutMinutes", new BsonInt32(30));
+        r.append("connectionId", new BsonInt32(conn.id()));
+        r.append("minWireVersion", new BsonInt32(0));
+        r.append("maxWireVersion", new BsonInt32(MAX_WIRE_VERSION));
+        r.append("readOnly", BsonBoolean.FALSE);
+        List<ScriptedMongodCompressor> negotiated = conn.negotiateCompression(request);
+        if (negotiated != null) {
+            BsonArray names = new BsonArray();
+            for (ScriptedMongodCompressor c : negotiated) {
+                names.add(new BsonString(c.wireName()));
+            }
+            r.append("compression", names);
+        }
+        r.append("ok", new BsonDouble(1.0));
+        appendClusterTime(r);
+        return r;
+    }
+
+    // ---------------------------------------------------------------- cluster time
+
+    BsonTimestamp clusterTime() {
+        return new BsonTimestamp(clusterTimeSeconds, clusterTimeIncrement.get());
+    }
+
+    /** Advances the cluster time, as every write does. */
+    BsonTimestamp tick() {
+        return new BsonTimestamp(clusterTimeSeconds, clusterTimeIncrement.incrementAndGet());
+    }
+
+    /** Appends $clusterTime and operationTime, as a replica-set member does on every reply. */
+    void appendClusterTime(BsonDocument reply) {
+        BsonTimestamp now = clusterTime();
+        reply.append("$clusterTime", new BsonDocument("clusterTime", now)
+                .append("signature", new BsonDocument("hash", new BsonBinary(new byte[20]))
+                        .append("keyId", new BsonInt64(0))));
+        reply.append("operationTime", now);
+    }
+
+    // ---------------------------------------------------------------- instrumentation
+
+    /** Every frame received so far, in arrival order (a snapshot). */
+    public List<ScriptedMongodFrame> framesReceived() {
+        return new ArrayList<>(received);
+    }
+
+    /** Every frame sent so far, in order (a snapshot). */
+    public List<ScriptedMongodFrame> framesSent() {
+        return new ArrayList<>(sent);
+    }
+
+    public List<ScriptedMongodFrame> framesReceived(Predicate<ScriptedMongodFrame> filter) {
+        return received.stream().filter(filter).toList();
+    }
+
+    public List<ScriptedMongodFrame> framesSent(Predicate<ScriptedMongodFrame> filter) {
+        return sent.stream().filter(filter).toList();
+    }
+
+    /** Received requests whose command name is {@code commandName}. */
+    public List<ScriptedMongodFrame> commandsReceived(String commandName) {
+        return framesReceived(f -> commandName.equals(f.commandName()));
+    }
+
+    public long compressedFramesReceived(ScriptedMongodCompressor c) {
+        return compressedReceived.get(c).get();
+    }
+
+    public long compressedFramesSent(ScriptedMongodCompressor c) {
+        return compressedSent.get(c).get();
+    }
+
+    /** Replies sent with the moreToCome flag (streaming hello and exhaust getMore). */
+    public long moreToComeRepliesSent() {
+        return moreToComeRepliesSent.get();
+    }
+
+    /** Protocol errors and unexpected failures on connections (each closed the connection). */
+    public List<Throwable> errors() {
+        return new ArrayList<>(errors);
+    }
+
+    public int connectionsAccepted() {
+        return connectionIds.get();
+    }
+
+    public int openConnections() {
+        return connections.size();
+    }
+
+    /** Forgets recorded frames and counters (not documents or topology). */
+    public void clearRecords() {
+        received.clear();
+        sent.clear();
+        compressedReceived.values().forEach(a -> a.set(0));
+        compressedSent.values().forEach(a -> a.set(0));
+        moreToComeRepliesSent.set(0);
+    }
+
+    void recordReceived(ScriptedMongodFrame f) {
+        received.add(f);
+        if (f.compressor() != null) {
+            compressedReceived.get(f.compressor()).incrementAndGet();
+        }
+    }
+
+    void recordSent(ScriptedMongodFrame f) {
+        sent.add(f);
+        if (f.compressor() != null) {
+            compressedSent.get(f.compressor()).incrementAndGet();
+        }
+        if (f.moreToCome()) {
+            moreToComeRepliesSent.incrementAndGet();
+        }
+    }
+
+    void recordError(Throwable t) {
+        errors.add(t);
+    }
+
+    // ---------------------------------------------------------------- stored documents
+
+    /** Copies of the documents stored in {@code db.collection}, in insertion order. */
+    public List<BsonDocument> documents(String db, String collection) {
+        return commands.documents(db + "." + collection);
+    }
+
+    /** Seeds documents into {@code db.collection} (an _id is added if missing). */
+    public void insertDocuments(String db, String collection, List<BsonDocument> docs) {
+        commands.seed(db + "." + collection, docs);
+    }
+
+    /** Namespaces ("db.collection") that hold documents. */
+    public Set<String> namespaces() {
+        return commands.namespaces();
+    }
+
+    /** Ids of cursors that are still open. */
+    public Set<Long> openCursorIds() {
+        return commands.openCursorIds();
+    }
+
+    // ---------------------------------------------------------------- plumbing
+
+    ScriptedMongodCommands commands() {
+        return commands;
+    }
+
+    boolean isCompressorEnabled(ScriptedMongodCompressor c) {
+        return c == ScriptedMongodCompressor.NOOP || compressors.contains(c);
+    }
+
+    int nextRequestId() {
+        return requestIds.incrementAndGet();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void connectionClosed(ScriptedMongodConnection c) {
+        connections.remove(c);
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            Socket s;
+            try {
+                s = serverSocket.accept();
+            } catch (IOException e) {
+                if (!closed) {
+                    recordError(e);
+                }
+                return;
+            }
+            try {
+                s.setTcpNoDelay(true);
+            } catch (IOException ignored) {
+                // best effort
+            }
+            ScriptedMongodConnection c = new ScriptedMongodConnection(this, s, connectionIds.incrementAndGet());
+            connections.add(c);
+            if (closed) {
+                c.close();
+                return;
+            }
+            c.start();
+        }
+    }
+
+    /** Closes the listener and every connection. */
+    @Override
+    public void close() {
+        closed = true;
+        synchronized (topologyLock) {
+            topologyLock.notifyAll();
+        }
+        try {
+            serverSocket.close();
+        } catch (IOException ignored) {
+            // closing anyway
+        }
+        for (ScriptedMongodConnection c : connections) {
+            c.close();
+        }
+        try {
+            acceptThread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,489 @@
+package io.blackpipe.testing;
+
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ThreadLocalRandom;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.types.ObjectId;
+
+/**
+ * The commands a {@link ScriptedMongod} implements, over an in-memory store. Replies are shaped
+ * as mongod 7.0's. Unsupported query features are refused with an error, never ignored.
+ */
+final class ScriptedMongodCommands {
+    private static final int DEFAULT_FIRST_BATCH = 101;
+
+    private final ScriptedMongod server;
+    private final Map<String, List<BsonDocument>> store = new LinkedHashMap<>();
+    private final Map<Long, Cursor> cursors = new HashMap<>();
+    /** Replies of retryable writes by lsid.id + txnNumber, so a retry is answered, not re-applied. */
+    private final Map<String, BsonDocument> executedWrites = new HashMap<>();
+
+    private static final class Cursor {
+        final String ns;
+        final Deque<BsonDocument> remaining;
+
+        Cursor(String ns, List<BsonDocument> remaining) {
+            this.ns = ns;
+            this.remaining = new ArrayDeque<>(remaining);
+        }
+    }
+
+    /** A filter or pipeline this responder does not implement. */
+    private static final class Unsupported extends RuntimeException {
+        Unsupported(String message) {
+            super(message);
+        }
+    }
+
+    ScriptedMongodCommands(ScriptedMongod server) {
+        this.server = server;
+    }
+
+    // ---------------------------------------------------------------- reply helpers
+
+    static BsonDocument error(int code, String codeName, String errmsg) {
+        return new BsonDocument("ok", new BsonDouble(0)).append("errmsg", new BsonString(errmsg))
+                .append("code", new BsonInt32(code)).append("codeName", new BsonString(codeName));
+    }
+
+    static boolean isOk(BsonDocument reply) {
+        BsonValue ok = reply.get("ok");
+        return ok != null && ok.isNumber() && ok.asNumber().doubleValue() == 1.0;
+    }
+
+    private static BsonDocument ok() {
+        return new BsonDocument("ok", new BsonDouble(1.0));
+    }
+
+    /** Runs one command (not hello, which the connection handles) and returns the reply body. */
+    synchronized BsonDocument run(String name, BsonDocument cmd) {
+        BsonDocument reply;
+        try {
+            if (cmd.containsKey("autocommit") || cmd.containsKey("startTransaction")) {
+                reply = error(20, "IllegalOperation", "ScriptedMongod does not implement transactions");
+            } else {
+                reply = dispatch(name, cmd);
+            }
+        } catch (Unsupported e) {
+            reply = error(2, "BadValue", e.getMessage());
+        } catch (ClassCastException | org.bson.BsonInvalidOperationException e) {
+            reply = error(14, "TypeMismatch", "malformed '" + name + "' command: " + e.getMessage());
+        }
+        server.appendClusterTime(reply);
+        return reply;
+    }
+
+    private BsonDocument dispatch(String name, BsonDocument cmd) {
+        switch (name) {
+            case "ping":
+            case "endSessions":
+                return ok();
+            case "buildInfo":
+            case "buildinfo":
+                return buildInfo();
+            case "insert":
+                return retryable(cmd, () -> insert(cmd));
+            case "delete":
+                return retryable(cmd, () -> delete(cmd));
+            case "find":
+                return find(cmd);
+            case "getMore":
+                return getMore(cmd);
+            case "killCursors":
+                return killCursors(cmd);
+            case "count":
+                return count(cmd);
+            case "aggregate":
+                return aggregate(cmd);
+            case "drop":
+                return drop(cmd);
+            default:
+                return error(59, "CommandNotFound", "no such command: '" + name + "'");
+        }
+    }
+
+    private BsonDocument retryable(BsonDocument cmd, java.util.function.Supplier<BsonDocument> write) {
+        String key = null;
+        if (cmd.containsKey("txnNumber") && cmd.isDocument("lsid")) {
+            key = cmd.getDocument("lsid").get("id") + "/" + cmd.getNumber("txnNumber").longValue();
+            BsonDocument previous = executedWrites.get(key);
+            if (previous != null) {
+                return previous.clone();
+            }
+        }
+        BsonDocument reply = write.get();
+        if (key != null && isOk(reply)) {
+            executedWrites.put(key, reply.clone());
+        }
+        return reply;
+    }
+
+    private BsonDocument writeReply(int n) {
+        return new BsonDocument("n", new BsonInt32(n))
+                .append("electionId", new BsonObjectId(ScriptedMongod.ELECTION_ID))
+                .append("opTime", new BsonDocument("ts", server.tick()).append("t", new BsonInt64(1)))
+                .append("ok", new BsonDouble(1.0));
+    }
+
+    private static String ns(BsonDocument cmd, String nameField) {
+        return cmd.getString("$db").getValue() + "." + cmd.getString(nameField).getValue();
+    }
+
+    // ---------------------------------------------------------------- commands
+
+    private BsonDocument buildInfo() {
+        return new BsonDocument("version", new BsonString("7.0.0"))
+                .append("gitVersion", new BsonString("scripted"))
+                .append("versionArray", new BsonArray(List.of(new BsonInt32(7), new BsonInt32(0), new BsonInt32(0),
+                        new BsonInt32(0))))
+                .append("bits", new BsonInt32(64))
+                .append("debug", BsonBoolean.FALSE)
+                .append("maxBsonObjectSize", new BsonInt32(ScriptedMongod.MAX_BSON_OBJECT_SIZE))
+                .append("ok", new BsonDouble(1.0));
+    }
+
+    private BsonDocument insert(BsonDocument cmd) {
+        String ns = ns(cmd, "insert");
+        boolean ordered = cmd.getBoolean("ordered", BsonBoolean.TRUE).getValue();
+        List<BsonDocument> target = store.computeIfAbsent(ns, k -> new ArrayList<>());
+        BsonArray writeErrors = new BsonArray();
+        int n = 0;
+        List<BsonValue> docs = cmd.getArray("documents", new BsonArray());
+        for (int i = 0; i < docs.size(); i++) {
+            BsonDocument doc = withId(docs.get(i).asDocument());
+            BsonValue id = doc.get("_id");
+            if (target.stream().anyMatch(d -> valuesEqual(d.get("_id"), id))) {
+                writeErrors.add(new BsonDocument("index", new BsonInt32(i)).append("code", new BsonInt32(11000))
+                        .append("errmsg", new BsonString("E11000 duplicate key error collection: " + ns
+                                + " index: _id_ dup key: { _id: " + id + " }"))
+                        .append("keyPattern", new BsonDocument("_id", new BsonInt32(1)))
+                        .append("keyValue", new BsonDocument("_id", id)));
+                if (ordered) {
+                    break;
+                }
+                continue;
+            }
+            target.add(doc);
+            n++;
+        }
+        BsonDocument reply = writeReply(n);
+        if (!writeErrors.isEmpty()) {
+            reply.put("writeErrors", writeErrors);
+        }
+        return reply;
+    }
+
+    private BsonDocument delete(BsonDocument cmd) {
+        String ns = ns(cmd, "delete");
+        List<BsonDocument> target = store.getOrDefault(ns, new ArrayList<>());
+        int n = 0;
+        for (BsonValue v : cmd.getArray("deletes", new BsonArray())) {
+            BsonDocument spec = v.asDocument();
+            BsonDocument q = spec.getDocument("q", new BsonDocument());
+            long limit = spec.isNumber("limit") ? spec.getNumber("limit").longValue() : 0;
+            for (Iterator<BsonDocument> it = target.iterator(); it.hasNext(); ) {
+                if (matches(it.next(), q)) {
+                    it.remove();
+                    n++;
+                    if (limit == 1) {
+                        break;
+                    }
+                }
+            }
+        }
+        return writeReply(n);
+    }
+
+    private BsonDocument find(BsonDocument cmd) {
+        String ns = ns(cmd, "find");
+        rejectNonEmpty(cmd, "sort");
+        rejectNonEmpty(cmd, "projection");
+        long limit = cmd.isNumber("limit") ? cmd.getNumber("limit").longValue() : 0;
+        long skip = cmd.isNumber("skip") ? cmd.getNumber("skip").longValue() : 0;
+        if (limit < 0 || skip < 0) {
+            return error(51024, "Location51024", "limit and skip must be non-negative");
+        }
+        List<BsonDocument> results = select(ns, cmd.getDocument("filter", new BsonDocument()), skip, limit);
+        int batchSize = cmd.isNumber("batchSize") ? cmd.getNumber("batchSize").intValue() : DEFAULT_FIRST_BATCH;
+        if (batchSize < 0) {
+            return error(51024, "Location51024", "BatchSize value must be non-negative");
+        }
+        return cursorReply("firstBatch", ns, results, batchSize,
+                cmd.getBoolean("singleBatch", BsonBoolean.FALSE).getValue());
+    }
+
+    private BsonDocument cursorReply(String batchField, String ns, List<BsonDocument> results, int batchSize,
+                                     boolean singleBatch) {
+        int take = Math.min(batchSize, results.size());
+        List<BsonDocument> batch = new ArrayList<>(results.subList(0, take));
+        List<BsonDocument> rest = results.subList(take, results.size());
+        long id = 0;
+        if (!rest.isEmpty() && !singleBatch) {
+            do {
+                id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+            } while (cursors.containsKey(id));
+            cursors.put(id, new Cursor(ns, rest));
+        }
+        return cursorDocument(batchField, ns, batch, id);
+    }
+
+    private static BsonDocument cursorDocument(String batchField, String ns, List<BsonDocument> batch, long id) {
+        return new BsonDocument("cursor", new BsonDocument(batchField, new BsonArray(new ArrayList<>(batch)))
+                .append("id", new BsonInt64(id)).append("ns", new BsonString(ns)))
+                .append("ok", new BsonDouble(1.0));
+    }
+
+    private BsonDocument getMore(BsonDocument cmd) {
+        long id = cmd.getNumber("getMore").longValue();
+        String ns = ns(cmd, "collection");
+        Cursor c = cursors.get(id);
+        if (c == null) {
+            return error(43, "CursorNotFound", "cursor id " + id + " not found");
+        }
+        if (!c.ns.equals(ns)) {
+            return error(13, "Unauthorized", "Requested getMore on namespace '" + ns
+                    + "', but cursor belongs to a different namespace " + c.ns);
+        }
+        int batchSize = cmd.isNumber("batchSize") ? cmd.getNumber("batchSize").intValue() : Integer.MAX_VALUE;
+        if (batchSize <= 0) {
+            batchSize = Integer.MAX_VALUE;
+        }
+        List<BsonDocument> batch = new ArrayList<>();
+        while (batch.size() < batchSize && !c.remaining.isEmpty()) {
+            batch.add(c.remaining.poll());
+        }
+        if (c.remaining.isEmpty()) {
+            cursors.remove(id);
+            id = 0;
+        }
+        return cursorDocument("nextBatch", ns, batch, id);
+    }
+
+    private BsonDocument killCursors(BsonDocument cmd) {
+        BsonArray killed = new BsonArray();
+        BsonArray notFound = new BsonArray();
+        for (BsonValue v : cmd.getArray("cursors", new BsonArray())) {
+            long id = v.asNumber().longValue();
+            (cursors.remove(id) != null ? killed : notFound).add(new BsonInt64(id));
+        }
+        return new BsonDocument("cursorsKilled", killed).append("cursorsNotFound", notFound)
+                .append("cursorsAlive", new BsonArray()).append("cursorsUnknown", new BsonArray())
+                .append("ok", new BsonDouble(1.0));
+    }
+
+    private BsonDocument count(BsonDocument cmd) {
+        String ns = ns(cmd, "count");
+        long limit = cmd.isNumber("limit") ? Math.abs(cmd.getNumber("limit").longValue()) : 0;
+        long skip = cmd.isNumber("skip") ? cmd.getNumber("skip").longValue() : 0;
+        List<BsonDocument> results = select(ns, cmd.getDocument("query", new BsonDocument()), skip, limit);
+        return new BsonDocument("n", new BsonInt32(results.size())).append("ok", new BsonDouble(1.0));
+    }
+
+    /** $match (equality), $skip, $limit, $count, and $group with a constant _id and constant $sum. */
+    private BsonDocument aggregate(BsonDocument cmd) {
+        if (!cmd.isString("aggregate")) {
+            throw new Unsupported("ScriptedMongod implements only collection aggregates");
+        }
+        String ns = ns(cmd, "aggregate");
+        List<BsonDocument> docs = select(ns, new BsonDocument(), 0, 0);
+        for (BsonValue stageValue : cmd.getArray("pipeline")) {
+            BsonDocument stage = stageValue.asDocument();
+            String op = stage.getFirstKey();
+            BsonValue arg = stage.get(op);
+            switch (op) {
+                case "$match" -> docs = docs.stream().filter(d -> matches(d, arg.asDocument())).toList();
+                case "$skip" -> docs = docs.subList((int) Math.min(docs.size(), arg.asNumber().longValue()), docs.size());
+                case "$limit" -> docs = docs.subList(0, (int) Math.min(docs.size(), arg.asNumber().longValue()));
+                case "$count" -> docs = docs.isEmpty() ? List.of()
+                        : List.of(new BsonDocument(arg.asString().getValue(), new BsonInt32(docs.size())));
+                case "$group" -> docs = group(docs, arg.asDocument());
+                default -> throw new Unsupported("ScriptedMongod does not implement pipeline stage " + op);
+            }
+        }
+        BsonDocument cursorOpts = cmd.getDocument("cursor", new BsonDocument());
+        int batchSize = cursorOpts.isNumber("batchSize") ? cursorOpts.getNumber("batchSize").intValue() : DEFAULT_FIRST_BATCH;
+        return cursorReply("firstBatch", ns, new ArrayList<>(docs), batchSize, false);
+    }
+
+    private static List<BsonDocument> group(List<BsonDocument> docs, BsonDocument spec) {
+        BsonValue id = spec.get("_id");
+        if (id == null || (id.isString() && id.asString().getValue().startsWith("$")) || id.isDocument()) {
+            throw new Unsupported("ScriptedMongod implements $group only with a constant _id");
+        }
+        if (docs.isEmpty()) {
+            return List.of();
+        }
+        BsonDocument out = new BsonDocument("_id", id);
+        for (Map.Entry<String, BsonValue> e : spec.entrySet()) {
+            if (e.getKey().equals("_id")) {
+                continue;
+            }
+            BsonValue acc = e.getValue();
+            if (!acc.isDocument() || !acc.asDocument().containsKey("$sum") || !acc.asDocument().get("$sum").isNumber()) {
+                throw new Unsupported("ScriptedMongod implements $group accumulators only as {$sum: <number>}");
+            }
+            long sum = acc.asDocument().getNumber("$sum").longValue() * docs.size();
+            out.append(e.getKey(), sum == (int) sum ? new BsonInt32((int) sum) : new BsonInt64(sum));
+        }
+        return List.of(out);
+    }
+
+    private BsonDocument drop(BsonDocument cmd) {
+        String ns = ns(cmd, "drop");
+        BsonDocument reply = store.remove(ns) != null
+                ? new BsonDocument("nIndexesWas", new BsonInt32(1)).append("ns", new BsonString(ns)) : new BsonDocument();
+        cursors.values().removeIf(c -> c.ns.equals(ns));
+        return reply.append("ok", new BsonDouble(1.0));
+    }
+
+    // ---------------------------------------------------------------- querying
+
+    private static void rejectNonEmpty(BsonDocument cmd, String field) {
+        if (cmd.isDocument(field) && !cmd.getDocument(field).isEmpty()) {
+            throw new Unsupported("ScriptedMongod does not implement find '" + field + "'");
+        }
+    }
+
+    private List<BsonDocument> select(String ns, BsonDocument filter, long skip, long limit) {
+        List<BsonDocument> out = new ArrayList<>();
+        long skipped = 0;
+        for (BsonDocument d : store.getOrDefault(ns, List.of())) {
+            if (!matches(d, filter)) {
+                continue;
+            }
+            if (skipped++ < skip) {
+                continue;
+            }
+            out.add(d.clone());
+            if (limit > 0 && out.size() >= limit) {
+                break;
+            }
+        }
+        return out;
+    }
+
+    /** Top-level field equality (an array field matches if it contains the value; null matches missing). */
+    static boolean matches(BsonDocument doc, BsonDocument filter) {
+        for (Map.Entry<String, BsonValue> e : filter.entrySet()) {
+            String key = e.getKey();
+            BsonValue want = e.getValue();
+            if (key.startsWith("$") || key.contains(".")
+                    || (want.isDocument() && !want.asDocument().isEmpty() && want.asDocument().getFirstKey().startsWith("$"))
+                    || want.isRegularExpression()) {
+                throw new Unsupported("ScriptedMongod implements only top-level equality filters, not {" + key + ": "
+                        + want + "}");
+            }
+            BsonValue have = doc.get(key);
+            if (have == null) {
+                if (!want.isNull()) {
+                    return false;
+                }
+            } else if (!valuesEqual(have, want)
+                    && !(have.isArray() && have.asArray().stream().anyMatch(v -> valuesEqual(v, want)))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** BSON equality as the server compares: numbers by value across int32/int64/double/decimal. */
+    static boolean valuesEqual(BsonValue a, BsonValue b) {
+        if (a == null || b == null) {
+            return a == b;
+        }
+        if (a.isNumber() && b.isNumber()) { // int32, int64, double
+            if (a.isDouble() || b.isDouble()) {
+                return a.asNumber().doubleValue() == b.asNumber().doubleValue();
+            }
+            return a.asNumber().longValue() == b.asNumber().longValue();
+        }
+        if (a.isDocument() && b.isDocument()) {
+            BsonDocument x = a.asDocument();
+            BsonDocument y = b.asDocument();
+            if (x.size() != y.size()) {
+                return false;
+            }
+            Iterator<Map.Entry<String, BsonValue>> i = x.entrySet().iterator();
+            Iterator<Map.Entry<String, BsonValue>> j = y.entrySet().iterator();
+            while (i.hasNext()) {
+                Map.Entry<String, BsonValue> p = i.next();
+                Map.Entry<String, BsonValue> q = j.next();
+                if (!p.getKey().equals(q.getKey()) || !valuesEqual(p.getValue(), q.getValue())) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        if (a.isArray() && b.isArray()) {
+            List<BsonValue> x = a.asArray().getValues();
+            List<BsonValue> y = b.asArray().getValues();
+            if (x.size() != y.size()) {
+                return false;
+            }
+            for (int k = 0; k < x.size(); k++) {
+                if (!valuesEqual(x.get(k), y.get(k))) {
+                    return false;
+                }
+            }
+            return true;
+        }
+        return a.equals(b);
+    }
+
+    private static BsonDocument withId(BsonDocument doc) {
+        if (doc.containsKey("_id")) {
+            return doc.clone();
+        }
+        BsonDocument d = new BsonDocument("_id", new BsonObjectId(new ObjectId()));
+        d.putAll(doc.clone());
+        return d;
+    }
+
+    // ---------------------------------------------------------------- test access
+
+    synchronized List<BsonDocument> documents(String ns) {
+        List<BsonDocument> out = new ArrayList<>();
+        for (BsonDocument d : store.getOrDefault(ns, List.of())) {
+            out.add(d.clone());
+        }
+        return out;
+    }
+
+    synchronized void seed(String ns, List<BsonDocument> docs) {
+        List<BsonDocument> target = store.computeIfAbsent(ns, k -> new ArrayList<>());
+        for (BsonDocument d : docs) {
+            target.add(withId(d));
+        }
+    }
+
+    synchronized Set<String> namespaces() {
+        Set<String> out = new TreeSet<>();
+        store.forEach((k, v) -> {
+            if (!v.isEmpty()) {
+                out.add(k);
+            }
+        });
+        return out;
+    }
+
+    synchronized Set<Long> openCursorIds() {
+        return new TreeSet<>(cursors.keySet());
+    }
+}

@@ -1,0 +1,563 @@
+package io.blackpipe.testing;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import com.mongodb.WriteConcern;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoCursor;
+import io.blackpipe.testing.ScriptedMongodWire.OpMsg;
+import io.blackpipe.testing.ScriptedMongodWire.OpReply;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Proves {@link ScriptedMongod} with the real MongoDB Java driver talking to it directly (no
+ * proxy), plus raw-socket checks of the paths the driver cannot exercise (checksums, exhaust
+ * getMore, noop compression, malformed input).
+ */
+class ScriptedMongodTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    // ============================================================ (a) compression
+
+    @ParameterizedTest(name = "compressors={0}")
+    @ValueSource(strings = {"snappy", "zlib", "zstd"})
+    void driverNegotiatesAndUsesEachCompressorBothWays(String name) throws Exception {
+        ScriptedMongodCompressor compressor = ScriptedMongodCompressor.byName(name);
+        try (ScriptedMongod server = ScriptedMongod.start();
+             MongoClient client = MongoClients.create(server.uri("directConnection=true&compressors=" + name))) {
+            MongoCollection<Document> coll = client.getDatabase("test").getCollection("things");
+            String payload = "compressible ".repeat(400); // ~5 KB that any compressor shrinks a lot
+            coll.insertOne(new Document("_id", 1).append("name", "a").append("payload", payload));
+            coll.insertMany(List.of(new Document("_id", 2).append("name", "b"),
+                    new Document("_id", 3).append("name", "a")));
+
+            List<Document> found = coll.find(eq("name", "a")).into(new ArrayList<>());
+            assertEquals(List.of(1, 3), found.stream().map(d -> d.getInteger("_id")).toList());
+            assertEquals(payload, found.get(0).getString("payload"));
+            assertEquals(3, server.documents("test", "things").size());
+
+            // The pooled connection's handshake asked for the compressor and the server agreed to
+            // exactly it. (The driver's monitoring connections do not ask for compression at all.)
+            List<ScriptedMongodFrame> asking = server.framesReceived(f -> f.document() != null
+                    && f.document().containsKey("compression"));
+            assertFalse(asking.isEmpty(), "a handshake listed compression");
+            for (ScriptedMongodFrame handshake : asking) {
+                assertEquals(ScriptedMongodWire.OP_QUERY, handshake.opCode(), "the handshake is the legacy hello");
+                assertEquals(new BsonArray(List.of(new BsonString(name))), handshake.document().getArray("compression"));
+                ScriptedMongodFrame reply = server.framesSent(f -> f.responseTo() == handshake.requestId()
+                        && f.connectionId() == handshake.connectionId()).get(0);
+                assertEquals(ScriptedMongodWire.OP_REPLY, reply.opCode());
+                assertEquals(new BsonArray(List.of(new BsonString(name))), reply.document().getArray("compression"));
+            }
+            for (ScriptedMongodFrame helloReply : server.framesSent(f -> isHello(f.commandName()))) {
+                assertFalse(helloReply.compressed(), "hello replies are never compressed: " + helloReply);
+            }
+
+            // Requests arrived compressed with it, replies went back compressed with it.
+            assertTrue(server.compressedFramesReceived(compressor) > 0, "compressed frames received");
+            assertTrue(server.compressedFramesSent(compressor) > 0, "compressed frames sent");
+            for (ScriptedMongodCompressor other : ScriptedMongodCompressor.values()) {
+                if (other != compressor) {
+                    assertEquals(0, server.compressedFramesReceived(other), other + " received");
+                    assertEquals(0, server.compressedFramesSent(other), other + " sent");
+                }
+            }
+            ScriptedMongodFrame firstInsert = server.commandsReceived("insert").get(0);
+            assertEquals(ScriptedMongodWire.OP_COMPRESSED, firstInsert.opCode());
+            assertEquals(ScriptedMongodWire.OP_MSG, firstInsert.originalOpCode());
+            assertEquals(compressor, firstInsert.compressor());
+            assertTrue(firstInsert.raw().length < payload.length() / 2,
+                    "the insert really was compressed: " + firstInsert.raw().length + " bytes on the wire");
+            ScriptedMongodFrame findReply = server.framesSent(f -> "find".equals(f.commandName())).get(0);
+            assertEquals(compressor, findReply.compressor());
+            assertTrue(findReply.raw().length < payload.length() / 2, "the find reply really was compressed");
+            // Hello requests are never compressed by the driver either.
+            assertTrue(server.framesReceived(f -> isHello(f.commandName())).stream().noneMatch(ScriptedMongodFrame::compressed));
+            assertEquals(List.of(), server.errors());
+        }
+    }
+
+    @Test
+    void serverAgreesOnlyToItsOwnCompressorsOrNone() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.builder().compressors(ScriptedMongodCompressor.ZSTD).start();
+             MongoClient client = MongoClients.create(server.uri("directConnection=true&compressors=snappy,zlib,zstd"))) {
+            client.getDatabase("test").getCollection("c").insertOne(new Document("x", 1));
+            ScriptedMongodFrame handshakeReply = negotiationReply(server);
+            assertEquals(ScriptedMongodWire.OP_REPLY, handshakeReply.opCode());
+            assertEquals(new BsonArray(List.of(new BsonString("zstd"))), handshakeReply.document().getArray("compression"));
+            assertTrue(server.compressedFramesReceived(ScriptedMongodCompressor.ZSTD) > 0);
+            assertEquals(0, server.compressedFramesReceived(ScriptedMongodCompressor.SNAPPY));
+            assertEquals(0, server.compressedFramesReceived(ScriptedMongodCompressor.ZLIB));
+        }
+        try (ScriptedMongod server = ScriptedMongod.builder().compressors().start();
+             MongoClient client = MongoClients.create(server.uri("directConnection=true&compressors=snappy"))) {
+            MongoCollection<Document> coll = client.getDatabase("test").getCollection("c");
+            coll.insertOne(new Document("x", 1));
+            assertEquals(1, coll.find().into(new ArrayList<>()).size());
+            assertEquals(new BsonArray(), negotiationReply(server).document().getArray("compression"));
+            assertTrue(server.framesReceived().stream().noneMatch(ScriptedMongodFrame::compressed));
+            assertTrue(server.framesSent().stream().noneMatch(ScriptedMongodFrame::compressed));
+            assertEquals(List.of(), server.errors());
+        }
+    }
+
+    // ============================================================ (b) streaming hello
+
+    @Test
+    void streamModeMonitoringGetsMoreToComeHelloReplies() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start();
+             MongoClient client = MongoClients.create(server.uri(
+                     "replicaSet=" + ScriptedMongod.SET_NAME + "&serverMonitoringMode=stream&heartbeatFrequencyMS=500"))) {
+            client.getDatabase("admin").runCommand(new Document("ping", 1));
+            awaitTrue("3 moreToCome hello replies", () -> server.moreToComeRepliesSent() >= 3);
+
+            List<ScriptedMongodFrame> awaitable = server.framesReceived(ScriptedMongodFrame::exhaustAllowed);
+            assertFalse(awaitable.isEmpty());
+            ScriptedMongodFrame request = awaitable.get(0);
+            assertTrue(isHello(request.commandName()), request.toString());
+            assertFalse(request.moreToCome());
+            BsonDocument cmd = request.document();
+            assertEquals(server.topologyVersion(), cmd.getDocument("topologyVersion"));
+            assertEquals(500, cmd.getNumber("maxAwaitTimeMS").longValue());
+            System.out.println("[driver] streaming hello: flags=0x" + Integer.toHexString(request.flags())
+                    + " opCode=" + request.opCode() + " body keys=" + cmd.keySet());
+
+            // The stream on that connection: the first reply answers the request, every later one
+            // answers the previous reply; all carry moreToCome; about maxAwaitTimeMS apart.
+            List<ScriptedMongodFrame> stream = server.framesSent(f -> f.connectionId() == request.connectionId()
+                    && f.moreToCome());
+            assertTrue(stream.size() >= 3, "stream replies on the connection: " + stream.size());
+            assertEquals(request.requestId(), stream.get(0).responseTo());
+            for (int i = 1; i < stream.size(); i++) {
+                assertEquals(stream.get(i - 1).requestId(), stream.get(i).responseTo(), "chained responseTo");
+                long gapMs = (stream.get(i).nanoTime() - stream.get(i - 1).nanoTime()) / 1_000_000;
+                assertTrue(gapMs >= 400, "replies wait maxAwaitTimeMS, gap was " + gapMs + " ms");
+            }
+            for (ScriptedMongodFrame f : stream) {
+                assertEquals(1.0, f.document().getNumber("ok").doubleValue());
+                assertFalse(f.compressed());
+            }
+            // The streaming connection never sent anything after its awaitable hello.
+            assertEquals(List.of(), server.framesReceived(f -> f.connectionId() == request.connectionId()
+                    && f.nanoTime() > request.nanoTime()));
+            // The driver is still happy with the member (the cluster still sees a primary).
+            client.getDatabase("admin").runCommand(new Document("ping", 1));
+            // Closing the client ends the stream: the server notices and drops every connection.
+            client.close();
+            awaitTrue("all connections closed", () -> server.openConnections() == 0);
+            long streamed = server.moreToComeRepliesSent();
+            Thread.sleep(700);
+            assertEquals(streamed, server.moreToComeRepliesSent(), "no stream replies after the client left");
+            assertEquals(List.of(), server.errors());
+        }
+    }
+
+    @Test
+    void pollModeMonitoringGetsNoMoreToComeReplies() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start();
+             MongoClient client = MongoClients.create(server.uri(
+                     "directConnection=true&serverMonitoringMode=poll&heartbeatFrequencyMS=500"))) {
+            client.getDatabase("admin").runCommand(new Document("ping", 1));
+            long start = System.nanoTime();
+            // Polling at 500 ms: wait for several monitor hellos after the handshakes.
+            awaitTrue("5 hellos", () -> server.framesReceived(f -> isHello(f.commandName())).size() >= 5);
+            Thread.sleep(Math.max(0, 2000 - (System.nanoTime() - start) / 1_000_000));
+            assertEquals(0, server.moreToComeRepliesSent());
+            assertTrue(server.framesReceived().stream().noneMatch(ScriptedMongodFrame::exhaustAllowed));
+            assertTrue(server.framesReceived().stream().noneMatch(f -> f.document() != null
+                    && f.document().containsKey("maxAwaitTimeMS")));
+            assertTrue(server.framesSent().stream().noneMatch(ScriptedMongodFrame::moreToCome));
+            assertEquals(List.of(), server.errors());
+        }
+    }
+
+    @Test
+    void bumpingTopologyVersionAnswersAWaitingStreamingHelloAtOnce() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start();
+             MongoClient client = MongoClients.create(server.uri(
+                     "directConnection=true&serverMonitoringMode=stream&heartbeatFrequencyMS=20000"))) {
+            client.getDatabase("admin").runCommand(new Document("ping", 1));
+            awaitTrue("an awaitable hello", () -> !server.framesReceived(ScriptedMongodFrame::exhaustAllowed).isEmpty());
+            Thread.sleep(300);
+            assertEquals(0, server.moreToComeRepliesSent(), "nothing before maxAwaitTimeMS (20 s)");
+            long bumpedAt = System.nanoTime();
+            server.bumpTopologyVersion();
+            awaitTrue("a moreToCome reply after the bump", () -> server.moreToComeRepliesSent() >= 1);
+            ScriptedMongodFrame reply = server.framesSent(ScriptedMongodFrame::moreToCome).get(0);
+            assertTrue((reply.nanoTime() - bumpedAt) / 1_000_000 < 2000, "answered at once");
+            assertEquals(1, reply.document().getDocument("topologyVersion").getInt64("counter").getValue());
+            Thread.sleep(1000);
+            assertEquals(1, server.moreToComeRepliesSent(), "the next one waits maxAwaitTimeMS again");
+            assertEquals(List.of(), server.errors());
+        }
+    }
+
+    @Test
+    void awaitableHelloWithoutExhaustAllowedIsAnsweredOnceWithoutMoreToCome() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start(); RawClient raw = new RawClient(server)) {
+            BsonDocument tv = server.topologyVersion();
+            BsonDocument hello = new BsonDocument("hello", new BsonInt32(1)).append("topologyVersion", tv)
+                    .append("maxAwaitTimeMS", new BsonInt64(300)).append("$db", new BsonString("admin"));
+            long t0 = System.nanoTime();
+            int id = raw.sendMsg(0, hello);
+            byte[] reply = raw.read();
+            long waitedMs = (System.nanoTime() - t0) / 1_000_000;
+            assertTrue(waitedMs >= 250, "waited maxAwaitTimeMS, was " + waitedMs);
+            assertEquals(id, ScriptedMongodWire.responseTo(reply));
+            OpMsg m = ScriptedMongodWire.parseOpMsg(reply);
+            assertFalse(m.moreToCome());
+            assertTrue(m.body().getBoolean("isWritablePrimary").getValue());
+            raw.expectSilence(800);
+
+            // A stale topologyVersion (other processId) is answered at once.
+            BsonDocument stale = new BsonDocument("processId", new org.bson.BsonObjectId(new org.bson.types.ObjectId()))
+                    .append("counter", new BsonInt64(0));
+            t0 = System.nanoTime();
+            raw.sendMsg(0, hello.clone().append("topologyVersion", stale).append("maxAwaitTimeMS", new BsonInt64(5000)));
+            raw.read();
+            assertTrue((System.nanoTime() - t0) / 1_000_000 < 2000, "a different topologyVersion is answered at once");
+        }
+    }
+
+    // ============================================================ (c) w:0
+
+    @Test
+    void unacknowledgedInsertGetsNoReplyAndTheConnectionStaysUsable() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start();
+             MongoClient client = MongoClients.create(server.uri("directConnection=true&maxPoolSize=1"))) {
+            MongoCollection<Document> coll = client.getDatabase("test").getCollection("w0");
+            coll.withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", "fire-and-forget"));
+            awaitTrue("the w:0 insert stored", () -> server.documents("test", "w0").size() == 1);
+
+            ScriptedMongodFrame w0 = server.commandsReceived("insert").get(0);
+            assertTrue(w0.moreToCome(), "w:0 arrives with moreToCome: " + w0);
+            assertEquals(0, w0.document().getDocument("writeConcern").getNumber("w").intValue());
+            System.out.println("[driver] w:0 insert: flags=0x" + Integer.toHexString(w0.flags())
+                    + " body keys=" + w0.document().keySet());
+
+            // Acknowledged work on the same client (and, with maxPoolSize=1, the same connection).
+            coll.insertOne(new Document("_id", "acknowledged"));
+            assertEquals(2, coll.countDocuments());
+            assertEquals(List.of("fire-and-forget", "acknowledged"),
+                    coll.find().into(new ArrayList<>()).stream().map(d -> d.getString("_id")).toList());
+            ScriptedMongodFrame acked = server.commandsReceived("insert").get(1);
+            assertFalse(acked.moreToCome());
+            assertEquals(w0.connectionId(), acked.connectionId(), "same pooled connection");
+
+            assertTrue(server.framesSent(f -> f.responseTo() == w0.requestId()).isEmpty(), "no reply to the w:0 insert");
+            assertEquals(1, server.framesSent(f -> f.responseTo() == acked.requestId()).size());
+            assertEquals(List.of(), server.errors());
+        }
+    }
+
+    // ============================================================ (d) getMore
+
+    @Test
+    void smallBatchSizeCursorReadsBackThroughGetMore() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start();
+             MongoClient client = MongoClients.create(server.uri("directConnection=true"))) {
+            MongoCollection<Document> coll = client.getDatabase("test").getCollection("many");
+            coll.insertMany(IntStream.range(0, 10).mapToObj(i -> new Document("_id", i).append("group", i % 2)).toList());
+
+            List<Integer> ids = new ArrayList<>();
+            coll.find().batchSize(3).forEach(d -> ids.add(d.getInteger("_id")));
+            assertEquals(IntStream.range(0, 10).boxed().toList(), ids);
+
+            assertEquals(3, server.commandsReceived("find").get(0).document().getNumber("batchSize").intValue());
+            List<ScriptedMongodFrame> getMoreReplies = server.framesSent(f -> "getMore".equals(f.commandName()));
+            assertEquals(List.of(3, 3, 1), getMoreReplies.stream()
+                    .map(f -> f.document().getDocument("cursor").getArray("nextBatch").size()).toList());
+            assertEquals(0, getMoreReplies.get(2).document().getDocument("cursor").getInt64("id").getValue());
+            assertEquals(3, server.commandsReceived("getMore").size());
+            assertTrue(server.openCursorIds().isEmpty());
+
+            // Equality filter plus getMore; closing a cursor early kills it on the server.
+            List<Integer> even = new ArrayList<>();
+            coll.find(eq("group", 0)).batchSize(2).forEach(d -> even.add(d.getInteger("_id")));
+            assertEquals(List.of(0, 2, 4, 6, 8), even);
+            try (MongoCursor<Document> cursor = coll.find().batchSize(4).iterator()) {
+                assertEquals(0, cursor.next().getInteger("_id"));
+                assertEquals(1, server.openCursorIds().size());
+            }
+            assertEquals(1, server.commandsReceived("killCursors").size());
+            assertTrue(server.openCursorIds().isEmpty());
+            assertEquals(List.of(), server.errors());
+        }
+    }
+
+    // ============================================================ raw wire paths the driver does not take
+
+    @Test
+    void exhaustGetMoreStreamsBatchesWithMoreToCome() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start(); RawClient raw = new RawClient(server)) {
+            server.insertDocuments("test", "ex", IntStream.range(0, 7)
+                    .mapToObj(i -> new BsonDocument("_id", new BsonInt32(i))).toList());
+            raw.sendMsg(0, new BsonDocument("find", new BsonString("ex")).append("batchSize", new BsonInt32(2))
+                    .append("$db", new BsonString("test")));
+            BsonDocument cursor = ScriptedMongodWire.parseOpMsg(raw.read()).body().getDocument("cursor");
+            assertEquals(2, cursor.getArray("firstBatch").size());
+            long cursorId = cursor.getInt64("id").getValue();
+            assertNotEquals(0, cursorId);
+
+            int getMoreId = raw.sendMsg(ScriptedMongodWire.FLAG_EXHAUST_ALLOWED,
+                    new BsonDocument("getMore", new BsonInt64(cursorId)).append("collection", new BsonString("ex"))
+                            .append("batchSize", new BsonInt32(2)).append("$db", new BsonString("test")));
+            List<Integer> batchSizes = new ArrayList<>();
+            List<Boolean> moreToCome = new ArrayList<>();
+            int expectedResponseTo = getMoreId;
+            long lastId = -1;
+            while (lastId != 0) {
+                byte[] reply = raw.read();
+                assertEquals(expectedResponseTo, ScriptedMongodWire.responseTo(reply));
+                expectedResponseTo = ScriptedMongodWire.requestId(reply);
+                OpMsg m = ScriptedMongodWire.parseOpMsg(reply);
+                batchSizes.add(m.body().getDocument("cursor").getArray("nextBatch").size());
+                moreToCome.add(m.moreToCome());
+                lastId = m.body().getDocument("cursor").getInt64("id").getValue();
+            }
+            assertEquals(List.of(2, 2, 1), batchSizes);
+            assertEquals(List.of(true, true, false), moreToCome);
+            assertEquals(2, server.moreToComeRepliesSent());
+            raw.expectSilence(300);
+        }
+    }
+
+    @Test
+    void checksumIsVerifiedAndEchoed() throws Exception {
+        // CRC-32C check value from RFC 3720 / the Castagnoli polynomial's standard test vector.
+        assertEquals(0xE3069283, ScriptedMongodWire.crc32c("123456789".getBytes(StandardCharsets.US_ASCII), 0, 9));
+        try (ScriptedMongod server = ScriptedMongod.start()) {
+            try (RawClient raw = new RawClient(server)) {
+                int id = raw.sendMsg(ScriptedMongodWire.FLAG_CHECKSUM_PRESENT, ping());
+                byte[] reply = raw.read();
+                assertEquals(id, ScriptedMongodWire.responseTo(reply));
+                OpMsg m = ScriptedMongodWire.parseOpMsg(reply); // throws unless the CRC is right
+                assertTrue(m.checksumPresent());
+                assertTrue(ScriptedMongodWire.checksumValid(reply));
+                assertEquals(1.0, m.body().getNumber("ok").doubleValue());
+
+                raw.sendMsg(0, ping());
+                assertFalse(ScriptedMongodWire.parseOpMsg(raw.read()).checksumPresent(), "no checksum when none was sent");
+            }
+            try (RawClient raw = new RawClient(server)) {
+                byte[] corrupt = ScriptedMongodWire.buildOpMsg(7, 0, ScriptedMongodWire.FLAG_CHECKSUM_PRESENT, ping(), null);
+                corrupt[corrupt.length - 1] ^= 0x5A;
+                raw.sendRaw(corrupt);
+                raw.expectClosed();
+                awaitTrue("the checksum error recorded", () -> server.errors().stream()
+                        .anyMatch(e -> e.getMessage().contains("checksum mismatch")));
+            }
+        }
+    }
+
+    @Test
+    void compressedRequestsAreAnsweredWithTheSameCompressorExceptHello() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start(); RawClient raw = new RawClient(server)) {
+            for (ScriptedMongodCompressor c : ScriptedMongodCompressor.values()) {
+                byte[] plain = ScriptedMongodWire.buildOpMsg(100 + c.id(), 0, 0, ping(), null);
+                raw.sendRaw(ScriptedMongodWire.compress(plain, c));
+                byte[] reply = raw.read();
+                assertEquals(ScriptedMongodWire.OP_COMPRESSED, ScriptedMongodWire.opCode(reply), c.toString());
+                assertEquals(c.id(), ScriptedMongodWire.compressorId(reply));
+                byte[] inner = ScriptedMongodWire.decompress(reply, c);
+                assertEquals(100 + c.id(), ScriptedMongodWire.responseTo(inner));
+                assertEquals(1.0, ScriptedMongodWire.parseOpMsg(inner).body().getNumber("ok").doubleValue());
+            }
+            byte[] hello = ScriptedMongodWire.buildOpMsg(200, 0, 0, new BsonDocument("hello", new BsonInt32(1))
+                    .append("$db", new BsonString("admin")), null);
+            raw.sendRaw(ScriptedMongodWire.compress(hello, ScriptedMongodCompressor.ZLIB));
+            byte[] reply = raw.read();
+            assertEquals(ScriptedMongodWire.OP_MSG, ScriptedMongodWire.opCode(reply), "hello replies are never compressed");
+            assertEquals(200, ScriptedMongodWire.responseTo(reply));
+            // noop is always accepted, as mongod does; it is counted like the others.
+            assertEquals(1, server.compressedFramesReceived(ScriptedMongodCompressor.NOOP));
+            assertEquals(1, server.compressedFramesSent(ScriptedMongodCompressor.NOOP));
+            assertEquals(2, server.compressedFramesReceived(ScriptedMongodCompressor.ZLIB));
+            assertEquals(1, server.compressedFramesSent(ScriptedMongodCompressor.ZLIB));
+        }
+        try (ScriptedMongod server = ScriptedMongod.builder().compressors(ScriptedMongodCompressor.SNAPPY).start();
+             RawClient raw = new RawClient(server)) {
+            raw.sendRaw(ScriptedMongodWire.compress(ScriptedMongodWire.buildOpMsg(1, 0, 0, ping(), null),
+                    ScriptedMongodCompressor.ZSTD));
+            raw.expectClosed();
+            awaitTrue("error recorded", () -> !server.errors().isEmpty());
+        }
+    }
+
+    @Test
+    void moreToComeRequestIsProcessedSilently() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start(); RawClient raw = new RawClient(server)) {
+            BsonDocument insert = new BsonDocument("insert", new BsonString("c")).append("$db", new BsonString("test"))
+                    .append("writeConcern", new BsonDocument("w", new BsonInt32(0)));
+            byte[] m = ScriptedMongodWire.buildOpMsg(1, 0, ScriptedMongodWire.FLAG_MORE_TO_COME, insert,
+                    Map.of("documents", List.of(new BsonDocument("_id", new BsonInt32(1)))));
+            raw.sendRaw(m);
+            raw.expectSilence(300);
+            assertEquals(1, server.documents("test", "c").size());
+            int pingId = raw.sendMsg(0, ping());
+            assertEquals(pingId, ScriptedMongodWire.responseTo(raw.read()));
+        }
+    }
+
+    @Test
+    void legacyHandshakeAndErrors() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.builder().hosts(List.of("a.example:1", "b.example:2"))
+                .me("a.example:1").primary("a.example:1").start();
+             RawClient raw = new RawClient(server)) {
+            BsonDocument isMaster = new BsonDocument("isMaster", new BsonInt32(1)).append("helloOk", org.bson.BsonBoolean.TRUE)
+                    .append("compression", new BsonArray(List.of(new BsonString("zstd"), new BsonString("lz4"),
+                            new BsonString("snappy"))));
+            raw.sendRaw(ScriptedMongodWire.buildOpQuery(5, 0, "admin.$cmd", 0, -1, isMaster));
+            byte[] reply = raw.read();
+            assertEquals(ScriptedMongodWire.OP_REPLY, ScriptedMongodWire.opCode(reply));
+            assertEquals(5, ScriptedMongodWire.responseTo(reply));
+            OpReply r = ScriptedMongodWire.parseOpReply(reply);
+            assertEquals(ScriptedMongodWire.REPLY_AWAIT_CAPABLE, r.responseFlags());
+            BsonDocument doc = r.documents().get(0);
+            assertTrue(doc.getBoolean("ismaster").getValue());
+            assertTrue(doc.getBoolean("helloOk").getValue());
+            assertEquals(List.of("zstd", "snappy"), strings(doc.getArray("compression")));
+            assertEquals(List.of("a.example:1", "b.example:2"), strings(doc.getArray("hosts")));
+            assertEquals("a.example:1", doc.getString("me").getValue());
+            assertEquals(ScriptedMongod.SET_NAME, doc.getString("setName").getValue());
+            assertEquals(21, doc.getInt32("maxWireVersion").getValue());
+            assertEquals(1, doc.getInt32("connectionId").getValue());
+
+            raw.sendRaw(ScriptedMongodWire.buildOpQuery(6, 0, "admin.$cmd", 0, -1,
+                    new BsonDocument("ping", new BsonInt32(1))));
+            assertEquals(352, ScriptedMongodWire.parseOpReply(raw.read()).documents().get(0).getInt32("code").getValue());
+
+            raw.sendMsg(0, new BsonDocument("frobnicate", new BsonInt32(1)).append("$db", new BsonString("admin")));
+            BsonDocument err = ScriptedMongodWire.parseOpMsg(raw.read()).body();
+            assertEquals(0.0, err.getNumber("ok").doubleValue());
+            assertEquals(59, err.getInt32("code").getValue());
+            assertEquals("CommandNotFound", err.getString("codeName").getValue());
+            assertEquals("no such command: 'frobnicate'", err.getString("errmsg").getValue());
+
+            raw.sendMsg(0, new BsonDocument("buildInfo", new BsonInt32(1)).append("$db", new BsonString("admin")));
+            assertEquals("7.0.0", ScriptedMongodWire.parseOpMsg(raw.read()).body().getString("version").getValue());
+
+            // Unknown required flag bit: the connection is closed.
+            raw.sendRaw(ScriptedMongodWire.buildOpMsg(9, 0, 1 << 4, ping(), null));
+            raw.expectClosed();
+        }
+    }
+
+    // ============================================================ helpers
+
+    private static boolean isHello(String name) {
+        return "hello".equals(name) || "isMaster".equals(name) || "ismaster".equals(name);
+    }
+
+    /** The reply to the first handshake that listed compression. */
+    private static ScriptedMongodFrame negotiationReply(ScriptedMongod server) {
+        ScriptedMongodFrame asking = server.framesReceived(f -> f.document() != null
+                && f.document().containsKey("compression")).get(0);
+        return server.framesSent(f -> f.connectionId() == asking.connectionId()
+                && f.responseTo() == asking.requestId()).get(0);
+    }
+
+    private static List<String> strings(BsonArray a) {
+        return a.stream().map(v -> v.asString().getValue()).collect(Collectors.toList());
+    }
+
+    private static BsonDocument ping() {
+        return new BsonDocument("ping", new BsonInt32(1)).append("$db", new BsonString("admin"));
+    }
+
+    private static void awaitTrue(String what, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                fail("timed out after " + WAIT + " waiting for: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** A bare socket speaking the wire protocol, for the paths the Java driver never takes. */
+    private static final class RawClient implements AutoCloseable {
+        private final Socket socket;
+        private final InputStream in;
+        private int nextId = 1;
+
+        RawClient(ScriptedMongod server) throws IOException {
+            socket = new Socket("127.0.0.1", server.port());
+            socket.setSoTimeout(5000);
+            in = socket.getInputStream();
+        }
+
+        int sendMsg(int flags, BsonDocument body) throws IOException {
+            int id = nextId++;
+            sendRaw(ScriptedMongodWire.buildOpMsg(id, 0, flags, body, null));
+            return id;
+        }
+
+        void sendRaw(byte[] message) throws IOException {
+            socket.getOutputStream().write(message);
+            socket.getOutputStream().flush();
+        }
+
+        byte[] read() throws IOException {
+            byte[] m = ScriptedMongodWire.readMessage(in, 64 * 1024 * 1024);
+            assertNotNull(m, "connection closed instead of a reply");
+            assertEquals(m.length, ScriptedMongodWire.messageLength(m));
+            return m;
+        }
+
+        void expectSilence(int millis) throws IOException {
+            socket.setSoTimeout(millis);
+            try {
+                int b = in.read();
+                fail("expected no reply, got " + (b < 0 ? "end of stream" : "data"));
+            } catch (SocketTimeoutException expected) {
+                // silence, as it should be
+            } finally {
+                socket.setSoTimeout(5000);
+            }
+        }
+
+        void expectClosed() throws IOException {
+            try {
+                assertNull(ScriptedMongodWire.readMessage(in, 64 * 1024 * 1024), "the server should close the connection");
+            } catch (java.net.SocketException reset) {
+                // a reset is a close too
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+}

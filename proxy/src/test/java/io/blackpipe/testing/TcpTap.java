@@ -1,0 +1,132 @@
+package io.blackpipe.testing;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A dumb TCP relay that records every byte in both directions, per connection. Put one in front
+ * of the proxy and one behind it to compare what the proxy received with what it sent.
+ */
+public final class TcpTap implements AutoCloseable {
+    /** The bytes of one relayed connection. */
+    public static final class Recording {
+        private final ByteArrayOutputStream fromClient = new ByteArrayOutputStream();
+        private final ByteArrayOutputStream fromServer = new ByteArrayOutputStream();
+
+        public synchronized List<byte[]> clientFrames() {
+            return frames(fromClient.toByteArray());
+        }
+
+        public synchronized List<byte[]> serverFrames() {
+            return frames(fromServer.toByteArray());
+        }
+
+        synchronized void record(boolean client, byte[] bytes, int length) {
+            (client ? fromClient : fromServer).write(bytes, 0, length);
+        }
+    }
+
+    private final ServerSocket server;
+    private final String targetHost;
+    private final int targetPort;
+    private final List<Recording> recordings = new CopyOnWriteArrayList<>();
+    private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+
+    public TcpTap(String targetHost, int targetPort) throws IOException {
+        this.targetHost = targetHost;
+        this.targetPort = targetPort;
+        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::acceptLoop, "tcp-tap-accept-" + port());
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    public int port() {
+        return server.getLocalPort();
+    }
+
+    public List<Recording> recordings() {
+        return new ArrayList<>(recordings);
+    }
+
+    private void acceptLoop() {
+        while (!server.isClosed()) {
+            try {
+                Socket client = server.accept();
+                Socket upstream = new Socket(targetHost, targetPort);
+                client.setTcpNoDelay(true);
+                upstream.setTcpNoDelay(true);
+                sockets.add(client);
+                sockets.add(upstream);
+                Recording recording = new Recording();
+                recordings.add(recording);
+                relay(client, upstream, recording, true);
+                relay(upstream, client, recording, false);
+            } catch (IOException e) {
+                return;
+            }
+        }
+    }
+
+    private static void relay(Socket from, Socket to, Recording recording, boolean fromClient) {
+        Thread thread = new Thread(() -> {
+            byte[] buffer = new byte[64 * 1024];
+            try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+                int n;
+                while ((n = in.read(buffer)) > 0) {
+                    recording.record(fromClient, buffer, n);
+                    out.write(buffer, 0, n);
+                    out.flush();
+                }
+            } catch (IOException ignored) {
+                // one side went away: close both below
+            } finally {
+                closeQuietly(from);
+                closeQuietly(to);
+            }
+        }, "tcp-tap-relay");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Splits a byte stream into wire messages by their length prefix. */
+    public static List<byte[]> frames(byte[] stream) {
+        List<byte[]> frames = new ArrayList<>();
+        int pos = 0;
+        while (stream.length - pos >= 4) {
+            int length = ByteBuffer.wrap(stream, pos, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+            if (length < 16 || stream.length - pos < length) {
+                break;
+            }
+            byte[] frame = new byte[length];
+            System.arraycopy(stream, pos, frame, 0, length);
+            frames.add(frame);
+            pos += length;
+        }
+        return frames;
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        server.close();
+        sockets.forEach(TcpTap::closeQuietly);
+    }
+}

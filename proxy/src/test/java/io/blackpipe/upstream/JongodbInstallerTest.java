@@ -1,0 +1,150 @@
+package io.blackpipe.upstream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Install, reuse, races and failures, with a fake npm script standing in for the registry. */
+class JongodbInstallerTest {
+    private static final String FAKE_BINARY = "#!/bin/sh\necho fake jongodb\n";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void installsOnceThenReusesTheCacheEvenWithoutNpm() throws Exception {
+        Path cache = dir.resolve("cache");
+        Path binary = new JongodbInstaller(cache, fakeNpm("")).ensureInstalled();
+        assertEquals(cache.resolve("jongodb-0.1.6/node_modules/@jongodb/memory-server-bin-linux-x64-gnu/bin/jongodb").toAbsolutePath(), binary);
+        assertEquals(FAKE_BINARY, Files.readString(binary));
+
+        assertEquals(binary, new JongodbInstaller(cache, fakeNpm("")).ensureInstalled());
+        assertEquals(binary, new JongodbInstaller(cache, null).ensureInstalled());
+        assertEquals(1, npmRuns(), "npm ran once; later calls reused the install");
+        assertEquals(List.of("jongodb-0.1.6"), entries(cache), "no staging directories are left behind");
+    }
+
+    @Test
+    void concurrentInstallersAllGetOneCompleteInstall() throws Exception {
+        Path cache = dir.resolve("cache");
+        Path npm = fakeNpm("sleep 0.3");
+        int racers = 4;
+        CountDownLatch go = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(racers);
+        try {
+            List<Future<Path>> results = new ArrayList<>();
+            for (int i = 0; i < racers; i++) {
+                results.add(pool.submit(() -> {
+                    go.await();
+                    return new JongodbInstaller(cache, npm).ensureInstalled();
+                }));
+            }
+            go.countDown();
+            for (Future<Path> result : results) {
+                assertEquals(new JongodbInstaller(cache, npm).installDir().resolve(
+                        "node_modules/@jongodb/memory-server-bin-linux-x64-gnu/bin/jongodb"), result.get());
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertNull(JongodbInstaller.problemWith(cache.resolve("jongodb-0.1.6")));
+        assertTrue(npmRuns() >= 1 && npmRuns() <= racers, "npm runs: " + npmRuns());
+        assertEquals(List.of("jongodb-0.1.6"), entries(cache), "losers cleaned up their staging directories");
+    }
+
+    @Test
+    void aBrokenInstallIsReplaced() throws Exception {
+        Path cache = dir.resolve("cache");
+        Path binary = new JongodbInstaller(cache, fakeNpm("")).ensureInstalled();
+        Files.writeString(binary, "#!/bin/sh\n"); // truncated: no longer matches the manifest's sha256
+        assertTrue(JongodbInstaller.problemWith(cache.resolve("jongodb-0.1.6")).contains("sha256"));
+
+        assertEquals(binary, new JongodbInstaller(cache, fakeNpm("")).ensureInstalled());
+        assertEquals(FAKE_BINARY, Files.readString(binary));
+        assertEquals(List.of("jongodb-0.1.6"), entries(cache));
+    }
+
+    @Test
+    void npmFailureQuotesTheEndOfNpmsOutput() throws Exception {
+        Path npm = fakeNpm("echo 'npm ERR! code E404'; echo 'npm ERR! 404 Not Found - GET https://registry.npmjs.org/x'; exit 1");
+        IOException e = assertThrows(IOException.class, () -> new JongodbInstaller(dir.resolve("cache"), npm).ensureInstalled());
+        assertTrue(e.getMessage().contains("failed with exit code 1"), e.getMessage());
+        assertTrue(e.getMessage().contains("404 Not Found"), e.getMessage());
+        assertEquals(List.of(), entries(dir.resolve("cache")), "the failed staging directory is removed");
+    }
+
+    @Test
+    void npmThatInstallsNothingIsReported() throws Exception {
+        Path npm = fakeNpm("exit 0");
+        IOException e = assertThrows(IOException.class, () -> new JongodbInstaller(dir.resolve("cache"), npm).ensureInstalled());
+        assertTrue(e.getMessage().contains("the result is unusable"), e.getMessage());
+    }
+
+    @Test
+    void missingNpmSaysWhatToDo() {
+        IOException e = assertThrows(IOException.class, () -> new JongodbInstaller(dir.resolve("cache"), null).ensureInstalled());
+        assertTrue(e.getMessage().startsWith("npm was not found on PATH"), e.getMessage());
+        assertTrue(e.getMessage().contains("BLACKPIPE_TEST_URI"), e.getMessage());
+    }
+
+    @Test
+    void cacheRootHonoursTheEnvironment() {
+        String override = System.getenv("BLACKPIPE_CACHE");
+        Path expected = override != null && !override.isBlank() ? Path.of(override)
+                : Path.of(System.getProperty("user.home"), ".cache", "blackpipe");
+        assertEquals(expected, JongodbInstaller.defaultCacheRoot());
+    }
+
+    /**
+     * A stand-in for npm: records each run, then (unless {@code beforeInstall} exits first) lays out
+     * the package the way npm does, with a package.json whose sha256 matches the fake binary.
+     */
+    private Path fakeNpm(String beforeInstall) throws Exception {
+        String sha = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(FAKE_BINARY.getBytes(StandardCharsets.UTF_8)));
+        String script = "#!/bin/sh\n"
+                + "echo run >> '" + dir.resolve("npm-runs") + "'\n"
+                + "while [ $# -gt 0 ]; do if [ \"$1\" = --prefix ]; then prefix=\"$2\"; fi; shift; done\n"
+                + beforeInstall + "\n"
+                + "pkg=\"$prefix/node_modules/@jongodb/memory-server-bin-linux-x64-gnu\"\n"
+                + "mkdir -p \"$pkg/bin\"\n"
+                + "printf '" + FAKE_BINARY.replace("\n", "\\n") + "' > \"$pkg/bin/jongodb\"\n"
+                + "chmod +x \"$pkg/bin/jongodb\"\n"
+                + "printf '{\"name\": \"@jongodb/memory-server-bin-linux-x64-gnu\", \"version\": \"0.1.6\", "
+                + "\"jongodb\": {\"binary\": \"bin/jongodb\", \"sha256\": \"" + sha + "\"}}' > \"$pkg/package.json\"\n";
+        Path npm = Files.createTempFile(dir, "npm", ".sh");
+        Files.writeString(npm, script);
+        npm.toFile().setExecutable(true);
+        return npm;
+    }
+
+    private long npmRuns() throws IOException {
+        Path runs = dir.resolve("npm-runs");
+        return Files.exists(runs) ? Files.readAllLines(runs).size() : 0;
+    }
+
+    private static List<String> entries(Path directory) throws IOException {
+        if (!Files.exists(directory)) {
+            return List.of();
+        }
+        try (Stream<Path> list = Files.list(directory)) {
+            return list.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+}

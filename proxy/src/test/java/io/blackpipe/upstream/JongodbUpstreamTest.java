@@ -1,0 +1,42 @@
+package io.blackpipe.upstream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.blackpipe.wire.BlockingCommandClient;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.junit.jupiter.api.Test;
+
+/** Starts a real jongodb (installing it from npm if the cache is empty) and checks start and close. */
+class JongodbUpstreamTest {
+
+    @Test
+    void startsAWritablePrimaryAndCleansUpOnClose() throws IOException {
+        JongodbInstaller installer = JongodbInstaller.fromEnvironment();
+        assumeTrue(JongodbInstaller.problemWith(installer.installDir()) == null || PathLookup.find("npm").isPresent(),
+                "jongodb is not installed in " + installer.installDir() + " and npm is not on PATH to install it");
+        Path tempDir;
+        try (JongodbUpstream upstream = JongodbUpstream.start(installer)) {
+            int port = upstream.port();
+            assertEquals("mongodb://127.0.0.1:" + port + "/?replicaSet=" + upstream.replicaSetName(), upstream.uri());
+            assertEquals("jongodb 0.1.6 single-node replica set at 127.0.0.1:" + port, upstream.description());
+            try (BlockingCommandClient client = new BlockingCommandClient("127.0.0.1", port, 5_000)) {
+                BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
+                assertTrue(hello.getBoolean("isWritablePrimary").getValue(), hello.toJson());
+                assertEquals(upstream.replicaSetName(), hello.getString("setName").getValue());
+            }
+            tempDir = upstream.logFile().getParent();
+            assertTrue(Files.readString(upstream.logFile()).contains("JONGODB_URI="), "ready line is in the log");
+            upstream.close();
+            assertFalse(upstream.isRunning(), "close() stops jongodb");
+            upstream.close(); // a second close is harmless
+        }
+        assertFalse(Files.exists(tempDir), "close() deletes " + tempDir);
+    }
+}

@@ -1,0 +1,101 @@
+package io.blackpipe.upstream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.UUID;
+import java.util.stream.Collectors;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * What we ask mongod to do, and how a failed start cleans up. Starting a real set needs mongod on
+ * PATH and is covered by the mongod lane.
+ */
+class MongodReplicaSetTest {
+    @TempDir
+    Path dir;
+
+    /**
+     * A fake mongod: jongodb listening on the member's port. It answers hello but has no
+     * replSetInitiate, so start() gets through launching and probing all three members and then
+     * fails, which is the path where leaking processes or directories would be easiest.
+     */
+    @Test
+    void aFailedStartQuotesTheServerAndLeavesNothingRunning() throws Exception {
+        JongodbInstaller installer = JongodbInstaller.fromEnvironment();
+        assumeTrue(JongodbInstaller.problemWith(installer.installDir()) == null || PathLookup.find("npm").isPresent(),
+                "needs jongodb (installed, or npm to install it) to stand in for mongod");
+        Path jongodb = installer.ensureInstalled();
+        Path fakeMongod = dir.resolve("mongod");
+        Files.writeString(fakeMongod, "#!/bin/sh\n"
+                + "while [ $# -gt 0 ]; do case \"$1\" in --port) port=\"$2\";; --replSet) set=\"$2\";; esac; shift; done\n"
+                + "exec '" + jongodb + "' --host=127.0.0.1 --port=\"$port\" --topology-profile=singleNodeReplicaSet"
+                + " --replica-set-name=\"$set\"\n");
+        fakeMongod.toFile().setExecutable(true);
+        String setName = "rs-fake-" + UUID.randomUUID();
+
+        IOException e = assertThrows(IOException.class, () -> MongodReplicaSet.start(fakeMongod, setName));
+
+        assertTrue(e.getMessage().contains("replSetInitiate on 127.0.0.1:"), e.getMessage());
+        assertTrue(e.getMessage().contains("no such command"), "quotes the server's reply: " + e.getMessage());
+        List<ProcessHandle> leftovers = ProcessHandle.allProcesses()
+                .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(setName)).orElse(false))
+                .filter(ProcessHandle::isAlive)
+                .collect(Collectors.toList());
+        assertEquals(List.of(), leftovers, "members are stopped after a failed start");
+    }
+
+    @Test
+    void memberCommandBindsLoopbackWithItsOwnPortDirectoriesAndTestCommands() {
+        List<String> command = MongodReplicaSet.memberCommand(Path.of("/opt/mongo/bin/mongod"), "rs-x", 40001,
+                Path.of("/tmp/m0/db"), Path.of("/tmp/m0/mongod.log"));
+        assertEquals("/opt/mongo/bin/mongod", command.get(0));
+        assertOption(command, "--replSet", "rs-x");
+        assertOption(command, "--bind_ip", "127.0.0.1");
+        assertOption(command, "--port", "40001");
+        assertOption(command, "--dbpath", "/tmp/m0/db");
+        assertOption(command, "--logpath", "/tmp/m0/mongod.log");
+        assertOption(command, "--setParameter", "enableTestCommands=1");
+    }
+
+    @Test
+    void initiateGivesMemberZeroTheHighestPriority() {
+        BsonDocument command = MongodReplicaSet.initiateCommand("rs-x", List.of("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"));
+        assertEquals(BsonDocument.parse("{replSetInitiate: {_id: 'rs-x', members: ["
+                + "{_id: 0, host: '127.0.0.1:1', priority: 2},"
+                + "{_id: 1, host: '127.0.0.1:2', priority: 1},"
+                + "{_id: 2, host: '127.0.0.1:3', priority: 1}]}}"), command);
+    }
+
+    @Test
+    void uriListsEveryMemberAndNamesTheSet() {
+        assertEquals("mongodb://127.0.0.1:1,127.0.0.1:2,127.0.0.1:3/?replicaSet=rs-x",
+                MongodReplicaSet.uriFor(List.of("127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"), "rs-x"));
+    }
+
+    @Test
+    void freePortsAreDistinctAndUsable() throws Exception {
+        int[] ports = FreePorts.allocate(MongodReplicaSet.MEMBERS);
+        assertEquals(3, java.util.Arrays.stream(ports).distinct().count());
+        for (int port : ports) {
+            assertTrue(port > 0 && port < 65536, "port " + port);
+            try (java.net.ServerSocket socket = new java.net.ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+                assertEquals(port, socket.getLocalPort());
+            }
+        }
+    }
+
+    private static void assertOption(List<String> command, String option, String value) {
+        int at = command.indexOf(option);
+        assertTrue(at > 0 && at + 1 < command.size(), option + " missing from " + command);
+        assertEquals(value, command.get(at + 1), option + " in " + command);
+    }
+}
