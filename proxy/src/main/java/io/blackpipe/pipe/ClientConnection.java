@@ -1,17 +1,11 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.observe.ConnectionMeters;
-import io.blackpipe.topology.HelloExchange;
 import io.blackpipe.topology.Member;
-import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.FrameDecoder;
-import io.blackpipe.wire.Header;
-import io.blackpipe.wire.MalformedMessageException;
-import io.blackpipe.wire.OpCode;
-import io.blackpipe.wire.OpMsg;
-import io.blackpipe.wire.OpQuery;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
@@ -20,25 +14,30 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The client side of one client<->upstream pair. It opens its own upstream connection (1:1, on
- * the same event loop, so the pair needs no locks), reads requests only once that connection
- * exists, and forwards every request as received unless the hello handshake must be steered.
+ * The client side of one client<->upstream pair, and the channel plumbing of both: it opens its
+ * own upstream connection (1:1, on the same event loop, so the pair needs no locks), reads
+ * requests only once that connection exists, and hands messages to its {@link Exchange}.
  */
 final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final Member member;
     private final PipeContext context;
     private final ConnectionMeters meters;
-    private final HelloExchange hellos;
+    private final Exchange exchange;
     private Channel client;
     private Channel upstream;
+    private boolean clientPausedForBackpressure;
+    private boolean clientPausedByFault;
+    private boolean upstreamPausedForBackpressure;
+    private boolean upstreamPausedByFault;
 
     ClientConnection(Member member, PipeContext context) {
         this.member = member;
         this.context = context;
         this.meters = context.meters().forMember(member.upstream().toString());
-        this.hellos = new HelloExchange(context.rewriter());
+        this.exchange = new Exchange(this, context, member);
     }
 
     @Override
@@ -50,6 +49,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context.connectTimeoutMillis())
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, ProxyServer.WATER_MARK)
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
@@ -60,10 +60,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         upstream = connect.channel();
         connect.addListener(f -> {
             if (f.isSuccess()) {
-                client.config().setAutoRead(true);
+                updateClientAutoRead();
             } else {
                 // The driver must see what a down member looks like: the connection just closes.
-                context.log().info("upstream " + member.upstream() + " unreachable for client "
+                context.log().info("upstream " + member.dial() + " unreachable for client "
                         + client.remoteAddress() + ": " + f.cause().getMessage());
                 client.close();
             }
@@ -74,34 +74,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         ByteBuf frame = (ByteBuf) msg;
         meters.fromClient(frame.readableBytes());
-        ByteBuf outgoing;
-        try {
-            outgoing = inspect(frame);
-        } catch (RuntimeException e) {
-            frame.release();
-            throw e;
-        }
-        upstream.write(outgoing, upstream.voidPromise());
-        if (!upstream.isWritable()) {
-            client.config().setAutoRead(false); // resumed by UpstreamConnection when it drains
-        }
-    }
-
-    private ByteBuf inspect(ByteBuf frame) {
-        switch (Header.opCode(frame)) {
-            case OpCode.OP_MSG: {
-                OpMsg msg = OpMsg.parse(frame);
-                return hellos.onRequest(client.alloc(), frame, CommandFacts.ofOpMsg(frame, msg), msg, null);
-            }
-            case OpCode.OP_QUERY: {
-                OpQuery query = OpQuery.parse(frame);
-                return hellos.onRequest(client.alloc(), frame, CommandFacts.ofOpQuery(frame, query), null, query);
-            }
-            case OpCode.OP_COMPRESSED:
-                return frame; // never negotiated through the proxy; a client that insists is passed through as is
-            default:
-                throw new MalformedMessageException("clients do not send " + OpCode.name(Header.opCode(frame)));
-        }
+        exchange.onRequest(frame);
     }
 
     @Override
@@ -111,14 +84,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (client.isWritable() && upstream.isActive()) {
-            upstream.config().setAutoRead(true);
-        }
+        upstreamPausedForBackpressure = !client.isWritable();
+        updateUpstreamAutoRead();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         meters.closed();
+        exchange.onClosed();
         Channels.closeOnFlush(upstream);
     }
 
@@ -142,20 +115,88 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return truncated.missingBytes() < 0 ? "header incomplete" : truncated.missingBytes() + " bytes missing";
     }
 
-    // --- called by UpstreamConnection, on the same event loop ---
+    // ---- used by Exchange and its helpers, on this connection's event loop ----
+
+    ByteBufAllocator alloc() {
+        return client.alloc();
+    }
+
+    boolean isOpen() {
+        return client.isActive();
+    }
+
+    void sendUpstream(ByteBuf frame) {
+        upstream.write(frame, upstream.voidPromise());
+        if (!upstream.isWritable()) {
+            clientPausedForBackpressure = true; // resumed when the upstream drains
+            updateClientAutoRead();
+        }
+    }
+
+    void sendToClient(ByteBuf frame) {
+        client.write(frame, client.voidPromise());
+        if (!client.isWritable()) {
+            upstreamPausedForBackpressure = true; // resumed in channelWritabilityChanged
+            updateUpstreamAutoRead();
+        }
+    }
+
+    void flushClient() {
+        client.flush();
+    }
+
+    void flushUpstream() {
+        upstream.flush();
+    }
+
+    void pauseClientReads(boolean paused) {
+        clientPausedByFault = paused;
+        updateClientAutoRead();
+    }
+
+    void pauseUpstreamReads(boolean paused) {
+        upstreamPausedByFault = paused;
+        updateUpstreamAutoRead();
+    }
+
+    void schedule(long millis, Runnable task) {
+        client.eventLoop().schedule(task, millis, TimeUnit.MILLISECONDS);
+    }
+
+    /** Closes the client side: a FIN as the server would, or an RST (SO_LINGER 0) as a network would. */
+    void closeClient(boolean reset) {
+        if (reset && client.isActive()) {
+            client.config().setOption(ChannelOption.SO_LINGER, 0);
+            client.close();
+        } else {
+            Channels.closeOnFlush(client);
+        }
+        Channels.closeOnFlush(upstream);
+    }
+
+    private void updateClientAutoRead() {
+        if (client.isActive()) {
+            client.config().setAutoRead(!clientPausedForBackpressure && !clientPausedByFault);
+        }
+    }
+
+    private void updateUpstreamAutoRead() {
+        if (upstream.isActive()) {
+            upstream.config().setAutoRead(!upstreamPausedForBackpressure && !upstreamPausedByFault);
+        }
+    }
+
+    // --- called by UpstreamConnection ---
 
     void onReply(ByteBuf frame) {
         meters.fromUpstream(frame.readableBytes());
-        ByteBuf outgoing;
         try {
-            outgoing = hellos.onReply(client.alloc(), frame);
+            exchange.onReply(frame);
         } catch (RuntimeException e) {
-            frame.release();
+            if (frame.refCnt() > 0) {
+                frame.release();
+            }
             throw e;
-        }
-        client.write(outgoing, client.voidPromise());
-        if (!client.isWritable()) {
-            upstream.config().setAutoRead(false); // resumed in channelWritabilityChanged
         }
     }
 
@@ -164,9 +205,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     void onUpstreamWritable() {
-        if (client.isActive()) {
-            client.config().setAutoRead(true);
-        }
+        clientPausedForBackpressure = false;
+        updateClientAutoRead();
     }
 
     void onUpstreamClosed() {

@@ -1,8 +1,20 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.RuleParser;
+import io.blackpipe.fault.RuleSet;
+import io.blackpipe.observe.CommandObserver;
 import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.topology.HelloRewriter;
+import io.blackpipe.topology.MemberStates;
+import java.util.concurrent.atomic.AtomicInteger;
 
-/** What every connection pair shares: meters, the hello rewriter, the log. */
-record PipeContext(ConnectionMeters.Registry meters, HelloRewriter rewriter, ProxyLog log, int connectTimeoutMillis) {
+/** What every connection pair shares: meters, rules, the hello rewriter, member states, the log. */
+record PipeContext(ConnectionMeters.Registry meters, CommandObserver observer, RuleSet rules, RuleParser ruleParser,
+                   boolean forwardFailPoints, HelloRewriter rewriter, MemberStates memberStates, ProxyLog log,
+                   int connectTimeoutMillis, AtomicInteger requestIds) {
+
+    /** A request id for a message the proxy writes itself. */
+    int nextRequestId() {
+        return requestIds.incrementAndGet();
+    }
 }

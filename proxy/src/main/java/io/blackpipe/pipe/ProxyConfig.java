@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
+import java.nio.file.Path;
 import java.util.Map;
 
 /**
@@ -9,10 +10,18 @@ import java.util.Map;
  *
  * @param port       the first member's port; 0 picks free ports for every member (embedded use)
  * @param adminPort  the HTTP admin port; 0 picks a free one, -1 disables the admin server
+ * @param seed       the seed of every random fault decision, so a run can be replayed
+ * @param forwardFailPoints pass configureFailPoint commands to the server instead of taking them as rules
+ * @param historyFile where to append the operation history (JSON lines), or null
  */
 public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, String advertiseHost,
                           String adminHost, int adminPort, Map<MemberAddress, Integer> memberPorts,
-                          int connectTimeoutMillis) {
+                          int connectTimeoutMillis, long seed, boolean forwardFailPoints, Path historyFile) {
+
+    public ProxyConfig(UpstreamUri upstream, String bindHost, int port, String advertiseHost, String adminHost,
+                       int adminPort, Map<MemberAddress, Integer> memberPorts, int connectTimeoutMillis) {
+        this(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts, connectTimeoutMillis, 0, false, null);
+    }
 
     public ProxyConfig {
         memberPorts = Map.copyOf(memberPorts);
@@ -27,6 +36,16 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
     /** Loopback everywhere with free ports: what a test embedding the proxy wants. */
     public static ProxyConfig embedded(String upstreamUri) {
         return new ProxyConfig(UpstreamUri.parse(upstreamUri), "127.0.0.1", 0, "127.0.0.1", "127.0.0.1", 0, Map.of(), 5000);
+    }
+
+    public ProxyConfig withHistoryFile(Path file) {
+        return new ProxyConfig(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts,
+                connectTimeoutMillis, seed, forwardFailPoints, file);
+    }
+
+    public ProxyConfig withFaultOptions(long seed, boolean forwardFailPoints) {
+        return new ProxyConfig(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts,
+                connectTimeoutMillis, seed, forwardFailPoints, historyFile);
     }
 
     /** The host apps dial: the advertised one, else the bind host unless it is a wildcard. */

@@ -1,11 +1,17 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.RuleParser;
+import io.blackpipe.fault.RuleSet;
+import io.blackpipe.observe.CommandObserver;
 import io.blackpipe.observe.ConnectionMeters;
+import io.blackpipe.observe.History;
+import io.blackpipe.observe.RetryTracker;
 import io.blackpipe.topology.Discovery;
 import io.blackpipe.topology.HelloRewriter;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberMap;
+import io.blackpipe.topology.MemberStates;
 import io.blackpipe.wire.FrameDecoder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -19,11 +25,14 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 
 /**
@@ -32,7 +41,7 @@ import java.util.stream.Collectors;
  */
 public final class ProxyServer implements AutoCloseable {
     /** Bounds what one side may queue for a slow peer before reading from the other side pauses. */
-    private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
+    static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
 
     private final ProxyConfig config;
     private final EventLoopGroup acceptors = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -43,21 +52,34 @@ public final class ProxyServer implements AutoCloseable {
     private final Discovery.Deployment deployment;
     private final MemberMap members;
     private final PipeContext context;
+    private final History history;
+    private final RuleSet rules;
+    private final RuleParser ruleParser;
 
-    private ProxyServer(ProxyConfig config) {
+    /** Sessions the retry tracker remembers at most, and how long an idle one is kept (the server's session timeout). */
+    private static final int SESSIONS_TRACKED = 100_000;
+    private static final long SESSION_IDLE_NANOS = TimeUnit.MINUTES.toNanos(30);
+
+    private ProxyServer(ProxyConfig config, Discovery.Deployment deployment) {
         this.config = config;
-        this.deployment = Discovery.discover(config.upstream(), config.connectTimeoutMillis());
+        this.deployment = deployment;
         this.members = new MemberMap(config.effectiveAdvertiseHost(), config.port(), config.memberPorts(),
                 deployment.dialAliases(), this::listen);
         HelloRewriter rewriter = new HelloRewriter(members, deployment.isReplicaSet(), log::warn);
-        this.context = new PipeContext(new ConnectionMeters.Registry(registry), rewriter, log, config.connectTimeoutMillis());
+        this.history = openHistory(config.historyFile());
+        this.rules = new RuleSet();
+        this.ruleParser = new RuleParser(config.seed());
+        CommandObserver observer = new CommandObserver(registry, new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS), history);
+        this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
+                config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger());
     }
 
     /** Discovers the deployment and opens a listener for each member; fails if any cannot be opened. */
     public static ProxyServer start(ProxyConfig config) {
         ProxyServer server = null;
         try {
-            server = new ProxyServer(config);
+            Discovery.Deployment deployment = Discovery.discover(config.upstream(), config.connectTimeoutMillis());
+            server = new ProxyServer(config, deployment);
             for (MemberAddress member : server.deployment.members()) {
                 server.members.ensure(member);
             }
@@ -93,6 +115,27 @@ public final class ProxyServer implements AutoCloseable {
         return bound;
     }
 
+    private static History openHistory(Path file) {
+        try {
+            return file == null ? History.inMemory(10_000) : new History(10_000, file);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot open the history file " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The active fault rules; changes apply to the next command. */
+    public RuleSet rules() {
+        return rules;
+    }
+
+    public RuleParser ruleParser() {
+        return ruleParser;
+    }
+
+    public History history() {
+        return history;
+    }
+
     public Discovery.Deployment deployment() {
         return deployment;
     }
@@ -123,6 +166,7 @@ public final class ProxyServer implements AutoCloseable {
         listeners.values().forEach(Channel::close);
         acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        history.close();
         registry.close();
     }
 }

@@ -21,11 +21,15 @@ import org.bson.BsonDocument;
  */
 public final class HelloExchange {
     private final HelloRewriter rewriter;
+    private final MemberStates states;
+    private final MemberAddress member;
     private int[] pending = new int[2];
     private int pendingCount;
 
-    public HelloExchange(HelloRewriter rewriter) {
+    public HelloExchange(HelloRewriter rewriter, MemberStates states, MemberAddress member) {
         this.rewriter = rewriter;
+        this.states = states;
+        this.member = member;
     }
 
     /**
@@ -39,13 +43,18 @@ public final class HelloExchange {
         if (!facts.moreToCome()) {
             remember(facts.requestId());
         }
-        if (!facts.compressionRequested()) {
+        boolean shifted = msg != null && states.shifted(member);
+        if (!facts.compressionRequested() && !shifted) {
             return frame;
         }
         ByteBuf rewritten;
         if (msg != null) {
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             HelloRewriter.stripCompression(body);
+            boolean unshifted = states.unshiftRequest(member, body);
+            if (!facts.compressionRequested() && !unshifted) {
+                return frame;
+            }
             rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
         } else {
             BsonDocument document = BsonIo.decode(frame, query.queryOffset(), query.queryEnd());
@@ -74,14 +83,18 @@ public final class HelloExchange {
                 remember(Header.requestId(frame)); // the next streamed reply answers this one
             }
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-            if (rewriter.rewriteReply(body)) {
+            states.observe(member, body);
+            boolean shifted = states.shiftReply(member, body);
+            if (rewriter.rewriteReply(body) | shifted) {
                 rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
             }
         } else if (opCode == OpCode.OP_REPLY) {
             OpReply reply = OpReply.parse(frame);
             if (reply.numberReturned() == 1) {
                 BsonDocument body = BsonIo.decode(frame, reply.firstDocumentOffset(), reply.end());
-                if (rewriter.rewriteReply(body)) {
+                states.observe(member, body);
+                boolean shifted = states.shiftReply(member, body);
+                if (rewriter.rewriteReply(body) | shifted) {
                     rewritten = Messages.opReplyWithDocuments(alloc, frame, reply, List.of(body));
                 }
             }

@@ -132,6 +132,11 @@ public final class BsonCursor {
         return true;
     }
 
+    /** Index of the element's type byte: the element's bytes are [elementOffset, valueEnd). */
+    public int elementOffset() {
+        return nameStart - 1;
+    }
+
     public int valueOffset() {
         return valueStart;
     }
@@ -160,6 +165,10 @@ public final class BsonCursor {
             case DOUBLE: return (long) Double.longBitsToDouble(buf.getLongLE(valueStart));
             default: throw new IllegalStateException("element '" + name() + "' is not a number");
         }
+    }
+
+    public double doubleValue() {
+        return type == DOUBLE ? Double.longBitsToDouble(buf.getLongLE(valueStart)) : longValue();
     }
 
     /** A cursor over this element's embedded document or array. */

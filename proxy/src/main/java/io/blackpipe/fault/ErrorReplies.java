@@ -1,0 +1,106 @@
+package io.blackpipe.fault;
+
+import io.blackpipe.topology.MemberState;
+import io.blackpipe.wire.CommandFacts;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+
+/**
+ * Error replies shaped as a real server of the member's version sends them: code, codeName,
+ * errmsg, the error labels the server computes, and for state-change errors a topologyVersion
+ * (newer than the member's current one by default, so drivers re-check the member as after a
+ * real stepdown).
+ */
+public final class ErrorReplies {
+    /** Which topologyVersion a state-change error carries. */
+    public enum TopologyVersionMode { NEWER, CURRENT, OMIT }
+
+    /** maxWireVersion of MongoDB 4.4, from which drivers retry writes only on the RetryableWriteError label. */
+    private static final int WIRE_4_4 = 9;
+    /** maxWireVersion of MongoDB 6.0, whose servers also add NoWritesPerformed. */
+    private static final int WIRE_6_0 = 17;
+
+    private ErrorReplies() {
+    }
+
+    /** @param topologyVersion sent with state-change errors; null to send none */
+    public static BsonDocument error(int code, String errmsg, BsonArray errorLabels, BsonDocument topologyVersion,
+                                     CommandFacts facts, MemberState member) {
+        BsonDocument reply = new BsonDocument("ok", new BsonDouble(0))
+                .append("errmsg", new BsonString(errmsg != null ? errmsg : defaultMessage(code, facts)))
+                .append("code", new BsonInt32(code))
+                .append("codeName", new BsonString(ErrorCodes.name(code)));
+        BsonArray labels = errorLabels != null ? errorLabels : labels(code, facts, member, true);
+        if (!labels.isEmpty()) {
+            reply.append("errorLabels", labels);
+        }
+        if (topologyVersion != null) {
+            reply.append("topologyVersion", topologyVersion);
+        }
+        return reply;
+    }
+
+    /** The upstream's successful reply with a writeConcernError added, as after a write that did not replicate. */
+    public static BsonDocument withWriteConcernError(BsonDocument reply, BsonDocument writeConcernError, BsonArray errorLabels,
+                                                     CommandFacts facts, MemberState member) {
+        BsonDocument copy = reply.clone();
+        BsonDocument error = writeConcernError.clone();
+        int code = error.isNumber("code") ? error.getNumber("code").intValue() : 64;
+        error.putIfAbsent("code", new BsonInt32(code));
+        error.putIfAbsent("codeName", new BsonString(ErrorCodes.name(code)));
+        error.putIfAbsent("errmsg", new BsonString("waiting for replication timed out"));
+        copy.put("writeConcernError", error);
+        BsonArray labels = errorLabels != null ? errorLabels : labels(code, facts, member, false);
+        if (!labels.isEmpty()) {
+            copy.put("errorLabels", labels);
+        }
+        return copy;
+    }
+
+    /**
+     * The labels the server adds: TransientTransactionError for a failing statement inside a
+     * transaction; RetryableWriteError for a retryable code on a retryable write (txnNumber, or a
+     * commit/abort) on 4.4+; NoWritesPerformed (6.0+) when the command never ran.
+     */
+    static BsonArray labels(int code, CommandFacts facts, MemberState member, boolean nothingWritten) {
+        BsonArray labels = new BsonArray();
+        boolean transactionEnd = facts.name().equals("commitTransaction") || facts.name().equals("abortTransaction");
+        if (facts.inTransaction() && !transactionEnd) {
+            if (ErrorCodes.RETRYABLE_WRITE.contains(code) || code == 112 || code == 251) {
+                labels.add(new BsonString("TransientTransactionError"));
+            }
+            return labels;
+        }
+        boolean retryableWrite = facts.hasTxnNumber() || transactionEnd;
+        if (retryableWrite && ErrorCodes.RETRYABLE_WRITE.contains(code) && member.maxWireVersion() >= WIRE_4_4) {
+            labels.add(new BsonString("RetryableWriteError"));
+            if (nothingWritten && member.maxWireVersion() >= WIRE_6_0) {
+                labels.add(new BsonString("NoWritesPerformed"));
+            }
+        }
+        return labels;
+    }
+
+    private static String defaultMessage(int code, CommandFacts facts) {
+        switch (code) {
+            case 10107: return "not primary";
+            case 13435: return "not primary and secondaryOk=false";
+            case 13436: return "not primary or secondary; cannot currently read from this replSet member";
+            case 11602: return "operation was interrupted because of a replica set state change";
+            case 11600: return "interrupted at shutdown";
+            case 91: return "The server is in quiesce mode and will shut down";
+            case 189: return "primary stepped down";
+            case 13: return "not authorized on " + facts.database() + " to execute command { " + facts.name() + " }";
+            default: return "Failing command " + facts.name() + " via blackpipe's failCommand";
+        }
+    }
+
+    /** A labelled ok:0 reply for a bad wire command (e.g. an invalid configureFailPoint): code 2 BadValue. */
+    public static BsonDocument badValue(String errmsg) {
+        return new BsonDocument("ok", new BsonDouble(0)).append("errmsg", new BsonString(errmsg))
+                .append("code", new BsonInt32(2)).append("codeName", new BsonString("BadValue"));
+    }
+}

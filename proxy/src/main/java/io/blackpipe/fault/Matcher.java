@@ -1,0 +1,50 @@
+package io.blackpipe.fault;
+
+import io.blackpipe.observe.Attempt;
+import io.blackpipe.topology.MemberState;
+import java.util.Set;
+
+/**
+ * Which commands a rule applies to: failCommand's failCommands, appName and namespace, plus
+ * blackpipe's member ("primary", "secondary" or host:port) and attempt ("first" or "retry").
+ * Null fields match everything.
+ */
+public record Matcher(Set<String> commands, String appName, String namespace, String member, String attempt) {
+    public boolean matches(Attempt attempt, MemberState state, String advertisedMember) {
+        if (!commands.contains(attempt.command())) {
+            return false;
+        }
+        if (appName != null && !appName.equals(attempt.appName())) {
+            return false;
+        }
+        if (namespace != null && !namespaceMatches(attempt)) {
+            return false;
+        }
+        if (member != null && !memberMatches(attempt.member(), advertisedMember, state)) {
+            return false;
+        }
+        if (this.attempt != null) {
+            return this.attempt.equals("retry") == attempt.isRetry();
+        }
+        return true;
+    }
+
+    private boolean namespaceMatches(Attempt attempt) {
+        String database = attempt.facts().database();
+        String collection = attempt.facts().collection();
+        if (namespace.indexOf('.') < 0) {
+            return namespace.equals(database);
+        }
+        return namespace.length() == database.length() + 1 + collection.length()
+                && namespace.startsWith(database) && namespace.charAt(database.length()) == '.'
+                && namespace.endsWith(collection);
+    }
+
+    private boolean memberMatches(String upstream, String advertised, MemberState state) {
+        switch (member) {
+            case "primary": return state.role() == MemberState.Role.PRIMARY;
+            case "secondary": return state.role() == MemberState.Role.SECONDARY;
+            default: return member.equalsIgnoreCase(upstream) || member.equalsIgnoreCase(advertised);
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package io.blackpipe.fault;
+
+/** What happens to the reply of a forwarded command. */
+@FunctionalInterface
+public interface ReplyFate {
+    void decide(Reply reply);
+
+    /** The upstream's reply to an intercepted command; exactly one terminal call must be made. */
+    interface Reply {
+        /** The reply body, decoded on first use. */
+        org.bson.BsonDocument body();
+
+        void pass();
+
+        void passAfter(long millis);
+
+        /** Send {@code body} instead (header ids kept). */
+        void replace(org.bson.BsonDocument body);
+
+        /** Discard the reply and reset the client connection: the write happened, the client cannot know. */
+        void dropAndReset();
+    }
+}

@@ -1,0 +1,267 @@
+package io.blackpipe.fault;
+
+import io.blackpipe.fault.action.BlockConnection;
+import io.blackpipe.fault.action.CloseConnection;
+import io.blackpipe.fault.action.DelayReply;
+import io.blackpipe.fault.action.DropReply;
+import io.blackpipe.fault.action.ErrorReply;
+import io.blackpipe.fault.action.Hang;
+import io.blackpipe.fault.action.ResetConnection;
+import io.blackpipe.fault.action.WriteConcernError;
+import java.util.LinkedHashSet;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * Reads a rule written as MongoDB's failCommand failpoint takes it, plus blackpipe's extensions:
+ * {@code {configureFailPoint: "failCommand", mode: ..., data: {...}}}. Anything unknown, missing
+ * or of the wrong type is rejected with the field's name; nothing is half-accepted.
+ */
+public final class RuleParser {
+    private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
+            "$clusterTime", "$readPreference");
+    private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
+            "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands",
+            "resetConnection", "dropReply", "hang", "delayReplyMS", "member", "attempt", "topologyVersion");
+
+    private final long seed;
+    private final AtomicLong parsed = new AtomicLong();
+
+    /** @param seed the base of every {activationProbability} generator, so runs replay */
+    public RuleParser(long seed) {
+        this.seed = seed;
+    }
+
+    /** True for {mode: "off"}: the document removes a rule rather than adding one. */
+    public static boolean isOff(BsonDocument document) {
+        BsonValue mode = document.get("mode");
+        return mode != null && mode.isString() && mode.asString().getValue().equals("off");
+    }
+
+    public Rule parse(String id, BsonDocument document) {
+        for (String key : document.keySet()) {
+            if (!TOP_LEVEL.contains(key)) {
+                throw new RuleException(key, "unknown field (expected configureFailPoint, mode, data)");
+            }
+        }
+        BsonValue failPoint = document.get("configureFailPoint");
+        if (failPoint == null || !failPoint.isString() || !failPoint.asString().getValue().equals("failCommand")) {
+            throw new RuleException("configureFailPoint", "must be \"failCommand\"");
+        }
+        Mode mode = mode(document.get("mode"));
+        BsonValue dataValue = document.get("data");
+        if (dataValue == null || !dataValue.isDocument()) {
+            throw new RuleException("data", "required, a document");
+        }
+        BsonDocument data = dataValue.asDocument();
+        for (String key : data.keySet()) {
+            if (!DATA.contains(key)) {
+                throw new RuleException("data." + key, "unknown field");
+            }
+        }
+        Matcher matcher = new Matcher(commands(data), string(data, "appName"), string(data, "namespace"),
+                member(data), attempt(data));
+        return new Rule(id, matcher, mode, action(data), document.clone());
+    }
+
+    private Mode mode(BsonValue value) {
+        if (value == null) {
+            throw new RuleException("mode", "required: \"alwaysOn\", \"off\", {times: n}, {skip: n} or {activationProbability: p}");
+        }
+        if (value.isString()) {
+            switch (value.asString().getValue()) {
+                case "alwaysOn": return Mode.alwaysOn();
+                case "off": throw new RuleException("mode", "\"off\" removes a rule; it cannot be added");
+                default: throw new RuleException("mode", "unknown mode \"" + value.asString().getValue() + "\"");
+            }
+        }
+        if (!value.isDocument() || value.asDocument().size() != 1) {
+            throw new RuleException("mode", "must be a string or a document with one of times, skip, activationProbability");
+        }
+        BsonDocument mode = value.asDocument();
+        String key = mode.getFirstKey();
+        switch (key) {
+            case "times": return Mode.times(nonNegative(mode, "times", "mode.times"));
+            case "skip": return Mode.skip(nonNegative(mode, "skip", "mode.skip"));
+            case "activationProbability": {
+                BsonValue p = mode.get(key);
+                if (!p.isNumber() || p.asNumber().doubleValue() < 0 || p.asNumber().doubleValue() > 1) {
+                    throw new RuleException("mode.activationProbability", "must be a number from 0 to 1");
+                }
+                return Mode.probability(p.asNumber().doubleValue(), seed + parsed.incrementAndGet());
+            }
+            default: throw new RuleException("mode." + key, "unknown mode");
+        }
+    }
+
+    private static Set<String> commands(BsonDocument data) {
+        BsonValue value = data.get("failCommands");
+        if (value == null || !value.isArray() || value.asArray().isEmpty()) {
+            throw new RuleException("data.failCommands", "required, a non-empty array of command names");
+        }
+        Set<String> commands = new LinkedHashSet<>();
+        for (BsonValue name : value.asArray()) {
+            if (!name.isString() || name.asString().getValue().isEmpty()) {
+                throw new RuleException("data.failCommands", "every entry must be a command name");
+            }
+            commands.add(name.asString().getValue());
+        }
+        return Set.copyOf(commands);
+    }
+
+    private static FaultAction action(BsonDocument data) {
+        boolean hang = flag(data, "hang");
+        boolean reset = flag(data, "resetConnection");
+        boolean close = flag(data, "closeConnection");
+        boolean drop = flag(data, "dropReply");
+        flag(data, "failInternalCommands"); // accepted for compatibility: no internal commands pass a proxy
+        Integer code = errorCode(data);
+        BsonArray labels = labels(data);
+        BsonDocument writeConcernError = null;
+        if (data.containsKey("writeConcernError")) {
+            if (!data.isDocument("writeConcernError")) {
+                throw new RuleException("data.writeConcernError", "must be a document {code, codeName, errmsg, errInfo}");
+            }
+            writeConcernError = data.getDocument("writeConcernError");
+            if (writeConcernError.containsKey("code") && !writeConcernError.isNumber("code")) {
+                throw new RuleException("data.writeConcernError.code", "must be an integer");
+            }
+        }
+        Long delayReply = data.containsKey("delayReplyMS") ? nonNegative(data, "delayReplyMS", "data.delayReplyMS") : null;
+        ErrorReplies.TopologyVersionMode topologyVersion = topologyVersion(data);
+
+        FaultAction action;
+        if (hang) {
+            action = new Hang();
+        } else if (reset) {
+            action = new ResetConnection();
+        } else if (close) {
+            action = new CloseConnection();
+        } else if (drop) {
+            action = new DropReply();
+        } else if (code != null) {
+            action = new ErrorReply(code, null, labels, topologyVersion);
+        } else if (writeConcernError != null) {
+            action = new WriteConcernError(writeConcernError, labels);
+        } else if (delayReply != null) {
+            action = new DelayReply(delayReply);
+        } else {
+            action = null;
+        }
+        if (flag(data, "blockConnection")) {
+            if (!data.containsKey("blockTimeMS")) {
+                throw new RuleException("data.blockTimeMS", "required with blockConnection");
+            }
+            return new BlockConnection(nonNegative(data, "blockTimeMS", "data.blockTimeMS"), action);
+        }
+        if (data.containsKey("blockTimeMS")) {
+            throw new RuleException("data.blockTimeMS", "only meaningful with blockConnection: true");
+        }
+        if (action == null) {
+            throw new RuleException("data", "says nothing to do: give errorCode (or error), closeConnection, blockConnection, "
+                    + "writeConcernError, resetConnection, dropReply, hang or delayReplyMS");
+        }
+        return action;
+    }
+
+    private static Integer errorCode(BsonDocument data) {
+        if (data.containsKey("errorCode") && data.containsKey("error")) {
+            throw new RuleException("data.error", "give errorCode or error, not both");
+        }
+        if (data.containsKey("errorCode")) {
+            BsonValue code = data.get("errorCode");
+            if (!code.isNumber() || code.asNumber().doubleValue() != code.asNumber().intValue()) {
+                throw new RuleException("data.errorCode", "must be an integer");
+            }
+            return code.asNumber().intValue();
+        }
+        if (data.containsKey("error")) {
+            BsonValue name = data.get("error");
+            Integer code = name.isString() ? ErrorCodes.code(name.asString().getValue()) : null;
+            if (code == null) {
+                throw new RuleException("data.error", "unknown error name " + name + "; known: " + ErrorCodes.presets().keySet());
+            }
+            return code;
+        }
+        return null;
+    }
+
+    private static BsonArray labels(BsonDocument data) {
+        if (!data.containsKey("errorLabels")) {
+            return null;
+        }
+        BsonValue value = data.get("errorLabels");
+        if (!value.isArray()) {
+            throw new RuleException("data.errorLabels", "must be an array of strings");
+        }
+        for (BsonValue label : value.asArray()) {
+            if (!label.isString()) {
+                throw new RuleException("data.errorLabels", "must be an array of strings");
+            }
+        }
+        return value.asArray();
+    }
+
+    private static ErrorReplies.TopologyVersionMode topologyVersion(BsonDocument data) {
+        String mode = string(data, "topologyVersion");
+        if (mode == null) {
+            return ErrorReplies.TopologyVersionMode.NEWER;
+        }
+        try {
+            return ErrorReplies.TopologyVersionMode.valueOf(mode.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new RuleException("data.topologyVersion", "must be \"newer\", \"current\" or \"omit\"");
+        }
+    }
+
+    private static String member(BsonDocument data) {
+        String member = string(data, "member");
+        if (member != null && !member.equals("primary") && !member.equals("secondary") && member.lastIndexOf(':') <= 0) {
+            throw new RuleException("data.member", "must be \"primary\", \"secondary\" or host:port");
+        }
+        return member;
+    }
+
+    private static String attempt(BsonDocument data) {
+        String attempt = string(data, "attempt");
+        if (attempt != null && !attempt.equals("first") && !attempt.equals("retry")) {
+            throw new RuleException("data.attempt", "must be \"first\" or \"retry\"");
+        }
+        return attempt;
+    }
+
+    private static boolean flag(BsonDocument data, String key) {
+        BsonValue value = data.get(key);
+        if (value == null) {
+            return false;
+        }
+        if (!value.isBoolean()) {
+            throw new RuleException("data." + key, "must be true or false");
+        }
+        return value.asBoolean().getValue();
+    }
+
+    private static String string(BsonDocument data, String key) {
+        BsonValue value = data.get(key);
+        if (value == null) {
+            return null;
+        }
+        if (!value.isString()) {
+            throw new RuleException("data." + key, "must be a string");
+        }
+        return value.asString().getValue();
+    }
+
+    private static long nonNegative(BsonDocument document, String key, String field) {
+        BsonValue value = document.get(key);
+        if (value == null || !value.isNumber() || value.asNumber().doubleValue() < 0
+                || value.asNumber().doubleValue() != value.asNumber().longValue()) {
+            throw new RuleException(field, "must be a non-negative integer");
+        }
+        return value.asNumber().longValue();
+    }
+}

@@ -1,0 +1,84 @@
+package io.blackpipe.fault;
+
+import io.blackpipe.observe.Attempt;
+import io.blackpipe.topology.MemberState;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+
+/**
+ * The active rules. Readers (every command) see an immutable snapshot indexed by command name,
+ * so a command no rule names costs one map lookup however many rules are loaded; writers
+ * replace the snapshot whole, so a batch of rules is applied all or nothing.
+ */
+public final class RuleSet {
+    private record Snapshot(List<Rule> ordered, Map<String, Rule[]> byCommand) {
+        static Snapshot of(List<Rule> rules) {
+            Map<String, List<Rule>> index = new HashMap<>();
+            for (Rule rule : rules) {
+                for (String command : rule.matcher().commands()) {
+                    index.computeIfAbsent(command, c -> new ArrayList<>()).add(rule);
+                }
+            }
+            Map<String, Rule[]> byCommand = new HashMap<>();
+            index.forEach((command, list) -> byCommand.put(command, list.toArray(new Rule[0])));
+            return new Snapshot(List.copyOf(rules), byCommand);
+        }
+    }
+
+    /** The fault chosen for one attempt, and the rule that chose it. */
+    public record Decision(Rule rule, FaultAction action) {
+    }
+
+    private volatile Snapshot snapshot = Snapshot.of(List.of());
+
+    /** The first rule (in the order added) that matches and whose mode fires, or null. */
+    public Decision decide(Attempt attempt, MemberState state, String advertisedMember) {
+        Rule[] candidates = snapshot.byCommand.get(attempt.command());
+        if (candidates == null) {
+            return null;
+        }
+        for (Rule rule : candidates) {
+            if (!rule.mode().spent() && rule.matcher().matches(attempt, state, advertisedMember) && rule.mode().fire()) {
+                return new Decision(rule, rule.action());
+            }
+        }
+        return null;
+    }
+
+    public List<Rule> rules() {
+        return snapshot.ordered;
+    }
+
+    /** Adds a rule, replacing one with the same id (so re-sending a rule is idempotent). */
+    public synchronized void put(Rule rule) {
+        List<Rule> rules = new ArrayList<>(snapshot.ordered);
+        rules.removeIf(r -> r.id().equals(rule.id()));
+        rules.add(rule);
+        snapshot = Snapshot.of(rules);
+    }
+
+    /** Replaces every rule at once. */
+    public synchronized void replaceAll(List<Rule> rules) {
+        snapshot = Snapshot.of(rules);
+    }
+
+    public synchronized boolean remove(String id) {
+        return removeIf(r -> r.id().equals(id));
+    }
+
+    public synchronized boolean removeIf(Predicate<Rule> condition) {
+        List<Rule> rules = new ArrayList<>(snapshot.ordered);
+        boolean removed = rules.removeIf(condition);
+        if (removed) {
+            snapshot = Snapshot.of(rules);
+        }
+        return removed;
+    }
+
+    public synchronized void clear() {
+        snapshot = Snapshot.of(List.of());
+    }
+}

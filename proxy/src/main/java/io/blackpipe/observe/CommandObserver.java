@@ -1,0 +1,63 @@
+package io.blackpipe.observe;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Counts and records every command attempt: shared by all connections, each of which gets its
+ * own {@link ConnectionObserver}. What is counted is what happened: the same {@link Attempt}
+ * drives the fault decision, the meters and the history.
+ */
+public final class CommandObserver {
+    private final MeterRegistry registry;
+    private final RetryTracker retries;
+    private final History history;
+    private final AtomicLong connectionIds = new AtomicLong();
+    private final Map<String, CommandMeters> meters = new ConcurrentHashMap<>();
+    private final Map<String, Counter> faults = new ConcurrentHashMap<>();
+    private final Map<String, Counter> monitoring = new ConcurrentHashMap<>();
+
+    public CommandObserver(MeterRegistry registry, RetryTracker retries, History history) {
+        this.registry = registry;
+        this.retries = retries;
+        this.history = history;
+    }
+
+    public ConnectionObserver forConnection(String member) {
+        return new ConnectionObserver(this, member, connectionIds.incrementAndGet());
+    }
+
+    public MeterRegistry registry() {
+        return registry;
+    }
+
+    public History history() {
+        return history;
+    }
+
+    RetryTracker retries() {
+        return retries;
+    }
+
+    CommandMeters meters(String command, String member, String app) {
+        String key = command + '\u0000' + member + '\u0000' + app;
+        return meters.computeIfAbsent(key, k -> new CommandMeters(registry, command, member, app));
+    }
+
+    Counter fault(String fault, String command, String member) {
+        String key = fault + '\u0000' + command + '\u0000' + member;
+        return faults.computeIfAbsent(key, k -> Counter.builder("blackpipe.faults.injected")
+                .description("Faults the proxy injected").tags("fault", fault, "command", command, "member", member)
+                .register(registry));
+    }
+
+    Counter monitoring(String command, String member) {
+        String key = command + '\u0000' + member;
+        return monitoring.computeIfAbsent(key, k -> Counter.builder("blackpipe.monitoring.commands")
+                .description("hello/isMaster commands (handshakes and server monitoring), kept apart from application commands")
+                .tags("command", command, "member", member).register(registry));
+    }
+}

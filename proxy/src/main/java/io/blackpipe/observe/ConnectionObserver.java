@@ -1,0 +1,90 @@
+package io.blackpipe.observe;
+
+import io.blackpipe.wire.CommandFacts;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** The observer of one client connection; used from that connection's event loop only. */
+public final class ConnectionObserver {
+    private final CommandObserver shared;
+    private final String member;
+    private final long connectionId;
+    private final Map<String, CommandMeters> meters = new HashMap<>();
+    private String appName = "";
+
+    ConnectionObserver(CommandObserver shared, String member, long connectionId) {
+        this.shared = shared;
+        this.member = member;
+        this.connectionId = connectionId;
+    }
+
+    public long connectionId() {
+        return connectionId;
+    }
+
+    public String appName() {
+        return appName;
+    }
+
+    /** hello/isMaster: counted apart; the handshake also tells the connection's appName. */
+    public void monitoring(CommandFacts facts) {
+        if (facts.handshake() && facts.appName() != null) {
+            appName = facts.appName();
+        }
+        shared.monitoring(CommandNames.label(facts.name()), member).increment();
+    }
+
+    /** A command arrived: decide its attempt number and count it. */
+    public Attempt begin(CommandFacts facts, long fingerprint) {
+        long now = System.nanoTime();
+        int attempt = shared.retries().attemptNumber(facts, fingerprint, now);
+        CommandMeters m = meters(facts.name());
+        m.attempts.increment();
+        if (attempt > 1) {
+            m.retries.increment();
+        }
+        long epochMicros = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
+        return new Attempt(facts, member, appName, connectionId, attempt, now, epochMicros);
+    }
+
+    public void faultInjected(Attempt attempt, String fault) {
+        shared.fault(fault, CommandNames.label(attempt.command()), member).increment();
+    }
+
+    /**
+     * The attempt ended.
+     *
+     * @param fault     the fault applied to it, or null
+     * @param errorCode the server's (or the injected) error code, 0 when none
+     * @param forwarded whether the upstream answered it (only then is its round trip timed)
+     */
+    public void complete(Attempt attempt, long fingerprint, Outcome outcome, String fault, int errorCode,
+                         boolean writeConcernError, boolean forwarded) {
+        long now = System.nanoTime();
+        CommandMeters m = meters(attempt.command());
+        m.outcome(outcome).increment();
+        if (forwarded) {
+            m.duration.record(now - attempt.startNanos(), TimeUnit.NANOSECONDS);
+        }
+        shared.retries().completed(attempt.facts(), fingerprint, outcome.failed());
+        CommandFacts facts = attempt.facts();
+        long completedMicros = attempt.invokedAtMicros() + TimeUnit.NANOSECONDS.toMicros(now - attempt.startNanos());
+        shared.history().record(new HistoryEntry(attempt.invokedAtMicros(), completedMicros, member, appName,
+                connectionId, facts.name(), namespace(facts), facts.lsid(), facts.txnNumber(),
+                attempt.attemptNumber(), fault, outcome.label(), outcome.historyType(writeConcernError), errorCode));
+    }
+
+    private static String namespace(CommandFacts facts) {
+        return facts.collection().isEmpty() ? facts.database() : facts.database() + "." + facts.collection();
+    }
+
+    private CommandMeters meters(String commandName) {
+        CommandMeters m = meters.get(commandName);
+        if (m == null) {
+            m = shared.meters(CommandNames.label(commandName), member, appName);
+            meters.put(commandName, m);
+        }
+        return m;
+    }
+}

@@ -1,0 +1,48 @@
+package io.blackpipe.observe;
+
+import java.time.Instant;
+import java.util.UUID;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+
+/**
+ * One application command in the operation history, in the shape of Jepsen's model: when it was
+ * invoked and completed, what it was, and its outcome as the client can know it — ok, fail (a
+ * server error: it did not happen) or info (a network error or dropped reply: it may have).
+ */
+public record HistoryEntry(long invokedAtMicros, long completedAtMicros, String member, String app, long connectionId,
+                           String command, String namespace, UUID lsid, long txnNumber, int attempt,
+                           String fault, String outcome, String type, int errorCode) {
+    private static final JsonWriterSettings JSON = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
+
+    public String toJson() {
+        BsonDocument line = new BsonDocument()
+                .append("type", new BsonString(type))
+                .append("invoke", new BsonString(time(invokedAtMicros)))
+                .append("complete", new BsonString(time(completedAtMicros)))
+                .append("member", new BsonString(member))
+                .append("app", new BsonString(app))
+                .append("connection", new BsonInt64(connectionId))
+                .append("command", new BsonString(command))
+                .append("ns", new BsonString(namespace))
+                .append("lsid", lsid == null ? BsonNull.VALUE : new BsonString(lsid.toString()))
+                .append("txnNumber", txnNumber < 0 ? BsonNull.VALUE : new BsonInt64(txnNumber))
+                .append("attempt", new BsonInt32(attempt))
+                .append("fault", fault == null ? BsonNull.VALUE : new BsonString(fault))
+                .append("outcome", new BsonString(outcome));
+        if (errorCode != 0) {
+            line.append("code", (BsonValue) new BsonInt32(errorCode));
+        }
+        return line.toJson(JSON);
+    }
+
+    private static String time(long micros) {
+        return Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1000).toString();
+    }
+}

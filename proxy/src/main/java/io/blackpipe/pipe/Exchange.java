@@ -1,0 +1,217 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.fault.ReplyFate;
+import io.blackpipe.fault.RuleSet;
+import io.blackpipe.observe.Attempt;
+import io.blackpipe.observe.ConnectionObserver;
+import io.blackpipe.observe.Outcome;
+import io.blackpipe.topology.HelloExchange;
+import io.blackpipe.topology.Member;
+import io.blackpipe.wire.BsonIo;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.CommandFingerprint;
+import io.blackpipe.wire.Header;
+import io.blackpipe.wire.MalformedMessageException;
+import io.blackpipe.wire.Messages;
+import io.blackpipe.wire.OpCode;
+import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.OpQuery;
+import io.blackpipe.wire.ReplyFacts;
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+import org.bson.BsonDocument;
+
+/**
+ * The message logic of one client connection: every request is read once into its facts, counted
+ * as an attempt, checked against the rules, and then forwarded or broken; every reply closes the
+ * attempt it answers. Runs on the connection's event loop only.
+ */
+final class Exchange {
+    private final ClientConnection connection;
+    private final PipeContext context;
+    private final Member member;
+    private final HelloExchange hellos;
+    private final ConnectionObserver observer;
+    private final ArrayDeque<ByteBuf> held = new ArrayDeque<>();
+    private InFlight inFlight;
+    private boolean holding;
+
+    Exchange(ClientConnection connection, PipeContext context, Member member) {
+        this.connection = connection;
+        this.context = context;
+        this.member = member;
+        this.hellos = new HelloExchange(context.rewriter(), context.memberStates(), member.upstream());
+        this.observer = context.observer().forConnection(member.upstream().toString());
+    }
+
+    // ---- requests ----
+
+    void onRequest(ByteBuf frame) {
+        if (holding) {
+            held.add(frame); // a held command keeps its place: later requests must not overtake it
+            return;
+        }
+        try {
+            process(frame);
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e;
+        }
+    }
+
+    private void process(ByteBuf frame) {
+        switch (Header.opCode(frame)) {
+            case OpCode.OP_MSG: {
+                OpMsg msg = OpMsg.parse(frame);
+                CommandFacts facts = CommandFacts.ofOpMsg(frame, msg);
+                if (facts.isHello()) {
+                    observer.monitoring(facts);
+                    connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, null));
+                } else if (facts.name().equals("configureFailPoint") && !context.forwardFailPoints()) {
+                    BsonDocument reply = FailPointCommand.apply(context, BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd()));
+                    frame.release();
+                    connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
+                    connection.flushClient();
+                } else {
+                    long fingerprint = facts.lsid() != null && !facts.hasTxnNumber() ? CommandFingerprint.of(frame, msg) : 0;
+                    decide(frame, observer.begin(facts, fingerprint), fingerprint);
+                }
+                return;
+            }
+            case OpCode.OP_QUERY: {
+                OpQuery query = OpQuery.parse(frame);
+                CommandFacts facts = CommandFacts.ofOpQuery(frame, query);
+                if (facts.isHello()) {
+                    observer.monitoring(facts);
+                }
+                // Drivers use OP_QUERY only for the handshake; anything else passes as it came.
+                connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
+                return;
+            }
+            case OpCode.OP_COMPRESSED:
+                connection.sendUpstream(frame); // never negotiated through the proxy; a client that insists passes as is
+                return;
+            default:
+                throw new MalformedMessageException("clients do not send " + OpCode.name(Header.opCode(frame)));
+        }
+    }
+
+    private void decide(ByteBuf frame, Attempt attempt, long fingerprint) {
+        RuleSet.Decision decision = context.rules().decide(attempt, context.memberStates().of(member.upstream()),
+                member.advertised().toString());
+        if (decision == null) {
+            forward(frame, attempt, fingerprint, null, null);
+            return;
+        }
+        observer.faultInjected(attempt, decision.action().name());
+        decision.action().apply(new InterceptedCommand(this, frame, attempt, fingerprint, decision.action().name()));
+    }
+
+    void forward(ByteBuf frame, Attempt attempt, long fingerprint, String fault, ReplyFate fate) {
+        if (attempt.facts().moreToCome()) {
+            observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
+        } else {
+            inFlight = new InFlight(attempt, fingerprint, fault, fate, true);
+        }
+        connection.sendUpstream(frame);
+    }
+
+    /** A synthesized answer: the command never reached the server. */
+    void answer(Attempt attempt, long fingerprint, String fault, BsonDocument reply) {
+        int code = reply.isNumber("code") ? reply.getNumber("code").intValue() : 0;
+        boolean failed = !reply.isNumber("ok") || reply.getNumber("ok").doubleValue() != 1.0;
+        observer.complete(attempt, fingerprint, failed ? Outcome.ERROR : Outcome.OK, fault, code, false, false);
+        connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), attempt.facts().requestId(), 0, reply));
+        connection.flushClient();
+    }
+
+    /** The command was dropped and the connection is going away (close, reset). */
+    void abandon(Attempt attempt, long fingerprint, String fault) {
+        observer.complete(attempt, fingerprint, Outcome.NETWORK_ERROR, fault, 0, false, false);
+    }
+
+    /** The command was swallowed; it ends when the client gives up and the connection closes. */
+    void hang(Attempt attempt, long fingerprint, String fault) {
+        inFlight = new InFlight(attempt, fingerprint, fault, null, false);
+    }
+
+    /** Stops taking requests for a while; what arrives meanwhile waits its turn. */
+    void hold(long millis, Runnable then) {
+        holding = true;
+        connection.pauseClientReads(true);
+        connection.schedule(millis, () -> {
+            holding = false;
+            then.run();
+            while (!holding && !held.isEmpty() && connection.isOpen()) {
+                onRequest(held.poll());
+            }
+            if (!holding) {
+                connection.flushUpstream();
+                connection.flushClient();
+                connection.pauseClientReads(false);
+            }
+        });
+    }
+
+    // ---- replies ----
+
+    void onReply(ByteBuf frame) {
+        InFlight current = inFlight;
+        if (current == null || Header.responseTo(frame) != current.awaitedResponseTo) {
+            connection.sendToClient(hellos.onReply(connection.alloc(), frame));
+            return;
+        }
+        ReplyFacts reply = ReplyFacts.of(frame);
+        if (reply.moreToCome()) {
+            current.awaitedResponseTo = Header.requestId(frame); // the next streamed reply answers this one
+        } else {
+            inFlight = null;
+        }
+        if (current.fate == null || current.fateDecided) {
+            completeIfLast(current, reply);
+            connection.sendToClient(frame);
+            return;
+        }
+        current.fateDecided = true; // a fault's reply fate applies to the first reply of a stream
+        current.fate.decide(new UpstreamReply(this, frame, current, reply));
+    }
+
+    void completeIfLast(InFlight current, ReplyFacts reply) {
+        if (!reply.moreToCome()) {
+            observer.complete(current.attempt, current.fingerprint, reply.isError() ? Outcome.ERROR : Outcome.OK,
+                    current.fault, reply.code(), reply.writeConcernError(), true);
+        }
+    }
+
+    void completeAsNetworkError(InFlight current) {
+        observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, current.fault, 0, false, true);
+    }
+
+    // ---- end ----
+
+    /** The connection closed: a command still waiting for its reply ended in a network error. */
+    void onClosed() {
+        InFlight current = inFlight;
+        inFlight = null;
+        if (current != null) {
+            observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, current.fault, 0, false,
+                    current.forwarded);
+        }
+        ByteBuf frame;
+        while ((frame = held.poll()) != null) {
+            frame.release();
+        }
+    }
+
+    ClientConnection connection() {
+        return connection;
+    }
+
+    PipeContext context() {
+        return context;
+    }
+
+    Member member() {
+        return member;
+    }
+}

@@ -1,0 +1,89 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.fault.Interception;
+import io.blackpipe.fault.ReplyFate;
+import io.blackpipe.observe.Attempt;
+import io.blackpipe.topology.MemberState;
+import io.blackpipe.wire.CommandFacts;
+import io.netty.buffer.ByteBuf;
+import org.bson.BsonDocument;
+
+/** A command a rule picked, and what the fault may do with it on this connection. */
+final class InterceptedCommand implements Interception {
+    private final Exchange exchange;
+    private final ByteBuf frame;
+    private final Attempt attempt;
+    private final long fingerprint;
+    private final String fault;
+
+    InterceptedCommand(Exchange exchange, ByteBuf frame, Attempt attempt, long fingerprint, String fault) {
+        this.exchange = exchange;
+        this.frame = frame;
+        this.attempt = attempt;
+        this.fingerprint = fingerprint;
+        this.fault = fault;
+    }
+
+    @Override
+    public CommandFacts facts() {
+        return attempt.facts();
+    }
+
+    @Override
+    public MemberState memberState() {
+        return exchange.context().memberStates().of(exchange.member().upstream());
+    }
+
+    @Override
+    public BsonDocument topologyVersion(boolean newer) {
+        return exchange.context().memberStates().topologyVersion(exchange.member().upstream(), newer);
+    }
+
+    @Override
+    public void forward() {
+        exchange.forward(frame, attempt, fingerprint, fault, null);
+    }
+
+    @Override
+    public void forward(ReplyFate fate) {
+        exchange.forward(frame, attempt, fingerprint, fault, fate);
+    }
+
+    @Override
+    public void answer(BsonDocument reply) {
+        frame.release();
+        exchange.answer(attempt, fingerprint, fault, reply);
+    }
+
+    @Override
+    public void close() {
+        frame.release();
+        exchange.abandon(attempt, fingerprint, fault);
+        exchange.connection().closeClient(false);
+    }
+
+    @Override
+    public void reset() {
+        frame.release();
+        exchange.abandon(attempt, fingerprint, fault);
+        exchange.connection().closeClient(true);
+    }
+
+    @Override
+    public void hang() {
+        frame.release();
+        exchange.hang(attempt, fingerprint, fault);
+    }
+
+    @Override
+    public void after(long millis, Runnable then) {
+        exchange.hold(millis, () -> {
+            if (exchange.connection().isOpen()) {
+                then.run();
+            } else { // the client gave up while the command was held
+                frame.release();
+                exchange.abandon(attempt, fingerprint, fault);
+            }
+        });
+    }
+}

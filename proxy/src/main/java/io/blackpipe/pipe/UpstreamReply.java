@@ -1,0 +1,73 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.fault.ReplyFate;
+import io.blackpipe.observe.Outcome;
+import io.blackpipe.wire.BsonIo;
+import io.blackpipe.wire.Messages;
+import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.ReplyFacts;
+import io.netty.buffer.ByteBuf;
+import org.bson.BsonDocument;
+
+/** The reply to an intercepted command, and what its fault's reply fate may do with it. */
+final class UpstreamReply implements ReplyFate.Reply {
+    private final Exchange exchange;
+    private final ByteBuf frame;
+    private final InFlight inFlight;
+    private final ReplyFacts facts;
+    private BsonDocument body;
+
+    UpstreamReply(Exchange exchange, ByteBuf frame, InFlight inFlight, ReplyFacts facts) {
+        this.exchange = exchange;
+        this.frame = frame;
+        this.inFlight = inFlight;
+        this.facts = facts;
+    }
+
+    @Override
+    public BsonDocument body() {
+        if (body == null) {
+            OpMsg msg = OpMsg.parse(frame);
+            body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+        }
+        return body;
+    }
+
+    @Override
+    public void pass() {
+        exchange.completeIfLast(inFlight, facts);
+        exchange.connection().sendToClient(frame);
+    }
+
+    @Override
+    public void passAfter(long millis) {
+        ClientConnection connection = exchange.connection();
+        connection.pauseUpstreamReads(true); // later replies must not overtake this one
+        connection.schedule(millis, () -> {
+            if (!connection.isOpen()) {
+                frame.release();
+                exchange.completeAsNetworkError(inFlight);
+                return;
+            }
+            exchange.completeIfLast(inFlight, facts);
+            connection.sendToClient(frame);
+            connection.flushClient();
+            connection.pauseUpstreamReads(false);
+        });
+    }
+
+    @Override
+    public void replace(BsonDocument replacement) {
+        ByteBuf rewritten = Messages.opMsgWithBody(exchange.connection().alloc(), frame, OpMsg.parse(frame), replacement);
+        frame.release();
+        exchange.completeIfLast(inFlight, ReplyFacts.of(rewritten)); // count what the client actually gets
+        exchange.connection().sendToClient(rewritten);
+    }
+
+    @Override
+    public void dropAndReset() {
+        frame.release();
+        exchange.completeAsNetworkError(inFlight);
+        exchange.connection().closeClient(true);
+    }
+}

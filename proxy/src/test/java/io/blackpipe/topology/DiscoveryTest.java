@@ -1,0 +1,79 @@
+package io.blackpipe.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+
+class DiscoveryTest {
+    private static final MemberAddress SEED = MemberAddress.parse("seed.example:27017");
+
+    @Test
+    void replicaSetListsHostsPassivesAndArbitersOnce() {
+        BsonDocument hello = BsonDocument.parse("{isWritablePrimary: false, secondary: true, setName: 'rs0',"
+                + " hosts: ['A.example:27017', 'b.example:27017'], passives: ['c.example:27017'],"
+                + " arbiters: ['d.example:27017', 'b.example:27017'], me: 'b.example:27017', ok: 1.0}");
+        Discovery.Deployment d = Discovery.describe(SEED, hello, false);
+        assertTrue(d.isReplicaSet());
+        assertEquals("rs0", d.setName());
+        assertEquals("replica set", d.kind());
+        assertEquals(List.of(MemberAddress.parse("a.example:27017"), MemberAddress.parse("b.example:27017"),
+                MemberAddress.parse("c.example:27017"), MemberAddress.parse("d.example:27017")), d.members());
+    }
+
+    @Test
+    void replicaSetMemberListingNoHostsIsProxiedAsTheSeed() {
+        Discovery.Deployment d = Discovery.describe(SEED, BsonDocument.parse("{setName: 'rs0', ok: 1.0}"), false);
+        assertEquals("rs0", d.setName());
+        assertEquals(List.of(SEED), d.members());
+    }
+
+    @Test
+    void standalone() {
+        Discovery.Deployment d = Discovery.describe(SEED, BsonDocument.parse("{ismaster: true, maxWireVersion: 21, ok: 1.0}"), false);
+        assertFalse(d.isReplicaSet());
+        assertNull(d.setName());
+        assertEquals("standalone", d.kind());
+        assertEquals(List.of(SEED), d.members());
+    }
+
+    @Test
+    void mongosIsRecognisedByIsdbgrid() {
+        Discovery.Deployment d = Discovery.describe(SEED, BsonDocument.parse("{ismaster: true, msg: 'isdbgrid', ok: 1.0}"), false);
+        assertFalse(d.isReplicaSet());
+        assertEquals("mongos", d.kind());
+        assertEquals(List.of(SEED), d.members());
+        assertEquals("mongos", Discovery.describe(SEED, BsonDocument.parse("{msg: 'isdbgrid'}"), true).kind());
+    }
+
+    @Test
+    void directConnectionToAReplicaSetMemberProxiesOnlyThatMemberDialledThroughTheSeed() {
+        BsonDocument hello = BsonDocument.parse("{setName: 'rs0', hosts: ['a:27017', 'b:27017'], me: 'B:27017', ok: 1.0}");
+        Discovery.Deployment d = Discovery.describe(SEED, hello, true);
+        assertTrue(d.isReplicaSet());
+        assertEquals("rs0", d.setName());
+        assertEquals("replica set member (direct connection)", d.kind());
+        assertEquals(List.of(MemberAddress.parse("b:27017")), d.members(), "only the member we reached, by its set name");
+        assertEquals(Map.of(MemberAddress.parse("b:27017"), SEED), d.dialAliases(), "its set name is reached via the seed");
+    }
+
+    @Test
+    void withoutDirectConnectionThereAreNoDialAliases() {
+        BsonDocument hello = BsonDocument.parse("{setName: 'rs0', hosts: ['a:27017'], me: 'a:27017', ok: 1.0}");
+        assertEquals(Map.of(), Discovery.describe(SEED, hello, false).dialAliases());
+        assertEquals(Map.of(), Discovery.describe(SEED, BsonDocument.parse("{ismaster: true}"), true).dialAliases());
+    }
+
+    @Test
+    void directConnectionToAStandaloneIsAStandalone() {
+        Discovery.Deployment d = Discovery.describe(SEED, BsonDocument.parse("{ismaster: true, ok: 1.0}"), true);
+        assertFalse(d.isReplicaSet());
+        assertEquals("standalone", d.kind());
+        assertEquals(List.of(SEED), d.members());
+    }
+}

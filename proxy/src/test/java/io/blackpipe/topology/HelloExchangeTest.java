@@ -1,0 +1,282 @@
+package io.blackpipe.topology;
+
+import static io.blackpipe.wire.WireFixtures.bson;
+import static io.blackpipe.wire.WireFixtures.buf;
+import static io.blackpipe.wire.WireFixtures.bytesOf;
+import static io.blackpipe.wire.WireFixtures.crc32c;
+import static io.blackpipe.wire.WireFixtures.opMsg;
+import static io.blackpipe.wire.WireFixtures.opQuery;
+import static io.blackpipe.wire.WireFixtures.opReply;
+import static io.blackpipe.wire.WireFixtures.readLe32;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.OpQuery;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+class HelloExchangeTest {
+    private static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
+    private static final MemberAddress MEMBER = MemberAddress.parse("a:27017");
+
+    /** A hello reply of member a, as the real member sends it. */
+    private static final String REAL_REPLY = "{isWritablePrimary: true,"
+            + " topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '6'}},"
+            + " hosts: ['a:27017', 'b:27017'], setName: 'rs0', primary: 'a:27017', me: 'a:27017',"
+            + " maxWireVersion: 21, ok: 1.0}";
+    /** The same reply naming the proxy's listeners (a -> 40000, b -> 40001). */
+    private static final String PROXIED_REPLY = "{isWritablePrimary: true,"
+            + " topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '6'}},"
+            + " hosts: ['proxy.local:40000', 'proxy.local:40001'], setName: 'rs0', primary: 'proxy.local:40000',"
+            + " me: 'proxy.local:40000', maxWireVersion: 21, ok: 1.0}";
+
+    private final List<String> warnings = new ArrayList<>();
+    /** Every buffer the test still owns; released after each test. */
+    private final List<ByteBuf> owned = new ArrayList<>();
+    private MemberStates states;
+    private HelloExchange exchange;
+
+    @BeforeEach
+    void setUp() {
+        MemberMap members = new MemberMap("proxy.local", 40000, Map.of(), (upstream, port) -> port);
+        members.ensure(MEMBER);
+        members.ensure(MemberAddress.parse("b:27017"));
+        states = new MemberStates();
+        exchange = new HelloExchange(new HelloRewriter(members, true, warnings::add), states, MEMBER);
+    }
+
+    @AfterEach
+    void releaseOwned() {
+        // Each buffer the test owns is released exactly once. (Checking refCnt() instead would be
+        // wrong: a released pooled buffer is recycled and may show the count of its next user.)
+        for (ByteBuf b : owned) {
+            ReferenceCountUtil.release(b);
+        }
+    }
+
+    /**
+     * Hands {@code in} to one exchange step and takes ownership of what comes back: the same buffer,
+     * or a new one (the exchange has then released {@code in}).
+     */
+    private ByteBuf pass(ByteBuf in, java.util.function.UnaryOperator<ByteBuf> step) {
+        ByteBuf out;
+        try {
+            out = step.apply(in);
+        } catch (RuntimeException | Error e) {
+            ReferenceCountUtil.release(in);
+            throw e;
+        }
+        owned.add(out);
+        return out;
+    }
+
+    /** Passes an OP_MSG request through the exchange as the client connection does. */
+    private ByteBuf sendMsg(byte[] request) {
+        return pass(buf(request), frame -> {
+            OpMsg msg = OpMsg.parse(frame);
+            return exchange.onRequest(ALLOC, frame, CommandFacts.ofOpMsg(frame, msg), msg, null);
+        });
+    }
+
+    private ByteBuf sendQuery(byte[] request) {
+        return pass(buf(request), frame -> {
+            OpQuery query = OpQuery.parse(frame);
+            return exchange.onRequest(ALLOC, frame, CommandFacts.ofOpQuery(frame, query), null, query);
+        });
+    }
+
+    private ByteBuf reply(byte[] replyBytes) {
+        return pass(buf(replyBytes), frame -> exchange.onReply(ALLOC, frame));
+    }
+
+    /** A reply arrives; asserts it is passed on as the very same, untouched buffer. */
+    private void assertPassesUntouched(byte[] replyBytes) {
+        ByteBuf[] in = new ByteBuf[1];
+        ByteBuf out = pass(buf(replyBytes), frame -> exchange.onReply(ALLOC, in[0] = frame));
+        assertSame(in[0], out);
+        assertEquals(1, out.refCnt());
+        assertArrayEquals(replyBytes, bytesOf(out));
+    }
+
+    /** A reply arrives; asserts it is replaced by exactly {@code expected} and the original released. */
+    private void assertRewrittenTo(byte[] replyBytes, byte[] expected) {
+        ByteBuf[] in = new ByteBuf[1];
+        ByteBuf out = pass(buf(replyBytes), frame -> exchange.onReply(ALLOC, in[0] = frame));
+        assertNotSame(in[0], out);
+        assertEquals(0, in[0].refCnt(), "the original reply is released");
+        assertArrayEquals(expected, bytesOf(out));
+    }
+
+    @Test
+    void onlyTheReplyToARememberedHelloIsRewritten() {
+        byte[] find = opMsg(1, 0, 0).body("{find: 'c', $db: 'd'}").build();
+        assertArrayEquals(find, bytesOf(sendMsg(find)));
+        assertFalse(exchange.expectsReplies(), "a find is not remembered");
+
+        byte[] hello = opMsg(2, 0, 0).body("{hello: 1, $db: 'admin'}").build();
+        ByteBuf forwarded = sendMsg(hello);
+        assertArrayEquals(hello, bytesOf(forwarded), "a hello without compressors is forwarded as is");
+        assertTrue(exchange.expectsReplies());
+
+        // a reply to the find that happens to look like a hello reply is not touched
+        assertPassesUntouched(opMsg(100, 1, 0).body(REAL_REPLY).build());
+        // nor is a reply to a request id never seen
+        assertPassesUntouched(opMsg(101, 3, 0).body(REAL_REPLY).build());
+        assertTrue(exchange.expectsReplies());
+
+        assertRewrittenTo(opMsg(102, 2, 0).body(REAL_REPLY).build(), opMsg(102, 2, 0).body(PROXIED_REPLY).build());
+        assertFalse(exchange.expectsReplies());
+
+        // a second reply to the same request is not expected any more
+        assertPassesUntouched(opMsg(103, 2, 0).body(REAL_REPLY).build());
+        assertTrue(warnings.isEmpty(), warnings.toString());
+    }
+
+    @Test
+    void nonHelloReplyPassesAsTheSameBufferWhileAHelloIsPending() {
+        sendMsg(opMsg(5, 0, 0).body("{hello: 1, $db: 'admin'}").build());
+        sendMsg(opMsg(6, 0, 0).body("{insert: 'c', $db: 'd'}").sequence("documents", bson("{_id: 1}")).build());
+        assertPassesUntouched(opMsg(200, 6, OpMsg.CHECKSUM_PRESENT).body("{n: 1, ok: 1.0}").build());
+        assertTrue(exchange.expectsReplies(), "still waiting for the hello's reply");
+    }
+
+    @Test
+    void rewrittenReplyKeepsIdsAndFlagsAndRecomputesTheChecksum() {
+        sendMsg(opMsg(7, 0, 0).body("{isMaster: 1, $db: 'admin'}").build());
+        byte[] real = opMsg(300, 7, OpMsg.CHECKSUM_PRESENT).body(REAL_REPLY).build();
+        byte[] expected = opMsg(300, 7, OpMsg.CHECKSUM_PRESENT).body(PROXIED_REPLY).build();
+        assertEquals(crc32c(expected, 0, expected.length - 4), readLe32(expected, expected.length - 4));
+        assertRewrittenTo(real, expected);
+    }
+
+    @Test
+    void streamedMoreToComeRepliesAreFollowedAndRewritten() {
+        sendMsg(opMsg(20, 0, OpMsg.EXHAUST_ALLOWED)
+                .body("{hello: 1, topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '6'}},"
+                        + " maxAwaitTimeMS: 10000, $db: 'admin'}")
+                .build());
+        int more = OpMsg.MORE_TO_COME;
+        assertRewrittenTo(opMsg(500, 20, more).body(REAL_REPLY).build(), opMsg(500, 20, more).body(PROXIED_REPLY).build());
+        assertTrue(exchange.expectsReplies(), "a moreToCome reply announces another");
+        // each streamed reply answers the previous reply's requestID
+        assertRewrittenTo(opMsg(501, 500, more | OpMsg.CHECKSUM_PRESENT).body(REAL_REPLY).build(),
+                opMsg(501, 500, more | OpMsg.CHECKSUM_PRESENT).body(PROXIED_REPLY).build());
+        assertTrue(exchange.expectsReplies());
+        // an unrelated reply in between is not taken for the stream
+        assertPassesUntouched(opMsg(900, 20, 0).body(REAL_REPLY).build());
+        // the last reply of the stream has no moreToCome
+        assertRewrittenTo(opMsg(502, 501, 0).body(REAL_REPLY).build(), opMsg(502, 501, 0).body(PROXIED_REPLY).build());
+        assertFalse(exchange.expectsReplies());
+        assertPassesUntouched(opMsg(503, 502, 0).body(REAL_REPLY).build());
+    }
+
+    @Test
+    void helloSentWithMoreToComeExpectsNoReply() {
+        sendMsg(opMsg(30, 0, OpMsg.MORE_TO_COME).body("{hello: 1, $db: 'admin'}").build());
+        assertFalse(exchange.expectsReplies());
+        assertPassesUntouched(opMsg(600, 30, 0).body(REAL_REPLY).build());
+    }
+
+    @Test
+    void legacyOpReplyToAnOpQueryHelloIsRewritten() {
+        sendQuery(opQuery(40, 0, "admin.$cmd", 0, -1, bson("{isMaster: 1, helloOk: true}"), null));
+        assertTrue(exchange.expectsReplies());
+        assertRewrittenTo(opReply(700, 40, 8, 0L, 0, 1, bson(REAL_REPLY)), opReply(700, 40, 8, 0L, 0, 1, bson(PROXIED_REPLY)));
+        assertFalse(exchange.expectsReplies());
+    }
+
+    @Test
+    void replyNeedingNoChangeIsPassedAsTheSameBuffer() {
+        MemberMap members = new MemberMap("proxy.local", 40000, Map.of(), (upstream, port) -> port);
+        exchange = new HelloExchange(new HelloRewriter(members, false, warnings::add), states, MEMBER);
+        sendMsg(opMsg(50, 0, 0).body("{hello: 1, $db: 'admin'}").build());
+        assertPassesUntouched(opMsg(800, 50, 0).body("{isWritablePrimary: true, maxWireVersion: 21, ok: 1.0}").build());
+        assertFalse(exchange.expectsReplies(), "the reply was consumed even though nothing changed");
+    }
+
+    @Test
+    void helloRepliesUpdateTheMemberState() {
+        assertEquals(MemberState.UNKNOWN, states.of(MEMBER));
+        sendMsg(opMsg(60, 0, 0).body("{hello: 1, $db: 'admin'}").build());
+        reply(opMsg(900, 60, 0).body(REAL_REPLY).build());
+        MemberState state = states.of(MEMBER);
+        assertEquals(MemberState.Role.PRIMARY, state.role());
+        assertEquals(21, state.maxWireVersion());
+        assertEquals(6, state.topologyCounter());
+        assertEquals("0102030405060708090a0b0c", state.processId().toHexString());
+    }
+
+    // ------------------------------------------------------------ handshake requests
+
+    private static final String CLIENT = "{application: {name: 'orders'}, driver: {name: 'mongo-java-driver', version: '5.1.0'},"
+            + " os: {type: 'Linux', name: 'Linux', architecture: 'amd64'}, platform: 'Java/17'}";
+
+    @Test
+    void opMsgHandshakeIsForwardedWithoutCompressionAndOtherwiseIdentical() {
+        int flags = OpMsg.CHECKSUM_PRESENT;
+        byte[] request = opMsg(70, 0, flags)
+                .body("{hello: 1, helloOk: true, client: " + CLIENT + ", compression: ['snappy', 'zstd'], loadBalanced: false, $db: 'admin'}")
+                .build();
+        byte[] expected = opMsg(70, 0, flags)
+                .body("{hello: 1, helloOk: true, client: " + CLIENT + ", loadBalanced: false, $db: 'admin'}")
+                .build();
+        ByteBuf[] in = new ByteBuf[1];
+        ByteBuf out = pass(buf(request), frame -> {
+            OpMsg msg = OpMsg.parse(in[0] = frame);
+            return exchange.onRequest(ALLOC, frame, CommandFacts.ofOpMsg(frame, msg), msg, null);
+        });
+        assertNotSame(in[0], out);
+        assertEquals(0, in[0].refCnt(), "the original request is released");
+        assertArrayEquals(expected, bytesOf(out));
+        assertTrue(exchange.expectsReplies(), "the handshake's reply is still expected");
+    }
+
+    @Test
+    void opQueryHandshakeIsForwardedWithoutCompressionAndOtherwiseIdentical() {
+        byte[] request = opQuery(71, 4, "admin.$cmd", 0, -1,
+                bson("{isMaster: 1, helloOk: true, client: " + CLIENT + ", compression: ['zlib']}"), null);
+        byte[] expected = opQuery(71, 4, "admin.$cmd", 0, -1,
+                bson("{isMaster: 1, helloOk: true, client: " + CLIENT + "}"), null);
+        assertArrayEquals(expected, bytesOf(sendQuery(request)));
+        assertTrue(exchange.expectsReplies());
+    }
+
+    @Test
+    void wrappedOpQueryHandshakeLosesCompressionInsideTheWrapper() {
+        byte[] selector = bson("{ismaster: 1}");
+        byte[] request = opQuery(72, 0, "admin.$cmd", 0, -1,
+                bson("{$query: {ismaster: 1, client: " + CLIENT + ", compression: ['snappy']}, $readPreference: {mode: 'primaryPreferred'}}"),
+                selector);
+        byte[] expected = opQuery(72, 0, "admin.$cmd", 0, -1,
+                bson("{$query: {ismaster: 1, client: " + CLIENT + "}, $readPreference: {mode: 'primaryPreferred'}}"),
+                selector);
+        assertArrayEquals(expected, bytesOf(sendQuery(request)));
+    }
+
+    @Test
+    void handshakeWithoutCompressorsIsForwardedAsTheSameBuffer() {
+        byte[] request = opMsg(73, 0, 0).body("{hello: 1, client: " + CLIENT + ", compression: [], $db: 'admin'}").build();
+        ByteBuf[] in = new ByteBuf[1];
+        ByteBuf out = pass(buf(request), frame -> {
+            OpMsg msg = OpMsg.parse(in[0] = frame);
+            return exchange.onRequest(ALLOC, frame, CommandFacts.ofOpMsg(frame, msg), msg, null);
+        });
+        assertSame(in[0], out);
+        assertEquals(1, out.refCnt());
+        assertArrayEquals(request, bytesOf(out));
+    }
+}

@@ -1,0 +1,158 @@
+package io.blackpipe.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class UpstreamUriTest {
+    private static void assertRejected(String uri, String reason) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> UpstreamUri.parse(uri));
+        assertTrue(e.getMessage().contains(reason), () -> "expected '" + reason + "' in: " + e.getMessage());
+    }
+
+    @Test
+    void multipleHostsWithAndWithoutPorts() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://db1.example.com:27017,DB2.example.com,[::1]:27019/app?replicaSet=rs0");
+        assertEquals(List.of(new MemberAddress("db1.example.com", 27017), new MemberAddress("db2.example.com", 27017),
+                new MemberAddress("::1", 27019)), uri.seeds());
+        assertNull(uri.username());
+        assertNull(uri.password());
+        assertEquals("rs0", uri.replicaSet());
+        assertFalse(uri.directConnection());
+    }
+
+    @Test
+    void singleHostWithoutPathOrOptions() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://localhost");
+        assertEquals(List.of(new MemberAddress("localhost", 27017)), uri.seeds());
+        assertEquals(Map.of(), uri.options());
+        assertNull(uri.replicaSet());
+        assertEquals("mongodb://localhost", uri.toString());
+    }
+
+    @Test
+    void credentialsAreUrlDecoded() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://us%40er:p%40ss%3Aw%2Fd%25@h1:27017,h2/?authSource=admin");
+        assertEquals("us@er", uri.username());
+        assertEquals("p@ss:w/d%", uri.password());
+        assertEquals(List.of(new MemberAddress("h1", 27017), new MemberAddress("h2", 27017)), uri.seeds());
+        assertEquals("admin", uri.options().get("authsource"));
+    }
+
+    @Test
+    void usernameWithoutPassword() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://CN%3Dclient@h1/?authMechanism=MONGODB-X509");
+        assertEquals("CN=client", uri.username());
+        assertNull(uri.password());
+        assertEquals("mongodb://CN%3Dclient@h1/?authMechanism=MONGODB-X509", uri.toString(), "nothing to mask");
+    }
+
+    @Test
+    void toStringMasksAPlainPassword() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://admin:s3cret@h1:27017/?replicaSet=rs0");
+        assertEquals("mongodb://admin:****@h1:27017/?replicaSet=rs0", uri.toString());
+        assertEquals("mongodb://admin:s3cret@h1:27017/?replicaSet=rs0", uri.text(), "the original text is kept");
+    }
+
+    @Test
+    void toStringMasksAUrlEscapedPassword() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://admin:p%40ss%3Aword@h1,h2/?replicaSet=rs0");
+        String shown = uri.toString();
+        assertEquals("mongodb://admin:****@h1,h2/?replicaSet=rs0", shown);
+        assertFalse(shown.contains("p%40ss"), shown);
+        assertFalse(shown.contains("p@ss"), shown);
+    }
+
+    @Test
+    void toStringMasksAPasswordContainingAnUnescapedAt() {
+        // lenient: the last '@' of the authority ends the user info
+        UpstreamUri uri = UpstreamUri.parse("mongodb://u:a@b@h1/");
+        assertEquals("a@b", uri.password());
+        assertEquals(List.of(new MemberAddress("h1", 27017)), uri.seeds());
+        assertEquals("mongodb://u:****@h1/", uri.toString());
+    }
+
+    @Test
+    void optionNamesAreLowercasedAndValuesDecodedButKeptAsWritten() {
+        UpstreamUri uri = UpstreamUri.parse(
+                "mongodb://h1/db?replicaSet=RS0&ReadPreference=secondaryPreferred&directConnection=TRUE&appName=my%20app");
+        assertEquals(List.of("replicaset", "readpreference", "directconnection", "appname"), List.copyOf(uri.options().keySet()));
+        assertEquals("RS0", uri.replicaSet());
+        assertEquals("secondaryPreferred", uri.options().get("readpreference"));
+        assertEquals("my app", uri.options().get("appname"));
+        assertTrue(uri.directConnection());
+    }
+
+    @Test
+    void emptyOptionPairsAreSkipped() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://h1/?&w=majority&&");
+        assertEquals(Map.of("w", "majority"), uri.options());
+    }
+
+    @Test
+    void optionsWithoutAPathSlash() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://h1:27018?replicaSet=rs1");
+        assertEquals(List.of(new MemberAddress("h1", 27018)), uri.seeds());
+        assertEquals("rs1", uri.replicaSet());
+    }
+
+    @Test
+    void optionValueWithASlashDoesNotCutTheHostList() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://h1:27018?tlsCAFile=/etc/ssl/ca.pem");
+        assertEquals(List.of(new MemberAddress("h1", 27018)), uri.seeds());
+        assertEquals("/etc/ssl/ca.pem", uri.options().get("tlscafile"));
+    }
+
+    @Test
+    void optionWithoutEqualsIsRejected() {
+        assertRejected("mongodb://h1/?replicaSet", "option 'replicaSet' is not name=value");
+        assertRejected("mongodb://h1/?=x", "option '=x' is not name=value");
+    }
+
+    @Test
+    void directConnectionFalseOrAbsent() {
+        assertFalse(UpstreamUri.parse("mongodb://h1/?directConnection=false").directConnection());
+        assertFalse(UpstreamUri.parse("mongodb://h1/").directConnection());
+    }
+
+    @Test
+    void srvIsRejectedWithAClearMessage() {
+        assertRejected("mongodb+srv://cluster0.example.mongodb.net/", "mongodb+srv:// URIs are not supported");
+        assertRejected("mongodb+srv://cluster0.example.mongodb.net/", "mongodb://host1,host2");
+    }
+
+    @Test
+    void emptyHostsAreRejected() {
+        assertRejected("mongodb://h1,,h2/", "has an empty host");
+        assertRejected("mongodb:///db", "has an empty host");
+        assertRejected("mongodb://", "has an empty host");
+        assertRejected("mongodb://user:pw@/db", "has an empty host");
+        assertRejected("mongodb://h1,/", "has an empty host");
+    }
+
+    @Test
+    void emptyOrForeignUrisAreRejected() {
+        assertRejected(null, "the upstream URI is empty");
+        assertRejected("  ", "the upstream URI is empty");
+        assertRejected("http://h1/", "must start with mongodb://");
+        assertRejected("h1:27017", "must start with mongodb://, got 'h1:27017'");
+    }
+
+    @Test
+    void badPortInAHostIsRejected() {
+        assertRejected("mongodb://h1:notaport/", "port 'notaport' is not a number");
+    }
+
+    @Test
+    void seedsAndOptionsAreUnmodifiable() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://h1/?w=1");
+        assertThrows(UnsupportedOperationException.class, () -> uri.seeds().add(new MemberAddress("x", 1)));
+        assertThrows(UnsupportedOperationException.class, () -> uri.options().put("w", "2"));
+    }
+}
