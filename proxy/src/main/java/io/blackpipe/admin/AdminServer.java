@@ -28,31 +28,43 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
-/** The HTTP side of a running proxy: Prometheus metrics and a health check. */
+/**
+ * The HTTP side of a running proxy: GET /metrics (Prometheus) and /health, always open, and the
+ * control API under /api/v1 (see {@link AdminApi}), behind a bearer token when one is set.
+ */
 public final class AdminServer implements AutoCloseable {
     private static final int MAX_BODY_BYTES = 1024 * 1024;
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final ProxyServer proxy;
+    private final AdminApi api;
+    private final AdminToken token;
     private final Channel channel;
 
-    private AdminServer(ProxyServer proxy, String host, int port) throws InterruptedException {
+    private AdminServer(ProxyServer proxy, String host, int port, String token) throws InterruptedException {
         this.proxy = proxy;
+        this.api = new AdminApi(proxy);
+        this.token = new AdminToken(token);
         this.channel = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_BODY_BYTES), new Router());
+                        ch.pipeline().addLast(new HttpServerCodec(), new BoundedAggregator(), new Router());
                     }
                 })
                 .bind(host, port).sync().channel();
     }
 
     public static AdminServer start(ProxyServer proxy, String host, int port) {
+        return start(proxy, host, port, null);
+    }
+
+    /** @param token when not null, every /api/v1 request needs "Authorization: Bearer token" */
+    public static AdminServer start(ProxyServer proxy, String host, int port, String token) {
         try {
-            return new AdminServer(proxy, host, port);
+            return new AdminServer(proxy, host, port, token);
         } catch (Exception e) {
             throw new IllegalStateException("cannot start the admin server on " + host + ":" + port + ": " + e.getMessage(), e);
         }
@@ -71,35 +83,54 @@ public final class AdminServer implements AutoCloseable {
     private final class Router extends SimpleChannelInboundHandler<FullHttpRequest> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-            String path = new QueryStringDecoder(request.uri()).path();
-            FullHttpResponse response;
-            if (!HttpMethod.GET.equals(request.method())) {
-                response = text(HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", request.method() + " is not allowed on " + path + "\n");
-            } else if (path.equals("/metrics")) {
-                response = text(HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8", proxy.registry().scrape());
-            } else if (path.equals("/health")) {
-                response = text(HttpResponseStatus.OK, "application/json", Health.json(proxy));
+            QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+            String path = uri.path();
+            AdminResponse answer;
+            if (path.equals("/metrics") || path.equals("/health")) {
+                answer = !HttpMethod.GET.equals(request.method())
+                        ? AdminResponse.text(HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", request.method() + " is not allowed on " + path + "\n")
+                        : path.equals("/metrics")
+                        ? AdminResponse.text(HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8", proxy.registry().scrape())
+                        : AdminResponse.text(HttpResponseStatus.OK, "application/json", Health.json(proxy));
+            } else if (!path.startsWith("/api/v1/")) {
+                answer = AdminResponse.text(HttpResponseStatus.NOT_FOUND, "text/plain", "no resource at " + path + "\n");
+            } else if (!token.permits(request.headers().get(HttpHeaderNames.AUTHORIZATION))) {
+                answer = AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, "this resource needs Authorization: Bearer <admin token>");
             } else {
-                response = text(HttpResponseStatus.NOT_FOUND, "text/plain", "no resource at " + path + "\n");
+                answer = api.handle(request.method(), path, uri.parameters(), request.content().toString(StandardCharsets.UTF_8));
             }
-            boolean keepAlive = HttpUtil.isKeepAlive(request);
-            HttpUtil.setKeepAlive(response, keepAlive);
-            var written = ctx.writeAndFlush(response);
-            if (!keepAlive) {
-                written.addListener(ChannelFutureListener.CLOSE);
-            }
-        }
-
-        private FullHttpResponse text(HttpResponseStatus status, String contentType, String body) {
-            FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status,
-                    Unpooled.copiedBuffer(body, StandardCharsets.UTF_8));
-            response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
-            HttpUtil.setContentLength(response, response.content().readableBytes());
-            return response;
+            respond(ctx, request, answer);
         }
 
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.close();
+        }
+    }
+
+    private static void respond(ChannelHandlerContext ctx, FullHttpRequest request, AdminResponse answer) {
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, answer.status(),
+                Unpooled.copiedBuffer(answer.body(), StandardCharsets.UTF_8));
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
+        HttpUtil.setContentLength(response, response.content().readableBytes());
+        boolean keepAlive = request == null || HttpUtil.isKeepAlive(request);
+        HttpUtil.setKeepAlive(response, keepAlive);
+        var written = ctx.writeAndFlush(response);
+        if (!keepAlive) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    /** Bodies over the limit are refused whole with a 400 that says so (nothing is half-read). */
+    private static final class BoundedAggregator extends HttpObjectAggregator {
+        BoundedAggregator() {
+            super(MAX_BODY_BYTES);
+        }
+
+        @Override
+        protected void handleOversizedMessage(ChannelHandlerContext ctx, io.netty.handler.codec.http.HttpMessage oversized) {
+            respond(ctx, null, AdminResponse.error(HttpResponseStatus.BAD_REQUEST,
+                    "body: larger than the limit of " + MAX_BODY_BYTES + " bytes"));
             ctx.close();
         }
     }

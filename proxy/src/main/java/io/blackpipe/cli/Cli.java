@@ -10,9 +10,9 @@ final class Cli {
     }
 
     /** Builds the proxy configuration; a bad value is a usage error (exit 2) naming the option. */
-    static ProxyConfig config(CommandSpec spec, ListenOptions listen, String upstream) {
+    static ProxyConfig config(CommandSpec spec, ListenOptions listen, FaultOptions faults, String upstream) {
         try {
-            return listen.toConfig(upstream);
+            return faults.applyTo(listen.toConfig(upstream));
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), e.getMessage(), e);
         }

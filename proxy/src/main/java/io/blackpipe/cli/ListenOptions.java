@@ -30,6 +30,10 @@ final class ListenOptions {
             description = "Admin HTTP port serving /metrics and /health; 0 picks a free port, -1 disables it (env BLACKPIPE_ADMIN_PORT; default ${DEFAULT-VALUE}).")
     int adminPort;
 
+    @Option(names = "--admin-token", paramLabel = "TOKEN", defaultValue = "${env:BLACKPIPE_ADMIN_TOKEN}",
+            description = "Require 'Authorization: Bearer TOKEN' on every /api/v1 request (/health and /metrics stay open) (env BLACKPIPE_ADMIN_TOKEN).")
+    String adminToken;
+
     @Option(names = "--member-port", paramLabel = "HOST:PORT=N", split = ",", defaultValue = "${env:BLACKPIPE_MEMBER_PORTS}",
             description = "Pin the listener port of one upstream member; repeatable (env BLACKPIPE_MEMBER_PORTS, comma-separated).")
     List<String> memberPorts;

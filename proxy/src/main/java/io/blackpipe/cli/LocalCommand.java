@@ -23,6 +23,9 @@ final class LocalCommand implements Callable<Integer> {
     @Mixin
     ListenOptions listen;
 
+    @Mixin
+    FaultOptions faults;
+
     @Option(names = "--check", description = "Exit after the end-to-end check instead of serving until Ctrl-C.")
     boolean checkOnly;
 
@@ -39,10 +42,14 @@ final class LocalCommand implements Callable<Integer> {
             return 1;
         }
         out.println("upstream: " + upstream.description());
-        RunningProxy running;
+        RunningProxy running = null;
         try {
-            running = RunningProxy.start(Cli.config(spec, listen, upstream.uri()));
+            running = RunningProxy.start(Cli.config(spec, listen, faults, upstream.uri()), listen.adminToken);
+            faults.startScenario(running.proxy);
         } catch (RuntimeException e) {
+            if (running != null) {
+                running.close();
+            }
             upstream.close();
             spec.commandLine().getErr().println("blackpipe: " + e.getMessage());
             return 1;

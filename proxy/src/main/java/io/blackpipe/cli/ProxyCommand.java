@@ -21,16 +21,26 @@ final class ProxyCommand implements Callable<Integer> {
     @Mixin
     ListenOptions listen;
 
+    @Mixin
+    FaultOptions faults;
+
     @Override
     public Integer call() throws InterruptedException {
         if (upstream == null || upstream.isBlank()) {
             throw new ParameterException(spec.commandLine(), "Missing required option: '--upstream=URI' (or env BLACKPIPE_UPSTREAM)");
         }
-        var config = Cli.config(spec, listen, upstream);
+        var config = Cli.config(spec, listen, faults, upstream);
         RunningProxy running;
         try {
-            running = RunningProxy.start(config);
+            running = RunningProxy.start(config, listen.adminToken);
         } catch (RuntimeException e) {
+            spec.commandLine().getErr().println("blackpipe: " + e.getMessage());
+            return 1;
+        }
+        try {
+            faults.startScenario(running.proxy);
+        } catch (IllegalArgumentException e) {
+            running.close();
             spec.commandLine().getErr().println("blackpipe: " + e.getMessage());
             return 1;
         }

@@ -19,10 +19,10 @@ final class RunningProxy implements AutoCloseable {
     }
 
     /** @throws RuntimeException with a message for the user when the proxy or admin server cannot start */
-    static RunningProxy start(ProxyConfig config) {
+    static RunningProxy start(ProxyConfig config, String adminToken) {
         ProxyServer proxy = ProxyServer.start(config);
         try {
-            AdminServer admin = config.adminPort() < 0 ? null : AdminServer.start(proxy, config.adminHost(), config.adminPort());
+            AdminServer admin = config.adminPort() < 0 ? null : AdminServer.start(proxy, config.adminHost(), config.adminPort(), adminToken);
             return new RunningProxy(proxy, admin, admin == null ? null : config.adminHost() + ":" + admin.port());
         } catch (RuntimeException e) {
             proxy.close();

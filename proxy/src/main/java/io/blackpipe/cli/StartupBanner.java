@@ -17,6 +17,7 @@ final class StartupBanner {
             String via = member.dial().equals(member.upstream()) ? "" : " (dialled at " + member.dial() + ")";
             out.println("  upstream " + member.upstream() + via + " -> advertised " + member.advertised());
         }
+        out.println("fault seed: " + proxy.seed() + " (replay with --seed " + proxy.seed() + ")");
         if (adminAddress != null) {
             out.println("admin: http://" + adminAddress + "/metrics  http://" + adminAddress + "/health");
         }

@@ -220,10 +220,22 @@ public final class RuleParser {
 
     private static String member(BsonDocument data) {
         String member = string(data, "member");
-        if (member != null && !member.equals("primary") && !member.equals("secondary") && member.lastIndexOf(':') <= 0) {
+        if (member != null && !member.equals("primary") && !member.equals("secondary") && !isHostPort(member)) {
             throw new RuleException("data.member", "must be \"primary\", \"secondary\" or host:port");
         }
         return member;
+    }
+
+    /** host:port with a port the matcher can ever see (a rule for "db1:" or "db1:port" would silently never fire). */
+    private static boolean isHostPort(String member) {
+        if (!member.matches(".+:[0-9]{1,5}")) {
+            return false;
+        }
+        try {
+            return io.blackpipe.topology.MemberAddress.parse(member).port() > 0;
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     private static String attempt(BsonDocument data) {

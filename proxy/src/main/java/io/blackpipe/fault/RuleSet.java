@@ -60,6 +60,16 @@ public final class RuleSet {
         snapshot = Snapshot.of(rules);
     }
 
+    /** Adds several rules at once (replacing same ids): all become active together. */
+    public synchronized void putAll(List<Rule> added) {
+        List<Rule> rules = new ArrayList<>(snapshot.ordered);
+        for (Rule rule : added) {
+            rules.removeIf(r -> r.id().equals(rule.id()));
+            rules.add(rule);
+        }
+        snapshot = Snapshot.of(rules);
+    }
+
     /** Replaces every rule at once. */
     public synchronized void replaceAll(List<Rule> rules) {
         snapshot = Snapshot.of(rules);

@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
  * requests only once that connection exists, and hands messages to its {@link Exchange}.
  */
 final class ClientConnection extends ChannelInboundHandlerAdapter {
+    private final MemberListener listener;
     private final Member member;
     private final PipeContext context;
     private final ConnectionMeters meters;
@@ -33,8 +34,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean upstreamPausedForBackpressure;
     private boolean upstreamPausedByFault;
 
-    ClientConnection(Member member, PipeContext context) {
-        this.member = member;
+    ClientConnection(MemberListener listener, PipeContext context) {
+        this.listener = listener;
+        this.member = listener.member();
         this.context = context;
         this.meters = context.meters().forMember(member.upstream().toString());
         this.exchange = new Exchange(this, context, member);
@@ -43,6 +45,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         client = ctx.channel();
+        listener.accepted(client);
         meters.opened();
         Bootstrap bootstrap = new Bootstrap()
                 .group(client.eventLoop())
@@ -215,6 +218,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     Member member() {
         return member;
+    }
+
+    /** Whether the member is partitioned away: nothing may pass in either direction. */
+    boolean blackholed() {
+        return listener.blackholed();
     }
 
     PipeContext context() {

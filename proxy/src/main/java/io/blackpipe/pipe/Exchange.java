@@ -27,6 +27,7 @@ import org.bson.BsonDocument;
  * attempt it answers. Runs on the connection's event loop only.
  */
 final class Exchange {
+    private static final String BLACKHOLE = "blackhole";
     private final ClientConnection connection;
     private final PipeContext context;
     private final Member member;
@@ -66,7 +67,11 @@ final class Exchange {
                 CommandFacts facts = CommandFacts.ofOpMsg(frame, msg);
                 if (facts.isHello()) {
                     observer.monitoring(facts);
-                    connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, null));
+                    if (connection.blackholed()) {
+                        frame.release();
+                    } else {
+                        connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, null));
+                    }
                 } else if (facts.name().equals("configureFailPoint") && !context.forwardFailPoints()) {
                     BsonDocument reply = FailPointCommand.apply(context, BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd()));
                     frame.release();
@@ -74,7 +79,14 @@ final class Exchange {
                     connection.flushClient();
                 } else {
                     long fingerprint = facts.lsid() != null && !facts.hasTxnNumber() ? CommandFingerprint.of(frame, msg) : 0;
-                    decide(frame, observer.begin(facts, fingerprint), fingerprint);
+                    Attempt attempt = observer.begin(facts, fingerprint);
+                    if (connection.blackholed()) {
+                        frame.release(); // partitioned: the command goes nowhere and nothing comes back
+                        observer.faultInjected(attempt, BLACKHOLE);
+                        hang(attempt, fingerprint, BLACKHOLE);
+                    } else {
+                        decide(frame, attempt, fingerprint);
+                    }
                 }
                 return;
             }
@@ -83,6 +95,10 @@ final class Exchange {
                 CommandFacts facts = CommandFacts.ofOpQuery(frame, query);
                 if (facts.isHello()) {
                     observer.monitoring(facts);
+                }
+                if (connection.blackholed()) {
+                    frame.release();
+                    return;
                 }
                 // Drivers use OP_QUERY only for the handshake; anything else passes as it came.
                 connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
@@ -121,6 +137,9 @@ final class Exchange {
         int code = reply.isNumber("code") ? reply.getNumber("code").intValue() : 0;
         boolean failed = !reply.isNumber("ok") || reply.getNumber("ok").doubleValue() != 1.0;
         observer.complete(attempt, fingerprint, failed ? Outcome.ERROR : Outcome.OK, fault, code, false, false);
+        if (attempt.facts().moreToCome()) {
+            return; // a w:0 (moreToCome) request gets no reply: one now would answer the client's next request
+        }
         connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), attempt.facts().requestId(), 0, reply));
         connection.flushClient();
     }
@@ -132,6 +151,11 @@ final class Exchange {
 
     /** The command was swallowed; it ends when the client gives up and the connection closes. */
     void hang(Attempt attempt, long fingerprint, String fault) {
+        if (attempt.facts().moreToCome()) {
+            // nobody waits for a w:0 request, so nothing ends it later: the client's next request would replace it
+            observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
+            return;
+        }
         inFlight = new InFlight(attempt, fingerprint, fault, null, false);
     }
 
@@ -156,6 +180,10 @@ final class Exchange {
     // ---- replies ----
 
     void onReply(ByteBuf frame) {
+        if (connection.blackholed()) {
+            frame.release(); // a reply already on its way is lost in the partition too
+            return;
+        }
         InFlight current = inFlight;
         if (current == null || Header.responseTo(frame) != current.awaitedResponseTo) {
             connection.sendToClient(hellos.onReply(connection.alloc(), frame));

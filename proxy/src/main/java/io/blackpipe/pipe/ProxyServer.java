@@ -1,6 +1,9 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.RuleParser;
+import io.blackpipe.fault.ScenarioLoader;
+import io.blackpipe.fault.ScenarioRunner;
 import io.blackpipe.fault.RuleSet;
 import io.blackpipe.observe.CommandObserver;
 import io.blackpipe.observe.ConnectionMeters;
@@ -11,7 +14,10 @@ import io.blackpipe.topology.HelloRewriter;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberMap;
+import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.MemberStates;
+import io.blackpipe.topology.StepDown;
+import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.FrameDecoder;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -26,11 +32,16 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.io.IOException;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
@@ -39,7 +50,7 @@ import java.util.stream.Collectors;
  * A running proxy: one listener per upstream member, each accepted connection paired with its
  * own upstream connection. Members that appear later (in hello replies) get listeners on the fly.
  */
-public final class ProxyServer implements AutoCloseable {
+public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     /** Bounds what one side may queue for a slow peer before reading from the other side pauses. */
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
 
@@ -48,13 +59,19 @@ public final class ProxyServer implements AutoCloseable {
     private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ProxyLog log = new ProxyLog();
-    private final Map<MemberAddress, Channel> listeners = new ConcurrentHashMap<>();
+    private final Map<MemberAddress, MemberListener> listeners = new ConcurrentHashMap<>();
     private final Discovery.Deployment deployment;
     private final MemberMap members;
     private final PipeContext context;
     private final History history;
     private final RuleSet rules;
     private final RuleParser ruleParser;
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "blackpipe-scenario");
+        thread.setDaemon(true);
+        return thread;
+    });
+    private final ScenarioRunner scenarios;
 
     /** Sessions the retry tracker remembers at most, and how long an idle one is kept (the server's session timeout). */
     private static final int SESSIONS_TRACKED = 100_000;
@@ -70,6 +87,7 @@ public final class ProxyServer implements AutoCloseable {
         this.rules = new RuleSet();
         this.ruleParser = new RuleParser(config.seed());
         CommandObserver observer = new CommandObserver(registry, new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS), history);
+        this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
         this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                 config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger());
     }
@@ -83,6 +101,10 @@ public final class ProxyServer implements AutoCloseable {
             for (MemberAddress member : server.deployment.members()) {
                 server.members.ensure(member);
             }
+            if (deployment.answered() != null) {
+                server.context.memberStates().observe(deployment.answered(), deployment.hello());
+            }
+            server.refreshMemberStates(deployment.answered());
             return server;
         } catch (RuntimeException e) {
             if (server != null) {
@@ -93,7 +115,8 @@ public final class ProxyServer implements AutoCloseable {
     }
 
     private int listen(MemberAddress upstream, int port) throws InterruptedException {
-        Channel channel = new ServerBootstrap()
+        MemberListener[] self = new MemberListener[1];
+        ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(acceptors, workers)
                 .channel(NioServerSocketChannel.class)
                 .option(ChannelOption.SO_BACKLOG, 1024)
@@ -104,13 +127,15 @@ public final class ProxyServer implements AutoCloseable {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new FrameDecoder(), new ClientConnection(members.byUpstream(upstream), context));
+                        ch.pipeline().addLast(new FrameDecoder(), new ClientConnection(self[0], context));
                     }
-                })
-                .bind(config.bindHost(), port).sync().channel();
-        listeners.put(upstream, channel);
+                });
+        // The member record is complete only once the port is known; the listener reads it lazily.
+        MemberListener listener = new MemberListener(upstream, bootstrap, config.bindHost(), log, members);
+        self[0] = listener;
+        int bound = listener.bind(port);
+        listeners.put(upstream, listener);
         context.meters().forMember(upstream.toString()); // so /metrics lists the member before its first connection
-        int bound = ((InetSocketAddress) channel.localAddress()).getPort();
         log.info("listening on " + config.bindHost() + ":" + bound + " for member " + upstream);
         return bound;
     }
@@ -130,6 +155,24 @@ public final class ProxyServer implements AutoCloseable {
 
     public RuleParser ruleParser() {
         return ruleParser;
+    }
+
+    /** What a member last said about itself (role, wire version, topologyVersion). */
+    public MemberState memberState(MemberAddress upstream) {
+        return context.memberStates().of(upstream);
+    }
+
+    public long seed() {
+        return config.seed();
+    }
+
+    public ScenarioRunner scenarios() {
+        return scenarios;
+    }
+
+    /** A loader that checks scenarios against this proxy's members. */
+    public ScenarioLoader scenarioLoader() {
+        return new ScenarioLoader(ruleParser, this::knowsMember);
     }
 
     public History history() {
@@ -152,6 +195,11 @@ public final class ProxyServer implements AutoCloseable {
         return context.meters().openConnections(upstream.toString());
     }
 
+    /** The listener of a member, by its upstream address; null if the proxy has none. */
+    public MemberListener listener(MemberAddress upstream) {
+        return listeners.get(upstream);
+    }
+
     /** The connection string an application should use to go through the proxy. */
     public String connectionString() {
         String hosts = members.members().stream().map(m -> m.advertised().toString()).collect(Collectors.joining(","));
@@ -161,9 +209,104 @@ public final class ProxyServer implements AutoCloseable {
         return "mongodb://" + hosts + "/";
     }
 
+    /**
+     * Asks every member for its hello directly, so roles are known before any client has
+     * connected (rules and faults aimed at "primary" need them). Members that do not answer keep
+     * what was known.
+     */
+    public void refreshMemberStates() {
+        refreshMemberStates(null);
+    }
+
+    private void refreshMemberStates(MemberAddress alreadyKnown) {
+        for (Member member : members.members()) {
+            if (member.upstream().equals(alreadyKnown)) {
+                continue;
+            }
+            try (BlockingCommandClient client = new BlockingCommandClient(member.dial().host(), member.dial().port(),
+                    config.connectTimeoutMillis())) {
+                context.memberStates().observe(member.upstream(), client.run("admin", new BsonDocument("hello", new BsonInt32(1))));
+            } catch (IOException | RuntimeException e) {
+                log.info("member " + member.upstream() + " did not answer hello: " + e.getMessage());
+            }
+        }
+    }
+
+    // ---- deployment-level faults ----
+
+    @Override
+    public void outage(String member, long millis) {
+        for (MemberListener listener : select(member)) {
+            try {
+                listener.outage(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while closing the listener of " + listener.member().upstream());
+            }
+        }
+    }
+
+    @Override
+    public void blackhole(String member, long millis) {
+        select(member).forEach(listener -> listener.blackhole(millis));
+    }
+
+    @Override
+    public void restore(String member) {
+        for (MemberListener listener : select(member)) {
+            try {
+                listener.restore();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while reopening the listener of " + listener.member().upstream());
+            }
+        }
+    }
+
+    @Override
+    public void failover() {
+        if (!deployment.isReplicaSet() || members.members().size() < 2) {
+            throw new IllegalStateException("failover needs a replica set with more than one member; "
+                    + "this upstream is a " + deployment.kind() + " with " + members.members().size() + " member(s)");
+        }
+        refreshMemberStates();
+        Member primary = members.members().stream()
+                .filter(m -> context.memberStates().of(m.upstream()).role() == MemberState.Role.PRIMARY)
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("no member is known to be primary yet"));
+        log.info("failover: asking primary " + primary.upstream() + " to step down");
+        StepDown.stepDown(primary.dial(), config.connectTimeoutMillis());
+    }
+
+    @Override
+    public boolean knowsMember(String member) {
+        return member.equals("primary") || member.equals("secondary") || member.equals("all") || !select(member).isEmpty();
+    }
+
+    /** The listeners a member selector names (see {@link DeploymentFaults}). */
+    public List<MemberListener> select(String member) {
+        List<MemberListener> selected = new ArrayList<>();
+        for (MemberListener listener : listeners.values()) {
+            Member m = listener.member();
+            MemberState.Role role = context.memberStates().of(m.upstream()).role();
+            boolean match = switch (member) {
+                case "all" -> true;
+                case "primary" -> role == MemberState.Role.PRIMARY;
+                case "secondary" -> role == MemberState.Role.SECONDARY;
+                default -> member.equalsIgnoreCase(m.upstream().toString()) || member.equalsIgnoreCase(m.advertised().toString());
+            };
+            if (match) {
+                selected.add(listener);
+            }
+        }
+        return selected;
+    }
+
     @Override
     public void close() {
-        listeners.values().forEach(Channel::close);
+        scenarios.stop();
+        timer.shutdownNow();
+        listeners.values().forEach(MemberListener::close);
         acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         history.close();

@@ -15,9 +15,14 @@ import org.bson.BsonValue;
 public final class Discovery {
     /** What the first answering seed said about the deployment. */
     public record Deployment(String setName, List<MemberAddress> members, String kind,
-                             Map<MemberAddress, MemberAddress> dialAliases) {
+                             Map<MemberAddress, MemberAddress> dialAliases, MemberAddress answered, BsonDocument hello) {
         public Deployment(String setName, List<MemberAddress> members, String kind) {
-            this(setName, members, kind, Map.of());
+            this(setName, members, kind, Map.of(), null, null);
+        }
+
+        /** The same deployment, noting which member answered and what it said (its state is then known). */
+        Deployment answeredBy(MemberAddress member, BsonDocument reply) {
+            return new Deployment(setName, members, kind, dialAliases, member, reply);
         }
 
         public boolean isReplicaSet() {
@@ -36,7 +41,10 @@ public final class Discovery {
                 if (!isOk(hello)) { // servers before 4.4.2 / 5.0 know only isMaster
                     hello = client.run("admin", new BsonDocument("isMaster", new BsonInt32(1)));
                 }
-                return describe(seed, hello, uri.directConnection());
+                Deployment deployment = describe(seed, hello, uri.directConnection());
+                MemberAddress me = hello.isString("me") && deployment.isReplicaSet()
+                        ? MemberAddress.parse(hello.getString("me").getValue()) : seed;
+                return deployment.answeredBy(me, hello);
             } catch (IOException | RuntimeException e) {
                 failures.add(seed + " (" + e.getMessage() + ")");
             }
@@ -59,7 +67,7 @@ public final class Discovery {
             // name only its own network resolves, so that name is proxied by dialling the seed.
             MemberAddress me = MemberAddress.parse(hello.getString("me").getValue());
             return new Deployment(hello.getString("setName").getValue(), List.of(me),
-                    "replica set member (direct connection)", Map.of(me, seed));
+                    "replica set member (direct connection)", Map.of(me, seed), null, null);
         }
         Set<MemberAddress> members = new LinkedHashSet<>();
         for (String list : new String[] {"hosts", "passives", "arbiters"}) {
@@ -72,6 +80,6 @@ public final class Discovery {
         if (members.isEmpty()) {
             members.add(seed); // a member not yet initiated lists no hosts; proxy the one we reached
         }
-        return new Deployment(hello.getString("setName").getValue(), new ArrayList<>(members), "replica set", Map.of());
+        return new Deployment(hello.getString("setName").getValue(), new ArrayList<>(members), "replica set", Map.of(), null, null);
     }
 }

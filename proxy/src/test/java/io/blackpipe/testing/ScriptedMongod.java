@@ -49,7 +49,18 @@ public final class ScriptedMongod implements AutoCloseable {
     public static final int MAX_WRITE_BATCH_SIZE = 100_000;
     public static final ObjectId ELECTION_ID = new ObjectId("7fffffff0000000000000001");
 
+    /** What the responder says it is in hello; only hello (and cluster-time gossip) depends on it. */
+    public enum Role {
+        /** A replica-set primary (the default). */
+        PRIMARY,
+        /** A replica-set secondary: isWritablePrimary false, secondary true; commands still run as on a primary. */
+        SECONDARY,
+        /** A standalone mongod: no setName, hosts, primary, me, electionId, and no $clusterTime. */
+        STANDALONE
+    }
+
     private final ServerSocket serverSocket;
+    private final Role role;
     private final EnumSet<ScriptedMongodCompressor> compressors;
     private final Thread acceptThread;
     private final ScriptedMongodCommands commands = new ScriptedMongodCommands(this);
@@ -77,6 +88,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private final AtomicLong moreToComeRepliesSent = new AtomicLong();
 
     private ScriptedMongod(Builder b) throws IOException {
+        this.role = b.role;
         this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
         this.compressors.addAll(b.compressors);
         for (ScriptedMongodCompressor c : ScriptedMongodCompressor.values()) {
@@ -112,8 +124,21 @@ public final class ScriptedMongod implements AutoCloseable {
         private List<String> hosts;
         private String me;
         private String primary;
+        private Role role = Role.PRIMARY;
 
         private Builder() {
+        }
+
+        /** Answer hello as a replica-set secondary (set {@link #primary} to the primary's address). */
+        public Builder secondary() {
+            this.role = Role.SECONDARY;
+            return this;
+        }
+
+        /** Answer hello as a standalone mongod (no replica-set fields at all). */
+        public Builder standalone() {
+            this.role = Role.STANDALONE;
+            return this;
         }
 
         /** The compressors the server agrees to (net.compression.compressors); none = never compress. */
@@ -181,6 +206,10 @@ public final class ScriptedMongod implements AutoCloseable {
 
     public Set<ScriptedMongodCompressor> compressors() {
         return EnumSet.copyOf(compressors);
+    }
+
+    public Role role() {
+        return role;
     }
 
     // ---------------------------------------------------------------- topology
@@ -255,7 +284,7 @@ public final class ScriptedMongod implements AutoCloseable {
     }
 
     /**
-     * The hello / isMaster reply mongod 7.0 gives as a replica-set primary. {@code name} is the
+     * The hello / isMaster reply mongod 7.0 gives in this responder's {@link Role}. {@code name} is the
      * command name used: "hello" answers isWritablePrimary, isMaster/ismaster answer ismaster.
      */
     BsonDocument helloReply(String name, BsonDocument request, ScriptedMongodConnection conn) {
@@ -264,23 +293,29 @@ public final class ScriptedMongod implements AutoCloseable {
             r.append("helloOk", BsonBoolean.TRUE);
         }
         r.append("topologyVersion", topologyVersion());
-        BsonArray hosts = new BsonArray();
-        for (String h : advertisedHosts) {
-            hosts.add(new BsonString(h));
+        if (role == Role.STANDALONE) {
+            r.append(name.equals("hello") ? "isWritablePrimary" : "ismaster", BsonBoolean.TRUE);
+        } else {
+            BsonArray hosts = new BsonArray();
+            for (String h : advertisedHosts) {
+                hosts.add(new BsonString(h));
+            }
+            r.append("hosts", hosts);
+            r.append("setName", new BsonString(SET_NAME));
+            r.append("setVersion", new BsonInt32(1));
+            r.append(name.equals("hello") ? "isWritablePrimary" : "ismaster", BsonBoolean.valueOf(role == Role.PRIMARY));
+            r.append("secondary", BsonBoolean.valueOf(role == Role.SECONDARY));
+            r.append("primary", new BsonString(advertisedPrimary));
+            r.append("me", new BsonString(advertisedMe));
+            if (role == Role.PRIMARY) {
+                r.append("electionId", new BsonObjectId(ELECTION_ID));
+            }
+            BsonTimestamp opTime = clusterTime();
+            BsonDocument opTimeDoc = new BsonDocument("ts", opTime).append("t", new BsonInt64(1));
+            BsonDateTime writeDate = new BsonDateTime(opTime.getTime() * 1000L);
+            r.append("lastWrite", new BsonDocument("opTime", opTimeDoc).append("lastWriteDate", writeDate)
+                    .append("majorityOpTime", opTimeDoc.clone()).append("majorityWriteDate", writeDate));
         }
-        r.append("hosts", hosts);
-        r.append("setName", new BsonString(SET_NAME));
-        r.append("setVersion", new BsonInt32(1));
-        r.append(name.equals("hello") ? "isWritablePrimary" : "ismaster", BsonBoolean.TRUE);
-        r.append("secondary", BsonBoolean.FALSE);
-        r.append("primary", new BsonString(advertisedPrimary));
-        r.append("me", new BsonString(advertisedMe));
-        r.append("electionId", new BsonObjectId(ELECTION_ID));
-        BsonTimestamp opTime = clusterTime();
-        BsonDocument opTimeDoc = new BsonDocument("ts", opTime).append("t", new BsonInt64(1));
-        BsonDateTime writeDate = new BsonDateTime(opTime.getTime() * 1000L);
-        r.append("lastWrite", new BsonDocument("opTime", opTimeDoc).append("lastWriteDate", writeDate)
-                .append("majorityOpTime", opTimeDoc.clone()).append("majorityWriteDate", writeDate));
         r.append("maxBsonObjectSize", new BsonInt32(MAX_BSON_OBJECT_SIZE));
         r.append("maxMessageSizeBytes", new BsonInt32(MAX_MESSAGE_SIZE_BYTES));
         r.append("maxWriteBatchSize", new BsonInt32(MAX_WRITE_BATCH_SIZE));
@@ -316,6 +351,9 @@ public final class ScriptedMongod implements AutoCloseable {
 
     /** Appends $clusterTime and operationTime, as a replica-set member does on every reply. */
     void appendClusterTime(BsonDocument reply) {
+        if (role == Role.STANDALONE) {
+            return; // a standalone mongod has no cluster time to gossip
+        }
         BsonTimestamp now = clusterTime();
         reply.append("$clusterTime", new BsonDocument("clusterTime", now)
                 .append("signature", new BsonDocument("hash", new BsonBinary(new byte[20]))

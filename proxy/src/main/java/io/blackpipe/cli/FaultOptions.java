@@ -1,0 +1,53 @@
+package io.blackpipe.cli;
+
+import io.blackpipe.fault.ScenarioException;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.concurrent.ThreadLocalRandom;
+import picocli.CommandLine.Option;
+
+/** How the proxy breaks and records things; shared by every command that starts one. */
+final class FaultOptions {
+    @Option(names = "--scenario", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_SCENARIO}",
+            description = "Run this scenario (YAML or JSON, see fault-scripts/) once the proxy listens (env BLACKPIPE_SCENARIO).")
+    Path scenario;
+
+    @Option(names = "--history", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_HISTORY}",
+            description = "Append one JSON line per application command to FILE: Jepsen-style operation history (env BLACKPIPE_HISTORY).")
+    Path history;
+
+    @Option(names = "--seed", defaultValue = "${env:BLACKPIPE_SEED}",
+            description = "Seed of every random fault decision (activationProbability), to replay a run; default: random, printed at start (env BLACKPIPE_SEED).")
+    Long seed;
+
+    @Option(names = "--forward-failpoints", defaultValue = "${env:BLACKPIPE_FORWARD_FAILPOINTS:-false}",
+            description = "Pass configureFailPoint commands on to the server instead of taking them as blackpipe rules (env BLACKPIPE_FORWARD_FAILPOINTS).")
+    boolean forwardFailPoints;
+
+    long effectiveSeed() {
+        if (seed == null) {
+            seed = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        }
+        return seed;
+    }
+
+    ProxyConfig applyTo(ProxyConfig config) {
+        return config.withHistoryFile(history).withFaultOptions(effectiveSeed(), forwardFailPoints);
+    }
+
+    /** Loads and starts the --scenario, if any. @throws IllegalArgumentException with file:line: field: message */
+    void startScenario(ProxyServer proxy) {
+        if (scenario == null) {
+            return;
+        }
+        try {
+            proxy.scenarios().start(proxy.scenarioLoader().load(scenario));
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot read scenario " + scenario + ": " + e.getMessage(), e);
+        } catch (ScenarioException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,231 @@
+package io.blackpipe.fault;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Predicate;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.nodes.Node;
+
+/**
+ * Reads a scenario file (YAML; JSON is YAML too) and checks all of it — every rule, every step,
+ * every member it names — before anything runs, so a bad scenario is rejected whole with
+ * "file:line: field: message".
+ */
+public final class ScenarioLoader {
+    private static final Set<String> TOP_LEVEL = Set.of("name", "description", "rules", "timeline");
+    private static final Set<String> STEP_ACTIONS = Set.of("add", "remove", "clear", "outage", "blackhole", "restore", "failover", "end");
+
+    private final RuleParser parser;
+    private final Predicate<String> knownMember;
+
+    public ScenarioLoader(RuleParser parser, Predicate<String> knownMember) {
+        this.parser = parser;
+        this.knownMember = knownMember;
+    }
+
+    public Scenario load(Path file) throws IOException {
+        return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
+    }
+
+    public Scenario parse(String source, String text) {
+        YamlTree tree = new YamlTree();
+        BsonDocument root;
+        try {
+            Node node = new Yaml(new LoaderOptions()).compose(new StringReader(text));
+            if (node == null) {
+                throw new ScenarioException(source, 1, "(file)", "is empty");
+            }
+            BsonValue value = tree.convert(node, "");
+            if (!value.isDocument()) {
+                throw new ScenarioException(source, 1, "(file)", "must be a mapping with name, description, rules, timeline");
+            }
+            root = value.asDocument();
+        } catch (MarkedYAMLException e) {
+            int line = e.getProblemMark() == null ? 1 : e.getProblemMark().getLine() + 1;
+            throw new ScenarioException(source, line, "(syntax)", e.getProblem());
+        } catch (IllegalArgumentException e) {
+            throw new ScenarioException(source, 1, "(syntax)", e.getMessage());
+        }
+        return new Reading(source, tree).scenario(root);
+    }
+
+    /** One file being read: knows its name and lines, collects rule ids. */
+    private final class Reading {
+        private final String source;
+        private final YamlTree tree;
+        private final Set<String> ruleIds = new HashSet<>();
+        private int generatedIds;
+
+        Reading(String source, YamlTree tree) {
+            this.source = source;
+            this.tree = tree;
+        }
+
+        Scenario scenario(BsonDocument root) {
+            for (String key : root.keySet()) {
+                if (!TOP_LEVEL.contains(key)) {
+                    throw error(key, "unknown field (expected name, description, rules, timeline)");
+                }
+            }
+            String name = requiredString(root, "name", "name");
+            String description = root.isString("description") ? root.getString("description").getValue() : "";
+            List<Rule> rules = new ArrayList<>();
+            for (int i = 0; i < array(root, "rules").size(); i++) {
+                rules.add(rule(array(root, "rules").get(i), "rules[" + i + "]"));
+            }
+            List<Scenario.Step> steps = new ArrayList<>();
+            BsonArray timeline = array(root, "timeline");
+            for (int i = 0; i < timeline.size(); i++) {
+                steps.add(step(timeline.get(i), "timeline[" + i + "]"));
+            }
+            steps.sort(Comparator.comparingLong(Scenario.Step::atMillis));
+            checkRemovals(steps);
+            return new Scenario(name, description, List.copyOf(rules), List.copyOf(steps));
+        }
+
+        private Rule rule(BsonValue value, String path) {
+            if (!value.isDocument()) {
+                throw error(path, "must be a failCommand document");
+            }
+            BsonDocument document = value.asDocument().clone();
+            String id = document.isString("id") ? document.getString("id").getValue() : "rule-" + (++generatedIds);
+            if (!ruleIds.add(id)) {
+                throw error(path + ".id", "rule id '" + id + "' is used twice");
+            }
+            try {
+                return parser.parse(id, document);
+            } catch (RuleException e) {
+                throw error(path + "." + e.field(), e.getMessage().substring(e.field().length() + 2));
+            }
+        }
+
+        private Scenario.Step step(BsonValue value, String path) {
+            if (!value.isDocument()) {
+                throw error(path, "must be a mapping with 'at' and one action");
+            }
+            BsonDocument step = value.asDocument();
+            long at = duration(step.get("at"), path + ".at", true);
+            List<String> actions = new ArrayList<>();
+            for (String key : step.keySet()) {
+                if (key.equals("at")) {
+                    continue;
+                }
+                if (!STEP_ACTIONS.contains(key)) {
+                    throw error(path + "." + key, "unknown step (expected one of " + STEP_ACTIONS + ")");
+                }
+                actions.add(key);
+            }
+            if (actions.size() != 1) {
+                throw error(path, "needs exactly one action of " + STEP_ACTIONS + ", has " + actions);
+            }
+            String action = actions.get(0);
+            BsonValue argument = step.get(action);
+            String field = path + "." + action;
+            int line = tree.line(path);
+            switch (action) {
+                case "add":
+                    return new Scenario.Step(at, Scenario.Kind.ADD, rule(argument, field), null, 0, line);
+                case "remove":
+                    if (!argument.isString()) {
+                        throw error(field, "must be the id of a rule");
+                    }
+                    return new Scenario.Step(at, Scenario.Kind.REMOVE, null, argument.asString().getValue(), 0, line);
+                case "clear":
+                    return new Scenario.Step(at, Scenario.Kind.CLEAR, null, null, 0, line);
+                case "outage":
+                case "blackhole":
+                    return memberStep(at, action.equals("outage") ? Scenario.Kind.OUTAGE : Scenario.Kind.BLACKHOLE, argument, field, line, true);
+                case "restore":
+                    return memberStep(at, Scenario.Kind.RESTORE, argument, field, line, false);
+                case "failover":
+                    return new Scenario.Step(at, Scenario.Kind.FAILOVER, null, null, 0, line);
+                default:
+                    return new Scenario.Step(at, Scenario.Kind.END, null, null, 0, line);
+            }
+        }
+
+        private Scenario.Step memberStep(long at, Scenario.Kind kind, BsonValue argument, String field, int line, boolean timed) {
+            String member;
+            long duration = 0;
+            if (argument.isString()) {
+                member = argument.asString().getValue();
+            } else if (argument.isDocument()) {
+                BsonDocument spec = argument.asDocument();
+                for (String key : spec.keySet()) {
+                    if (!key.equals("member") && !(timed && key.equals("duration"))) {
+                        throw error(field + "." + key, "unknown field (expected member" + (timed ? ", duration" : "") + ")");
+                    }
+                }
+                member = requiredString(spec, "member", field + ".member");
+                if (spec.containsKey("duration")) {
+                    duration = duration(spec.get("duration"), field + ".duration", false);
+                }
+            } else {
+                throw error(field, "must be a member name or {member: ..., duration: ...}");
+            }
+            if (!knownMember.test(member)) {
+                throw error(field + ".member", "no member '" + member + "' (use primary, secondary, all, or a member's host:port)");
+            }
+            return new Scenario.Step(at, kind, null, member, duration, line);
+        }
+
+        private void checkRemovals(List<Scenario.Step> steps) {
+            for (Scenario.Step step : steps) {
+                if (step.kind() == Scenario.Kind.REMOVE && !ruleIds.contains(step.target())) {
+                    throw new ScenarioException(source, step.line(), "remove", "no rule with id '" + step.target() + "' in this scenario");
+                }
+            }
+        }
+
+        private long duration(BsonValue value, String field, boolean required) {
+            if (value == null) {
+                if (required) {
+                    throw error(field, "required (e.g. 5s)");
+                }
+                return 0;
+            }
+            Object raw = value.isString() ? value.asString().getValue() : value.isNumber() ? value.asNumber().longValue() : null;
+            try {
+                return Durations.millis(raw);
+            } catch (IllegalArgumentException e) {
+                throw error(field, e.getMessage());
+            }
+        }
+
+        private BsonArray array(BsonDocument document, String key) {
+            BsonValue value = document.get(key);
+            if (value == null) {
+                return new BsonArray();
+            }
+            if (!value.isArray()) {
+                throw error(key, "must be a list");
+            }
+            return value.asArray();
+        }
+
+        private String requiredString(BsonDocument document, String key, String field) {
+            BsonValue value = document.get(key);
+            if (value == null || !value.isString() || value.asString().getValue().isBlank()) {
+                throw error(field, "required, a string");
+            }
+            return value.asString().getValue();
+        }
+
+        private ScenarioException error(String field, String message) {
+            return new ScenarioException(source, tree.line(field), field, message);
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package io.blackpipe.fault;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+
+/**
+ * Runs one scenario at a time: its rules go live together, its timeline steps fire at their
+ * offsets. It runs until an "end" step or a stop, which cancel what has not fired, remove the
+ * scenario's rules and restore any member it faulted.
+ */
+public final class ScenarioRunner {
+    public enum State { IDLE, RUNNING, FINISHED, STOPPED }
+
+    private final RuleSet rules;
+    private final DeploymentFaults deployment;
+    private final ScheduledExecutorService timer;
+    private final Consumer<String> log;
+    private Scenario scenario;
+    private State state = State.IDLE;
+    private Instant startedAt;
+    private final List<ScheduledFuture<?>> pending = new ArrayList<>();
+    private final List<String> done = new ArrayList<>();
+    private final List<String> faultedMembers = new ArrayList<>();
+    private int stepsLeft;
+
+    public ScenarioRunner(RuleSet rules, DeploymentFaults deployment, ScheduledExecutorService timer, Consumer<String> log) {
+        this.rules = rules;
+        this.deployment = deployment;
+        this.timer = timer;
+        this.log = log;
+    }
+
+    /** Starts {@code next}, stopping any scenario still running. */
+    public synchronized void start(Scenario next) {
+        if (state == State.RUNNING) {
+            stop();
+        }
+        scenario = next;
+        state = State.RUNNING;
+        startedAt = Instant.now();
+        done.clear();
+        faultedMembers.clear();
+        stepsLeft = next.timeline().size();
+        rules.putAll(next.rules());
+        log.accept("scenario '" + next.name() + "' started: " + next.rules().size() + " rules, " + stepsLeft + " timeline steps");
+        for (Scenario.Step step : next.timeline()) {
+            pending.add(timer.schedule(() -> fire(next, step), step.atMillis(), TimeUnit.MILLISECONDS));
+        }
+    }
+
+    private synchronized void fire(Scenario owner, Scenario.Step step) {
+        if (owner != scenario || state != State.RUNNING) {
+            return;
+        }
+        try {
+            apply(step);
+            done.add(step.atMillis() + "ms " + step.describe());
+        } catch (RuntimeException e) {
+            done.add(step.atMillis() + "ms " + step.describe() + " FAILED: " + e.getMessage());
+            log.accept("scenario '" + owner.name() + "' step at line " + step.line() + " failed: " + e.getMessage());
+        }
+        stepsLeft--;
+    }
+
+    private void apply(Scenario.Step step) {
+        switch (step.kind()) {
+            case ADD -> rules.put(step.rule());
+            case REMOVE -> rules.remove(step.target());
+            case CLEAR -> rules.clear();
+            case OUTAGE -> {
+                faultedMembers.add(step.target());
+                deployment.outage(step.target(), step.durationMillis());
+            }
+            case BLACKHOLE -> {
+                faultedMembers.add(step.target());
+                deployment.blackhole(step.target(), step.durationMillis());
+            }
+            case RESTORE -> deployment.restore(step.target());
+            case FAILOVER -> deployment.failover();
+            case END -> finish(State.FINISHED);
+        }
+    }
+
+    public synchronized void stop() {
+        if (state == State.RUNNING) {
+            finish(State.STOPPED);
+        }
+    }
+
+    private void finish(State end) {
+        pending.forEach(f -> f.cancel(false));
+        pending.clear();
+        List<String> ids = new ArrayList<>();
+        scenario.rules().forEach(r -> ids.add(r.id()));
+        scenario.timeline().stream().filter(s -> s.rule() != null).forEach(s -> ids.add(s.rule().id()));
+        rules.removeIf(r -> ids.contains(r.id()));
+        for (String member : faultedMembers) {
+            deployment.restore(member);
+        }
+        state = end;
+        log.accept("scenario '" + scenario.name() + "' " + end.name().toLowerCase());
+    }
+
+    public synchronized State state() {
+        return state;
+    }
+
+    /** The scenario's progress as JSON-ready BSON: name, state, steps done and still to come. */
+    public synchronized BsonDocument status() {
+        BsonDocument status = new BsonDocument("state", new BsonString(state.name().toLowerCase()));
+        if (scenario == null) {
+            return status;
+        }
+        BsonArray fired = new BsonArray();
+        done.forEach(d -> fired.add(new BsonString(d)));
+        return status.append("name", new BsonString(scenario.name()))
+                .append("description", new BsonString(scenario.description()))
+                .append("startedAt", new BsonString(startedAt.toString()))
+                .append("elapsedMillis", new BsonInt64(java.time.Duration.between(startedAt, Instant.now()).toMillis()))
+                .append("rules", new BsonInt32(scenario.rules().size()))
+                .append("stepsDone", fired)
+                .append("stepsLeft", new BsonInt32(Math.max(stepsLeft, 0)))
+                .append("running", BsonBoolean.valueOf(state == State.RUNNING));
+    }
+}

@@ -1,0 +1,141 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberAddress;
+import io.blackpipe.topology.MemberMap;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * One member's listener and the client connections it accepted. Deployment-level faults act
+ * here: an outage closes the listener (new connections are refused) and resets every open
+ * connection until it ends; a blackhole keeps accepting but lets nothing through either way.
+ */
+public final class MemberListener {
+    private final MemberAddress upstream;
+    private final MemberMap members;
+    private final ServerBootstrap bootstrap;
+    private final String bindHost;
+    private final ProxyLog log;
+    private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    private int port;
+    private Channel channel;
+    private volatile boolean blackholed;
+    private volatile boolean down;
+    private ScheduledFuture<?> pendingEnd;
+
+    MemberListener(MemberAddress upstream, ServerBootstrap bootstrap, String bindHost, ProxyLog log, MemberMap members) {
+        this.upstream = upstream;
+        this.members = members;
+        this.bootstrap = bootstrap;
+        this.bindHost = bindHost;
+        this.log = log;
+    }
+
+    synchronized int bind(int requestedPort) throws InterruptedException {
+        channel = bootstrap.bind(bindHost, requestedPort).sync().channel();
+        port = ((InetSocketAddress) channel.localAddress()).getPort();
+        return port;
+    }
+
+    /** The member this listener serves (known once its port is bound). */
+    public Member member() {
+        return members.byUpstream(upstream);
+    }
+
+    public int openConnections() {
+        return connections.size();
+    }
+
+    public boolean blackholed() {
+        return blackholed;
+    }
+
+    public boolean down() {
+        return down;
+    }
+
+    void accepted(Channel client) {
+        connections.add(client);
+    }
+
+    /** Resets (RST) every open client connection of this member; returns how many. */
+    public int resetConnections() {
+        int count = 0;
+        for (Channel client : connections) {
+            client.eventLoop().execute(() -> {
+                if (client.isActive()) {
+                    client.config().setOption(ChannelOption.SO_LINGER, 0);
+                    client.close();
+                }
+            });
+            count++;
+        }
+        return count;
+    }
+
+    /** The member goes away for {@code millis} (0: until {@link #restore()}): refused and reset. */
+    public synchronized void outage(long millis) throws InterruptedException {
+        cancelPendingEnd();
+        if (!down) {
+            down = true;
+            channel.close().sync();
+            resetConnections();
+            log.info("outage of member " + upstream + ": listener " + bindHost + ":" + port + " closed");
+        }
+        scheduleEnd(millis);
+    }
+
+    /** Connections are accepted but nothing passes, in either direction, for {@code millis} (0: until restored). */
+    public synchronized void blackhole(long millis) {
+        cancelPendingEnd();
+        blackholed = true;
+        log.info("blackhole on member " + upstream);
+        scheduleEnd(millis);
+    }
+
+    /** Ends an outage or blackhole: the listener is back on its old port. */
+    public synchronized void restore() throws InterruptedException {
+        cancelPendingEnd();
+        blackholed = false;
+        if (down) {
+            channel = bootstrap.bind(bindHost, port).sync().channel();
+            down = false;
+            log.info("member " + upstream + " is back on " + bindHost + ":" + port);
+        }
+    }
+
+    private void scheduleEnd(long millis) {
+        if (millis > 0) {
+            pendingEnd = GlobalEventExecutor.INSTANCE.schedule(() -> {
+                try {
+                    restore();
+                } catch (Exception e) {
+                    log.warn("could not end the fault on member " + upstream + ": " + e.getMessage());
+                }
+            }, millis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void cancelPendingEnd() {
+        if (pendingEnd != null) {
+            pendingEnd.cancel(false);
+            pendingEnd = null;
+        }
+    }
+
+    synchronized void close() {
+        cancelPendingEnd();
+        if (channel != null) {
+            channel.close();
+        }
+        connections.close();
+    }
+}

@@ -1,0 +1,416 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.blackpipe.admin.AdminServer;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.wire.BlockingCommandClient;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+/**
+ * The command line: exit codes (0 ok, 1 failed, 2 bad arguments with usage), options naming
+ * themselves in errors, help everywhere, environment defaults, and what `proxy` prints once it
+ * serves. In-process through {@link Main#commandLine()} where the command returns; in a child
+ * JVM (the test class path, no shaded jar needed) where it serves until stopped or reads the
+ * environment.
+ */
+class CliTest {
+    @TempDir
+    Path temp;
+
+    /** What one in-process run printed and returned. */
+    record Run(int exitCode, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- out:\n" + out + "\n--- err:\n" + err;
+        }
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    /** A loopback port nothing listens on (bound, then released). */
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    // ------------------------------------------------------------------ usage errors: exit 2
+
+    @Test
+    void anUnknownOptionExitsTwoWithUsage() {
+        Run run = run("proxy", "--upstream", "mongodb://127.0.0.1:1/", "--no-such-option");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("Unknown option: '--no-such-option'"), run::toString);
+        assertTrue(run.err().contains("Usage: blackpipe proxy"), run::toString);
+
+        Run top = run("--no-such-option");
+        assertEquals(2, top.exitCode(), top::toString);
+        assertTrue(top.err().contains("Usage: blackpipe"), top::toString);
+    }
+
+    @Test
+    void noCommandExitsTwoWithUsage() {
+        Run run = run();
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("a command is required"), run::toString);
+        assertTrue(run.err().contains("Usage: blackpipe"), run::toString);
+    }
+
+    static Stream<Arguments> badValues() {
+        return Stream.of(
+                Arguments.of(List.of("--member-port", "db1"), "--member-port"),
+                Arguments.of(List.of("--member-port", "db1:27017=next"), "--member-port"),
+                Arguments.of(List.of("--member-port", "db1:27017=70000"), "--member-port"),
+                Arguments.of(List.of("--member-port", "db1:27017=0"), "--member-port"),
+                Arguments.of(List.of("--port", "70000"), "--port"),
+                Arguments.of(List.of("--port", "-1"), "--port"),
+                Arguments.of(List.of("--port", "first"), "--port"),
+                Arguments.of(List.of("--connect-timeout-ms", "0"), "--connect-timeout-ms"),
+                Arguments.of(List.of("--connect-timeout-ms", "-5"), "--connect-timeout-ms"),
+                Arguments.of(List.of("--connect-timeout-ms", "soon"), "--connect-timeout-ms"),
+                Arguments.of(List.of("--admin-port", "-2"), "--admin-port"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badValues")
+    void aBadValueExitsTwoNamingTheOption(List<String> option, String name) throws IOException {
+        List<String> args = new ArrayList<>(List.of("proxy", "--upstream", "mongodb://127.0.0.1:" + closedPort() + "/"));
+        args.addAll(option);
+        Run run = run(args.toArray(new String[0]));
+        assertEquals(2, run.exitCode(), run::toString); // an unreachable upstream would be 1: the bad value is caught first
+        String firstLine = run.err().lines().findFirst().orElse("");
+        assertTrue(firstLine.contains(name), () -> "the error must name " + name + ": " + run);
+        assertTrue(run.err().contains("Usage: blackpipe proxy"), run::toString);
+    }
+
+    @Test
+    void anUnsupportedUpstreamUriIsAUsageError() {
+        Run run = run("proxy", "--upstream", "mongodb+srv://cluster0.example.net/");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("mongodb+srv:// URIs are not supported"), run::toString);
+    }
+
+    // ------------------------------------------------------------------ failures: exit 1
+
+    @Test
+    void anUnreachableUpstreamExitsOneNamingTheSeeds() throws IOException {
+        int first = closedPort();
+        int second = closedPort();
+        Run run = run("proxy", "--upstream", "mongodb://127.0.0.1:" + first + ",127.0.0.1:" + second + "/?replicaSet=rs0",
+                "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1", "--connect-timeout-ms", "1000");
+        assertEquals(1, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("no upstream seed answered"), run::toString);
+        assertTrue(run.err().contains("127.0.0.1:" + first) && run.err().contains("127.0.0.1:" + second), run::toString);
+        assertFalse(run.err().contains("Usage:"), "a failure is not a usage error: " + run);
+        assertEquals("", run.out(), "nothing is announced when nothing is served");
+    }
+
+    @Test
+    void aListenerPortInUseExitsOneNamingItAndLeavesNothingOpen() throws Exception {
+        try (ScriptedMongod upstream = ScriptedMongod.start();
+             ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Run run = run("proxy", "--upstream", rsUri(upstream), "--host", "127.0.0.1",
+                    "--port", Integer.toString(taken.getLocalPort()), "--admin-port", "-1");
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().contains("cannot listen on port " + taken.getLocalPort()), run::toString);
+            assertTrue(run.err().contains(upstream.address()), "the member is named: " + run);
+        }
+    }
+
+    @Test
+    void anAdminPortInUseExitsOneAndReleasesTheMemberListeners() throws Exception {
+        int memberPort = freePort();
+        try (ScriptedMongod upstream = ScriptedMongod.start();
+             ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Run run = run("proxy", "--upstream", rsUri(upstream), "--host", "127.0.0.1", "--port", Integer.toString(memberPort),
+                    "--admin-host", "127.0.0.1", "--admin-port", Integer.toString(taken.getLocalPort()));
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().contains("cannot start the admin server on 127.0.0.1:" + taken.getLocalPort()), run::toString);
+        }
+        try (ServerSocket again = new ServerSocket()) {
+            again.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), memberPort));
+            assertEquals(memberPort, again.getLocalPort(), "the proxy closed its member listener when the admin server failed");
+        }
+    }
+
+    // ------------------------------------------------------------------ help: exit 0
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"--help", "-h", "proxy --help", "local --help", "health --help", "help", "help proxy", "proxy -h"})
+    void helpExitsZeroOnEveryCommand(String args) {
+        Run run = run(args.split(" "));
+        assertEquals(0, run.exitCode(), run::toString);
+        assertTrue(run.out().contains("Usage: blackpipe"), run::toString);
+        assertEquals("", run.err(), run::toString);
+        if (args.startsWith("proxy") || args.equals("help proxy")) {
+            for (String option : List.of("--upstream", "--port", "--member-port", "--connect-timeout-ms", "--admin-port")) {
+                assertTrue(run.out().contains(option), () -> option + " missing from " + run);
+            }
+            assertTrue(run.out().contains("BLACKPIPE_UPSTREAM"), "the env variables are documented: " + run);
+        }
+    }
+
+    @Test
+    void versionExitsZero() {
+        Run run = run("--version");
+        assertEquals(0, run.exitCode(), run::toString);
+        assertTrue(run.out().startsWith("blackpipe "), run::toString);
+    }
+
+    // ------------------------------------------------------------------ health
+
+    @Test
+    void healthExitsZeroAgainstARunningProxyAndOneOtherwise() throws Exception {
+        try (ScriptedMongod upstream = ScriptedMongod.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + upstream.address() + "/?replicaSet="
+                     + ScriptedMongod.SET_NAME));
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0)) {
+            Run ok = run("health", "--admin", "http://127.0.0.1:" + admin.port());
+            assertEquals(0, ok.exitCode(), ok::toString);
+        }
+        Run down = run("health", "--admin", "http://127.0.0.1:" + closedPort());
+        assertEquals(1, down.exitCode(), down::toString);
+    }
+
+    // ------------------------------------------------------------------ child JVM runs
+
+    /** A child `java io.blackpipe.cli.Main ...` with no BLACKPIPE_* variables except {@code env}. */
+    private final class Child implements AutoCloseable {
+        final Process process;
+        final Path stderr;
+        final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        final List<String> seen = new ArrayList<>();
+
+        Child(Map<String, String> env, String... args) throws IOException {
+            String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", classPath, "io.blackpipe.cli.Main"));
+            command.addAll(List.of(args));
+            ProcessBuilder builder = new ProcessBuilder(command);
+            builder.environment().keySet().removeIf(name -> name.startsWith("BLACKPIPE_"));
+            builder.environment().putAll(env);
+            stderr = Files.createTempFile(temp, "child", ".err");
+            builder.redirectError(stderr.toFile());
+            builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            process = builder.start();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = out.readLine()) != null) {
+                        lines.add(line);
+                    }
+                } catch (IOException ignored) {
+                    // the process went away
+                }
+            }, "cli-child-stdout");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        /** Collects stdout lines until one starts with {@code prefix}; fails after 60 s or if the process exits first. */
+        String awaitLine(String prefix) throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline) {
+                String line = lines.poll(100, TimeUnit.MILLISECONDS);
+                if (line != null) {
+                    seen.add(line);
+                    if (line.startsWith(prefix)) {
+                        return line;
+                    }
+                } else if (!process.isAlive() && lines.isEmpty()) {
+                    break;
+                }
+            }
+            throw new AssertionError("no line starting with '" + prefix + "'; stdout so far: " + seen + "; " + describe());
+        }
+
+        int awaitExit() throws Exception {
+            assertTrue(process.waitFor(60, TimeUnit.SECONDS), () -> "the child did not exit; " + describe());
+            return process.exitValue();
+        }
+
+        String stderrText() throws IOException {
+            return Files.readString(stderr);
+        }
+
+        String describe() {
+            try {
+                return "alive=" + process.isAlive() + ", stderr:\n" + stderrText();
+            } catch (IOException e) {
+                return "stderr unreadable: " + e;
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            if (process.isAlive()) {
+                process.destroy(); // SIGTERM: the shutdown hook closes the proxy
+                if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(10, TimeUnit.SECONDS);
+                    throw new AssertionError("the child ignored SIGTERM; " + describe());
+                }
+            }
+        }
+    }
+
+    private static String rsUri(ScriptedMongod seed) {
+        return "mongodb://" + seed.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME;
+    }
+
+    @Test
+    void proxyPrintsEachMemberAndTheConnectionStringThenServes() throws Exception {
+        try (ScriptedMongod a = ScriptedMongod.start();
+             ScriptedMongod b = ScriptedMongod.builder().secondary().primary(a.address()).start()) {
+            a.setAdvertisedHosts(List.of(a.address(), b.address()));
+            b.setAdvertisedHosts(List.of(a.address(), b.address()));
+            try (Child child = new Child(Map.of(), "proxy", "--upstream", rsUri(a), "--host", "127.0.0.1", "--port", "0",
+                    "--admin-port", "0")) {
+                String connectionLine = child.awaitLine("connection string: ");
+                String memberA = find(child.seen, "  upstream " + a.address() + " -> advertised 127.0.0.1:");
+                String memberB = find(child.seen, "  upstream " + b.address() + " -> advertised 127.0.0.1:");
+                String advertisedA = memberA.substring(memberA.lastIndexOf(' ') + 1);
+                String advertisedB = memberB.substring(memberB.lastIndexOf(' ') + 1);
+                assertEquals("connection string: mongodb://" + advertisedA + "," + advertisedB + "/?replicaSet=" + ScriptedMongod.SET_NAME,
+                        connectionLine);
+                assertTrue(child.seen.stream().anyMatch(l -> l.startsWith("admin: http://127.0.0.1:")), child.seen::toString);
+                assertTrue(child.seen.get(0).contains("proxying replica set " + ScriptedMongod.SET_NAME), child.seen::toString);
+
+                // What it printed is what it serves.
+                try (MongoClient client = MongoClients.create(connectionLine.substring("connection string: ".length())
+                        + "&serverSelectionTimeoutMS=10000")) {
+                    client.getDatabase("admin").runCommand(new Document("ping", 1));
+                    assertEquals(2, client.getClusterDescription().getServerDescriptions().size());
+                }
+                assertTrue(child.stderrText().contains("listening on 127.0.0.1:"), child::describe);
+            }
+        }
+    }
+
+    private static String find(List<String> lines, String prefix) {
+        return lines.stream().filter(l -> l.startsWith(prefix)).findFirst()
+                .orElseThrow(() -> new AssertionError("no line starting with '" + prefix + "' in " + lines));
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Test
+    void environmentVariablesAreTheDefaults() throws Exception {
+        try (ScriptedMongod a = ScriptedMongod.start();
+             ScriptedMongod b = ScriptedMongod.builder().secondary().primary(a.address()).start()) {
+            a.setAdvertisedHosts(List.of(a.address(), b.address()));
+            b.setAdvertisedHosts(List.of(a.address(), b.address()));
+            int port = freePort();
+            int pinned = freePort();
+            Map<String, String> env = Map.of(
+                    "BLACKPIPE_UPSTREAM", rsUri(a),
+                    "BLACKPIPE_HOST", "127.0.0.1",
+                    "BLACKPIPE_PORT", Integer.toString(port),
+                    "BLACKPIPE_ADVERTISE_HOST", "localhost",
+                    "BLACKPIPE_ADMIN_PORT", "-1",
+                    "BLACKPIPE_MEMBER_PORTS", b.address() + "=" + pinned,
+                    "BLACKPIPE_CONNECT_TIMEOUT_MS", "3000");
+            try (Child child = new Child(env, "proxy")) {
+                String connectionLine = child.awaitLine("connection string: ");
+                assertTrue(child.seen.contains("  upstream " + a.address() + " -> advertised localhost:" + port), child.seen::toString);
+                assertTrue(child.seen.contains("  upstream " + b.address() + " -> advertised localhost:" + pinned), child.seen::toString);
+                assertEquals("connection string: mongodb://localhost:" + port + ",localhost:" + pinned + "/?replicaSet="
+                        + ScriptedMongod.SET_NAME, connectionLine);
+                assertTrue(child.seen.stream().noneMatch(l -> l.startsWith("admin:")), "BLACKPIPE_ADMIN_PORT=-1 disables admin: " + child.seen);
+                try (BlockingCommandClient client = new BlockingCommandClient("127.0.0.1", port, 5000)) {
+                    BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
+                    assertEquals("localhost:" + port, hello.getString("me").getValue(), "the advertised host is written into hello");
+                }
+            }
+        }
+    }
+
+    @Test
+    void anOptionOnTheCommandLineWinsOverItsEnvironmentVariable() throws Exception {
+        try (ScriptedMongod a = ScriptedMongod.start()) {
+            int envPort = freePort();
+            int cliPort = freePort();
+            Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/",
+                    "BLACKPIPE_PORT", Integer.toString(envPort), "BLACKPIPE_ADVERTISE_HOST", "envhost", "BLACKPIPE_ADMIN_PORT", "-1");
+            try (Child child = new Child(env, "proxy", "--upstream", rsUri(a), "--host", "127.0.0.1", "--port",
+                    Integer.toString(cliPort), "--advertise-host", "127.0.0.1")) {
+                assertEquals("connection string: mongodb://127.0.0.1:" + cliPort + "/?replicaSet=" + ScriptedMongod.SET_NAME,
+                        child.awaitLine("connection string: "));
+                assertTrue(child.seen.contains("  upstream " + a.address() + " -> advertised 127.0.0.1:" + cliPort), child.seen::toString);
+            }
+        }
+    }
+
+    @Test
+    void missingUpstreamExitsTwo() throws Exception {
+        try (Child child = new Child(Map.of(), "proxy", "--port", "0", "--admin-port", "-1")) {
+            assertEquals(2, child.awaitExit(), child::describe);
+            String err = child.stderrText();
+            assertTrue(err.contains("Missing required option: '--upstream=URI'"), err);
+            assertTrue(err.contains("Usage: blackpipe proxy"), err);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource({
+            "BLACKPIPE_CONNECT_TIMEOUT_MS, 0, --connect-timeout-ms must be positive",
+            "BLACKPIPE_PORT, next, --port",
+            "BLACKPIPE_MEMBER_PORTS, db1:27017, --member-port 'db1:27017' must be HOST:PORT=N"})
+    void aBadEnvironmentValueExitsTwoNamingTheOption(String variable, String value, String expected) throws Exception {
+        try (Child child = new Child(Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/",
+                variable, value), "proxy", "--admin-port", "-1")) {
+            assertEquals(2, child.awaitExit(), child::describe);
+            String firstLine = child.stderrText().lines().findFirst().orElse("");
+            assertTrue(firstLine.contains(expected), child::describe);
+            assertTrue(child.stderrText().contains("Usage: blackpipe proxy"), child::describe);
+        }
+    }
+}

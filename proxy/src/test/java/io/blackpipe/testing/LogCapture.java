@@ -1,0 +1,87 @@
+package io.blackpipe.testing;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+import java.util.logging.SimpleFormatter;
+
+/**
+ * Collects the records of the proxy's logger ("blackpipe", reached through System.Logger, which
+ * the JDK backs with java.util.logging) while it is open. Records of every proxy in the JVM
+ * arrive here, so tests pick theirs by content (a client's port, a member's address).
+ */
+public final class LogCapture extends Handler implements AutoCloseable {
+    /** Held strongly: java.util.logging keeps loggers only weakly, and a collected logger loses its handlers. */
+    private static final Logger BLACKPIPE = Logger.getLogger("blackpipe");
+
+    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
+    private final SimpleFormatter formatter = new SimpleFormatter();
+
+    private LogCapture() {
+        setLevel(Level.ALL);
+    }
+
+    public static LogCapture start() {
+        LogCapture capture = new LogCapture();
+        BLACKPIPE.addHandler(capture);
+        return capture;
+    }
+
+    @Override
+    public void publish(LogRecord record) {
+        records.add(record);
+    }
+
+    /** Every message so far, formatted (parameters filled in). */
+    public List<String> messages() {
+        List<String> out = new ArrayList<>();
+        for (LogRecord record : records) {
+            out.add(formatter.formatMessage(record));
+        }
+        return out;
+    }
+
+    /** Waits up to {@code timeout} for a message matching {@code wanted} and returns it. */
+    public String await(Predicate<String> wanted, Duration timeout, String description) throws InterruptedException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            for (String message : messages()) {
+                if (wanted.test(message)) {
+                    return message;
+                }
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no log line " + description + " within " + timeout + "; the blackpipe log said:\n  "
+                        + String.join("\n  ", messages()));
+            }
+            Thread.sleep(10);
+        }
+    }
+
+    /** Waits for a message that contains every one of {@code parts}. */
+    public String awaitContaining(Duration timeout, String... parts) throws InterruptedException {
+        return await(m -> {
+            for (String part : parts) {
+                if (!m.contains(part)) {
+                    return false;
+                }
+            }
+            return true;
+        }, timeout, "containing all of " + List.of(parts));
+    }
+
+    @Override
+    public void flush() {
+    }
+
+    @Override
+    public void close() {
+        BLACKPIPE.removeHandler(this);
+    }
+}
