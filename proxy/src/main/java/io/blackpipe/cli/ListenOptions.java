@@ -38,6 +38,10 @@ final class ListenOptions {
             description = "Pin the listener port of one upstream member; repeatable (env BLACKPIPE_MEMBER_PORTS, comma-separated).")
     List<String> memberPorts;
 
+    @Option(names = "--simulate-members", paramLabel = "N", defaultValue = "${env:BLACKPIPE_SIMULATE_MEMBERS:-0}",
+            description = "Present a replica set of N members (2-7) over a single upstream node, so failover can be simulated (env BLACKPIPE_SIMULATE_MEMBERS).")
+    int simulateMembers;
+
     @Option(names = "--connect-timeout-ms", defaultValue = "${env:BLACKPIPE_CONNECT_TIMEOUT_MS:-5000}",
             description = "Timeout for connecting to upstream members (env BLACKPIPE_CONNECT_TIMEOUT_MS; default ${DEFAULT-VALUE}).")
     int connectTimeoutMillis;
@@ -48,7 +52,7 @@ final class ListenOptions {
             throw new IllegalArgumentException("--connect-timeout-ms must be positive, got " + connectTimeoutMillis);
         }
         return new ProxyConfig(UpstreamUri.parse(upstream), host, port, advertiseHost, adminHost, adminPort,
-                memberPorts(), connectTimeoutMillis);
+                memberPorts(), connectTimeoutMillis).withSimulatedMembers(simulateMembers);
     }
 
     private Map<MemberAddress, Integer> memberPorts() {

@@ -70,7 +70,7 @@ public final class ConnectionObserver {
         // A reply that only carries a writeConcernError (ok:1, no top-level code) is a success to the
         // driver: it never re-sends a command without txnNumber over it, so the same command next is new work.
         boolean failed = outcome.failed() && !(writeConcernError && errorCode == 0);
-        shared.retries().completed(attempt.facts(), fingerprint, failed);
+        shared.retries().completed(attempt.facts(), fingerprint, attempt.attemptNumber(), failed);
         CommandFacts facts = attempt.facts();
         long completedMicros = attempt.invokedAtMicros() + TimeUnit.NANOSECONDS.toMicros(now - attempt.startNanos());
         shared.history().record(new HistoryEntry(attempt.invokedAtMicros(), completedMicros, member, appName,

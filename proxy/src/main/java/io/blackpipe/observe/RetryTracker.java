@@ -13,7 +13,9 @@ import java.util.UUID;
  * <li>a write with the lsid and txnNumber of an earlier one is a retry (so is a commit or abort
  * of the same transaction);</li>
  * <li>any other command is a retry when the same session's previous command had the same
- * fingerprint and failed; the same read repeated after a success is not (sessions are pooled).</li>
+ * fingerprint and failed, or has not ended yet: a client re-sends a command it gave up on (socket
+ * timeout) on another connection, possibly before the proxy sees the first connection close.
+ * The same read repeated after a success is not (sessions are pooled).</li>
  * </ul>
  * Memory is bounded: at most {@code maxSessions} sessions, each forgotten after {@code idleNanos}
  * without activity (the server's session timeout is 30 minutes).
@@ -25,6 +27,8 @@ public final class RetryTracker {
         int txnAttempts;
         long fingerprint;
         boolean lastFailed;
+        /** The latest command has not ended yet (as far as the proxy has seen). */
+        boolean outstanding;
         int attempts;
         long lastSeenNanos;
     }
@@ -66,24 +70,35 @@ public final class RetryTracker {
             session.txnAttempts = 1;
             return 1;
         }
-        if (session.attempts > 0 && session.fingerprint == fingerprint && session.lastFailed) {
+        if (session.attempts > 0 && session.fingerprint == fingerprint && (session.lastFailed || session.outstanding)) {
             session.lastFailed = false;
+            session.outstanding = true;
             return ++session.attempts;
         }
         session.fingerprint = fingerprint;
         session.lastFailed = false;
+        session.outstanding = true;
         session.attempts = 1;
         return 1;
     }
 
-    /** Records how a command without txnNumber ended, so that a repeat after a failure counts as a retry. */
+    /** Records how the latest attempt of a command without txnNumber ended, so that a repeat after a failure counts as a retry. */
     public synchronized void completed(CommandFacts facts, long fingerprint, boolean failed) {
+        completed(facts, fingerprint, 0, failed);
+    }
+
+    /**
+     * Records how attempt {@code attemptNumber} ended (0: the latest). An earlier attempt ending
+     * late (a hung one whose connection the client closed after already retrying) changes nothing.
+     */
+    public synchronized void completed(CommandFacts facts, long fingerprint, int attemptNumber, boolean failed) {
         if (facts.lsid() == null || facts.hasTxnNumber()) {
             return;
         }
         Session session = sessions.get(facts.lsid());
-        if (session != null && session.fingerprint == fingerprint) {
+        if (session != null && session.fingerprint == fingerprint && (attemptNumber == 0 || attemptNumber == session.attempts)) {
             session.lastFailed = failed;
+            session.outstanding = false;
         }
     }
 

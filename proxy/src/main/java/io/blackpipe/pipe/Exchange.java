@@ -7,6 +7,7 @@ import io.blackpipe.observe.ConnectionObserver;
 import io.blackpipe.observe.Outcome;
 import io.blackpipe.topology.HelloExchange;
 import io.blackpipe.topology.Member;
+import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.CommandFingerprint;
@@ -41,7 +42,7 @@ final class Exchange {
         this.connection = connection;
         this.context = context;
         this.member = member;
-        this.hellos = new HelloExchange(context.rewriter(), context.memberStates(), member.upstream());
+        this.hellos = new HelloExchange(context.rewriter(), context.memberStates(), member.upstream(), context.simulation());
         this.observer = context.observer().forConnection(member.upstream().toString());
     }
 
@@ -124,6 +125,21 @@ final class Exchange {
     }
 
     void forward(ByteBuf frame, Attempt attempt, long fingerprint, String fault, ReplyFate fate) {
+        SimulatedReplicaSet simulation = context.simulation();
+        if (simulation != null && !simulation.isPrimary(member.upstream())) {
+            SimulatedSecondary.Verdict verdict = SimulatedSecondary.check(connection.alloc(), frame, attempt.facts(),
+                    context.memberStates().of(member.upstream()));
+            if (verdict.error() != null) {
+                frame.release();
+                if (attempt.facts().moreToCome()) {
+                    observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
+                } else {
+                    answer(attempt, fingerprint, fault, verdict.error());
+                }
+                return;
+            }
+            frame = verdict.frame();
+        }
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
         } else {

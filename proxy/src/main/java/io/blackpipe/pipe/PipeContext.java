@@ -6,12 +6,16 @@ import io.blackpipe.observe.CommandObserver;
 import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.topology.HelloRewriter;
 import io.blackpipe.topology.MemberStates;
+import io.blackpipe.topology.SimulatedReplicaSet;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** What every connection pair shares: meters, rules, the hello rewriter, member states, the log. */
+/**
+ * What every connection pair shares: meters, rules, the hello rewriter, member states, the log,
+ * and the simulated replica set when the proxy presents one (else null).
+ */
 record PipeContext(ConnectionMeters.Registry meters, CommandObserver observer, RuleSet rules, RuleParser ruleParser,
                    boolean forwardFailPoints, HelloRewriter rewriter, MemberStates memberStates, ProxyLog log,
-                   int connectTimeoutMillis, AtomicInteger requestIds) {
+                   int connectTimeoutMillis, AtomicInteger requestIds, SimulatedReplicaSet simulation) {
 
     /** A request id for a message the proxy writes itself. */
     int nextRequestId() {

@@ -13,14 +13,16 @@ import java.util.Map;
  * @param seed       the seed of every random fault decision, so a run can be replayed
  * @param forwardFailPoints pass configureFailPoint commands to the server instead of taking them as rules
  * @param historyFile where to append the operation history (JSON lines), or null
+ * @param simulateMembers present this many members over the one upstream node (0: off)
  */
 public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, String advertiseHost,
                           String adminHost, int adminPort, Map<MemberAddress, Integer> memberPorts,
-                          int connectTimeoutMillis, long seed, boolean forwardFailPoints, Path historyFile) {
+                          int connectTimeoutMillis, long seed, boolean forwardFailPoints, Path historyFile,
+                          int simulateMembers) {
 
     public ProxyConfig(UpstreamUri upstream, String bindHost, int port, String advertiseHost, String adminHost,
                        int adminPort, Map<MemberAddress, Integer> memberPorts, int connectTimeoutMillis) {
-        this(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts, connectTimeoutMillis, 0, false, null);
+        this(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts, connectTimeoutMillis, 0, false, null, 0);
     }
 
     public ProxyConfig {
@@ -31,6 +33,9 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
         if (adminPort < -1 || adminPort > 65535) {
             throw new IllegalArgumentException("--admin-port " + adminPort + " is out of range (-1 disables, 0 picks a free port)");
         }
+        if (simulateMembers != 0 && (simulateMembers < 2 || simulateMembers > 7)) {
+            throw new IllegalArgumentException("--simulate-members " + simulateMembers + " must be from 2 to 7 (0 turns it off)");
+        }
     }
 
     /** Loopback everywhere with free ports: what a test embedding the proxy wants. */
@@ -40,12 +45,17 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
 
     public ProxyConfig withHistoryFile(Path file) {
         return new ProxyConfig(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts,
-                connectTimeoutMillis, seed, forwardFailPoints, file);
+                connectTimeoutMillis, seed, forwardFailPoints, file, simulateMembers);
     }
 
     public ProxyConfig withFaultOptions(long seed, boolean forwardFailPoints) {
         return new ProxyConfig(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts,
-                connectTimeoutMillis, seed, forwardFailPoints, historyFile);
+                connectTimeoutMillis, seed, forwardFailPoints, historyFile, simulateMembers);
+    }
+
+    public ProxyConfig withSimulatedMembers(int count) {
+        return new ProxyConfig(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts,
+                connectTimeoutMillis, seed, forwardFailPoints, historyFile, count);
     }
 
     /** The host apps dial: the advertised one, else the bind host unless it is a wildcard. */

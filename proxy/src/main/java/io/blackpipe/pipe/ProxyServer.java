@@ -16,6 +16,7 @@ import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberMap;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.MemberStates;
+import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.topology.StepDown;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.FrameDecoder;
@@ -72,6 +73,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         return thread;
     });
     private final ScenarioRunner scenarios;
+    private final SimulatedReplicaSet simulation;
 
     /** Sessions the retry tracker remembers at most, and how long an idle one is kept (the server's session timeout). */
     private static final int SESSIONS_TRACKED = 100_000;
@@ -82,14 +84,16 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         this.deployment = deployment;
         this.members = new MemberMap(config.effectiveAdvertiseHost(), config.port(), config.memberPorts(),
                 deployment.dialAliases(), this::listen);
-        HelloRewriter rewriter = new HelloRewriter(members, deployment.isReplicaSet(), log::warn);
+        this.simulation = config.simulateMembers() == 0 ? null
+                : new SimulatedReplicaSet(deployment.setName(), deployment.members(), members);
+        HelloRewriter rewriter = new HelloRewriter(members, deployment.isReplicaSet() && simulation == null, log::warn);
         this.history = openHistory(config.historyFile());
         this.rules = new RuleSet();
         this.ruleParser = new RuleParser(config.seed());
         CommandObserver observer = new CommandObserver(registry, new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS), history);
         this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
         this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
-                config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger());
+                config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation);
     }
 
     /** Discovers the deployment and opens a listener for each member; fails if any cannot be opened. */
@@ -97,20 +101,51 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         ProxyServer server = null;
         try {
             Discovery.Deployment deployment = Discovery.discover(config.upstream(), config.connectTimeoutMillis());
+            if (config.simulateMembers() > 0) {
+                deployment = simulated(deployment, config.simulateMembers());
+            }
             server = new ProxyServer(config, deployment);
             for (MemberAddress member : server.deployment.members()) {
                 server.members.ensure(member);
             }
-            if (deployment.answered() != null) {
-                server.context.memberStates().observe(deployment.answered(), deployment.hello());
+            if (server.simulation != null) {
+                server.observeSimulatedStates();
+            } else {
+                if (deployment.answered() != null) {
+                    server.context.memberStates().observe(deployment.answered(), deployment.hello());
+                }
+                server.refreshMemberStates(deployment.answered());
             }
-            server.refreshMemberStates(deployment.answered());
             return server;
         } catch (RuntimeException e) {
             if (server != null) {
                 server.close();
             }
             throw e;
+        }
+    }
+
+    /** N simulated members, all dialling the one real node the discovery reached. */
+    private static Discovery.Deployment simulated(Discovery.Deployment real, int count) {
+        if (real.members().size() != 1 || real.answered() == null) {
+            throw new IllegalStateException("--simulate-members needs a single upstream node; this upstream is a "
+                    + real.kind() + " of " + real.members().size() + " members (use failover on the real set instead)");
+        }
+        MemberAddress node = real.dialAliases().getOrDefault(real.members().get(0), real.members().get(0));
+        List<MemberAddress> names = SimulatedReplicaSet.names(node, count);
+        Map<MemberAddress, MemberAddress> dial = new java.util.LinkedHashMap<>();
+        names.forEach(name -> dial.put(name, node));
+        String setName = real.setName() != null ? real.setName() : "blackpipe-simulated";
+        return new Discovery.Deployment(setName, names, "simulated replica set of " + count + " members over a "
+                + real.kind(), dial, null, real.hello());
+    }
+
+    /** What each simulated member says about itself, from the real node's hello. */
+    private void observeSimulatedStates() {
+        for (Member member : members.members()) {
+            BsonDocument hello = deployment.hello().clone();
+            simulation.rewrite(hello, member.upstream());
+            context.memberStates().observe(member.upstream(), hello);
         }
     }
 
@@ -215,7 +250,11 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
      * what was known.
      */
     public void refreshMemberStates() {
-        refreshMemberStates(null);
+        if (simulation != null) {
+            observeSimulatedStates();
+        } else {
+            refreshMemberStates(null);
+        }
     }
 
     private void refreshMemberStates(MemberAddress alreadyKnown) {
@@ -265,6 +304,12 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     @Override
     public void failover() {
+        if (simulation != null) {
+            MemberAddress next = simulation.failover();
+            observeSimulatedStates();
+            log.info("failover (simulated): " + next + " is primary now");
+            return;
+        }
         if (!deployment.isReplicaSet() || members.members().size() < 2) {
             throw new IllegalStateException("failover needs a replica set with more than one member; "
                     + "this upstream is a " + deployment.kind() + " with " + members.members().size() + " member(s)");

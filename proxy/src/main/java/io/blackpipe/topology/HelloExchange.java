@@ -23,13 +23,20 @@ public final class HelloExchange {
     private final HelloRewriter rewriter;
     private final MemberStates states;
     private final MemberAddress member;
+    private final SimulatedReplicaSet simulation;
     private int[] pending = new int[2];
     private int pendingCount;
 
     public HelloExchange(HelloRewriter rewriter, MemberStates states, MemberAddress member) {
+        this(rewriter, states, member, null);
+    }
+
+    /** @param simulation the simulated set {@code member} belongs to, or null for a real member */
+    public HelloExchange(HelloRewriter rewriter, MemberStates states, MemberAddress member, SimulatedReplicaSet simulation) {
         this.rewriter = rewriter;
         this.states = states;
         this.member = member;
+        this.simulation = simulation;
     }
 
     /**
@@ -83,18 +90,14 @@ public final class HelloExchange {
                 remember(Header.requestId(frame)); // the next streamed reply answers this one
             }
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-            states.observe(member, body);
-            boolean shifted = states.shiftReply(member, body);
-            if (rewriter.rewriteReply(body) | shifted) {
+            if (rewriteReply(body)) {
                 rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
             }
         } else if (opCode == OpCode.OP_REPLY) {
             OpReply reply = OpReply.parse(frame);
             if (reply.numberReturned() == 1) {
                 BsonDocument body = BsonIo.decode(frame, reply.firstDocumentOffset(), reply.end());
-                states.observe(member, body);
-                boolean shifted = states.shiftReply(member, body);
-                if (rewriter.rewriteReply(body) | shifted) {
+                if (rewriteReply(body)) {
                     rewritten = Messages.opReplyWithDocuments(alloc, frame, reply, List.of(body));
                 }
             }
@@ -104,6 +107,23 @@ public final class HelloExchange {
         }
         frame.release();
         return rewritten;
+    }
+
+    /**
+     * Notes what the member said about itself and makes the reply name the proxy. A real member's
+     * state is read before rewriting (the topologyVersion shift must not be counted in); a
+     * simulated member's after (its role is the simulation's).
+     */
+    private boolean rewriteReply(BsonDocument body) {
+        if (simulation != null) {
+            simulation.rewrite(body, member);
+            rewriter.rewriteReply(body);
+            states.observe(member, body);
+            return true;
+        }
+        states.observe(member, body);
+        boolean shifted = states.shiftReply(member, body);
+        return rewriter.rewriteReply(body) | shifted;
     }
 
     private void remember(int requestId) {

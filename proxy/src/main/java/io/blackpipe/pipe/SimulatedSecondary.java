@@ -1,0 +1,53 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.fault.ErrorReplies;
+import io.blackpipe.topology.MemberState;
+import io.blackpipe.wire.BsonIo;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.Messages;
+import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.ReadPreference;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.Set;
+import org.bson.BsonDocument;
+
+/**
+ * What a simulated secondary does with a command, as a real secondary would: writes get
+ * NotWritablePrimary, reads without secondaryOk get NotPrimaryNoSecondaryOk, reads with it are
+ * served by the one real upstream (their $readPreference dropped, since that node may accept
+ * only primary reads).
+ */
+final class SimulatedSecondary {
+    /** Commands a secondary serves without secondaryOk. */
+    private static final Set<String> ALWAYS_ALLOWED = Set.of("ping", "buildInfo", "endSessions", "getMore", "killCursors",
+            "connectionStatus", "serverStatus", "hello", "isMaster", "ismaster", "saslStart", "saslContinue", "logout");
+    /** Reads a secondary serves when the client allows secondaries. */
+    private static final Set<String> READS = Set.of("find", "aggregate", "count", "distinct", "listCollections",
+            "listIndexes", "listDatabases", "dbStats", "collStats", "explain");
+
+    /** Either an error reply instead of the command, or the frame to forward. */
+    record Verdict(BsonDocument error, ByteBuf frame) {
+    }
+
+    private SimulatedSecondary() {
+    }
+
+    static Verdict check(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, MemberState state) {
+        if (ALWAYS_ALLOWED.contains(facts.name())) {
+            return new Verdict(null, frame);
+        }
+        if (!READS.contains(facts.name())) {
+            return new Verdict(ErrorReplies.error(10107, null, null, null, facts, state), null);
+        }
+        OpMsg msg = OpMsg.parse(frame);
+        if (ReadPreference.mode(frame, msg).equals("primary")) {
+            return new Verdict(ErrorReplies.error(13435, null, null, null, facts, state), null);
+        }
+        BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+        body.remove("$readPreference");
+        ByteBuf stripped = Messages.opMsgWithBody(alloc, frame, msg, body);
+        frame.release();
+        return new Verdict(null, stripped);
+    }
+}

@@ -1,0 +1,102 @@
+package io.blackpipe.topology;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonObjectId;
+import org.bson.BsonString;
+import org.bson.types.ObjectId;
+
+/**
+ * A replica set of N members presented over one real upstream node, so failover can be tested
+ * where only a single node exists. Every simulated member dials the same upstream; hello replies
+ * are rewritten per member (hosts, me, primary, role, electionId), and a failover moves the
+ * primary role as an election would. topologyVersion is left out, so drivers poll and re-check
+ * a member whenever it reports a state change error, as they do with servers before 4.4.
+ */
+public final class SimulatedReplicaSet {
+    private final String setName;
+    private final List<MemberAddress> members;
+    private final MemberMap addresses;
+    private volatile int primary;
+    private volatile int election = 1;
+
+    /** @param members the simulated members' names, in order; the first starts as primary */
+    public SimulatedReplicaSet(String setName, List<MemberAddress> members, MemberMap addresses) {
+        if (members.size() < 2) {
+            throw new IllegalArgumentException("--simulate-members needs at least 2 members, got " + members.size());
+        }
+        this.setName = setName;
+        this.members = List.copyOf(members);
+        this.addresses = addresses;
+    }
+
+    /** The names of N simulated members of an upstream reached at {@code real}. */
+    public static List<MemberAddress> names(MemberAddress real, int count) {
+        List<MemberAddress> names = new ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            names.add(new MemberAddress("simulated-" + i, real.port()));
+        }
+        return names;
+    }
+
+    public String setName() {
+        return setName;
+    }
+
+    public boolean isPrimary(MemberAddress member) {
+        return members.indexOf(member) == primary;
+    }
+
+    public MemberAddress primary() {
+        return members.get(primary);
+    }
+
+    /** Moves the primary role to the next member and starts a new election term. */
+    public synchronized MemberAddress failover() {
+        primary = (primary + 1) % members.size();
+        election++;
+        return members.get(primary);
+    }
+
+    /** Rewrites the upstream's hello reply as {@code member} of the simulated set would send it. */
+    public boolean rewrite(BsonDocument hello, MemberAddress member) {
+        boolean isPrimary = isPrimary(member);
+        BsonArray hosts = new BsonArray();
+        for (MemberAddress name : members) {
+            hosts.add(new BsonString(advertised(name)));
+        }
+        hello.put("setName", new BsonString(setName));
+        hello.put("hosts", hosts);
+        hello.remove("passives");
+        hello.remove("arbiters");
+        hello.put("me", new BsonString(advertised(member)));
+        hello.put("primary", new BsonString(advertised(primary())));
+        hello.put(hello.containsKey("ismaster") && !hello.containsKey("isWritablePrimary") ? "ismaster" : "isWritablePrimary",
+                BsonBoolean.valueOf(isPrimary));
+        if (hello.containsKey("ismaster")) {
+            hello.put("ismaster", BsonBoolean.valueOf(isPrimary));
+        }
+        hello.put("secondary", BsonBoolean.valueOf(!isPrimary));
+        hello.put("setVersion", new BsonInt32(1));
+        if (isPrimary) {
+            hello.put("electionId", new BsonObjectId(electionId()));
+        } else {
+            hello.remove("electionId");
+        }
+        hello.remove("topologyVersion");
+        return true;
+    }
+
+    private ObjectId electionId() {
+        return new ObjectId(String.format("7fffffff%016x", election));
+    }
+
+    private String advertised(MemberAddress member) {
+        Member known = addresses.byUpstream(member);
+        return known == null ? member.toString() : known.advertised().toString();
+    }
+}

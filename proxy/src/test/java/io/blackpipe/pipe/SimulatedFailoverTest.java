@@ -1,0 +1,113 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoNotPrimaryException;
+import com.mongodb.ReadPreference;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.connection.ServerDescription;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * --simulate-members over the lane's single node: the driver sees a 3-member replica set made of
+ * proxy listeners, and a failover moves the primary role the way a real election would.
+ */
+class SimulatedFailoverTest {
+    private ProxyServer proxy;
+    private MongoClient direct;
+
+    @BeforeEach
+    void start() {
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withSimulatedMembers(3));
+        direct = UpstreamLane.directClient();
+    }
+
+    @AfterEach
+    void stop() {
+        direct.close();
+        proxy.close();
+    }
+
+    private MongoClient client(String options) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(proxy.connectionString() + "&socketTimeoutMS=20000&" + options))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                .build());
+    }
+
+    private static String primaryOf(MongoClient client) {
+        return client.getClusterDescription().getServerDescriptions().stream()
+                .filter(ServerDescription::isPrimary).map(d -> d.getAddress().toString()).findFirst().orElse("none");
+    }
+
+    @Test
+    void theDriverSeesThreeMembersOnePrimaryAndTheWriteLandsOnTheRealNode() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("sim");
+        try (MongoClient client = client("heartbeatFrequencyMS=500")) {
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            Set<String> proxyAddresses = proxy.members().stream().map(m -> m.advertised().toString()).collect(Collectors.toSet());
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (client.getClusterDescription().getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() < 2
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            List<ServerDescription> servers = client.getClusterDescription().getServerDescriptions();
+            assertEquals(proxyAddresses, servers.stream().map(d -> d.getAddress().toString()).collect(Collectors.toSet()));
+            assertEquals(1, servers.stream().filter(ServerDescription::isPrimary).count());
+            assertEquals(2, servers.stream().filter(ServerDescription::isSecondary).count());
+            assertEquals(proxy.members().get(0).advertised().toString(), primaryOf(client));
+
+            // A secondary read is served (by the one real node) on a secondary's listener.
+            Document read = client.getDatabase(db).getCollection("c").withReadPreference(ReadPreference.secondary()).find().first();
+            assertEquals(1, read.getInteger("_id"));
+        }
+        assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+
+    @Test
+    void afterAFailoverTheOldPrimaryRefusesWritesAndTheDriverRetriesOnTheNewOne() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("simfail");
+        try (MongoClient client = client("retryWrites=true")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            String before = primaryOf(client);
+            proxy.failover();
+            c.insertOne(new Document("_id", 2)); // old primary: NotWritablePrimary + RetryableWriteError -> retried
+            assertEquals(proxy.members().get(1).advertised().toString(), primaryOf(client));
+            assertTrue(!before.equals(primaryOf(client)));
+        }
+        assertEquals(3, Meters.attempts(proxy.registry(), "insert"));
+        assertEquals(1, Meters.retries(proxy.registry(), "insert"));
+        assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error"));
+        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+
+    @Test
+    void withoutRetryableWritesTheAppSeesNotWritablePrimary() {
+        String db = UpstreamLane.freshDatabaseName("simnoretry");
+        try (MongoClient client = client("retryWrites=false")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            proxy.failover();
+            MongoNotPrimaryException error = assertThrows(MongoNotPrimaryException.class, () -> c.insertOne(new Document("_id", 2)));
+            assertEquals(10107, error.getErrorCode());
+            c.insertOne(new Document("_id", 3)); // the driver re-checked the set and writes to the new primary
+        }
+        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+}
