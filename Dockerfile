@@ -5,10 +5,11 @@ FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml .
 COPY proxy/pom.xml proxy/
-RUN mvn -B -q -f proxy/pom.xml -N dependency:go-offline || true
 COPY proxy/src proxy/src
-# The same build as the README's: the shaded jar, tests run by CI rather than in the image build.
-RUN mvn -B -q package -DskipTests
+COPY fault-scripts fault-scripts
+COPY bench bench
+# The same build as ./blackpipe runs: the proxy module's runnable jar; tests run in CI, not here.
+RUN mvn -B -q -pl proxy -am package -DskipTests
 
 FROM eclipse-temurin:17-jre
 RUN useradd --system --uid 10001 --home-dir /opt/blackpipe blackpipe

@@ -84,7 +84,12 @@ final class AdminApi {
             return notFound("member " + member);
         }
         return post(method, () -> {
-            long millis = query.containsKey("duration") ? Durations.millis(query.get("duration").get(0)) : 0;
+            long millis;
+            try {
+                millis = query.containsKey("duration") ? Durations.millis(query.get("duration").get(0)) : 0;
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("duration: " + e.getMessage(), e);
+            }
             switch (action == null ? "" : action) {
                 case "outage" -> proxy.outage(member, millis);
                 case "blackhole" -> proxy.blackhole(member, millis);

@@ -99,7 +99,7 @@ public final class AdminServer implements AutoCloseable {
             } else {
                 answer = api.handle(request.method(), path, uri.parameters(), request.content().toString(StandardCharsets.UTF_8));
             }
-            respond(ctx, request, answer);
+            respond(ctx, HttpUtil.isKeepAlive(request), answer);
         }
 
         @Override
@@ -108,12 +108,11 @@ public final class AdminServer implements AutoCloseable {
         }
     }
 
-    private static void respond(ChannelHandlerContext ctx, FullHttpRequest request, AdminResponse answer) {
+    private static void respond(ChannelHandlerContext ctx, boolean keepAlive, AdminResponse answer) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, answer.status(),
                 Unpooled.copiedBuffer(answer.body(), StandardCharsets.UTF_8));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
         HttpUtil.setContentLength(response, response.content().readableBytes());
-        boolean keepAlive = request == null || HttpUtil.isKeepAlive(request);
         HttpUtil.setKeepAlive(response, keepAlive);
         var written = ctx.writeAndFlush(response);
         if (!keepAlive) {
@@ -129,9 +128,13 @@ public final class AdminServer implements AutoCloseable {
 
         @Override
         protected void handleOversizedMessage(ChannelHandlerContext ctx, io.netty.handler.codec.http.HttpMessage oversized) {
-            respond(ctx, null, AdminResponse.error(HttpResponseStatus.BAD_REQUEST,
+            // Closing now, while the client is still sending, would reset the connection and the client
+            // could lose this answer. A keep-alive request stays open: the aggregator discards the rest
+            // of its body, and the client reads the 400 once it has sent it.
+            boolean keepOpen = oversized instanceof io.netty.handler.codec.http.HttpRequest
+                    && !(oversized instanceof io.netty.handler.codec.http.FullHttpMessage) && HttpUtil.isKeepAlive(oversized);
+            respond(ctx, keepOpen, AdminResponse.error(HttpResponseStatus.BAD_REQUEST,
                     "body: larger than the limit of " + MAX_BODY_BYTES + " bytes"));
-            ctx.close();
         }
     }
 }

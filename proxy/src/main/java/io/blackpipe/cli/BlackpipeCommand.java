@@ -6,7 +6,10 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "A MongoDB wire-protocol proxy that breaks the conversation on purpose.",
-        subcommands = {ProxyCommand.class, LocalCommand.class, HealthCommand.class, picocli.CommandLine.HelpCommand.class})
+        subcommands = {ProxyCommand.class, LocalCommand.class, ReportCommand.class, HealthCommand.class,
+                FaultCommand.class, ScenarioCommand.class, StatsCommand.class, MembersCommand.class, ConnectionsCommand.class,
+                MemberCommands.Failover.class, MemberCommands.Outage.class, MemberCommands.Blackhole.class,
+                MemberCommands.Restore.class, CompletionCommand.class, picocli.CommandLine.HelpCommand.class})
 final class BlackpipeCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

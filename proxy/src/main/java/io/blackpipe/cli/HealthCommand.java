@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -7,11 +8,16 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 @Command(name = "health", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Ask a running proxy whether it is healthy; exit 0 when it is, 1 when not (for Docker's HEALTHCHECK).")
 final class HealthCommand implements Callable<Integer> {
+    @Spec
+    CommandSpec spec;
+
     @Option(names = "--admin", paramLabel = "URL", defaultValue = "${env:BLACKPIPE_ADMIN:-http://127.0.0.1:9090}",
             description = "Admin URL of the running proxy (env BLACKPIPE_ADMIN; default ${DEFAULT-VALUE}).")
     URI admin;
@@ -22,10 +28,17 @@ final class HealthCommand implements Callable<Integer> {
             HttpResponse<String> response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()
                     .send(HttpRequest.newBuilder(admin.resolve("/health")).timeout(Duration.ofSeconds(2)).build(),
                             HttpResponse.BodyHandlers.ofString());
-            System.out.print(response.body());
+            PrintWriter out = spec.commandLine().getOut();
+            out.print(response.body());
+            out.flush();
             return response.statusCode() == 200 ? 0 : 1;
         } catch (Exception e) {
-            System.err.println("blackpipe: " + admin + " did not answer: " + e);
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            PrintWriter err = spec.commandLine().getErr();
+            err.println("blackpipe: " + admin + " did not answer: " + e);
+            err.flush();
             return 1;
         }
     }

@@ -39,8 +39,11 @@ public final class ErrorCodes {
         define("SocketException", 9001);
     }
 
-    /** Codes the retryable writes spec retries (network-like and state-change errors). */
-    public static final Set<Integer> RETRYABLE_WRITE = Set.of(11600, 11602, 10107, 13435, 13436, 189, 91, 7, 6, 89, 9001, 262, 64);
+    /**
+     * Codes a 4.4+ server labels RetryableWriteError (network-like and state-change errors).
+     * WriteConcernFailed (64) was in the first retryable-writes spec but is no longer labelled.
+     */
+    public static final Set<Integer> RETRYABLE_WRITE = Set.of(11600, 11602, 10107, 13435, 13436, 189, 91, 7, 6, 89, 9001, 262);
     /** Codes the retryable reads spec retries. */
     public static final Set<Integer> RETRYABLE_READ = Set.of(11600, 11602, 10107, 13435, 13436, 189, 91, 7, 6, 89, 9001, 262, 134);
     /** SDAM's "not writable primary" and "node is recovering" codes: drivers re-check the member on these. */

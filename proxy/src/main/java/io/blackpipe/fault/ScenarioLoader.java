@@ -67,6 +67,8 @@ public final class ScenarioLoader {
         private final String source;
         private final YamlTree tree;
         private final Set<String> ruleIds = new HashSet<>();
+        /** Field path ("timeline[3].remove") and rule id of every remove step, checked once every id is known. */
+        private final List<String[]> removals = new ArrayList<>();
         private int generatedIds;
 
         Reading(String source, YamlTree tree) {
@@ -92,7 +94,7 @@ public final class ScenarioLoader {
                 steps.add(step(timeline.get(i), "timeline[" + i + "]"));
             }
             steps.sort(Comparator.comparingLong(Scenario.Step::atMillis));
-            checkRemovals(steps);
+            checkRemovals();
             return new Scenario(name, description, List.copyOf(rules), List.copyOf(steps));
         }
 
@@ -142,6 +144,7 @@ public final class ScenarioLoader {
                     if (!argument.isString()) {
                         throw error(field, "must be the id of a rule");
                     }
+                    removals.add(new String[] {field, argument.asString().getValue()});
                     return new Scenario.Step(at, Scenario.Kind.REMOVE, null, argument.asString().getValue(), 0, line);
                 case "clear":
                     return new Scenario.Step(at, Scenario.Kind.CLEAR, null, null, 0, line);
@@ -182,10 +185,10 @@ public final class ScenarioLoader {
             return new Scenario.Step(at, kind, null, member, duration, line);
         }
 
-        private void checkRemovals(List<Scenario.Step> steps) {
-            for (Scenario.Step step : steps) {
-                if (step.kind() == Scenario.Kind.REMOVE && !ruleIds.contains(step.target())) {
-                    throw new ScenarioException(source, step.line(), "remove", "no rule with id '" + step.target() + "' in this scenario");
+        private void checkRemovals() {
+            for (String[] removal : removals) {
+                if (!ruleIds.contains(removal[1])) {
+                    throw error(removal[0], "no rule with id '" + removal[1] + "' in this scenario");
                 }
             }
         }

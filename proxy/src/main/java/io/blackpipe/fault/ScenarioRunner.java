@@ -55,7 +55,11 @@ public final class ScenarioRunner {
         rules.putAll(next.rules());
         log.accept("scenario '" + next.name() + "' started: " + next.rules().size() + " rules, " + stepsLeft + " timeline steps");
         for (Scenario.Step step : next.timeline()) {
-            pending.add(timer.schedule(() -> fire(next, step), step.atMillis(), TimeUnit.MILLISECONDS));
+            if (step.atMillis() == 0) {
+                fire(next, step); // "at: 0s" is in force when start returns
+            } else {
+                pending.add(timer.schedule(() -> fire(next, step), step.atMillis(), TimeUnit.MILLISECONDS));
+            }
         }
     }
 

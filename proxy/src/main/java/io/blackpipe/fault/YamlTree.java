@@ -35,6 +35,8 @@ final class YamlTree {
                 }
                 String childPath = path.isEmpty() ? key.getValue() : path + "." + key.getValue();
                 document.put(key.getValue(), convert(tuple.getValueNode(), childPath));
+                // a field is where its key is: a block value ("rules:\n  - ...") starts on a later line
+                lines.put(childPath, key.getStartMark().getLine() + 1);
             }
             return document;
         }

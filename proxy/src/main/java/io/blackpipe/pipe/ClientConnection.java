@@ -14,6 +14,9 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,6 +36,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean clientPausedByFault;
     private boolean upstreamPausedForBackpressure;
     private boolean upstreamPausedByFault;
+    /** Delayed work (held commands, held replies) not yet run; run at once when the client goes away. */
+    private final Set<Runnable> scheduled = new LinkedHashSet<>();
 
     ClientConnection(MemberListener listener, PipeContext context) {
         this.listener = listener;
@@ -94,6 +99,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         meters.closed();
+        // Held commands and replies end now: a scheduled task may never run once the event loop shuts
+        // down (proxy closed), and each one owns a buffer to release. They see the connection closed.
+        for (Runnable task : List.copyOf(scheduled)) {
+            task.run();
+        }
         exchange.onClosed();
         Channels.closeOnFlush(upstream);
     }
@@ -163,7 +173,16 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     void schedule(long millis, Runnable task) {
-        client.eventLoop().schedule(task, millis, TimeUnit.MILLISECONDS);
+        Runnable once = new Runnable() {
+            @Override
+            public void run() {
+                if (scheduled.remove(this)) {
+                    task.run();
+                }
+            }
+        };
+        scheduled.add(once);
+        client.eventLoop().schedule(once, millis, TimeUnit.MILLISECONDS);
     }
 
     /** Closes the client side: a FIN as the server would, or an RST (SO_LINGER 0) as a network would. */
@@ -218,6 +237,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     Member member() {
         return member;
+    }
+
+    /** Whether the member is in an outage: its connections are being reset. */
+    boolean memberDown() {
+        return listener.down();
     }
 
     /** Whether the member is partitioned away: nothing may pass in either direction. */

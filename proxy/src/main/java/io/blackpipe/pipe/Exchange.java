@@ -51,6 +51,7 @@ final class Exchange {
     void onRequest(ByteBuf frame) {
         if (holding) {
             held.add(frame); // a held command keeps its place: later requests must not overtake it
+            connection.pauseClientReads(true); // and the client may queue no more than this
             return;
         }
         try {
@@ -62,6 +63,11 @@ final class Exchange {
     }
 
     private void process(ByteBuf frame) {
+        if (connection.memberDown()) { // an outage began: nothing more reaches the member
+            frame.release();
+            connection.closeClient(true);
+            return;
+        }
         switch (Header.opCode(frame)) {
             case OpCode.OP_MSG: {
                 OpMsg msg = OpMsg.parse(frame);
@@ -178,7 +184,8 @@ final class Exchange {
     /** Stops taking requests for a while; what arrives meanwhile waits its turn. */
     void hold(long millis, Runnable then) {
         holding = true;
-        connection.pauseClientReads(true);
+        // Reads go on until the client sends more (then onRequest pauses them): with reads paused the
+        // client's close would go unseen, and a command it gave up on would be forwarded after the wait.
         connection.schedule(millis, () -> {
             holding = false;
             then.run();

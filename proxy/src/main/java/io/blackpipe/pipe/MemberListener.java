@@ -87,6 +87,10 @@ public final class MemberListener {
         if (!down) {
             down = true;
             channel.close().sync();
+            // The JDK closes a server socket registered with a selector only when that selector next
+            // selects; until then the port still completes handshakes, and a quick restore cannot
+            // bind it again ("Address already in use"). A task scheduled now runs after that select.
+            channel.eventLoop().schedule(() -> { }, 1, TimeUnit.MILLISECONDS).sync();
             resetConnections();
             log.info("outage of member " + upstream + ": listener " + bindHost + ":" + port + " closed");
         }

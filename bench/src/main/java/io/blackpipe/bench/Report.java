@@ -1,0 +1,372 @@
+package io.blackpipe.bench;
+
+import io.blackpipe.bench.Workloads.Result;
+import io.blackpipe.bench.Workloads.Workload;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonNull;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
+
+/** Medians, ratios, the PASS/MISS lines of issue 7's targets, and the text table / JSON / RESULTS.md. */
+final class Report {
+    static final String NOTES_MARKER = "<!-- Everything below this line is kept when the harness rewrites this file. -->";
+
+    record Cell(Workload workload, int threads) {
+        String label() {
+            return workload.id + " x" + threads;
+        }
+    }
+
+    /** One target in one cell, over the rounds. */
+    record Summary(double opsPerSec, double p50Micros, double p99Micros, double ratio, double ratioMin, double ratioMax,
+                   double addedP50Micros, long errors, String firstError) {
+    }
+
+    record Check(String target, String what, String value, String limit, Boolean pass) {
+        String line() {
+            String verdict = pass == null ? "SKIP" : pass ? "PASS" : "MISS";
+            return String.format("%-4s  %-52s %s  (target: %s)", verdict, target + ": " + what, value, limit);
+        }
+    }
+
+    private final Map<Cell, Map<String, List<Result>>> runs = new LinkedHashMap<>();
+    private final List<String> targets;
+    final Map<String, String> targetDescriptions = new LinkedHashMap<>();
+    final List<String> remarks = new ArrayList<>();
+    IdleConnections.Result idle;
+    String idleError;
+    StartupTime.Result startup;
+    String startupError;
+
+    Report(List<String> targets) {
+        this.targets = targets;
+    }
+
+    void add(Cell cell, String target, Result result) {
+        runs.computeIfAbsent(cell, c -> new LinkedHashMap<>()).computeIfAbsent(target, t -> new ArrayList<>()).add(result);
+    }
+
+    List<Cell> cells() {
+        return new ArrayList<>(runs.keySet());
+    }
+
+    boolean has(String target) {
+        return runs.values().stream().anyMatch(m -> m.containsKey(target));
+    }
+
+    Summary summary(Cell cell, String target) {
+        List<Result> mine = runs.getOrDefault(cell, Map.of()).get(target);
+        if (mine == null || mine.isEmpty()) {
+            return null;
+        }
+        List<Result> direct = runs.get(cell).get(Target.DIRECT);
+        List<Double> ops = new ArrayList<>();
+        List<Double> p50 = new ArrayList<>();
+        List<Double> p99 = new ArrayList<>();
+        List<Double> ratios = new ArrayList<>();
+        List<Double> added = new ArrayList<>();
+        long errors = 0;
+        String firstError = null;
+        for (int r = 0; r < mine.size(); r++) {
+            Result x = mine.get(r);
+            ops.add(x.opsPerSec());
+            p50.add(x.p50Micros());
+            p99.add(x.p99Micros());
+            errors += x.errors();
+            firstError = firstError != null ? firstError : x.firstError();
+            if (direct != null && r < direct.size()) {
+                // Paired by round: the targets of a round ran back to back, so the machine's drift cancels.
+                ratios.add(x.opsPerSec() / direct.get(r).opsPerSec());
+                added.add(x.p50Micros() - direct.get(r).p50Micros());
+            }
+        }
+        return new Summary(Stats.median(ops), Stats.median(p50), Stats.median(p99), Stats.median(ratios),
+                Stats.min(ratios), Stats.max(ratios), Stats.median(added), errors, firstError);
+    }
+
+    /** Median over rounds of (with rules / without rules), the cost of the 1,000 rules. */
+    double rulesRatio(Cell cell) {
+        List<Result> with = runs.getOrDefault(cell, Map.of()).get(Target.RULES);
+        List<Result> without = runs.getOrDefault(cell, Map.of()).get(Target.BLACKPIPE);
+        if (with == null || without == null) {
+            return Double.NaN;
+        }
+        List<Double> ratios = new ArrayList<>();
+        for (int r = 0; r < Math.min(with.size(), without.size()); r++) {
+            ratios.add(with.get(r).opsPerSec() / without.get(r).opsPerSec());
+        }
+        return Stats.median(ratios);
+    }
+
+    // ---- the targets of issue 7 ----
+
+    List<Check> checks() {
+        List<Check> checks = new ArrayList<>();
+        boolean haproxy = has(Target.HAPROXY);
+        for (Cell cell : cells()) {
+            Summary bp = summary(cell, Target.BLACKPIPE);
+            Summary hap = summary(cell, Target.HAPROXY);
+            if (bp == null) {
+                continue;
+            }
+            if (haproxy && hap != null) {
+                checks.add(new Check(cell.label(), "throughput ratio blackpipe >= HAProxy's",
+                        String.format("%.3f vs %.3f", bp.ratio(), hap.ratio()), ">= HAProxy's ratio to direct", bp.ratio() >= hap.ratio()));
+            } else {
+                checks.add(new Check(cell.label(), "throughput ratio blackpipe >= HAProxy's",
+                        String.format("%.3f vs (no HAProxy)", bp.ratio()), ">= HAProxy's ratio to direct", null));
+            }
+        }
+        for (Cell cell : cells()) {
+            Summary bp = summary(cell, Target.BLACKPIPE);
+            if (bp != null && cell.threads() == 16 && cell.workload() != Workload.SCAN) {
+                checks.add(new Check(cell.label(), "throughput blackpipe / direct", String.format("%.3f", bp.ratio()),
+                        ">= 0.95", bp.ratio() >= 0.95));
+            }
+        }
+        for (Cell cell : cells()) {
+            Summary bp = summary(cell, Target.BLACKPIPE);
+            Summary hap = summary(cell, Target.HAPROXY);
+            if (bp == null) {
+                continue;
+            }
+            checks.add(new Check(cell.label(), "added p50 blackpipe <= HAProxy's",
+                    hap == null ? String.format("%+.0f us vs (no HAProxy)", bp.addedP50Micros())
+                            : String.format("%+.0f us vs %+.0f us", bp.addedP50Micros(), hap.addedP50Micros()),
+                    "<= HAProxy's added p50", hap == null ? null : bp.addedP50Micros() <= hap.addedP50Micros()));
+        }
+        for (Cell cell : cells()) {
+            double ratio = rulesRatio(cell);
+            if (!Double.isNaN(ratio)) {
+                checks.add(new Check(cell.label(), "cost of the 1,000 rules (+metrics)", String.format("%.1f%%", (1 - ratio) * 100),
+                        "<= 5%", 1 - ratio <= 0.05));
+            }
+        }
+        if (idle != null) {
+            double kib = idle.bytesPerConnection() / 1024;
+            checks.add(new Check("idle", "heap per idle connection", String.format("%.1f KiB (%,d held)", kib, idle.held()),
+                    "<= 50 KiB", kib <= 50));
+        } else {
+            checks.add(new Check("idle", "heap per idle connection", idleError == null ? "not measured" : "failed: " + idleError,
+                    "<= 50 KiB", null));
+        }
+        if (startup != null) {
+            checks.add(new Check("startup", "process start to listening (median)", String.format("%.0f ms", startup.medianMillis()),
+                    "<= 1000 ms", startup.medianMillis() <= 1000));
+        } else {
+            checks.add(new Check("startup", "process start to listening (median)",
+                    startupError == null ? "not measured" : "failed: " + startupError, "<= 1000 ms", null));
+        }
+        return checks;
+    }
+
+    // ---- text ----
+
+    String table() {
+        StringBuilder out = new StringBuilder();
+        out.append(String.format("%-7s %4s  %-16s %12s %9s %9s  %-22s %9s%n", "work", "thr", "target", "ops/s", "p50 us",
+                "p99 us", "vs direct [min-max]", "+p50 us"));
+        for (Cell cell : cells()) {
+            for (String target : targets) {
+                Summary s = summary(cell, target);
+                if (s == null) {
+                    continue;
+                }
+                String ratio = target.equals(Target.DIRECT) ? "1" : String.format("%.3f [%.2f-%.2f]", s.ratio(), s.ratioMin(), s.ratioMax());
+                String added = target.equals(Target.DIRECT) ? "" : String.format("%+.0f", s.addedP50Micros());
+                out.append(String.format("%-7s %4d  %-16s %,12.0f %9.0f %9.0f  %-22s %9s%s%n", cell.workload().id, cell.threads(), target,
+                        s.opsPerSec(), s.p50Micros(), s.p99Micros(), ratio, added,
+                        s.errors() > 0 ? "  (" + s.errors() + " errors: " + s.firstError() + ")" : ""));
+            }
+        }
+        return out.toString();
+    }
+
+    String checkLines() {
+        StringBuilder out = new StringBuilder();
+        for (Check check : checks()) {
+            out.append(check.line()).append('\n');
+        }
+        return out.toString();
+    }
+
+    String idleText() {
+        if (idle == null) {
+            return idleError == null ? "not measured\n" : "failed: " + idleError + "\n";
+        }
+        StringBuilder out = new StringBuilder();
+        out.append(String.format(Locale.ROOT, "%,d idle client connections held through blackpipe (requested %,d; connected in %.1f s)%n",
+                idle.held(), idle.requested(), idle.connectSeconds()));
+        out.append(String.format(Locale.ROOT, "proxy heap used after GC: %,d -> %,d bytes = %.1f KiB per connection "
+                        + "(client + upstream channel, pipeline, handlers, meters)%n",
+                idle.heapBefore(), idle.heapAfter(), idle.bytesPerConnection() / 1024));
+        out.append(String.format(Locale.ROOT, "proxy pooled direct memory: %,d -> %,d bytes; proxy fd limit %,d%n",
+                idle.directBefore(), idle.directAfter(), idle.proxyFdLimit()));
+        if (idle.limitNote() != null) {
+            out.append("NOTE ").append(idle.limitNote()).append('\n');
+        }
+        return out.toString();
+    }
+
+    String startupText() {
+        if (startup == null) {
+            return startupError == null ? "not measured\n" : "failed: " + startupError + "\n";
+        }
+        return String.format(Locale.ROOT, "`%s`%nstart to \"%s\" line: median %.0f ms (runs: %s)%n"
+                        + "JVM floor (same jar, `--version`, to exit): median %.0f ms (runs: %s)%n",
+                startup.command(), StartupTime.READY_PREFIX, startup.medianMillis(), millis(startup.runsMillis()),
+                startup.jvmFloorMedianMillis(), millis(startup.jvmFloorMillis()));
+    }
+
+    private static String millis(List<Double> values) {
+        List<String> parts = new ArrayList<>();
+        for (double v : values) {
+            parts.add(String.format(Locale.ROOT, "%.0f", v));
+        }
+        return String.join(", ", parts);
+    }
+
+    // ---- JSON ----
+
+    String json(Map<String, String> machine, Map<String, String> settings, String upstream) {
+        BsonDocument root = new BsonDocument();
+        root.append("machine", strings(machine));
+        root.append("settings", strings(settings));
+        root.append("upstream", new BsonString(upstream));
+        root.append("targets", strings(targetDescriptions));
+        BsonArray results = new BsonArray();
+        for (Cell cell : cells()) {
+            for (String target : targets) {
+                Summary s = summary(cell, target);
+                if (s == null) {
+                    continue;
+                }
+                BsonArray rounds = new BsonArray();
+                for (Result r : runs.get(cell).get(target)) {
+                    rounds.add(new BsonDocument("opsPerSec", num(r.opsPerSec())).append("p50Micros", num(r.p50Micros()))
+                            .append("p99Micros", num(r.p99Micros())).append("ops", new BsonInt64(r.ops()))
+                            .append("errors", new BsonInt64(r.errors())));
+                }
+                results.add(new BsonDocument("workload", new BsonString(cell.workload().id))
+                        .append("threads", new BsonInt32(cell.threads()))
+                        .append("target", new BsonString(target))
+                        .append("opsPerSec", num(s.opsPerSec()))
+                        .append("p50Micros", num(s.p50Micros()))
+                        .append("p99Micros", num(s.p99Micros()))
+                        .append("ratioToDirect", num(s.ratio()))
+                        .append("ratioToDirectMin", num(s.ratioMin()))
+                        .append("ratioToDirectMax", num(s.ratioMax()))
+                        .append("addedP50Micros", target.equals(Target.DIRECT) ? BsonNull.VALUE : num(s.addedP50Micros()))
+                        .append("errors", new BsonInt64(s.errors()))
+                        .append("rounds", rounds));
+            }
+        }
+        root.append("results", results);
+        if (idle != null) {
+            root.append("idleConnections", new BsonDocument("requested", new BsonInt32(idle.requested()))
+                    .append("held", new BsonInt32(idle.held()))
+                    .append("heapBeforeBytes", new BsonInt64(idle.heapBefore()))
+                    .append("heapAfterBytes", new BsonInt64(idle.heapAfter()))
+                    .append("heapBytesPerConnection", num(idle.bytesPerConnection()))
+                    .append("directBeforeBytes", new BsonInt64(idle.directBefore()))
+                    .append("directAfterBytes", new BsonInt64(idle.directAfter()))
+                    .append("proxyFdLimit", new BsonInt64(idle.proxyFdLimit()))
+                    .append("note", idle.limitNote() == null ? BsonNull.VALUE : new BsonString(idle.limitNote())));
+        } else if (idleError != null) {
+            root.append("idleConnections", new BsonDocument("error", new BsonString(idleError)));
+        }
+        if (startup != null) {
+            BsonArray runsMs = new BsonArray();
+            startup.runsMillis().forEach(v -> runsMs.add(num(v)));
+            BsonArray floorMs = new BsonArray();
+            startup.jvmFloorMillis().forEach(v -> floorMs.add(num(v)));
+            root.append("startup", new BsonDocument("command", new BsonString(startup.command()))
+                    .append("medianMillis", num(startup.medianMillis())).append("runsMillis", runsMs)
+                    .append("jvmFloorMedianMillis", num(startup.jvmFloorMedianMillis())).append("jvmFloorRunsMillis", floorMs));
+        } else if (startupError != null) {
+            root.append("startup", new BsonDocument("error", new BsonString(startupError)));
+        }
+        BsonArray checks = new BsonArray();
+        for (Check c : checks()) {
+            checks.add(new BsonDocument("cell", new BsonString(c.target())).append("check", new BsonString(c.what()))
+                    .append("value", new BsonString(c.value())).append("target", new BsonString(c.limit()))
+                    .append("result", new BsonString(c.pass() == null ? "SKIP" : c.pass() ? "PASS" : "MISS")));
+        }
+        root.append("checks", checks);
+        BsonArray notes = new BsonArray();
+        remarks.forEach(r -> notes.add(new BsonString(r)));
+        root.append("remarks", notes);
+        return root.toJson(JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).indent(true).build()) + "\n";
+    }
+
+    private static BsonValue num(double v) {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            return BsonNull.VALUE;
+        }
+        return new BsonDouble(Math.round(v * 1000) / 1000.0);
+    }
+
+    private static BsonDocument strings(Map<String, String> map) {
+        BsonDocument doc = new BsonDocument();
+        map.forEach((k, v) -> doc.append(k, v == null ? BsonNull.VALUE : new BsonString(v)));
+        return doc;
+    }
+
+    // ---- RESULTS.md ----
+
+    void writeMarkdown(Path file, Map<String, String> machine, Map<String, String> settings, String upstream,
+                       String commandLine) throws IOException {
+        String kept = "";
+        if (Files.exists(file)) {
+            String old = Files.readString(file);
+            int at = old.indexOf(NOTES_MARKER);
+            if (at >= 0) {
+                kept = old.substring(at + NOTES_MARKER.length());
+            }
+        }
+        StringBuilder md = new StringBuilder();
+        md.append("# blackpipe benchmark: latest result\n\n");
+        md.append("Written by `").append(commandLine).append("` (the harness in `bench/`; see the README's Benchmark section). ")
+                .append("Every run replaces everything above the notes marker.\n\n");
+        md.append("## Machine\n\n");
+        machine.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
+        md.append("\n## Setup\n\n");
+        md.append("- upstream: ").append(upstream).append('\n');
+        targetDescriptions.forEach((k, v) -> md.append("- target `").append(k).append("`: ").append(v).append('\n'));
+        settings.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
+        for (String remark : remarks) {
+            md.append("- ").append(remark).append('\n');
+        }
+        md.append("\n## Throughput and latency\n\n");
+        md.append("Medians over the rounds. ops/s is operations per second (documents per second for `scan`); p50/p99 are per ")
+                .append("operation (per getMore round trip for `scan`), in microseconds. \"vs direct\" is the median of the per-round ")
+                .append("ratios to the direct target (the targets of a round run back to back), with their range; \"+p50\" is the ")
+                .append("median per-round p50 added to direct's.\n\n");
+        md.append("```text\n").append(table()).append("```\n\n");
+        md.append("## Targets of issue 7\n\n```text\n").append(checkLines()).append("```\n\n");
+        md.append("## Idle connections\n\n```text\n").append(idleText()).append("```\n\n");
+        md.append("## Time to listening\n\n").append(startupText().replace("\n", "  \n")).append('\n');
+        md.append(NOTES_MARKER);
+        md.append(kept.isEmpty() ? "\n\n## Notes\n\n" : kept);
+        Files.writeString(file, md.toString());
+    }
+
+    static BsonBoolean bool(boolean b) {
+        return BsonBoolean.valueOf(b);
+    }
+}

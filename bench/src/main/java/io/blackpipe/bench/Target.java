@@ -1,0 +1,156 @@
+package io.blackpipe.bench;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.blackpipe.admin.AdminServer;
+import io.blackpipe.fault.Rule;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.Document;
+
+/** One way for the driver to reach the upstream, with its own MongoClient (one pool for every thread count). */
+final class Target implements AutoCloseable {
+    static final String DIRECT = "direct";
+    static final String BLACKPIPE = "blackpipe";
+    static final String RULES = "blackpipe+rules";
+    static final String HAPROXY = "haproxy";
+    static final List<String> ALL = List.of(DIRECT, BLACKPIPE, RULES, HAPROXY);
+
+    final String id;
+    final String description;
+    final String connectionString;
+    final MongoClient client;
+    private final ProxyServer proxy;
+    private final AdminServer admin;
+    private final Haproxy haproxy;
+
+    private Target(String id, String description, String connectionString, int poolSize, ProxyServer proxy,
+                   AdminServer admin, Haproxy haproxy) {
+        this.id = id;
+        this.description = description;
+        this.connectionString = connectionString;
+        this.proxy = proxy;
+        this.admin = admin;
+        this.haproxy = haproxy;
+        MongoClientSettings settings = MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(connectionString))
+                .applicationName("blackpipe-bench")
+                .applyToConnectionPoolSettings(pool -> pool.maxSize(poolSize).maxWaitTime(30, TimeUnit.SECONDS))
+                .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(15, TimeUnit.SECONDS))
+                .build();
+        this.client = MongoClients.create(settings);
+        client.getDatabase("admin").runCommand(new Document("ping", 1)); // fail here, not in the middle of a run
+    }
+
+    static Target direct(BenchUpstream upstream, int poolSize) {
+        return new Target(DIRECT, "the driver straight to " + upstream.node + " (directConnection=true)",
+                upstream.directUri(), poolSize, null, null, null);
+    }
+
+    static Target blackpipe(BenchUpstream upstream, int poolSize) {
+        ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstream.proxiedUri));
+        try {
+            return new Target(BLACKPIPE, "blackpipe in-process, no rules (its connection string: replica set discovery through the proxy)",
+                    proxy.connectionString(), poolSize, proxy, null, null);
+        } catch (RuntimeException e) {
+            proxy.close();
+            throw e;
+        }
+    }
+
+    /**
+     * blackpipe with {@code rules} rules loaded that never match the workload (each names a command
+     * nobody sends, failCommands: ["cmd-i"]), the admin server up, and /metrics scraped at the end.
+     */
+    static Target blackpipeWithRules(BenchUpstream upstream, int poolSize, int rules) {
+        ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstream.proxiedUri));
+        AdminServer admin = null;
+        try {
+            List<Rule> loaded = new ArrayList<>();
+            for (int i = 0; i < rules; i++) {
+                loaded.add(proxy.ruleParser().parse("bench-" + i, BsonDocument.parse(
+                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['cmd-" + i
+                                + "'], errorCode: 91, appName: 'blackpipe-bench'}}")));
+            }
+            proxy.rules().putAll(loaded);
+            admin = AdminServer.start(proxy, "127.0.0.1", 0);
+            return new Target(RULES, "blackpipe in-process, " + proxy.rules().rules().size()
+                    + " non-matching rules (failCommands: [\"cmd-<i>\"]), metrics served on /metrics",
+                    proxy.connectionString(), poolSize, proxy, admin, null);
+        } catch (RuntimeException e) {
+            if (admin != null) {
+                admin.close();
+            }
+            proxy.close();
+            throw e;
+        }
+    }
+
+    static Target haproxy(BenchUpstream upstream, int poolSize, String version) throws IOException, InterruptedException {
+        Haproxy haproxy = Haproxy.start(upstream.node.host(), upstream.node.port());
+        try {
+            return new Target(HAPROXY, version + ", mode tcp, one frontend to " + upstream.node + " (directConnection=true)",
+                    "mongodb://127.0.0.1:" + haproxy.port() + "/?directConnection=true", poolSize, null, null, haproxy);
+        } catch (RuntimeException e) {
+            haproxy.close();
+            throw e;
+        }
+    }
+
+    /** For the rules target: what /metrics says (attempts counted, faults injected), proving the meters ran. */
+    String scrapeMetrics() {
+        if (admin == null) {
+            return null;
+        }
+        try {
+            HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+            HttpResponse<String> response = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/metrics"))
+                    .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+            double attempts = sum(response.body(), "blackpipe_command_attempts_total");
+            double faults = sum(response.body(), "blackpipe_faults_injected_total");
+            return String.format("/metrics scraped (HTTP %d, %,d bytes): %,.0f command attempts counted, %,.0f faults injected, %d rules loaded",
+                    response.statusCode(), response.body().length(), attempts, faults, proxy.rules().rules().size());
+        } catch (IOException e) {
+            return "/metrics scrape failed: " + e.getMessage();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "/metrics scrape interrupted";
+        }
+    }
+
+    private static double sum(String exposition, String name) {
+        double total = 0;
+        for (String line : exposition.lines().toList()) {
+            if (line.startsWith(name + "{") || line.startsWith(name + " ")) {
+                total += Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+            }
+        }
+        return total;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+        if (admin != null) {
+            admin.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+        if (haproxy != null) {
+            haproxy.close();
+        }
+    }
+}

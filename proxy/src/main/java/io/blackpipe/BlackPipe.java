@@ -1,0 +1,251 @@
+package io.blackpipe;
+
+import io.blackpipe.admin.AdminServer;
+import io.blackpipe.fault.Rule;
+import io.blackpipe.fault.RuleException;
+import io.blackpipe.fault.RuleParser;
+import io.blackpipe.fault.ScenarioException;
+import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.observe.Outcome;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.json.JsonParseException;
+
+/**
+ * blackpipe inside a test JVM: a proxy in front of an upstream deployment, on loopback and free
+ * ports (nothing to pre-allocate), with its rules and counters at hand. Close it (try-with-resources)
+ * and every listener is gone.
+ *
+ * <pre>{@code
+ * try (BlackPipe blackPipe = BlackPipe.start("mongodb://localhost:27017/?replicaSet=rs0")) {
+ *     blackPipe.fail("insert").times(1).with(Fault.RESET);
+ *     MongoClient client = MongoClients.create(blackPipe.connectionString());
+ *     client.getDatabase("app").getCollection("orders").insertOne(new Document("x", 1)); // retried
+ *     assertEquals(1, blackPipe.retries("insert"));
+ * }
+ * }</pre>
+ *
+ * <p>Counters are read from the proxy's Micrometer registry, summed over the labels not given.
+ * {@link #resetCounters()} zeroes what this object reports without touching the registry itself:
+ * it records a baseline and later reads subtract it, so /metrics stays monotonic, as Prometheus
+ * counters must.
+ */
+public final class BlackPipe implements AutoCloseable {
+    private final ProxyServer proxy;
+    private final AdminServer admin;
+    private final CounterView counters;
+    private final AtomicInteger generatedIds = new AtomicInteger();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private BlackPipe(ProxyServer proxy, AdminServer admin) {
+        this.proxy = proxy;
+        this.admin = admin;
+        this.counters = new CounterView(proxy.registry());
+    }
+
+    /** Starts a proxy in front of {@code upstreamUri} (a mongodb:// URI), with defaults. */
+    public static BlackPipe start(String upstreamUri) {
+        return builder().upstream(upstreamUri).start();
+    }
+
+    public static BlackPipeBuilder builder() {
+        return new BlackPipeBuilder();
+    }
+
+    static BlackPipe start(ProxyConfig config) {
+        ProxyServer proxy = ProxyServer.start(config);
+        try {
+            AdminServer admin = config.adminPort() < 0 ? null : AdminServer.start(proxy, config.adminHost(), config.adminPort());
+            return new BlackPipe(proxy, admin);
+        } catch (RuntimeException e) {
+            proxy.close();
+            throw e;
+        }
+    }
+
+    /** The connection string the application under test should use, e.g. mongodb://127.0.0.1:41234,.../?replicaSet=rs0. */
+    public String connectionString() {
+        return proxy.connectionString();
+    }
+
+    /** http://127.0.0.1:PORT of the admin API, when the builder enabled it (adminPort 0 or a port). */
+    public String adminUrl() {
+        if (admin == null) {
+            throw new IllegalStateException("the admin server is off; start with BlackPipe.builder().adminPort(0)");
+        }
+        return "http://127.0.0.1:" + admin.port();
+    }
+
+    // ---- rules ----
+
+    /** Adds a failCommand document as a rule; its id is the document's "id" field, else a new one. Returns the id. */
+    public String rule(String failCommandJson) {
+        BsonDocument document = parse(failCommandJson);
+        String id = document.isString("id") ? document.getString("id").getValue() : nextId();
+        return rule(id, document);
+    }
+
+    /** Adds (or replaces) the rule {@code id}. Returns the id. */
+    public String rule(String id, String failCommandJson) {
+        return rule(id, parse(failCommandJson));
+    }
+
+    String rule(String id, BsonDocument document) {
+        if (RuleParser.isOff(document)) {
+            throw new IllegalArgumentException("mode: \"off\" removes a rule; call removeRule(id) instead");
+        }
+        document.put("id", new BsonString(id));
+        try {
+            proxy.rules().put(proxy.ruleParser().parse(id, document));
+        } catch (RuleException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        return id;
+    }
+
+    /** A rule on {@code commands}, built fluently: {@code fail("insert").times(1).with(Fault.RESET)}. */
+    public FailRule fail(String... commands) {
+        return new FailRule(this, commands);
+    }
+
+    String nextId() {
+        return "rule-" + generatedIds.incrementAndGet();
+    }
+
+    public boolean removeRule(String id) {
+        return proxy.rules().remove(id);
+    }
+
+    public void clearRules() {
+        proxy.rules().clear();
+    }
+
+    /** The active rules, each as its failCommand document in JSON (with its "id"). */
+    public List<String> rules() {
+        return proxy.rules().rules().stream().map(Rule::source).map(BsonDocument::toJson).toList();
+    }
+
+    private static BsonDocument parse(String json) {
+        try {
+            return BsonDocument.parse(json);
+        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+            throw new IllegalArgumentException("not a JSON document: " + e.getMessage(), e);
+        }
+    }
+
+    // ---- counters ----
+
+    /** Attempts of {@code command} (first attempts and retries) since start or the last {@link #resetCounters()}. */
+    public long attempts(String command) {
+        return counters.sum("blackpipe.command.attempts", "command", command);
+    }
+
+    /** Attempts of {@code command} the proxy recognised as retries. */
+    public long retries(String command) {
+        return counters.sum("blackpipe.command.retries", "command", command);
+    }
+
+    /** Attempts of {@code command} that ended in {@code outcome}: ok, error, network_error or no_reply. */
+    public long outcomes(String command, String outcome) {
+        return counters.sum("blackpipe.command.outcomes", "command", command, "outcome", outcome);
+    }
+
+    public long outcomes(String command, Outcome outcome) {
+        return outcomes(command, outcome.label());
+    }
+
+    /** Faults injected under the label {@code fault} (e.g. resetConnection, errorReply, delayReply), all commands. */
+    public long faultsInjected(String fault) {
+        return counters.sum("blackpipe.faults.injected", "fault", fault);
+    }
+
+    public long faultsInjected(Fault fault) {
+        return faultsInjected(fault.label());
+    }
+
+    /** Counts from zero again, as this object reports them; the registry and /metrics are untouched. */
+    public void resetCounters() {
+        counters.reset();
+    }
+
+    /** The proxy's meter registry, for anything the shortcuts above do not cover (not reset by resetCounters). */
+    public MeterRegistry registry() {
+        return proxy.registry();
+    }
+
+    // ---- scenarios and deployment faults ----
+
+    /** Loads a scenario file (checked whole first) and starts it, stopping one still running. */
+    public void runScenario(Path file) {
+        try {
+            proxy.scenarios().start(proxy.scenarioLoader().load(file));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read scenario " + file + ": " + e.getMessage(), e);
+        } catch (ScenarioException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+    }
+
+    /** Stops the running scenario: its pending steps are cancelled, its rules removed, its faulted members restored. */
+    public void stopScenario() {
+        proxy.scenarios().stop();
+    }
+
+    /** Moves the primary role to another member (a real stepDown, or the simulated set's next member). */
+    public void failover() {
+        proxy.failover();
+    }
+
+    /** {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored). */
+    public void outage(String member, Duration duration) {
+        proxy.outage(member, duration.toMillis());
+    }
+
+    /** {@code member} accepts connections but nothing passes for {@code duration} (zero: until restored). */
+    public void blackhole(String member, Duration duration) {
+        proxy.blackhole(member, duration.toMillis());
+    }
+
+    public void restore(String member) {
+        proxy.restore(member);
+    }
+
+    /** The latest application commands (up to 10,000), oldest first, Jepsen-style. */
+    public List<HistoryEntry> history() {
+        return proxy.history().recent();
+    }
+
+    /** Back to a clean slate between tests: scenario stopped, rules cleared, members restored, counters reset. */
+    public void reset() {
+        proxy.scenarios().stop();
+        proxy.rules().clear();
+        proxy.restore("all");
+        counters.reset();
+    }
+
+    /** The underlying proxy, for what this facade does not offer. */
+    public ProxyServer server() {
+        return proxy;
+    }
+
+    /** Stops the admin server and every listener; open client connections are closed. Idempotent. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            if (admin != null) {
+                admin.close();
+            }
+            proxy.close();
+        }
+    }
+}

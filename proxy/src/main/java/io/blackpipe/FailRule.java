@@ -1,0 +1,133 @@
+package io.blackpipe;
+
+import java.time.Duration;
+import java.util.Arrays;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/**
+ * A failCommand rule written fluently; the last call says what happens and adds the rule:
+ * <pre>{@code
+ * blackPipe.fail("insert").times(1).with(Fault.RESET);
+ * blackPipe.fail("find", "aggregate").onMember("primary").error("NotWritablePrimary");
+ * blackPipe.fail("update").probability(0.1).delay(Duration.ofMillis(500));
+ * }</pre>
+ * The mode is alwaysOn unless times, skip or probability say otherwise. Each terminal method
+ * returns the rule's id, for {@link BlackPipe#removeRule(String)}.
+ */
+public final class FailRule {
+    private final BlackPipe blackPipe;
+    private final BsonDocument data = new BsonDocument();
+    private BsonValue mode = new BsonString("alwaysOn");
+    private String id;
+
+    FailRule(BlackPipe blackPipe, String... commands) {
+        if (commands.length == 0) {
+            throw new IllegalArgumentException("fail(): name at least one command, e.g. fail(\"insert\")");
+        }
+        this.blackPipe = blackPipe;
+        BsonArray names = new BsonArray();
+        Arrays.stream(commands).map(BsonString::new).forEach(names::add);
+        data.put("failCommands", names);
+    }
+
+    /** Fire for the next {@code n} matching attempts, then stop. */
+    public FailRule times(int n) {
+        mode = new BsonDocument("times", new BsonInt32(n));
+        return this;
+    }
+
+    /** Let the next {@code n} matching attempts pass, then fire on every one. */
+    public FailRule skip(int n) {
+        mode = new BsonDocument("skip", new BsonInt32(n));
+        return this;
+    }
+
+    /** Fire on each matching attempt with probability {@code p} (seeded: see {@link BlackPipeBuilder#seed}). */
+    public FailRule probability(double p) {
+        mode = new BsonDocument("activationProbability", new BsonDouble(p));
+        return this;
+    }
+
+    /** Only on this member: "primary", "secondary" or an advertised or upstream host:port. */
+    public FailRule onMember(String member) {
+        return put("member", member);
+    }
+
+    /** Only for clients whose appName is {@code appName}. */
+    public FailRule forApp(String appName) {
+        return put("appName", appName);
+    }
+
+    /** Only on this namespace ("db.collection"). */
+    public FailRule onNamespace(String namespace) {
+        return put("namespace", namespace);
+    }
+
+    /** Only on first attempts (a retry passes). */
+    public FailRule firstAttempts() {
+        return put("attempt", "first");
+    }
+
+    /** Only on attempts the proxy recognises as retries. */
+    public FailRule retries() {
+        return put("attempt", "retry");
+    }
+
+    /** Name the rule (default: rule-N); a rule with the same id is replaced. */
+    public FailRule id(String ruleId) {
+        this.id = ruleId;
+        return this;
+    }
+
+    /** Adds the rule: a connection-level fault. */
+    public String with(Fault fault) {
+        data.put(fault.label(), BsonBoolean.TRUE);
+        return add();
+    }
+
+    /** Adds the rule: an error reply with a named code, e.g. "NotWritablePrimary", with optional error labels. */
+    public String error(String codeName, String... errorLabels) {
+        data.put("error", new BsonString(codeName));
+        return labels(errorLabels);
+    }
+
+    /** Adds the rule: an error reply with a numeric code. */
+    public String errorCode(int code, String... errorLabels) {
+        data.put("errorCode", new BsonInt32(code));
+        return labels(errorLabels);
+    }
+
+    /** Adds the rule: the command runs, its reply is held for {@code delay}. */
+    public String delay(Duration delay) {
+        data.put("delayReplyMS", new BsonInt64(delay.toMillis()));
+        return add();
+    }
+
+    private String labels(String... errorLabels) {
+        if (errorLabels.length > 0) {
+            BsonArray labels = new BsonArray();
+            Arrays.stream(errorLabels).map(BsonString::new).forEach(labels::add);
+            data.put("errorLabels", labels);
+        }
+        return add();
+    }
+
+    private FailRule put(String key, String value) {
+        data.put(key, new BsonString(value));
+        return this;
+    }
+
+    private String add() {
+        BsonDocument document = new BsonDocument("configureFailPoint", new BsonString("failCommand"))
+                .append("mode", mode)
+                .append("data", data);
+        return blackPipe.rule(id != null ? id : blackPipe.nextId(), document);
+    }
+}

@@ -1,0 +1,37 @@
+package io.blackpipe.cli;
+
+import java.net.URI;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+/** Where a running proxy's admin API is, and its token; shared by every command that controls one. */
+final class AdminOptions {
+    @Option(names = "--admin", paramLabel = "URL", defaultValue = "${env:BLACKPIPE_ADMIN:-http://127.0.0.1:9090}",
+            description = "Admin URL of the running proxy (env BLACKPIPE_ADMIN; default ${DEFAULT-VALUE}).")
+    String admin;
+
+    @Option(names = "--admin-token", paramLabel = "TOKEN", defaultValue = "${env:BLACKPIPE_ADMIN_TOKEN}",
+            description = "Bearer token the proxy was started with (env BLACKPIPE_ADMIN_TOKEN).")
+    String token;
+
+    /** The client for --admin; a URL that is not http(s)://host[:port] is a usage error. */
+    AdminClient client(CommandSpec spec) {
+        String text = admin == null ? "" : admin.strip();
+        if (!text.contains("://")) {
+            text = "http://" + text;
+        }
+        URI uri;
+        try {
+            uri = URI.create(text);
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--admin '" + admin + "' is not a URL such as http://127.0.0.1:9090");
+        }
+        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
+                || uri.getQuery() != null || uri.getFragment() != null) {
+            throw new ParameterException(spec.commandLine(), "--admin '" + admin + "' is not a URL such as http://127.0.0.1:9090");
+        }
+        String base = text.replaceAll("/+$", "");
+        return new AdminClient(base, token);
+    }
+}

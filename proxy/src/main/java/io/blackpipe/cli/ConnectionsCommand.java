@@ -1,0 +1,49 @@
+package io.blackpipe.cli;
+
+import java.io.PrintWriter;
+import org.bson.BsonDocument;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+@Command(name = "connections", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = "List the proxy's client connections per member, or reset all of a member's at once.",
+        subcommands = {ConnectionsCommand.ListConnections.class, ConnectionsCommand.Reset.class})
+final class ConnectionsCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "a subcommand is required: list or reset");
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Open client connections per member.")
+    static final class ListConnections extends AdminCommand {
+        @Option(names = "--json", description = "Print the API's JSON instead of a table.")
+        boolean json;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            return MembersCommand.print(admin, "connections", json, out);
+        }
+    }
+
+    @Command(name = "reset", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Reset (TCP RST) every open client connection of a member; clients see a network error.")
+    static final class Reset extends AdminCommand {
+        @Option(names = "--member", paramLabel = "MEMBER", required = true,
+                description = "primary, secondary, all, or a member's host:port (upstream or advertised).")
+        String member;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            BsonDocument answer = admin.json("POST", "connections/reset?member=" + AdminClient.encode(member), null);
+            out.println("reset " + ScenarioCommand.number(answer, "reset") + " connection(s) of " + member);
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,297 @@
+package io.blackpipe.cli;
+
+import io.blackpipe.fault.ErrorCodes;
+import io.blackpipe.fault.RuleException;
+import io.blackpipe.fault.RuleParser;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.json.JsonParseException;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "add", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = {"Add a fault rule to a running proxy and print its id.",
+                "Give the rule as a failCommand document (JSON), or build it from flags, e.g.",
+                "  fault add --command insert --error NotWritablePrimary --times 1",
+                "A rule has one action (--error/--error-code, --reset, --close, --drop-reply, --hang or --delay);"
+                        + " --block holds the connection first and may come alone or with one of them."},
+        sortOptions = false)
+final class FaultAddCommand extends AdminCommand {
+    /** Which attempt of an operation a rule matches. */
+    enum Attempt { first, retry }
+
+    @Parameters(index = "0", arity = "0..1", paramLabel = "JSON",
+            description = "The rule as JSON: {configureFailPoint: \"failCommand\", mode: ..., data: {...}}.")
+    String jsonArgument;
+
+    @Option(names = "--json", paramLabel = "JSON", description = "The rule as JSON (same as the positional argument).")
+    String jsonOption;
+
+    @Option(names = "--command", paramLabel = "NAME", split = ",",
+            description = "A command the rule faults (insert, find, update, ...); repeatable or comma-separated.")
+    List<String> commands;
+
+    @Option(names = "--error", paramLabel = "NAME", description = "Reply with this server error, by name (e.g. NotWritablePrimary).")
+    String error;
+
+    @Option(names = "--error-code", paramLabel = "CODE", description = "Reply with this server error code (e.g. 10107).")
+    Integer errorCode;
+
+    @Option(names = "--labels", paramLabel = "LABEL", split = ",",
+            description = "errorLabels of the error reply (e.g. RetryableWriteError); with --error or --error-code.")
+    List<String> labels;
+
+    @Option(names = "--reset", description = "Reset the connection (TCP RST) before the server sees the command.")
+    boolean reset;
+
+    @Option(names = "--close", description = "Close the connection before the server sees the command.")
+    boolean close;
+
+    @Option(names = "--drop-reply", description = "Let the command run, then drop its reply and close the connection.")
+    boolean dropReply;
+
+    @Option(names = "--hang", description = "Never answer (until the client gives up).")
+    boolean hang;
+
+    @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Let the command run and hold its reply this long (500ms, 2s): delayReplyMS.")
+    Long delay;
+
+    @Option(names = "--block", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "Hold the command this long before acting (blockConnection + blockTimeMS).")
+    Long block;
+
+    @Option(names = "--times", paramLabel = "N", description = "Fire on the next N matching commands, then stop (mode {times: N}).")
+    Long times;
+
+    @Option(names = "--skip", paramLabel = "N", description = "Let N matching commands pass, then fire on every one (mode {skip: N}).")
+    Long skip;
+
+    @Option(names = "--probability", paramLabel = "P", description = "Fire on each matching command with probability P, 0 to 1"
+            + " (mode {activationProbability: P}). Default mode without --times/--skip/--probability: alwaysOn.")
+    Double probability;
+
+    @Option(names = "--member", paramLabel = "MEMBER", description = "Only on this member: primary, secondary or host:port.")
+    String member;
+
+    @Option(names = "--app", paramLabel = "NAME", description = "Only for clients with this appName.")
+    String app;
+
+    @Option(names = "--namespace", paramLabel = "DB.COLL", description = "Only for commands on this namespace.")
+    String namespace;
+
+    @Option(names = "--attempt", paramLabel = "first|retry", description = "Only the first attempt of an operation, or only retries.")
+    Attempt attempt;
+
+    @Option(names = "--id", paramLabel = "ID", description = "Id of the rule (default: one is generated); an existing rule with it is replaced.")
+    String id;
+
+    @Override
+    int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+        BsonDocument rule = rule();
+        BsonDocument answer = admin.json("POST", "rules", rule.toJson());
+        out.println(answer.isString("id") ? answer.getString("id").getValue() : answer.toJson());
+        return 0;
+    }
+
+    /** The rule to send; flag combinations that make no rule are usage errors naming the flags. */
+    BsonDocument rule() {
+        String json = json();
+        if (json != null) {
+            List<String> flags = ruleFlags();
+            if (!flags.isEmpty()) {
+                throw usage("give the rule as JSON or build it from flags, not both (got JSON and " + String.join(", ", flags) + ")");
+            }
+            BsonDocument document;
+            try {
+                document = BsonDocument.parse(json);
+            } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+                throw usage("JSON: not a JSON document: " + e.getMessage());
+            }
+            if (id != null) {
+                document.put("id", new BsonString(id));
+            }
+            return document;
+        }
+        return fromFlags();
+    }
+
+    private String json() {
+        if (jsonArgument != null && jsonOption != null) {
+            throw usage("give the rule as JSON once: the JSON argument or --json, not both");
+        }
+        return jsonArgument != null ? jsonArgument : jsonOption;
+    }
+
+    /** The flags given that build a rule (everything but --id). */
+    private List<String> ruleFlags() {
+        List<String> given = new ArrayList<>();
+        add(given, commands != null && !commands.isEmpty(), "--command");
+        add(given, error != null, "--error");
+        add(given, errorCode != null, "--error-code");
+        add(given, labels != null && !labels.isEmpty(), "--labels");
+        given.addAll(actions().stream().filter(a -> !a.startsWith("--error")).toList());
+        add(given, block != null, "--block");
+        add(given, times != null, "--times");
+        add(given, skip != null, "--skip");
+        add(given, probability != null, "--probability");
+        add(given, member != null, "--member");
+        add(given, app != null, "--app");
+        add(given, namespace != null, "--namespace");
+        add(given, attempt != null, "--attempt");
+        return given;
+    }
+
+    /** The action flags given (--block is not one: it wraps one). */
+    private List<String> actions() {
+        List<String> given = new ArrayList<>();
+        add(given, error != null, "--error");
+        add(given, errorCode != null, "--error-code");
+        add(given, reset, "--reset");
+        add(given, close, "--close");
+        add(given, dropReply, "--drop-reply");
+        add(given, hang, "--hang");
+        add(given, delay != null, "--delay");
+        return given;
+    }
+
+    private static void add(List<String> list, boolean given, String flag) {
+        if (given) {
+            list.add(flag);
+        }
+    }
+
+    private BsonDocument fromFlags() {
+        if (commands == null || commands.stream().allMatch(String::isBlank)) {
+            throw usage("--command is required: which commands the rule faults (e.g. --command insert), or give the rule as JSON");
+        }
+        if (error != null && errorCode != null) {
+            throw usage("--error and --error-code both name the error; give one of them");
+        }
+        List<String> actions = actions();
+        if (actions.size() > 1) {
+            throw usage(String.join(" and ", actions) + " are two actions; a rule has one (--block may be combined with one of them)");
+        }
+        if (actions.isEmpty() && block == null) {
+            throw usage("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --hang, --delay or --block");
+        }
+        if (labels != null && !labels.isEmpty() && error == null && errorCode == null) {
+            throw usage("--labels needs --error or --error-code (labels belong to an error reply)");
+        }
+
+        BsonDocument data = new BsonDocument();
+        BsonArray failCommands = new BsonArray();
+        commands.stream().map(String::strip).filter(c -> !c.isEmpty()).distinct().forEach(c -> failCommands.add(new BsonString(c)));
+        data.put("failCommands", failCommands);
+        if (error != null) {
+            if (error.matches("-?[0-9]+")) {
+                data.put("errorCode", new BsonInt32(Integer.parseInt(error)));
+            } else if (ErrorCodes.code(error) == null) {
+                throw usage("--error '" + error + "' is not an error name blackpipe knows; known: "
+                        + new TreeSet<>(ErrorCodes.presets().keySet()) + " (or use --error-code N)");
+            } else {
+                data.put("error", new BsonString(error));
+            }
+        }
+        if (errorCode != null) {
+            data.put("errorCode", new BsonInt32(errorCode));
+        }
+        if (labels != null && !labels.isEmpty()) {
+            BsonArray array = new BsonArray();
+            labels.stream().map(String::strip).filter(l -> !l.isEmpty()).forEach(l -> array.add(new BsonString(l)));
+            data.put("errorLabels", array);
+        }
+        putFlag(data, "resetConnection", reset);
+        putFlag(data, "closeConnection", close);
+        putFlag(data, "dropReply", dropReply);
+        putFlag(data, "hang", hang);
+        if (delay != null) {
+            data.put("delayReplyMS", new BsonInt64(delay));
+        }
+        if (block != null) {
+            data.put("blockConnection", BsonBoolean.TRUE);
+            data.put("blockTimeMS", new BsonInt64(block));
+        }
+        putString(data, "appName", app);
+        putString(data, "namespace", namespace);
+        putString(data, "member", member);
+        if (attempt != null) {
+            data.put("attempt", new BsonString(attempt.name()));
+        }
+        BsonDocument rule = new BsonDocument("configureFailPoint", new BsonString("failCommand"))
+                .append("mode", mode())
+                .append("data", data);
+        if (id != null) {
+            rule.put("id", new BsonString(id));
+        }
+        try {
+            new RuleParser(0).parse(id == null ? "check" : id, rule); // everything the flags say, checked before anything is sent
+        } catch (RuleException e) {
+            String flag = switch (e.field()) {
+                case "data.member" -> "--member";
+                case "data.appName" -> "--app";
+                case "data.namespace" -> "--namespace";
+                case "data.failCommands" -> "--command";
+                default -> e.field();
+            };
+            throw usage(flag + ": " + e.getMessage().substring(e.field().length() + 2) + " (the flags make no valid rule)");
+        }
+        return rule;
+    }
+
+    private org.bson.BsonValue mode() {
+        List<String> modes = new ArrayList<>();
+        add(modes, times != null, "--times");
+        add(modes, skip != null, "--skip");
+        add(modes, probability != null, "--probability");
+        if (modes.size() > 1) {
+            throw usage(String.join(" and ", modes) + " are two modes; give at most one (default: alwaysOn)");
+        }
+        if (times != null) {
+            if (times < 0) {
+                throw usage("--times must not be negative, got " + times);
+            }
+            return new BsonDocument("times", new BsonInt64(times));
+        }
+        if (skip != null) {
+            if (skip < 0) {
+                throw usage("--skip must not be negative, got " + skip);
+            }
+            return new BsonDocument("skip", new BsonInt64(skip));
+        }
+        if (probability != null) {
+            if (!(probability >= 0 && probability <= 1)) {
+                throw usage("--probability must be from 0 to 1, got " + probability);
+            }
+            return new BsonDocument("activationProbability", new BsonDouble(probability));
+        }
+        return new BsonString("alwaysOn");
+    }
+
+    private static void putFlag(BsonDocument data, String key, boolean on) {
+        if (on) {
+            data.put(key, BsonBoolean.TRUE);
+        }
+    }
+
+    private static void putString(BsonDocument data, String key, String value) {
+        if (value != null) {
+            data.put(key, new BsonString(value));
+        }
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}

@@ -1,0 +1,103 @@
+package io.blackpipe.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "fault", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = "Add, list and remove the fault rules of a running proxy (failCommand documents).",
+        subcommands = {FaultAddCommand.class, FaultCommand.ListRules.class, FaultCommand.Remove.class, FaultCommand.Clear.class})
+final class FaultCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "a subcommand is required: add, list, remove or clear");
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "List the rules in force: id, mode (with what is left of it), fault, commands and what else they match.")
+    static final class ListRules extends AdminCommand {
+        @Option(names = "--json", description = "Print the API's JSON instead of a table.")
+        boolean json;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            if (json) {
+                out.print(admin.call("GET", "rules", null).body());
+                return 0;
+            }
+            BsonDocument answer = admin.get("rules");
+            Table table = new Table("ID", "MODE", "FAULT", "COMMANDS", "MATCHING");
+            for (BsonValue value : answer.getArray("rules")) {
+                BsonDocument entry = value.asDocument();
+                BsonDocument rule = entry.getDocument("rule", new BsonDocument());
+                BsonDocument data = rule.isDocument("data") ? rule.getDocument("data") : new BsonDocument();
+                table.row(text(entry, "id"), text(entry, "mode"), text(entry, "fault"), commands(data), matching(data));
+            }
+            if (table.isEmpty()) {
+                out.println("no rules");
+            } else {
+                table.print(out);
+            }
+            return 0;
+        }
+
+        private static String commands(BsonDocument data) {
+            List<String> names = new ArrayList<>();
+            if (data.isArray("failCommands")) {
+                data.getArray("failCommands").forEach(v -> names.add(v.isString() ? v.asString().getValue() : v.toString()));
+            }
+            return String.join(",", names);
+        }
+
+        private static String matching(BsonDocument data) {
+            List<String> parts = new ArrayList<>();
+            for (String[] field : new String[][] {{"member", "member"}, {"appName", "app"}, {"namespace", "namespace"},
+                    {"attempt", "attempt"}}) {
+                if (data.isString(field[0])) {
+                    parts.add(field[1] + "=" + data.getString(field[0]).getValue());
+                }
+            }
+            return String.join(" ", parts);
+        }
+
+        private static String text(BsonDocument document, String key) {
+            return document.isString(key) ? document.getString(key).getValue() : "";
+        }
+    }
+
+    @Command(name = "remove", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Remove one rule by its id; exit 1 when there is no such rule.")
+    static final class Remove extends AdminCommand {
+        @Parameters(paramLabel = "ID", description = "The rule's id, as `fault add` printed it or `fault list` shows it.")
+        String id;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            admin.call("DELETE", "rules/" + AdminClient.encode(id), null);
+            out.println("removed rule " + id);
+            return 0;
+        }
+    }
+
+    @Command(name = "clear", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Remove every rule (a running scenario's rules too).")
+    static final class Clear extends AdminCommand {
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            admin.call("DELETE", "rules", null);
+            out.println("cleared all rules");
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,77 @@
+package io.blackpipe.cli;
+
+import java.io.PrintWriter;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** Deployment-level faults: failover, and taking one member away (outage, blackhole) and back (restore). */
+final class MemberCommands {
+    private MemberCommands() {
+    }
+
+    @Command(name = "failover", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Make the primary step down (with --simulate-members: move the primary role to the next member).")
+    static final class Failover extends AdminCommand {
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            admin.call("POST", "failover", null);
+            out.println("failover started");
+            return 0;
+        }
+    }
+
+    @Command(name = "outage", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Take a member down: its listener closes its connections and refuses new ones.")
+    static final class Outage extends Timed {
+        Outage() {
+            super("outage");
+        }
+    }
+
+    @Command(name = "blackhole", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Blackhole a member: connections stay open but nothing comes back, as behind a dead network link.")
+    static final class Blackhole extends Timed {
+        Blackhole() {
+            super("blackhole");
+        }
+    }
+
+    @Command(name = "restore", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "End an outage or blackhole of a member now.")
+    static final class Restore extends AdminCommand {
+        @Parameters(paramLabel = "MEMBER", description = "primary, secondary, all, or a member's host:port.")
+        String member;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            admin.call("POST", "members/" + AdminClient.encode(member) + "/restore", null);
+            out.println("restored " + member);
+            return 0;
+        }
+    }
+
+    /** outage and blackhole: a member and an optional duration. */
+    abstract static class Timed extends AdminCommand {
+        private final String action;
+
+        @Parameters(paramLabel = "MEMBER", description = "primary, secondary, all, or a member's host:port.")
+        String member;
+
+        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
+                description = "How long (500ms, 10s, 2m); without it, until `restore`.")
+        Long duration;
+
+        Timed(String action) {
+            this.action = action;
+        }
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            String query = duration == null ? "" : "?duration=" + duration + "ms";
+            admin.call("POST", "members/" + AdminClient.encode(member) + "/" + action + query, null);
+            out.println(action + " of " + member + (duration == null ? " until restore" : " for " + duration + " ms"));
+            return 0;
+        }
+    }
+}

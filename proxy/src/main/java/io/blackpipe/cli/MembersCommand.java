@@ -1,0 +1,36 @@
+package io.blackpipe.cli;
+
+import java.io.PrintWriter;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+@Command(name = "members", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = "The proxied members: upstream and advertised address, role, state (up, outage, blackhole), open connections.")
+final class MembersCommand extends AdminCommand {
+    @Option(names = "--json", description = "Print the API's JSON instead of a table.")
+    boolean json;
+
+    @Override
+    int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+        return print(admin, "members", json, out);
+    }
+
+    /** GET {@code resource} (members or connections: the same rows) as a table or the API's JSON. */
+    static int print(AdminClient admin, String resource, boolean json, PrintWriter out) throws AdminClient.Failure {
+        if (json) {
+            out.print(admin.call("GET", resource, null).body());
+            return 0;
+        }
+        Table table = new Table("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "CONNECTIONS");
+        for (BsonValue value : admin.get(resource).getArray("members")) {
+            BsonDocument member = value.asDocument();
+            table.row(ScenarioCommand.string(member, "upstream"), ScenarioCommand.string(member, "advertised"),
+                    ScenarioCommand.string(member, "role"), ScenarioCommand.string(member, "state"),
+                    ScenarioCommand.number(member, "openConnections"));
+        }
+        table.print(out);
+        return 0;
+    }
+}

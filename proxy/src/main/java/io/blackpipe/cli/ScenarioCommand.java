@@ -1,0 +1,164 @@
+package io.blackpipe.cli;
+
+import io.blackpipe.fault.RuleParser;
+import io.blackpipe.fault.Scenario;
+import io.blackpipe.fault.ScenarioException;
+import io.blackpipe.fault.ScenarioLoader;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+@Command(name = "scenario", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = "Run, check, follow and stop scenarios (see fault-scripts/).",
+        subcommands = {ScenarioCommand.Run.class, ScenarioCommand.Validate.class, ScenarioCommand.Status.class,
+                ScenarioCommand.Stop.class})
+final class ScenarioCommand implements Runnable {
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "a subcommand is required: run, validate, status or stop");
+    }
+
+    /** Reads and checks a scenario file offline; the failure message is "file:line: field: message". */
+    static Scenario check(Path file) throws ScenarioException, IOException {
+        return new ScenarioLoader(new RuleParser(0), member -> true).load(file);
+    }
+
+    static String cannotRead(Path file, IOException e) {
+        return "cannot read " + file + ": " + (e instanceof NoSuchFileException ? "no such file" : e.getMessage());
+    }
+
+    static String summary(Scenario scenario) {
+        return "scenario '" + scenario.name() + "': " + scenario.rules().size() + " rule(s), "
+                + scenario.timeline().size() + " timeline step(s)";
+    }
+
+    @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = {"Check a scenario file offline (no proxy needed): every rule, step and duration.",
+                    "Exit 0 when it is valid; exit 1 with file:line: field: message when not.",
+                    "Member names are checked by the proxy when the scenario runs."})
+    static final class Validate implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(paramLabel = "FILE", description = "The scenario (YAML or JSON).")
+        Path file;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            try {
+                Scenario scenario = check(file);
+                out.println(file + ": valid (" + summary(scenario) + ")");
+                out.flush();
+                return 0;
+            } catch (ScenarioException e) {
+                err.println(e.getMessage());
+            } catch (IOException e) {
+                err.println("blackpipe: " + cannotRead(file, e));
+            }
+            err.flush();
+            return 1;
+        }
+    }
+
+    @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = {"Check a scenario file, then run it on the proxy (stopping any scenario already running).",
+                    "Its rules go live at once; its timeline steps fire at their offsets."})
+    static final class Run extends AdminCommand {
+        @Parameters(paramLabel = "FILE", description = "The scenario (YAML or JSON).")
+        Path file;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            String text;
+            try {
+                text = Files.readString(file, StandardCharsets.UTF_8);
+                check(file);
+            } catch (IOException e) {
+                throw new AdminClient.Failure(cannotRead(file, e));
+            } catch (ScenarioException e) {
+                throw new AdminClient.Failure(e.getMessage());
+            }
+            BsonDocument status;
+            try {
+                status = admin.json("POST", "scenario", text);
+            } catch (AdminClient.Failure e) {
+                // the API reads the body as "request body"; say which file that was
+                throw new AdminClient.Failure(e.getMessage().replace(": request body:", ": " + file + ":"));
+            }
+            out.println("started " + describe(status));
+            return 0;
+        }
+    }
+
+    @Command(name = "status", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Show the scenario's state (idle, running, finished, stopped), the steps done and left.")
+    static final class Status extends AdminCommand {
+        @Option(names = "--json", description = "Print the API's JSON instead of text.")
+        boolean json;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            if (json) {
+                out.print(admin.call("GET", "scenario", null).body());
+                return 0;
+            }
+            BsonDocument status = admin.get("scenario");
+            out.println("state: " + string(status, "state"));
+            if (!status.containsKey("name")) {
+                return 0;
+            }
+            out.println("scenario: " + string(status, "name")
+                    + (string(status, "description").isEmpty() ? "" : " - " + string(status, "description")));
+            out.println("started: " + string(status, "startedAt") + " (" + number(status, "elapsedMillis") + " ms ago)");
+            out.println("rules: " + number(status, "rules"));
+            out.println("steps done:" + (status.getArray("stepsDone", new org.bson.BsonArray()).isEmpty() ? " none" : ""));
+            for (BsonValue step : status.getArray("stepsDone", new org.bson.BsonArray())) {
+                out.println("  " + (step.isString() ? step.asString().getValue() : step.toString()));
+            }
+            out.println("steps left: " + number(status, "stepsLeft"));
+            return 0;
+        }
+    }
+
+    @Command(name = "stop", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Stop the running scenario: cancel its pending steps, remove its rules, restore members it faulted.")
+    static final class Stop extends AdminCommand {
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            BsonDocument status = admin.json("DELETE", "scenario", null);
+            out.println(status.containsKey("name") ? "scenario '" + string(status, "name") + "' is " + string(status, "state")
+                    : "no scenario (state: " + string(status, "state") + ")");
+            return 0;
+        }
+    }
+
+    static String describe(BsonDocument status) {
+        return "scenario '" + string(status, "name") + "' (" + string(status, "state") + "): " + number(status, "rules")
+                + " rule(s), " + number(status, "stepsLeft") + " timeline step(s) to come";
+    }
+
+    static String string(BsonDocument document, String key) {
+        return document.isString(key) ? document.getString(key).getValue() : "";
+    }
+
+    static String number(BsonDocument document, String key) {
+        return document.isNumber(key) ? Long.toString(document.getNumber(key).longValue()) : "?";
+    }
+}

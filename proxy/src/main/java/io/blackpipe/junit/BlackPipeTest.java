@@ -1,0 +1,40 @@
+package io.blackpipe.junit;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Inherited;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * A test class with a blackpipe in front of its MongoDB: any constructor, test or lifecycle method
+ * parameter of type {@link io.blackpipe.BlackPipe} receives it.
+ * <pre>{@code
+ * @BlackPipeTest(upstream = "mongodb://localhost:27017/?replicaSet=rs0")
+ * class CheckoutTest {
+ *     @Test
+ *     void survivesAFailover(BlackPipe blackPipe) { ... }
+ * }
+ * }</pre>
+ * One proxy per test class, started on first use and closed after all its tests. Before each test
+ * its scenario is stopped, its rules cleared, outages restored and its counters reset.
+ *
+ * @see BlackPipeExtension for where the upstream comes from when {@link #upstream()} is empty
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Inherited
+@ExtendWith(BlackPipeExtension.class)
+public @interface BlackPipeTest {
+    /** mongodb:// URI of the upstream; empty: system property blackpipe.upstream, else env BLACKPIPE_UPSTREAM. */
+    String upstream() default "";
+
+    /** Present a replica set of this many members (2-7) over a single upstream node; 0: off. */
+    int simulateMembers() default 0;
+
+    /** Seed of every random fault decision. */
+    long seed() default 0;
+}

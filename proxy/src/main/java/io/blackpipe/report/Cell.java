@@ -1,0 +1,22 @@
+package io.blackpipe.report;
+
+import java.util.Map;
+
+/**
+ * One strategy under one fault: what the counter ended at against the increments attempted,
+ * what the application saw, how long it took, and what the proxy counted.
+ */
+record Cell(String fault, String strategy, int expected, long counter, int errors, Map<String, Integer> errorKinds,
+            long millis, long attempts, long retries, String note) {
+
+    /** correct / undercount by k / overcount by k, or the note when the verdict would be wrong here. */
+    String verdict() {
+        if (note != null) {
+            return note;
+        }
+        if (counter == expected) {
+            return "correct";
+        }
+        return counter < expected ? "undercount by " + (expected - counter) : "overcount by " + (counter - expected);
+    }
+}

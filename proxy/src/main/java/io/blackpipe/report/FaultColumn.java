@@ -1,0 +1,42 @@
+package io.blackpipe.report;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A fault of the report (its columns), defined by a scenario in fault-scripts/report/, which
+ * travels inside the jar.
+ *
+ * @param perOperation the scenario's rules are armed afresh before every increment (so each
+ *                     increment meets the fault once); otherwise the scenario runs for the cell
+ * @param needsDedup   the driver's retryable writes are only correct here if the server
+ *                     de-duplicates retried writes
+ */
+record FaultColumn(String name, String resource, boolean perOperation, boolean needsDedup, boolean slow) {
+    static FaultColumn[] all() {
+        return new FaultColumn[] {
+            new FaultColumn("reset before apply", "reset-before-apply", true, false, false),
+            new FaultColumn("reply lost after apply", "reply-lost-after-apply", true, true, false),
+            new FaultColumn("persistent outage", "persistent-outage", false, false, true),
+            new FaultColumn("command error", "command-error", false, false, false),
+            new FaultColumn("NotWritablePrimary", "not-writable-primary", true, false, false),
+        };
+    }
+
+    String path() {
+        return "fault-scripts/report/" + resource + ".yaml";
+    }
+
+    String text() {
+        try (InputStream in = FaultColumn.class.getClassLoader().getResourceAsStream(path())) {
+            if (in == null) {
+                throw new IllegalStateException("the report scenario " + path() + " is missing from the jar");
+            }
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,133 @@
+package io.blackpipe.report;
+
+import static com.mongodb.client.model.Filters.eq;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.blackpipe.fault.Scenario;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.bson.Document;
+
+/**
+ * Runs the article's table for real: every strategy under every fault, each cell through a fresh
+ * blackpipe in front of the upstream, with the real Java driver, counting on the server.
+ */
+final class ReportRunner {
+    /** Operations in a persistent-outage cell at most: each one waits out server selection. */
+    private static final int OUTAGE_OPERATIONS = 3;
+
+    private final String upstreamUri;
+    private final boolean dedup;
+    private final boolean hasPull;
+    private final int iterations;
+    private final long seed;
+    private final Consumer<String> progress;
+    private final String runId = Integer.toString(ThreadLocalRandom.current().nextInt(1 << 20), 36);
+
+    ReportRunner(String upstreamUri, boolean jongodb, int iterations, long seed, Consumer<String> progress) {
+        this.upstreamUri = upstreamUri;
+        this.dedup = !jongodb;
+        this.hasPull = !jongodb;
+        this.iterations = iterations;
+        this.seed = seed;
+        this.progress = progress;
+    }
+
+    List<Cell> run(FaultColumn[] faults, Strategy[] strategies) throws InterruptedException {
+        List<Cell> cells = new ArrayList<>();
+        int total = faults.length * strategies.length;
+        for (FaultColumn fault : faults) {
+            for (Strategy strategy : strategies) {
+                progress.accept("[" + (cells.size() + 1) + "/" + total + "] " + fault.name() + " x " + strategy.name());
+                cells.add(cell(fault, strategy, cells.size()));
+            }
+        }
+        return cells;
+    }
+
+    private Cell cell(FaultColumn fault, Strategy strategy, int index) throws InterruptedException {
+        int operations = fault.slow() ? Math.min(iterations, OUTAGE_OPERATIONS) : iterations;
+        String database = "blackpipe_report_" + runId + "_" + index; // fresh: some upstreams cannot drop
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstreamUri).withFaultOptions(seed, false));
+             MongoClient client = client(proxy.connectionString(), strategy.driverRetries());
+             MongoClient direct = client(upstreamUri, false)) {
+            CounterWorkload counter = new CounterWorkload(client.getDatabase(database).getCollection("counters"), hasPull);
+            connect(client);
+            String text = fault.text();
+            if (!fault.perOperation()) {
+                proxy.scenarios().start(proxy.scenarioLoader().parse(fault.path(), text));
+            }
+            int errors = 0;
+            Map<String, Integer> kinds = new TreeMap<>();
+            long start = System.nanoTime();
+            for (int i = 0; i < operations; i++) {
+                if (fault.perOperation()) { // fresh rules, so each increment meets the fault once
+                    Scenario armed = proxy.scenarioLoader().parse(fault.path(), text);
+                    proxy.rules().putAll(armed.rules());
+                }
+                try (ClientSession session = client.startSession()) {
+                    strategy.increment(counter.operation(i, session));
+                } catch (RuntimeException e) {
+                    errors++;
+                    kinds.merge(e.getClass().getSimpleName(), 1, Integer::sum);
+                }
+            }
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            proxy.scenarios().stop();
+            proxy.rules().clear();
+            Document day = direct.getDatabase(database).getCollection("counters").find(eq("_id", CounterWorkload.DAY)).first();
+            long value = day == null ? 0 : day.get("counter", Number.class) == null ? 0 : day.get("counter", Number.class).longValue();
+            String note = fault.needsDedup() && strategy.driverRetries() && !dedup && value != operations
+                    ? "n/a: needs a server that de-duplicates retried writes (this upstream does not)" : null;
+            return new Cell(fault.name(), strategy.name(), operations, value, errors, kinds, millis,
+                    counted(proxy, "blackpipe.command.attempts"), counted(proxy, "blackpipe.command.retries"), note);
+        }
+    }
+
+    /**
+     * Connects before the fault starts. Server selection is kept short so outages cost the cells
+     * little time; on a busy machine the first connection may need a few tries.
+     */
+    private static void connect(MongoClient client) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                client.getDatabase("admin").runCommand(new Document("ping", 1));
+                return;
+            } catch (MongoTimeoutException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static long counted(ProxyServer proxy, String meter) {
+        return (long) proxy.registry().find(meter).tag("command", "update").counters().stream()
+                .mapToDouble(c -> c.count()).sum();
+    }
+
+    private static MongoClient client(String uri, boolean retryWrites) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(uri))
+                .applicationName("blackpipe-report")
+                .retryWrites(retryWrites)
+                .retryReads(false)
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(1, TimeUnit.SECONDS))
+                .applyToSocketSettings(b -> b.connectTimeout(10, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS))
+                .applyToServerSettings(b -> b.heartbeatFrequency(500, TimeUnit.MILLISECONDS))
+                .build());
+    }
+}

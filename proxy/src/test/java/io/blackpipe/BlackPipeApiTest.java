@@ -1,0 +1,132 @@
+package io.blackpipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.ServerAddress;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.UpstreamLane;
+import java.net.ConnectException;
+import java.net.Socket;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/** The in-process API as a user's test would use it: start, break, read the counters, close. */
+class BlackPipeApiTest {
+
+    @Test
+    void aResetInsertIsRetriedOnceAndTheCountersAgreeWithTheDriver() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("api");
+        List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+        String connectionString;
+        try (BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri())) {
+            connectionString = blackPipe.connectionString();
+            String id = blackPipe.fail("insert").times(1).with(Fault.RESET);
+            assertEquals(1, blackPipe.rules().size());
+            assertTrue(blackPipe.rules().get(0).contains("\"resetConnection\": true"), blackPipe.rules().get(0));
+
+            try (MongoClient client = client(connectionString, started)) {
+                client.getDatabase(db).getCollection("orders").insertOne(new Document("order", 1));
+            }
+
+            long driverInserts = started.stream().filter(e -> e.getCommandName().equals("insert")).count();
+            assertEquals(2, driverInserts, "the driver sent the insert, then retried it once");
+            assertEquals(driverInserts, blackPipe.attempts("insert"));
+            assertEquals(1, blackPipe.retries("insert"));
+            assertEquals(1, blackPipe.faultsInjected(Fault.RESET));
+            Await.until(Duration.ofSeconds(10), "both insert outcomes counted",
+                    () -> blackPipe.outcomes("insert", "network_error") + blackPipe.outcomes("insert", "ok") == 2);
+            assertEquals(1, blackPipe.outcomes("insert", "network_error"));
+            assertEquals(1, blackPipe.outcomes("insert", "ok"));
+            try (MongoClient direct = UpstreamLane.directClient()) {
+                assertEquals(1, direct.getDatabase(db).getCollection("orders").countDocuments(),
+                        "the reset insert never reached the server, the retry did");
+            }
+
+            blackPipe.resetCounters();
+            assertEquals(0, blackPipe.attempts("insert"));
+            assertEquals(0, blackPipe.faultsInjected(Fault.RESET));
+            assertTrue(blackPipe.registry().find("blackpipe.command.attempts").counters().stream()
+                    .mapToDouble(c -> c.count()).sum() >= 2, "the registry (and /metrics) stay monotonic");
+            assertFalse(blackPipe.removeRule("no-such-rule"));
+            assertTrue(blackPipe.removeRule(id));
+            assertTrue(blackPipe.rules().isEmpty());
+        }
+
+        for (ServerAddress member : new ConnectionString(connectionString).getHosts().stream().map(ServerAddress::new).toList()) {
+            // try-with-resources closed every listener: the driver's addresses are refused now
+            assertThrows(ConnectException.class, () -> new Socket(member.getHost(), member.getPort()).close(),
+                    "after close nothing listens on " + member);
+        }
+    }
+
+    @Test
+    void rulesAreCheckedWholeAndErrorsNameTheField() {
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.uri()).seed(42).start()) {
+            assertEquals("mine", blackPipe.rule("mine", "{configureFailPoint: 'failCommand', mode: {times: 2},"
+                    + " data: {failCommands: ['find'], errorCode: 91}}"));
+            String generated = blackPipe.rule("{configureFailPoint: 'failCommand', mode: 'alwaysOn',"
+                    + " data: {failCommands: ['update'], closeConnection: true}}");
+            assertEquals(2, blackPipe.rules().size());
+            assertTrue(generated.startsWith("rule-"), generated);
+
+            IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                    () -> blackPipe.fail("insert").error("NoSuchError"));
+            assertTrue(unknown.getMessage().startsWith("data.error: unknown error name"), unknown.getMessage());
+            IllegalArgumentException bad = assertThrows(IllegalArgumentException.class,
+                    () -> blackPipe.rule("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: 1}}"));
+            assertEquals("data.hang: must be true or false", bad.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> blackPipe.rule("{not json"));
+            assertEquals(2, blackPipe.rules().size(), "a refused rule changes nothing");
+
+            blackPipe.clearRules();
+            assertTrue(blackPipe.rules().isEmpty());
+            assertThrows(IllegalStateException.class, blackPipe::adminUrl, "the admin server is off unless asked for");
+        }
+    }
+
+    @Test
+    void aNamedErrorReachesTheDriverAndTheAdminServerIsThereWhenAskedFor() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("api-error");
+        List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.uri()).adminPort(0).start();
+             MongoClient client = client(blackPipe.connectionString(), started)) {
+            blackPipe.fail("find").onNamespace(db + ".items").times(1).error("NotWritablePrimary");
+            client.getDatabase(db).getCollection("items").find().first();
+            assertEquals(1, blackPipe.faultsInjected("errorReply"));
+            assertEquals(1, blackPipe.retries("find"), "NotWritablePrimary is retryable: the driver read again");
+
+            java.net.http.HttpResponse<String> health = java.net.http.HttpClient.newHttpClient().send(
+                    java.net.http.HttpRequest.newBuilder(java.net.URI.create(blackPipe.adminUrl() + "/health")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, health.statusCode());
+            assertTrue(health.body().contains(blackPipe.connectionString()), health.body());
+        }
+    }
+
+    private static MongoClient client(String connectionString, List<CommandStartedEvent> started) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(connectionString))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                .applyToSocketSettings(b -> b.connectTimeout(5, TimeUnit.SECONDS).readTimeout(5, TimeUnit.SECONDS))
+                .addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandStarted(CommandStartedEvent event) {
+                        started.add(event);
+                    }
+                })
+                .build());
+    }
+}

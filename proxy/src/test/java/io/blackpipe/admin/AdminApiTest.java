@@ -1,0 +1,606 @@
+package io.blackpipe.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import io.blackpipe.pipe.MemberListener;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberState;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The control API under /api/v1 over real HTTP: rules, scenario, members, connections, stats,
+ * history; bad input refused whole with a 400 naming the field; the bearer token; 404 and 405;
+ * and rules added over HTTP breaking real driver traffic.
+ */
+class AdminApiTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private static final Pattern SAMPLE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\\{([^}]*)\\})? (\\S+)$", Pattern.MULTILINE);
+    private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+    private static final String FIND_ERROR = "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}}";
+
+    private ProxyServer proxy;
+    private AdminServer admin;
+    private MongoClient direct;
+    private final List<MongoClient> clients = new ArrayList<>();
+    private final List<AdminServer> extraAdmins = new ArrayList<>();
+    private final List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void start() {
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+        admin = AdminServer.start(proxy, "127.0.0.1", 0, null);
+        direct = UpstreamLane.directClient();
+    }
+
+    @AfterEach
+    void stop() {
+        clients.forEach(MongoClient::close);
+        extraAdmins.forEach(AdminServer::close);
+        direct.close();
+        admin.close();
+        proxy.close();
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static HttpResponse<String> send(AdminServer server, String method, String path, String body, String authorization)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (body != null) {
+            request.header("Content-Type", body.startsWith("{") || body.startsWith("[") ? "application/json" : "application/yaml");
+        }
+        if (authorization != null) {
+            request.header("Authorization", authorization);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private HttpResponse<String> send(String method, String path, String body) throws IOException, InterruptedException {
+        return send(admin, method, path, body, null);
+    }
+
+    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return send("GET", path, null);
+    }
+
+    private static BsonDocument json(HttpResponse<String> response) {
+        assertTrue(response.headers().firstValue("content-type").orElse("").startsWith("application/json"), response::toString);
+        return BsonDocument.parse(response.body());
+    }
+
+    private static void assertStatus(int status, HttpResponse<String> response) {
+        assertEquals(status, response.statusCode(), () -> response.request().method() + " " + response.request().uri() + " -> "
+                + response.statusCode() + " " + response.body());
+    }
+
+    /** A 400 whose error names {@code field}. */
+    private static void assertBadRequest(HttpResponse<String> response, String messagePart) {
+        assertStatus(400, response);
+        String error = json(response).getString("error").getValue();
+        assertTrue(error.contains(messagePart), () -> "expected '" + messagePart + "' in: " + error);
+    }
+
+    private List<String> ruleIds() throws Exception {
+        HttpResponse<String> response = get("/api/v1/rules");
+        assertStatus(200, response);
+        List<String> ids = new ArrayList<>();
+        for (BsonValue rule : json(response).getArray("rules")) {
+            ids.add(rule.asDocument().getString("id").getValue());
+        }
+        assertEquals(proxy.rules().rules().stream().map(r -> r.id()).toList(), ids, "the API lists what the proxy holds");
+        return ids;
+    }
+
+    private BsonDocument listedRule(String id) throws Exception {
+        for (BsonValue rule : json(get("/api/v1/rules")).getArray("rules")) {
+            if (rule.asDocument().getString("id").getValue().equals(id)) {
+                return rule.asDocument();
+            }
+        }
+        throw new AssertionError("no rule " + id);
+    }
+
+    private MongoClient client(String options) {
+        String base = proxy.connectionString();
+        MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(base + (base.contains("?") ? "&" : "?") + "socketTimeoutMS=10000&" + options))
+                .applicationName("admin-api-test")
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                .addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandStarted(CommandStartedEvent event) {
+                        started.add(event);
+                    }
+                })
+                .build());
+        clients.add(client);
+        return client;
+    }
+
+    private Member primary() {
+        return proxy.members().stream().filter(m -> proxy.memberState(m.upstream()).role() == MemberState.Role.PRIMARY)
+                .findFirst().orElseThrow();
+    }
+
+    private String memberState(String upstream) throws Exception {
+        for (BsonValue member : json(get("/api/v1/members")).getArray("members")) {
+            if (member.asDocument().getString("upstream").getValue().equals(upstream)) {
+                return member.asDocument().getString("state").getValue();
+            }
+        }
+        throw new AssertionError("no member " + upstream);
+    }
+
+    private static boolean refuses(Member member) {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(member.advertised().host(), member.advertised().port()), 2_000);
+            return false;
+        } catch (ConnectException e) {
+            return true;
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
+    // ------------------------------------------------------------------ rules
+
+    @Test
+    void rulesCanBeAddedListedReplacedAndRemoved() throws Exception {
+        assertEquals(List.of(), ruleIds());
+
+        HttpResponse<String> created = send("POST", "/api/v1/rules", FIND_ERROR);
+        assertStatus(201, created);
+        String generated = json(created).getString("id").getValue();
+        assertFalse(generated.isBlank());
+
+        HttpResponse<String> named = send("POST", "/api/v1/rules",
+                "{id: 'mine', configureFailPoint: 'failCommand', mode: {times: 3}, data: {failCommands: ['insert'], closeConnection: true}}");
+        assertStatus(201, named);
+        assertEquals("mine", json(named).getString("id").getValue());
+        assertEquals(List.of(generated, "mine"), ruleIds());
+        BsonDocument mine = listedRule("mine");
+        assertEquals("closeConnection", mine.getString("fault").getValue());
+        assertEquals(List.of("insert"), mine.getDocument("rule").getDocument("data").getArray("failCommands").stream()
+                .map(v -> v.asString().getValue()).toList());
+        assertTrue(mine.containsKey("mode"));
+
+        // PUT replaces the rule of that id, and twice is the same as once
+        String hang = "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert'], hang: true}}";
+        assertStatus(200, send("PUT", "/api/v1/rules/mine", hang));
+        String afterOnce = get("/api/v1/rules").body();
+        assertStatus(200, send("PUT", "/api/v1/rules/mine", hang));
+        assertEquals(afterOnce, get("/api/v1/rules").body(), "PUT is idempotent");
+        assertEquals("hang", listedRule("mine").getString("fault").getValue());
+        assertEquals(List.of(generated, "mine"), ruleIds());
+        // PUT of a new id creates it
+        assertStatus(200, send("PUT", "/api/v1/rules/third", FIND_ERROR));
+        assertEquals(List.of(generated, "mine", "third"), ruleIds());
+
+        assertStatus(200, send("DELETE", "/api/v1/rules/mine", null));
+        assertEquals(List.of(generated, "third"), ruleIds());
+        HttpResponse<String> again = send("DELETE", "/api/v1/rules/mine", null);
+        assertStatus(404, again);
+        assertTrue(json(again).getString("error").getValue().contains("mine"), again::body);
+
+        assertStatus(200, send("DELETE", "/api/v1/rules", null));
+        assertEquals(List.of(), ruleIds());
+        assertStatus(200, send("DELETE", "/api/v1/rules", null)); // clearing nothing is fine too
+    }
+
+    @Test
+    void badRuleBodiesAre400NamingTheFieldAndChangeNothing() throws Exception {
+        assertStatus(201, send("POST", "/api/v1/rules", "{id: 'keep', " + FIND_ERROR.substring(1)));
+        String before = get("/api/v1/rules").body();
+
+        assertBadRequest(send("POST", "/api/v1/rules", "{configureFailPoint: 'failCommand', mode: "), "malformed JSON");
+        assertBadRequest(send("POST", "/api/v1/rules", "[1, 2]"), "");
+        assertBadRequest(send("POST", "/api/v1/rules", "   "), "JSON body");
+        assertBadRequest(send("POST", "/api/v1/rules",
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}, colour: 'red'}"),
+                "colour: unknown field");
+        assertBadRequest(send("POST", "/api/v1/rules",
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, colour: 'red'}}"),
+                "data.colour: unknown field");
+        assertBadRequest(send("POST", "/api/v1/rules",
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 'x'}}"),
+                "data.errorCode: must be an integer");
+        assertBadRequest(send("POST", "/api/v1/rules",
+                "{configureFailPoint: 'failCommand', mode: 5, data: {failCommands: ['find'], errorCode: 2}}"), "mode");
+        assertBadRequest(send("POST", "/api/v1/rules",
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: 'find', errorCode: 2}}"), "data.failCommands");
+        assertBadRequest(send("POST", "/api/v1/rules", "{configureFailPoint: 'failCommand', mode: 'off'}"), "mode");
+        // a bad replacement leaves the rule it would have replaced
+        assertBadRequest(send("PUT", "/api/v1/rules/keep",
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], hang: 'yes'}}"), "data.hang");
+
+        assertEquals(before, get("/api/v1/rules").body(), "the rules stay as they were");
+        assertEquals(List.of("keep"), ruleIds());
+        assertEquals("errorReply", listedRule("keep").getString("fault").getValue());
+    }
+
+    @Test
+    void aBodyOverOneMebibyteIs400() throws Exception {
+        assertStatus(201, send("POST", "/api/v1/rules", "{id: 'keep', " + FIND_ERROR.substring(1)));
+        String huge = "{id: 'big', configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2},"
+                + " padding: '" + "x".repeat(1024 * 1024) + "'}";
+        for (int i = 0; i < 5; i++) { // the answer must arrive every time, not a reset while the client still sends
+            HttpResponse<String> response = send("POST", "/api/v1/rules", huge);
+            assertBadRequest(response, "body: larger than the limit");
+            assertEquals(List.of("keep"), ruleIds(), "nothing changed, and the server still answers");
+        }
+        assertBadRequest(send("PUT", "/api/v1/rules/keep", huge), "body: larger than the limit");
+        assertEquals("errorReply", listedRule("keep").getString("fault").getValue());
+    }
+
+    // ------------------------------------------------------------------ scenario
+
+    private static final String SCENARIO = """
+            name: api-scenario
+            description: posted over HTTP
+            rules:
+              - id: from-scenario
+                configureFailPoint: failCommand
+                mode: alwaysOn
+                data: {failCommands: [find], errorCode: 2}
+            timeline:
+              - at: 60s
+                end: true
+            """;
+
+    @Test
+    void aScenarioPostedAsYamlRunsReportsItsStatusAndStopsRemovingItsRules() throws Exception {
+        assertStatus(201, send("POST", "/api/v1/rules", "{id: 'manual', " + FIND_ERROR.substring(1)));
+        assertEquals("idle", json(get("/api/v1/scenario")).getString("state").getValue());
+
+        HttpResponse<String> posted = send("POST", "/api/v1/scenario", SCENARIO);
+        assertStatus(200, posted);
+        BsonDocument running = json(posted);
+        assertEquals("running", running.getString("state").getValue());
+        assertEquals("api-scenario", running.getString("name").getValue());
+        assertEquals(List.of("manual", "from-scenario"), ruleIds());
+
+        BsonDocument status = json(get("/api/v1/scenario"));
+        assertEquals("running", status.getString("state").getValue());
+        assertEquals("posted over HTTP", status.getString("description").getValue());
+        assertEquals(1, status.getInt32("stepsLeft").getValue());
+        assertTrue(status.getBoolean("running").getValue());
+
+        // a bad scenario is refused and leaves the running one alone
+        HttpResponse<String> bad = send("POST", "/api/v1/scenario", "name: broken\ntimeline:\n  - at: 1s\n    explode: true\n");
+        assertBadRequest(bad, "request body:4: timeline[0].explode: unknown step");
+        assertEquals("api-scenario", json(get("/api/v1/scenario")).getString("name").getValue());
+        assertEquals(List.of("manual", "from-scenario"), ruleIds());
+
+        HttpResponse<String> stopped = send("DELETE", "/api/v1/scenario", null);
+        assertStatus(200, stopped);
+        assertEquals("stopped", json(stopped).getString("state").getValue());
+        assertEquals("stopped", json(get("/api/v1/scenario")).getString("state").getValue());
+        assertEquals(List.of("manual"), ruleIds(), "the scenario's rules are gone, the others stay");
+        assertStatus(200, send("DELETE", "/api/v1/scenario", null)); // stopping again is harmless
+    }
+
+    @Test
+    void validateChecksAScenarioWithoutRunningIt() throws Exception {
+        HttpResponse<String> bad = send("POST", "/api/v1/scenario/validate", """
+                name: broken
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [find]
+                      errorCode: "x"
+                """);
+        assertBadRequest(bad, "request body:8: rules[0].data.errorCode: must be an integer");
+
+        HttpResponse<String> unknownMember = send("POST", "/api/v1/scenario/validate",
+                "name: m\ntimeline:\n  - at: 1s\n    outage: {member: \"nowhere:1\", duration: 1s}\n");
+        assertBadRequest(unknownMember, "request body:4: timeline[0].outage.member: no member 'nowhere:1'");
+
+        HttpResponse<String> good = send("POST", "/api/v1/scenario/validate", SCENARIO);
+        assertStatus(200, good);
+        assertTrue(json(good).getBoolean("valid").getValue());
+        assertEquals("api-scenario", json(good).getString("name").getValue());
+        assertEquals("idle", json(get("/api/v1/scenario")).getString("state").getValue(), "validate does not run it");
+        assertEquals(List.of(), ruleIds());
+
+        // JSON is a scenario too
+        HttpResponse<String> asJson = send("POST", "/api/v1/scenario/validate", "{\"name\": \"j\", \"timeline\": [{\"at\": \"1s\", \"clear\": true}]}");
+        assertStatus(200, asJson);
+    }
+
+    // ------------------------------------------------------------------ members
+
+    @Test
+    void membersAreListedAndCanBeTakenDownAndRestored() throws Exception {
+        BsonArray members = json(get("/api/v1/members")).getArray("members");
+        assertEquals(proxy.members().size(), members.size());
+        Member primary = primary();
+        String upstream = primary.upstream().toString();
+        String advertised = primary.advertised().toString();
+        for (BsonValue value : members) {
+            BsonDocument member = value.asDocument();
+            assertNotNull(member.get("advertised"));
+            assertTrue(member.get("openConnections").isNumber());
+            assertEquals("up", member.getString("state").getValue());
+            if (member.getString("upstream").getValue().equals(upstream)) {
+                assertEquals(advertised, member.getString("advertised").getValue());
+                assertEquals("primary", member.getString("role").getValue());
+            }
+        }
+
+        // by the advertised address, for a while
+        assertStatus(200, send("POST", "/api/v1/members/" + advertised + "/outage?duration=500ms", null));
+        assertEquals("outage", memberState(upstream));
+        assertTrue(refuses(primary));
+        Await.until(WAIT, "the 500 ms outage to end", () -> {
+            try {
+                return memberState(upstream).equals("up");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertFalse(refuses(primary));
+
+        // by the upstream address, until restored
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/outage", null));
+        assertEquals("outage", memberState(upstream));
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/restore", null));
+        assertEquals("up", memberState(upstream));
+        assertFalse(refuses(primary));
+
+        assertStatus(200, send("POST", "/api/v1/members/primary/blackhole?duration=10s", null));
+        assertEquals("blackhole", memberState(upstream));
+        assertStatus(200, send("POST", "/api/v1/members/primary/restore", null));
+        assertEquals("up", memberState(upstream));
+
+        assertStatus(404, send("POST", "/api/v1/members/nowhere:1/outage", null));
+        assertBadRequest(send("POST", "/api/v1/members/" + upstream + "/explode", null), "outage, blackhole or restore");
+        assertBadRequest(send("POST", "/api/v1/members/" + upstream + "/outage?duration=soon", null), "duration: 'soon'");
+        assertEquals("up", memberState(upstream), "a refused request changes nothing");
+        assertStatus(405, send("GET", "/api/v1/members/" + upstream + "/outage", null));
+    }
+
+    // ------------------------------------------------------------------ connections
+
+    @Test
+    void connectionsOfAMemberCanBeResetAtOnce() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("apireset");
+        MongoCollection<Document> c = client("retryWrites=true").getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 1));
+        MemberListener listener = proxy.listener(primary().upstream());
+        int open = listener.openConnections();
+        assertTrue(open >= 2, "the driver's monitor and pooled connections: " + open);
+
+        assertStatus(200, get("/api/v1/connections"));
+        HttpResponse<String> reset = send("POST", "/api/v1/connections/reset?member=all", null);
+        assertStatus(200, reset);
+        assertTrue(json(reset).getInt32("reset").getValue() >= open, reset::body);
+        c.insertOne(new Document("_id", 2)); // a correct app does not notice
+        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+
+        assertStatus(200, send("POST", "/api/v1/connections/reset?member=primary", null));
+        assertStatus(200, send("POST", "/api/v1/connections/reset", null)); // default: all
+        assertBadRequest(send("POST", "/api/v1/connections/reset?member=nowhere:1", null), "member");
+        assertStatus(405, get("/api/v1/connections/reset"));
+        assertStatus(404, send("POST", "/api/v1/connections/explode", null));
+    }
+
+    // ------------------------------------------------------------------ stats and history
+
+    /** A count from the JSON (relaxed JSON writes small 64-bit numbers as plain numbers). */
+    private static long count(BsonDocument document, String key) {
+        assertTrue(document.isNumber(key), () -> key + " in " + document.toJson());
+        return document.getNumber(key).longValue();
+    }
+
+    /** The sum of every Prometheus sample of {@code name} whose labels include {@code labels}. */
+    private static double prometheus(String text, String name, Map<String, String> labels) {
+        double sum = 0;
+        Matcher sample = SAMPLE.matcher(text);
+        while (sample.find()) {
+            if (!sample.group(1).equals(name)) {
+                continue;
+            }
+            Map<String, String> found = new HashMap<>();
+            if (sample.group(2) != null) {
+                Matcher label = LABEL.matcher(sample.group(2));
+                while (label.find()) {
+                    found.put(label.group(1), label.group(2));
+                }
+            }
+            if (found.entrySet().containsAll(labels.entrySet())) {
+                sum += Double.parseDouble(sample.group(3));
+            }
+        }
+        return sum;
+    }
+
+    @Test
+    void statsAgreeWithThePrometheusCountersAndTheDriver() throws Exception {
+        assertStatus(201, send("POST", "/api/v1/rules",
+                "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'], resetConnection: true}}"));
+        String db = UpstreamLane.freshDatabaseName("apistats");
+        MongoCollection<Document> c = client("retryWrites=true&retryReads=true").getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 1));
+        c.find().first();
+        c.find().first();
+        long driverInserts = started.stream().filter(e -> e.getCommandName().equals("insert")).count();
+        assertEquals(2, driverInserts, "the driver retried the insert once");
+
+        BsonDocument stats = json(get("/api/v1/stats"));
+        String metrics = get("/metrics").body();
+        long insertAttempts = 0;
+        long insertRetries = 0;
+        for (BsonValue value : stats.getArray("commands")) {
+            BsonDocument row = value.asDocument();
+            Map<String, String> labels = Map.of("command", row.getString("command").getValue(),
+                    "member", row.getString("member").getValue(), "app", row.getString("app").getValue());
+            assertEquals(count(row, "attempts"), (long) prometheus(metrics, "blackpipe_command_attempts_total", labels),
+                    () -> "attempts of " + row.toJson());
+            assertEquals(count(row, "retries"), (long) prometheus(metrics, "blackpipe_command_retries_total", labels),
+                    () -> "retries of " + row.toJson());
+            if (row.getString("command").getValue().equals("insert")) {
+                assertEquals("admin-api-test", row.getString("app").getValue());
+                insertAttempts += count(row, "attempts");
+                insertRetries += count(row, "retries");
+            }
+        }
+        assertEquals(2, insertAttempts);
+        assertEquals(1, insertRetries);
+        assertEquals(Meters.attempts(proxy.registry(), "insert"), insertAttempts);
+        assertEquals(driverInserts, insertAttempts, "every driver attempt reached the proxy");
+        assertEquals(2, (long) prometheus(metrics, "blackpipe_command_attempts_total", Map.of("command", "find")));
+
+        boolean faultListed = false;
+        for (BsonValue value : stats.getArray("faults")) {
+            BsonDocument fault = value.asDocument();
+            if (fault.getString("fault").getValue().equals("resetConnection") && fault.getString("command").getValue().equals("insert")) {
+                assertEquals(1, count(fault, "count"));
+                faultListed = true;
+            }
+        }
+        assertTrue(faultListed, stats::toJson);
+        boolean outcomesListed = false;
+        for (BsonValue value : stats.getArray("outcomes")) {
+            BsonDocument row = value.asDocument();
+            if (row.getString("command").getValue().equals("insert")) {
+                assertEquals(1, count(row, "network_error"));
+                assertEquals(1, count(row, "ok"));
+                outcomesListed = true;
+            }
+        }
+        assertTrue(outcomesListed, stats::toJson);
+
+        // the history: one JSON line per application command attempt
+        HttpResponse<String> history = get("/api/v1/history");
+        assertStatus(200, history);
+        assertEquals("application/x-ndjson", history.headers().firstValue("content-type").orElse(""));
+        List<BsonDocument> lines = history.body().lines().filter(l -> !l.isBlank()).map(BsonDocument::parse).toList();
+        List<BsonDocument> inserts = lines.stream().filter(l -> l.getString("command").getValue().equals("insert")).toList();
+        assertEquals(2, inserts.size(), history::body);
+        assertEquals("resetConnection", inserts.get(0).getString("fault").getValue());
+        assertEquals("info", inserts.get(0).getString("type").getValue(), "a reset: the client cannot know");
+        assertEquals("network_error", inserts.get(0).getString("outcome").getValue());
+        assertEquals("ok", inserts.get(1).getString("type").getValue());
+        assertEquals(db + ".c", inserts.get(1).getString("ns").getValue());
+        assertEquals(2, lines.stream().filter(l -> l.getString("command").getValue().equals("find")).count());
+    }
+
+    // ------------------------------------------------------------------ token, 404, 405
+
+    @Test
+    void withATokenTheApiNeedsItWhileHealthAndMetricsStayOpen() throws Exception {
+        AdminServer guarded = AdminServer.start(proxy, "127.0.0.1", 0, "s3cret");
+        extraAdmins.add(guarded);
+
+        assertStatus(401, send(guarded, "GET", "/api/v1/rules", null, null));
+        assertStatus(401, send(guarded, "GET", "/api/v1/rules", null, "Bearer wrong"));
+        assertStatus(401, send(guarded, "GET", "/api/v1/rules", null, "s3cret"));
+        assertStatus(401, send(guarded, "GET", "/api/v1/rules", null, "Bearer s3cret2"));
+        HttpResponse<String> denied = send(guarded, "POST", "/api/v1/rules", FIND_ERROR, null);
+        assertStatus(401, denied);
+        assertTrue(json(denied).getString("error").getValue().contains("Authorization"), denied::body);
+        assertTrue(proxy.rules().rules().isEmpty(), "a refused request changes nothing");
+        assertStatus(401, send(guarded, "GET", "/api/v1/nothing-here", null, null));
+
+        assertStatus(200, send(guarded, "GET", "/api/v1/rules", null, "Bearer s3cret"));
+        assertStatus(201, send(guarded, "POST", "/api/v1/rules", FIND_ERROR, "Bearer s3cret"));
+        assertEquals(1, proxy.rules().rules().size());
+        assertStatus(404, send(guarded, "GET", "/api/v1/nothing-here", null, "Bearer s3cret"));
+
+        assertStatus(200, send(guarded, "GET", "/health", null, null));
+        assertStatus(200, send(guarded, "GET", "/metrics", null, null));
+        assertStatus(200, send(guarded, "GET", "/health", null, "Bearer wrong"));
+    }
+
+    @Test
+    void unknownResourcesAre404AndWrongMethods405() throws Exception {
+        assertStatus(404, get("/api/v1/x"));
+        assertStatus(404, get("/api/v1/"));
+        assertStatus(404, get("/api/v2/rules"));
+        assertStatus(405, send("PATCH", "/api/v1/rules", FIND_ERROR));
+        assertStatus(405, send("PUT", "/api/v1/rules", FIND_ERROR));
+        assertStatus(405, send("POST", "/api/v1/rules/some-id", FIND_ERROR));
+        assertStatus(405, send("DELETE", "/api/v1/stats", null));
+        assertStatus(405, send("POST", "/api/v1/history", "{}"));
+        assertStatus(405, send("PUT", "/api/v1/scenario", "name: x\n"));
+        assertStatus(405, send("DELETE", "/api/v1/members", null));
+        assertStatus(405, send("GET", "/api/v1/failover", null));
+        assertTrue(proxy.rules().rules().isEmpty());
+    }
+
+    // ------------------------------------------------------------------ driver
+
+    @Test
+    void rulesAddedOverHttpBreakRealDriverTraffic() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("apidriver");
+        direct.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+        MongoClient client = client("retryWrites=false&retryReads=false");
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        assertEquals(1, c.find().first().getInteger("_id"));
+
+        assertStatus(201, send("POST", "/api/v1/rules",
+                "{id: 'deny', configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 13}}"));
+        MongoCommandException denied = assertThrows(MongoCommandException.class, () -> c.find().first());
+        assertEquals(13, denied.getErrorCode());
+        assertThrows(MongoCommandException.class, () -> c.find().first());
+
+        assertStatus(201, send("POST", "/api/v1/rules",
+                "{id: 'cut', configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'], closeConnection: true}}"));
+        assertThrows(MongoSocketException.class, () -> c.insertOne(new Document("_id", 2)));
+        assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "closeConnection: the server never saw the insert");
+
+        assertStatus(200, send("DELETE", "/api/v1/rules/deny", null));
+        assertEquals(1, c.find().first().getInteger("_id"), "removed over HTTP, the next find works");
+        c.insertOne(new Document("_id", 2));
+        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+        assertEquals(2, Meters.faults(proxy.registry(), "errorReply", "find"));
+        assertEquals(1, Meters.faults(proxy.registry(), "closeConnection", "insert"));
+    }
+}

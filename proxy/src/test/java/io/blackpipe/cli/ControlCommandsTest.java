@@ -1,0 +1,627 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import io.blackpipe.admin.AdminServer;
+import io.blackpipe.fault.Rule;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.UpstreamLane;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
+import picocli.CommandLine;
+
+/**
+ * The commands that control a running proxy (fault, scenario, stats, members, connections,
+ * failover, outage, blackhole, restore, completion), run in-process through {@link Main#commandLine()}
+ * against a real proxy and admin server with a token: exit codes, what they print, and what they
+ * did to the proxy — down to the real driver retrying an insert because of a rule the CLI added.
+ */
+class ControlCommandsTest {
+    private static final String TOKEN = "cli-test-token";
+
+    /** The shared proxy (in front of the test lane's upstream) and its admin server. */
+    private static Rig shared;
+
+    @TempDir
+    Path temp;
+
+    /** A proxy and its admin server on a free port, with {@link #TOKEN}. */
+    private record Rig(ProxyServer proxy, AdminServer admin) implements AutoCloseable {
+        static Rig start(ProxyConfig config) {
+            ProxyServer proxy = ProxyServer.start(config);
+            return new Rig(proxy, AdminServer.start(proxy, "127.0.0.1", 0, TOKEN));
+        }
+
+        String url() {
+            return "http://127.0.0.1:" + admin.port();
+        }
+
+        /** Runs a command against this rig's admin server, with the right token. */
+        Run run(String... args) {
+            List<String> all = new ArrayList<>(Arrays.asList(args));
+            all.addAll(List.of("--admin", url(), "--admin-token", TOKEN));
+            return ControlCommandsTest.run(all.toArray(new String[0]));
+        }
+
+        List<String> ruleIds() {
+            return proxy.rules().rules().stream().map(Rule::id).toList();
+        }
+
+        @Override
+        public void close() {
+            admin.close();
+            proxy.close();
+        }
+    }
+
+    /** What one in-process run printed and returned. */
+    record Run(int exitCode, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- out:\n" + out + "\n--- err:\n" + err;
+        }
+
+        List<String> lines() {
+            return out.lines().toList();
+        }
+    }
+
+    static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    @BeforeAll
+    static void startShared() {
+        shared = Rig.start(ProxyConfig.embedded(UpstreamLane.uri()));
+    }
+
+    @AfterAll
+    static void stopShared() {
+        if (shared != null) {
+            shared.close();
+        }
+    }
+
+    @AfterEach
+    void resetShared() {
+        shared.proxy().scenarios().stop();
+        shared.proxy().rules().clear();
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    /** The repository's fault-scripts/ directory, found from the working directory (proxy/ under Maven) upwards. */
+    private static Path script(String name) {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            Path file = dir.resolve("fault-scripts").resolve(name);
+            if (Files.isRegularFile(file)) {
+                return file;
+            }
+        }
+        throw new AssertionError("no fault-scripts/" + name + " above " + Path.of("").toAbsolutePath());
+    }
+
+    /** The table row whose first two cells are {@code command} and {@code member}, split on runs of spaces. */
+    private static Optional<List<String>> row(Run run, String first) {
+        return run.lines().stream().map(l -> List.of(l.trim().split(" {2,}"))).filter(cells -> cells.get(0).equals(first)).findFirst();
+    }
+
+    // ------------------------------------------------------------------ fault add -> the driver feels it -> stats
+
+    @Test
+    void aRuleAddedFromFlagsMakesTheDriverRetryAndStatsCountsIt() throws Exception {
+        try (Rig rig = Rig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            Run added = rig.run("fault", "add", "--command", "insert", "--error", "NotWritablePrimary", "--times", "1");
+            assertEquals(0, added.exitCode(), added::toString);
+            String id = added.out().strip();
+            assertEquals(1, added.lines().size(), "only the id is printed, for scripts: " + added);
+            assertEquals(List.of(id), rig.ruleIds(), "the proxy holds the rule under the printed id");
+            BsonDocument stored = rig.proxy().rules().rules().get(0).source();
+            assertEquals(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1},"
+                    + " data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}"), stored);
+
+            List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+            String uri = rig.proxy().connectionString();
+            uri += (uri.contains("?") ? "&" : "?") + "retryWrites=true&socketTimeoutMS=5000&connectTimeoutMS=5000";
+            String db = UpstreamLane.freshDatabaseName("cli");
+            try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                    .applyConnectionString(new ConnectionString(uri))
+                    .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                    .addCommandListener(new CommandListener() {
+                        @Override
+                        public void commandStarted(CommandStartedEvent event) {
+                            started.add(event);
+                        }
+                    })
+                    .build());
+                 MongoClient direct = UpstreamLane.directClient()) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)); // succeeds: retried once
+                assertEquals(2, started.stream().filter(e -> e.getCommandName().equals("insert")).count(),
+                        "the driver sent the insert twice (CommandStartedEvents)");
+                assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "the server holds it once");
+            }
+
+            // stats: a readable table, one row per command and member
+            Run[] stats = new Run[1];
+            Await.until(Duration.ofSeconds(10), () -> "stats to show the insert's outcomes: " + stats[0], () -> {
+                stats[0] = rig.run("stats");
+                return row(stats[0], "insert").map(r -> r.get(4).contains("ok=1") && r.get(4).contains("error=1")).orElse(false);
+            });
+            assertEquals(0, stats[0].exitCode(), stats[0]::toString);
+            assertEquals(List.of("COMMAND", "MEMBER", "ATTEMPTS", "RETRIES", "OUTCOMES", "FAULTS"),
+                    List.of(stats[0].lines().get(0).trim().split(" {2,}")), stats[0]::toString);
+            List<String> insert = row(stats[0], "insert").orElseThrow();
+            assertTrue(rig.proxy().members().stream().anyMatch(m -> m.upstream().toString().equals(insert.get(1))),
+                    () -> "the member column names an upstream member: " + stats[0]);
+            assertEquals("2", insert.get(2), () -> "attempts: " + stats[0]);
+            assertEquals("1", insert.get(3), () -> "retries: " + stats[0]);
+            assertEquals("errorReply=1", insert.get(5), () -> "faults: " + stats[0]);
+
+            // --json is the API's document
+            Run json = rig.run("stats", "--json");
+            assertEquals(0, json.exitCode(), json::toString);
+            BsonDocument document = BsonDocument.parse(json.out());
+            long attempts = document.getArray("commands").stream().map(BsonValue::asDocument)
+                    .filter(d -> d.getString("command").getValue().equals("insert"))
+                    .mapToLong(d -> d.getNumber("attempts").longValue()).sum();
+            assertEquals(2, attempts, json::toString);
+
+            // the rule has fired its one time and says so
+            Run list = rig.run("fault", "list");
+            assertEquals(0, list.exitCode(), list::toString);
+            List<String> line = row(list, id).orElseThrow(() -> new AssertionError(list.toString()));
+            assertEquals(List.of(id, "{times: 1} (0 left)", "errorReply", "insert", "-"), line, list::toString);
+        }
+    }
+
+    // ------------------------------------------------------------------ fault list / remove / clear
+
+    @Test
+    void faultListShowsRulesAndRemoveAndClearEmptyIt() {
+        Run json = shared.run("fault", "add", "--id", "by-json",
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], closeConnection: true}}");
+        assertEquals(0, json.exitCode(), json::toString);
+        assertEquals("by-json", json.out().strip());
+        Run flags = shared.run("fault", "add", "--id", "by-flags", "--command", "update,delete", "--reset", "--skip", "2",
+                "--member", "primary", "--app", "shop", "--attempt", "retry");
+        assertEquals(0, flags.exitCode(), flags::toString);
+        Run option = shared.run("fault", "add", "--json",
+                "{id: 'by-option', configureFailPoint: 'failCommand', mode: {times: 3}, data: {failCommands: ['count'], hang: true}}");
+        assertEquals(0, option.exitCode(), option::toString);
+        assertEquals("by-option", option.out().strip());
+        assertEquals(List.of("by-flags", "by-json", "by-option"), shared.ruleIds().stream().sorted().toList());
+
+        Run list = shared.run("fault", "list");
+        assertEquals(0, list.exitCode(), list::toString);
+        assertEquals(List.of("ID", "MODE", "FAULT", "COMMANDS", "MATCHING"), List.of(list.lines().get(0).trim().split(" {2,}")));
+        assertEquals(List.of("by-json", "alwaysOn", "closeConnection", "find", "-"), row(list, "by-json").orElseThrow(), list::toString);
+        assertEquals(List.of("by-flags", "{skip: 2} (2 to skip)", "resetConnection", "update,delete",
+                "member=primary app=shop attempt=retry"), row(list, "by-flags").orElseThrow(), list::toString);
+
+        Run listJson = shared.run("fault", "list", "--json");
+        assertEquals(0, listJson.exitCode(), listJson::toString);
+        assertEquals(3, BsonDocument.parse(listJson.out()).getArray("rules").size(), listJson::toString);
+
+        Run removed = shared.run("fault", "remove", "by-json");
+        assertEquals(0, removed.exitCode(), removed::toString);
+        assertEquals("removed rule by-json", removed.out().strip());
+        assertEquals(List.of("by-flags", "by-option"), shared.ruleIds().stream().sorted().toList());
+        assertTrue(row(shared.run("fault", "list"), "by-json").isEmpty());
+
+        Run again = shared.run("fault", "remove", "by-json");
+        assertEquals(1, again.exitCode(), again::toString);
+        assertTrue(again.err().contains("404") && again.err().contains("no rule by-json"), again::toString);
+        assertFalse(again.err().contains("Usage:"), "a failure is not a usage error: " + again);
+
+        Run cleared = shared.run("fault", "clear");
+        assertEquals(0, cleared.exitCode(), cleared::toString);
+        assertEquals(List.of(), shared.ruleIds());
+        Run empty = shared.run("fault", "list");
+        assertEquals("no rules", empty.out().strip(), empty::toString);
+    }
+
+    static Stream<Arguments> flagRules() {
+        return Stream.of(
+                Arguments.of(List.of("--command", "find", "--command", "aggregate,count", "--error-code", "91",
+                                "--labels", "RetryableWriteError,Custom", "--block", "300ms", "--probability", "0.5",
+                                "--namespace", "db.c", "--attempt", "first"),
+                        "{configureFailPoint: 'failCommand', mode: {activationProbability: 0.5}, data: {failCommands: ['find', "
+                                + "'aggregate', 'count'], errorCode: 91, errorLabels: ['RetryableWriteError', 'Custom'],"
+                                + " blockConnection: true, blockTimeMS: 300, namespace: 'db.c', attempt: 'first'}}"),
+                Arguments.of(List.of("--command", "insert", "--delay", "1.5s", "--member", "127.0.0.1:27017"),
+                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert'], delayReplyMS: 1500,"
+                                + " member: '127.0.0.1:27017'}}"),
+                Arguments.of(List.of("--command", "insert", "--drop-reply", "--times", "2"),
+                        "{configureFailPoint: 'failCommand', mode: {times: 2}, data: {failCommands: ['insert'], dropReply: true}}"),
+                Arguments.of(List.of("--command", "find", "--block", "2s"),
+                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], blockConnection: true,"
+                                + " blockTimeMS: 2000}}"),
+                Arguments.of(List.of("--command", "find", "--close", "--app", "reporting"),
+                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], closeConnection: true,"
+                                + " appName: 'reporting'}}"),
+                Arguments.of(List.of("--command", "insert", "--error", "10107"),
+                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert'], errorCode: 10107}}"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("flagRules")
+    void theFlagsBuildTheFailCommandDocumentTheProxyStores(List<String> flags, String expected) {
+        List<String> args = new ArrayList<>(List.of("fault", "add", "--id", "r"));
+        args.addAll(flags);
+        Run run = shared.run(args.toArray(new String[0]));
+        assertEquals(0, run.exitCode(), run::toString);
+        assertEquals("r", run.out().strip());
+        BsonDocument stored = shared.proxy().rules().rules().get(0).source();
+        BsonDocument want = BsonDocument.parse(expected).append("id", new org.bson.BsonString("r"));
+        assertEquals(normalize(want), normalize(stored), () -> "stored " + stored.toJson());
+    }
+
+    /** Numbers compared by value (the CLI sends int64 where the JSON above parses int32). */
+    private static String normalize(BsonDocument document) {
+        return document.toJson(org.bson.json.JsonWriterSettings.builder().outputMode(org.bson.json.JsonMode.RELAXED).build())
+                .replace(".0,", ",").replace(".0}", "}");
+    }
+
+    @Test
+    void aRuleTheApiRefusesExitsOneWithTheApisMessage() {
+        Run run = shared.run("fault", "add", "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], bogus: 1}}");
+        assertEquals(1, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("400") && run.err().contains("data.bogus: unknown field"), run::toString);
+        assertEquals(List.of(), shared.ruleIds(), "nothing was added");
+    }
+
+    // ------------------------------------------------------------------ usage errors: exit 2, nothing sent
+
+    static Stream<Arguments> usageErrors() {
+        return Stream.of(
+                Arguments.of("fault add --reset", "--command"),
+                Arguments.of("fault add --command insert", "no action"),
+                Arguments.of("fault add --command insert --reset --hang", "--reset and --hang"),
+                Arguments.of("fault add --command insert --error NotWritablePrimary --close", "--error and --close"),
+                Arguments.of("fault add --command insert --delay 1s --drop-reply", "--drop-reply and --delay"),
+                Arguments.of("fault add --command insert --error NotWritablePrimary --error-code 91", "--error and --error-code"),
+                Arguments.of("fault add --command insert --reset --times 1 --skip 2", "--times and --skip"),
+                Arguments.of("fault add --command insert --reset --times -1", "--times"),
+                Arguments.of("fault add --command insert --reset --probability 1.5", "--probability"),
+                Arguments.of("fault add --command insert --reset --labels RetryableWriteError", "--labels"),
+                Arguments.of("fault add --command insert --error NoSuchError", "--error 'NoSuchError'"),
+                Arguments.of("fault add --command insert --delay soon", "--delay"),
+                Arguments.of("fault add --command insert --reset --attempt second", "--attempt"),
+                Arguments.of("fault add --command insert --reset --member nowhere", "--member"),
+                Arguments.of("fault add {x", "JSON"),
+                Arguments.of("fault add {} --command insert", "--command"),
+                Arguments.of("fault add {} --json {}", "--json"),
+                Arguments.of("fault remove", "ID"),
+                Arguments.of("fault", "a subcommand is required"),
+                Arguments.of("scenario", "a subcommand is required"),
+                Arguments.of("connections", "a subcommand is required"),
+                Arguments.of("connections reset", "--member"),
+                Arguments.of("outage primary --duration forever", "--duration"),
+                Arguments.of("stats --no-such-flag", "--no-such-flag"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("usageErrors")
+    void badFlagCombinationsExitTwoNamingTheFlags(String args, String named) {
+        boolean group = List.of("fault", "scenario", "connections").contains(args); // a group takes no --admin
+        Run run = group ? run(args) : shared.run(args.split(" "));
+        assertEquals(2, run.exitCode(), run::toString);
+        String first = run.err().lines().findFirst().orElse("");
+        assertTrue(first.contains(named), () -> "the first line must name " + named + ": " + run);
+        assertTrue(run.err().contains("Usage: blackpipe"), run::toString);
+        assertEquals(List.of(), shared.ruleIds(), "a usage error sends nothing");
+    }
+
+    @Test
+    void anAdminUrlThatIsNoHttpUrlIsAUsageError() {
+        Run run = run("fault", "list", "--admin", "ftp://127.0.0.1:9090");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().startsWith("--admin 'ftp://127.0.0.1:9090'"), run::toString);
+    }
+
+    // ------------------------------------------------------------------ failures: exit 1
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"fault list", "fault add --command insert --reset", "fault clear", "stats", "members",
+            "scenario status", "scenario stop", "failover", "connections reset --member all", "restore primary"})
+    void anUnreachableProxyExitsOneNamingTheUrl(String args) throws IOException {
+        String url = "http://127.0.0.1:" + closedPort();
+        List<String> all = new ArrayList<>(List.of(args.split(" ")));
+        all.addAll(List.of("--admin", url));
+        Run run = run(all.toArray(new String[0]));
+        assertEquals(1, run.exitCode(), run::toString);
+        assertTrue(run.err().startsWith("blackpipe: cannot reach the blackpipe admin API at " + url), run::toString);
+        assertFalse(run.err().contains("Usage:"), run::toString);
+        assertEquals("", run.out(), run::toString);
+    }
+
+    @Test
+    void theAdminUrlMayComeWithoutSchemeOrWithATrailingSlash() {
+        for (String url : List.of("127.0.0.1:" + shared.admin().port(), shared.url() + "/")) {
+            Run run = run("fault", "list", "--admin", url, "--admin-token", TOKEN);
+            assertEquals(0, run.exitCode(), run::toString);
+            assertEquals("no rules", run.out().strip(), run::toString);
+        }
+    }
+
+    @Test
+    void aWrongOrMissingTokenExitsOneNaming401() {
+        Run wrong = run("fault", "add", "--command", "insert", "--reset", "--admin", shared.url(), "--admin-token", "not-it");
+        assertEquals(1, wrong.exitCode(), wrong::toString);
+        assertTrue(wrong.err().contains("401"), wrong::toString);
+        assertTrue(wrong.err().contains("--admin-token"), "the message says how to fix it: " + wrong);
+        assertEquals(List.of(), shared.ruleIds(), "an unauthorized request changes nothing");
+
+        Run missing = run("stats", "--admin", shared.url());
+        assertEquals(1, missing.exitCode(), missing::toString);
+        assertTrue(missing.err().contains("401"), missing::toString);
+    }
+
+    // ------------------------------------------------------------------ scenarios
+
+    @Test
+    void scenarioValidateIsOfflineAndNamesFileLineAndField() throws IOException {
+        Path good = script("transient-blip.yaml");
+        String nowhere = "http://127.0.0.1:" + closedPort();
+        Run ok = run("scenario", "validate", good.toString(), "--admin", nowhere); // --admin is not even an option
+        assertEquals(2, ok.exitCode(), "validate takes no --admin: it needs no proxy: " + ok);
+        ok = run("scenario", "validate", good.toString());
+        assertEquals(0, ok.exitCode(), ok::toString);
+        assertTrue(ok.out().startsWith(good + ": valid"), ok::toString);
+        assertTrue(ok.out().contains("transient-blip"), ok::toString);
+
+        Path bad = temp.resolve("bad.yaml");
+        Files.writeString(bad, String.join("\n",
+                "name: bad",
+                "rules:",
+                "  - configureFailPoint: failCommand",
+                "    mode: {times: 1}",
+                "    data:",
+                "      failCommands: [insert]",
+                "      resetConnection: please",
+                ""));
+        Run invalid = run("scenario", "validate", bad.toString());
+        assertEquals(1, invalid.exitCode(), invalid::toString);
+        assertTrue(invalid.err().startsWith(bad + ":7: rules[0].data.resetConnection: must be true or false"), invalid::toString);
+        assertEquals("", invalid.out(), invalid::toString);
+
+        Run missing = run("scenario", "validate", temp.resolve("absent.yaml").toString());
+        assertEquals(1, missing.exitCode(), missing::toString);
+        assertTrue(missing.err().contains("absent.yaml") && missing.err().contains("no such file"), missing::toString);
+    }
+
+    @Test
+    void scenarioRunStatusAndStop() {
+        Path file = script("transient-blip.yaml");
+        Run started = shared.run("scenario", "run", file.toString());
+        assertEquals(0, started.exitCode(), started::toString);
+        assertTrue(started.out().contains("'transient-blip'") && started.out().contains("running"), started::toString);
+        assertEquals(List.of("blip"), shared.ruleIds(), "the scenario's rule is live");
+
+        Run status = shared.run("scenario", "status");
+        assertEquals(0, status.exitCode(), status::toString);
+        assertEquals("state: running", status.lines().get(0), status::toString);
+        assertTrue(status.out().contains("scenario: transient-blip"), status::toString);
+        assertTrue(status.out().contains("steps left: 0"), status::toString);
+        Run statusJson = shared.run("scenario", "status", "--json");
+        assertEquals("running", BsonDocument.parse(statusJson.out()).getString("state").getValue(), statusJson::toString);
+
+        Run stopped = shared.run("scenario", "stop");
+        assertEquals(0, stopped.exitCode(), stopped::toString);
+        assertEquals("scenario 'transient-blip' is stopped", stopped.out().strip(), stopped::toString);
+        assertEquals(List.of(), shared.ruleIds(), "stopping removed the scenario's rule");
+        Run after = shared.run("scenario", "status");
+        assertEquals("state: stopped", after.lines().get(0), after::toString);
+    }
+
+    @Test
+    void aScenarioTheProxyRefusesExitsOneNamingTheFileAndLine() throws IOException {
+        Path file = temp.resolve("unknown-member.yaml");
+        Files.writeString(file, String.join("\n",
+                "name: unknown-member",
+                "timeline:",
+                "  - at: 1s",
+                "    outage: {member: 'db9:27017', duration: 1s}",
+                ""));
+        Run offline = run("scenario", "validate", file.toString());
+        assertEquals(0, offline.exitCode(), "offline, member names cannot be checked: " + offline);
+
+        Run run = shared.run("scenario", "run", file.toString());
+        assertEquals(1, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("400"), run::toString);
+        assertTrue(run.err().contains(file + ":4: timeline[0].outage.member: no member 'db9:27017'"), run::toString);
+        assertNotEquals("running", shared.proxy().scenarios().status().getString("state").getValue(), "nothing started");
+
+        Path broken = temp.resolve("broken.yaml");
+        Files.writeString(broken, "name: broken\nrules: [\n");
+        Run syntax = shared.run("scenario", "run", broken.toString());
+        assertEquals(1, syntax.exitCode(), syntax::toString);
+        assertTrue(syntax.err().startsWith("blackpipe: " + broken + ":"), "checked before anything is sent: " + syntax);
+    }
+
+    // ------------------------------------------------------------------ members, connections, failover, outage
+
+    @Test
+    void membersFailoverOutageBlackholeRestoreAndConnectionReset() throws Exception {
+        // three simulated members over one scripted node: a failover and outages without touching the lane's deployment
+        try (ScriptedMongod node = ScriptedMongod.start();
+             Rig rig = Rig.start(ProxyConfig.embedded("mongodb://" + node.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME)
+                     .withSimulatedMembers(3))) {
+            String first = rig.proxy().members().get(0).advertised().toString();
+            String second = rig.proxy().members().get(1).advertised().toString();
+
+            Run members = rig.run("members");
+            assertEquals(0, members.exitCode(), members::toString);
+            assertEquals(List.of("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "CONNECTIONS"),
+                    List.of(members.lines().get(0).trim().split(" {2,}")), members::toString);
+            assertEquals(4, members.lines().size(), members::toString);
+            assertEquals("primary", roleOf(members, first), members::toString);
+
+            Run failover = rig.run("failover");
+            assertEquals(0, failover.exitCode(), failover::toString);
+            Run afterFailover = rig.run("members");
+            assertNotEquals("primary", roleOf(afterFailover, first), afterFailover::toString);
+            assertEquals(1, afterFailover.lines().stream().filter(l -> l.contains("  primary  ")).count(), afterFailover::toString);
+
+            Run outage = rig.run("outage", second, "--duration", "30s");
+            assertEquals(0, outage.exitCode(), outage::toString);
+            assertEquals("outage of " + second + " for 30000 ms", outage.out().strip());
+            assertEquals("outage", stateOf(rig.run("members"), second));
+            Run restore = rig.run("restore", second);
+            assertEquals(0, restore.exitCode(), restore::toString);
+            assertEquals("up", stateOf(rig.run("members"), second));
+
+            Run blackhole = rig.run("blackhole", second);
+            assertEquals(0, blackhole.exitCode(), blackhole::toString);
+            assertEquals("blackhole", stateOf(rig.run("members", "--json"), second));
+            assertEquals(0, rig.run("restore", "all").exitCode());
+            assertEquals("up", stateOf(rig.run("members"), second));
+
+            Run unknown = rig.run("outage", "db9:27017");
+            assertEquals(1, unknown.exitCode(), unknown::toString);
+            assertTrue(unknown.err().contains("404") && unknown.err().contains("no member db9:27017"), unknown::toString);
+
+            String uri = rig.proxy().connectionString() + "&socketTimeoutMS=5000&connectTimeoutMS=5000";
+            try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                    .applyConnectionString(new ConnectionString(uri))
+                    .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
+                client.getDatabase("admin").runCommand(new Document("ping", 1));
+                Await.until(Duration.ofSeconds(10), "connections to every member", () ->
+                        rig.proxy().members().stream().allMatch(m -> rig.proxy().openConnections(m.upstream()) > 0));
+                Run connections = rig.run("connections", "list");
+                assertEquals(0, connections.exitCode(), connections::toString);
+                assertTrue(Integer.parseInt(row(connections, rig.proxy().members().get(0).upstream().toString())
+                        .orElseThrow().get(4)) > 0, connections::toString);
+
+                Run reset = rig.run("connections", "reset", "--member", "all");
+                assertEquals(0, reset.exitCode(), reset::toString);
+                assertTrue(reset.out().matches("reset [1-9][0-9]* connection\\(s\\) of all\\R"), reset::toString);
+                Run noSuch = rig.run("connections", "reset", "--member", "db9:27017");
+                assertEquals(1, noSuch.exitCode(), noSuch::toString);
+                assertTrue(noSuch.err().contains("no member 'db9:27017'"), noSuch::toString);
+            }
+        }
+    }
+
+    private static String roleOf(Run members, String advertised) {
+        return cellOf(members, advertised, 2);
+    }
+
+    private static String stateOf(Run members, String advertised) {
+        if (members.out().trim().startsWith("{")) {
+            BsonArray array = BsonDocument.parse(members.out()).getArray("members");
+            return array.stream().map(BsonValue::asDocument).filter(d -> d.getString("advertised").getValue().equals(advertised))
+                    .map(d -> d.getString("state").getValue()).findFirst().orElseThrow();
+        }
+        return cellOf(members, advertised, 3);
+    }
+
+    private static String cellOf(Run members, String advertised, int column) {
+        return members.lines().stream().map(l -> List.of(l.trim().split(" {2,}"))).filter(c -> c.get(1).equals(advertised))
+                .map(c -> c.get(column)).findFirst().orElseThrow(() -> new AssertionError(advertised + " not in " + members));
+    }
+
+    @Test
+    void theReadmesFaultAddExamplesMakeRules() throws IOException {
+        Path readme = script("README.md").getParent().getParent().resolve("README.md");
+        String text = Files.readString(readme);
+        int start = text.indexOf("## Control a running proxy");
+        assertTrue(start >= 0, "README has a 'Control a running proxy' section");
+        String section = text.substring(start, text.indexOf("\n## ", start + 1));
+        List<String> examples = section.lines().map(String::strip)
+                .filter(l -> l.startsWith("blackpipe fault add --"))
+                .map(l -> l.replaceAll("\\s+#.*$", ""))
+                .toList();
+        assertTrue(examples.size() >= 5, () -> "examples: " + examples);
+        for (String example : examples) {
+            List<String> args = new ArrayList<>(List.of(example.substring("blackpipe ".length()).split("\\s+")));
+            Run run = shared.run(args.toArray(new String[0]));
+            assertEquals(0, run.exitCode(), () -> example + "\n" + run);
+        }
+        assertEquals(examples.size(), shared.ruleIds().size(), "every example added one rule");
+    }
+
+    // ------------------------------------------------------------------ help and completion
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"fault", "fault add", "fault list", "fault remove", "fault clear", "scenario", "scenario run",
+            "scenario validate", "scenario status", "scenario stop", "stats", "members", "connections", "connections list",
+            "connections reset", "failover", "outage", "blackhole", "restore", "completion"})
+    void everyCommandHasHelp(String command) {
+        for (String flag : List.of("--help", "-h")) {
+            List<String> args = new ArrayList<>(List.of(command.split(" ")));
+            args.add(flag);
+            Run run = run(args.toArray(new String[0]));
+            assertEquals(0, run.exitCode(), run::toString);
+            assertTrue(run.out().startsWith("Usage: blackpipe " + command), run::toString);
+            assertEquals("", run.err(), run::toString);
+            boolean talksToAProxy = !command.equals("completion") && !command.equals("scenario validate")
+                    && !command.equals("fault") && !command.equals("scenario") && !command.equals("connections");
+            assertEquals(talksToAProxy, run.out().contains("--admin=URL") && run.out().contains("BLACKPIPE_ADMIN_TOKEN"), run::toString);
+        }
+        Run help = run("help", command.split(" ")[0]);
+        assertEquals(0, help.exitCode(), help::toString);
+    }
+
+    @Test
+    void completionPrintsABashScriptForEveryCommand() {
+        Run run = run("completion");
+        assertEquals(0, run.exitCode(), run::toString);
+        assertTrue(run.out().startsWith("#!/usr/bin/env bash"), run::toString);
+        assertTrue(run.out().contains("blackpipe"), run::toString);
+        assertTrue(run.out().contains("complete -F _complete_blackpipe"), "registers the completion function");
+        for (String word : List.of("fault", "scenario", "stats", "members", "connections", "failover", "outage", "--admin-token",
+                "--drop-reply", "--error-code")) {
+            assertTrue(run.out().contains(word), () -> word + " is completed");
+        }
+        assertEquals("", run.err());
+    }
+}

@@ -1,0 +1,241 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.testing.ScriptedMongod;
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/**
+ * `proxy --scenario FILE`: a bad file stops the proxy before it serves, exit 1 with
+ * "file:line: field: message" on stderr; a shipped script starts with the proxy and its rules are
+ * live (listed by the admin API).
+ */
+class ScenarioCliTest {
+    private static final Pattern ADMIN = Pattern.compile("^admin: http://([^/ ]+)/metrics");
+
+    @TempDir
+    Path temp;
+
+    record Run(int exitCode, String out, String err) {
+        @Override
+        public String toString() {
+            return "exit " + exitCode + "\n--- out:\n" + out + "\n--- err:\n" + err;
+        }
+    }
+
+    private static Run run(String... args) {
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        CommandLine cli = Main.commandLine();
+        cli.setOut(new PrintWriter(out, true));
+        cli.setErr(new PrintWriter(err, true));
+        int code = cli.execute(args);
+        return new Run(code, out.toString(), err.toString());
+    }
+
+    private static String uri(ScriptedMongod upstream) {
+        return "mongodb://" + upstream.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME;
+    }
+
+    /** The repository root: the directory above the working directory (proxy/ under Maven) that holds fault-scripts/. */
+    private static Path repositoryRoot() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null) {
+            if (Files.isRegularFile(dir.resolve("fault-scripts").resolve("transient-blip.yaml"))) {
+                return dir;
+            }
+            dir = dir.getParent();
+        }
+        throw new AssertionError("no fault-scripts/ above " + Path.of("").toAbsolutePath());
+    }
+
+    @Test
+    void aBadScenarioFileExitsOneNamingFileLineAndField() throws Exception {
+        Path bad = temp.resolve("bad-scenario.yaml");
+        Files.writeString(bad, """
+                name: bad
+                rules:
+                  - id: broken
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [insert]
+                      errorCode: "x"
+                """);
+        try (ScriptedMongod upstream = ScriptedMongod.start()) {
+            Run run = run("proxy", "--upstream", uri(upstream), "--host", "127.0.0.1", "--port", "0", "--admin-port", "0",
+                    "--scenario", bad.toString());
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().contains(bad + ":8: rules[0].data.errorCode: must be an integer"), run::toString);
+            assertTrue(!run.out().contains("connection string:"), "the proxy never said it serves: " + run);
+        }
+    }
+
+    @Test
+    void aScenarioNamingAMemberTheDeploymentLacksExitsOne() throws Exception {
+        Path bad = temp.resolve("member.yaml");
+        Files.writeString(bad, "name: m\ntimeline:\n  - at: 1s\n    outage: {member: \"db9:27017\", duration: 5s}\n");
+        try (ScriptedMongod upstream = ScriptedMongod.start()) {
+            Run run = run("proxy", "--upstream", uri(upstream), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
+                    "--scenario", bad.toString());
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().contains(bad + ":4: timeline[0].outage.member: no member 'db9:27017'"), run::toString);
+        }
+    }
+
+    @Test
+    void aMissingScenarioFileExitsOne() throws Exception {
+        Path missing = temp.resolve("nowhere.yaml");
+        try (ScriptedMongod upstream = ScriptedMongod.start()) {
+            Run run = run("proxy", "--upstream", uri(upstream), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
+                    "--scenario", missing.toString());
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().contains("cannot read scenario " + missing), run::toString);
+        }
+    }
+
+    @Test
+    void aShippedScriptStartsWithTheProxyAndItsRuleIsListed() throws Exception {
+        try (ScriptedMongod upstream = ScriptedMongod.start();
+             Child child = new Child(repositoryRoot(), Map.of(), "proxy", "--upstream", uri(upstream), "--host", "127.0.0.1",
+                     "--port", "0", "--admin-port", "0", "--scenario", "fault-scripts/transient-blip.yaml")) {
+            child.awaitLine("connection string: ");
+            String admin = child.seen.stream().map(ADMIN::matcher).filter(Matcher::find).map(m -> m.group(1)).findFirst()
+                    .orElseThrow(() -> new AssertionError("no admin line in " + child.seen));
+
+            HttpResponse<String> rules = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://" + admin + "/api/v1/rules"))
+                    .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, rules.statusCode(), rules::body);
+            List<BsonValue> listed = BsonDocument.parse(rules.body()).getArray("rules");
+            assertEquals(1, listed.size(), rules::body);
+            BsonDocument blip = listed.get(0).asDocument();
+            assertEquals("blip", blip.getString("id").getValue());
+            assertEquals("resetConnection", blip.getString("fault").getValue());
+
+            HttpResponse<String> scenario = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://" + admin + "/api/v1/scenario"))
+                    .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            BsonDocument status = BsonDocument.parse(scenario.body());
+            assertEquals("running", status.getString("state").getValue());
+            assertEquals("transient-blip", status.getString("name").getValue());
+            assertTrue(child.stderrText().contains("scenario 'transient-blip' started"), child::describe);
+        }
+    }
+
+    @Test
+    void theScenarioMayComeFromTheEnvironment() throws Exception {
+        Path bad = temp.resolve("env.yaml");
+        Files.writeString(bad, "name: e\n\nnonsense: 1\n");
+        try (ScriptedMongod upstream = ScriptedMongod.start();
+             Child child = new Child(temp, Map.of("BLACKPIPE_SCENARIO", bad.toString()), "proxy", "--upstream", uri(upstream),
+                     "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1")) {
+            assertEquals(1, child.awaitExit(), child::describe);
+            assertTrue(child.stderrText().contains(bad + ":3: nonsense: unknown field"), child::describe);
+        }
+    }
+
+    /** A child `java io.blackpipe.cli.Main ...` in {@code directory}, with no BLACKPIPE_* variables except {@code env}. */
+    private final class Child implements AutoCloseable {
+        final Process process;
+        final Path stderr;
+        final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        final List<String> seen = new ArrayList<>();
+
+        Child(Path directory, Map<String, String> env, String... args) throws IOException {
+            String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", classPath, "io.blackpipe.cli.Main"));
+            command.addAll(List.of(args));
+            ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile());
+            builder.environment().keySet().removeIf(name -> name.startsWith("BLACKPIPE_"));
+            builder.environment().putAll(env);
+            stderr = Files.createTempFile(temp, "child", ".err");
+            builder.redirectError(stderr.toFile());
+            builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+            process = builder.start();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                    String line;
+                    while ((line = out.readLine()) != null) {
+                        lines.add(line);
+                    }
+                } catch (IOException ignored) {
+                    // the process went away
+                }
+            }, "scenario-cli-child-stdout");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        String awaitLine(String prefix) throws Exception {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (System.nanoTime() < deadline) {
+                String line = lines.poll(100, TimeUnit.MILLISECONDS);
+                if (line != null) {
+                    seen.add(line);
+                    if (line.startsWith(prefix)) {
+                        return line;
+                    }
+                } else if (!process.isAlive() && lines.isEmpty()) {
+                    break;
+                }
+            }
+            throw new AssertionError("no line starting with '" + prefix + "'; stdout so far: " + seen + "; " + describe());
+        }
+
+        int awaitExit() throws Exception {
+            assertTrue(process.waitFor(60, TimeUnit.SECONDS), () -> "the child did not exit; " + describe());
+            return process.exitValue();
+        }
+
+        String stderrText() throws IOException {
+            return Files.readString(stderr);
+        }
+
+        String describe() {
+            try {
+                return "alive=" + process.isAlive() + ", stderr:\n" + stderrText();
+            } catch (IOException e) {
+                return "stderr unreadable: " + e;
+            }
+        }
+
+        @Override
+        public void close() throws Exception {
+            if (process.isAlive()) {
+                process.destroy();
+                if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                    process.waitFor(10, TimeUnit.SECONDS);
+                    throw new AssertionError("the child ignored SIGTERM; " + describe());
+                }
+            }
+        }
+    }
+}

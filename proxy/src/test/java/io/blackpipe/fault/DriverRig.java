@@ -1,0 +1,149 @@
+package io.blackpipe.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.event.CommandFailedEvent;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.Document;
+
+/**
+ * One proxy in front of the test lane's upstream, the real Java driver through it, and what both
+ * sides counted: the driver's command events and the proxy's meters. One rig per test, so every
+ * counter starts at zero.
+ */
+final class DriverRig implements AutoCloseable {
+    final ProxyServer proxy;
+    final MongoClient direct;
+    final String db;
+    private final List<MongoClient> clients = new ArrayList<>();
+    private final List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+    private final List<CommandFailedEvent> failed = new CopyOnWriteArrayList<>();
+    private int ruleCount;
+
+    DriverRig(String dbPrefix) {
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+        direct = UpstreamLane.directClient();
+        db = UpstreamLane.freshDatabaseName(dbPrefix);
+    }
+
+    /**
+     * A driver client through the proxy. {@code options} are URI options; socketTimeoutMS is 5000
+     * unless they set it, so that a bug cannot hang the run.
+     */
+    MongoClient client(String options) {
+        String uri = proxy.connectionString();
+        StringBuilder all = new StringBuilder(options);
+        if (!options.contains("socketTimeoutMS")) {
+            all.append(all.length() == 0 ? "" : "&").append("socketTimeoutMS=5000");
+        }
+        all.append("&connectTimeoutMS=5000");
+        uri += (uri.contains("?") ? "&" : "?") + all;
+        MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(uri))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                .addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandStarted(CommandStartedEvent event) {
+                        started.add(event);
+                    }
+
+                    @Override
+                    public void commandFailed(CommandFailedEvent event) {
+                        failed.add(event);
+                    }
+                })
+                .build());
+        clients.add(client);
+        return client;
+    }
+
+    MongoCollection<Document> collection(MongoClient client) {
+        return client.getDatabase(db).getCollection("c");
+    }
+
+    /** What the server holds, read past the proxy. */
+    MongoCollection<Document> serverSide(String collection) {
+        return direct.getDatabase(db).getCollection(collection);
+    }
+
+    long serverCount() {
+        return serverSide("c").countDocuments();
+    }
+
+    void rule(String json) {
+        proxy.rules().put(proxy.ruleParser().parse("r" + ruleCount++, BsonDocument.parse(json)));
+    }
+
+    /** A failCommand rule on {@code commands} with the given mode and extra data fields. */
+    void rule(String mode, String command, String data) {
+        rule("{configureFailPoint: 'failCommand', mode: " + mode + ", data: {failCommands: ['" + command + "'], " + data + "}}");
+    }
+
+    long driverStarted(String command) {
+        return started.stream().filter(e -> e.getCommandName().equals(command)).count();
+    }
+
+    List<CommandFailedEvent> driverFailed(String command) {
+        return failed.stream().filter(e -> e.getCommandName().equals(command)).toList();
+    }
+
+    long attempts(String command) {
+        return Meters.attempts(proxy.registry(), command);
+    }
+
+    long retries(String command) {
+        return Meters.retries(proxy.registry(), command);
+    }
+
+    long outcomes(String command, String outcome) {
+        return Meters.outcomes(proxy.registry(), command, outcome);
+    }
+
+    long faults(String fault, String command) {
+        return Meters.faults(proxy.registry(), fault, command);
+    }
+
+    long allFaults() {
+        return (long) Meters.sum(proxy.registry(), "blackpipe.faults.injected");
+    }
+
+    /**
+     * The driver and the proxy agree on how often {@code command} was sent, and on how many of
+     * those were retries (every attempt after the first of one operation).
+     */
+    void assertAttempts(String command, long attempts, long retries) {
+        assertEquals(attempts, driverStarted(command), "CommandStartedEvents of " + command);
+        assertEquals(attempts, attempts(command), "blackpipe.command.attempts of " + command);
+        assertEquals(retries, retries(command), "blackpipe.command.retries of " + command);
+    }
+
+    void awaitOutcome(String command, String outcome, long count) throws InterruptedException {
+        Await.until(Duration.ofSeconds(10), () -> "outcome " + outcome + " of " + command + " to reach " + count
+                + " (is " + outcomes(command, outcome) + ")", () -> outcomes(command, outcome) >= count);
+        assertEquals(count, outcomes(command, outcome), "outcome " + outcome + " of " + command);
+    }
+
+    @Override
+    public void close() {
+        clients.forEach(MongoClient::close);
+        direct.close();
+        proxy.close();
+    }
+}

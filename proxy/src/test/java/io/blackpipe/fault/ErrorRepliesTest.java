@@ -1,0 +1,124 @@
+package io.blackpipe.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.blackpipe.fault.FakeInterception.Facts;
+import io.blackpipe.topology.MemberState;
+import io.blackpipe.wire.CommandFacts;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+
+/** The error labels a real server computes, and that blackpipe therefore synthesizes. */
+class ErrorRepliesTest {
+    private static final BsonArray NONE = new BsonArray();
+    private static final BsonArray RETRYABLE = BsonArray.parse("['RetryableWriteError']");
+    private static final BsonArray RETRYABLE_NO_WRITES = BsonArray.parse("['RetryableWriteError', 'NoWritesPerformed']");
+    private static final BsonArray TRANSIENT = BsonArray.parse("['TransientTransactionError']");
+
+    private static MemberState wire(int maxWireVersion) {
+        return FakeInterception.primary(maxWireVersion);
+    }
+
+    private static BsonArray labels(int code, CommandFacts facts, int wire) {
+        return ErrorReplies.labels(code, facts, wire(wire), true);
+    }
+
+    @Test
+    void retryableWriteErrorNeedsATxnNumber() {
+        assertEquals(NONE, labels(10107, Facts.insert().build(), 17), "no txnNumber: retryWrites off, nothing to retry");
+        assertEquals(NONE, labels(10107, Facts.insert().noSession().build(), 17));
+        assertEquals(NONE, labels(10107, Facts.command("find").build(), 17), "reads are never labelled");
+        assertEquals(RETRYABLE_NO_WRITES, labels(10107, Facts.insert().txnNumber(5).build(), 17));
+        assertEquals(RETRYABLE_NO_WRITES, labels(10107, Facts.insert().txnNumber(0).build(), 17), "txnNumber 0 is a txnNumber");
+    }
+
+    @Test
+    void retryableWriteErrorNeedsARetryableCode() {
+        for (int code : ErrorCodes.RETRYABLE_WRITE) {
+            assertEquals(RETRYABLE_NO_WRITES, labels(code, Facts.insert().txnNumber(1).build(), 17), "code " + code);
+        }
+        for (int code : new int[] {2, 13, 11000, 112, 251, 134, 50, 1, 64}) {
+            assertEquals(NONE, labels(code, Facts.insert().txnNumber(1).build(), 17), "code " + code);
+        }
+    }
+
+    @Test
+    void writeConcernFailedIsNotLabelledLikeOnAMongod() {
+        // mongod's jstests/replsets/retryable_write_error_labels.js: WriteConcernFailed gets no label,
+        // as an error or as a writeConcernError, although the first retryable-writes spec listed it
+        CommandFacts write = Facts.insert().txnNumber(1).build();
+        assertEquals(NONE, labels(64, write, 17));
+        assertEquals(NONE, ErrorReplies.labels(64, write, wire(17), false));
+    }
+
+    @Test
+    void retryableWriteErrorOnlyFromWireVersion9() {
+        CommandFacts write = Facts.insert().txnNumber(1).build();
+        assertEquals(NONE, labels(91, write, 8), "before 4.4 drivers classify by code; the server sent no label");
+        assertEquals(NONE, labels(91, write, 0), "an unknown member: no labels");
+        assertEquals(RETRYABLE, labels(91, write, 9));
+        assertEquals(RETRYABLE, labels(91, write, 13));
+    }
+
+    @Test
+    void noWritesPerformedFromWireVersion17WhenNothingWasWritten() {
+        CommandFacts write = Facts.insert().txnNumber(1).build();
+        assertEquals(RETRYABLE, labels(189, write, 16));
+        assertEquals(RETRYABLE_NO_WRITES, labels(189, write, 17));
+        assertEquals(RETRYABLE_NO_WRITES, labels(189, write, 25));
+        assertEquals(RETRYABLE, ErrorReplies.labels(91, write, wire(25), false), "after a write (writeConcernError)");
+    }
+
+    @Test
+    void commitAndAbortAreRetryableWritesEvenInsideTheTransaction() {
+        for (String end : new String[] {"commitTransaction", "abortTransaction"}) {
+            CommandFacts facts = Facts.command(end).database("admin").collection("").inTransaction(false).build();
+            assertEquals(RETRYABLE_NO_WRITES, labels(91, facts, 17), end);
+            assertEquals(NONE, labels(13, facts, 17), end);
+            CommandFacts noTxnNumber = Facts.command(end).database("admin").collection("").build();
+            assertEquals(RETRYABLE_NO_WRITES, labels(91, noTxnNumber, 17), end + " counts as a retryable write by name");
+        }
+    }
+
+    @Test
+    void insideATransactionTheLabelIsTransientTransactionError() {
+        CommandFacts statement = Facts.insert().inTransaction(true).build();
+        assertEquals(TRANSIENT, labels(10107, statement, 17));
+        assertEquals(TRANSIENT, labels(91, Facts.insert().inTransaction(false).build(), 17));
+        assertEquals(TRANSIENT, labels(112, statement, 17), "WriteConflict");
+        assertEquals(TRANSIENT, labels(251, statement, 17), "NoSuchTransaction");
+        assertEquals(NONE, labels(13, statement, 17));
+        assertEquals(NONE, labels(11000, statement, 17));
+    }
+
+    @Test
+    void theReplyCarriesTheComputedLabelsUnlessTheRuleGivesItsOwn() {
+        CommandFacts write = Facts.insert().txnNumber(1).build();
+        BsonDocument computed = ErrorReplies.error(10107, null, null, null, write, wire(17));
+        assertEquals(RETRYABLE_NO_WRITES, computed.getArray("errorLabels"));
+        BsonDocument replaced = ErrorReplies.error(10107, null, BsonArray.parse("['Foo']"), null, write, wire(17));
+        assertEquals(BsonArray.parse("['Foo']"), replaced.getArray("errorLabels"), "explicit labels replace the computed ones");
+        BsonDocument suppressed = ErrorReplies.error(10107, null, new BsonArray(), null, write, wire(17));
+        assertFalse(suppressed.containsKey("errorLabels"), "[] suppresses them");
+        BsonDocument nonRetryable = ErrorReplies.error(13, null, null, null, write, wire(17));
+        assertFalse(nonRetryable.containsKey("errorLabels"), "no empty errorLabels array is sent");
+    }
+
+    @Test
+    void theReplyHasTheServersShape() {
+        BsonDocument tv = BsonDocument.parse("{processId: {$oid: '65f0c0ffee0000000000abcd'}, counter: {$numberLong: '3'}}");
+        BsonDocument reply = ErrorReplies.error(11600, null, null, tv, Facts.insert().txnNumber(1).build(), wire(17));
+        assertEquals(BsonDocument.parse("{ok: 0.0, errmsg: 'interrupted at shutdown', code: 11600,"
+                + " codeName: 'InterruptedAtShutdown', errorLabels: ['RetryableWriteError', 'NoWritesPerformed'],"
+                + " topologyVersion: {processId: {$oid: '65f0c0ffee0000000000abcd'}, counter: {$numberLong: '3'}}}"), reply);
+        assertEquals("Location4242", ErrorCodes.name(4242), "an unnamed code still gets a codeName");
+    }
+
+    @Test
+    void badValueIsTheWireCommandsRejection() {
+        assertEquals(BsonDocument.parse("{ok: 0.0, errmsg: 'data.errorCode: must be an integer', code: 2, codeName: 'BadValue'}"),
+                ErrorReplies.badValue("data.errorCode: must be an integer"));
+    }
+}

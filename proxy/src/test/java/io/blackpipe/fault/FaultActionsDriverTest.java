@@ -1,0 +1,290 @@
+package io.blackpipe.fault;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.MongoSocketReadTimeoutException;
+import com.mongodb.MongoWriteConcernException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
+import io.blackpipe.testing.UpstreamLane;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+
+/**
+ * The connection and reply faults, each proven with the real Java driver through the proxy: what
+ * the driver raised, whether it retried (its CommandStartedEvents against the proxy's attempt and
+ * retry counters), and what the server holds afterwards.
+ */
+class FaultActionsDriverTest {
+    private DriverRig rig;
+
+    @BeforeEach
+    void start(TestInfo test) {
+        rig = new DriverRig(test.getTestMethod().orElseThrow().getName());
+    }
+
+    @AfterEach
+    void stop() {
+        rig.close();
+    }
+
+    private static long elapsedMillis(Runnable operation) {
+        long start = System.nanoTime();
+        operation.run();
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
+    // ---- closeConnection (FIN) and resetConnection (RST): the server never sees the command ----
+
+    @Test
+    void closeConnectionOnARetryableInsertIsRetriedOnceAndTheDocumentIsStoredOnce() {
+        rig.rule("{times: 1}", "insert", "closeConnection: true");
+        rig.collection(rig.client("retryWrites=true")).insertOne(new Document("_id", 1));
+        rig.assertAttempts("insert", 2, 1);
+        assertEquals(1, rig.faults("closeConnection", "insert"));
+        assertEquals(1, rig.outcomes("insert", "network_error"));
+        assertEquals(1, rig.outcomes("insert", "ok"));
+        assertEquals(1, rig.serverCount());
+    }
+
+    @Test
+    void closeConnectionWithoutRetryableWritesSurfacesASocketErrorAndNothingIsStored() {
+        rig.rule("{times: 1}", "insert", "closeConnection: true");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false"));
+        assertThrows(MongoSocketException.class, () -> c.insertOne(new Document("_id", 1)));
+        rig.assertAttempts("insert", 1, 0);
+        assertEquals(1, rig.outcomes("insert", "network_error"));
+        assertEquals(0, rig.serverCount());
+    }
+
+    @Test
+    void resetConnectionOnARetryableInsertIsRetriedOnceAndTheDocumentIsStoredOnce() {
+        rig.rule("{times: 1}", "insert", "resetConnection: true");
+        rig.collection(rig.client("retryWrites=true")).insertOne(new Document("_id", 1));
+        rig.assertAttempts("insert", 2, 1);
+        assertEquals(1, rig.faults("resetConnection", "insert"));
+        assertEquals(1, rig.outcomes("insert", "network_error"));
+        assertEquals(1, rig.outcomes("insert", "ok"));
+        assertEquals(1, rig.serverCount());
+    }
+
+    @Test
+    void resetConnectionWithoutRetryableWritesSurfacesASocketErrorAndNothingIsStored() {
+        rig.rule("{times: 1}", "insert", "resetConnection: true");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false"));
+        MongoSocketException e = assertThrows(MongoSocketException.class, () -> c.insertOne(new Document("_id", 1)));
+        rig.assertAttempts("insert", 1, 0);
+        assertEquals(1, rig.outcomes("insert", "network_error"));
+        assertEquals(0, rig.serverCount(), "reset before forwarding: the server never saw it (" + e + ")");
+    }
+
+    // ---- hang: nothing forwarded, nothing answered, until the client's socket timeout ----
+
+    @Test
+    void hangEndsInTheDriversSocketTimeoutAndIsCountedOnceTheClientGivesUp() throws InterruptedException {
+        rig.rule("{times: 1}", "insert", "hang: true");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false&socketTimeoutMS=1000"));
+        long took = elapsedMillis(() -> assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 1))));
+        assertTrue(took >= 900, "the driver gave up at its socket timeout, not before: " + took + " ms");
+        rig.assertAttempts("insert", 1, 0);
+        assertEquals(1, rig.faults("hang", "insert"));
+        rig.awaitOutcome("insert", "network_error", 1);
+        assertEquals(0, rig.serverCount(), "a hung command never reaches the server");
+        c.insertOne(new Document("_id", 2)); // the rule is spent and a new connection works
+        assertEquals(1, rig.serverCount());
+    }
+
+    @Test
+    void hangOnARetryableInsertTimesOutThenTheRetrySucceeds() throws InterruptedException {
+        rig.rule("{times: 1}", "insert", "hang: true");
+        rig.collection(rig.client("retryWrites=true&socketTimeoutMS=1000")).insertOne(new Document("_id", 1));
+        rig.assertAttempts("insert", 2, 1);
+        rig.awaitOutcome("insert", "network_error", 1);
+        assertEquals(1, rig.outcomes("insert", "ok"));
+        assertEquals(1, rig.serverCount());
+    }
+
+    // ---- dropReply: applied on the server, reply lost ----
+
+    @Test
+    void dropReplyOnAnIncWithoutRetriesRaisesANetworkErrorWhileTheServersCounterMoved() {
+        rig.serverSide("counters").insertOne(new Document("_id", "day").append("counter", 0));
+        rig.rule("{times: 1}", "update", "dropReply: true");
+        MongoCollection<Document> counters = rig.client("retryWrites=false").getDatabase(rig.db).getCollection("counters");
+        assertThrows(MongoSocketException.class,
+                () -> counters.updateOne(eq("_id", "day"), Updates.inc("counter", 1), new UpdateOptions().upsert(true)));
+        rig.assertAttempts("update", 1, 0);
+        assertEquals(1, rig.faults("dropReply", "update"));
+        assertEquals(1, rig.outcomes("update", "network_error"));
+        assertEquals(1, rig.serverSide("counters").find(eq("_id", "day")).first().getInteger("counter"));
+    }
+
+    @Test
+    void dropReplyOnAnIncWithRetriesIsRetriedAndTheCounterMovesAsTheServerDeDuplicates() {
+        rig.rule("{times: 1}", "update", "dropReply: true");
+        MongoCollection<Document> counters = rig.client("retryWrites=true").getDatabase(rig.db).getCollection("counters");
+        counters.updateOne(eq("_id", "day"), Updates.inc("counter", 1), new UpdateOptions().upsert(true));
+        rig.assertAttempts("update", 2, 1);
+        assertEquals(1, rig.outcomes("update", "network_error"));
+        assertEquals(1, rig.outcomes("update", "ok"));
+        int expected = UpstreamLane.supportsRetryDedup() ? 1 : 2;
+        assertEquals(expected, rig.serverSide("counters").find(eq("_id", "day")).first().getInteger("counter"),
+                "the retry carries the same lsid+txnNumber: a de-duplicating server applies it once, "
+                        + UpstreamLane.name() + (UpstreamLane.supportsRetryDedup() ? " does" : " does not"));
+    }
+
+    // ---- delayReplyMS and blockConnection: slow, then as usual ----
+
+    @Test
+    void delayReplyHoldsTheReplyAndTheCallSucceeds() {
+        rig.rule("{times: 1}", "insert", "delayReplyMS: 500");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        long took = elapsedMillis(() -> c.insertOne(new Document("_id", 1)));
+        assertTrue(took >= 500 && took < 4000, "took " + took + " ms");
+        rig.assertAttempts("insert", 1, 0);
+        assertEquals(1, rig.faults("delayReply", "insert"));
+        assertEquals(1, rig.outcomes("insert", "ok"));
+        assertEquals(1, rig.serverCount());
+        long next = elapsedMillis(() -> c.insertOne(new Document("_id", 2)));
+        assertTrue(next < 500, "the rule is spent: " + next + " ms");
+    }
+
+    @Test
+    void blockConnectionWithoutAnErrorWaitsThenForwards() {
+        rig.rule("{times: 1}", "insert", "blockConnection: true, blockTimeMS: 300");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        long took = elapsedMillis(() -> c.insertOne(new Document("_id", 1)));
+        assertTrue(took >= 300 && took < 4000, "took " + took + " ms");
+        rig.assertAttempts("insert", 1, 0);
+        assertEquals(1, rig.faults("blockConnection", "insert"));
+        assertEquals(1, rig.outcomes("insert", "ok"));
+        assertEquals(1, rig.serverCount());
+    }
+
+    @Test
+    void blockConnectionWithAnErrorWaitsThenAnswersWithIt() {
+        rig.rule("{times: 1}", "insert", "blockConnection: true, blockTimeMS: 300, errorCode: 13");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        long start = System.nanoTime();
+        MongoCommandException e = assertThrows(MongoCommandException.class, () -> c.insertOne(new Document("_id", 1)));
+        long took = (System.nanoTime() - start) / 1_000_000;
+        assertEquals(13, e.getErrorCode());
+        assertTrue(took >= 300 && took < 4000, "took " + took + " ms");
+        rig.assertAttempts("insert", 1, 0);
+        assertEquals(1, rig.faults("errorReply", "insert"));
+        assertEquals(1, rig.outcomes("insert", "error"));
+        assertEquals(0, rig.serverCount());
+    }
+
+    @Test
+    void aBlockedCommandKeepsItsPlaceAndTheConnectionServesTheNextCommand() {
+        rig.rule("{times: 1}", "insert", "blockConnection: true, blockTimeMS: 200");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true&maxPoolSize=1"));
+        c.insertOne(new Document("_id", 1));
+        c.insertOne(new Document("_id", 2));
+        assertEquals(2, c.countDocuments());
+        rig.assertAttempts("insert", 2, 0);
+    }
+
+    // ---- the client gives up while a fault holds the command or its reply ----
+
+    @Test
+    void aClientThatGivesUpDuringABlockIsCountedAtOnceAndTheCommandNeverRuns() throws InterruptedException {
+        rig.rule("{times: 1}", "insert", "blockConnection: true, blockTimeMS: 3000");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false&socketTimeoutMS=400"));
+        long start = System.nanoTime();
+        assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 1)));
+        rig.assertAttempts("insert", 1, 0);
+        rig.awaitOutcome("insert", "network_error", 1);
+        long seenAfter = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(seenAfter < 2500, "the proxy saw the client go during the block, not after it: " + seenAfter + " ms");
+        Thread.sleep(3000 - seenAfter + 300); // past the block
+        assertEquals(1, rig.outcomes("insert", "network_error"), "counted once");
+        assertEquals(0, rig.outcomes("insert", "ok"), "the client never got an answer");
+        assertEquals(0, rig.serverCount(), "a command its client gave up on during the block is not forwarded");
+        assertEquals("network_error", rig.proxy.history().recent().get(0).outcome());
+    }
+
+    @Test
+    void aClientThatGivesUpDuringADelayedReplyIsCountedOnceWhileTheWriteHappened() throws InterruptedException {
+        rig.rule("{times: 1}", "insert", "delayReplyMS: 1500");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false&socketTimeoutMS=400"));
+        assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 1)));
+        rig.assertAttempts("insert", 1, 0);
+        rig.awaitOutcome("insert", "network_error", 1);
+        Thread.sleep(1500); // past the delay
+        assertEquals(1, rig.outcomes("insert", "network_error"), "counted once");
+        assertEquals(0, rig.outcomes("insert", "ok"));
+        assertEquals(1, rig.serverCount(), "forwarded at once: the server applied it");
+    }
+
+    // ---- unacknowledged (w:0, moreToCome) writes expect no reply ----
+
+    @Test
+    void anErrorForAnUnacknowledgedWriteIsNotSentToAClientThatExpectsNoReply() {
+        rig.rule("{times: 1}", "insert", "errorCode: 13");
+        MongoClient client = rig.client("retryWrites=false&w=0&maxPoolSize=1");
+        MongoCollection<Document> c = rig.collection(client);
+        c.insertOne(new Document("_id", 1)); // fire and forget: the proxy "fails" it
+        // the same (only) connection must still be in step: an unsolicited reply would answer this find
+        assertEquals(0, c.withWriteConcern(com.mongodb.WriteConcern.ACKNOWLEDGED).countDocuments());
+        c.withWriteConcern(com.mongodb.WriteConcern.ACKNOWLEDGED).insertOne(new Document("_id", 2));
+        assertEquals(1, rig.serverCount());
+        assertEquals(1, rig.faults("errorReply", "insert"));
+    }
+
+    // ---- writeConcernError: the write happened, the reply says it may not be durable ----
+
+    @Test
+    void writeConcernErrorRaisesMongoWriteConcernExceptionWhileTheDocumentIsStored() {
+        rig.rule("{times: 1}", "insert", "writeConcernError: {code: 64, errmsg: 'waiting for replication timed out'}");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false"));
+        MongoWriteConcernException e = assertThrows(MongoWriteConcernException.class, () -> c.insertOne(new Document("_id", 1)));
+        assertEquals(64, e.getWriteConcernError().getCode());
+        rig.assertAttempts("insert", 1, 0);
+        assertEquals(1, rig.faults("writeConcernError", "insert"));
+        assertEquals(1, rig.outcomes("insert", "error"));
+        assertEquals(1, rig.serverCount(), "the document IS on the server");
+    }
+
+    @Test
+    void writeConcernFailedOnARetryableWriteIsNotLabelledAndNotRetried() {
+        rig.rule("{times: 1}", "insert", "writeConcernError: {code: 64}");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        MongoWriteConcernException e = assertThrows(MongoWriteConcernException.class, () -> c.insertOne(new Document("_id", 1)));
+        assertFalse(e.hasErrorLabel("RetryableWriteError"), "a mongod does not label a wtimeout retryable: " + e.getErrorLabels());
+        rig.assertAttempts("insert", 1, 0);
+        assertEquals(1, rig.serverCount());
+    }
+
+    @Test
+    void aShutdownWriteConcernErrorIsRetriedAndTheRetryMeetsTheAppliedWrite() {
+        rig.rule("{times: 1}", "insert", "writeConcernError: {code: 91, errmsg: 'Replication is being shut down'}");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        if (UpstreamLane.supportsRetryDedup()) {
+            c.insertOne(new Document("_id", 1)); // the server answers the retry with the first attempt's result
+            assertEquals(1, rig.outcomes("insert", "ok"));
+        } else {
+            // the retry runs the insert again: the document of the first attempt is already there
+            // (jongodb answers that with ok:0 code 11000 rather than a writeErrors entry)
+            MongoException e = assertThrows(MongoException.class, () -> c.insertOne(new Document("_id", 1)));
+            assertEquals(11000, e.getCode(), e.toString());
+        }
+        rig.assertAttempts("insert", 2, 1);
+        assertEquals(1, rig.faults("writeConcernError", "insert"), "only the first attempt was faulted");
+        assertEquals(2, rig.outcomes("insert", "error") + rig.outcomes("insert", "ok"));
+        assertEquals(1, rig.serverCount());
+    }
+}

@@ -1,0 +1,103 @@
+package io.blackpipe.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.topology.Member;
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.Arrays;
+import org.bson.BsonBinaryWriter;
+import org.bson.BsonDocument;
+import org.bson.RawBsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.EncoderContext;
+import org.bson.io.BasicOutputBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A request with moreToCome (an unacknowledged w:0 write) is never answered, by the server or by
+ * a fault standing in for it: an unsolicited reply would be read as the answer to the client's
+ * next command on the connection.
+ */
+class MoreToComeFaultTest {
+    private static final int MORE_TO_COME = 2;
+    private ProxyServer proxy;
+    private Socket socket;
+    private String db;
+
+    @BeforeEach
+    void start() throws IOException {
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+        db = UpstreamLane.freshDatabaseName("moretocome");
+        Member member = proxy.members().get(0);
+        socket = new Socket();
+        socket.connect(new InetSocketAddress(member.advertised().host(), member.advertised().port()), 5000);
+        socket.setSoTimeout(5000);
+    }
+
+    @AfterEach
+    void stop() throws IOException {
+        socket.close();
+        proxy.close();
+    }
+
+    private static byte[] opMsg(int requestId, int flags, BsonDocument body) {
+        BasicOutputBuffer bson = new BasicOutputBuffer();
+        new BsonDocumentCodec().encode(new BsonBinaryWriter(bson), body, EncoderContext.builder().build());
+        byte[] document = bson.toByteArray();
+        ByteBuffer message = ByteBuffer.allocate(16 + 4 + 1 + document.length).order(ByteOrder.LITTLE_ENDIAN);
+        message.putInt(message.capacity()).putInt(requestId).putInt(0).putInt(2013).putInt(flags).put((byte) 0).put(document);
+        return message.array();
+    }
+
+    private void send(byte[] message) throws IOException {
+        socket.getOutputStream().write(message);
+        socket.getOutputStream().flush();
+    }
+
+    /** The next reply on the connection: its responseTo and body. */
+    private Object[] readReply() throws IOException {
+        DataInputStream in = new DataInputStream(socket.getInputStream());
+        byte[] header = new byte[16];
+        in.readFully(header);
+        ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+        int length = h.getInt(0);
+        byte[] rest = new byte[length - 16];
+        in.readFully(rest);
+        byte[] bson = Arrays.copyOfRange(rest, 5, rest.length);
+        return new Object[] {h.getInt(8), new RawBsonDocument(bson)};
+    }
+
+    private BsonDocument insert(int id) {
+        return BsonDocument.parse("{insert: 'c', documents: [{_id: " + id + "}], writeConcern: {w: 0}, $db: '" + db + "'}");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"errorCode: 13", "errorCode: 10107, errorLabels: []", "error: 'NotWritablePrimary'",
+            "blockConnection: true, blockTimeMS: 100, errorCode: 13", "hang: true"})
+    void aSynthesizedAnswerToAnUnacknowledgedWriteIsNotSentAndTheConnectionStaysInStep(String data) throws IOException {
+        // (forwarded faults are not exercised here: jongodb itself answers w:0 writes, which a real server never does)
+        proxy.rules().put(proxy.ruleParser().parse("w0", BsonDocument.parse(
+                "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'], " + data + "}}")));
+        send(opMsg(1, MORE_TO_COME, insert(1)));
+        send(opMsg(2, 0, BsonDocument.parse("{ping: 1, $db: 'admin'}")));
+        Object[] reply = readReply();
+        assertEquals(2, reply[0], "the first reply on the connection must answer the ping, not the w:0 insert: " + reply[1]);
+        assertEquals(1.0, ((BsonDocument) reply[1]).getNumber("ok").doubleValue());
+        assertEquals(1, Meters.faults(proxy.registry(), data.startsWith("hang") ? "hang" : "errorReply", "insert"));
+        assertEquals(1, Meters.attempts(proxy.registry(), "insert"));
+        assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error") + Meters.outcomes(proxy.registry(), "insert", "no_reply"),
+                "the w:0 attempt is closed, not left open for the next request to overwrite");
+    }
+}

@@ -1,0 +1,382 @@
+package io.blackpipe.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.fault.action.BlockConnection;
+import io.blackpipe.fault.action.CloseConnection;
+import io.blackpipe.fault.action.DelayReply;
+import io.blackpipe.fault.action.DropReply;
+import io.blackpipe.fault.action.ErrorReply;
+import io.blackpipe.fault.action.Hang;
+import io.blackpipe.fault.action.ResetConnection;
+import io.blackpipe.fault.action.WriteConcernError;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class RuleParserTest {
+    private final RuleParser parser = new RuleParser(1234);
+
+    private static String rule(String mode, String data) {
+        return "{configureFailPoint: 'failCommand', mode: " + mode + ", data: " + data + "}";
+    }
+
+    private Rule parse(String json) {
+        return parser.parse("r", BsonDocument.parse(json));
+    }
+
+    private Rule parseData(String data) {
+        return parse(rule("'alwaysOn'", data));
+    }
+
+    private RuleException rejected(String json) {
+        return assertThrows(RuleException.class, () -> parse(json), json);
+    }
+
+    private static List<Boolean> draws(Mode mode, int n) {
+        List<Boolean> fired = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            fired.add(mode.fire());
+        }
+        return fired;
+    }
+
+    // ---- valid forms ----
+
+    @Test
+    void theServersOwnFailCommandFormParsesWithEveryMatcherField() {
+        String json = rule("'alwaysOn'", "{failCommands: ['insert', 'update'], errorCode: 91, appName: 'shop',"
+                + " namespace: 'app.orders', member: 'primary', attempt: 'retry'}");
+        Rule rule = parser.parse("mine", BsonDocument.parse(json));
+        assertEquals("mine", rule.id());
+        assertEquals(Set.of("insert", "update"), rule.matcher().commands());
+        assertEquals("shop", rule.matcher().appName());
+        assertEquals("app.orders", rule.matcher().namespace());
+        assertEquals("primary", rule.matcher().member());
+        assertEquals("retry", rule.matcher().attempt());
+        assertEquals(91, assertInstanceOf(ErrorReply.class, rule.action()).code());
+        assertEquals(BsonDocument.parse(json), rule.source());
+    }
+
+    @Test
+    void optionalMatcherFieldsDefaultToMatchEverything() {
+        Rule rule = parseData("{failCommands: ['find'], closeConnection: true}");
+        assertNull(rule.matcher().appName());
+        assertNull(rule.matcher().namespace());
+        assertNull(rule.matcher().member());
+        assertNull(rule.matcher().attempt());
+    }
+
+    @Test
+    void theSourceIsACopy() {
+        BsonDocument document = BsonDocument.parse(rule("'alwaysOn'", "{failCommands: ['find'], hang: true}"));
+        Rule rule = parser.parse("r", document);
+        document.getDocument("data").put("hang", new org.bson.BsonBoolean(false));
+        assertNotSame(document, rule.source());
+        assertTrue(rule.source().getDocument("data").getBoolean("hang").getValue());
+    }
+
+    @Test
+    void theWireCommandsExtraFieldsAreAccepted() {
+        Rule rule = parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2},"
+                + " $db: 'admin', lsid: {id: 1}, $clusterTime: {}, $readPreference: {mode: 'primary'}, id: 'x'}");
+        assertInstanceOf(ErrorReply.class, rule.action());
+        Rule compat = parseData("{failCommands: ['find'], errorCode: 2, failInternalCommands: true}");
+        assertInstanceOf(ErrorReply.class, compat.action());
+    }
+
+    @Test
+    void alwaysOnAlwaysFiresAndIsNeverSpent() {
+        Mode mode = parse(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: 2}")).mode();
+        assertEquals(List.of(true, true, true, true, true), draws(mode, 5));
+        assertFalse(mode.spent());
+    }
+
+    @Test
+    void timesFiresNTimesThenIsSpent() {
+        Mode mode = parse(rule("{times: 2}", "{failCommands: ['find'], errorCode: 2}")).mode();
+        assertFalse(mode.spent());
+        assertEquals(List.of(true, true, false, false), draws(mode, 4));
+        assertTrue(mode.spent());
+        assertTrue(parse(rule("{times: 0}", "{failCommands: ['find'], errorCode: 2}")).mode().spent());
+        Mode asLong = parse(rule("{times: {$numberLong: '1'}}", "{failCommands: ['find'], errorCode: 2}")).mode();
+        assertEquals(List.of(true, false), draws(asLong, 2));
+    }
+
+    @Test
+    void skipLetsTheFirstNPassThenFiresEveryTime() {
+        Mode mode = parse(rule("{skip: 2}", "{failCommands: ['find'], errorCode: 2}")).mode();
+        assertEquals(List.of(false, false, true, true, true), draws(mode, 5));
+        assertFalse(mode.spent());
+        assertEquals(List.of(true, true), draws(parse(rule("{skip: 0}", "{failCommands: ['find'], errorCode: 2}")).mode(), 2));
+    }
+
+    @Test
+    void activationProbabilityZeroNeverFiresAndOneAlwaysFires() {
+        Mode never = parse(rule("{activationProbability: 0}", "{failCommands: ['find'], errorCode: 2}")).mode();
+        Mode always = parse(rule("{activationProbability: 1}", "{failCommands: ['find'], errorCode: 2}")).mode();
+        for (int i = 0; i < 1000; i++) {
+            assertFalse(never.fire());
+            assertTrue(always.fire());
+        }
+    }
+
+    @Test
+    void theSameSeedReplaysTheSameDrawsAndAnotherSeedDoesNot() {
+        String json = rule("{activationProbability: 0.5}", "{failCommands: ['find'], errorCode: 2}");
+        List<List<Boolean>> bySeed = new ArrayList<>();
+        for (long seed : new long[] {42, 42, 43, 7_000_000_000L}) {
+            RuleParser p = new RuleParser(seed);
+            List<Boolean> all = new ArrayList<>();
+            // two rules per parser: the second rule's generator differs from the first's but replays too
+            all.addAll(draws(p.parse("a", BsonDocument.parse(json)).mode(), 1000));
+            all.addAll(draws(p.parse("b", BsonDocument.parse(json)).mode(), 1000));
+            bySeed.add(all);
+        }
+        assertEquals(bySeed.get(0), bySeed.get(1), "the same seed must fire identically");
+        assertNotEquals(bySeed.get(0), bySeed.get(2), "seed 43 must not replay seed 42");
+        assertNotEquals(bySeed.get(0), bySeed.get(3));
+        assertNotEquals(bySeed.get(0).subList(0, 1000), bySeed.get(0).subList(1000, 2000),
+                "two rules of one parser draw from different generators");
+        long fired = bySeed.get(0).stream().filter(b -> b).count();
+        assertTrue(fired > 850 && fired < 1150, "about half of 2000 draws fire at p=0.5, got " + fired);
+    }
+
+    @Test
+    void errorNamesArePresetsForTheirCodes() {
+        assertEquals(10107, assertInstanceOf(ErrorReply.class,
+                parseData("{failCommands: ['insert'], error: 'NotWritablePrimary'}").action()).code());
+        for (Map.Entry<String, Integer> preset : ErrorCodes.presets().entrySet()) {
+            Rule rule = parseData("{failCommands: ['insert'], error: '" + preset.getKey() + "'}");
+            assertEquals(preset.getValue(), ((ErrorReply) rule.action()).code(), preset.getKey());
+        }
+    }
+
+    @Test
+    void everyCodeOfTheProtocolNotesHasAPreset() {
+        Map<String, Integer> expected = Map.ofEntries(Map.entry("InterruptedAtShutdown", 11600),
+                Map.entry("InterruptedDueToReplStateChange", 11602), Map.entry("NotWritablePrimary", 10107),
+                Map.entry("NotPrimaryNoSecondaryOk", 13435), Map.entry("NotPrimaryOrSecondary", 13436),
+                Map.entry("PrimarySteppedDown", 189), Map.entry("ShutdownInProgress", 91), Map.entry("HostNotFound", 7),
+                Map.entry("HostUnreachable", 6), Map.entry("NetworkTimeout", 89), Map.entry("SocketException", 9001),
+                Map.entry("ExceededTimeLimit", 262), Map.entry("ReadConcernMajorityNotAvailableYet", 134),
+                Map.entry("WriteConcernFailed", 64), Map.entry("Unauthorized", 13), Map.entry("LegacyNotPrimary", 10058));
+        expected.forEach((name, code) -> {
+            assertEquals(code, ErrorCodes.code(name), name);
+            assertEquals(name, ErrorCodes.name(code));
+        });
+    }
+
+    @Test
+    void errorCodeAcceptsAnyIntegralNumber() {
+        assertEquals(91, ((ErrorReply) parseData("{failCommands: ['insert'], errorCode: {$numberLong: '91'}}").action()).code());
+        assertEquals(91, ((ErrorReply) parseData("{failCommands: ['insert'], errorCode: 91.0}").action()).code());
+    }
+
+    @Test
+    void topologyVersionModesAreAccepted() {
+        for (String mode : new String[] {"newer", "current", "omit"}) {
+            assertInstanceOf(ErrorReply.class,
+                    parseData("{failCommands: ['insert'], errorCode: 10107, topologyVersion: '" + mode + "'}").action());
+        }
+        FakeInterception omit = FakeInterception.retryableInsert();
+        parseData("{failCommands: ['insert'], errorCode: 10107, topologyVersion: 'omit'}").action().apply(omit);
+        assertFalse(omit.answered.containsKey("topologyVersion"));
+        FakeInterception current = FakeInterception.retryableInsert();
+        parseData("{failCommands: ['insert'], errorCode: 10107, topologyVersion: 'current'}").action().apply(current);
+        assertEquals(List.of(false), current.topologyVersionRequests);
+        FakeInterception newer = FakeInterception.retryableInsert();
+        parseData("{failCommands: ['insert'], errorCode: 10107}").action().apply(newer);
+        assertEquals(List.of(true), newer.topologyVersionRequests, "newer is the default");
+    }
+
+    @Test
+    void errorLabelsReachTheReply() {
+        FakeInterception none = FakeInterception.retryableInsert();
+        parseData("{failCommands: ['insert'], errorCode: 10107, errorLabels: []}").action().apply(none);
+        assertFalse(none.answered.containsKey("errorLabels"));
+        FakeInterception custom = FakeInterception.retryableInsert();
+        parseData("{failCommands: ['insert'], errorCode: 2, errorLabels: ['A', 'B']}").action().apply(custom);
+        assertEquals(BsonArray.parse("['A', 'B']"), custom.answered.getArray("errorLabels"));
+        FakeInterception wce = FakeInterception.retryableInsert();
+        parseData("{failCommands: ['insert'], writeConcernError: {code: 91}, errorLabels: []}").action().apply(wce);
+        FakeInterception.FakeReply reply = new FakeInterception.FakeReply(BsonDocument.parse("{n: 1, ok: 1}"));
+        wce.fate.decide(reply);
+        assertFalse(reply.replacement.containsKey("errorLabels"));
+    }
+
+    @Test
+    void eachExtensionMapsToItsAction() {
+        assertInstanceOf(Hang.class, parseData("{failCommands: ['find'], hang: true}").action());
+        assertInstanceOf(ResetConnection.class, parseData("{failCommands: ['find'], resetConnection: true}").action());
+        assertInstanceOf(CloseConnection.class, parseData("{failCommands: ['find'], closeConnection: true}").action());
+        assertInstanceOf(DropReply.class, parseData("{failCommands: ['find'], dropReply: true}").action());
+        assertInstanceOf(WriteConcernError.class, parseData("{failCommands: ['insert'], writeConcernError: {code: 64}}").action());
+        assertInstanceOf(DelayReply.class, parseData("{failCommands: ['find'], delayReplyMS: 0}").action());
+        assertInstanceOf(BlockConnection.class, parseData("{failCommands: ['find'], blockConnection: true, blockTimeMS: 10}").action());
+    }
+
+    @Test
+    void falseFlagsDoNothing() {
+        assertInstanceOf(ErrorReply.class, parseData("{failCommands: ['find'], hang: false, resetConnection: false,"
+                + " closeConnection: false, dropReply: false, blockConnection: false, errorCode: 2}").action());
+    }
+
+    // ---- precedence: hang > resetConnection > closeConnection > dropReply > errorCode > writeConcernError > delayReplyMS ----
+
+    @ParameterizedTest(name = "{0} wins")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+        "hang              | hang: true, resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, delayReplyMS: 5",
+        "resetConnection  | resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, delayReplyMS: 5",
+        "closeConnection  | closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, delayReplyMS: 5",
+        "dropReply        | dropReply: true, errorCode: 91, writeConcernError: {code: 64}, delayReplyMS: 5",
+        "errorReply       | errorCode: 91, writeConcernError: {code: 64}, delayReplyMS: 5",
+        "writeConcernError| writeConcernError: {code: 64}, delayReplyMS: 5",
+        "delayReply       | delayReplyMS: 5",
+    })
+    void precedence(String winner, String fields) {
+        assertEquals(winner, parseData("{failCommands: ['insert'], " + fields + "}").action().name());
+    }
+
+    @Test
+    void precedenceIsIndependentOfFieldOrder() {
+        assertInstanceOf(Hang.class, parseData("{failCommands: ['insert'], delayReplyMS: 5, errorCode: 91, hang: true}").action());
+        assertInstanceOf(ErrorReply.class, parseData("{failCommands: ['insert'], writeConcernError: {code: 64}, errorCode: 91}").action());
+        assertInstanceOf(CloseConnection.class, parseData("{failCommands: ['insert'], errorCode: 91, closeConnection: true}").action());
+    }
+
+    @Test
+    void blockConnectionWrapsTheWinningActionOrForwards() {
+        Rule withError = parseData("{failCommands: ['insert'], blockConnection: true, blockTimeMS: 300, errorCode: 13}");
+        BlockConnection block = assertInstanceOf(BlockConnection.class, withError.action());
+        FakeInterception command = FakeInterception.retryableInsert();
+        block.apply(command);
+        assertEquals(List.of(300L), command.waits);
+        assertTrue(command.calls.isEmpty());
+        command.elapse();
+        assertEquals(List.of("answer"), command.calls);
+        assertEquals(13, command.answered.getInt32("code").getValue());
+
+        FakeInterception closed = FakeInterception.retryableInsert();
+        parseData("{failCommands: ['insert'], blockConnection: true, blockTimeMS: 5, closeConnection: true, errorCode: 13}")
+                .action().apply(closed);
+        closed.elapse();
+        assertEquals(List.of("close"), closed.calls);
+
+        FakeInterception plain = FakeInterception.retryableInsert();
+        parseData("{failCommands: ['insert'], blockConnection: true, blockTimeMS: 0}").action().apply(plain);
+        assertEquals(List.of(0L), plain.waits);
+        plain.elapse();
+        assertEquals(List.of("forward"), plain.calls);
+    }
+
+    // ---- bad input: rejected whole, naming the field ----
+
+    @ParameterizedTest(name = "{1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+        // top level
+        "foo                        | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}, foo: 1}",
+        "configureFailPoint         | {mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}}",
+        "configureFailPoint         | {configureFailPoint: 'failGetMore', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}}",
+        "configureFailPoint         | {configureFailPoint: 1, mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}}",
+        "data                       | {configureFailPoint: 'failCommand', mode: 'alwaysOn'}",
+        "data                       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: 'x'}",
+        // mode
+        "mode                       | {configureFailPoint: 'failCommand', data: {failCommands: ['find'], errorCode: 2}}",
+        "mode                       | {configureFailPoint: 'failCommand', mode: 'off', data: {failCommands: ['find'], errorCode: 2}}",
+        "mode                       | {configureFailPoint: 'failCommand', mode: 'sometimes', data: {failCommands: ['find'], errorCode: 2}}",
+        "mode                       | {configureFailPoint: 'failCommand', mode: 1, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode                       | {configureFailPoint: 'failCommand', mode: {}, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode                       | {configureFailPoint: 'failCommand', mode: {times: 1, skip: 1}, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode.times                 | {configureFailPoint: 'failCommand', mode: {times: -1}, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode.times                 | {configureFailPoint: 'failCommand', mode: {times: 1.5}, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode.times                 | {configureFailPoint: 'failCommand', mode: {times: '1'}, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode.skip                  | {configureFailPoint: 'failCommand', mode: {skip: -1}, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode.activationProbability | {configureFailPoint: 'failCommand', mode: {activationProbability: 1.5}, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode.activationProbability | {configureFailPoint: 'failCommand', mode: {activationProbability: -0.1}, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode.activationProbability | {configureFailPoint: 'failCommand', mode: {activationProbability: 'half'}, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode.sometimes             | {configureFailPoint: 'failCommand', mode: {sometimes: 1}, data: {failCommands: ['find'], errorCode: 2}}",
+        // data
+        "data.bar                   | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, bar: 1}}",
+        "data.failCommands          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {errorCode: 2}}",
+        "data.failCommands          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: [], errorCode: 2}}",
+        "data.failCommands          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: 'find', errorCode: 2}}",
+        "data.failCommands          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find', 1], errorCode: 2}}",
+        "data.failCommands          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: [''], errorCode: 2}}",
+        "data.errorCode             | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 'x'}}",
+        "data.errorCode             | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 1.5}}",
+        "data.errorCode             | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: true}}",
+        "data.errorCode             | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], hang: true, errorCode: 'x'}}",
+        "data.error                 | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], error: 'NotWritablePrimary', errorCode: 10107}}",
+        "data.error                 | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], error: 'NoSuchError'}}",
+        "data.error                 | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], error: 10107}}",
+        "data.errorLabels           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, errorLabels: 'x'}}",
+        "data.errorLabels           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, errorLabels: [1]}}",
+        "data.closeConnection       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], closeConnection: 'yes'}}",
+        "data.resetConnection       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], resetConnection: 1}}",
+        "data.dropReply             | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], dropReply: 'true'}}",
+        "data.hang                  | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], hang: 1}}",
+        "data.failInternalCommands  | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, failInternalCommands: 'x'}}",
+        "data.blockConnection       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], blockConnection: 'yes', blockTimeMS: 5}}",
+        "data.blockTimeMS           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], blockConnection: true}}",
+        "data.blockTimeMS           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], blockConnection: true, blockTimeMS: -1}}",
+        "data.blockTimeMS           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], blockConnection: true, blockTimeMS: 'x'}}",
+        "data.blockTimeMS           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, blockTimeMS: 100}}",
+        "data.blockTimeMS           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], blockConnection: false, blockTimeMS: 100}}",
+        "data.writeConcernError     | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert'], writeConcernError: 64}}",
+        "data.writeConcernError.code | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert'], writeConcernError: {code: 'x'}}}",
+        "data.delayReplyMS          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: -5}}",
+        "data.delayReplyMS          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: 'x'}}",
+        "data.delayReplyMS          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: 2.5}}",
+        "data.appName               | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, appName: 5}}",
+        "data.namespace             | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, namespace: {db: 'x'}}}",
+        "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'leader'}}",
+        "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: ':27017'}}",
+        "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:'}}",
+        "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:port'}}",
+        "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:99999'}}",
+        "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 1}}",
+        "data.attempt               | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, attempt: 'second'}}",
+        "data.attempt               | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, attempt: 2}}",
+        "data.topologyVersion       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 10107, topologyVersion: 'older'}}",
+        "data.topologyVersion       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 10107, topologyVersion: {counter: 1}}}",
+        // nothing to do
+        "data                       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find']}}",
+        "data                       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], appName: 'a', errorLabels: ['x']}}",
+        "data                       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], closeConnection: false}}",
+    })
+    void badInputIsRejectedNamingTheField(String field, String json) {
+        RuleException e = rejected(json);
+        assertEquals(field, e.field(), e.getMessage());
+        assertTrue(e.getMessage().startsWith(field + ": "), e.getMessage());
+    }
+
+    @Test
+    void hostPortMembersAreAccepted() {
+        for (String member : new String[] {"primary", "secondary", "db1.example:27017", "127.0.0.1:40001", "[::1]:27018"}) {
+            assertEquals(member, parseData("{failCommands: ['find'], errorCode: 2, member: '" + member + "'}").matcher().member());
+        }
+    }
+
+    @Test
+    void isOffRecognisesOnlyTheOffMode() {
+        assertTrue(RuleParser.isOff(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'off'}")));
+        assertFalse(RuleParser.isOff(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn'}")));
+        assertFalse(RuleParser.isOff(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 0}}")));
+        assertFalse(RuleParser.isOff(new BsonDocument("mode", new BsonInt32(0))));
+    }
+}

@@ -1,0 +1,166 @@
+package io.blackpipe.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.fault.FakeInterception.Facts;
+import io.blackpipe.fault.action.CloseConnection;
+import io.blackpipe.fault.action.Hang;
+import io.blackpipe.observe.Attempt;
+import io.blackpipe.topology.MemberState;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+
+class RuleSetTest {
+    private static final MemberState PRIMARY = FakeInterception.primary(17);
+    private final RuleSet rules = new RuleSet();
+    private final RuleParser parser = new RuleParser(0);
+
+    private Rule rule(String id, String mode, String data) {
+        return parser.parse(id, BsonDocument.parse("{configureFailPoint: 'failCommand', mode: " + mode + ", data: " + data + "}"));
+    }
+
+    private RuleSet.Decision decide(String command) {
+        return rules.decide(Facts.command(command).attempt("app", 1), PRIMARY, "127.0.0.1:40000");
+    }
+
+    private String firedId(String command) {
+        RuleSet.Decision decision = decide(command);
+        return decision == null ? null : decision.rule().id();
+    }
+
+    /** A mode that counts how often the rule set consulted it. */
+    private static final class CountingMode extends Mode {
+        final AtomicInteger consulted = new AtomicInteger();
+
+        @Override
+        public boolean fire() {
+            consulted.incrementAndGet();
+            return true;
+        }
+
+        @Override
+        public boolean spent() {
+            consulted.incrementAndGet();
+            return false;
+        }
+
+        @Override
+        public String describe() {
+            return "counting";
+        }
+    }
+
+    @Test
+    void anEmptySetDecidesNothing() {
+        assertNull(decide("insert"));
+        assertTrue(rules.rules().isEmpty());
+    }
+
+    @Test
+    void theFirstMatchingRuleInInsertionOrderWins() {
+        rules.put(rule("a", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 1}"));
+        rules.put(rule("b", "'alwaysOn'", "{failCommands: ['insert', 'find'], errorCode: 2}"));
+        rules.put(rule("c", "'alwaysOn'", "{failCommands: ['find'], errorCode: 3}"));
+        assertEquals("a", firedId("insert"));
+        assertEquals("b", firedId("find"), "b was added before c");
+        assertNull(firedId("update"));
+        RuleSet.Decision decision = decide("insert");
+        assertSame(decision.rule().action(), decision.action());
+    }
+
+    @Test
+    void aRuleWhoseMatcherOrModeDeclinesLetsTheNextOneDecide() {
+        rules.put(rule("other-app", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 1, appName: 'other'}"));
+        rules.put(rule("skipping", "{skip: 1}", "{failCommands: ['insert'], errorCode: 2}"));
+        rules.put(rule("fallback", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 3}"));
+        assertEquals("fallback", firedId("insert"), "other-app does not match, skipping skips its first match");
+        assertEquals("skipping", firedId("insert"));
+    }
+
+    @Test
+    void aTimesRuleStopsFiringAfterNAndTheNextRuleTakesOver() {
+        rules.put(rule("twice", "{times: 2}", "{failCommands: ['insert'], errorCode: 1}"));
+        rules.put(rule("always", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 2}"));
+        assertEquals("twice", firedId("insert"));
+        assertEquals("twice", firedId("insert"));
+        assertEquals("always", firedId("insert"));
+        assertEquals("always", firedId("insert"));
+        assertTrue(rules.rules().get(0).mode().spent());
+    }
+
+    @Test
+    void aTimesRuleIsNotConsumedByCommandsItDoesNotMatch() {
+        rules.put(rule("once", "{times: 1}", "{failCommands: ['insert'], errorCode: 1, namespace: 'app.orders'}"));
+        assertNull(rules.decide(Facts.insert().collection("other").attempt("", 1), PRIMARY, "x:1"));
+        assertNull(firedId("find"));
+        assertEquals("once", firedId("insert"));
+        assertNull(firedId("insert"));
+    }
+
+    @Test
+    void aCommandNoRuleNamesNeverReachesMatching() {
+        CountingMode mode = new CountingMode();
+        rules.put(new Rule("counted", new Matcher(Set.of("insert"), null, null, null, null), mode, new Hang(), new BsonDocument()));
+        for (int i = 0; i < 100; i++) {
+            assertNull(decide("find"));
+            assertNull(decide("hello"));
+        }
+        assertEquals(0, mode.consulted.get(), "the command-name index answers before any rule is looked at");
+        assertEquals("counted", firedId("insert"));
+        assertEquals(2, mode.consulted.get());
+    }
+
+    @Test
+    void putWithTheSameIdReplacesTheRule() {
+        rules.put(rule("x", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 1}"));
+        rules.put(rule("y", "'alwaysOn'", "{failCommands: ['update'], errorCode: 2}"));
+        rules.put(rule("x", "'alwaysOn'", "{failCommands: ['find'], closeConnection: true}"));
+        assertEquals(2, rules.rules().size());
+        assertEquals(List.of("y", "x"), rules.rules().stream().map(Rule::id).toList(), "a replaced rule moves to the end");
+        assertNull(decide("insert"), "the old version's command no longer fires");
+        assertTrue(decide("find").action() instanceof CloseConnection);
+    }
+
+    @Test
+    void removeReplaceAllAndClear() {
+        rules.put(rule("x", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 1}"));
+        rules.put(rule("y", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 2}"));
+        assertTrue(rules.remove("x"));
+        assertFalse(rules.remove("x"));
+        assertEquals("y", firedId("insert"));
+        rules.replaceAll(List.of(rule("z", "'alwaysOn'", "{failCommands: ['find'], errorCode: 3}")));
+        assertNull(firedId("insert"));
+        assertEquals("z", firedId("find"));
+        assertTrue(rules.removeIf(r -> r.id().startsWith("z")));
+        assertNull(firedId("find"));
+        rules.put(rule("w", "'alwaysOn'", "{failCommands: ['find'], errorCode: 3}"));
+        rules.clear();
+        assertTrue(rules.rules().isEmpty());
+        assertNull(firedId("find"));
+    }
+
+    @Test
+    void theListingIsASnapshot() {
+        rules.put(rule("x", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 1}"));
+        List<Rule> before = rules.rules();
+        rules.put(rule("y", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 2}"));
+        assertEquals(1, before.size());
+        assertEquals(2, rules.rules().size());
+    }
+
+    @Test
+    void retryOnlyRulesSeeOnlyRetries() {
+        rules.put(rule("retry", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 1, attempt: 'retry'}"));
+        Attempt first = Facts.insert().txnNumber(1).attempt("", 1);
+        Attempt retry = Facts.insert().txnNumber(1).attempt("", 2);
+        assertNull(rules.decide(first, PRIMARY, "x:1"));
+        assertEquals("retry", rules.decide(retry, PRIMARY, "x:1").rule().id());
+    }
+}

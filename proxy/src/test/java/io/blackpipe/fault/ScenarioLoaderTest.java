@@ -1,0 +1,576 @@
+package io.blackpipe.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.fault.action.DelayReply;
+import io.blackpipe.fault.action.DropReply;
+import io.blackpipe.fault.action.ErrorReply;
+import io.blackpipe.fault.action.Hang;
+import io.blackpipe.fault.action.ResetConnection;
+import io.blackpipe.fault.action.WriteConcernError;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The scenario file format: YAML and the same scenario as JSON read alike, every step kind,
+ * steps in time order, every duration form; and every bad file rejected whole with
+ * "source:line: field: message", where the line is the line of the offending field in the text.
+ */
+class ScenarioLoaderTest {
+    /** What a replica set in front of which scenarios are checked knows: roles, "all", and one member by address. */
+    private static final Predicate<String> MEMBERS = Set.of("primary", "secondary", "all", "db1:27017")::contains;
+
+    private final ScenarioLoader loader = new ScenarioLoader(new RuleParser(42), MEMBERS);
+
+    /** The repository's fault-scripts/ directory, found from the working directory (proxy/ under Maven) upwards. */
+    static Path scriptsDir() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null) {
+            Path candidate = dir.resolve("fault-scripts");
+            if (Files.isRegularFile(candidate.resolve("README.md"))) {
+                return candidate;
+            }
+            dir = dir.getParent();
+        }
+        throw new AssertionError("no fault-scripts/ directory above " + Path.of("").toAbsolutePath());
+    }
+
+    static Path script(String name) {
+        Path file = scriptsDir().resolve(name + ".yaml");
+        assertTrue(Files.isRegularFile(file), () -> file + " is missing");
+        return file;
+    }
+
+    private ScenarioException rejected(String text) {
+        return assertThrows(ScenarioException.class, () -> loader.parse("bad.yaml", text), text);
+    }
+
+    private void assertRejected(String text, int line, String field, String messagePart) {
+        ScenarioException e = rejected(text);
+        String prefix = "bad.yaml:" + line + ": " + field + ": ";
+        assertTrue(e.getMessage().startsWith(prefix), () -> "expected '" + prefix + "...', got: " + e.getMessage());
+        assertTrue(e.getMessage().contains(messagePart), () -> "expected '" + messagePart + "' in: " + e.getMessage());
+    }
+
+    // ------------------------------------------------------------------ valid scenarios
+
+    private static final String EVERY_STEP_YAML = """
+            # every step kind, written out of order on purpose
+            name: everything
+            description: One of each step.
+            rules:
+              - id: blip
+                configureFailPoint: failCommand
+                mode: {times: 1}
+                data: {failCommands: [insert], resetConnection: true}
+              - configureFailPoint: failCommand
+                mode: alwaysOn
+                data:
+                  failCommands: [find]
+                  delayReplyMS: 250
+            timeline:
+              - at: 2m
+                end: true
+              - at: 5s
+                add: {id: later, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [find], errorCode: 91}}
+              - at: 10s
+                remove: later
+              - at: 500ms
+                outage: {member: primary, duration: 10s}
+              - at: 30s
+                blackhole: {member: secondary, duration: 1500}
+              - at: 40s
+                restore: all
+              - at: 45s
+                failover: {}
+              - at: 60s
+                clear: true
+              - at: 750
+                outage: "db1:27017"
+            """;
+
+    private static final String EVERY_STEP_JSON = """
+            {
+              "name": "everything",
+              "description": "One of each step.",
+              "rules": [
+                {"id": "blip", "configureFailPoint": "failCommand", "mode": {"times": 1},
+                 "data": {"failCommands": ["insert"], "resetConnection": true}},
+                {"configureFailPoint": "failCommand", "mode": "alwaysOn",
+                 "data": {"failCommands": ["find"], "delayReplyMS": 250}}
+              ],
+              "timeline": [
+                {"at": "2m", "end": true},
+                {"at": "5s", "add": {"id": "later", "configureFailPoint": "failCommand", "mode": "alwaysOn",
+                                     "data": {"failCommands": ["find"], "errorCode": 91}}},
+                {"at": "10s", "remove": "later"},
+                {"at": "500ms", "outage": {"member": "primary", "duration": "10s"}},
+                {"at": "30s", "blackhole": {"member": "secondary", "duration": 1500}},
+                {"at": "40s", "restore": "all"},
+                {"at": "45s", "failover": {}},
+                {"at": "60s", "clear": true},
+                {"at": 750, "outage": "db1:27017"}
+              ]
+            }
+            """;
+
+    /** The scenario reduced to what matters, so two readings can be compared. */
+    private static List<String> shape(Scenario scenario) {
+        Stream<String> head = Stream.of(scenario.name(), scenario.description());
+        Stream<String> rules = scenario.rules().stream()
+                .map(r -> "rule " + r.id() + " " + r.matcher().commands() + " " + r.mode().describe() + " " + r.action().name());
+        Stream<String> steps = scenario.timeline().stream()
+                .map(s -> s.atMillis() + " " + s.kind() + " " + (s.rule() == null ? "-" : s.rule().id()) + " " + s.target()
+                        + " " + s.durationMillis());
+        return Stream.of(head, rules, steps).flatMap(s -> s).collect(Collectors.toList());
+    }
+
+    @Test
+    void aYamlScenarioWithEveryStepKindLoadsInTimeOrder() {
+        Scenario scenario = loader.parse("every.yaml", EVERY_STEP_YAML);
+        assertEquals("everything", scenario.name());
+        assertEquals("One of each step.", scenario.description());
+
+        assertEquals(2, scenario.rules().size());
+        Rule blip = scenario.rules().get(0);
+        assertEquals("blip", blip.id());
+        assertEquals(Set.of("insert"), blip.matcher().commands());
+        assertInstanceOf(ResetConnection.class, blip.action());
+        Rule unnamed = scenario.rules().get(1);
+        assertFalse(unnamed.id().isBlank(), "a rule without id gets one");
+        assertInstanceOf(DelayReply.class, unnamed.action());
+
+        List<Scenario.Step> steps = scenario.timeline();
+        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 40_000L, 45_000L, 60_000L, 120_000L),
+                steps.stream().map(Scenario.Step::atMillis).toList(), "steps are sorted by 'at'");
+        assertEquals(List.of(Scenario.Kind.OUTAGE, Scenario.Kind.OUTAGE, Scenario.Kind.ADD, Scenario.Kind.REMOVE,
+                        Scenario.Kind.BLACKHOLE, Scenario.Kind.RESTORE, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR, Scenario.Kind.END),
+                steps.stream().map(Scenario.Step::kind).toList());
+        assertEquals(Set.copyOf(List.of(Scenario.Kind.values())), steps.stream().map(Scenario.Step::kind).collect(Collectors.toSet()),
+                "every step kind is covered");
+
+        Scenario.Step outage = steps.get(0);
+        assertEquals("primary", outage.target());
+        assertEquals(10_000, outage.durationMillis());
+        assertEquals(21, outage.line(), "a step remembers its line in the file (the line of its first key)");
+        Scenario.Step byAddress = steps.get(1);
+        assertEquals("db1:27017", byAddress.target());
+        assertEquals(0, byAddress.durationMillis(), "an outage without duration lasts until restored");
+        Scenario.Step add = steps.get(2);
+        assertEquals("later", add.rule().id());
+        assertEquals(91, assertInstanceOf(ErrorReply.class, add.rule().action()).code());
+        assertEquals("later", steps.get(3).target());
+        assertEquals("secondary", steps.get(4).target());
+        assertEquals(1_500, steps.get(4).durationMillis(), "a plain number is milliseconds");
+        assertEquals("all", steps.get(5).target());
+        assertEquals(15, steps.get(8).line());
+        assertEquals("outage of primary for 10000 ms", outage.describe());
+    }
+
+    @Test
+    void theSameScenarioAsJsonReadsTheSame() {
+        Scenario yaml = loader.parse("every.yaml", EVERY_STEP_YAML);
+        Scenario json = loader.parse("every.json", EVERY_STEP_JSON);
+        List<String> yamlShape = shape(yaml);
+        List<String> jsonShape = shape(json);
+        // generated ids may differ between readings; everything else may not
+        assertEquals(yamlShape.size(), jsonShape.size());
+        for (int i = 0; i < yamlShape.size(); i++) {
+            assertEquals(yamlShape.get(i).replaceAll("rule-\\d+", "rule-N"), jsonShape.get(i).replaceAll("rule-\\d+", "rule-N"));
+        }
+        assertEquals(yaml.rules().get(0).source(), json.rules().get(0).source(), "the rule documents are the same BSON");
+        assertEquals(yaml.timeline().get(2).rule().source(), json.timeline().get(2).rule().source());
+    }
+
+    @ParameterizedTest(name = "at: {0} is {1} ms")
+    @CsvSource({
+            "500ms, 500",
+            "5s, 5000",
+            "2m, 120000",
+            "1.5s, 1500",
+            "0s, 0",
+            "1500, 1500",
+            "'\"2500\"', 2500",
+            "0, 0"})
+    void durationsAreMillisecondsSecondsMinutesOrPlainNumbers(String written, long millis) {
+        Scenario scenario = loader.parse("d.yaml", "name: d\ntimeline:\n  - at: " + written + "\n    clear: true\n"
+                + "  - at: 1s\n    outage: {member: primary, duration: " + written + "}\n");
+        assertEquals(millis, scenario.timeline().stream().filter(s -> s.kind() == Scenario.Kind.CLEAR).findFirst().orElseThrow().atMillis());
+        assertEquals(millis, scenario.timeline().stream().filter(s -> s.kind() == Scenario.Kind.OUTAGE).findFirst().orElseThrow()
+                .durationMillis());
+    }
+
+    @Test
+    void durationsDirectly() {
+        assertEquals(500, Durations.millis("500ms"));
+        assertEquals(5_000, Durations.millis("5s"));
+        assertEquals(120_000, Durations.millis("2m"));
+        assertEquals(42, Durations.millis(42));
+        assertEquals(42, Durations.millis("42"));
+        assertEquals(1_000, Durations.millis(" 1S "));
+        for (Object bad : new Object[] {"soon", "5h", "", "-5s", -1, "ms", null}) {
+            assertThrows(IllegalArgumentException.class, () -> Durations.millis(bad), String.valueOf(bad));
+        }
+    }
+
+    @Test
+    void aScenarioWithoutRulesOrTimelineIsValid() {
+        Scenario scenario = loader.parse("min.yaml", "name: minimal\n");
+        assertEquals("minimal", scenario.name());
+        assertEquals("", scenario.description());
+        assertTrue(scenario.rules().isEmpty());
+        assertTrue(scenario.timeline().isEmpty());
+    }
+
+    @Test
+    void aRuleIdMayBeRemovedWhenItWasAddedInTheTimelineOrGivenAtTheStart() {
+        Scenario scenario = loader.parse("rm.yaml", """
+                name: rm
+                rules:
+                  - {id: first, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [ping], errorCode: 2}}
+                timeline:
+                  - {at: 1s, remove: first}
+                  - {at: 3s, remove: second}
+                  - {at: 2s, add: {id: second, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [ping], hang: true}}}
+                """);
+        assertEquals(List.of(Scenario.Kind.REMOVE, Scenario.Kind.ADD, Scenario.Kind.REMOVE),
+                scenario.timeline().stream().map(Scenario.Step::kind).toList());
+        assertInstanceOf(Hang.class, scenario.timeline().get(1).rule().action());
+    }
+
+    // ------------------------------------------------------------------ rejected whole, with source:line: field
+
+    @Test
+    void anUnknownTopLevelFieldIsNamedWithItsLine() {
+        assertRejected("""
+                name: x
+                description: y
+                rulez:
+                  - id: a
+                """, 3, "rulez", "unknown field");
+        assertRejected("""
+                name: x
+                flavour: strawberry
+                """, 2, "flavour", "unknown field");
+    }
+
+    @Test
+    void aMissingNameIsReportedAtTheTopOfTheDocument() {
+        assertRejected("""
+                description: no name here
+                rules: []
+                """, 1, "name", "required");
+        assertRejected("""
+                # a comment first
+                description: no name here
+                """, 2, "name", "required");
+        assertRejected("name: \"\"\n", 1, "name", "required");
+        assertRejected("name: [a, b]\n", 1, "name", "required");
+    }
+
+    @Test
+    void aBadRuleDataFieldIsNamedWithTheLineOfThatField() {
+        assertRejected("""
+                name: x
+                rules:
+                  - id: ok
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data: {failCommands: [find], errorCode: 2}
+                  - id: broken
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [insert]
+                      errorCode: "x"
+                """, 12, "rules[1].data.errorCode", "must be an integer");
+        assertRejected("""
+                name: x
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: {times: -1}
+                    data: {failCommands: [find], errorCode: 2}
+                """, 5, "rules[0].mode.times", "non-negative");
+        assertRejected("""
+                name: x
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [find]
+                      hang: true
+                      color: blue
+                """, 9, "rules[0].data.color", "unknown field");
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 1s
+                    add:
+                      id: late
+                      configureFailPoint: failCommand
+                      mode: alwaysOn
+                      data:
+                        failCommands: [find]
+                        member: nowhere
+                """, 10, "timeline[0].add.data.member", "must be");
+    }
+
+    @Test
+    void aDuplicateRuleIdIsRejectedAtTheSecondUse() {
+        assertRejected("""
+                name: x
+                rules:
+                  - id: same
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data: {failCommands: [find], errorCode: 2}
+                  - id: same
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data: {failCommands: [insert], errorCode: 2}
+                """, 7, "rules[1].id", "used twice");
+        assertRejected("""
+                name: x
+                rules:
+                  - {id: same, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [find], errorCode: 2}}
+                timeline:
+                  - at: 1s
+                    add:
+                      id: same
+                      configureFailPoint: failCommand
+                      mode: alwaysOn
+                      data: {failCommands: [find], errorCode: 2}
+                """, 7, "timeline[0].add.id", "used twice");
+    }
+
+    @Test
+    void anUnknownStepIsNamedWithItsLine() {
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 1s
+                    clear: true
+                  - at: 2s
+                    explode: true
+                """, 6, "timeline[1].explode", "unknown step");
+    }
+
+    @Test
+    void twoActionsInOneStepAreRejectedAtTheStep() {
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 1s
+                    clear: true
+                  - at: 2s
+                    clear: true
+                    end: true
+                """, 5, "timeline[1]", "exactly one action");
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 2s
+                """, 3, "timeline[0]", "exactly one action");
+    }
+
+    @Test
+    void aStepWithoutAtIsRejectedAtTheStep() {
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 1s
+                    clear: true
+                  - clear: true
+                """, 5, "timeline[1].at", "required");
+    }
+
+    @Test
+    void aBadDurationIsNamedWithItsLine() {
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: soon
+                    clear: true
+                """, 3, "timeline[0].at", "not a duration");
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: -5s
+                    clear: true
+                """, 3, "timeline[0].at", "negative");
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 1s
+                    clear: true
+                  - at: 2s
+                    outage:
+                      member: primary
+                      duration: forever
+                """, 8, "timeline[1].outage.duration", "not a duration");
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 2s
+                    restore: {member: all, duration: 5s}
+                """, 4, "timeline[0].restore.duration", "unknown field");
+    }
+
+    @Test
+    void removingAnIdNoRuleHasIsRejectedAtTheRemove() {
+        assertRejected("""
+                name: x
+                rules:
+                  - {id: real, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [find], errorCode: 2}}
+                timeline:
+                  - at: 1s
+                    remove: real
+                  - at: 2s
+                    remove: imaginary
+                """, 8, "timeline[1].remove", "no rule with id 'imaginary'");
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 2s
+                    remove: {id: a}
+                """, 4, "timeline[0].remove", "must be the id of a rule");
+    }
+
+    @Test
+    void aMemberTheDeploymentDoesNotKnowIsRejected() {
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 1s
+                    outage:
+                      member: "db9:27017"
+                      duration: 5s
+                """, 5, "timeline[0].outage.member", "no member 'db9:27017'");
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 1s
+                    blackhole: arbiter
+                """, 4, "timeline[0].blackhole.member", "no member 'arbiter'");
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 1s
+                    restore: {}
+                """, 4, "timeline[0].restore.member", "required");
+        // the same file is fine where the member exists
+        Scenario known = new ScenarioLoader(new RuleParser(1), MEMBERS.or("db9:27017"::equals))
+                .parse("ok.yaml", "name: x\ntimeline:\n  - at: 1s\n    outage: {member: \"db9:27017\", duration: 5s}\n");
+        assertEquals("db9:27017", known.timeline().get(0).target());
+    }
+
+    @Test
+    void aYamlSyntaxErrorIsReportedAtTheLineOfTheProblem() {
+        ScenarioException e = rejected("""
+                name: x
+                description: fine
+                rules:
+                  - id: a
+                    mode: alwaysOn: twice
+                """);
+        assertTrue(e.getMessage().startsWith("bad.yaml:5: (syntax): "), e::getMessage);
+        ScenarioException unclosed = rejected("""
+                name: x
+                rules:
+                  - id: a
+                    data: {failCommands: [find]
+                timeline: []
+                """);
+        assertTrue(unclosed.getMessage().startsWith("bad.yaml:5: (syntax): "), unclosed::getMessage);
+        ScenarioException json = rejected("""
+                {
+                  "name": "x",
+                  "rules": [}
+                }
+                """);
+        assertTrue(json.getMessage().startsWith("bad.yaml:3: (syntax): "), json::getMessage);
+    }
+
+    @Test
+    void anEmptyFileIsRejected() {
+        for (String empty : List.of("", "\n\n", "# only a comment\n")) {
+            ScenarioException e = rejected(empty);
+            assertEquals("bad.yaml:1: (file): is empty", e.getMessage());
+        }
+        assertRejected("- just\n- a list\n", 1, "(file)", "must be a mapping");
+        assertRejected("just text\n", 1, "(file)", "must be a mapping");
+    }
+
+    @Test
+    void aFileIsNamedByItsPath(@org.junit.jupiter.api.io.TempDir Path temp) throws IOException {
+        Path file = temp.resolve("broken.yaml");
+        Files.writeString(file, "name: x\n\nbogus: 1\n");
+        ScenarioException e = assertThrows(ScenarioException.class, () -> loader.load(file));
+        assertTrue(e.getMessage().startsWith(file + ":3: bogus: unknown field"), e::getMessage);
+    }
+
+    // ------------------------------------------------------------------ the shipped scripts
+
+    @Test
+    void everyShippedScriptLoads() throws IOException {
+        Map<String, Scenario> loaded = new TreeMap<>();
+        try (Stream<Path> files = Files.list(scriptsDir())) {
+            for (Path file : files.filter(f -> f.toString().endsWith(".yaml") || f.toString().endsWith(".json")).toList()) {
+                Scenario scenario = loader.load(file);
+                String base = file.getFileName().toString().replaceAll("\\.(yaml|json)$", "");
+                assertEquals(base, scenario.name(), "a script's name is its file name");
+                assertFalse(scenario.description().isBlank(), file + " has a description");
+                String text = Files.readString(file);
+                assertTrue(text.startsWith("#"), file + " starts with comments saying what a correct app sees");
+                loaded.put(base, scenario);
+            }
+        }
+        assertEquals(Set.of("command-error-not-retried", "failover-during-writes", "hang-until-socket-timeout",
+                "not-writable-primary-once", "persistent-outage", "reply-lost-after-apply", "slow-primary", "transient-blip",
+                "write-concern-error-after-apply"), loaded.keySet());
+
+        assertInstanceOf(ResetConnection.class, loaded.get("transient-blip").rules().get(0).action());
+        assertInstanceOf(DropReply.class, loaded.get("reply-lost-after-apply").rules().get(0).action());
+        assertEquals(13, assertInstanceOf(ErrorReply.class, loaded.get("command-error-not-retried").rules().get(0).action()).code());
+        assertEquals(10107, assertInstanceOf(ErrorReply.class, loaded.get("not-writable-primary-once").rules().get(0).action()).code());
+        assertInstanceOf(Hang.class, loaded.get("hang-until-socket-timeout").rules().get(0).action());
+        assertInstanceOf(DelayReply.class, loaded.get("slow-primary").rules().get(0).action());
+        assertEquals("primary", loaded.get("slow-primary").rules().get(0).matcher().member());
+        assertInstanceOf(WriteConcernError.class, loaded.get("write-concern-error-after-apply").rules().get(0).action());
+        Scenario.Step outage = loaded.get("persistent-outage").timeline().get(0);
+        assertEquals(Scenario.Kind.OUTAGE, outage.kind());
+        assertEquals("primary", outage.target());
+        assertEquals(40_000, outage.durationMillis());
+        Scenario.Step failover = loaded.get("failover-during-writes").timeline().get(0);
+        assertEquals(Scenario.Kind.FAILOVER, failover.kind());
+        assertEquals(5_000, failover.atMillis());
+    }
+
+    @Test
+    void theReadmeExampleLoads() throws IOException {
+        String readme = Files.readString(scriptsDir().resolve("README.md"));
+        int start = readme.indexOf("```yaml\n");
+        int end = readme.indexOf("```", start + 8);
+        assertTrue(start >= 0 && end > start, "the README has a yaml example");
+        Scenario example = loader.parse("README.md", readme.substring(start + 8, end));
+        assertEquals(8, example.timeline().size());
+        assertEquals(Scenario.Kind.END, example.timeline().get(example.timeline().size() - 1).kind());
+    }
+}

@@ -1,0 +1,517 @@
+package io.blackpipe.fault;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoException;
+import com.mongodb.MongoSocketException;
+import com.mongodb.MongoSocketReadTimeoutException;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.MongoWriteConcernException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Updates;
+import com.mongodb.connection.ServerDescription;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import com.mongodb.event.ConnectionPoolClearedEvent;
+import com.mongodb.event.ConnectionPoolListener;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberState;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Every script in fault-scripts/ run through the proxy with the real Java driver, asserting what
+ * the script's comments say a correct application sees: what the driver raised, whether it
+ * retried (the driver's own CommandStartedEvents against blackpipe's attempt and retry counters),
+ * and what the server holds afterwards.
+ */
+class ScenarioScriptsTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+
+    private ProxyServer proxy;
+    private MongoClient direct;
+    private final List<MongoClient> clients = new ArrayList<>();
+    private final List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+    private final List<ConnectionPoolClearedEvent> poolsCleared = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void start() {
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+        direct = UpstreamLane.directClient();
+    }
+
+    @AfterEach
+    void stop() {
+        clients.forEach(MongoClient::close);
+        if (direct != null) {
+            direct.close();
+        }
+        if (proxy != null) {
+            proxy.close();
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private Scenario script(String name) throws IOException {
+        return proxy.scenarioLoader().load(ScenarioLoaderTest.script(name));
+    }
+
+    private void run(String name) throws IOException {
+        run(script(name));
+    }
+
+    private void run(Scenario scenario) {
+        proxy.scenarios().start(scenario);
+        assertEquals(ScenarioRunner.State.RUNNING, proxy.scenarios().state());
+        assertEquals(scenario.name(), proxy.scenarios().status().getString("name").getValue());
+    }
+
+    /** A driver client through the proxy; every client has a socket timeout, so nothing can hang. */
+    private MongoClient client(String options, int socketTimeoutMillis, int serverSelectionMillis) {
+        String base = proxy.connectionString();
+        String uri = base + (base.contains("?") ? "&" : "?") + "socketTimeoutMS=" + socketTimeoutMillis
+                + (options.isEmpty() ? "" : "&" + options);
+        MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(uri))
+                .applicationName("scenario-scripts")
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(serverSelectionMillis, TimeUnit.MILLISECONDS))
+                .applyToSocketSettings(b -> b.connectTimeout(5, TimeUnit.SECONDS))
+                .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
+                    @Override
+                    public void connectionPoolCleared(ConnectionPoolClearedEvent event) {
+                        poolsCleared.add(event);
+                    }
+                }))
+                .addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandStarted(CommandStartedEvent event) {
+                        started.add(event);
+                    }
+                })
+                .build());
+        clients.add(client);
+        return client;
+    }
+
+    private MongoClient client(String options) {
+        return client(options, 10_000, 10_000);
+    }
+
+    private long driverStarted(String command) {
+        return started.stream().filter(e -> e.getCommandName().equals(command)).count();
+    }
+
+    private long attempts(String command) {
+        return Meters.attempts(proxy.registry(), command);
+    }
+
+    private long retries(String command) {
+        return Meters.retries(proxy.registry(), command);
+    }
+
+    private long outcomes(String command, String outcome) {
+        return Meters.outcomes(proxy.registry(), command, outcome);
+    }
+
+    private MongoCollection<Document> serverSide(String db, String collection) {
+        return direct.getDatabase(db).getCollection(collection);
+    }
+
+    private List<String> stepsDone() {
+        List<String> done = new ArrayList<>();
+        for (BsonValue step : proxy.scenarios().status().getArray("stepsDone", new BsonArray())) {
+            done.add(step.asString().getValue());
+        }
+        return done;
+    }
+
+    private static long millisSince(long startNanos) {
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - startNanos);
+    }
+
+    // ------------------------------------------------------------------ transient-blip
+
+    @Test
+    void transientBlipIsHiddenByRetryableWrites() throws Exception {
+        run("transient-blip");
+        String db = UpstreamLane.freshDatabaseName("blip");
+        client("retryWrites=true").getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+
+        assertEquals(2, driverStarted("insert"), "the driver retried the insert once");
+        assertEquals(2, attempts("insert"));
+        assertEquals(1, retries("insert"));
+        assertEquals(1, outcomes("insert", "network_error"));
+        assertEquals(1, outcomes("insert", "ok"));
+        assertEquals(1, Meters.faults(proxy.registry(), "resetConnection", "insert"));
+        assertEquals(1, serverSide(db, "c").countDocuments(), "the server holds the document once");
+    }
+
+    @Test
+    void transientBlipWithoutRetryableWritesIsANetworkErrorAndNothingWasWritten() throws Exception {
+        run("transient-blip");
+        String db = UpstreamLane.freshDatabaseName("blipnr");
+        MongoCollection<Document> c = client("retryWrites=false").getDatabase(db).getCollection("c");
+        assertThrows(MongoSocketException.class, () -> c.insertOne(new Document("_id", 1)));
+
+        assertEquals(1, driverStarted("insert"));
+        assertEquals(1, attempts("insert"));
+        assertEquals(0, retries("insert"));
+        assertEquals(1, outcomes("insert", "network_error"));
+        assertEquals(0, serverSide(db, "c").countDocuments(), "the reset came before the server saw the insert");
+    }
+
+    // ------------------------------------------------------------------ reply-lost-after-apply
+
+    @Test
+    void replyLostAfterApplyWithoutRetryReportsAFailureForAWriteThatHappened() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("lost");
+        serverSide(db, "counters").insertOne(new Document("_id", "day").append("counter", 0));
+        run("reply-lost-after-apply");
+        MongoCollection<Document> counters = client("retryWrites=false").getDatabase(db).getCollection("counters");
+        assertThrows(MongoSocketException.class, () -> counters.updateOne(eq("_id", "day"), Updates.inc("counter", 1)));
+
+        assertEquals(1, driverStarted("update"));
+        assertEquals(1, attempts("update"));
+        assertEquals(1, outcomes("update", "network_error"));
+        assertEquals(1, Meters.faults(proxy.registry(), "dropReply", "update"));
+        assertEquals(1, serverSide(db, "counters").find(eq("_id", "day")).first().getInteger("counter"),
+                "the server applied the update the driver reported as failed");
+    }
+
+    @Test
+    void replyLostAfterApplyIsRetriedAndTheCounterMovesOnceOnlyWhereTheServerDeduplicates() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("lostretry");
+        serverSide(db, "counters").insertOne(new Document("_id", "day").append("counter", 0));
+        run("reply-lost-after-apply");
+        client("retryWrites=true").getDatabase(db).getCollection("counters").updateOne(eq("_id", "day"), Updates.inc("counter", 1));
+
+        assertEquals(2, driverStarted("update"), "the driver retried the update once");
+        assertEquals(2, attempts("update"));
+        assertEquals(1, retries("update"));
+        int counter = serverSide(db, "counters").find(eq("_id", "day")).first().getInteger("counter");
+        if (UpstreamLane.supportsRetryDedup()) {
+            assertEquals(1, counter, "the server de-duplicated the retry: the counter moved once");
+        } else {
+            // jongodb has no retryable-write de-duplication: exactly the overcount the script warns about
+            assertEquals(2, counter, "the " + UpstreamLane.name() + " lane applied the retried $inc again");
+        }
+    }
+
+    @Test
+    void replyLostAfterApplyDoesNoHarmToAnIdempotentUpdate() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("lostset");
+        serverSide(db, "orders").insertOne(new Document("_id", 7).append("status", "new"));
+        run("reply-lost-after-apply");
+        client("retryWrites=true").getDatabase(db).getCollection("orders").updateOne(eq("_id", 7), Updates.set("status", "paid"));
+
+        assertEquals(2, driverStarted("update"));
+        assertEquals(1, retries("update"));
+        assertEquals("paid", serverSide(db, "orders").find(eq("_id", 7)).first().getString("status"));
+    }
+
+    // ------------------------------------------------------------------ persistent-outage
+
+    @Test
+    void persistentOutageFailsWithServerSelectionTimeoutsAndRecoversByItself() throws Exception {
+        String text = Files.readString(ScenarioLoaderTest.script("persistent-outage"));
+        assertTrue(text.contains("duration: 40s"), text);
+        Scenario shortened = proxy.scenarioLoader().parse("persistent-outage.yaml (4s)", text.replace("duration: 40s", "duration: 4s"));
+        assertEquals(4_000, shortened.timeline().get(0).durationMillis());
+
+        String db = UpstreamLane.freshDatabaseName("outage");
+        MongoClient client = client("retryWrites=true&retryReads=true", 5_000, 1_500);
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", "before"));
+        Member primary = proxy.members().stream()
+                .filter(m -> proxy.memberState(m.upstream()).role() == MemberState.Role.PRIMARY).findFirst().orElseThrow();
+
+        long outageStarted = System.nanoTime();
+        run(shortened);
+        Await.until(WAIT, "the outage step to fire", () -> proxy.listener(primary.upstream()).down());
+        assertEquals(List.of("0ms outage of primary for 4000 ms"), stepsDone());
+        // the driver's monitor saw its connection reset: the primary is unknown until it is back
+        Await.until(WAIT, "the driver to lose the primary", () -> client.getClusterDescription().getServerDescriptions().stream()
+                .noneMatch(ServerDescription::isPrimary));
+
+        long before = System.nanoTime();
+        MongoTimeoutException timeout = assertThrows(MongoTimeoutException.class, () -> c.insertOne(new Document("_id", "during")),
+                "an operation during the outage fails after serverSelectionTimeoutMS instead of hanging");
+        long took = millisSince(before);
+        assertTrue(took >= 1_400 && took < 3_900, "failed after " + took + " ms, serverSelectionTimeoutMS is 1500");
+        assertTrue(millisSince(outageStarted) < 4_000, "the timeout came while the member was still down");
+        assertNotNull(timeout.getMessage());
+
+        // it comes back on its own: poll with operations until one succeeds
+        int failuresAfter = 0;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                c.insertOne(new Document("_id", "after"));
+                break;
+            } catch (MongoTimeoutException | MongoSocketException e) {
+                failuresAfter++;
+                assertTrue(System.nanoTime() < deadline, "the driver did not recover within 30 s of the outage");
+            }
+        }
+        long recoveredAfter = millisSince(outageStarted);
+        assertTrue(recoveredAfter >= 4_000, "recovered after " + recoveredAfter + " ms, while the outage lasts 4000 ms");
+        assertFalse(proxy.listener(primary.upstream()).down());
+        assertTrue(failuresAfter < 20, "polled " + failuresAfter + " times: no tight retry loop");
+
+        // the write that timed out never reached the server; the ones before and after did
+        assertEquals(List.of("after", "before"),
+                serverSide(db, "c").find().map(d -> d.getString("_id")).into(new ArrayList<>()).stream().sorted().toList());
+        assertEquals(ScenarioRunner.State.RUNNING, proxy.scenarios().state(), "the scenario has no end step; it keeps running");
+    }
+
+    // ------------------------------------------------------------------ command-error-not-retried
+
+    @Test
+    void commandErrorIsRaisedAndNotRetried() throws Exception {
+        run("command-error-not-retried");
+        String db = UpstreamLane.freshDatabaseName("unauth");
+        MongoCollection<Document> c = client("retryWrites=true").getDatabase(db).getCollection("c");
+        for (int i = 0; i < 3; i++) {
+            int id = i;
+            MongoCommandException denied = assertThrows(MongoCommandException.class, () -> c.insertOne(new Document("_id", id)));
+            assertEquals(13, denied.getErrorCode());
+            assertEquals("Unauthorized", denied.getErrorCodeName());
+        }
+        assertEquals(3, driverStarted("insert"), "one driver attempt per insert: no retry");
+        assertEquals(3, attempts("insert"));
+        assertEquals(0, retries("insert"));
+        assertEquals(3, outcomes("insert", "error"));
+        assertEquals(3, Meters.faults(proxy.registry(), "errorReply", "insert"));
+        assertEquals(0, serverSide(db, "c").countDocuments());
+    }
+
+    // ------------------------------------------------------------------ not-writable-primary-once
+
+    @Test
+    void notWritablePrimaryOnceIsInvisibleWithRetryableWrites() throws Exception {
+        run("not-writable-primary-once");
+        String db = UpstreamLane.freshDatabaseName("nwp");
+        client("retryWrites=true").getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+
+        assertEquals(2, driverStarted("insert"));
+        assertEquals(2, attempts("insert"));
+        assertEquals(1, retries("insert"));
+        assertEquals(1, outcomes("insert", "error"));
+        assertEquals(1, outcomes("insert", "ok"));
+        assertEquals(1, serverSide(db, "c").countDocuments(), "the document once");
+    }
+
+    // ------------------------------------------------------------------ failover-during-writes
+
+    private boolean multiMemberReplicaSet() {
+        return proxy.deployment().isReplicaSet() && proxy.members().size() > 1;
+    }
+
+    @Test
+    void failoverDuringWrites() throws Exception {
+        String text = Files.readString(ScenarioLoaderTest.script("failover-during-writes"));
+        assertTrue(text.contains("at: 5s"), text);
+        Scenario scenario = proxy.scenarioLoader().parse("failover-during-writes.yaml (1s)", text.replace("at: 5s", "at: 1s"));
+        String db = UpstreamLane.freshDatabaseName("failover");
+        boolean realFailover = multiMemberReplicaSet();
+        MongoClient client = client("retryWrites=true&w=majority", 30_000, realFailover ? 60_000 : 10_000);
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("writes");
+        c.insertOne(new Document("_id", 0));
+        String primaryBefore = primaryName();
+
+        run(scenario);
+        AtomicInteger acknowledged = new AtomicInteger(1);
+        List<Throwable> escaped = new ArrayList<>();
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(realFailover ? 60 : 20);
+        // a stream of writes: through the step, and on until the step is done (plus a little)
+        int afterStep = 0;
+        while (afterStep < 20 && System.nanoTime() < end) {
+            try {
+                c.insertOne(new Document("_id", acknowledged.get()));
+                acknowledged.incrementAndGet();
+            } catch (MongoException e) {
+                escaped.add(e);
+                break;
+            }
+            if (!stepsDone().isEmpty()) {
+                afterStep++;
+            }
+            Thread.sleep(20);
+        }
+        List<String> done = stepsDone();
+        assertEquals(1, done.size(), () -> "the failover step fired: " + proxy.scenarios().status().toJson());
+
+        if (realFailover) {
+            assertFalse(done.get(0).contains("FAILED"), done::toString);
+            assertTrue(escaped.isEmpty(), () -> "a correct app keeps writing; the driver raised " + escaped);
+            Await.until(Duration.ofSeconds(60), "a new primary", () -> {
+                String now = primaryName();
+                return now != null && !now.equals(primaryBefore);
+            });
+            // every acknowledged write is on the server, none twice (a double apply would have raised E11000)
+            assertEquals(acknowledged.get(), direct.getDatabase(db).getCollection("writes")
+                    .withWriteConcern(com.mongodb.WriteConcern.MAJORITY).countDocuments());
+            assertTrue(driverStarted("insert") >= acknowledged.get());
+        } else {
+            // one member: nothing to fail over to, and the scenario says so instead of pretending
+            assertTrue(done.get(0).startsWith("1000ms fail over FAILED: "), done::toString);
+            assertTrue(done.get(0).contains("failover needs a replica set with more than one member"), done::toString);
+            assertEquals(ScenarioRunner.State.RUNNING, proxy.scenarios().state(), "a failed step does not end the scenario");
+            assertEquals(0, proxy.scenarios().status().getInt32("stepsLeft").getValue());
+            assertTrue(escaped.isEmpty(), () -> "writes are unaffected: " + escaped);
+            assertTrue(acknowledged.get() > 20);
+            assertEquals(0, retries("insert"));
+            assertEquals(acknowledged.get(), serverSide(db, "writes").countDocuments());
+            assertEquals(acknowledged.get(), driverStarted("insert"));
+        }
+    }
+
+    /** The upstream name of the member the proxy last heard say it is primary (asked afresh). */
+    private String primaryName() {
+        proxy.refreshMemberStates();
+        return proxy.members().stream().filter(m -> proxy.memberState(m.upstream()).role() == MemberState.Role.PRIMARY)
+                .map(m -> m.upstream().toString()).findFirst().orElse(null);
+    }
+
+    // ------------------------------------------------------------------ hang-until-socket-timeout
+
+    @Test
+    void hangEndsInTheDriversSocketTimeoutWithoutClearingThePool() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("hang");
+        serverSide(db, "c").insertOne(new Document("_id", 1));
+        MongoClient client = client("retryReads=false", 1_000, 10_000);
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        client.getDatabase("admin").runCommand(new Document("ping", 1)); // connected before the fault
+        run("hang-until-socket-timeout");
+
+        long before = System.nanoTime();
+        assertThrows(MongoSocketReadTimeoutException.class, () -> c.find(eq("_id", 1)).first());
+        long took = millisSince(before);
+        assertTrue(took >= 950 && took < 8_000, "timed out after " + took + " ms with socketTimeoutMS=1000");
+        assertEquals(1, driverStarted("find"));
+        assertEquals(1, attempts("find"));
+        assertEquals(1, Meters.faults(proxy.registry(), "hang", "find"));
+        Await.until(WAIT, "the swallowed find to end as a network error when the driver closed its connection",
+                () -> outcomes("find", "network_error") == 1);
+        assertTrue(poolsCleared.isEmpty(), () -> "a timeout must not clear the pool, as a reset does: " + poolsCleared);
+
+        assertEquals(1, c.find(eq("_id", 1)).first().getInteger("_id"), "the rule fired once; the next find works");
+        assertEquals(2, attempts("find"));
+        assertEquals(1, outcomes("find", "ok"));
+    }
+
+    @Test
+    void hangWithRetryableReadsIsRetriedOnceAfterTheSocketTimeout() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("hangretry");
+        serverSide(db, "c").insertOne(new Document("_id", 1));
+        MongoClient client = client("retryReads=true", 1_000, 10_000);
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        client.getDatabase("admin").runCommand(new Document("ping", 1));
+        run("hang-until-socket-timeout");
+
+        long before = System.nanoTime();
+        assertEquals(1, c.find(eq("_id", 1)).first().getInteger("_id"));
+        long took = millisSince(before);
+        assertTrue(took >= 950, "the answer came after the socket timeout, " + took + " ms");
+        assertEquals(2, driverStarted("find"), "the Java driver retries a read after a socket timeout, once");
+        assertEquals(2, attempts("find"));
+        assertEquals(1, retries("find"));
+        assertEquals(1, Meters.faults(proxy.registry(), "hang", "find"));
+        assertTrue(poolsCleared.isEmpty(), () -> "a timeout must not clear the pool: " + poolsCleared);
+    }
+
+    // ------------------------------------------------------------------ slow-primary
+
+    @Test
+    void slowPrimaryMakesEveryCallAtLeast800MillisecondsSlowerButWorking() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("slow");
+        MongoClient client = client("retryWrites=true", 10_000, 10_000);
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        client.getDatabase("admin").runCommand(new Document("ping", 1));
+        run("slow-primary");
+
+        long before = System.nanoTime();
+        c.insertOne(new Document("_id", 1).append("n", 1));
+        long insert = millisSince(before);
+        before = System.nanoTime();
+        c.updateOne(eq("_id", 1), Updates.inc("n", 1));
+        long update = millisSince(before);
+        before = System.nanoTime();
+        Document found = c.find(eq("_id", 1)).first();
+        long find = millisSince(before);
+        client.getDatabase("admin").runCommand(new Document("ping", 1));
+
+        assertTrue(insert >= 800, "insert took " + insert + " ms");
+        assertTrue(update >= 800, "update took " + update + " ms");
+        assertTrue(find >= 800, "find took " + find + " ms");
+        assertEquals(2, found.getInteger("n"));
+        assertEquals(1, driverStarted("insert"), "slow is not failed: nothing retried");
+        assertEquals(0, retries("insert") + retries("update") + retries("find"));
+        assertEquals(1, Meters.faults(proxy.registry(), "delayReply", "insert"));
+        assertEquals(1, Meters.faults(proxy.registry(), "delayReply", "find"));
+        assertEquals(0, Meters.faults(proxy.registry(), "delayReply", "ping"), "ping is not in failCommands");
+    }
+
+    @Test
+    void slowPrimaryWithATightSocketTimeoutTimesOutWritesThatHappened() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("slowtight");
+        MongoClient client = client("retryWrites=false", 500, 10_000);
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        client.getDatabase("admin").runCommand(new Document("ping", 1));
+        run("slow-primary");
+
+        assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", "paid")));
+        Await.until(WAIT, "the timed-out insert to be on the server", () -> serverSide(db, "c").countDocuments() == 1);
+        assertEquals(1, attempts("insert"));
+    }
+
+    // ------------------------------------------------------------------ write-concern-error-after-apply
+
+    @Test
+    void writeConcernErrorAfterApplyIsRaisedWhileTheDocumentIsOnTheServer() throws Exception {
+        run("write-concern-error-after-apply");
+        String db = UpstreamLane.freshDatabaseName("wce");
+        MongoCollection<Document> c = client("retryWrites=true").getDatabase(db).getCollection("orders");
+        MongoWriteConcernException wce = assertThrows(MongoWriteConcernException.class, () -> c.insertOne(new Document("order", 7)));
+        assertEquals(64, wce.getWriteConcernError().getCode());
+        assertEquals(1, driverStarted("insert"), "WriteConcernFailed is not retried");
+        assertEquals(1, attempts("insert"));
+        assertEquals(0, retries("insert"));
+        assertEquals(1, Meters.faults(proxy.registry(), "writeConcernError", "insert"));
+        assertEquals(1, serverSide(db, "orders").countDocuments(eq("order", 7)), "the document IS on the server");
+
+        // an app that retries the non-idempotent write itself writes it twice
+        c.insertOne(new Document("order", 7));
+        assertEquals(2, serverSide(db, "orders").countDocuments(eq("order", 7)));
+    }
+}

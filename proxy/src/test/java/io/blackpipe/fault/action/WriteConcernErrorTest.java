@@ -1,0 +1,87 @@
+package io.blackpipe.fault.action;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import io.blackpipe.fault.FakeInterception;
+import io.blackpipe.fault.FakeInterception.Facts;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+
+class WriteConcernErrorTest {
+    private static FakeInterception.FakeReply run(FakeInterception command, WriteConcernError action, String upstreamReply) {
+        action.apply(command);
+        assertEquals(List.of("forward(fate)"), command.calls, "the write runs on the server");
+        FakeInterception.FakeReply reply = new FakeInterception.FakeReply(BsonDocument.parse(upstreamReply));
+        command.fate.decide(reply);
+        assertEquals(List.of("replace"), reply.calls);
+        return reply;
+    }
+
+    @Test
+    void addsTheWriteConcernErrorWithDefaultsToTheRealReply() {
+        FakeInterception command = FakeInterception.retryableInsert();
+        FakeInterception.FakeReply reply = run(command, new WriteConcernError(BsonDocument.parse("{code: 64}"), null),
+                "{n: 1, ok: 1.0}");
+        BsonDocument body = reply.replacement;
+        assertEquals(1, body.getInt32("n").getValue(), "the server's own reply is kept");
+        assertEquals(1.0, body.getNumber("ok").doubleValue(), "a writeConcernError comes with ok: 1");
+        BsonDocument error = body.getDocument("writeConcernError");
+        assertEquals(64, error.getInt32("code").getValue());
+        assertEquals("WriteConcernFailed", error.getString("codeName").getValue());
+        assertEquals("waiting for replication timed out", error.getString("errmsg").getValue());
+        assertFalse(body.containsKey("errorLabels"), "a mongod does not label WriteConcernFailed retryable");
+        assertFalse(reply.body().containsKey("writeConcernError"), "the upstream's document is not modified in place");
+    }
+
+    @Test
+    void aRetryableCodeGetsTheServersLabelWithoutNoWritesPerformed() {
+        FakeInterception command = FakeInterception.retryableInsert();
+        FakeInterception.FakeReply reply = run(command, new WriteConcernError(BsonDocument.parse("{code: 91}"), null),
+                "{n: 1, ok: 1.0}");
+        assertEquals("ShutdownInProgress", reply.replacement.getDocument("writeConcernError").getString("codeName").getValue());
+        assertEquals(BsonArray.parse("['RetryableWriteError']"), reply.replacement.getArray("errorLabels"),
+                "the write happened: RetryableWriteError but no NoWritesPerformed");
+    }
+
+    @Test
+    void keepsTheRulesOwnFieldsAndErrInfo() {
+        FakeInterception command = FakeInterception.retryableInsert();
+        FakeInterception.FakeReply reply = run(command, new WriteConcernError(BsonDocument.parse(
+                "{code: 100, codeName: 'X', errmsg: 'custom', errInfo: {wtimeout: true}}"), null), "{n: 1, ok: 1.0}");
+        BsonDocument error = reply.replacement.getDocument("writeConcernError");
+        assertEquals(BsonDocument.parse("{code: 100, codeName: 'X', errmsg: 'custom', errInfo: {wtimeout: true}}"), error);
+        assertFalse(reply.replacement.containsKey("errorLabels"), "100 is not a retryable code");
+    }
+
+    @Test
+    void aMissingCodeMeans64() {
+        FakeInterception command = FakeInterception.retryableInsert();
+        FakeInterception.FakeReply reply = run(command, new WriteConcernError(new BsonDocument(), null), "{n: 1, ok: 1.0}");
+        assertEquals(64, reply.replacement.getDocument("writeConcernError").getInt32("code").getValue());
+    }
+
+    @Test
+    void explicitLabelsReplaceTheComputedOnesAndAnEmptyListSuppressesThem() {
+        FakeInterception command = FakeInterception.retryableInsert();
+        FakeInterception.FakeReply reply = run(command, new WriteConcernError(BsonDocument.parse("{code: 64}"),
+                BsonArray.parse("['Custom']")), "{n: 1, ok: 1.0}");
+        assertEquals(BsonArray.parse("['Custom']"), reply.replacement.getArray("errorLabels"));
+
+        FakeInterception again = FakeInterception.retryableInsert();
+        FakeInterception.FakeReply none = run(again, new WriteConcernError(BsonDocument.parse("{code: 91}"), new BsonArray()),
+                "{n: 1, ok: 1.0}");
+        assertFalse(none.replacement.containsKey("errorLabels"));
+    }
+
+    @Test
+    void noRetryableWriteErrorWithoutATxnNumber() {
+        FakeInterception command = new FakeInterception(Facts.insert().build(), FakeInterception.primary(17));
+        FakeInterception.FakeReply reply = run(command, new WriteConcernError(BsonDocument.parse("{code: 91}"), null),
+                "{n: 1, ok: 1.0}");
+        assertFalse(reply.replacement.containsKey("errorLabels"));
+        assertEquals("writeConcernError", new WriteConcernError(new BsonDocument(), null).name());
+    }
+}

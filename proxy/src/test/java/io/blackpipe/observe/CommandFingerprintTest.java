@@ -1,0 +1,149 @@
+package io.blackpipe.observe;
+
+import static io.blackpipe.wire.WireFixtures.bson;
+import static io.blackpipe.wire.WireFixtures.opMsg;
+import static io.blackpipe.wire.WireFixtures.withBuf;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+
+import io.blackpipe.wire.CommandFingerprint;
+import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.WireFixtures;
+import java.util.UUID;
+import org.bson.BsonBinary;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonTimestamp;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The fingerprint that read-retry recognition compares: the same command re-sent by a driver must
+ * hash the same although its cluster-time gossip moved on, and any real difference must show.
+ * Frames are built by hand (WireFixtures), as a driver lays them out.
+ */
+class CommandFingerprintTest {
+    private static final UUID LSID = UUID.fromString("00112233-4455-6677-8899-aabbccddeeff");
+
+    private static long fingerprint(byte[] frame) {
+        return withBuf(frame, buf -> CommandFingerprint.of(buf, OpMsg.parse(buf)));
+    }
+
+    private static BsonDocument clusterTime(int seconds, int increment) {
+        return new BsonDocument("clusterTime", new BsonTimestamp(seconds, increment))
+                .append("signature", new BsonDocument("hash", new BsonBinary(new byte[20])).append("keyId", new BsonInt64(0)));
+    }
+
+    /** A find as the Java driver sends it in a causally consistent session. */
+    private static BsonDocument find(String collection, BsonDocument filter, int clusterSeconds, int clusterIncrement) {
+        return new BsonDocument("find", new BsonString(collection))
+                .append("filter", filter)
+                .append("limit", new BsonInt32(1))
+                .append("$db", new BsonString("shop"))
+                .append("$clusterTime", clusterTime(clusterSeconds, clusterIncrement))
+                .append("lsid", new BsonDocument("id", new BsonBinary(LSID)))
+                .append("readConcern", new BsonDocument("afterClusterTime", new BsonTimestamp(clusterSeconds, clusterIncrement)));
+    }
+
+    private static byte[] frame(int requestId, BsonDocument body) {
+        return opMsg(requestId, 0, 0).body(bson(body)).build();
+    }
+
+    @Test
+    void aRetriedFindWhoseClusterTimeAndAfterClusterTimeMovedOnHasTheSameFingerprint() {
+        BsonDocument filter = BsonDocument.parse("{status: 'open', qty: {$gt: 5}}");
+        byte[] first = frame(1, find("orders", filter, 1_700_000_000, 1));
+        byte[] retry = frame(2, find("orders", filter, 1_700_000_003, 17));
+        assertEquals(fingerprint(first), fingerprint(retry));
+    }
+
+    @Test
+    void aReadRetriedUnderTimeoutMsWhoseMaxTimeMsShrankHasTheSameFingerprint() {
+        // a driver with timeoutMS sends the time left as maxTimeMS, recomputed for every attempt
+        BsonDocument filter = BsonDocument.parse("{_id: 1}");
+        byte[] first = frame(1, find("orders", filter, 10, 1).append("maxTimeMS", new BsonInt32(14987)));
+        byte[] retry = frame(2, find("orders", filter, 10, 2).append("maxTimeMS", new BsonInt32(14980)));
+        assertEquals(fingerprint(first), fingerprint(retry));
+    }
+
+    @Test
+    void theRequestIdAndAChecksumDoNotChangeTheFingerprint() {
+        BsonDocument body = find("orders", BsonDocument.parse("{_id: 1}"), 10, 1);
+        byte[] plain = opMsg(1, 0, 0).body(bson(body)).build();
+        byte[] checksummed = opMsg(99, 0, OpMsg.CHECKSUM_PRESENT).body(bson(body)).build();
+        assertEquals(fingerprint(plain), fingerprint(checksummed));
+    }
+
+    @Test
+    void aDifferentFilterHasADifferentFingerprint() {
+        byte[] a = frame(1, find("orders", BsonDocument.parse("{status: 'open'}"), 10, 1));
+        byte[] b = frame(2, find("orders", BsonDocument.parse("{status: 'closed'}"), 10, 1));
+        assertNotEquals(fingerprint(a), fingerprint(b));
+    }
+
+    @Test
+    void aDifferentCollectionOrCommandHasADifferentFingerprint() {
+        BsonDocument filter = BsonDocument.parse("{_id: 1}");
+        long orders = fingerprint(frame(1, find("orders", filter, 10, 1)));
+        assertNotEquals(orders, fingerprint(frame(2, find("invoices", filter, 10, 1))));
+        BsonDocument count = new BsonDocument("count", new BsonString("orders")).append("query", filter)
+                .append("$db", new BsonString("shop"));
+        assertNotEquals(orders, fingerprint(frame(3, count)));
+    }
+
+    @Test
+    void anotherLimitOrOptionHasADifferentFingerprint() {
+        BsonDocument filter = BsonDocument.parse("{_id: 1}");
+        BsonDocument one = find("orders", filter, 10, 1);
+        BsonDocument two = find("orders", filter, 10, 1).append("limit", new BsonInt32(2));
+        assertNotEquals(fingerprint(frame(1, one)), fingerprint(frame(2, two)));
+    }
+
+    @Test
+    void documentsInADocumentSequenceArePartOfTheCommand() {
+        // insert/update/delete carry their documents in a kind-1 section (the Java driver always
+        // does); two writes without txnNumber (retryWrites=false, updateMany) in the same session
+        // are the same command only if those documents are the same
+        BsonDocument insert = BsonDocument.parse("{insert: 'orders', ordered: true, $db: 'shop'}")
+                .append("lsid", new BsonDocument("id", new BsonBinary(LSID)));
+        long first = fingerprint(opMsg(1, 0, 0).body(bson(insert)).sequence("documents", bson("{_id: 1}")).build());
+        long again = fingerprint(opMsg(2, 0, 0).body(bson(insert)).sequence("documents", bson("{_id: 1}")).build());
+        long other = fingerprint(opMsg(3, 0, 0).body(bson(insert)).sequence("documents", bson("{_id: 2}")).build());
+        long more = fingerprint(opMsg(4, 0, 0).body(bson(insert))
+                .sequence("documents", bson("{_id: 1}"), bson("{_id: 2}")).build());
+        assertEquals(first, again, "the same insert re-sent");
+        assertNotEquals(first, other, "another document");
+        assertNotEquals(first, more, "more documents");
+
+        BsonDocument update = BsonDocument.parse("{update: 'orders', ordered: true, $db: 'shop'}");
+        long updateA = fingerprint(opMsg(5, 0, 0).body(bson(update))
+                .sequence("updates", bson("{q: {a: 1}, u: {$inc: {n: 1}}, multi: true}")).build());
+        long updateB = fingerprint(opMsg(6, 0, 0).body(bson(update))
+                .sequence("updates", bson("{q: {a: 2}, u: {$inc: {n: 1}}, multi: true}")).build());
+        assertNotEquals(updateA, updateB);
+
+        // a sequence may also come before the body section
+        long before = fingerprint(opMsg(7, 0, 0).sequence("documents", bson("{_id: 1}")).body(bson(insert)).build());
+        long beforeOther = fingerprint(opMsg(8, 0, 0).sequence("documents", bson("{_id: 2}")).body(bson(insert)).build());
+        assertNotEquals(before, beforeOther);
+    }
+
+    @Test
+    void sessionFieldsAreNotPartOfTheFingerprint() {
+        BsonDocument filter = BsonDocument.parse("{_id: 1}");
+        BsonDocument withTxn = find("orders", filter, 10, 1).append("txnNumber", new BsonInt64(3));
+        BsonDocument otherLsid = find("orders", filter, 10, 1);
+        otherLsid.put("lsid", new BsonDocument("id", new BsonBinary(UUID.randomUUID())));
+        long base = fingerprint(frame(1, find("orders", filter, 10, 1)));
+        assertEquals(base, fingerprint(frame(2, withTxn)));
+        assertEquals(base, fingerprint(frame(3, otherLsid)));
+    }
+
+    @Test
+    void fixtureSanity() {
+        // the fixture really is an OP_MSG with the body first, as drivers send it
+        byte[] f = frame(7, find("orders", BsonDocument.parse("{}"), 1, 1));
+        assertEquals(WireFixtures.OP_MSG, WireFixtures.readLe32(f, 12));
+    }
+}

@@ -1,0 +1,168 @@
+package io.blackpipe.observe;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.MongoCommandException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.UpstreamLane;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The operation history file: one JSON line per application command the driver sent, in Jepsen's
+ * shape, with the outcome as the client can know it (ok, fail: it did not happen, info: it may have).
+ */
+class HistoryTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyApplicationCommandIsOneJsonLineWithItsAttemptFaultAndOutcome() throws Exception {
+        Path file = dir.resolve("history.jsonl");
+        String db = UpstreamLane.freshDatabaseName("history");
+        try (MongoClient direct = UpstreamLane.directClient()) {
+            direct.getDatabase(db).getCollection("c").insertOne(new Document("_id", "seed"));
+        }
+        DriverEvents driver = new DriverEvents();
+        String member;
+        ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withHistoryFile(file));
+        try {
+            try (MongoClient client = CountersMatchDriverTest.client(proxy, "bp-history", driver, "retryWrites=true&retryReads=true")) {
+                MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+                // 1. an insert whose first attempt gets NotWritablePrimary (fail), retried (ok)
+                CountersMatchDriverTest.rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: 1}, "
+                        + "data: {failCommands: ['insert'], errorCode: 10107}}");
+                c.insertOne(new Document("_id", 1));
+                // 2. a find whose reply is dropped (info), retried (ok)
+                CountersMatchDriverTest.rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: 1}, "
+                        + "data: {failCommands: ['find'], dropReply: true}}");
+                assertEquals("seed", c.find(eq("_id", "seed")).first().getString("_id"));
+                // 3. an insert refused for good (fail, not retried)
+                CountersMatchDriverTest.rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: 1}, "
+                        + "data: {failCommands: ['insert'], errorCode: 13}}");
+                assertEquals(13, assertThrows(MongoCommandException.class, () -> c.insertOne(new Document("_id", 2))).getErrorCode());
+            }
+            member = CountersMatchDriverTest.primaryLabel(proxy);
+        } finally {
+            proxy.close(); // flushes the history file
+        }
+
+        List<Document> lines = new ArrayList<>();
+        for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
+            if (!line.isBlank()) {
+                lines.add(Document.parse(line));
+            }
+        }
+        List<DriverEvents.Started> sent = driver.started();
+        assertEquals(sent.size(), lines.size(), "one line per command the driver sent: " + names(sent) + " vs " + lines);
+        for (int i = 0; i < lines.size(); i++) {
+            Document line = lines.get(i);
+            DriverEvents.Started event = sent.get(i);
+            String context = "line " + (i + 1) + " " + line.toJson();
+            assertEquals(event.name(), line.getString("command"), context);
+            assertFalse(Set.of("hello", "isMaster", "ismaster").contains(line.getString("command")), context);
+            Instant invoke = Instant.parse(line.getString("invoke"));
+            Instant complete = Instant.parse(line.getString("complete"));
+            assertFalse(complete.isBefore(invoke), context + ": invoke <= complete");
+            assertEquals(member, line.getString("member"), context);
+            assertEquals("bp-history", line.getString("app"), context);
+            BsonValue lsid = event.command().get("lsid");
+            if (lsid == null) {
+                assertNull(line.get("lsid"), context);
+            } else {
+                UUID expected = lsid.asDocument().getBinary("id").asUuid();
+                assertEquals(expected.toString(), line.getString("lsid"), context);
+            }
+            BsonValue txnNumber = event.command().get("txnNumber");
+            if (txnNumber == null) {
+                assertNull(line.get("txnNumber"), context);
+            } else {
+                assertEquals(txnNumber.asNumber().longValue(), ((Number) line.get("txnNumber")).longValue(), context);
+            }
+            if (i > 0) {
+                assertFalse(Instant.parse(lines.get(i - 1).getString("invoke")).isAfter(invoke), context + ": in invocation order");
+            }
+        }
+
+        // the workload line by line (endSessions, if the driver sent it at close, follows)
+        assertLine(lines.get(0), "insert", db + ".c", 1, "errorReply", "error", "fail");
+        assertEquals(10107, lines.get(0).getInteger("code"));
+        assertLine(lines.get(1), "insert", db + ".c", 2, null, "ok", "ok");
+        assertEquals(lines.get(0).get("lsid"), lines.get(1).get("lsid"), "the retry is in the same session");
+        assertEquals(lines.get(0).get("txnNumber"), lines.get(1).get("txnNumber"), "with the same txnNumber");
+        assertTrue(lines.get(0).get("txnNumber") != null);
+        assertLine(lines.get(2), "find", db + ".c", 1, "dropReply", "network_error", "info");
+        assertLine(lines.get(3), "find", db + ".c", 2, null, "ok", "ok");
+        assertEquals(lines.get(2).get("lsid"), lines.get(3).get("lsid"));
+        assertNull(lines.get(2).get("txnNumber"), "a read has no txnNumber");
+        assertLine(lines.get(4), "insert", db + ".c", 1, "errorReply", "error", "fail");
+        assertEquals(13, lines.get(4).getInteger("code"));
+        if (lines.get(4).get("lsid").equals(lines.get(0).get("lsid"))) {
+            assertTrue(((Number) lines.get(4).get("txnNumber")).longValue() > ((Number) lines.get(0).get("txnNumber")).longValue(),
+                    "the session's next write takes the next txnNumber");
+        }
+        for (int i = 5; i < lines.size(); i++) {
+            assertEquals("endSessions", lines.get(i).getString("command"));
+            // whatever the upstream made of it (jongodb has no endSessions): as the driver saw it
+            assertEquals(driver.failed(sent.get(i)) ? "fail" : "ok", lines.get(i).getString("type"), lines.get(i).toJson());
+            assertNull(lines.get(i).get("fault"));
+        }
+    }
+
+    @Test
+    void aHistoryFileIsAppendedToAndANetworkErrorOnAForwardedCommandIsInfo() throws Exception {
+        Path file = dir.resolve("appended.jsonl");
+        Files.writeString(file, "{\"earlier\": true}\n");
+        String db = UpstreamLane.freshDatabaseName("history_append");
+        DriverEvents driver = new DriverEvents();
+        ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withHistoryFile(file));
+        try {
+            CountersMatchDriverTest.rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: 1}, "
+                    + "data: {failCommands: ['insert'], resetConnection: true}}");
+            try (MongoClient client = CountersMatchDriverTest.client(proxy, "bp-history-2", driver, "retryWrites=false")) {
+                assertThrows(com.mongodb.MongoSocketException.class,
+                        () -> client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)));
+            }
+        } finally {
+            proxy.close();
+        }
+        List<String> raw = Files.readAllLines(file, StandardCharsets.UTF_8);
+        assertEquals("{\"earlier\": true}", raw.get(0), "the file is appended to, not replaced");
+        Document insert = Document.parse(raw.get(1));
+        assertLine(insert, "insert", db + ".c", 1, "resetConnection", "network_error", "info");
+        assertEquals(raw.size() - 1, driver.started().size());
+    }
+
+    private static void assertLine(Document line, String command, String ns, int attempt, String fault, String outcome, String type) {
+        String context = line.toJson();
+        assertEquals(command, line.getString("command"), context);
+        assertEquals(ns, line.getString("ns"), context);
+        assertEquals(attempt, line.getInteger("attempt"), context);
+        assertEquals(fault, line.get("fault"), context);
+        assertEquals(outcome, line.getString("outcome"), context);
+        assertEquals(type, line.getString("type"), context);
+        assertTrue(line.containsKey("lsid") && line.containsKey("txnNumber") && line.containsKey("connection"), context);
+    }
+
+    private static List<String> names(List<DriverEvents.Started> events) {
+        return events.stream().map(DriverEvents.Started::name).toList();
+    }
+}

@@ -1,0 +1,150 @@
+package io.blackpipe.testcontainers;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.event.CommandListener;
+import com.mongodb.event.CommandStartedEvent;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.Document;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.Network;
+import org.testcontainers.mongodb.MongoDBContainer;
+
+/**
+ * The image the repository's Dockerfile builds, run the way a user with containerised MongoDB
+ * runs it: a mongo:7.0 replica set and blackpipe on one Docker network, the Java driver on the
+ * host dialling only blackpipe, a fault added through the admin API. That test needs a Docker
+ * engine; where there is none it is skipped and says why. The build context and the port choice
+ * are checked everywhere.
+ */
+class BlackPipeContainerTest {
+    private static final String MONGO_IMAGE = "mongo:7.0";
+
+    /** In the test rather than @BeforeAll, so the report counts a skipped test and keeps the reason. */
+    private static void assumeDocker() {
+        String firstAttempt = firstAttemptProblem(); // before isDockerAvailable(), which keeps only "previous attempts failed"
+        boolean available = dockerAvailable();
+        String reason = available ? "" : "Docker is not available here: " + describe(firstAttempt);
+        if (!available) {
+            System.out.println("[blackpipe] BlackPipeContainerTest's Docker test skipped. " + reason);
+        }
+        Assumptions.assumeTrue(available, reason);
+    }
+
+    @Test
+    void theDriverOnTheHostGoesThroughTheContainerAndSurvivesAnInjectedReset() throws Exception {
+        assumeDocker();
+        AtomicInteger inserts = new AtomicInteger();
+        try (Network network = Network.newNetwork();
+             MongoDBContainer mongo = new MongoDBContainer(MONGO_IMAGE).withReplicaSet()
+                     .withNetwork(network).withNetworkAliases("mongo");
+             BlackPipeContainer blackpipe = BlackPipeContainer.fromDockerfile()
+                     .withNetwork(network)
+                     // the set knows itself by the container's hostname: directConnection makes the proxy dial the alias
+                     .withUpstream("mongodb://mongo:27017/?directConnection=true")
+                     .dependsOn(mongo)) {
+            blackpipe.start();
+
+            String connectionString = blackpipe.getConnectionString();
+            assertTrue(connectionString.startsWith("mongodb://" + blackpipe.getHost() + ":" + blackpipe.getProxyPort()),
+                    "advertises the Docker host and a port bound to the same number: " + connectionString);
+
+            HttpResponse<String> added = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create(blackpipe.getAdminUrl() + "/api/v1/rules"))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"configureFailPoint\": \"failCommand\", \"mode\": {\"times\": 1},"
+                            + " \"data\": {\"failCommands\": [\"insert\"], \"resetConnection\": true}}"))
+                    .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(201, added.statusCode(), added.body());
+
+            try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                    .applyConnectionString(new ConnectionString(connectionString))
+                    .applyToClusterSettings(b -> b.serverSelectionTimeout(20, TimeUnit.SECONDS))
+                    .addCommandListener(new CommandListener() {
+                        @Override
+                        public void commandStarted(CommandStartedEvent event) {
+                            if (event.getCommandName().equals("insert")) {
+                                inserts.incrementAndGet();
+                            }
+                        }
+                    })
+                    .build())) {
+                MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders");
+                orders.insertOne(new Document("order", 1));
+                assertEquals(2, inserts.get(), "the reset insert was retried once");
+                assertEquals(1, orders.countDocuments());
+            }
+
+            String direct = mongo.getReplicaSetUrl("shop");
+            try (MongoClient server = MongoClients.create(direct + (direct.contains("?") ? "&" : "?") + "directConnection=true")) {
+                assertEquals(1, server.getDatabase("shop").getCollection("orders").countDocuments(), "one order on the server");
+            }
+
+            String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(blackpipe.getAdminUrl() + "/metrics")).build(),
+                    HttpResponse.BodyHandlers.ofString()).body();
+            assertTrue(metrics.contains("blackpipe_faults_injected_total{command=\"insert\",fault=\"resetConnection\""), metrics);
+        }
+    }
+
+    @Test
+    void theImageIsBuiltFromTheCheckoutWithoutBuildOutput() {
+        Path repository = DockerfileImage.findRepository();
+        Set<String> context = DockerfileImage.of(repository, "blackpipe-context-check").getTransferables().keySet();
+        assertTrue(context.containsAll(Set.of("Dockerfile", "pom.xml", "proxy/pom.xml",
+                "proxy/src/main/java/io/blackpipe/testcontainers/BlackPipeContainer.java")), context.toString());
+        assertTrue(context.stream().noneMatch(f -> f.startsWith("proxy/target/") || f.startsWith(".git/") || f.contains("/target/")),
+                "no build output or VCS data is sent to Docker: " + context);
+    }
+
+    @Test
+    void memberPortsAreConsecutiveAndFreeOnThisHost() throws Exception {
+        int first = HostPorts.consecutiveFree(3);
+        for (int port = first; port < first + 3; port++) {
+            try (ServerSocket socket = new ServerSocket(port)) {
+                assertEquals(port, socket.getLocalPort());
+            }
+        }
+    }
+
+    private static boolean dockerAvailable() {
+        try {
+            return DockerClientFactory.instance().isDockerAvailable();
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
+    }
+
+    /** What Testcontainers says when asked for a Docker client; null when it gets one. */
+    private static String firstAttemptProblem() {
+        try {
+            DockerClientFactory.instance().client();
+            return null;
+        } catch (RuntimeException | LinkageError e) {
+            return e.getMessage();
+        }
+    }
+
+    /** Testcontainers' words and where a Docker engine was looked for. */
+    private static String describe(String problem) {
+        String dockerHost = System.getenv("DOCKER_HOST");
+        boolean socket = java.nio.file.Files.exists(java.nio.file.Path.of("/var/run/docker.sock"));
+        return (problem == null ? "Testcontainers reports no Docker engine" : problem)
+                + " (DOCKER_HOST " + (dockerHost == null ? "unset" : "=" + dockerHost) + ", /var/run/docker.sock "
+                + (socket ? "present but not answering" : "absent") + ")";
+    }
+}
