@@ -27,6 +27,8 @@ import org.bson.Document;
 final class ReportRunner {
     /** Operations in a persistent-outage cell at most: each one waits out server selection. */
     private static final int OUTAGE_OPERATIONS = 3;
+    private static final long SELECTION_MILLIS = 5000;
+    private static final long OUTAGE_SELECTION_MILLIS = 1000;
 
     private final String upstreamUri;
     private final boolean dedup;
@@ -61,8 +63,8 @@ final class ReportRunner {
         int operations = fault.slow() ? Math.min(iterations, OUTAGE_OPERATIONS) : iterations;
         String database = "blackpipe_report_" + runId + "_" + index; // fresh: some upstreams cannot drop
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstreamUri).withFaultOptions(seed, false));
-             MongoClient client = client(proxy.connectionString(), strategy.driverRetries());
-             MongoClient direct = client(upstreamUri, false)) {
+             MongoClient client = client(proxy.connectionString(), strategy.driverRetries(), selectionMillis(fault));
+             MongoClient direct = client(upstreamUri, false, SELECTION_MILLIS)) {
             CounterWorkload counter = new CounterWorkload(client.getDatabase(database).getCollection("counters"), hasPull);
             connect(client);
             String text = fault.text();
@@ -119,13 +121,22 @@ final class ReportRunner {
                 .mapToDouble(c -> c.count()).sum();
     }
 
-    private static MongoClient client(String uri, boolean retryWrites) {
+    /**
+     * How long the driver may look for a server. After a reset it must rediscover the member
+     * (a busy machine can take a second or more); in an outage every attempt waits this long,
+     * so that column gets a short one.
+     */
+    private static long selectionMillis(FaultColumn fault) {
+        return fault.slow() ? OUTAGE_SELECTION_MILLIS : SELECTION_MILLIS;
+    }
+
+    private static MongoClient client(String uri, boolean retryWrites, long selectionMillis) {
         return MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(uri))
                 .applicationName("blackpipe-report")
                 .retryWrites(retryWrites)
                 .retryReads(false)
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(1, TimeUnit.SECONDS))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(selectionMillis, TimeUnit.MILLISECONDS))
                 .applyToSocketSettings(b -> b.connectTimeout(10, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS))
                 .applyToServerSettings(b -> b.heartbeatFrequency(500, TimeUnit.MILLISECONDS))
                 .build());
