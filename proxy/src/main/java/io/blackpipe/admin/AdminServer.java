@@ -26,6 +26,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -96,6 +97,10 @@ public final class AdminServer implements AutoCloseable {
                 answer = AdminResponse.text(HttpResponseStatus.NOT_FOUND, "text/plain", "no resource at " + path + "\n");
             } else if (!token.permits(request.headers().get(HttpHeaderNames.AUTHORIZATION))) {
                 answer = AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, "this resource needs Authorization: Bearer <admin token>");
+            } else if (path.equals("/api/v1/history") && HttpMethod.GET.equals(request.method())
+                    && uri.parameters().getOrDefault("follow", List.of("false")).get(0).equals("true")) {
+                HistoryStream.start(ctx, proxy.history());
+                return;
             } else {
                 answer = api.handle(request.method(), path, uri.parameters(), request.content().toString(StandardCharsets.UTF_8));
             }

@@ -10,6 +10,8 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /**
@@ -24,6 +26,7 @@ public final class History implements AutoCloseable {
     private final ArrayDeque<HistoryEntry> recent;
     private final BlockingQueue<HistoryEntry> toWrite;
     private final Thread writer;
+    private final List<Consumer<HistoryEntry>> followers = new CopyOnWriteArrayList<>();
 
     public History(int capacity, Path file) throws IOException {
         this.capacity = capacity;
@@ -59,6 +62,21 @@ public final class History implements AutoCloseable {
         if (toWrite != null) {
             toWrite.add(entry);
         }
+        for (Consumer<HistoryEntry> follower : followers) {
+            follower.accept(entry);
+        }
+    }
+
+    /**
+     * The entries so far, then every new one as it is recorded, until the returned handle is
+     * closed. {@code follower} runs on the recording thread: it must only hand the entry on.
+     */
+    public AutoCloseable follow(Consumer<HistoryEntry> follower) {
+        synchronized (recent) {
+            recent.forEach(follower);
+            followers.add(follower);
+        }
+        return () -> followers.remove(follower);
     }
 
     public List<HistoryEntry> recent() {

@@ -1,0 +1,56 @@
+package io.blackpipe.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.UpstreamLane;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/** GET /api/v1/history?follow=true streams each application command as it completes. */
+class HistoryStreamTest {
+    @Test
+    void aFollowingClientReceivesEachCommandAsItHappens() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("follow");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0)) {
+            HttpResponse<Stream<String>> stream = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/v1/history?follow=true"))
+                            .timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofLines());
+            assertEquals(200, stream.statusCode());
+            assertEquals("application/x-ndjson", stream.headers().firstValue("content-type").orElse(""));
+            Iterator<String> lines = stream.body().iterator();
+            try (MongoClient client = MongoClients.create(proxy.connectionString() + "&socketTimeoutMS=20000")) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", "streamed"));
+            }
+            // The stream stays open: read lines until the insert shows up (or give up after a while).
+            Document insert = CompletableFuture.supplyAsync(() -> {
+                while (lines.hasNext()) {
+                    Document line = Document.parse(lines.next());
+                    if (line.getString("command").equals("insert")) {
+                        return line;
+                    }
+                }
+                return null;
+            }).get(20, TimeUnit.SECONDS);
+            assertEquals(db + ".c", insert.getString("ns"));
+            assertEquals("ok", insert.getString("type"));
+            assertTrue(insert.getString("invoke").compareTo(insert.getString("complete")) <= 0);
+            stream.body().close();
+        }
+    }
+}
