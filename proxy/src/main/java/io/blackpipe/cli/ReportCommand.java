@@ -1,6 +1,8 @@
 package io.blackpipe.cli;
 
 import io.blackpipe.report.ResilienceReport;
+import io.blackpipe.report.SpecCheck;
+import io.blackpipe.report.SpecDriver;
 import io.blackpipe.upstream.LocalUpstream;
 import io.blackpipe.upstream.LocalUpstreams;
 import java.io.PrintWriter;
@@ -13,8 +15,22 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 @Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = "Run the article's strategy tables on real data: every retry strategy under every fault, through "
-                + "blackpipe, with the real Java driver, counting on the server. Starts a local upstream unless --upstream is given.")
+        description = {"Run the article's strategy tables on real data: every retry strategy under every fault, through "
+                + "blackpipe, with the real Java driver, counting on the server. Starts a local upstream unless --upstream is given.",
+                "",
+                "With --spec: does a driver follow the retryable reads/writes specs? Every error code of the specs' retryable "
+                + "lists, a sample of non-retryable ones and a network reset are injected (failCommand, times: 1) on an "
+                + "insertOne and a find; getMore, updateMany, deleteMany and a w:0 insert meet a fault too (never retried), and "
+                + "a fault twice in a row checks the driver retries only once. Each case runs through a fresh blackpipe and is "
+                + "judged by the attempts blackpipe counted. Exit status 0 when every case matches, 3 when one does not.",
+                "",
+                "--driver-cmd CMD checks another driver: for each case blackpipe runs `/bin/sh -c 'CMD \"$@\"' blackpipe-spec URI OPERATION`, i.e. CMD URI OPERATION. "
+                + "URI is blackpipe's connection string with the case's database and retryWrites=true&retryReads=true; "
+                + "OPERATION is one of insert (insertOne), find (find one document), getMore (iterate the whole collection "
+                + "with batchSize 2), updateMany, deleteMany, insertW0 (insertOne with w:0). Work on the collection \"items\" "
+                + "(also in env BLACKPIPE_SPEC_COLLECTION) of the URI's database, which holds _id 1 to 5. Use the driver's "
+                + "defaults otherwise, and exit when the operation ends (success or error); the exit status and last output "
+                + "line are shown but the verdict comes from blackpipe's attempt count. Each run has 60s."})
 final class ReportCommand implements Callable<Integer> {
     /** Held strongly: java.util.logging forgets the level of a logger nobody references. */
     private static final java.util.logging.Logger PROXY_LOG = java.util.logging.Logger.getLogger("blackpipe");
@@ -39,6 +55,13 @@ final class ReportCommand implements Callable<Integer> {
     @Option(names = "--markdown", description = "Print the report as a Markdown table.")
     boolean markdown;
 
+    @Option(names = "--spec", description = "Check a driver against the retryable reads/writes specs instead (see above).")
+    boolean specCheck;
+
+    @Option(names = "--driver-cmd", paramLabel = "CMD",
+            description = "With --spec: check this external program instead of the bundled Java driver (contract above).")
+    String driverCmd;
+
     @Override
     public Integer call() throws Exception {
         if (iterations < 1 || iterations > 10_000) {
@@ -49,6 +72,9 @@ final class ReportCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (driverCmd != null && !specCheck) {
+            throw new ParameterException(spec.commandLine(), "--driver-cmd goes with --spec");
+        }
         long runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         // Dozens of short-lived proxies: their start/stop lines would bury the progress line.
         PROXY_LOG.setLevel(java.util.logging.Level.WARNING);
@@ -62,6 +88,9 @@ final class ReportCommand implements Callable<Integer> {
                 local = LocalUpstreams.start();
                 uri = local.uri();
                 description = local.description();
+            }
+            if (specCheck) {
+                return spec(uri, description, out, err);
             }
             err.println("upstream: " + description + "; seed " + runSeed + "; " + iterations + " increments per cell");
             err.flush();
@@ -82,5 +111,19 @@ final class ReportCommand implements Callable<Integer> {
                 local.close();
             }
         }
+    }
+
+    private int spec(String uri, String description, PrintWriter out, PrintWriter err) throws InterruptedException {
+        SpecDriver driver = driverCmd != null ? SpecDriver.external(driverCmd) : SpecDriver.bundledJava();
+        err.println("upstream: " + description + "; driver: " + driver.name());
+        err.flush();
+        SpecCheck check = SpecCheck.run(uri, description, driver, line -> {
+            err.print("\r\u001b[2K" + line);
+            err.flush();
+        });
+        err.println();
+        out.print(json ? check.json() + "\n" : markdown ? check.markdown() : check.text());
+        out.flush();
+        return check.allMatch() ? 0 : 3;
     }
 }

@@ -102,7 +102,7 @@ final class ReportRunner {
      * Connects before the fault starts. Server selection is kept short so outages cost the cells
      * little time; on a busy machine the first connection may need a few tries.
      */
-    private static void connect(MongoClient client) {
+    static void connect(MongoClient client) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (true) {
             try {
@@ -117,7 +117,12 @@ final class ReportRunner {
     }
 
     private static long counted(ProxyServer proxy, String meter) {
-        return (long) proxy.registry().find(meter).tag("command", "update").counters().stream()
+        return counted(proxy, meter, "update");
+    }
+
+    /** A per-command counter of the proxy (e.g. blackpipe.command.attempts), summed over members and apps. */
+    static long counted(ProxyServer proxy, String meter, String command) {
+        return (long) proxy.registry().find(meter).tag("command", command).counters().stream()
                 .mapToDouble(c -> c.count()).sum();
     }
 
@@ -130,12 +135,16 @@ final class ReportRunner {
         return fault.slow() ? OUTAGE_SELECTION_MILLIS : SELECTION_MILLIS;
     }
 
-    private static MongoClient client(String uri, boolean retryWrites, long selectionMillis) {
+    static MongoClient client(String uri, boolean retryWrites, long selectionMillis) {
+        return client(uri, retryWrites, false, selectionMillis);
+    }
+
+    static MongoClient client(String uri, boolean retryWrites, boolean retryReads, long selectionMillis) {
         return MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(uri))
                 .applicationName("blackpipe-report")
                 .retryWrites(retryWrites)
-                .retryReads(false)
+                .retryReads(retryReads)
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(selectionMillis, TimeUnit.MILLISECONDS))
                 .applyToSocketSettings(b -> b.connectTimeout(10, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS))
                 .applyToServerSettings(b -> b.heartbeatFrequency(500, TimeUnit.MILLISECONDS))

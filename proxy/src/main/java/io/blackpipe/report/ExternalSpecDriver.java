@@ -1,0 +1,65 @@
+package io.blackpipe.report;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An external program as the driver under test, run through {@code /bin/sh -c} as
+ * {@code COMMAND <connection string> <operation>}. Its exit status and last output line are
+ * shown; the verdict comes from the attempts the proxy saw, not from the program.
+ */
+final class ExternalSpecDriver implements SpecDriver {
+    static final long TIMEOUT_SECONDS = 60;
+    private final String command;
+
+    ExternalSpecDriver(String command) {
+        if (command == null || command.isBlank()) {
+            throw new IllegalArgumentException("--driver-cmd needs a command");
+        }
+        this.command = command;
+    }
+
+    @Override
+    public String name() {
+        return "external: " + command;
+    }
+
+    @Override
+    public String run(String uri, String operation) throws InterruptedException {
+        Path output = null;
+        try {
+            output = Files.createTempFile("blackpipe-spec", ".out");
+            ProcessBuilder builder = new ProcessBuilder("/bin/sh", "-c", command + " \"$@\"", "blackpipe-spec", uri, operation)
+                    .redirectErrorStream(true).redirectOutput(output.toFile()).redirectInput(ProcessBuilder.Redirect.PIPE);
+            builder.environment().put("BLACKPIPE_SPEC_COLLECTION", COLLECTION);
+            Process process = builder.start();
+            process.getOutputStream().close();
+            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                return "timed out after " + TIMEOUT_SECONDS + "s";
+            }
+            String last = lastLine(new String(Files.readAllBytes(output), StandardCharsets.UTF_8));
+            return "exit " + process.exitValue() + (last.isEmpty() ? "" : ": " + last);
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not run --driver-cmd " + command + ": " + e.getMessage(), e);
+        } finally {
+            if (output != null) {
+                try {
+                    Files.deleteIfExists(output);
+                } catch (IOException ignored) {
+                    // a leftover temp file is harmless
+                }
+            }
+        }
+    }
+
+    private static String lastLine(String output) {
+        String[] lines = output.strip().split("\\R");
+        String last = lines[lines.length - 1].strip();
+        return last.length() > 80 ? last.substring(0, 77) + "..." : last;
+    }
+}
