@@ -37,7 +37,9 @@ public final class Bench {
               --warmup SECONDS              unmeasured time before each run (default 0.5)
               --threads LIST                client threads of the closed loops (default 1,16,64)
               --workloads LIST              find,insert,mix,scan (default all)
-              --targets LIST                direct,blackpipe,blackpipe+rules,haproxy (default all; direct is always run)
+              --targets LIST                direct,blackpipe,blackpipe+rules,haproxy (the default; direct always runs), and
+                                            for diagnosis: blackpipe-process (blackpipe in its own JVM via the CLI jar, as
+                                            HAProxy runs), relay-nio / relay-epoll (a bare Netty relay in this JVM)
               --rules N                     rules of the blackpipe+rules target (default 1000)
               --big-docs N                  documents of the large collection (default 100000)
               --batch-size N                batch size of the scan (default 1000)
@@ -78,11 +80,24 @@ public final class Bench {
         System.exit(run(options));
     }
 
-    /** blackpipe logs each listener and connection at INFO; the benchmark only wants warnings. */
+    /** Held strongly: java.util.logging keeps loggers weakly, and a collected one forgets its level. */
+    private static final List<Logger> QUIETED = new ArrayList<>();
+
+    /**
+     * blackpipe logs each listener at INFO and the driver warns that SLF4J is absent; the benchmark
+     * only wants blackpipe's warnings.
+     */
     static void quietLogs() {
-        Logger.getLogger("blackpipe").setLevel(Level.WARNING);
-        Logger.getLogger("org.mongodb.driver").setLevel(Level.WARNING);
-        Logger.getLogger("io.netty").setLevel(Level.WARNING);
+        for (String name : List.of("blackpipe", "io.netty")) {
+            Logger logger = Logger.getLogger(name);
+            logger.setLevel(Level.WARNING);
+            QUIETED.add(logger);
+        }
+        for (String name : List.of("org.mongodb.driver", "com.mongodb")) {
+            Logger logger = Logger.getLogger(name);
+            logger.setLevel(Level.OFF);
+            QUIETED.add(logger);
+        }
     }
 
     private static int run(Options o) throws Exception {
@@ -122,6 +137,14 @@ public final class Bench {
             default -> BenchUpstream.uri(o.upstream, userDocs, o.bigDocs);
         };
         System.out.println("bench: upstream (" + upstream.kind + "): " + upstream.description);
+        for (String tcpProxy : List.of(Target.HAPROXY, Target.RELAY_NIO, Target.RELAY_EPOLL)) {
+            if (targetIds.contains(tcpProxy) && upstream.whyNoTcpProxy() != null) {
+                String line = tcpProxy + " is SKIPPED with this upstream: " + upstream.whyNoTcpProxy();
+                System.out.println("bench: " + line);
+                report.remarks.add(line);
+                targetIds.remove(tcpProxy);
+            }
+        }
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("rounds", String.valueOf(o.rounds));
         settings.put("measured per run", o.duration + " s after " + o.warmup + " s warm-up");
@@ -141,6 +164,9 @@ public final class Bench {
                         case Target.BLACKPIPE -> Target.blackpipe(upstream, poolSize);
                         case Target.RULES -> Target.blackpipeWithRules(upstream, poolSize, o.rules);
                         case Target.HAPROXY -> Target.haproxy(upstream, poolSize, haproxyVersion.orElse("haproxy"));
+                        case Target.PROCESS -> Target.blackpipeProcess(upstream, poolSize, o.blackpipeJar);
+                        case Target.RELAY_NIO -> Target.relay(upstream, poolSize, "nio");
+                        case Target.RELAY_EPOLL -> Target.relay(upstream, poolSize, "epoll");
                         default -> throw new IllegalStateException(id);
                     };
                     targets.add(target);
@@ -155,9 +181,10 @@ public final class Bench {
                 for (Target target : targets) {
                     for (Workload w : o.workloads) {
                         if (w == Workload.SCAN) {
-                            Workloads.scan(target.client, upstream.database, WireResponder.BIG, o.batchSize, 0, measure / 2);
+                            Workloads.scan(target.client, upstream.database, WireResponder.BIG, o.batchSize, 0, measure / 2, target.cpuPid());
                         } else {
-                            Workloads.closedLoop(target.client, upstream.database, w, Math.min(16, maxThreads), userDocs, 0, measure);
+                            Workloads.closedLoop(target.client, upstream.database, w, Math.min(16, maxThreads), userDocs, 0, measure,
+                                    target.cpuPid());
                         }
                     }
                 }
@@ -178,11 +205,13 @@ public final class Bench {
                         StringBuilder line = new StringBuilder(String.format("round %d  %-7s x%-3d", round, cell.workload().id, cell.threads()));
                         for (Target target : targets) {
                             Result r = cell.workload() == Workload.SCAN
-                                    ? Workloads.scan(target.client, upstream.database, WireResponder.BIG, o.batchSize, warmup, measure)
+                                    ? Workloads.scan(target.client, upstream.database, WireResponder.BIG, o.batchSize, warmup, measure,
+                                            target.cpuPid())
                                     : Workloads.closedLoop(target.client, upstream.database, cell.workload(), cell.threads(), userDocs,
-                                    warmup, measure);
+                                            warmup, measure, target.cpuPid());
                             report.add(cell, target.id, r);
-                            line.append(String.format("  %s %,.0f/s p50 %.0fus", target.id, r.opsPerSec(), r.p50Micros()));
+                            line.append(String.format("  %s %,.0f/s p50 %.0fus cpu %.1fus", target.id, r.opsPerSec(), r.p50Micros(),
+                                    r.proxyCpuMicrosPerOp()));
                             if (r.errors() > 0) {
                                 line.append(" (").append(r.errors()).append(" errors: ").append(r.firstError()).append(')');
                             }
@@ -236,8 +265,8 @@ public final class Bench {
         System.out.print(report.checkLines());
         if (o.out != null) {
             Files.createDirectories(o.out);
-            String commandLine = "bench/run" + (o.rawArgs.isEmpty() ? "" : " " + String.join(" ", o.rawArgs));
-            report.writeMarkdown(o.out.resolve("RESULTS.md"), machine, settings, upstream.kind + ": " + upstream.description, commandLine);
+            report.writeMarkdown(o.out.resolve("RESULTS.md"), machine, settings, upstream.kind + ": " + upstream.description,
+                    commandLine(o.rawArgs));
             Files.writeString(o.out.resolve("results.json"), report.json(machine, settings, upstream.kind + ": " + upstream.description));
             System.out.println("bench: wrote " + o.out.resolve("RESULTS.md") + " and " + o.out.resolve("results.json"));
         }
@@ -245,9 +274,26 @@ public final class Bench {
     }
 
     private static String driverVersion() {
-        Package p = com.mongodb.client.MongoClient.class.getPackage();
-        String v = p == null ? null : p.getImplementationVersion();
-        return v == null ? "" : v;
+        return com.mongodb.internal.build.MongoDriverVersion.VERSION;
+    }
+
+    /** The command line as it is worth repeating: bench/run's own --blackpipe-jar left out, a --note shortened. */
+    private static String commandLine(List<String> args) {
+        StringBuilder line = new StringBuilder("bench/run");
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            if (arg.equals("--blackpipe-jar") && i + 1 < args.size() && args.get(i + 1).equals("proxy/target/blackpipe.jar")) {
+                i++;
+                continue;
+            }
+            if (arg.equals("--note") && i + 1 < args.size()) {
+                line.append(" --note '...'");
+                i++;
+                continue;
+            }
+            line.append(' ').append(arg.matches("[\\w./:=,+@-]+") ? arg : "'" + arg.replace("'", "'\\''") + "'");
+        }
+        return line.toString();
     }
 
     /** The command line. */
@@ -260,7 +306,7 @@ public final class Bench {
         double warmup = 0.5;
         List<Integer> threads = List.of(1, 16, 64);
         List<Workload> workloads = List.of(Workload.values());
-        List<String> targets = Target.ALL;
+        List<String> targets = Target.DEFAULT;
         int rules = 1000;
         int bigDocs = 100_000;
         int batchSize = 1000;

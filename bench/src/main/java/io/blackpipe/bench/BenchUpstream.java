@@ -101,9 +101,19 @@ final class BenchUpstream implements AutoCloseable {
         }
     }
 
-    /** The direct target: the primary itself, no discovery. */
+    /**
+     * The direct target: the primary itself, no discovery. Except on jongodb, which refuses the
+     * primaryPreferred read preference drivers send with directConnection=true; its replica set
+     * has the one member, so discovery lands on the same node.
+     */
     String directUri() {
-        return "mongodb://" + node + "/?directConnection=true";
+        return kind.equals("jongodb") ? proxiedUri : "mongodb://" + node + "/?directConnection=true";
+    }
+
+    /** Why a plain TCP proxy cannot be measured in front of this upstream, or null. */
+    String whyNoTcpProxy() {
+        return kind.equals("jongodb") ? "jongodb refuses the primaryPreferred read preference drivers send with "
+                + "directConnection=true, and replica set discovery would lead the driver past HAProxy to jongodb itself" : null;
     }
 
     @Override

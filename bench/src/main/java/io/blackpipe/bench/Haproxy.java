@@ -94,6 +94,10 @@ final class Haproxy implements AutoCloseable {
         return port;
     }
 
+    long pid() {
+        return process.pid();
+    }
+
     @Override
     public void close() {
         process.destroy();

@@ -47,9 +47,9 @@ final class IdleConnections {
             String limitNote = null;
             if (held < requested) {
                 limitNote = String.format("file descriptor limit: %,d idle connections need about %,d descriptors in the proxy "
-                                + "process (2 per connection: client and upstream side); its limit is %,d (ulimit -n %,d was not "
-                                + "permitted here: raise the hard limit, e.g. `ulimit -Hn` as root or docker --ulimit nofile=...), "
-                                + "so %,d were held and the heap per connection is measured on those",
+                                + "process (2 per connection: client and upstream side) but its limit is %d and `ulimit -n %d` was "
+                                + "refused (raising the hard limit needs CAP_SYS_RESOURCE, e.g. docker run --ulimit nofile=65536), "
+                                + "so %,d were held; the heap per connection is measured on those",
                         requested, 2L * requested + proxyFds, proxyLimit, fdsWanted, held);
             }
 

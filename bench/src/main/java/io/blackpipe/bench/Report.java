@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.bson.BsonArray;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
@@ -34,7 +33,7 @@ final class Report {
 
     /** One target in one cell, over the rounds. */
     record Summary(double opsPerSec, double p50Micros, double p99Micros, double ratio, double ratioMin, double ratioMax,
-                   double addedP50Micros, long errors, String firstError) {
+                   double addedP50Micros, long errors, String firstError, double cpuMicrosPerOp, double allocBytesPerOp) {
     }
 
     record Check(String target, String what, String value, String limit, Boolean pass) {
@@ -80,6 +79,8 @@ final class Report {
         List<Double> p99 = new ArrayList<>();
         List<Double> ratios = new ArrayList<>();
         List<Double> added = new ArrayList<>();
+        List<Double> cpu = new ArrayList<>();
+        List<Double> alloc = new ArrayList<>();
         long errors = 0;
         String firstError = null;
         for (int r = 0; r < mine.size(); r++) {
@@ -87,6 +88,8 @@ final class Report {
             ops.add(x.opsPerSec());
             p50.add(x.p50Micros());
             p99.add(x.p99Micros());
+            cpu.add(x.proxyCpuMicrosPerOp());
+            alloc.add(x.proxyAllocBytesPerOp());
             errors += x.errors();
             firstError = firstError != null ? firstError : x.firstError();
             if (direct != null && r < direct.size()) {
@@ -96,7 +99,8 @@ final class Report {
             }
         }
         return new Summary(Stats.median(ops), Stats.median(p50), Stats.median(p99), Stats.median(ratios),
-                Stats.min(ratios), Stats.max(ratios), Stats.median(added), errors, firstError);
+                Stats.min(ratios), Stats.max(ratios), Stats.median(added), errors, firstError, Stats.median(cpu),
+                Stats.median(alloc));
     }
 
     /** Median over rounds of (with rules / without rules), the cost of the 1,000 rules. */
@@ -130,6 +134,23 @@ final class Report {
             } else {
                 checks.add(new Check(cell.label(), "throughput ratio blackpipe >= HAProxy's",
                         String.format("%.3f vs (no HAProxy)", bp.ratio()), ">= HAProxy's ratio to direct", null));
+            }
+        }
+        for (Cell cell : cells()) {
+            Summary bp = summary(cell, Target.BLACKPIPE);
+            Summary hap = summary(cell, Target.HAPROXY);
+            if (bp != null && hap != null && !Double.isNaN(bp.cpuMicrosPerOp()) && !Double.isNaN(hap.cpuMicrosPerOp())) {
+                checks.add(new Check(cell.label(), "(extra) proxy CPU per op blackpipe <= HAProxy's",
+                        String.format("%.2f vs %.2f us", bp.cpuMicrosPerOp(), hap.cpuMicrosPerOp()), "<= HAProxy's",
+                        bp.cpuMicrosPerOp() <= hap.cpuMicrosPerOp()));
+            }
+        }
+        for (Cell cell : cells()) {
+            Summary proc = summary(cell, Target.PROCESS);
+            Summary hap = summary(cell, Target.HAPROXY);
+            if (proc != null && hap != null) {
+                checks.add(new Check(cell.label(), "(extra) blackpipe-process ratio >= HAProxy's",
+                        String.format("%.3f vs %.3f", proc.ratio(), hap.ratio()), ">= HAProxy's ratio to direct", proc.ratio() >= hap.ratio()));
             }
         }
         for (Cell cell : cells()) {
@@ -179,8 +200,8 @@ final class Report {
 
     String table() {
         StringBuilder out = new StringBuilder();
-        out.append(String.format("%-7s %4s  %-16s %12s %9s %9s  %-22s %9s%n", "work", "thr", "target", "ops/s", "p50 us",
-                "p99 us", "vs direct [min-max]", "+p50 us"));
+        out.append(String.format("%-7s %4s  %-17s %12s %9s %9s  %-22s %8s %9s %9s%n", "work", "thr", "target", "ops/s", "p50 us",
+                "p99 us", "vs direct [min-max]", "+p50 us", "cpu us/op", "alloc B/op"));
         for (Cell cell : cells()) {
             for (String target : targets) {
                 Summary s = summary(cell, target);
@@ -189,8 +210,9 @@ final class Report {
                 }
                 String ratio = target.equals(Target.DIRECT) ? "1" : String.format("%.3f [%.2f-%.2f]", s.ratio(), s.ratioMin(), s.ratioMax());
                 String added = target.equals(Target.DIRECT) ? "" : String.format("%+.0f", s.addedP50Micros());
-                out.append(String.format("%-7s %4d  %-16s %,12.0f %9.0f %9.0f  %-22s %9s%s%n", cell.workload().id, cell.threads(), target,
-                        s.opsPerSec(), s.p50Micros(), s.p99Micros(), ratio, added,
+                String alloc = Double.isNaN(s.allocBytesPerOp()) || target.equals(Target.DIRECT) ? "" : String.format("%,.0f", s.allocBytesPerOp());
+                out.append(String.format("%-7s %4d  %-17s %,12.0f %9.0f %9.0f  %-22s %8s %9.2f %9s%s%n", cell.workload().id, cell.threads(), target,
+                        s.opsPerSec(), s.p50Micros(), s.p99Micros(), ratio, added, s.cpuMicrosPerOp(), alloc,
                         s.errors() > 0 ? "  (" + s.errors() + " errors: " + s.firstError() + ")" : ""));
             }
         }
@@ -260,6 +282,8 @@ final class Report {
                 for (Result r : runs.get(cell).get(target)) {
                     rounds.add(new BsonDocument("opsPerSec", num(r.opsPerSec())).append("p50Micros", num(r.p50Micros()))
                             .append("p99Micros", num(r.p99Micros())).append("ops", new BsonInt64(r.ops()))
+                            .append("proxyCpuMicrosPerOp", num(r.proxyCpuMicrosPerOp()))
+                            .append("proxyAllocBytesPerOp", num(r.proxyAllocBytesPerOp()))
                             .append("errors", new BsonInt64(r.errors())));
                 }
                 results.add(new BsonDocument("workload", new BsonString(cell.workload().id))
@@ -272,6 +296,8 @@ final class Report {
                         .append("ratioToDirectMin", num(s.ratioMin()))
                         .append("ratioToDirectMax", num(s.ratioMax()))
                         .append("addedP50Micros", target.equals(Target.DIRECT) ? BsonNull.VALUE : num(s.addedP50Micros()))
+                        .append("proxyCpuMicrosPerOp", num(s.cpuMicrosPerOp()))
+                        .append("proxyAllocBytesPerOp", num(s.allocBytesPerOp()))
                         .append("errors", new BsonInt64(s.errors()))
                         .append("rounds", rounds));
             }
@@ -356,7 +382,11 @@ final class Report {
         md.append("Medians over the rounds. ops/s is operations per second (documents per second for `scan`); p50/p99 are per ")
                 .append("operation (per getMore round trip for `scan`), in microseconds. \"vs direct\" is the median of the per-round ")
                 .append("ratios to the direct target (the targets of a round run back to back), with their range; \"+p50\" is the ")
-                .append("median per-round p50 added to direct's.\n\n");
+                .append("median per-round p50 added to direct's. \"cpu us/op\" is the proxy's CPU time per operation in the ")
+                .append("measured window (a cost the machine's noise blurs less than throughput): HAProxy's process (user + system, ")
+                .append("/proc), blackpipe's event loop threads (every Java thread of the harness JVM but the workload and responder ")
+                .append("threads; the direct row shows that floor: the driver's background threads), GC and JIT not included. ")
+                .append("\"alloc B/op\" is what those threads allocated per operation (in-JVM proxies only).\n\n");
         md.append("```text\n").append(table()).append("```\n\n");
         md.append("## Targets of issue 7\n\n```text\n").append(checkLines()).append("```\n\n");
         md.append("## Idle connections\n\n```text\n").append(idleText()).append("```\n\n");
@@ -364,9 +394,5 @@ final class Report {
         md.append(NOTES_MARKER);
         md.append(kept.isEmpty() ? "\n\n## Notes\n\n" : kept);
         Files.writeString(file, md.toString());
-    }
-
-    static BsonBoolean bool(boolean b) {
-        return BsonBoolean.valueOf(b);
     }
 }

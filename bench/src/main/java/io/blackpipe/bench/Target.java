@@ -8,7 +8,12 @@ import io.blackpipe.admin.AdminServer;
 import io.blackpipe.fault.Rule;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,7 +31,16 @@ final class Target implements AutoCloseable {
     static final String BLACKPIPE = "blackpipe";
     static final String RULES = "blackpipe+rules";
     static final String HAPROXY = "haproxy";
-    static final List<String> ALL = List.of(DIRECT, BLACKPIPE, RULES, HAPROXY);
+    static final String PROCESS = "blackpipe-process";
+    static final String RELAY_NIO = "relay-nio";
+    static final String RELAY_EPOLL = "relay-epoll";
+    /** What runs by default: the four targets of issue 7. */
+    static final List<String> DEFAULT = List.of(DIRECT, BLACKPIPE, RULES, HAPROXY);
+    /**
+     * Also available, for diagnosis: blackpipe as its own process (the CLI jar), placed as HAProxy
+     * is; and a bare Netty relay in this JVM (NIO as blackpipe, or native epoll).
+     */
+    static final List<String> ALL = List.of(DIRECT, BLACKPIPE, RULES, HAPROXY, PROCESS, RELAY_NIO, RELAY_EPOLL);
 
     final String id;
     final String description;
@@ -35,10 +49,18 @@ final class Target implements AutoCloseable {
     private final ProxyServer proxy;
     private final AdminServer admin;
     private final Haproxy haproxy;
+    private final Process process;
+    private NettyRelay relay;
 
     private Target(String id, String description, String connectionString, int poolSize, ProxyServer proxy,
                    AdminServer admin, Haproxy haproxy) {
+        this(id, description, connectionString, poolSize, proxy, admin, haproxy, null);
+    }
+
+    private Target(String id, String description, String connectionString, int poolSize, ProxyServer proxy,
+                   AdminServer admin, Haproxy haproxy, Process process) {
         this.id = id;
+        this.process = process;
         this.description = description;
         this.connectionString = connectionString;
         this.proxy = proxy;
@@ -55,8 +77,7 @@ final class Target implements AutoCloseable {
     }
 
     static Target direct(BenchUpstream upstream, int poolSize) {
-        return new Target(DIRECT, "the driver straight to " + upstream.node + " (directConnection=true)",
-                upstream.directUri(), poolSize, null, null, null);
+        return new Target(DIRECT, "the driver straight to " + upstream.node, upstream.directUri(), poolSize, null, null, null);
     }
 
     static Target blackpipe(BenchUpstream upstream, int poolSize) {
@@ -109,6 +130,61 @@ final class Target implements AutoCloseable {
         }
     }
 
+    /**
+     * blackpipe as users run it, in its own JVM: {@code java -jar blackpipe.jar proxy --port 0 ...}, its
+     * connection string read from the banner. Not one of issue 7's targets; it separates what
+     * blackpipe costs from what sharing the harness JVM (GC, safepoints, JIT) costs.
+     */
+    static Target blackpipeProcess(BenchUpstream upstream, int poolSize, Path jar) throws IOException {
+        Path log = Files.createTempFile("blackpipe-bench-process-", ".log");
+        Process process = new ProcessBuilder(Machine.javaBinary(), "-jar", jar.toString(), "proxy", "--upstream", upstream.proxiedUri,
+                "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1")
+                .redirectError(log.toFile()).start();
+        try {
+            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            String line;
+            while ((line = out.readLine()) != null) {
+                if (line.startsWith(StartupTime.READY_PREFIX)) {
+                    String uri = line.substring(StartupTime.READY_PREFIX.length()).trim();
+                    Thread drain = new Thread(() -> {
+                        try {
+                            out.transferTo(java.io.Writer.nullWriter());
+                        } catch (IOException ignored) {
+                            // the process ended
+                        }
+                    }, "bench-drain");
+                    drain.setDaemon(true);
+                    drain.start();
+                    return new Target(PROCESS, "blackpipe as its own process (java -jar " + jar + " proxy, default JVM flags)",
+                            uri, poolSize, null, null, null, process);
+                }
+            }
+            throw new IOException("blackpipe exited without printing its connection string: " + Files.readString(log).strip());
+        } catch (IOException | RuntimeException e) {
+            process.destroyForcibly();
+            throw e;
+        }
+    }
+
+    static Target relay(BenchUpstream upstream, int poolSize, String transport) {
+        NettyRelay relay = NettyRelay.start(transport, upstream.node.host(), upstream.node.port());
+        try {
+            Target target = new Target(transport.equals("epoll") ? RELAY_EPOLL : RELAY_NIO, "a bare Netty relay in this JVM (" + transport
+                    + " transport, nothing parsed; diagnostic baseline) to " + upstream.node + " (directConnection=true)",
+                    "mongodb://127.0.0.1:" + relay.port() + "/?directConnection=true", poolSize, null, null, null);
+            target.relay = relay;
+            return target;
+        } catch (RuntimeException e) {
+            relay.close();
+            throw e;
+        }
+    }
+
+    /** Whose CPU counts as the proxy's: the HAProxy or blackpipe process, or (0) this JVM's threads other than the benchmark's own. */
+    long cpuPid() {
+        return haproxy != null ? haproxy.pid() : process != null ? process.pid() : 0;
+    }
+
     /** For the rules target: what /metrics says (attempts counted, faults injected), proving the meters ran. */
     String scrapeMetrics() {
         if (admin == null) {
@@ -151,6 +227,19 @@ final class Target implements AutoCloseable {
         }
         if (haproxy != null) {
             haproxy.close();
+        }
+        if (relay != null) {
+            relay.close();
+        }
+        if (process != null) {
+            process.destroy();
+            try {
+                if (!process.waitFor(10, TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 }

@@ -13,6 +13,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
@@ -114,7 +115,9 @@ public final class WireResponder implements AutoCloseable {
         }
         bigOffsets[bigDocs] = big.getPosition();
         this.bigData = big.toByteArray();
-        this.group = new MultiThreadIoEventLoopGroup(threads, NioIoHandler.newFactory());
+        // Named "bench-..." so the CPU meter does not count the responder as the proxy's.
+        this.group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("bench-responder", true),
+                NioIoHandler.newFactory());
         this.server = new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)

@@ -46,7 +46,8 @@ final class Workloads {
     }
 
     /** One measured run: throughput (ops/s; documents/s for the scan) and latency percentiles in microseconds. */
-    record Result(double opsPerSec, double p50Micros, double p99Micros, long ops, long errors, String firstError) {
+    record Result(double opsPerSec, double p50Micros, double p99Micros, long ops, long errors, String firstError,
+                  double proxyCpuMicrosPerOp, double proxyAllocBytesPerOp) {
     }
 
     private interface Op {
@@ -74,7 +75,7 @@ final class Workloads {
      * and then the measured window; only operations that start and end inside the window count.
      */
     static Result closedLoop(MongoClient client, String database, Workload workload, int threads, int userDocs,
-                             long warmupNanos, long measureNanos) throws InterruptedException {
+                             long warmupNanos, long measureNanos, long cpuPid) throws InterruptedException {
         MongoDatabase db = client.getDatabase(database);
         MongoCollection<Document> users = db.getCollection(USERS);
         MongoCollection<Document> events = db.getCollection(EVENTS);
@@ -125,10 +126,29 @@ final class Workloads {
         window[0] = now + warmupNanos;
         window[1] = now + warmupNanos + measureNanos;
         go.countDown(); // the latch publishes the window to the workers
+        sleepUntil(window[0]);
+        CpuMeter cpu = CpuMeter.start(cpuPid);
+        sleepUntil(window[1]);
+        long cpuNanos = cpu.elapsedCpuNanos();
+        long allocated = cpu.elapsedAllocatedBytes();
         for (Thread worker : workers) {
             worker.join();
         }
-        return summarize(all, measureNanos, errors.get(), firstError.get());
+        Result r = summarize(all, measureNanos, errors.get(), firstError.get());
+        return withCpu(r, cpuNanos, allocated);
+    }
+
+    private static Result withCpu(Result r, long cpuNanos, long allocatedBytes) {
+        return new Result(r.opsPerSec(), r.p50Micros(), r.p99Micros(), r.ops(), r.errors(), r.firstError(),
+                r.ops() == 0 ? Double.NaN : cpuNanos / 1e3 / r.ops(),
+                r.ops() == 0 || allocatedBytes < 0 ? Double.NaN : allocatedBytes / (double) r.ops());
+    }
+
+    private static void sleepUntil(long nanoTime) throws InterruptedException {
+        long left;
+        while ((left = nanoTime - System.nanoTime()) > 0) {
+            Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+        }
     }
 
     private static Op op(Workload workload, MongoCollection<Document> users, MongoCollection<Document> events, int userDocs) {
@@ -164,7 +184,7 @@ final class Workloads {
      * (as the application sees it: the hasNext() that fetched the next batch).
      */
     static Result scan(MongoClient client, String database, String collection, int batchSize,
-                       long warmupNanos, long measureNanos) {
+                       long warmupNanos, long measureNanos, long cpuPid) {
         MongoCollection<RawBsonDocument> big = client.getDatabase(database).getCollection(collection, RawBsonDocument.class);
         long warmupEnd = System.nanoTime() + warmupNanos;
         Samples ignored = new Samples();
@@ -173,14 +193,18 @@ final class Workloads {
         }
         Samples samples = new Samples();
         long docs = 0;
+        CpuMeter cpu = CpuMeter.start(cpuPid);
         long start = System.nanoTime();
         long elapsed;
         do {
             docs += scanOnce(big, batchSize, samples);
             elapsed = System.nanoTime() - start;
         } while (elapsed < measureNanos);
+        long cpuNanos = cpu.elapsedCpuNanos();
+        long allocated = cpu.elapsedAllocatedBytes();
         Result latency = summarize(List.of(samples), measureNanos, 0, null);
-        return new Result(docs * 1e9 / elapsed, latency.p50Micros(), latency.p99Micros(), docs, 0, null);
+        return withCpu(new Result(docs * 1e9 / elapsed, latency.p50Micros(), latency.p99Micros(), docs, 0, null, 0, 0),
+                cpuNanos, allocated);
     }
 
     private static long scanOnce(MongoCollection<RawBsonDocument> big, int batchSize, Samples getMores) {
@@ -216,7 +240,7 @@ final class Workloads {
         }
         Arrays.sort(merged);
         return new Result(total * 1e9 / measureNanos, percentile(merged, 0.50) / 1e3, percentile(merged, 0.99) / 1e3,
-                total, errors, firstError);
+                total, errors, firstError, Double.NaN, Double.NaN);
     }
 
     private static double percentile(long[] sorted, double p) {

@@ -3,6 +3,7 @@ package io.blackpipe.cli;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,13 +47,43 @@ final class ListenOptions {
             description = "Timeout for connecting to upstream members (env BLACKPIPE_CONNECT_TIMEOUT_MS; default ${DEFAULT-VALUE}).")
     int connectTimeoutMillis;
 
+    @Option(names = "--tls-cert", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_TLS_CERT}",
+            description = "PEM certificate (chain) of the listeners: apps must connect with TLS; needs --tls-key (env BLACKPIPE_TLS_CERT).")
+    Path tlsCert;
+
+    @Option(names = "--tls-key", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_TLS_KEY}",
+            description = "PEM private key (PKCS#8, unencrypted) of --tls-cert (env BLACKPIPE_TLS_KEY).")
+    Path tlsKey;
+
+    @Option(names = "--tls-client-ca", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_TLS_CLIENT_CA}",
+            description = "PEM CA certificate(s): apps must present a client certificate signed by one of them (env BLACKPIPE_TLS_CLIENT_CA).")
+    Path tlsClientCa;
+
+    @Option(names = "--max-connections", paramLabel = "N", defaultValue = "${env:BLACKPIPE_MAX_CONNECTIONS:-0}",
+            description = "Most client connections open at once across all members; more are closed on accept (env BLACKPIPE_MAX_CONNECTIONS; default ${DEFAULT-VALUE}: unlimited).")
+    int maxConnections;
+
     /** @throws IllegalArgumentException naming the option that is wrong */
     ProxyConfig toConfig(String upstream) {
         if (connectTimeoutMillis <= 0) {
             throw new IllegalArgumentException("--connect-timeout-ms must be positive, got " + connectTimeoutMillis);
         }
         return new ProxyConfig(UpstreamUri.parse(upstream), host, port, advertiseHost, adminHost, adminPort,
-                memberPorts(), connectTimeoutMillis).withSimulatedMembers(simulateMembers);
+                memberPorts(), connectTimeoutMillis).withSimulatedMembers(simulateMembers)
+                .withListenerTls(listenerTls()).withMaxConnections(maxConnections);
+    }
+
+    private ProxyConfig.ListenerTls listenerTls() {
+        if (tlsCert == null && tlsKey == null) {
+            if (tlsClientCa != null) {
+                throw new IllegalArgumentException("--tls-client-ca needs --tls-cert and --tls-key (TLS on the listeners)");
+            }
+            return null;
+        }
+        if (tlsCert == null || tlsKey == null) {
+            throw new IllegalArgumentException("--tls-cert and --tls-key go together; got only " + (tlsCert == null ? "--tls-key" : "--tls-cert"));
+        }
+        return new ProxyConfig.ListenerTls(tlsCert, tlsKey, tlsClientCa);
     }
 
     private Map<MemberAddress, Integer> memberPorts() {

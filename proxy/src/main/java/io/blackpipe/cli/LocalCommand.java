@@ -3,6 +3,7 @@ package io.blackpipe.cli;
 import io.blackpipe.upstream.LocalUpstream;
 import io.blackpipe.upstream.LocalUpstreams;
 import io.blackpipe.wire.BlockingCommandClient;
+import io.blackpipe.wire.Tls;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import org.bson.BsonDocument;
@@ -70,7 +71,9 @@ final class LocalCommand implements Callable<Integer> {
     /** A hello and a ping through the first listener: the reply must name the proxy, not the upstream. */
     private static boolean checkThroughProxy(RunningProxy running, PrintWriter out) {
         var first = running.proxy.members().get(0);
-        try (BlockingCommandClient client = new BlockingCommandClient(first.advertised().host(), first.advertised().port(), 5000)) {
+        // The check only proves the path works; with TLS on the listeners it need not judge the certificate.
+        Tls.Client tls = running.proxy.listenerTls() ? Tls.Client.trustingAnything() : Tls.Client.OFF;
+        try (BlockingCommandClient client = new BlockingCommandClient(first.advertised().host(), first.advertised().port(), 5000, tls)) {
             BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
             BsonDocument ping = client.run("admin", new BsonDocument("ping", new BsonInt32(1)));
             String me = hello.isString("me") ? hello.getString("me").getValue() : "(standalone: no me)";

@@ -61,6 +61,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (context.upstreamTls().enabled()) {
+                            ch.pipeline().addLast(context.upstreamTls().newHandler(ch.alloc(), member.dial().host(), member.dial().port()));
+                        }
                         ch.pipeline().addLast(new FrameDecoder(), new UpstreamConnection(ClientConnection.this));
                     }
                 });

@@ -22,7 +22,8 @@ final class FailPointCommand {
     static BsonDocument apply(PipeContext context, BsonDocument command) {
         try {
             if (RuleParser.isOff(command)) {
-                if (!"failCommand".equals(command.getString("configureFailPoint", new org.bson.BsonString("")).getValue())) {
+                org.bson.BsonValue failPoint = command.get("configureFailPoint"); // any type may arrive: no getString
+                if (failPoint == null || !failPoint.isString() || !"failCommand".equals(failPoint.asString().getValue())) {
                     throw new RuleException("configureFailPoint", "must be \"failCommand\"");
                 }
                 context.rules().remove(RULE_ID);

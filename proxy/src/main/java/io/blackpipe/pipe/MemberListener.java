@@ -10,6 +10,8 @@ import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -24,6 +26,18 @@ public final class MemberListener {
     private final ServerBootstrap bootstrap;
     private final String bindHost;
     private final ProxyLog log;
+    /**
+     * Ends timed faults. Not a Netty executor: restore() waits for its bind, and a Netty promise
+     * refuses to be waited on from an event executor's own thread (GlobalEventExecutor included,
+     * which a bind's promise uses until the channel is registered): the end would fail, leaving the
+     * member down and an untracked listener bound to its port.
+     */
+    private static final ScheduledExecutorService FAULT_ENDS = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread thread = new Thread(r, "blackpipe-fault-end");
+        thread.setDaemon(true);
+        return thread;
+    });
+
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private int port;
     private Channel channel;
@@ -118,7 +132,7 @@ public final class MemberListener {
 
     private void scheduleEnd(long millis) {
         if (millis > 0) {
-            pendingEnd = GlobalEventExecutor.INSTANCE.schedule(() -> {
+            pendingEnd = FAULT_ENDS.schedule(() -> {
                 try {
                     restore();
                 } catch (Exception e) {

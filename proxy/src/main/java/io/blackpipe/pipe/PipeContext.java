@@ -7,15 +7,18 @@ import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.topology.HelloRewriter;
 import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
+import io.blackpipe.wire.Tls;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What every connection pair shares: meters, rules, the hello rewriter, member states, the log,
- * and the simulated replica set when the proxy presents one (else null).
+ * the simulated replica set when the proxy presents one (else null), and how to dial members
+ * (plaintext or TLS).
  */
 record PipeContext(ConnectionMeters.Registry meters, CommandObserver observer, RuleSet rules, RuleParser ruleParser,
                    boolean forwardFailPoints, HelloRewriter rewriter, MemberStates memberStates, ProxyLog log,
-                   int connectTimeoutMillis, AtomicInteger requestIds, SimulatedReplicaSet simulation) {
+                   int connectTimeoutMillis, AtomicInteger requestIds, SimulatedReplicaSet simulation,
+                   Tls.Client upstreamTls) {
 
     /** A request id for a message the proxy writes itself. */
     int nextRequestId() {

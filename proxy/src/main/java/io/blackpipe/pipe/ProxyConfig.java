@@ -14,15 +14,31 @@ import java.util.Map;
  * @param forwardFailPoints pass configureFailPoint commands to the server instead of taking them as rules
  * @param historyFile where to append the operation history (JSON lines), or null
  * @param simulateMembers present this many members over the one upstream node (0: off)
+ * @param listenerTls TLS on the listeners apps connect to, or null for plaintext
+ * @param maxConnections the most client connections open at once across all members (0: unlimited)
  */
 public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, String advertiseHost,
                           String adminHost, int adminPort, Map<MemberAddress, Integer> memberPorts,
                           int connectTimeoutMillis, long seed, boolean forwardFailPoints, Path historyFile,
-                          int simulateMembers) {
+                          int simulateMembers, ListenerTls listenerTls, int maxConnections) {
+
+    /**
+     * TLS on the listeners apps connect to (PEM files).
+     *
+     * @param clientCa when set, clients must present a certificate this CA signed; null: not asked
+     */
+    public record ListenerTls(Path cert, Path key, Path clientCa) {
+        public ListenerTls {
+            if (cert == null || key == null) {
+                throw new IllegalArgumentException("TLS on the listeners needs both --tls-cert and --tls-key");
+            }
+        }
+    }
 
     public ProxyConfig(UpstreamUri upstream, String bindHost, int port, String advertiseHost, String adminHost,
                        int adminPort, Map<MemberAddress, Integer> memberPorts, int connectTimeoutMillis) {
-        this(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts, connectTimeoutMillis, 0, false, null, 0);
+        this(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts, connectTimeoutMillis, 0, false, null, 0,
+                null, 0);
     }
 
     public ProxyConfig {
@@ -36,6 +52,9 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
         if (simulateMembers != 0 && (simulateMembers < 2 || simulateMembers > 7)) {
             throw new IllegalArgumentException("--simulate-members " + simulateMembers + " must be from 2 to 7 (0 turns it off)");
         }
+        if (maxConnections < 0) {
+            throw new IllegalArgumentException("--max-connections " + maxConnections + " must be 0 (unlimited) or more");
+        }
     }
 
     /** Loopback everywhere with free ports: what a test embedding the proxy wants. */
@@ -45,17 +64,29 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
 
     public ProxyConfig withHistoryFile(Path file) {
         return new ProxyConfig(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts,
-                connectTimeoutMillis, seed, forwardFailPoints, file, simulateMembers);
+                connectTimeoutMillis, seed, forwardFailPoints, file, simulateMembers, listenerTls, maxConnections);
     }
 
     public ProxyConfig withFaultOptions(long seed, boolean forwardFailPoints) {
         return new ProxyConfig(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts,
-                connectTimeoutMillis, seed, forwardFailPoints, historyFile, simulateMembers);
+                connectTimeoutMillis, seed, forwardFailPoints, historyFile, simulateMembers, listenerTls, maxConnections);
     }
 
     public ProxyConfig withSimulatedMembers(int count) {
         return new ProxyConfig(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts,
-                connectTimeoutMillis, seed, forwardFailPoints, historyFile, count);
+                connectTimeoutMillis, seed, forwardFailPoints, historyFile, count, listenerTls, maxConnections);
+    }
+
+    /** TLS on the listeners; null: plaintext. */
+    public ProxyConfig withListenerTls(ListenerTls tls) {
+        return new ProxyConfig(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts,
+                connectTimeoutMillis, seed, forwardFailPoints, historyFile, simulateMembers, tls, maxConnections);
+    }
+
+    /** At most this many client connections across all members; 0: unlimited. */
+    public ProxyConfig withMaxConnections(int max) {
+        return new ProxyConfig(upstream, bindHost, port, advertiseHost, adminHost, adminPort, memberPorts,
+                connectTimeoutMillis, seed, forwardFailPoints, historyFile, simulateMembers, listenerTls, max);
     }
 
     /** The host apps dial: the advertised one, else the bind host unless it is a wildcard. */

@@ -2,9 +2,11 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.wire.MalformedMessageException;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.NotSslRecordException;
 import java.io.IOException;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import javax.net.ssl.SSLException;
 
 /** The proxy's log lines: one line per event, naming the connection and the reason. */
 public final class ProxyLog {
@@ -21,7 +23,11 @@ public final class ProxyLog {
     /** Logs why a connection is being closed: protocol violations by name, I/O errors briefly, bugs with a trace. */
     void connectionFailed(String who, Throwable cause) {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
-        if (root instanceof MalformedMessageException) {
+        if (root instanceof NotSslRecordException) {
+            logger.log(Level.INFO, "closing " + who + ": it did not speak TLS (plaintext on a TLS connection)");
+        } else if (root instanceof SSLException) {
+            logger.log(Level.INFO, "closing " + who + ": TLS failed: " + root.getMessage());
+        } else if (root instanceof MalformedMessageException) {
             logger.log(Level.WARNING, "closing " + who + ": malformed message: " + root.getMessage());
         } else if (root instanceof IOException) {
             logger.log(Level.INFO, "closing " + who + ": " + root.getMessage());

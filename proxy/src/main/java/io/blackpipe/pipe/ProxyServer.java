@@ -20,6 +20,8 @@ import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.topology.StepDown;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.FrameDecoder;
+import io.blackpipe.wire.Tls;
+import io.netty.handler.ssl.SslContext;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -74,14 +76,23 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     });
     private final ScenarioRunner scenarios;
     private final SimulatedReplicaSet simulation;
+    /** The listeners' TLS context; null: plaintext. */
+    private final SslContext listenerTls;
+    /** How members are dialled: plaintext or TLS, from the upstream URI. */
+    private final Tls.Client upstreamTls;
+    /** --max-connections; null: unlimited (nothing is counted). */
+    private final ConnectionLimit connectionLimit;
 
     /** Sessions the retry tracker remembers at most, and how long an idle one is kept (the server's session timeout). */
     private static final int SESSIONS_TRACKED = 100_000;
     private static final long SESSION_IDLE_NANOS = TimeUnit.MINUTES.toNanos(30);
 
-    private ProxyServer(ProxyConfig config, Discovery.Deployment deployment) {
+    private ProxyServer(ProxyConfig config, Discovery.Deployment deployment, SslContext listenerTls, Tls.Client upstreamTls) {
         this.config = config;
         this.deployment = deployment;
+        this.listenerTls = listenerTls;
+        this.upstreamTls = upstreamTls;
+        this.connectionLimit = config.maxConnections() > 0 ? new ConnectionLimit(config.maxConnections(), log) : null;
         this.members = new MemberMap(config.effectiveAdvertiseHost(), config.port(), config.memberPorts(),
                 deployment.dialAliases(), this::listen);
         this.simulation = config.simulateMembers() == 0 ? null
@@ -93,18 +104,22 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         CommandObserver observer = new CommandObserver(registry, new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS), history);
         this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
         this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
-                config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation);
+                config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
+                upstreamTls);
     }
 
     /** Discovers the deployment and opens a listener for each member; fails if any cannot be opened. */
     public static ProxyServer start(ProxyConfig config) {
         ProxyServer server = null;
         try {
+            ProxyConfig.ListenerTls tls = config.listenerTls();
+            SslContext listenerTls = tls == null ? null : Tls.server(tls.cert(), tls.key(), tls.clientCa());
+            Tls.Client upstreamTls = config.upstream().tls();
             Discovery.Deployment deployment = Discovery.discover(config.upstream(), config.connectTimeoutMillis());
             if (config.simulateMembers() > 0) {
                 deployment = simulated(deployment, config.simulateMembers());
             }
-            server = new ProxyServer(config, deployment);
+            server = new ProxyServer(config, deployment, listenerTls, upstreamTls);
             for (MemberAddress member : server.deployment.members()) {
                 server.members.ensure(member);
             }
@@ -162,6 +177,12 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (connectionLimit != null && !connectionLimit.admit(ch, upstream)) {
+                            return; // closed: over --max-connections
+                        }
+                        if (listenerTls != null) {
+                            ch.pipeline().addLast(listenerTls.newHandler(ch.alloc()));
+                        }
                         ch.pipeline().addLast(new FrameDecoder(), new ClientConnection(self[0], context));
                     }
                 });
@@ -171,7 +192,8 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         int bound = listener.bind(port);
         listeners.put(upstream, listener);
         context.meters().forMember(upstream.toString()); // so /metrics lists the member before its first connection
-        log.info("listening on " + config.bindHost() + ":" + bound + " for member " + upstream);
+        log.info("listening on " + config.bindHost() + ":" + bound + (listenerTls != null ? " (TLS)" : "") + " for member " + upstream
+                + (upstreamTls.enabled() ? " (dialled over TLS)" : ""));
         return bound;
     }
 
@@ -226,6 +248,16 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         return registry;
     }
 
+    /** Client connections open across all members, as --max-connections counts them (0 when unlimited). */
+    public int limitedConnections() {
+        return connectionLimit == null ? 0 : connectionLimit.open();
+    }
+
+    /** Whether apps must connect with TLS. */
+    public boolean listenerTls() {
+        return listenerTls != null;
+    }
+
     public int openConnections(MemberAddress upstream) {
         return context.meters().openConnections(upstream.toString());
     }
@@ -238,10 +270,11 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     /** The connection string an application should use to go through the proxy. */
     public String connectionString() {
         String hosts = members.members().stream().map(m -> m.advertised().toString()).collect(Collectors.joining(","));
+        String tls = listenerTls != null ? "tls=true" : null;
         if (deployment.isReplicaSet()) {
-            return "mongodb://" + hosts + "/?replicaSet=" + deployment.setName();
+            return "mongodb://" + hosts + "/?replicaSet=" + deployment.setName() + (tls == null ? "" : "&" + tls);
         }
-        return "mongodb://" + hosts + "/";
+        return "mongodb://" + hosts + "/" + (tls == null ? "" : "?" + tls);
     }
 
     /**
@@ -263,7 +296,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                 continue;
             }
             try (BlockingCommandClient client = new BlockingCommandClient(member.dial().host(), member.dial().port(),
-                    config.connectTimeoutMillis())) {
+                    config.connectTimeoutMillis(), upstreamTls)) {
                 context.memberStates().observe(member.upstream(), client.run("admin", new BsonDocument("hello", new BsonInt32(1))));
             } catch (IOException | RuntimeException e) {
                 log.info("member " + member.upstream() + " did not answer hello: " + e.getMessage());
@@ -320,7 +353,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                 .findFirst()
                 .orElseThrow(() -> new IllegalStateException("no member is known to be primary yet"));
         log.info("failover: asking primary " + primary.upstream() + " to step down");
-        StepDown.stepDown(primary.dial(), config.connectTimeoutMillis());
+        StepDown.stepDown(primary.dial(), config.connectTimeoutMillis(), upstreamTls);
     }
 
     @Override

@@ -35,8 +35,9 @@ public final class Discovery {
 
     public static Deployment discover(UpstreamUri uri, int timeoutMillis) {
         List<String> failures = new ArrayList<>();
+        io.blackpipe.wire.Tls.Client tls = uri.tls();
         for (MemberAddress seed : uri.seeds()) {
-            try (BlockingCommandClient client = new BlockingCommandClient(seed.host(), seed.port(), timeoutMillis)) {
+            try (BlockingCommandClient client = new BlockingCommandClient(seed.host(), seed.port(), timeoutMillis, tls)) {
                 BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
                 if (!isOk(hello)) { // servers before 4.4.2 / 5.0 know only isMaster
                     hello = client.run("admin", new BsonDocument("isMaster", new BsonInt32(1)));

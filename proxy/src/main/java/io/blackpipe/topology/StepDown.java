@@ -16,9 +16,14 @@ public final class StepDown {
      * @throws IllegalStateException when the server refuses, naming its reason
      */
     public static void stepDown(MemberAddress primary, int timeoutMillis) {
+        stepDown(primary, timeoutMillis, io.blackpipe.wire.Tls.Client.OFF);
+    }
+
+    /** The same, over TLS when the upstream URI asks for it. */
+    public static void stepDown(MemberAddress primary, int timeoutMillis, io.blackpipe.wire.Tls.Client tls) {
         BsonDocument command = new BsonDocument("replSetStepDown", new BsonInt32(10))
                 .append("secondaryCatchUpPeriodSecs", new BsonInt32(5));
-        try (BlockingCommandClient client = new BlockingCommandClient(primary.host(), primary.port(), timeoutMillis + 15_000)) {
+        try (BlockingCommandClient client = new BlockingCommandClient(primary.host(), primary.port(), timeoutMillis + 15_000, tls)) {
             BsonDocument reply = client.run("admin", command);
             BsonValue ok = reply.get("ok");
             if (ok == null || !ok.isNumber() || ok.asNumber().doubleValue() != 1.0) {

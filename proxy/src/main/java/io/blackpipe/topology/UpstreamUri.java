@@ -99,6 +99,11 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
         return options.get("replicaset");
     }
 
+    /** How to reach the members: plaintext, or TLS from the tls/ssl and tls* options. */
+    public io.blackpipe.wire.Tls.Client tls() {
+        return io.blackpipe.wire.Tls.Client.fromUriOptions(options);
+    }
+
     public boolean directConnection() {
         return "true".equalsIgnoreCase(options.get("directconnection"));
     }

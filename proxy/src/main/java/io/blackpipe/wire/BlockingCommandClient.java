@@ -23,10 +23,21 @@ public final class BlockingCommandClient implements AutoCloseable {
     private int nextRequestId = 1;
 
     public BlockingCommandClient(String host, int port, int timeoutMillis) throws IOException {
-        socket = new Socket();
-        socket.connect(new InetSocketAddress(host, port), timeoutMillis);
-        socket.setSoTimeout(timeoutMillis);
-        socket.setTcpNoDelay(true);
+        this(host, port, timeoutMillis, Tls.Client.OFF);
+    }
+
+    /** Connects, over TLS when {@code tls} is enabled (the handshake completes here). */
+    public BlockingCommandClient(String host, int port, int timeoutMillis, Tls.Client tls) throws IOException {
+        Socket plain = new Socket();
+        try {
+            plain.connect(new InetSocketAddress(host, port), timeoutMillis);
+            plain.setSoTimeout(timeoutMillis);
+            plain.setTcpNoDelay(true);
+        } catch (IOException e) {
+            plain.close();
+            throw e;
+        }
+        socket = tls.enabled() ? tls.wrap(plain, host, port) : plain;
     }
 
     /** Runs one command against {@code database} and returns the reply body (ok:0 replies included). */

@@ -1,6 +1,7 @@
 package io.blackpipe.wire;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
@@ -15,6 +16,9 @@ public final class CommandFingerprint {
 
     public static long of(ByteBuf frame, OpMsg msg) {
         CRC32C crc = new CRC32C();
+        // One NIO view of the frame serves every range (a view per range was an allocation per BSON
+        // field of every command with a session: the proxy's largest allocation site).
+        ByteBuffer view = frame.nioBufferCount() == 1 ? frame.nioBuffer(frame.readerIndex(), frame.readableBytes()) : null;
         BsonCursor body = msg.body(frame);
         while (body.next()) {
             if (body.nameIs("$clusterTime") || body.nameIs("readConcern") || body.nameIs("lsid")
@@ -22,22 +26,25 @@ public final class CommandFingerprint {
                 continue;
             }
             int start = body.elementOffset();
-            update(crc, frame, start, body.valueEnd() - start);
+            update(crc, frame, view, start, body.valueEnd() - start);
         }
         // the kind-1 sections, before and after the body section (its kind byte precedes bodyOffset)
         int sectionsStart = frame.readerIndex() + Frames.HEADER_LENGTH + 4;
         int bodyEnd = msg.bodyOffset() + frame.getIntLE(msg.bodyOffset());
-        update(crc, frame, sectionsStart, msg.bodyOffset() - 1 - sectionsStart);
-        update(crc, frame, bodyEnd, msg.sectionsEnd() - bodyEnd);
+        update(crc, frame, view, sectionsStart, msg.bodyOffset() - 1 - sectionsStart);
+        update(crc, frame, view, bodyEnd, msg.sectionsEnd() - bodyEnd);
         return crc.getValue();
     }
 
-    private static void update(CRC32C crc, ByteBuf frame, int start, int length) {
+    private static void update(CRC32C crc, ByteBuf frame, ByteBuffer view, int start, int length) {
         if (length <= 0) {
             return;
         }
-        if (frame.nioBufferCount() == 1) {
-            crc.update(frame.nioBuffer(start, length));
+        if (view != null) {
+            int offset = start - frame.readerIndex();
+            view.limit(offset + length); // first the limit (a position beyond it is pulled back), then the position
+            view.position(offset);
+            crc.update(view);
         } else {
             byte[] bytes = new byte[length];
             frame.getBytes(start, bytes);

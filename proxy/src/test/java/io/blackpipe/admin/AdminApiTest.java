@@ -375,16 +375,22 @@ class AdminApiTest {
         }
 
         // by the advertised address, for a while
-        assertStatus(200, send("POST", "/api/v1/members/" + advertised + "/outage?duration=500ms", null));
+        assertStatus(200, send("POST", "/api/v1/members/" + advertised + "/outage?duration=2s", null));
         assertEquals("outage", memberState(upstream));
         assertTrue(refuses(primary));
-        Await.until(WAIT, "the 500 ms outage to end", () -> {
+        Await.until(WAIT, "the 2 s outage to end", () -> {
             try {
                 return memberState(upstream).equals("up");
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
         });
+        assertFalse(refuses(primary));
+
+        // by the upstream address for 500 ms, ended early by a restore
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/outage?duration=500ms", null));
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/restore", null));
+        assertEquals("up", memberState(upstream));
         assertFalse(refuses(primary));
 
         // by the upstream address, until restored

@@ -112,7 +112,10 @@ class CliTest {
                 Arguments.of(List.of("--connect-timeout-ms", "0"), "--connect-timeout-ms"),
                 Arguments.of(List.of("--connect-timeout-ms", "-5"), "--connect-timeout-ms"),
                 Arguments.of(List.of("--connect-timeout-ms", "soon"), "--connect-timeout-ms"),
-                Arguments.of(List.of("--admin-port", "-2"), "--admin-port"));
+                Arguments.of(List.of("--admin-port", "-2"), "--admin-port"),
+                Arguments.of(List.of("--tls-cert", "server.pem"), "--tls-key"),
+                Arguments.of(List.of("--tls-client-ca", "ca.pem"), "--tls-client-ca"),
+                Arguments.of(List.of("--max-connections", "-1"), "--max-connections"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -365,7 +368,7 @@ class CliTest {
                 assertEquals("connection string: mongodb://localhost:" + port + ",localhost:" + pinned + "/?replicaSet="
                         + ScriptedMongod.SET_NAME, connectionLine);
                 assertTrue(child.seen.stream().noneMatch(l -> l.startsWith("admin:")), "BLACKPIPE_ADMIN_PORT=-1 disables admin: " + child.seen);
-                try (BlockingCommandClient client = new BlockingCommandClient("127.0.0.1", port, 5000)) {
+                try (BlockingCommandClient client = new BlockingCommandClient("127.0.0.1", port, 30_000)) {
                     BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
                     assertEquals("localhost:" + port, hello.getString("me").getValue(), "the advertised host is written into hello");
                 }

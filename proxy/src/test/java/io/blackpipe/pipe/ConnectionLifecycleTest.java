@@ -315,7 +315,7 @@ class ConnectionLifecycleTest {
     // ------------------------------------------------------------------ backpressure
 
     private static final int FRAME_SIZE = 1024 * 1024;
-    private static final int FRAMES = 512;
+    private static final int FRAMES = 128; // 128 MiB: four times the bound, so buffering without limit would show
     private static final long TOTAL = (long) FRAME_SIZE * FRAMES;
     private static final long BOUND = 32L * 1024 * 1024;
     private static final int CHUNK = 64 * 1024;
@@ -495,7 +495,7 @@ class ConnectionLifecycleTest {
                 assertTrue(writer.isAlive(), "the client writer is blocked, not finished");
 
                 startReading.countDown();
-                writer.join(TimeUnit.SECONDS.toMillis(60));
+                writer.join(TimeUnit.SECONDS.toMillis(180));
                 assertNull(writerFailure.get(), () -> "the client writer failed: " + writerFailure.get());
                 assertEquals(TOTAL, written.get());
             } // closing the client ends the upstream connection after the last byte

@@ -1,0 +1,54 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.topology.MemberAddress;
+import io.netty.channel.Channel;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code --max-connections}: the most client connections open at once across all members. A
+ * connection beyond it is closed as soon as it is accepted; the log says so at most once a second,
+ * with how many were refused since the last such line.
+ */
+final class ConnectionLimit {
+    private static final long REPORT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+    private final int max;
+    private final ProxyLog log;
+    private final AtomicInteger open = new AtomicInteger();
+    private final AtomicLong refusedSinceReport = new AtomicLong();
+    private final AtomicLong lastReport = new AtomicLong(System.nanoTime() - 2 * REPORT_INTERVAL_NANOS);
+
+    ConnectionLimit(int max, ProxyLog log) {
+        this.max = max;
+        this.log = log;
+    }
+
+    /** Counts an accepted connection until it closes; beyond the limit closes it and returns false. */
+    boolean admit(Channel client, MemberAddress member) {
+        if (open.incrementAndGet() > max) {
+            open.decrementAndGet();
+            client.close();
+            refused(client, member);
+            return false;
+        }
+        client.closeFuture().addListener(f -> open.decrementAndGet());
+        return true;
+    }
+
+    int open() {
+        return open.get();
+    }
+
+    private void refused(Channel client, MemberAddress member) {
+        refusedSinceReport.incrementAndGet();
+        long now = System.nanoTime();
+        long last = lastReport.get();
+        if (now - last >= REPORT_INTERVAL_NANOS && lastReport.compareAndSet(last, now)) {
+            long count = refusedSinceReport.getAndSet(0);
+            log.warn("refused client " + client.remoteAddress() + " on member " + member + ": --max-connections " + max
+                    + " reached (" + count + " connection(s) refused since the last such line)");
+        }
+    }
+}

@@ -1,0 +1,179 @@
+package io.blackpipe.pipe;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import io.blackpipe.testing.LogCapture;
+import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.topology.MemberAddress;
+import io.blackpipe.wire.BsonIo;
+import io.blackpipe.wire.OpCode;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import javax.net.ssl.SSLContext;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * TLS on both legs, with certificates openssl makes for this run: the real driver connects to the
+ * proxy over TLS (optionally with a client certificate), and the proxy dials a TLS upstream (a TLS
+ * relay in front of a scripted mongod) from the URI's tls options.
+ */
+class TlsTest {
+    @TempDir
+    static Path dir;
+    private static TestCertificates certs;
+
+    @BeforeAll
+    static void makeCertificates() throws Exception {
+        certs = TestCertificates.generate(dir);
+    }
+
+    private static ProxyServer tlsProxy(Path clientCa) {
+        return ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri())
+                .withListenerTls(new ProxyConfig.ListenerTls(certs.serverCert, certs.serverKey, clientCa)));
+    }
+
+    private static MongoClient tlsDriver(ProxyServer proxy, SSLContext context, int selectionSeconds) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(proxy.connectionString()))
+                .applyToSslSettings(b -> b.enabled(true).context(context))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(selectionSeconds, TimeUnit.SECONDS))
+                .build());
+    }
+
+    private static Set<String> proxyAddresses(ProxyServer proxy) {
+        return proxy.members().stream().map(m -> m.advertised().toString()).collect(Collectors.toSet());
+    }
+
+    private static void insertAndFind(MongoClient client, String database) {
+        MongoCollection<Document> collection = client.getDatabase(database).getCollection("tls");
+        collection.insertOne(new Document("_id", 1).append("over", "tls"));
+        Document found = collection.find(eq("_id", 1)).first();
+        assertNotNull(found, "the document inserted over TLS must be found");
+        assertEquals("tls", found.getString("over"));
+    }
+
+    @Test
+    void driverConnectsOverTlsAndSeesOnlyProxyAddresses() throws Exception {
+        try (ProxyServer proxy = tlsProxy(null);
+             MongoClient client = tlsDriver(proxy, certs.clientContext(false), 15)) {
+            assertTrue(proxy.connectionString().contains("tls=true"), proxy.connectionString());
+            insertAndFind(client, UpstreamLane.freshDatabaseName("tls"));
+            Set<String> seen = client.getClusterDescription().getServerDescriptions().stream()
+                    .map(d -> d.getAddress().toString()).collect(Collectors.toSet());
+            assertEquals(proxyAddresses(proxy), seen, "the driver must know the members only by their proxy addresses");
+        }
+    }
+
+    @Test
+    void clientCertificateIsRequiredWhenAClientCaIsGiven() throws Exception {
+        try (LogCapture log = LogCapture.start(); ProxyServer proxy = tlsProxy(certs.ca)) {
+            try (MongoClient anonymous = tlsDriver(proxy, certs.clientContext(false), 2)) {
+                assertThrows(MongoTimeoutException.class,
+                        () -> anonymous.getDatabase("admin").runCommand(new Document("ping", 1)),
+                        "a client without a certificate must not get through");
+            }
+            String line = log.awaitContaining(Duration.ofSeconds(5), "on member", "TLS failed");
+            assertFalse(line.contains("unexpected error"), line);
+            try (MongoClient withCertificate = tlsDriver(proxy, certs.clientContext(true), 15)) {
+                insertAndFind(withCertificate, UpstreamLane.freshDatabaseName("tlsClientCert"));
+            }
+        }
+    }
+
+    @Test
+    void plaintextClientOnTlsPortIsClosedAndNamedInTheLog() throws Exception {
+        try (LogCapture log = LogCapture.start(); ProxyServer proxy = tlsProxy(null);
+             MongoClient tlsClient = tlsDriver(proxy, certs.clientContext(false), 15)) {
+            tlsClient.getDatabase("admin").runCommand(new Document("ping", 1)); // an open TLS connection, before
+            try (RawClient raw = RawClient.connect(proxy.members().get(0).advertised())) {
+                raw.send(hello(7));
+                raw.awaitClosedByPeer(Duration.ofSeconds(5));
+                String line = log.awaitContaining(Duration.ofSeconds(5), raw.logName(), "did not speak TLS");
+                assertFalse(line.contains("unexpected error"), line);
+            }
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains("unexpected error")), "no stack traces: " + log.messages());
+            // Other connections are unaffected.
+            insertAndFind(tlsClient, UpstreamLane.freshDatabaseName("tlsAfterPlaintext"));
+        }
+    }
+
+    @Test
+    void proxyDialsATlsUpstreamFromTheUriOptions() throws Exception {
+        try (TlsRelay relay = new TlsRelay(certs);
+             ScriptedMongod mongod = ScriptedMongod.builder().hosts(List.of(relayAddress(relay)))
+                     .me(relayAddress(relay)).primary(relayAddress(relay)).start()) {
+            relay.relayTo(mongod.port());
+            String uri = "mongodb://" + relay.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME
+                    + "&tls=true&tlsCAFile=" + certs.ca + "&tlsCertificateKeyFile=" + certs.clientCombined;
+            try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(uri))) {
+                assertEquals(List.of(MemberAddress.parse(relay.address())),
+                        proxy.members().stream().map(m -> m.upstream()).toList(), "every member is the TLS relay");
+                int afterDiscovery = relay.handshakes();
+                assertTrue(afterDiscovery >= 1, "discovery must have talked TLS to the relay");
+                try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                        .applyConnectionString(new ConnectionString(proxy.connectionString()))
+                        .applyToClusterSettings(b -> b.serverSelectionTimeout(15, TimeUnit.SECONDS)).build())) {
+                    insertAndFind(client, "tlsupstream");
+                }
+                assertTrue(relay.handshakes() > afterDiscovery, "the proxied connections must be TLS to the relay too");
+                assertEquals(0, relay.failedHandshakes(), "every handshake with the relay must succeed");
+                assertEquals(1, mongod.documents("tlsupstream", "tls").size(), "the insert must reach the upstream behind the relay");
+            }
+        }
+    }
+
+    @Test
+    void aWrongCaFailsDiscoveryWithAClearMessage() throws Exception {
+        try (TlsRelay relay = new TlsRelay(certs);
+             ScriptedMongod mongod = ScriptedMongod.builder().hosts(List.of(relayAddress(relay)))
+                     .me(relayAddress(relay)).primary(relayAddress(relay)).start()) {
+            relay.relayTo(mongod.port());
+            String uri = "mongodb://" + relay.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME
+                    + "&tls=true&tlsCAFile=" + certs.otherCa + "&tlsCertificateKeyFile=" + certs.clientCombined;
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ProxyServer.start(ProxyConfig.embedded(uri)));
+            assertTrue(e.getMessage().contains(relay.address()), e.getMessage());
+            assertTrue(e.getMessage().contains("TLS handshake"), e.getMessage());
+            assertTrue(e.getMessage().contains("tlsCAFile"), e.getMessage());
+            assertEquals(0, relay.handshakes(), "no handshake may succeed with a CA that did not sign the relay's certificate");
+            assertEquals(0, mongod.connectionsAccepted(), "nothing may reach the upstream");
+        }
+    }
+
+    private static String relayAddress(TlsRelay relay) {
+        return relay.address();
+    }
+
+    /** A hello as OP_MSG bytes, as a plaintext driver would send first. */
+    static byte[] hello(int requestId) {
+        BsonDocument body = new BsonDocument("hello", new BsonInt32(1)).append("$db", new BsonString("admin"));
+        byte[] bson = BsonIo.encode(body);
+        int length = 16 + 4 + 1 + bson.length;
+        ByteBuffer out = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
+        out.putInt(length).putInt(requestId).putInt(0).putInt(OpCode.OP_MSG).putInt(0).put((byte) 0).put(bson);
+        return out.array();
+    }
+}
