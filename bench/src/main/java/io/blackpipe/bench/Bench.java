@@ -137,6 +137,11 @@ public final class Bench {
             default -> BenchUpstream.uri(o.upstream, userDocs, o.bigDocs);
         };
         System.out.println("bench: upstream (" + upstream.kind + "): " + upstream.description);
+        if (upstream.kind.equals("jongodb")) {
+            Target.pollServerMonitoring = true;
+            report.remarks.add("jongodb: every client monitors the server by polling (serverMonitoringMode=poll): "
+                    + "jongodb answers awaitable hellos at once, so streaming monitoring would spin");
+        }
         for (String tcpProxy : List.of(Target.HAPROXY, Target.RELAY_NIO, Target.RELAY_EPOLL)) {
             if (targetIds.contains(tcpProxy) && upstream.whyNoTcpProxy() != null) {
                 String line = tcpProxy + " is SKIPPED with this upstream: " + upstream.whyNoTcpProxy();

@@ -4,6 +4,7 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.connection.ServerMonitoringMode;
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.fault.Rule;
 import io.blackpipe.pipe.ProxyConfig;
@@ -42,6 +43,13 @@ final class Target implements AutoCloseable {
      */
     static final List<String> ALL = List.of(DIRECT, BLACKPIPE, RULES, HAPROXY, PROCESS, RELAY_NIO, RELAY_EPOLL);
 
+    /**
+     * Server monitoring by polling instead of streaming hellos: set for jongodb, which answers an
+     * awaitable hello at once, so a streaming monitor would spin (a core's worth of hellos through
+     * every target, counted as the proxy's CPU). Set once, before any target is made.
+     */
+    static volatile boolean pollServerMonitoring;
+
     final String id;
     final String description;
     final String connectionString;
@@ -71,6 +79,11 @@ final class Target implements AutoCloseable {
                 .applicationName("blackpipe-bench")
                 .applyToConnectionPoolSettings(pool -> pool.maxSize(poolSize).maxWaitTime(30, TimeUnit.SECONDS))
                 .applyToClusterSettings(cluster -> cluster.serverSelectionTimeout(15, TimeUnit.SECONDS))
+                .applyToServerSettings(server -> {
+                    if (pollServerMonitoring) {
+                        server.serverMonitoringMode(ServerMonitoringMode.POLL);
+                    }
+                })
                 .build();
         this.client = MongoClients.create(settings);
         client.getDatabase("admin").runCommand(new Document("ping", 1)); // fail here, not in the middle of a run
