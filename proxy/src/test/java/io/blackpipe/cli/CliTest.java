@@ -11,24 +11,16 @@ import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.wire.BlockingCommandClient;
-import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -222,84 +214,6 @@ class CliTest {
     // ------------------------------------------------------------------ child JVM runs
 
     /** A child `java io.blackpipe.cli.Main ...` with no BLACKPIPE_* variables except {@code env}. */
-    private final class Child implements AutoCloseable {
-        final Process process;
-        final Path stderr;
-        final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        final List<String> seen = new ArrayList<>();
-
-        Child(Map<String, String> env, String... args) throws IOException {
-            String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", classPath, "io.blackpipe.cli.Main"));
-            command.addAll(List.of(args));
-            ProcessBuilder builder = new ProcessBuilder(command);
-            builder.environment().keySet().removeIf(name -> name.startsWith("BLACKPIPE_"));
-            builder.environment().putAll(env);
-            stderr = Files.createTempFile(temp, "child", ".err");
-            builder.redirectError(stderr.toFile());
-            builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-            process = builder.start();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = out.readLine()) != null) {
-                        lines.add(line);
-                    }
-                } catch (IOException ignored) {
-                    // the process went away
-                }
-            }, "cli-child-stdout");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        /** Collects stdout lines until one starts with {@code prefix}; fails after 60 s or if the process exits first. */
-        String awaitLine(String prefix) throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (System.nanoTime() < deadline) {
-                String line = lines.poll(100, TimeUnit.MILLISECONDS);
-                if (line != null) {
-                    seen.add(line);
-                    if (line.startsWith(prefix)) {
-                        return line;
-                    }
-                } else if (!process.isAlive() && lines.isEmpty()) {
-                    break;
-                }
-            }
-            throw new AssertionError("no line starting with '" + prefix + "'; stdout so far: " + seen + "; " + describe());
-        }
-
-        int awaitExit() throws Exception {
-            assertTrue(process.waitFor(60, TimeUnit.SECONDS), () -> "the child did not exit; " + describe());
-            return process.exitValue();
-        }
-
-        String stderrText() throws IOException {
-            return Files.readString(stderr);
-        }
-
-        String describe() {
-            try {
-                return "alive=" + process.isAlive() + ", stderr:\n" + stderrText();
-            } catch (IOException e) {
-                return "stderr unreadable: " + e;
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            if (process.isAlive()) {
-                process.destroy(); // SIGTERM: the shutdown hook closes the proxy
-                if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    process.waitFor(10, TimeUnit.SECONDS);
-                    throw new AssertionError("the child ignored SIGTERM; " + describe());
-                }
-            }
-        }
-    }
 
     private static String rsUri(ScriptedMongod seed) {
         return "mongodb://" + seed.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME;
@@ -311,7 +225,7 @@ class CliTest {
              ScriptedMongod b = ScriptedMongod.builder().secondary().primary(a.address()).start()) {
             a.setAdvertisedHosts(List.of(a.address(), b.address()));
             b.setAdvertisedHosts(List.of(a.address(), b.address()));
-            try (Child child = new Child(Map.of(), "proxy", "--upstream", rsUri(a), "--host", "127.0.0.1", "--port", "0",
+            try (CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", rsUri(a), "--host", "127.0.0.1", "--port", "0",
                     "--admin-port", "0")) {
                 String connectionLine = child.awaitLine("connection string: ");
                 String memberA = find(child.seen, "  upstream " + a.address() + " -> advertised 127.0.0.1:");
@@ -361,7 +275,7 @@ class CliTest {
                     "BLACKPIPE_ADMIN_PORT", "-1",
                     "BLACKPIPE_MEMBER_PORTS", b.address() + "=" + pinned,
                     "BLACKPIPE_CONNECT_TIMEOUT_MS", "3000");
-            try (Child child = new Child(env, "proxy")) {
+            try (CliChild child = new CliChild(temp, null, env, "proxy")) {
                 String connectionLine = child.awaitLine("connection string: ");
                 assertTrue(child.seen.contains("  upstream " + a.address() + " -> advertised localhost:" + port), child.seen::toString);
                 assertTrue(child.seen.contains("  upstream " + b.address() + " -> advertised localhost:" + pinned), child.seen::toString);
@@ -383,7 +297,7 @@ class CliTest {
             int cliPort = freePort();
             Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/",
                     "BLACKPIPE_PORT", Integer.toString(envPort), "BLACKPIPE_ADVERTISE_HOST", "envhost", "BLACKPIPE_ADMIN_PORT", "-1");
-            try (Child child = new Child(env, "proxy", "--upstream", rsUri(a), "--host", "127.0.0.1", "--port",
+            try (CliChild child = new CliChild(temp, null, env, "proxy", "--upstream", rsUri(a), "--host", "127.0.0.1", "--port",
                     Integer.toString(cliPort), "--advertise-host", "127.0.0.1")) {
                 assertEquals("connection string: mongodb://127.0.0.1:" + cliPort + "/?replicaSet=" + ScriptedMongod.SET_NAME,
                         child.awaitLine("connection string: "));
@@ -394,7 +308,7 @@ class CliTest {
 
     @Test
     void missingUpstreamExitsTwo() throws Exception {
-        try (Child child = new Child(Map.of(), "proxy", "--port", "0", "--admin-port", "-1")) {
+        try (CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--port", "0", "--admin-port", "-1")) {
             assertEquals(2, child.awaitExit(), child::describe);
             String err = child.stderrText();
             assertTrue(err.contains("Missing required option: '--upstream=URI'"), err);
@@ -408,7 +322,7 @@ class CliTest {
             "BLACKPIPE_PORT, next, --port",
             "BLACKPIPE_MEMBER_PORTS, db1:27017, --member-port 'db1:27017' must be HOST:PORT=N"})
     void aBadEnvironmentValueExitsTwoNamingTheOption(String variable, String value, String expected) throws Exception {
-        try (Child child = new Child(Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/",
+        try (CliChild child = new CliChild(temp, null, Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/",
                 variable, value), "proxy", "--admin-port", "-1")) {
             assertEquals(2, child.awaitExit(), child::describe);
             String firstLine = child.stderrText().lines().findFirst().orElse("");

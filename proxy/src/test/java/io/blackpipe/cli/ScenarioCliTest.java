@@ -4,26 +4,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.testing.ScriptedMongod;
-import java.io.BufferedReader;
-import java.io.File;
-import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.bson.BsonDocument;
@@ -124,7 +115,7 @@ class ScenarioCliTest {
     @Test
     void aShippedScriptStartsWithTheProxyAndItsRuleIsListed() throws Exception {
         try (ScriptedMongod upstream = ScriptedMongod.start();
-             Child child = new Child(repositoryRoot(), Map.of(), "proxy", "--upstream", uri(upstream), "--host", "127.0.0.1",
+             CliChild child = new CliChild(temp, repositoryRoot(), Map.of(), "proxy", "--upstream", uri(upstream), "--host", "127.0.0.1",
                      "--port", "0", "--admin-port", "0", "--scenario", "fault-scripts/transient-blip.yaml")) {
             child.awaitLine("connection string: ");
             String admin = child.seen.stream().map(ADMIN::matcher).filter(Matcher::find).map(m -> m.group(1)).findFirst()
@@ -153,7 +144,7 @@ class ScenarioCliTest {
         Path bad = temp.resolve("env.yaml");
         Files.writeString(bad, "name: e\n\nnonsense: 1\n");
         try (ScriptedMongod upstream = ScriptedMongod.start();
-             Child child = new Child(temp, Map.of("BLACKPIPE_SCENARIO", bad.toString()), "proxy", "--upstream", uri(upstream),
+             CliChild child = new CliChild(temp, temp, Map.of("BLACKPIPE_SCENARIO", bad.toString()), "proxy", "--upstream", uri(upstream),
                      "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1")) {
             assertEquals(1, child.awaitExit(), child::describe);
             assertTrue(child.stderrText().contains(bad + ":3: nonsense: unknown field"), child::describe);
@@ -161,81 +152,4 @@ class ScenarioCliTest {
     }
 
     /** A child `java io.blackpipe.cli.Main ...` in {@code directory}, with no BLACKPIPE_* variables except {@code env}. */
-    private final class Child implements AutoCloseable {
-        final Process process;
-        final Path stderr;
-        final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        final List<String> seen = new ArrayList<>();
-
-        Child(Path directory, Map<String, String> env, String... args) throws IOException {
-            String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", classPath, "io.blackpipe.cli.Main"));
-            command.addAll(List.of(args));
-            ProcessBuilder builder = new ProcessBuilder(command).directory(directory.toFile());
-            builder.environment().keySet().removeIf(name -> name.startsWith("BLACKPIPE_"));
-            builder.environment().putAll(env);
-            stderr = Files.createTempFile(temp, "child", ".err");
-            builder.redirectError(stderr.toFile());
-            builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-            process = builder.start();
-            Thread reader = new Thread(() -> {
-                try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                    String line;
-                    while ((line = out.readLine()) != null) {
-                        lines.add(line);
-                    }
-                } catch (IOException ignored) {
-                    // the process went away
-                }
-            }, "scenario-cli-child-stdout");
-            reader.setDaemon(true);
-            reader.start();
-        }
-
-        String awaitLine(String prefix) throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (System.nanoTime() < deadline) {
-                String line = lines.poll(100, TimeUnit.MILLISECONDS);
-                if (line != null) {
-                    seen.add(line);
-                    if (line.startsWith(prefix)) {
-                        return line;
-                    }
-                } else if (!process.isAlive() && lines.isEmpty()) {
-                    break;
-                }
-            }
-            throw new AssertionError("no line starting with '" + prefix + "'; stdout so far: " + seen + "; " + describe());
-        }
-
-        int awaitExit() throws Exception {
-            assertTrue(process.waitFor(60, TimeUnit.SECONDS), () -> "the child did not exit; " + describe());
-            return process.exitValue();
-        }
-
-        String stderrText() throws IOException {
-            return Files.readString(stderr);
-        }
-
-        String describe() {
-            try {
-                return "alive=" + process.isAlive() + ", stderr:\n" + stderrText();
-            } catch (IOException e) {
-                return "stderr unreadable: " + e;
-            }
-        }
-
-        @Override
-        public void close() throws Exception {
-            if (process.isAlive()) {
-                process.destroy();
-                if (!process.waitFor(15, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                    process.waitFor(10, TimeUnit.SECONDS);
-                    throw new AssertionError("the child ignored SIGTERM; " + describe());
-                }
-            }
-        }
-    }
 }

@@ -1,0 +1,97 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/** The CLI run as a child JVM from the test class path (no jar needed), its stdout read line by line. */
+final class CliChild implements AutoCloseable {
+    final Process process;
+    final Path stderr;
+    final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+    final List<String> seen = new ArrayList<>();
+
+    /** Starts {@code blackpipe args...} in {@code directory} with only {@code env} of the BLACKPIPE_* variables. */
+    CliChild(Path temp, Path directory, Map<String, String> env, String... args) throws IOException {
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp", classPath, "io.blackpipe.cli.Main"));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).directory(directory == null ? null : directory.toFile());
+        builder.environment().keySet().removeIf(name -> name.startsWith("BLACKPIPE_"));
+        builder.environment().putAll(env);
+        stderr = Files.createTempFile(temp, "child", ".err");
+        builder.redirectError(stderr.toFile());
+        builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        process = builder.start();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = out.readLine()) != null) {
+                    lines.add(line);
+                }
+            } catch (IOException ignored) {
+                // the process went away
+            }
+        }, "cli-child-stdout");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    String awaitLine(String prefix) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            String line = lines.poll(100, TimeUnit.MILLISECONDS);
+            if (line != null) {
+                seen.add(line);
+                if (line.startsWith(prefix)) {
+                    return line;
+                }
+            } else if (!process.isAlive() && lines.isEmpty()) {
+                break;
+            }
+        }
+        throw new AssertionError("no line starting with '" + prefix + "'; stdout so far: " + seen + "; " + describe());
+    }
+
+    int awaitExit() throws Exception {
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), () -> "the child did not exit; " + describe());
+        return process.exitValue();
+    }
+
+    String stderrText() throws IOException {
+        return Files.readString(stderr);
+    }
+
+    String describe() {
+        try {
+            return "alive=" + process.isAlive() + ", stderr:\n" + stderrText();
+        } catch (IOException e) {
+            return "stderr unreadable: " + e;
+        }
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(15, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+                process.waitFor(10, TimeUnit.SECONDS);
+                throw new AssertionError("the child ignored SIGTERM; " + describe());
+            }
+        }
+    }
+}
