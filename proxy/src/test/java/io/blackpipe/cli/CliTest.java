@@ -12,8 +12,6 @@ import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.wire.BlockingCommandClient;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -32,7 +30,6 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import picocli.CommandLine;
 
 /**
  * The command line: exit codes (0 ok, 1 failed, 2 bad arguments with usage), options naming
@@ -45,22 +42,8 @@ class CliTest {
     @TempDir
     Path temp;
 
-    /** What one in-process run printed and returned. */
-    record Run(int exitCode, String out, String err) {
-        @Override
-        public String toString() {
-            return "exit " + exitCode + "\n--- out:\n" + out + "\n--- err:\n" + err;
-        }
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = Main.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int code = cli.execute(args);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     /** A loopback port nothing listens on (bound, then released). */
@@ -74,19 +57,19 @@ class CliTest {
 
     @Test
     void anUnknownOptionExitsTwoWithUsage() {
-        Run run = run("proxy", "--upstream", "mongodb://127.0.0.1:1/", "--no-such-option");
+        CliRun run = run("proxy", "--upstream", "mongodb://127.0.0.1:1/", "--no-such-option");
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().contains("Unknown option: '--no-such-option'"), run::toString);
         assertTrue(run.err().contains("Usage: blackpipe proxy"), run::toString);
 
-        Run top = run("--no-such-option");
+        CliRun top = run("--no-such-option");
         assertEquals(2, top.exitCode(), top::toString);
         assertTrue(top.err().contains("Usage: blackpipe"), top::toString);
     }
 
     @Test
     void noCommandExitsTwoWithUsage() {
-        Run run = run();
+        CliRun run = run();
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().contains("a command is required"), run::toString);
         assertTrue(run.err().contains("Usage: blackpipe"), run::toString);
@@ -115,7 +98,7 @@ class CliTest {
     void aBadValueExitsTwoNamingTheOption(List<String> option, String name) throws IOException {
         List<String> args = new ArrayList<>(List.of("proxy", "--upstream", "mongodb://127.0.0.1:" + closedPort() + "/"));
         args.addAll(option);
-        Run run = run(args.toArray(new String[0]));
+        CliRun run = run(args.toArray(new String[0]));
         assertEquals(2, run.exitCode(), run::toString); // an unreachable upstream would be 1: the bad value is caught first
         String firstLine = run.err().lines().findFirst().orElse("");
         assertTrue(firstLine.contains(name), () -> "the error must name " + name + ": " + run);
@@ -124,7 +107,7 @@ class CliTest {
 
     @Test
     void anUnsupportedUpstreamUriIsAUsageError() {
-        Run run = run("proxy", "--upstream", "mongodb+srv://cluster0.example.net/");
+        CliRun run = run("proxy", "--upstream", "mongodb+srv://cluster0.example.net/");
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().contains("mongodb+srv:// URIs are not supported"), run::toString);
     }
@@ -135,7 +118,7 @@ class CliTest {
     void anUnreachableUpstreamExitsOneNamingTheSeeds() throws IOException {
         int first = closedPort();
         int second = closedPort();
-        Run run = run("proxy", "--upstream", "mongodb://127.0.0.1:" + first + ",127.0.0.1:" + second + "/?replicaSet=rs0",
+        CliRun run = run("proxy", "--upstream", "mongodb://127.0.0.1:" + first + ",127.0.0.1:" + second + "/?replicaSet=rs0",
                 "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1", "--connect-timeout-ms", "1000");
         assertEquals(1, run.exitCode(), run::toString);
         assertTrue(run.err().contains("no upstream seed answered"), run::toString);
@@ -148,7 +131,7 @@ class CliTest {
     void aListenerPortInUseExitsOneNamingItAndLeavesNothingOpen() throws Exception {
         try (ScriptedMongod upstream = ScriptedMongod.start();
              ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Run run = run("proxy", "--upstream", rsUri(upstream), "--host", "127.0.0.1",
+            CliRun run = run("proxy", "--upstream", rsUri(upstream), "--host", "127.0.0.1",
                     "--port", Integer.toString(taken.getLocalPort()), "--admin-port", "-1");
             assertEquals(1, run.exitCode(), run::toString);
             assertTrue(run.err().contains("cannot listen on port " + taken.getLocalPort()), run::toString);
@@ -161,7 +144,7 @@ class CliTest {
         int memberPort = freePort();
         try (ScriptedMongod upstream = ScriptedMongod.start();
              ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Run run = run("proxy", "--upstream", rsUri(upstream), "--host", "127.0.0.1", "--port", Integer.toString(memberPort),
+            CliRun run = run("proxy", "--upstream", rsUri(upstream), "--host", "127.0.0.1", "--port", Integer.toString(memberPort),
                     "--admin-host", "127.0.0.1", "--admin-port", Integer.toString(taken.getLocalPort()));
             assertEquals(1, run.exitCode(), run::toString);
             assertTrue(run.err().contains("cannot start the admin server on 127.0.0.1:" + taken.getLocalPort()), run::toString);
@@ -177,7 +160,7 @@ class CliTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"--help", "-h", "proxy --help", "local --help", "health --help", "help", "help proxy", "proxy -h"})
     void helpExitsZeroOnEveryCommand(String args) {
-        Run run = run(args.split(" "));
+        CliRun run = run(args.split(" "));
         assertEquals(0, run.exitCode(), run::toString);
         assertTrue(run.out().contains("Usage: blackpipe"), run::toString);
         assertEquals("", run.err(), run::toString);
@@ -191,7 +174,7 @@ class CliTest {
 
     @Test
     void versionExitsZero() {
-        Run run = run("--version");
+        CliRun run = run("--version");
         assertEquals(0, run.exitCode(), run::toString);
         assertTrue(run.out().startsWith("blackpipe "), run::toString);
     }
@@ -204,10 +187,10 @@ class CliTest {
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + upstream.address() + "/?replicaSet="
                      + ScriptedMongod.SET_NAME));
              AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0)) {
-            Run ok = run("health", "--admin", "http://127.0.0.1:" + admin.port());
+            CliRun ok = run("health", "--admin", "http://127.0.0.1:" + admin.port());
             assertEquals(0, ok.exitCode(), ok::toString);
         }
-        Run down = run("health", "--admin", "http://127.0.0.1:" + closedPort());
+        CliRun down = run("health", "--admin", "http://127.0.0.1:" + closedPort());
         assertEquals(1, down.exitCode(), down::toString);
     }
 

@@ -19,8 +19,6 @@ import io.blackpipe.testing.Await;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -46,7 +44,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
-import picocli.CommandLine;
 
 /**
  * The commands that control a running proxy (fault, scenario, stats, members, connections,
@@ -75,7 +72,7 @@ class ControlCommandsTest {
         }
 
         /** Runs a command against this rig's admin server, with the right token. */
-        Run run(String... args) {
+        CliRun run(String... args) {
             List<String> all = new ArrayList<>(Arrays.asList(args));
             all.addAll(List.of("--admin", url(), "--admin-token", TOKEN));
             return ControlCommandsTest.run(all.toArray(new String[0]));
@@ -93,25 +90,8 @@ class ControlCommandsTest {
     }
 
     /** What one in-process run printed and returned. */
-    record Run(int exitCode, String out, String err) {
-        @Override
-        public String toString() {
-            return "exit " + exitCode + "\n--- out:\n" + out + "\n--- err:\n" + err;
-        }
-
-        List<String> lines() {
-            return out.lines().toList();
-        }
-    }
-
-    static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = Main.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int code = cli.execute(args);
-        return new Run(code, out.toString(), err.toString());
+    static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     @BeforeAll
@@ -150,7 +130,7 @@ class ControlCommandsTest {
     }
 
     /** The table row whose first two cells are {@code command} and {@code member}, split on runs of spaces. */
-    private static Optional<List<String>> row(Run run, String first) {
+    private static Optional<List<String>> row(CliRun run, String first) {
         return run.lines().stream().map(l -> List.of(l.trim().split(" {2,}"))).filter(cells -> cells.get(0).equals(first)).findFirst();
     }
 
@@ -159,7 +139,7 @@ class ControlCommandsTest {
     @Test
     void aRuleAddedFromFlagsMakesTheDriverRetryAndStatsCountsIt() throws Exception {
         try (Rig rig = Rig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
-            Run added = rig.run("fault", "add", "--command", "insert", "--error", "NotWritablePrimary", "--times", "1");
+            CliRun added = rig.run("fault", "add", "--command", "insert", "--error", "NotWritablePrimary", "--times", "1");
             assertEquals(0, added.exitCode(), added::toString);
             String id = added.out().strip();
             assertEquals(1, added.lines().size(), "only the id is printed, for scripts: " + added);
@@ -190,7 +170,7 @@ class ControlCommandsTest {
             }
 
             // stats: a readable table, one row per command and member
-            Run[] stats = new Run[1];
+            CliRun[] stats = new CliRun[1];
             Await.until(Duration.ofSeconds(10), () -> "stats to show the insert's outcomes: " + stats[0], () -> {
                 stats[0] = rig.run("stats");
                 return row(stats[0], "insert").map(r -> r.get(4).contains("ok=1") && r.get(4).contains("error=1")).orElse(false);
@@ -206,7 +186,7 @@ class ControlCommandsTest {
             assertEquals("errorReply=1", insert.get(5), () -> "faults: " + stats[0]);
 
             // --json is the API's document
-            Run json = rig.run("stats", "--json");
+            CliRun json = rig.run("stats", "--json");
             assertEquals(0, json.exitCode(), json::toString);
             BsonDocument document = BsonDocument.parse(json.out());
             long attempts = document.getArray("commands").stream().map(BsonValue::asDocument)
@@ -215,7 +195,7 @@ class ControlCommandsTest {
             assertEquals(2, attempts, json::toString);
 
             // the rule has fired its one time and says so
-            Run list = rig.run("fault", "list");
+            CliRun list = rig.run("fault", "list");
             assertEquals(0, list.exitCode(), list::toString);
             List<String> line = row(list, id).orElseThrow(() -> new AssertionError(list.toString()));
             assertEquals(List.of(id, "{times: 1} (0 left)", "errorReply", "insert", "-"), line, list::toString);
@@ -226,45 +206,45 @@ class ControlCommandsTest {
 
     @Test
     void faultListShowsRulesAndRemoveAndClearEmptyIt() {
-        Run json = shared.run("fault", "add", "--id", "by-json",
+        CliRun json = shared.run("fault", "add", "--id", "by-json",
                 "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], closeConnection: true}}");
         assertEquals(0, json.exitCode(), json::toString);
         assertEquals("by-json", json.out().strip());
-        Run flags = shared.run("fault", "add", "--id", "by-flags", "--command", "update,delete", "--reset", "--skip", "2",
+        CliRun flags = shared.run("fault", "add", "--id", "by-flags", "--command", "update,delete", "--reset", "--skip", "2",
                 "--member", "primary", "--app", "shop", "--attempt", "retry");
         assertEquals(0, flags.exitCode(), flags::toString);
-        Run option = shared.run("fault", "add", "--json",
+        CliRun option = shared.run("fault", "add", "--json",
                 "{id: 'by-option', configureFailPoint: 'failCommand', mode: {times: 3}, data: {failCommands: ['count'], hang: true}}");
         assertEquals(0, option.exitCode(), option::toString);
         assertEquals("by-option", option.out().strip());
         assertEquals(List.of("by-flags", "by-json", "by-option"), shared.ruleIds().stream().sorted().toList());
 
-        Run list = shared.run("fault", "list");
+        CliRun list = shared.run("fault", "list");
         assertEquals(0, list.exitCode(), list::toString);
         assertEquals(List.of("ID", "MODE", "FAULT", "COMMANDS", "MATCHING"), List.of(list.lines().get(0).trim().split(" {2,}")));
         assertEquals(List.of("by-json", "alwaysOn", "closeConnection", "find", "-"), row(list, "by-json").orElseThrow(), list::toString);
         assertEquals(List.of("by-flags", "{skip: 2} (2 to skip)", "resetConnection", "update,delete",
                 "member=primary app=shop attempt=retry"), row(list, "by-flags").orElseThrow(), list::toString);
 
-        Run listJson = shared.run("fault", "list", "--json");
+        CliRun listJson = shared.run("fault", "list", "--json");
         assertEquals(0, listJson.exitCode(), listJson::toString);
         assertEquals(3, BsonDocument.parse(listJson.out()).getArray("rules").size(), listJson::toString);
 
-        Run removed = shared.run("fault", "remove", "by-json");
+        CliRun removed = shared.run("fault", "remove", "by-json");
         assertEquals(0, removed.exitCode(), removed::toString);
         assertEquals("removed rule by-json", removed.out().strip());
         assertEquals(List.of("by-flags", "by-option"), shared.ruleIds().stream().sorted().toList());
         assertTrue(row(shared.run("fault", "list"), "by-json").isEmpty());
 
-        Run again = shared.run("fault", "remove", "by-json");
+        CliRun again = shared.run("fault", "remove", "by-json");
         assertEquals(1, again.exitCode(), again::toString);
         assertTrue(again.err().contains("404") && again.err().contains("no rule by-json"), again::toString);
         assertFalse(again.err().contains("Usage:"), "a failure is not a usage error: " + again);
 
-        Run cleared = shared.run("fault", "clear");
+        CliRun cleared = shared.run("fault", "clear");
         assertEquals(0, cleared.exitCode(), cleared::toString);
         assertEquals(List.of(), shared.ruleIds());
-        Run empty = shared.run("fault", "list");
+        CliRun empty = shared.run("fault", "list");
         assertEquals("no rules", empty.out().strip(), empty::toString);
     }
 
@@ -296,7 +276,7 @@ class ControlCommandsTest {
     void theFlagsBuildTheFailCommandDocumentTheProxyStores(List<String> flags, String expected) {
         List<String> args = new ArrayList<>(List.of("fault", "add", "--id", "r"));
         args.addAll(flags);
-        Run run = shared.run(args.toArray(new String[0]));
+        CliRun run = shared.run(args.toArray(new String[0]));
         assertEquals(0, run.exitCode(), run::toString);
         assertEquals("r", run.out().strip());
         BsonDocument stored = shared.proxy().rules().rules().get(0).source();
@@ -312,7 +292,7 @@ class ControlCommandsTest {
 
     @Test
     void aRuleTheApiRefusesExitsOneWithTheApisMessage() {
-        Run run = shared.run("fault", "add", "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], bogus: 1}}");
+        CliRun run = shared.run("fault", "add", "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], bogus: 1}}");
         assertEquals(1, run.exitCode(), run::toString);
         assertTrue(run.err().contains("400") && run.err().contains("data.bogus: unknown field"), run::toString);
         assertEquals(List.of(), shared.ruleIds(), "nothing was added");
@@ -352,7 +332,7 @@ class ControlCommandsTest {
     @MethodSource("usageErrors")
     void badFlagCombinationsExitTwoNamingTheFlags(String args, String named) {
         boolean group = List.of("fault", "scenario", "connections").contains(args); // a group takes no --admin
-        Run run = group ? run(args) : shared.run(args.split(" "));
+        CliRun run = group ? run(args) : shared.run(args.split(" "));
         assertEquals(2, run.exitCode(), run::toString);
         String first = run.err().lines().findFirst().orElse("");
         assertTrue(first.contains(named), () -> "the first line must name " + named + ": " + run);
@@ -362,7 +342,7 @@ class ControlCommandsTest {
 
     @Test
     void anAdminUrlThatIsNoHttpUrlIsAUsageError() {
-        Run run = run("fault", "list", "--admin", "ftp://127.0.0.1:9090");
+        CliRun run = run("fault", "list", "--admin", "ftp://127.0.0.1:9090");
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().startsWith("--admin 'ftp://127.0.0.1:9090'"), run::toString);
     }
@@ -376,7 +356,7 @@ class ControlCommandsTest {
         String url = "http://127.0.0.1:" + closedPort();
         List<String> all = new ArrayList<>(List.of(args.split(" ")));
         all.addAll(List.of("--admin", url));
-        Run run = run(all.toArray(new String[0]));
+        CliRun run = run(all.toArray(new String[0]));
         assertEquals(1, run.exitCode(), run::toString);
         assertTrue(run.err().startsWith("blackpipe: cannot reach the blackpipe admin API at " + url), run::toString);
         assertFalse(run.err().contains("Usage:"), run::toString);
@@ -386,7 +366,7 @@ class ControlCommandsTest {
     @Test
     void theAdminUrlMayComeWithoutSchemeOrWithATrailingSlash() {
         for (String url : List.of("127.0.0.1:" + shared.admin().port(), shared.url() + "/")) {
-            Run run = run("fault", "list", "--admin", url, "--admin-token", TOKEN);
+            CliRun run = run("fault", "list", "--admin", url, "--admin-token", TOKEN);
             assertEquals(0, run.exitCode(), run::toString);
             assertEquals("no rules", run.out().strip(), run::toString);
         }
@@ -394,13 +374,13 @@ class ControlCommandsTest {
 
     @Test
     void aWrongOrMissingTokenExitsOneNaming401() {
-        Run wrong = run("fault", "add", "--command", "insert", "--reset", "--admin", shared.url(), "--admin-token", "not-it");
+        CliRun wrong = run("fault", "add", "--command", "insert", "--reset", "--admin", shared.url(), "--admin-token", "not-it");
         assertEquals(1, wrong.exitCode(), wrong::toString);
         assertTrue(wrong.err().contains("401"), wrong::toString);
         assertTrue(wrong.err().contains("--admin-token"), "the message says how to fix it: " + wrong);
         assertEquals(List.of(), shared.ruleIds(), "an unauthorized request changes nothing");
 
-        Run missing = run("stats", "--admin", shared.url());
+        CliRun missing = run("stats", "--admin", shared.url());
         assertEquals(1, missing.exitCode(), missing::toString);
         assertTrue(missing.err().contains("401"), missing::toString);
     }
@@ -411,7 +391,7 @@ class ControlCommandsTest {
     void scenarioValidateIsOfflineAndNamesFileLineAndField() throws IOException {
         Path good = script("transient-blip.yaml");
         String nowhere = "http://127.0.0.1:" + closedPort();
-        Run ok = run("scenario", "validate", good.toString(), "--admin", nowhere); // --admin is not even an option
+        CliRun ok = run("scenario", "validate", good.toString(), "--admin", nowhere); // --admin is not even an option
         assertEquals(2, ok.exitCode(), "validate takes no --admin: it needs no proxy: " + ok);
         ok = run("scenario", "validate", good.toString());
         assertEquals(0, ok.exitCode(), ok::toString);
@@ -428,12 +408,12 @@ class ControlCommandsTest {
                 "      failCommands: [insert]",
                 "      resetConnection: please",
                 ""));
-        Run invalid = run("scenario", "validate", bad.toString());
+        CliRun invalid = run("scenario", "validate", bad.toString());
         assertEquals(1, invalid.exitCode(), invalid::toString);
         assertTrue(invalid.err().startsWith(bad + ":7: rules[0].data.resetConnection: must be true or false"), invalid::toString);
         assertEquals("", invalid.out(), invalid::toString);
 
-        Run missing = run("scenario", "validate", temp.resolve("absent.yaml").toString());
+        CliRun missing = run("scenario", "validate", temp.resolve("absent.yaml").toString());
         assertEquals(1, missing.exitCode(), missing::toString);
         assertTrue(missing.err().contains("absent.yaml") && missing.err().contains("no such file"), missing::toString);
     }
@@ -441,24 +421,24 @@ class ControlCommandsTest {
     @Test
     void scenarioRunStatusAndStop() {
         Path file = script("transient-blip.yaml");
-        Run started = shared.run("scenario", "run", file.toString());
+        CliRun started = shared.run("scenario", "run", file.toString());
         assertEquals(0, started.exitCode(), started::toString);
         assertTrue(started.out().contains("'transient-blip'") && started.out().contains("running"), started::toString);
         assertEquals(List.of("blip"), shared.ruleIds(), "the scenario's rule is live");
 
-        Run status = shared.run("scenario", "status");
+        CliRun status = shared.run("scenario", "status");
         assertEquals(0, status.exitCode(), status::toString);
         assertEquals("state: running", status.lines().get(0), status::toString);
         assertTrue(status.out().contains("scenario: transient-blip"), status::toString);
         assertTrue(status.out().contains("steps left: 0"), status::toString);
-        Run statusJson = shared.run("scenario", "status", "--json");
+        CliRun statusJson = shared.run("scenario", "status", "--json");
         assertEquals("running", BsonDocument.parse(statusJson.out()).getString("state").getValue(), statusJson::toString);
 
-        Run stopped = shared.run("scenario", "stop");
+        CliRun stopped = shared.run("scenario", "stop");
         assertEquals(0, stopped.exitCode(), stopped::toString);
         assertEquals("scenario 'transient-blip' is stopped", stopped.out().strip(), stopped::toString);
         assertEquals(List.of(), shared.ruleIds(), "stopping removed the scenario's rule");
-        Run after = shared.run("scenario", "status");
+        CliRun after = shared.run("scenario", "status");
         assertEquals("state: stopped", after.lines().get(0), after::toString);
     }
 
@@ -471,10 +451,10 @@ class ControlCommandsTest {
                 "  - at: 1s",
                 "    outage: {member: 'db9:27017', duration: 1s}",
                 ""));
-        Run offline = run("scenario", "validate", file.toString());
+        CliRun offline = run("scenario", "validate", file.toString());
         assertEquals(0, offline.exitCode(), "offline, member names cannot be checked: " + offline);
 
-        Run run = shared.run("scenario", "run", file.toString());
+        CliRun run = shared.run("scenario", "run", file.toString());
         assertEquals(1, run.exitCode(), run::toString);
         assertTrue(run.err().contains("400"), run::toString);
         assertTrue(run.err().contains(file + ":4: timeline[0].outage.member: no member 'db9:27017'"), run::toString);
@@ -482,7 +462,7 @@ class ControlCommandsTest {
 
         Path broken = temp.resolve("broken.yaml");
         Files.writeString(broken, "name: broken\nrules: [\n");
-        Run syntax = shared.run("scenario", "run", broken.toString());
+        CliRun syntax = shared.run("scenario", "run", broken.toString());
         assertEquals(1, syntax.exitCode(), syntax::toString);
         assertTrue(syntax.err().startsWith("blackpipe: " + broken + ":"), "checked before anything is sent: " + syntax);
     }
@@ -498,34 +478,34 @@ class ControlCommandsTest {
             String first = rig.proxy().members().get(0).advertised().toString();
             String second = rig.proxy().members().get(1).advertised().toString();
 
-            Run members = rig.run("members");
+            CliRun members = rig.run("members");
             assertEquals(0, members.exitCode(), members::toString);
             assertEquals(List.of("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "CONNECTIONS"),
                     List.of(members.lines().get(0).trim().split(" {2,}")), members::toString);
             assertEquals(4, members.lines().size(), members::toString);
             assertEquals("primary", roleOf(members, first), members::toString);
 
-            Run failover = rig.run("failover");
+            CliRun failover = rig.run("failover");
             assertEquals(0, failover.exitCode(), failover::toString);
-            Run afterFailover = rig.run("members");
+            CliRun afterFailover = rig.run("members");
             assertNotEquals("primary", roleOf(afterFailover, first), afterFailover::toString);
             assertEquals(1, afterFailover.lines().stream().filter(l -> l.contains("  primary  ")).count(), afterFailover::toString);
 
-            Run outage = rig.run("outage", second, "--duration", "30s");
+            CliRun outage = rig.run("outage", second, "--duration", "30s");
             assertEquals(0, outage.exitCode(), outage::toString);
             assertEquals("outage of " + second + " for 30000 ms", outage.out().strip());
             assertEquals("outage", stateOf(rig.run("members"), second));
-            Run restore = rig.run("restore", second);
+            CliRun restore = rig.run("restore", second);
             assertEquals(0, restore.exitCode(), restore::toString);
             assertEquals("up", stateOf(rig.run("members"), second));
 
-            Run blackhole = rig.run("blackhole", second);
+            CliRun blackhole = rig.run("blackhole", second);
             assertEquals(0, blackhole.exitCode(), blackhole::toString);
             assertEquals("blackhole", stateOf(rig.run("members", "--json"), second));
             assertEquals(0, rig.run("restore", "all").exitCode());
             assertEquals("up", stateOf(rig.run("members"), second));
 
-            Run unknown = rig.run("outage", "db9:27017");
+            CliRun unknown = rig.run("outage", "db9:27017");
             assertEquals(1, unknown.exitCode(), unknown::toString);
             assertTrue(unknown.err().contains("404") && unknown.err().contains("no member db9:27017"), unknown::toString);
 
@@ -536,26 +516,26 @@ class ControlCommandsTest {
                 client.getDatabase("admin").runCommand(new Document("ping", 1));
                 Await.until(Duration.ofSeconds(10), "connections to every member", () ->
                         rig.proxy().members().stream().allMatch(m -> rig.proxy().openConnections(m.upstream()) > 0));
-                Run connections = rig.run("connections", "list");
+                CliRun connections = rig.run("connections", "list");
                 assertEquals(0, connections.exitCode(), connections::toString);
                 assertTrue(Integer.parseInt(row(connections, rig.proxy().members().get(0).upstream().toString())
                         .orElseThrow().get(4)) > 0, connections::toString);
 
-                Run reset = rig.run("connections", "reset", "--member", "all");
+                CliRun reset = rig.run("connections", "reset", "--member", "all");
                 assertEquals(0, reset.exitCode(), reset::toString);
                 assertTrue(reset.out().matches("reset [1-9][0-9]* connection\\(s\\) of all\\R"), reset::toString);
-                Run noSuch = rig.run("connections", "reset", "--member", "db9:27017");
+                CliRun noSuch = rig.run("connections", "reset", "--member", "db9:27017");
                 assertEquals(1, noSuch.exitCode(), noSuch::toString);
                 assertTrue(noSuch.err().contains("no member 'db9:27017'"), noSuch::toString);
             }
         }
     }
 
-    private static String roleOf(Run members, String advertised) {
+    private static String roleOf(CliRun members, String advertised) {
         return cellOf(members, advertised, 2);
     }
 
-    private static String stateOf(Run members, String advertised) {
+    private static String stateOf(CliRun members, String advertised) {
         if (members.out().trim().startsWith("{")) {
             BsonArray array = BsonDocument.parse(members.out()).getArray("members");
             return array.stream().map(BsonValue::asDocument).filter(d -> d.getString("advertised").getValue().equals(advertised))
@@ -564,7 +544,7 @@ class ControlCommandsTest {
         return cellOf(members, advertised, 3);
     }
 
-    private static String cellOf(Run members, String advertised, int column) {
+    private static String cellOf(CliRun members, String advertised, int column) {
         return members.lines().stream().map(l -> List.of(l.trim().split(" {2,}"))).filter(c -> c.get(1).equals(advertised))
                 .map(c -> c.get(column)).findFirst().orElseThrow(() -> new AssertionError(advertised + " not in " + members));
     }
@@ -583,7 +563,7 @@ class ControlCommandsTest {
         assertTrue(examples.size() >= 5, () -> "examples: " + examples);
         for (String example : examples) {
             List<String> args = new ArrayList<>(List.of(example.substring("blackpipe ".length()).split("\\s+")));
-            Run run = shared.run(args.toArray(new String[0]));
+            CliRun run = shared.run(args.toArray(new String[0]));
             assertEquals(0, run.exitCode(), () -> example + "\n" + run);
         }
         assertEquals(examples.size(), shared.ruleIds().size(), "every example added one rule");
@@ -599,7 +579,7 @@ class ControlCommandsTest {
         for (String flag : List.of("--help", "-h")) {
             List<String> args = new ArrayList<>(List.of(command.split(" ")));
             args.add(flag);
-            Run run = run(args.toArray(new String[0]));
+            CliRun run = run(args.toArray(new String[0]));
             assertEquals(0, run.exitCode(), run::toString);
             assertTrue(run.out().startsWith("Usage: blackpipe " + command), run::toString);
             assertEquals("", run.err(), run::toString);
@@ -607,13 +587,13 @@ class ControlCommandsTest {
                     && !command.equals("fault") && !command.equals("scenario") && !command.equals("connections");
             assertEquals(talksToAProxy, run.out().contains("--admin=URL") && run.out().contains("BLACKPIPE_ADMIN_TOKEN"), run::toString);
         }
-        Run help = run("help", command.split(" ")[0]);
+        CliRun help = run("help", command.split(" ")[0]);
         assertEquals(0, help.exitCode(), help::toString);
     }
 
     @Test
     void completionPrintsABashScriptForEveryCommand() {
-        Run run = run("completion");
+        CliRun run = run("completion");
         assertEquals(0, run.exitCode(), run::toString);
         assertTrue(run.out().startsWith("#!/usr/bin/env bash"), run::toString);
         assertTrue(run.out().contains("blackpipe"), run::toString);

@@ -4,8 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.testing.ScriptedMongod;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -21,7 +19,6 @@ import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 /**
  * `proxy --scenario FILE`: a bad file stops the proxy before it serves, exit 1 with
@@ -34,21 +31,8 @@ class ScenarioCliTest {
     @TempDir
     Path temp;
 
-    record Run(int exitCode, String out, String err) {
-        @Override
-        public String toString() {
-            return "exit " + exitCode + "\n--- out:\n" + out + "\n--- err:\n" + err;
-        }
-    }
-
-    private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
-        CommandLine cli = Main.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
-        int code = cli.execute(args);
-        return new Run(code, out.toString(), err.toString());
+    private static CliRun run(String... args) {
+        return CliRun.of(args);
     }
 
     private static String uri(ScriptedMongod upstream) {
@@ -81,7 +65,7 @@ class ScenarioCliTest {
                       errorCode: "x"
                 """);
         try (ScriptedMongod upstream = ScriptedMongod.start()) {
-            Run run = run("proxy", "--upstream", uri(upstream), "--host", "127.0.0.1", "--port", "0", "--admin-port", "0",
+            CliRun run = run("proxy", "--upstream", uri(upstream), "--host", "127.0.0.1", "--port", "0", "--admin-port", "0",
                     "--scenario", bad.toString());
             assertEquals(1, run.exitCode(), run::toString);
             assertTrue(run.err().contains(bad + ":8: rules[0].data.errorCode: must be an integer"), run::toString);
@@ -94,7 +78,7 @@ class ScenarioCliTest {
         Path bad = temp.resolve("member.yaml");
         Files.writeString(bad, "name: m\ntimeline:\n  - at: 1s\n    outage: {member: \"db9:27017\", duration: 5s}\n");
         try (ScriptedMongod upstream = ScriptedMongod.start()) {
-            Run run = run("proxy", "--upstream", uri(upstream), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
+            CliRun run = run("proxy", "--upstream", uri(upstream), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
                     "--scenario", bad.toString());
             assertEquals(1, run.exitCode(), run::toString);
             assertTrue(run.err().contains(bad + ":4: timeline[0].outage.member: no member 'db9:27017'"), run::toString);
@@ -105,7 +89,7 @@ class ScenarioCliTest {
     void aMissingScenarioFileExitsOne() throws Exception {
         Path missing = temp.resolve("nowhere.yaml");
         try (ScriptedMongod upstream = ScriptedMongod.start()) {
-            Run run = run("proxy", "--upstream", uri(upstream), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
+            CliRun run = run("proxy", "--upstream", uri(upstream), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
                     "--scenario", missing.toString());
             assertEquals(1, run.exitCode(), run::toString);
             assertTrue(run.err().contains("cannot read scenario " + missing), run::toString);
