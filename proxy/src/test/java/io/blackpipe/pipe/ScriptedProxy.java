@@ -1,8 +1,6 @@
 package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.mongodb.ConnectionString;
@@ -19,11 +17,7 @@ import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.TcpTap;
 import io.blackpipe.topology.Member;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.net.Socket;
-import java.net.SocketException;
-import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -172,64 +166,4 @@ final class ScriptedProxy {
         return all;
     }
 
-    // ---------------------------------------------------------------- raw socket
-
-    /** A bare socket speaking the wire protocol to the proxy, for paths the Java driver never takes. */
-    static final class RawClient implements AutoCloseable {
-        private final Socket socket;
-        private final InputStream in;
-        private int nextId;
-
-        RawClient(int port, int firstRequestId) throws IOException {
-            socket = new Socket("127.0.0.1", port);
-            socket.setSoTimeout((int) WAIT.toMillis());
-            socket.setTcpNoDelay(true);
-            in = socket.getInputStream();
-            nextId = firstRequestId;
-        }
-
-        /** Sends an OP_MSG (with a CRC-32C when flags ask for one) and returns its requestID. */
-        int sendMsg(int flags, BsonDocument body) throws IOException {
-            int id = nextId++;
-            sendRaw(ScriptedMongodWire.buildOpMsg(id, 0, flags, body, null));
-            return id;
-        }
-
-        void sendRaw(byte[] message) throws IOException {
-            socket.getOutputStream().write(message);
-            socket.getOutputStream().flush();
-        }
-
-        byte[] read() throws IOException {
-            byte[] m = ScriptedMongodWire.readMessage(in, 64 * 1024 * 1024);
-            assertNotNull(m, "connection closed instead of a reply");
-            return m;
-        }
-
-        void expectSilence(int millis) throws IOException {
-            socket.setSoTimeout(millis);
-            try {
-                int b = in.read();
-                fail("expected no reply, got " + (b < 0 ? "end of stream" : "data"));
-            } catch (SocketTimeoutException expected) {
-                // silence, as it should be
-            } finally {
-                socket.setSoTimeout((int) WAIT.toMillis());
-            }
-        }
-
-        /** The peer closes the connection (end of stream or reset) without sending a message. */
-        void expectClosed() throws IOException {
-            try {
-                assertNull(ScriptedMongodWire.readMessage(in, 64 * 1024 * 1024), "the connection should be closed");
-            } catch (SocketException reset) {
-                // a reset is a close too
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
-    }
 }

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.blackpipe.pipe.ScriptedProxy.RawClient;
+import io.blackpipe.testing.WireSocket;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodFrame;
 import io.blackpipe.testing.ScriptedMongodWire;
@@ -33,7 +33,7 @@ class ScriptedWireRawTest {
     @Test
     void exhaustGetMoreStreamsEveryBatchThroughTheProxyInOrder() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             RawClient raw = new RawClient(port(proxy), 100)) {
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
             scripted.insertDocuments("test", "ex", IntStream.range(0, 7)
                     .mapToObj(i -> new BsonDocument("_id", new BsonInt32(i))).toList());
             int findId = raw.sendMsg(0, new BsonDocument("find", new BsonString("ex")).append("batchSize", new BsonInt32(2))
@@ -84,8 +84,8 @@ class ScriptedWireRawTest {
     @Test
     void aCorrectChecksumPassesAndAWrongOneClosesOnlyThatConnectionAtTheProxy() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             RawClient victim = new RawClient(port(proxy), 1000);
-             RawClient bystander = new RawClient(port(proxy), 2000)) {
+             WireSocket victim = new WireSocket(port(proxy), 1000, (int) ScriptedProxy.WAIT.toMillis());
+             WireSocket bystander = new WireSocket(port(proxy), 2000, (int) ScriptedProxy.WAIT.toMillis())) {
             Member member = ScriptedProxy.member(proxy);
             int bystanderPing = bystander.sendMsg(0, ping("bystander-before"));
             assertEquals(bystanderPing, ScriptedMongodWire.responseTo(bystander.read()));

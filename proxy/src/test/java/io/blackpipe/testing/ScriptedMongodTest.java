@@ -4,8 +4,6 @@ import static com.mongodb.client.model.Filters.eq;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
@@ -16,10 +14,6 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoCursor;
 import io.blackpipe.testing.ScriptedMongodWire.OpMsg;
 import io.blackpipe.testing.ScriptedMongodWire.OpReply;
-import java.io.IOException;
-import java.io.InputStream;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -224,7 +218,7 @@ class ScriptedMongodTest {
 
     @Test
     void awaitableHelloWithoutExhaustAllowedIsAnsweredOnceWithoutMoreToCome() throws Exception {
-        try (ScriptedMongod server = ScriptedMongod.start(); RawClient raw = new RawClient(server)) {
+        try (ScriptedMongod server = ScriptedMongod.start(); WireSocket raw = new WireSocket(server.port(), 1, 5000)) {
             BsonDocument tv = server.topologyVersion();
             BsonDocument hello = new BsonDocument("hello", new BsonInt32(1)).append("topologyVersion", tv)
                     .append("maxAwaitTimeMS", new BsonInt64(300)).append("$db", new BsonString("admin"));
@@ -319,7 +313,7 @@ class ScriptedMongodTest {
 
     @Test
     void exhaustGetMoreStreamsBatchesWithMoreToCome() throws Exception {
-        try (ScriptedMongod server = ScriptedMongod.start(); RawClient raw = new RawClient(server)) {
+        try (ScriptedMongod server = ScriptedMongod.start(); WireSocket raw = new WireSocket(server.port(), 1, 5000)) {
             server.insertDocuments("test", "ex", IntStream.range(0, 7)
                     .mapToObj(i -> new BsonDocument("_id", new BsonInt32(i))).toList());
             raw.sendMsg(0, new BsonDocument("find", new BsonString("ex")).append("batchSize", new BsonInt32(2))
@@ -357,7 +351,7 @@ class ScriptedMongodTest {
         // CRC-32C check value from RFC 3720 / the Castagnoli polynomial's standard test vector.
         assertEquals(0xE3069283, ScriptedMongodWire.crc32c("123456789".getBytes(StandardCharsets.US_ASCII), 0, 9));
         try (ScriptedMongod server = ScriptedMongod.start()) {
-            try (RawClient raw = new RawClient(server)) {
+            try (WireSocket raw = new WireSocket(server.port(), 1, 5000)) {
                 int id = raw.sendMsg(ScriptedMongodWire.FLAG_CHECKSUM_PRESENT, ping());
                 byte[] reply = raw.read();
                 assertEquals(id, ScriptedMongodWire.responseTo(reply));
@@ -369,7 +363,7 @@ class ScriptedMongodTest {
                 raw.sendMsg(0, ping());
                 assertFalse(ScriptedMongodWire.parseOpMsg(raw.read()).checksumPresent(), "no checksum when none was sent");
             }
-            try (RawClient raw = new RawClient(server)) {
+            try (WireSocket raw = new WireSocket(server.port(), 1, 5000)) {
                 byte[] corrupt = ScriptedMongodWire.buildOpMsg(7, 0, ScriptedMongodWire.FLAG_CHECKSUM_PRESENT, ping(), null);
                 corrupt[corrupt.length - 1] ^= 0x5A;
                 raw.sendRaw(corrupt);
@@ -382,7 +376,7 @@ class ScriptedMongodTest {
 
     @Test
     void compressedRequestsAreAnsweredWithTheSameCompressorExceptHello() throws Exception {
-        try (ScriptedMongod server = ScriptedMongod.start(); RawClient raw = new RawClient(server)) {
+        try (ScriptedMongod server = ScriptedMongod.start(); WireSocket raw = new WireSocket(server.port(), 1, 5000)) {
             for (ScriptedMongodCompressor c : ScriptedMongodCompressor.values()) {
                 byte[] plain = ScriptedMongodWire.buildOpMsg(100 + c.id(), 0, 0, ping(), null);
                 raw.sendRaw(ScriptedMongodWire.compress(plain, c));
@@ -406,7 +400,7 @@ class ScriptedMongodTest {
             assertEquals(1, server.compressedFramesSent(ScriptedMongodCompressor.ZLIB));
         }
         try (ScriptedMongod server = ScriptedMongod.builder().compressors(ScriptedMongodCompressor.SNAPPY).start();
-             RawClient raw = new RawClient(server)) {
+             WireSocket raw = new WireSocket(server.port(), 1, 5000)) {
             raw.sendRaw(ScriptedMongodWire.compress(ScriptedMongodWire.buildOpMsg(1, 0, 0, ping(), null),
                     ScriptedMongodCompressor.ZSTD));
             raw.expectClosed();
@@ -416,7 +410,7 @@ class ScriptedMongodTest {
 
     @Test
     void moreToComeRequestIsProcessedSilently() throws Exception {
-        try (ScriptedMongod server = ScriptedMongod.start(); RawClient raw = new RawClient(server)) {
+        try (ScriptedMongod server = ScriptedMongod.start(); WireSocket raw = new WireSocket(server.port(), 1, 5000)) {
             BsonDocument insert = new BsonDocument("insert", new BsonString("c")).append("$db", new BsonString("test"))
                     .append("writeConcern", new BsonDocument("w", new BsonInt32(0)));
             byte[] m = ScriptedMongodWire.buildOpMsg(1, 0, ScriptedMongodWire.FLAG_MORE_TO_COME, insert,
@@ -433,7 +427,7 @@ class ScriptedMongodTest {
     void legacyHandshakeAndErrors() throws Exception {
         try (ScriptedMongod server = ScriptedMongod.builder().hosts(List.of("a.example:1", "b.example:2"))
                 .me("a.example:1").primary("a.example:1").start();
-             RawClient raw = new RawClient(server)) {
+             WireSocket raw = new WireSocket(server.port(), 1, 5000)) {
             BsonDocument isMaster = new BsonDocument("isMaster", new BsonInt32(1)).append("helloOk", org.bson.BsonBoolean.TRUE)
                     .append("compression", new BsonArray(List.of(new BsonString("zstd"), new BsonString("lz4"),
                             new BsonString("snappy"))));
@@ -505,59 +499,4 @@ class ScriptedMongodTest {
         }
     }
 
-    /** A bare socket speaking the wire protocol, for the paths the Java driver never takes. */
-    private static final class RawClient implements AutoCloseable {
-        private final Socket socket;
-        private final InputStream in;
-        private int nextId = 1;
-
-        RawClient(ScriptedMongod server) throws IOException {
-            socket = new Socket("127.0.0.1", server.port());
-            socket.setSoTimeout(5000);
-            in = socket.getInputStream();
-        }
-
-        int sendMsg(int flags, BsonDocument body) throws IOException {
-            int id = nextId++;
-            sendRaw(ScriptedMongodWire.buildOpMsg(id, 0, flags, body, null));
-            return id;
-        }
-
-        void sendRaw(byte[] message) throws IOException {
-            socket.getOutputStream().write(message);
-            socket.getOutputStream().flush();
-        }
-
-        byte[] read() throws IOException {
-            byte[] m = ScriptedMongodWire.readMessage(in, 64 * 1024 * 1024);
-            assertNotNull(m, "connection closed instead of a reply");
-            assertEquals(m.length, ScriptedMongodWire.messageLength(m));
-            return m;
-        }
-
-        void expectSilence(int millis) throws IOException {
-            socket.setSoTimeout(millis);
-            try {
-                int b = in.read();
-                fail("expected no reply, got " + (b < 0 ? "end of stream" : "data"));
-            } catch (SocketTimeoutException expected) {
-                // silence, as it should be
-            } finally {
-                socket.setSoTimeout(5000);
-            }
-        }
-
-        void expectClosed() throws IOException {
-            try {
-                assertNull(ScriptedMongodWire.readMessage(in, 64 * 1024 * 1024), "the server should close the connection");
-            } catch (java.net.SocketException reset) {
-                // a reset is a close too
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-        }
-    }
 }
