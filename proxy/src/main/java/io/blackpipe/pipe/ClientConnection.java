@@ -56,6 +56,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 .group(client.eventLoop())
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOCATOR, ProxyServer.ALLOCATOR)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context.connectTimeoutMillis())
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, ProxyServer.WATER_MARK)
                 .handler(new ChannelInitializer<SocketChannel>() {

@@ -25,6 +25,8 @@ import io.netty.handler.ssl.SslContext;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
@@ -56,6 +58,12 @@ import java.util.stream.Collectors;
 public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     /** Bounds what one side may queue for a slow peer before reading from the other side pauses. */
     static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
+    /**
+     * Netty's pooled allocator rather than 4.2's default adaptive one: a pooled buffer keeps its NIO
+     * view, where an adaptive one makes a new one for every socket read and write (benchmark: about
+     * 130 bytes allocated per relayed command less; see bench/RESULTS.md).
+     */
+    static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
 
     private final ProxyConfig config;
     private final EventLoopGroup acceptors = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
@@ -172,6 +180,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.ALLOCATOR, ALLOCATOR)
                 .childOption(ChannelOption.AUTO_READ, false) // until the upstream connection is up
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
                 .childHandler(new ChannelInitializer<SocketChannel>() {

@@ -24,6 +24,29 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         this.maxMessageSize = maxMessageSize;
     }
 
+    /**
+     * The common case, one read holding exactly one message with nothing buffered before it, passes
+     * the received buffer itself: no slice to allocate and, when it is written on, no second NIO view
+     * of it. Everything else (partial, several, or bad messages) goes through the cumulating decoder.
+     */
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) throws Exception {
+        if (msg instanceof ByteBuf in && !failed && !internalBuffer().isReadable() && isOneWholeFrame(in)) {
+            ctx.fireChannelRead(in);
+            return;
+        }
+        super.channelRead(ctx, msg);
+    }
+
+    private boolean isOneWholeFrame(ByteBuf in) {
+        int readable = in.readableBytes();
+        if (readable < Frames.HEADER_LENGTH) {
+            return false;
+        }
+        int length = in.getIntLE(in.readerIndex());
+        return length == readable && length <= maxMessageSize && OpCode.isKnown(in.getIntLE(in.readerIndex() + 12));
+    }
+
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
         if (failed) {

@@ -93,6 +93,31 @@ class FrameDecoderTest {
     }
 
     @Test
+    void aReadHoldingExactlyOneFrameIsPassedOnAsItselfWithoutASlice() {
+        EmbeddedChannel channel = channel(new FrameDecoder());
+        try {
+            ByteBuf read = buf(INSERT);
+            assertTrue(channel.writeInbound(read));
+            Object out = channel.readInbound();
+            assertTrue(out == read, "the received buffer itself, not a slice: " + out);
+            assertEquals(1, read.refCnt(), "ownership passes on; nothing retained or released");
+            assertArrayEquals(INSERT, bytesOf(read));
+            read.release();
+            // a buffer completing a cumulated frame goes through the decoder; the next whole one is passed again
+            assertFalse(channel.writeInbound(buf(range(PING, 0, 20))));
+            assertTrue(channel.writeInbound(buf(range(PING, 20, PING.length))));
+            assertNextFrame(channel, PING);
+            ByteBuf next = buf(PING);
+            assertTrue(channel.writeInbound(next));
+            assertTrue(channel.readInbound() == next, "nothing left buffered: passed as itself again");
+            next.release();
+            assertNull(channel.readInbound());
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    @Test
     void frameFedOneByteAtATimeComesOutOnceWhole() {
         EmbeddedChannel channel = channel(new FrameDecoder());
         try {
