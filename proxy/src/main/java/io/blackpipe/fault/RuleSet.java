@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 
 /**
  * The active rules. Readers (every command) see an immutable snapshot indexed by command name,
@@ -36,12 +37,21 @@ public final class RuleSet {
 
     /** The first rule (in the order added) that matches and whose mode fires, or null. */
     public Decision decide(Attempt attempt, MemberState state, String advertisedMember) {
+        return decide(attempt, () -> state, advertisedMember);
+    }
+
+    /**
+     * The same, reading the member's state only when a rule names the command: most commands
+     * match no rule, and the proxy asks for every one.
+     */
+    public Decision decide(Attempt attempt, Supplier<MemberState> state, String advertisedMember) {
         Rule[] candidates = snapshot.byCommand.get(attempt.command());
         if (candidates == null) {
             return null;
         }
+        MemberState current = state.get();
         for (Rule rule : candidates) {
-            if (!rule.mode().spent() && rule.matcher().matches(attempt, state, advertisedMember) && rule.mode().fire()) {
+            if (!rule.mode().spent() && rule.matcher().matches(attempt, current, advertisedMember) && rule.mode().fire()) {
                 return new Decision(rule, rule.action());
             }
         }

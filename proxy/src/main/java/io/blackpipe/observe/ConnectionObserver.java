@@ -74,12 +74,8 @@ public final class ConnectionObserver {
         CommandFacts facts = attempt.facts();
         long completedMicros = attempt.invokedAtMicros() + TimeUnit.NANOSECONDS.toMicros(now - attempt.startNanos());
         shared.history().record(new HistoryEntry(attempt.invokedAtMicros(), completedMicros, member, appName,
-                connectionId, facts.name(), namespace(facts), facts.lsid(), facts.txnNumber(),
+                connectionId, facts.name(), facts.database(), facts.collection(), facts.lsid(), facts.txnNumber(),
                 attempt.attemptNumber(), fault, outcome.label(), outcome.historyType(writeConcernError), errorCode));
-    }
-
-    private static String namespace(CommandFacts facts) {
-        return facts.collection().isEmpty() ? facts.database() : facts.database() + "." + facts.collection();
     }
 
     private CommandMeters meters(String commandName) {

@@ -20,7 +20,7 @@ import java.util.concurrent.LinkedBlockingQueue;
  * wait for the disk.
  */
 public final class History implements AutoCloseable {
-    private static final HistoryEntry END = new HistoryEntry(0, 0, "", "", 0, "", "", null, -1, 0, null, "", "", 0);
+    private static final HistoryEntry END = new HistoryEntry(0, 0, "", "", 0, "", "", "", null, -1, 0, null, "", "", 0);
 
     private final int capacity;
     private final ArrayDeque<HistoryEntry> recent;
@@ -62,8 +62,10 @@ public final class History implements AutoCloseable {
         if (toWrite != null) {
             toWrite.add(entry);
         }
-        for (Consumer<HistoryEntry> follower : followers) {
-            follower.accept(entry);
+        if (!followers.isEmpty()) { // no iterator to allocate per command when nobody follows
+            for (Consumer<HistoryEntry> follower : followers) {
+                follower.accept(entry);
+            }
         }
     }
 

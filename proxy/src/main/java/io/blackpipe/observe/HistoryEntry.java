@@ -17,9 +17,14 @@ import org.bson.json.JsonWriterSettings;
  * server error: it did not happen) or info (a network error or dropped reply: it may have).
  */
 public record HistoryEntry(long invokedAtMicros, long completedAtMicros, String member, String app, long connectionId,
-                           String command, String namespace, UUID lsid, long txnNumber, int attempt,
+                           String command, String database, String collection, UUID lsid, long txnNumber, int attempt,
                            String fault, String outcome, String type, int errorCode) {
     private static final JsonWriterSettings JSON = JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build();
+
+    /** database.collection, or the database alone for commands without a collection; built only when read. */
+    public String namespace() {
+        return collection.isEmpty() ? database : database + "." + collection;
+    }
 
     public String toJson() {
         BsonDocument line = new BsonDocument()
@@ -30,7 +35,7 @@ public record HistoryEntry(long invokedAtMicros, long completedAtMicros, String 
                 .append("app", new BsonString(app))
                 .append("connection", new BsonInt64(connectionId))
                 .append("command", new BsonString(command))
-                .append("ns", new BsonString(namespace))
+                .append("ns", new BsonString(namespace()))
                 .append("lsid", lsid == null ? BsonNull.VALUE : new BsonString(lsid.toString()))
                 .append("txnNumber", txnNumber < 0 ? BsonNull.VALUE : new BsonInt64(txnNumber))
                 .append("attempt", new BsonInt32(attempt))

@@ -7,6 +7,7 @@ import io.blackpipe.observe.ConnectionObserver;
 import io.blackpipe.observe.Outcome;
 import io.blackpipe.topology.HelloExchange;
 import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
@@ -17,9 +18,11 @@ import io.blackpipe.wire.Messages;
 import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.OpQuery;
+import io.blackpipe.wire.RecentStrings;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
+import java.util.function.Supplier;
 import org.bson.BsonDocument;
 
 /**
@@ -34,6 +37,9 @@ final class Exchange {
     private final Member member;
     private final HelloExchange hellos;
     private final ConnectionObserver observer;
+    private final Supplier<MemberState> memberState;
+    private final String advertisedMember;
+    private final RecentStrings recentStrings = new RecentStrings();
     private final ArrayDeque<ByteBuf> held = new ArrayDeque<>();
     private InFlight inFlight;
     private boolean holding;
@@ -44,6 +50,8 @@ final class Exchange {
         this.member = member;
         this.hellos = new HelloExchange(context.rewriter(), context.memberStates(), member.upstream(), context.simulation());
         this.observer = context.observer().forConnection(member.upstream().toString());
+        this.memberState = () -> context.memberStates().of(member.upstream());
+        this.advertisedMember = member.advertised().toString();
     }
 
     // ---- requests ----
@@ -71,7 +79,7 @@ final class Exchange {
         switch (Header.opCode(frame)) {
             case OpCode.OP_MSG: {
                 OpMsg msg = OpMsg.parse(frame);
-                CommandFacts facts = CommandFacts.ofOpMsg(frame, msg);
+                CommandFacts facts = CommandFacts.ofOpMsg(frame, msg, recentStrings);
                 if (facts.isHello()) {
                     observer.monitoring(facts);
                     if (connection.blackholed()) {
@@ -120,8 +128,7 @@ final class Exchange {
     }
 
     private void decide(ByteBuf frame, Attempt attempt, long fingerprint) {
-        RuleSet.Decision decision = context.rules().decide(attempt, context.memberStates().of(member.upstream()),
-                member.advertised().toString());
+        RuleSet.Decision decision = context.rules().decide(attempt, memberState, advertisedMember);
         if (decision == null) {
             forward(frame, attempt, fingerprint, null, null);
             return;

@@ -119,6 +119,11 @@ public final class BsonCursor {
         return buf.toString(nameStart, nameLength, StandardCharsets.UTF_8);
     }
 
+    /** The element name, taken from {@code recent} when it was seen lately. */
+    public String name(RecentStrings recent) {
+        return recent.get(buf, nameStart, nameLength);
+    }
+
     /** Compares the element name with an ASCII name without allocating. */
     public boolean nameIs(String ascii) {
         if (ascii.length() != nameLength) {
@@ -148,6 +153,11 @@ public final class BsonCursor {
     public String stringValue() {
         int length = buf.getIntLE(valueStart);
         return buf.toString(valueStart + 4, length - 1, StandardCharsets.UTF_8);
+    }
+
+    /** The string value, taken from {@code recent} when it was seen lately. */
+    public String stringValue(RecentStrings recent) {
+        return recent.get(buf, valueStart + 4, buf.getIntLE(valueStart) - 1);
     }
 
     public boolean booleanValue() {

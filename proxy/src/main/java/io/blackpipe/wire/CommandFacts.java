@@ -53,14 +53,20 @@ public record CommandFacts(
     }
 
     public static CommandFacts ofOpMsg(ByteBuf frame, OpMsg msg) {
-        return scan(frame, OpCode.OP_MSG, msg.flags(), msg.body(frame), null);
+        return ofOpMsg(frame, msg, new RecentStrings());
+    }
+
+    /** The facts, with names the connection sent lately taken from {@code recent} instead of decoded again. */
+    public static CommandFacts ofOpMsg(ByteBuf frame, OpMsg msg, RecentStrings recent) {
+        return scan(frame, OpCode.OP_MSG, msg.flags(), msg.body(frame), null, recent);
     }
 
     public static CommandFacts ofOpQuery(ByteBuf frame, OpQuery query) {
-        return scan(frame, OpCode.OP_QUERY, query.flags(), query.command(frame), query.database());
+        return scan(frame, OpCode.OP_QUERY, query.flags(), query.command(frame), query.database(), new RecentStrings());
     }
 
-    private static CommandFacts scan(ByteBuf frame, int opCode, int flags, BsonCursor body, String database) {
+    private static CommandFacts scan(ByteBuf frame, int opCode, int flags, BsonCursor body, String database,
+                                     RecentStrings recent) {
         String name = "";
         String collection = "";
         UUID lsid = null;
@@ -74,12 +80,12 @@ public record CommandFacts(
         while (body.next()) {
             if (first) {
                 first = false;
-                name = body.name();
+                name = body.name(recent);
                 if (body.type() == BsonCursor.STRING) {
-                    collection = body.stringValue();
+                    collection = body.stringValue(recent);
                 }
             } else if (body.nameIs("$db") && body.type() == BsonCursor.STRING) {
-                database = body.stringValue();
+                database = body.stringValue(recent);
             } else if (body.nameIs("lsid") && body.type() == BsonCursor.DOCUMENT) {
                 lsid = sessionId(frame, body.documentValue());
             } else if (body.nameIs("txnNumber") && body.isNumber()) {

@@ -17,8 +17,10 @@ public final class CommandFingerprint {
     public static long of(ByteBuf frame, OpMsg msg) {
         CRC32C crc = new CRC32C();
         // One NIO view of the frame serves every range (a view per range was an allocation per BSON
-        // field of every command with a session: the proxy's largest allocation site).
-        ByteBuffer view = frame.nioBufferCount() == 1 ? frame.nioBuffer(frame.readerIndex(), frame.readableBytes()) : null;
+        // field of every command with a session: the proxy's largest allocation site). The internal
+        // view of a pooled buffer is reused, not made anew; it is only read here, on this thread.
+        ByteBuffer view = frame.nioBufferCount() == 1 ? frame.internalNioBuffer(frame.readerIndex(), frame.readableBytes()) : null;
+        int viewStart = view == null ? 0 : view.position();
         BsonCursor body = msg.body(frame);
         while (body.next()) {
             if (body.nameIs("$clusterTime") || body.nameIs("readConcern") || body.nameIs("lsid")
@@ -26,22 +28,23 @@ public final class CommandFingerprint {
                 continue;
             }
             int start = body.elementOffset();
-            update(crc, frame, view, start, body.valueEnd() - start);
+            update(crc, frame, view, viewStart, start, body.valueEnd() - start);
         }
         // the kind-1 sections, before and after the body section (its kind byte precedes bodyOffset)
         int sectionsStart = frame.readerIndex() + Frames.HEADER_LENGTH + 4;
         int bodyEnd = msg.bodyOffset() + frame.getIntLE(msg.bodyOffset());
-        update(crc, frame, view, sectionsStart, msg.bodyOffset() - 1 - sectionsStart);
-        update(crc, frame, view, bodyEnd, msg.sectionsEnd() - bodyEnd);
+        update(crc, frame, view, viewStart, sectionsStart, msg.bodyOffset() - 1 - sectionsStart);
+        update(crc, frame, view, viewStart, bodyEnd, msg.sectionsEnd() - bodyEnd);
         return crc.getValue();
     }
 
-    private static void update(CRC32C crc, ByteBuf frame, ByteBuffer view, int start, int length) {
+    private static void update(CRC32C crc, ByteBuf frame, ByteBuffer view, int viewStart, int start, int length) {
         if (length <= 0) {
             return;
         }
         if (view != null) {
-            int offset = start - frame.readerIndex();
+            // the view starts where the frame does, at whatever position the view gave it
+            int offset = viewStart + start - frame.readerIndex();
             view.limit(offset + length); // first the limit (a position beyond it is pulled back), then the position
             view.position(offset);
             crc.update(view);

@@ -9,6 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import io.blackpipe.wire.CommandFingerprint;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.WireFixtures;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.util.List;
 import java.util.UUID;
 import org.bson.BsonBinary;
 import org.bson.BsonDocument;
@@ -138,6 +143,37 @@ class CommandFingerprintTest {
         long base = fingerprint(frame(1, find("orders", filter, 10, 1)));
         assertEquals(base, fingerprint(frame(2, withTxn)));
         assertEquals(base, fingerprint(frame(3, otherLsid)));
+    }
+
+    @Test
+    void theFingerprintDoesNotDependOnWhereTheFrameSitsInMemory() {
+        // the proxy hashes frames as they arrive: pooled direct buffers deep inside a chunk, slices
+        // of a read holding several messages, buffers whose reader index is not 0
+        byte[] frame = opMsg(1, 0, 0).body(bson(find("orders", BsonDocument.parse("{_id: 1}"), 10, 1)))
+                .sequence("documents", bson("{_id: 1}")).build();
+        long expected = fingerprint(frame);
+        for (ByteBufAllocator alloc : List.of(PooledByteBufAllocator.DEFAULT, UnpooledByteBufAllocator.DEFAULT)) {
+            ByteBuf padding = alloc.directBuffer(1000).writeZero(777); // so the frame is not at the chunk's start
+            ByteBuf read = alloc.directBuffer().writeZero(13).writeBytes(frame).writeZero(5);
+            ByteBuf heap = alloc.heapBuffer().writeZero(9).writeBytes(frame);
+            try {
+                read.skipBytes(13);
+                ByteBuf slice = read.slice(read.readerIndex(), frame.length);
+                assertEquals(expected, CommandFingerprint.of(slice, OpMsg.parse(slice)), alloc + " slice");
+                ByteBuf sized = read.copy(read.readerIndex(), frame.length);
+                try {
+                    assertEquals(expected, CommandFingerprint.of(sized, OpMsg.parse(sized)), alloc + " whole buffer");
+                } finally {
+                    sized.release();
+                }
+                heap.skipBytes(9);
+                assertEquals(expected, CommandFingerprint.of(heap, OpMsg.parse(heap)), alloc + " heap, reader index 9");
+            } finally {
+                padding.release();
+                read.release();
+                heap.release();
+            }
+        }
     }
 
     @Test

@@ -1,0 +1,54 @@
+package io.blackpipe.wire;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class RecentStringsTest {
+    private final RecentStrings recent = new RecentStrings();
+
+    /** {@code s} encoded at offset 3 of a fresh buffer, between other bytes. */
+    private static ByteBuf around(String s) {
+        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+        return Unpooled.buffer().writeBytes(new byte[] {9, 9, 9}).writeBytes(utf8).writeByte(0);
+    }
+
+    private String read(String s) {
+        ByteBuf buf = around(s);
+        try {
+            return recent.get(buf, 3, buf.readableBytes() - 4);
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void aRepeatedStringIsTheSameInstanceAndAnyOtherIsDecodedExactly() {
+        String first = read("insert");
+        assertEquals("insert", first);
+        assertSame(first, read("insert"), "seen lately: not decoded again");
+        assertEquals("insers", read("insers"), "same length, other bytes");
+        assertEquals("inser", read("inser"), "a prefix is another string");
+        assertEquals("", read(""));
+        assertEquals("b\u00e4ckerei.\u65e5\u672c", read("b\u00e4ckerei.\u65e5\u672c"), "UTF-8, not Latin-1");
+        assertSame(first, read("insert"));
+    }
+
+    @Test
+    void onlyTheLastEightAreKept() {
+        String kept = read("s0");
+        for (int i = 1; i < 8; i++) {
+            read("s" + i);
+        }
+        assertSame(kept, read("s0"), "eight distinct strings fit");
+        read("s8"); // the ninth takes the oldest slot
+        String again = read("s0");
+        assertEquals("s0", again);
+        assertNotSame(kept, again, "evicted, so decoded anew");
+    }
+}
