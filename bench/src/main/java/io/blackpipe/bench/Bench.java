@@ -39,7 +39,8 @@ public final class Bench {
               --workloads LIST              find,insert,mix,scan (default all)
               --targets LIST                direct,blackpipe,blackpipe+rules,haproxy (the default; direct always runs), and
                                             for diagnosis: blackpipe-process (blackpipe in its own JVM via the CLI jar, as
-                                            HAProxy runs), relay-nio / relay-epoll (a bare Netty relay in this JVM)
+                                            HAProxy runs), relay-nio / relay-epoll / relay-io_uring (a bare Netty relay in this JVM),
+                                            blackpipe-direct (blackpipe, the driver in directConnection mode)
               --rules N                     rules of the blackpipe+rules target (default 1000)
               --big-docs N                  documents of the large collection (default 100000)
               --batch-size N                batch size of the scan (default 1000)
@@ -142,7 +143,7 @@ public final class Bench {
             report.remarks.add("jongodb: every client monitors the server by polling (serverMonitoringMode=poll): "
                     + "jongodb answers awaitable hellos at once, so streaming monitoring would spin");
         }
-        for (String tcpProxy : List.of(Target.HAPROXY, Target.RELAY_NIO, Target.RELAY_EPOLL)) {
+        for (String tcpProxy : List.of(Target.HAPROXY, Target.RELAY_NIO, Target.RELAY_EPOLL, Target.RELAY_IO_URING)) {
             if (targetIds.contains(tcpProxy) && upstream.whyNoTcpProxy() != null) {
                 String line = tcpProxy + " is SKIPPED with this upstream: " + upstream.whyNoTcpProxy();
                 System.out.println("bench: " + line);
@@ -170,7 +171,9 @@ public final class Bench {
                         case Target.RULES -> Target.blackpipeWithRules(upstream, poolSize, o.rules);
                         case Target.HAPROXY -> Target.haproxy(upstream, poolSize, haproxyVersion.orElse("haproxy"));
                         case Target.PROCESS -> Target.blackpipeProcess(upstream, poolSize, o.blackpipeJar);
+                        case Target.BLACKPIPE_DIRECT -> Target.blackpipeDirect(upstream, poolSize);
                         case Target.RELAY_NIO -> Target.relay(upstream, poolSize, "nio");
+                        case Target.RELAY_IO_URING -> Target.relay(upstream, poolSize, "io_uring");
                         case Target.RELAY_EPOLL -> Target.relay(upstream, poolSize, "epoll");
                         default -> throw new IllegalStateException(id);
                     };

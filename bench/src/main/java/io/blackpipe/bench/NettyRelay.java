@@ -13,6 +13,10 @@ import io.netty.channel.IoHandlerFactory;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
+import io.netty.channel.uring.IoUring;
+import io.netty.channel.uring.IoUringIoHandler;
+import io.netty.channel.uring.IoUringServerSocketChannel;
+import io.netty.channel.uring.IoUringSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerSocketChannel;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -36,14 +40,33 @@ final class NettyRelay implements AutoCloseable {
     private final String transport;
 
     private NettyRelay(String transport, String upstreamHost, int upstreamPort) throws InterruptedException {
-        boolean epoll = transport.equals("epoll");
-        if (epoll && !Epoll.isAvailable()) {
-            throw new IllegalStateException("Netty's native epoll transport is not available here: " + Epoll.unavailabilityCause());
-        }
         this.transport = transport;
-        IoHandlerFactory io = epoll ? EpollIoHandler.newFactory() : NioIoHandler.newFactory();
-        Class<? extends ServerChannel> serverChannel = epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class;
-        Class<? extends Channel> clientChannel = epoll ? EpollSocketChannel.class : NioSocketChannel.class;
+        IoHandlerFactory io;
+        Class<? extends ServerChannel> serverChannel;
+        Class<? extends Channel> clientChannel;
+        switch (transport) {
+            case "epoll" -> {
+                if (!Epoll.isAvailable()) {
+                    throw new IllegalStateException("Netty's native epoll transport is not available here: " + Epoll.unavailabilityCause());
+                }
+                io = EpollIoHandler.newFactory();
+                serverChannel = EpollServerSocketChannel.class;
+                clientChannel = EpollSocketChannel.class;
+            }
+            case "io_uring" -> {
+                if (!IoUring.isAvailable()) {
+                    throw new IllegalStateException("Netty's io_uring transport is not available here: " + IoUring.unavailabilityCause());
+                }
+                io = IoUringIoHandler.newFactory();
+                serverChannel = IoUringServerSocketChannel.class;
+                clientChannel = IoUringSocketChannel.class;
+            }
+            default -> {
+                io = NioIoHandler.newFactory();
+                serverChannel = NioServerSocketChannel.class;
+                clientChannel = NioSocketChannel.class;
+            }
+        }
         this.group = new MultiThreadIoEventLoopGroup(io);
         this.server = new ServerBootstrap()
                 .group(group)

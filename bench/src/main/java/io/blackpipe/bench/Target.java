@@ -35,13 +35,16 @@ final class Target implements AutoCloseable {
     static final String PROCESS = "blackpipe-process";
     static final String RELAY_NIO = "relay-nio";
     static final String RELAY_EPOLL = "relay-epoll";
+    static final String RELAY_IO_URING = "relay-io_uring";
+    static final String BLACKPIPE_DIRECT = "blackpipe-direct";
     /** What runs by default: the four targets of issue 7. */
     static final List<String> DEFAULT = List.of(DIRECT, BLACKPIPE, RULES, HAPROXY);
     /**
      * Also available, for diagnosis: blackpipe as its own process (the CLI jar), placed as HAProxy
      * is; and a bare Netty relay in this JVM (NIO as blackpipe, or native epoll).
      */
-    static final List<String> ALL = List.of(DIRECT, BLACKPIPE, RULES, HAPROXY, PROCESS, RELAY_NIO, RELAY_EPOLL);
+    static final List<String> ALL = List.of(DIRECT, BLACKPIPE, RULES, HAPROXY, PROCESS, RELAY_NIO, RELAY_EPOLL,
+            RELAY_IO_URING, BLACKPIPE_DIRECT);
 
     /**
      * Server monitoring by polling instead of streaming hellos: set for jongodb, which answers an
@@ -98,6 +101,23 @@ final class Target implements AutoCloseable {
         try {
             return new Target(BLACKPIPE, "blackpipe in-process, no rules (its connection string: replica set discovery through the proxy)",
                     proxy.connectionString(), poolSize, proxy, null, null);
+        } catch (RuntimeException e) {
+            proxy.close();
+            throw e;
+        }
+    }
+
+    /**
+     * blackpipe with the driver in directConnection mode to the primary's listener, as the driver
+     * reaches HAProxy and the relays: separates what the driver's replica-set mode costs from what
+     * the proxy costs.
+     */
+    static Target blackpipeDirect(BenchUpstream upstream, int poolSize) {
+        ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstream.proxiedUri));
+        try {
+            String primary = proxy.connectionString().replaceFirst("^mongodb://([^,/]+).*$", "$1");
+            return new Target(BLACKPIPE_DIRECT, "blackpipe in-process, no rules, the driver in directConnection mode to " + primary,
+                    "mongodb://" + primary + "/?directConnection=true", poolSize, proxy, null, null);
         } catch (RuntimeException e) {
             proxy.close();
             throw e;
@@ -182,7 +202,7 @@ final class Target implements AutoCloseable {
     static Target relay(BenchUpstream upstream, int poolSize, String transport) {
         NettyRelay relay = NettyRelay.start(transport, upstream.node.host(), upstream.node.port());
         try {
-            Target target = new Target(transport.equals("epoll") ? RELAY_EPOLL : RELAY_NIO, "a bare Netty relay in this JVM (" + transport
+            Target target = new Target("relay-" + transport, "a bare Netty relay in this JVM (" + transport
                     + " transport, nothing parsed; diagnostic baseline) to " + upstream.node + " (directConnection=true)",
                     "mongodb://127.0.0.1:" + relay.port() + "/?directConnection=true", poolSize, null, null, null);
             target.relay = relay;
