@@ -1,5 +1,6 @@
 package io.blackpipe.topology;
 
+import io.blackpipe.wire.auth.Credential;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -9,8 +10,13 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
-/** The parts of a mongodb:// connection string the proxy needs: seeds, credentials, options. */
-public record UpstreamUri(String text, List<MemberAddress> seeds, String username, String password,
+/**
+ * The parts of a mongodb:// connection string the proxy needs: seeds, credentials, database,
+ * options. {@link #toString()} and every error message mask the password.
+ *
+ * @param database the path's database (the default authSource), or null
+ */
+public record UpstreamUri(String text, List<MemberAddress> seeds, String username, String password, String database,
                           Map<String, String> options) {
 
     public static UpstreamUri parse(String uri) {
@@ -21,7 +27,7 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
             throw new IllegalArgumentException("mongodb+srv:// URIs are not supported: list the members as mongodb://host1,host2,...");
         }
         if (!uri.startsWith("mongodb://")) {
-            throw new IllegalArgumentException("the upstream URI must start with mongodb://, got '" + uri + "'");
+            throw new IllegalArgumentException("the upstream URI must start with mongodb://, got '" + masked(uri) + "'");
         }
         String rest = uri.substring("mongodb://".length());
         int question = rest.indexOf('?');
@@ -40,9 +46,14 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
         List<MemberAddress> seeds = new ArrayList<>();
         for (String host : authority.split(",", -1)) { // -1: a trailing comma is an empty host too
             if (host.isBlank()) {
-                throw new IllegalArgumentException("the upstream URI '" + uri + "' has an empty host");
+                throw new IllegalArgumentException("the upstream URI '" + masked(uri) + "' has an empty host");
             }
             seeds.add(MemberAddress.parse(decode(host)));
+        }
+        String database = null;
+        if (hostsEnd < rest.length() && rest.charAt(hostsEnd) == '/') {
+            String path = decode(rest.substring(hostsEnd + 1, question >= 0 ? question : rest.length()));
+            database = path.isEmpty() ? null : path;
         }
         Map<String, String> options = new LinkedHashMap<>();
         if (question >= 0) {
@@ -57,7 +68,20 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
                 options.put(pair.substring(0, eq).toLowerCase(Locale.ROOT), decode(pair.substring(eq + 1)));
             }
         }
-        return new UpstreamUri(uri, List.copyOf(seeds), username, password, Collections.unmodifiableMap(options));
+        UpstreamUri parsed = new UpstreamUri(uri, List.copyOf(seeds), username, password, database,
+                Collections.unmodifiableMap(options));
+        parsed.credential(); // an authMechanism that is no mechanism, or an empty authSource, stops the start here
+        return parsed;
+    }
+
+    /**
+     * Who the proxy's own connections authenticate as (only failover's stepdown needs it), or null
+     * when the URI has no user and no authMechanism.
+     *
+     * @throws IllegalArgumentException when authMechanism names no MongoDB mechanism or authSource is empty
+     */
+    public Credential credential() {
+        return Credential.fromUri(username, password, database, options);
     }
 
     /** Where the host list ends: at the first '/' or '?' (an option value may itself contain '/'). */
@@ -81,15 +105,20 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
     /** The URI with any password masked, for logs and startup output. */
     @Override
     public String toString() {
-        String prefix = "mongodb://";
-        if (password == null || !text.startsWith(prefix)) {
+        return masked(text);
+    }
+
+    /** {@code text} with the password of its user info replaced by ****, by position: it may be URL-escaped. */
+    private static String masked(String text) {
+        int scheme = text.indexOf("://");
+        if (scheme < 0) {
             return text;
         }
-        // Mask by position: the text holds the password as written (maybe URL-escaped), not the decoded one.
+        String prefix = text.substring(0, scheme + 3);
         String rest = text.substring(prefix.length());
         int at = rest.substring(0, hostsEnd(rest)).lastIndexOf('@');
         int colon = rest.indexOf(':');
-        if (colon < 0 || colon > at) {
+        if (at < 0 || colon < 0 || colon > at) {
             return text;
         }
         return prefix + rest.substring(0, colon + 1) + "****" + rest.substring(at);

@@ -130,6 +130,11 @@ public final class Tls {
             return enabled;
         }
 
+        /** Whether a client certificate is presented (tlsCertificateKeyFile): what MONGODB-X509 authenticates with. */
+        public boolean hasClientCertificate() {
+            return enabled && certificateKeyFile != null;
+        }
+
         /** A handler to put first in an upstream channel's pipeline; the host is used for SNI and name checks. */
         public SslHandler newHandler(ByteBufAllocator alloc, String host, int port) {
             return context().newHandler(alloc, host, port);

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.wire.auth.Credential;
+import io.blackpipe.wire.auth.Mechanism;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -43,6 +45,42 @@ class UpstreamUriTest {
         assertEquals("p@ss:w/d%", uri.password());
         assertEquals(List.of(new MemberAddress("h1", 27017), new MemberAddress("h2", 27017)), uri.seeds());
         assertEquals("admin", uri.options().get("authsource"));
+    }
+
+    @Test
+    void thePathDatabaseIsKeptDecoded() {
+        assertEquals("app", UpstreamUri.parse("mongodb://h1/app?replicaSet=rs0").database());
+        assertEquals("my db", UpstreamUri.parse("mongodb://h1,h2/my%20db").database());
+        assertNull(UpstreamUri.parse("mongodb://h1/?replicaSet=rs0").database());
+        assertNull(UpstreamUri.parse("mongodb://h1?replicaSet=rs0").database());
+        assertNull(UpstreamUri.parse("mongodb://h1").database());
+    }
+
+    @Test
+    void theCredentialComesFromUserInfoDatabaseAndOptions() {
+        Credential credential = UpstreamUri.parse("mongodb://al%40ice:p%40ss%3Aword@h1/app?authSource=users&authMechanism=SCRAM-SHA-1")
+                .credential();
+        assertEquals(new Credential("al@ice", "p@ss:word", "users", Mechanism.SCRAM_SHA_1), credential);
+        assertEquals(new Credential("bob", "pw", "app", null), UpstreamUri.parse("mongodb://bob:pw@h1/app").credential());
+        assertNull(UpstreamUri.parse("mongodb://h1/app?authSource=admin").credential());
+    }
+
+    @Test
+    void anUnknownAuthMechanismStopsTheParse() {
+        assertRejected("mongodb://u:pw@h1/?authMechanism=SCRAM-SHA-512", "authMechanism=SCRAM-SHA-512 is not a MongoDB authentication mechanism");
+        assertRejected("mongodb://u:pw@h1/?authSource=", "authSource= is empty");
+        // Known mechanisms the control client cannot speak are no parse error: only failover needs them.
+        assertEquals(Mechanism.GSSAPI, UpstreamUri.parse("mongodb://u%40REALM@h1/?authMechanism=GSSAPI").credential().mechanism());
+    }
+
+    @Test
+    void errorMessagesMaskThePassword() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> UpstreamUri.parse("mongodb://u:s3cret@/db"));
+        assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+        assertTrue(e.getMessage().contains("mongodb://u:****@/db"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> UpstreamUri.parse("http://u:s3cret@h1/"));
+        assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+        assertFalse(String.valueOf(UpstreamUri.parse("mongodb://u:s3cret@h1/").credential()).contains("s3cret"));
     }
 
     @Test
