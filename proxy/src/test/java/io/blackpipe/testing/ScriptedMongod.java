@@ -59,8 +59,15 @@ public final class ScriptedMongod implements AutoCloseable {
         STANDALONE
     }
 
+    /** A replSetStepDown this server obeyed, and who asked (null: an unauthenticated connection). */
+    public record StepDownRequest(String user, String mechanism) {
+    }
+
     private final ServerSocket serverSocket;
-    private final Role role;
+    private volatile Role role;
+    /** Access control; null: none (every command runs, as on a mongod without --auth). */
+    private final ScriptedScramServer scram;
+    private final List<StepDownRequest> stepDowns = new CopyOnWriteArrayList<>();
     private final EnumSet<ScriptedMongodCompressor> compressors;
     private final Thread acceptThread;
     private final ScriptedMongodCommands commands = new ScriptedMongodCommands(this);
@@ -89,6 +96,7 @@ public final class ScriptedMongod implements AutoCloseable {
 
     private ScriptedMongod(Builder b) throws IOException {
         this.role = b.role;
+        this.scram = b.scram;
         this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
         this.compressors.addAll(b.compressors);
         for (ScriptedMongodCompressor c : ScriptedMongodCompressor.values()) {
@@ -125,8 +133,15 @@ public final class ScriptedMongod implements AutoCloseable {
         private String me;
         private String primary;
         private Role role = Role.PRIMARY;
+        private ScriptedScramServer scram;
 
         private Builder() {
+        }
+
+        /** Require authentication with these users (mongod --auth); members of one set share the instance. */
+        public Builder accessControl(ScriptedScramServer scram) {
+            this.scram = scram;
+            return this;
         }
 
         /** Answer hello as a replica-set secondary (set {@link #primary} to the primary's address). */
@@ -305,7 +320,9 @@ public final class ScriptedMongod implements AutoCloseable {
             r.append("setVersion", new BsonInt32(1));
             r.append(name.equals("hello") ? "isWritablePrimary" : "ismaster", BsonBoolean.valueOf(role == Role.PRIMARY));
             r.append("secondary", BsonBoolean.valueOf(role == Role.SECONDARY));
-            r.append("primary", new BsonString(advertisedPrimary));
+            if (advertisedPrimary != null) { // none right after a stepdown, until an election
+                r.append("primary", new BsonString(advertisedPrimary));
+            }
             r.append("me", new BsonString(advertisedMe));
             if (role == Role.PRIMARY) {
                 r.append("electionId", new BsonObjectId(ELECTION_ID));
@@ -325,6 +342,9 @@ public final class ScriptedMongod implements AutoCloseable {
         r.append("minWireVersion", new BsonInt32(0));
         r.append("maxWireVersion", new BsonInt32(MAX_WIRE_VERSION));
         r.append("readOnly", BsonBoolean.FALSE);
+        if (conn.auth() != null) {
+            conn.auth().decorateHello(request, r);
+        }
         List<ScriptedMongodCompressor> negotiated = conn.negotiateCompression(request);
         if (negotiated != null) {
             BsonArray names = new BsonArray();
@@ -336,6 +356,36 @@ public final class ScriptedMongod implements AutoCloseable {
         r.append("ok", new BsonDouble(1.0));
         appendClusterTime(r);
         return r;
+    }
+
+    // ---------------------------------------------------------------- replSetStepDown
+
+    /**
+     * replSetStepDown as mongod 4.2+ answers it: a primary becomes a secondary (no primary known
+     * until an election), keeps its connections, tells waiting hellos, and replies ok.
+     */
+    BsonDocument stepDown(ScriptedMongodConnection conn) {
+        if (role == Role.STANDALONE) {
+            return ScriptedMongodCommands.error(76, "NoReplicationEnabled", "not running with --replSet");
+        }
+        if (role != Role.PRIMARY) {
+            return ScriptedMongodCommands.error(10107, "NotWritablePrimary", "not primary so can't step down");
+        }
+        role = Role.SECONDARY;
+        advertisedPrimary = null;
+        stepDowns.add(new StepDownRequest(conn.auth() == null ? null : conn.auth().user(),
+                conn.auth() == null ? null : conn.auth().mechanism()));
+        bumpTopologyVersion();
+        return new BsonDocument("ok", new BsonDouble(1.0));
+    }
+
+    /** Every replSetStepDown this server obeyed, in order. */
+    public List<StepDownRequest> stepDowns() {
+        return new ArrayList<>(stepDowns);
+    }
+
+    ScriptedScramServer scram() {
+        return scram;
     }
 
     // ---------------------------------------------------------------- cluster time

@@ -42,17 +42,29 @@ final class ScriptedMongodConnection implements Runnable {
     private OutputStream out;
     private boolean pendingInput;
     private List<ScriptedMongodCompressor> negotiated; // null until a handshake listed compression
+    /** This connection's authentication state; null when the server has no access control. */
+    private final ScriptedScramServer.Session auth;
 
     ScriptedMongodConnection(ScriptedMongod server, Socket socket, int id) {
         this.server = server;
         this.socket = socket;
         this.id = id;
+        this.auth = server.scram() == null ? null : server.scram().newSession();
         this.thread = new Thread(this, "scripted-mongod-conn-" + id);
         this.thread.setDaemon(true);
     }
 
     int id() {
         return id;
+    }
+
+    ScriptedScramServer.Session auth() {
+        return auth;
+    }
+
+    /** Whether mongod --auth would run {@code name} on this connection now. */
+    private boolean allowed(String name) {
+        return auth == null || auth.authenticated() || ScriptedScramServer.OPEN_COMMANDS.contains(name);
     }
 
     void start() {
@@ -172,7 +184,7 @@ final class ScriptedMongodConnection implements Runnable {
                 m.checksumPresent() ? FLAG_CHECKSUM_PRESENT : 0, name);
         if (m.moreToCome()) {
             // The client expects no reply (w:0). Do the work, send nothing.
-            if (cmd.containsKey("$db") && !HELLO_NAMES.contains(name)) {
+            if (cmd.containsKey("$db") && !HELLO_NAMES.contains(name) && allowed(name)) {
                 server.commands().run(name, cmd);
             }
             return;
@@ -184,6 +196,18 @@ final class ScriptedMongodConnection implements Runnable {
         }
         if (HELLO_NAMES.contains(name)) {
             handleHello(m, cmd, name, reply);
+        } else if (!allowed(name)) {
+            BsonDocument refused = ScriptedMongodCommands.error(13, "Unauthorized", "Command " + name + " requires authentication");
+            server.appendClusterTime(refused);
+            reply.send(refused, 0);
+        } else if (auth != null && ScriptedScramServer.AUTH_COMMANDS.contains(name)) {
+            BsonDocument answer = auth.run(name, cmd);
+            server.appendClusterTime(answer);
+            reply.send(answer, 0);
+        } else if (name.equals("replSetStepDown")) {
+            BsonDocument answer = server.stepDown(this);
+            server.appendClusterTime(answer);
+            reply.send(answer, 0);
         } else if (name.equals("getMore") && m.exhaustAllowed()) {
             exhaustGetMore(cmd, reply);
         } else {
