@@ -17,6 +17,7 @@ import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.ScriptedScramServer;
 import io.blackpipe.testing.UpstreamLane;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -527,6 +528,34 @@ class ControlCommandsTest {
                 CliRun noSuch = rig.run("connections", "reset", "--member", "db9:27017");
                 assertEquals(1, noSuch.exitCode(), noSuch::toString);
                 assertTrue(noSuch.err().contains("no member 'db9:27017'"), noSuch::toString);
+            }
+        }
+    }
+
+    @Test
+    void failoverAuthenticatesWithTheUpstreamUrisUserAndPrintsWhyWhenItCannot() throws Exception {
+        // a two-member scripted set with access control: replSetStepDown needs an authenticated user
+        ScriptedScramServer users = ScriptedScramServer.builder().user("admin", "alice", "right:pw").build();
+        try (ScriptedMongod primary = ScriptedMongod.builder().accessControl(users).start();
+             ScriptedMongod secondary = ScriptedMongod.builder().accessControl(users).secondary().primary(primary.address()).start()) {
+            primary.setAdvertisedHosts(List.of(primary.address(), secondary.address()));
+            secondary.setAdvertisedHosts(List.of(primary.address(), secondary.address()));
+            String set = "@" + primary.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME;
+
+            try (Rig wrong = Rig.start(ProxyConfig.embedded("mongodb://alice:wrong" + set))) {
+                CliRun failover = wrong.run("failover");
+                assertEquals(1, failover.exitCode(), failover::toString);
+                assertTrue(failover.err().startsWith("blackpipe: POST " + wrong.url() + "/api/v1/failover answered 409"), failover::toString);
+                assertTrue(failover.err().contains(": failover: authentication as 'alice' on admin (SCRAM-SHA-256) failed:"
+                        + " AuthenticationFailed (18): Authentication failed. (primary " + primary.address() + ")"), failover::toString);
+                assertEquals(List.of(), primary.stepDowns());
+                assertEquals("primary", roleOf(wrong.run("members"), wrong.proxy().members().get(0).advertised().toString()),
+                        "nothing changed, and the proxy still answers");
+            }
+            try (Rig right = Rig.start(ProxyConfig.embedded("mongodb://alice:right%3Apw" + set))) {
+                CliRun failover = right.run("failover");
+                assertEquals(0, failover.exitCode(), failover::toString);
+                assertEquals(List.of(new ScriptedMongod.StepDownRequest("alice@admin", "SCRAM-SHA-256")), primary.stepDowns());
             }
         }
     }
