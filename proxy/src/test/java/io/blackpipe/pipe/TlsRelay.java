@@ -24,6 +24,7 @@ final class TlsRelay implements AutoCloseable {
     private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
     private final AtomicInteger handshakes = new AtomicInteger();
     private final AtomicInteger failedHandshakes = new AtomicInteger();
+    private final Set<String> peerSubjects = ConcurrentHashMap.newKeySet();
     private volatile int targetPort;
 
     TlsRelay(TestCertificates certificates) throws IOException {
@@ -56,6 +57,11 @@ final class TlsRelay implements AutoCloseable {
         return failedHandshakes.get();
     }
 
+    /** The subjects of the client certificates presented in completed handshakes. */
+    Set<String> peerSubjects() {
+        return Set.copyOf(peerSubjects);
+    }
+
     private void acceptLoop() {
         while (!server.isClosed()) {
             try {
@@ -77,6 +83,11 @@ final class TlsRelay implements AutoCloseable {
             return;
         }
         handshakes.incrementAndGet();
+        try {
+            peerSubjects.add(client.getSession().getPeerPrincipal().getName());
+        } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+            // needClientAuth: cannot happen after a completed handshake
+        }
         Socket upstream = new Socket();
         sockets.add(upstream);
         try {

@@ -15,6 +15,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.ScriptedScramServer;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.wire.BsonIo;
@@ -160,6 +161,33 @@ class TlsTest {
             assertTrue(e.getMessage().contains("tlsCAFile"), e.getMessage());
             assertEquals(0, relay.handshakes(), "no handshake may succeed with a CA that did not sign the relay's certificate");
             assertEquals(0, mongod.connectionsAccepted(), "nothing may reach the upstream");
+        }
+    }
+
+    @Test
+    void failoverAuthenticatesWithTheClientCertificateAsMongodbX509() throws Exception {
+        // Two members behind TLS relays that require the test client certificate; replSetStepDown
+        // needs an authenticated user, and the only one is the certificate's subject on $external.
+        String subject = "CN=blackpipe test client";
+        ScriptedScramServer users = ScriptedScramServer.builder().x509(subject).build();
+        try (TlsRelay relayA = new TlsRelay(certs); TlsRelay relayB = new TlsRelay(certs);
+             ScriptedMongod a = ScriptedMongod.builder().accessControl(users).hosts(List.of(relayA.address(), relayB.address()))
+                     .me(relayA.address()).primary(relayA.address()).start();
+             ScriptedMongod b = ScriptedMongod.builder().accessControl(users).secondary().hosts(List.of(relayA.address(), relayB.address()))
+                     .me(relayB.address()).primary(relayA.address()).start()) {
+            relayA.relayTo(a.port());
+            relayB.relayTo(b.port());
+            String uri = "mongodb://" + relayA.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME
+                    + "&tls=true&tlsCAFile=" + certs.ca + "&tlsCertificateKeyFile=" + certs.clientCombined + "&authMechanism=MONGODB-X509";
+            try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(uri))) {
+                proxy.failover();
+            }
+            assertEquals(List.of(new ScriptedMongod.StepDownRequest(subject + "@$external", "MONGODB-X509")), a.stepDowns());
+            BsonDocument authenticate = a.commandsReceived("authenticate").get(0).document();
+            assertEquals("$external", authenticate.getString("$db").getValue());
+            assertEquals("MONGODB-X509", authenticate.getString("mechanism").getValue());
+            assertFalse(authenticate.containsKey("user"), "the certificate names the user");
+            assertEquals(Set.of(subject), relayA.peerSubjects(), "the control client presented the URI's certificate");
         }
     }
 

@@ -40,8 +40,9 @@ import org.bson.BsonValue;
 public final class ScriptedScramServer {
     /** What mongod answers without authentication; everything else needs a user. */
     static final Set<String> OPEN_COMMANDS = Set.of("hello", "isMaster", "ismaster", "saslStart", "saslContinue",
-            "ping", "buildInfo", "buildinfo", "logout");
-    static final Set<String> AUTH_COMMANDS = Set.of("saslStart", "saslContinue");
+            "authenticate", "ping", "buildInfo", "buildinfo", "logout");
+    static final Set<String> AUTH_COMMANDS = Set.of("saslStart", "saslContinue", "authenticate");
+    public static final String X509 = "MONGODB-X509";
     public static final String SHA_1 = "SCRAM-SHA-1";
     public static final String SHA_256 = "SCRAM-SHA-256";
 
@@ -58,6 +59,7 @@ public final class ScriptedScramServer {
     private final int sha256Iterations;
     private final boolean skipsEmptyExchange;
     private final boolean forgesSignature;
+    private final String x509Subject;
     private final List<Login> logins = new CopyOnWriteArrayList<>();
     private final SecureRandom random = new SecureRandom();
 
@@ -66,6 +68,7 @@ public final class ScriptedScramServer {
         this.sha256Iterations = b.sha256Iterations;
         this.skipsEmptyExchange = b.skipsEmptyExchange;
         this.forgesSignature = b.forgesSignature;
+        this.x509Subject = b.x509Subject;
         b.users.forEach((key, user) -> {
             Map<String, Keys> byMechanism = new LinkedHashMap<>();
             for (String mechanism : user.mechanisms) {
@@ -89,6 +92,7 @@ public final class ScriptedScramServer {
         private int sha256Iterations = 15_000;
         private boolean skipsEmptyExchange = true;
         private boolean forgesSignature;
+        private String x509Subject;
 
         private Builder() {
         }
@@ -118,6 +122,16 @@ public final class ScriptedScramServer {
          */
         public Builder forgingServerSignatures() {
             this.forgesSignature = true;
+            return this;
+        }
+
+        /**
+         * Accept MONGODB-X509 as {@code subject}: the client certificate subject that the TLS
+         * terminator in front of the server (which checked the certificate) saw. The scripted
+         * server speaks plaintext, so it takes the terminator's word, as mongod takes its TLS layer's.
+         */
+        public Builder x509(String subject) {
+            this.x509Subject = subject;
             return this;
         }
 
@@ -157,9 +171,30 @@ public final class ScriptedScramServer {
             return authenticated == null ? null : authenticated.mechanism();
         }
 
-        /** saslStart or saslContinue; the reply body without $clusterTime. */
+        /** saslStart, saslContinue or authenticate; the reply body without $clusterTime. */
         BsonDocument run(String name, BsonDocument cmd) {
-            return name.equals("saslStart") ? saslStart(cmd.getString("$db").getValue(), cmd, false) : saslContinue(cmd);
+            return switch (name) {
+                case "saslStart" -> saslStart(cmd.getString("$db").getValue(), cmd, false);
+                case "saslContinue" -> saslContinue(cmd);
+                default -> authenticate(cmd);
+            };
+        }
+
+        /** authenticate with MONGODB-X509 on $external: the certificate is the proof, the user (if named) must match it. */
+        private BsonDocument authenticate(BsonDocument cmd) {
+            String mechanism = cmd.getString("mechanism", new BsonString("")).getValue();
+            if (!mechanism.equals(X509) || x509Subject == null) {
+                return ScriptedMongodCommands.error(334, "MechanismUnavailable",
+                        "Received authentication for mechanism " + mechanism + " which is not enabled");
+            }
+            boolean userMatches = !cmd.containsKey("user") || cmd.getString("user").getValue().equals(x509Subject);
+            if (!cmd.getString("$db").getValue().equals("$external") || !userMatches) {
+                return ScriptedMongodCommands.error(18, "AuthenticationFailed", "Authentication failed.");
+            }
+            authenticated = new Login("$external", x509Subject, X509, false, true);
+            logins.add(authenticated);
+            return new BsonDocument("dbname", new BsonString("$external")).append("user", new BsonString(x509Subject))
+                    .append("ok", new BsonDouble(1));
         }
 
         /** Adds what hello says about authentication: saslSupportedMechs and the speculative saslStart's first reply. */
