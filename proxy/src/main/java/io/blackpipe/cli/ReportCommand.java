@@ -3,6 +3,7 @@ package io.blackpipe.cli;
 import io.blackpipe.report.ResilienceReport;
 import io.blackpipe.report.SpecCheck;
 import io.blackpipe.report.SpecDriver;
+import io.blackpipe.topology.UpstreamUri;
 import io.blackpipe.upstream.LocalUpstream;
 import io.blackpipe.upstream.LocalUpstreams;
 import java.io.PrintWriter;
@@ -80,7 +81,7 @@ final class ReportCommand implements Callable<Integer> {
         PROXY_LOG.setLevel(java.util.logging.Level.WARNING);
         LocalUpstream local = null;
         String uri = upstream;
-        String description = "the deployment at " + upstream;
+        String description;
         try {
             if (uri == null || uri.isBlank()) {
                 err.println("starting a local upstream ...");
@@ -88,6 +89,9 @@ final class ReportCommand implements Callable<Integer> {
                 local = LocalUpstreams.start();
                 uri = local.uri();
                 description = local.description();
+            } else {
+                // parsed for its toString: the description is printed and goes into the report, the password must not
+                description = "the deployment at " + UpstreamUri.parse(uri);
             }
             if (specCheck) {
                 return spec(uri, description, out, err);

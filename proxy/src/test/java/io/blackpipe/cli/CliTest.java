@@ -112,7 +112,24 @@ class CliTest {
         assertTrue(run.err().contains("mongodb+srv:// URIs are not supported"), run::toString);
     }
 
+    @Test
+    void anAuthMechanismThatIsNoMechanismIsAUsageErrorThatHidesThePassword() {
+        CliRun run = run("proxy", "--upstream", "mongodb://u:s3cret@127.0.0.1:1/?authMechanism=SCRAM-SHA-512");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("authMechanism=SCRAM-SHA-512 is not a MongoDB authentication mechanism"), run::toString);
+        assertFalse(run.err().contains("s3cret"), run::toString);
+    }
+
     // ------------------------------------------------------------------ failures: exit 1
+
+    @Test
+    void theReportNamesTheUpstreamWithoutItsPassword() throws IOException {
+        int port = closedPort();
+        CliRun run = run("report", "--upstream", "mongodb://u:s3cret@127.0.0.1:" + port + "/", "--iterations", "1");
+        assertEquals(1, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("the deployment at mongodb://u:****@127.0.0.1:" + port + "/"), run::toString);
+        assertFalse(run.err().contains("s3cret") || run.out().contains("s3cret"), run::toString);
+    }
 
     @Test
     void anUnreachableUpstreamExitsOneNamingTheSeeds() throws IOException {
