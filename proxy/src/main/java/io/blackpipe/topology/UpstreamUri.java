@@ -40,8 +40,8 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
             String userInfo = authority.substring(0, at);
             authority = authority.substring(at + 1);
             int colon = userInfo.indexOf(':');
-            username = decode(colon >= 0 ? userInfo.substring(0, colon) : userInfo);
-            password = colon >= 0 ? decode(userInfo.substring(colon + 1)) : null;
+            username = decodeUserInfo(colon >= 0 ? userInfo.substring(0, colon) : userInfo);
+            password = colon >= 0 ? decodeUserInfo(userInfo.substring(colon + 1)) : null;
         }
         List<MemberAddress> seeds = new ArrayList<>();
         for (String host : authority.split(",", -1)) { // -1: a trailing comma is an empty host too
@@ -100,6 +100,11 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
 
     private static String decode(String s) {
         return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    }
+
+    /** User name and password are only percent-decoded, '+' stays a plus, as the Java driver reads them. */
+    private static String decodeUserInfo(String s) {
+        return decode(s.replace("+", "%2B"));
     }
 
     /** The URI with any password masked, for logs and startup output. */

@@ -84,6 +84,18 @@ class UpstreamUriTest {
     }
 
     @Test
+    void aPlusInTheUserInfoIsAPlusAsTheJavaDriverReadsIt() {
+        String text = "mongodb://u+1:a+b%2Bc@h1/?appName=x+y";
+        UpstreamUri uri = UpstreamUri.parse(text);
+        com.mongodb.ConnectionString driver = new com.mongodb.ConnectionString(text);
+        assertEquals("u+1", uri.username());
+        assertEquals("a+b+c", uri.password());
+        assertEquals(driver.getUsername(), uri.username());
+        assertEquals(new String(driver.getPassword()), uri.password());
+        assertEquals(driver.getApplicationName(), uri.options().get("appname"), "in option values '+' is a space, for both");
+    }
+
+    @Test
     void usernameWithoutPassword() {
         UpstreamUri uri = UpstreamUri.parse("mongodb://CN%3Dclient@h1/?authMechanism=MONGODB-X509");
         assertEquals("CN=client", uri.username());
