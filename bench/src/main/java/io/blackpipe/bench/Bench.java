@@ -158,6 +158,8 @@ public final class Bench {
         settings.put("workloads", o.workloads.stream().map(w -> w.id + " (" + w.description + ")").toList().toString());
         settings.put("scan", o.bigDocs + " documents, batchSize " + o.batchSize + ", 1 thread");
         settings.put("client", "mongodb-driver-sync " + driverVersion() + ", one MongoClient per target, maxPoolSize " + poolSize);
+        settings.put("netty leak detection", System.getProperty("io.netty.leakDetection.level", "simple (Netty's default)")
+                + " in this JVM (bench/run sets it as the blackpipe CLI does)");
         settings.put("order", "per round, per workload and thread count: " + String.join(" ", targetIds));
         settings.put("load average at start", loadAtStart);
 
