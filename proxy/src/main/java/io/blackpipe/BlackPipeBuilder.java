@@ -1,12 +1,15 @@
 package io.blackpipe;
 
 import io.blackpipe.pipe.ProxyConfig;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Objects;
 
 /**
  * Options of an in-process blackpipe: {@code BlackPipe.builder().upstream(uri).simulateMembers(3).seed(42).start()}.
- * Listeners always bind loopback on free ports and advertise 127.0.0.1.
+ * Listeners always bind loopback on free ports and advertise 127.0.0.1. As the CLI's {@code proxy} command,
+ * they can require TLS ({@link #tls(Path, Path)}, {@link #tlsClientCa(Path)}) and cap the open client
+ * connections ({@link #maxConnections(int)}).
  */
 public final class BlackPipeBuilder {
     private String upstream;
@@ -15,6 +18,10 @@ public final class BlackPipeBuilder {
     private int adminPort = -1;
     private Path historyFile;
     private boolean forwardFailPoints;
+    private Path tlsCert;
+    private Path tlsKey;
+    private Path tlsClientCa;
+    private int maxConnections;
 
     BlackPipeBuilder() {
     }
@@ -56,6 +63,51 @@ public final class BlackPipeBuilder {
     }
 
     /**
+     * TLS on the listeners (CLI {@code --tls-cert}, {@code --tls-key}): apps must connect with TLS, and
+     * {@link BlackPipe#connectionString()} carries {@code tls=true}.
+     *
+     * @param cert PEM certificate (chain) of the listeners
+     * @param key  PEM private key of {@code cert} (PKCS#8, unencrypted)
+     */
+    public BlackPipeBuilder tls(Path cert, Path key) {
+        this.tlsCert = readable("tls: cert", cert);
+        this.tlsKey = readable("tls: key", key);
+        return this;
+    }
+
+    /**
+     * With {@link #tls(Path, Path)}: apps must present a client certificate one of these PEM CAs
+     * signed (CLI {@code --tls-client-ca}).
+     */
+    public BlackPipeBuilder tlsClientCa(Path ca) {
+        this.tlsClientCa = readable("tlsClientCa", ca);
+        return this;
+    }
+
+    /**
+     * The most client connections open at once across all members; more are closed on accept
+     * (CLI {@code --max-connections}). 0: unlimited (default).
+     */
+    public BlackPipeBuilder maxConnections(int max) {
+        if (max < 0) {
+            throw new IllegalArgumentException("maxConnections: " + max + " must be 0 (unlimited) or more");
+        }
+        this.maxConnections = max;
+        return this;
+    }
+
+    // Checked here so the error names the builder method, not the CLI option start() would name.
+    private static Path readable(String what, Path file) {
+        if (file == null) {
+            throw new IllegalArgumentException(what + ": a PEM file is required, got null");
+        }
+        if (!Files.isReadable(file)) {
+            throw new IllegalArgumentException(what + ": " + file + " is not a readable file");
+        }
+        return file;
+    }
+
+    /**
      * Discovers the upstream and opens the listeners.
      *
      * @throws IllegalStateException when no upstream member answers
@@ -65,12 +117,18 @@ public final class BlackPipeBuilder {
         if (upstream == null || upstream.isBlank()) {
             throw new IllegalArgumentException("upstream: required, a mongodb:// URI");
         }
+        if (tlsClientCa != null && tlsCert == null) {
+            throw new IllegalArgumentException(
+                    "tlsClientCa: needs tls(cert, key) too, client certificates are asked for over TLS");
+        }
         ProxyConfig base = ProxyConfig.embedded(upstream);
         ProxyConfig config = new ProxyConfig(base.upstream(), base.bindHost(), 0, base.advertiseHost(), base.adminHost(),
                 adminPort, base.memberPorts(), base.connectTimeoutMillis())
                 .withHistoryFile(historyFile)
                 .withFaultOptions(seed, forwardFailPoints)
-                .withSimulatedMembers(simulateMembers);
+                .withSimulatedMembers(simulateMembers)
+                .withListenerTls(tlsCert == null ? null : new ProxyConfig.ListenerTls(tlsCert, tlsKey, tlsClientCa))
+                .withMaxConnections(maxConnections);
         return BlackPipe.start(config);
     }
 }
