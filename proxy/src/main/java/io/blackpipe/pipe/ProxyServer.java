@@ -17,11 +17,9 @@ import io.blackpipe.topology.MemberMap;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
-import io.blackpipe.topology.StepDown;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.FrameDecoder;
 import io.blackpipe.wire.Tls;
-import io.blackpipe.wire.auth.Credential;
 import io.netty.handler.ssl.SslContext;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -91,8 +89,8 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     private final Tls.Client upstreamTls;
     /** --max-connections; null: unlimited (nothing is counted). */
     private final ConnectionLimit connectionLimit;
-    /** Who failover's stepdown authenticates as, from the upstream URI; null: unauthenticated. */
-    private final Credential credential;
+    /** failover on a real replica set (with the upstream URI's credentials). */
+    private final PrimaryStepDown primaryStepDown;
 
     /** Sessions the retry tracker remembers at most, and how long an idle one is kept (the server's session timeout). */
     private static final int SESSIONS_TRACKED = 100_000;
@@ -103,7 +101,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         this.deployment = deployment;
         this.listenerTls = listenerTls;
         this.upstreamTls = upstreamTls;
-        this.credential = config.upstream().credential();
+        this.primaryStepDown = new PrimaryStepDown(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis(), log);
         this.connectionLimit = config.maxConnections() > 0 ? new ConnectionLimit(config.maxConnections(), log) : null;
         this.members = new MemberMap(config.effectiveAdvertiseHost(), config.port(), config.memberPorts(),
                 deployment.dialAliases(), this::listen);
@@ -138,7 +136,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             if (server.simulation != null) {
                 server.observeSimulatedStates();
             } else {
-                server.warnIfFailoverCannotAuthenticate();
+                server.primaryStepDown.warnIfItCannotAuthenticate(deployment);
                 if (deployment.answered() != null) {
                     server.context.memberStates().observe(deployment.answered(), deployment.hello());
                 }
@@ -150,18 +148,6 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                 server.close();
             }
             throw e;
-        }
-    }
-
-    /**
-     * Says at start, not at the first failover, when the URI's credentials are of no use to the
-     * stepdown (e.g. authMechanism=GSSAPI). Only a warning: apps authenticate end to end through
-     * the proxy whatever the URI says, and a proxy that never fails over works as before.
-     */
-    private void warnIfFailoverCannotAuthenticate() {
-        String unusable = credential == null ? null : credential.unusableBecause(upstreamTls.hasClientCertificate());
-        if (unusable != null && deployment.isReplicaSet() && deployment.members().size() > 1) {
-            log.warn("failover will fail: " + unusable);
         }
     }
 
@@ -374,18 +360,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                     + "this upstream is a " + deployment.kind() + " with " + members.members().size() + " member(s)");
         }
         refreshMemberStates();
-        Member primary = members.members().stream()
-                .filter(m -> context.memberStates().of(m.upstream()).role() == MemberState.Role.PRIMARY)
-                .findFirst()
-                .orElseThrow(() -> new IllegalStateException("no member is known to be primary yet"));
-        log.info("failover: asking primary " + primary.upstream() + " to step down"
-                + (credential == null ? "" : ", authenticated as " + credential.describe(credential.mechanism())));
-        try {
-            StepDown.stepDown(primary.dial(), config.connectTimeoutMillis(), upstreamTls, credential);
-        } catch (IllegalStateException e) {
-            log.warn(e.getMessage());
-            throw e;
-        }
+        primaryStepDown.run(members.members(), context.memberStates());
     }
 
     @Override
