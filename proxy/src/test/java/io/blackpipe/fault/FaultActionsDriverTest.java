@@ -16,6 +16,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import io.blackpipe.testing.UpstreamLane;
+import java.net.SocketException;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -46,6 +47,21 @@ class FaultActionsDriverTest {
         return (System.nanoTime() - start) / 1_000_000;
     }
 
+    /**
+     * closeConnection is a server closing its socket (FIN): the driver reads end of stream. A
+     * reset (SO_LINGER 0) is a network failing: the driver's read fails with "Connection reset".
+     * The two are distinct faults, so each test checks which one the driver actually met.
+     */
+    private static void assertClosedByFin(MongoSocketException e) {
+        assertTrue(e.getMessage().contains("Prematurely reached end of stream") && !(e.getCause() instanceof SocketException),
+                "a FIN: the driver reads end of stream, no reset: " + e + " caused by " + e.getCause());
+    }
+
+    private static void assertClosedByReset(MongoSocketException e) {
+        assertTrue(e.getCause() instanceof SocketException && String.valueOf(e.getCause().getMessage()).contains("reset"),
+                "an RST: the driver's read fails with a connection reset, not end of stream: " + e + " caused by " + e.getCause());
+    }
+
     // ---- closeConnection (FIN) and resetConnection (RST): the server never sees the command ----
 
     @Test
@@ -63,7 +79,8 @@ class FaultActionsDriverTest {
     void closeConnectionWithoutRetryableWritesSurfacesASocketErrorAndNothingIsStored() {
         rig.rule("{times: 1}", "insert", "closeConnection: true");
         MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false"));
-        assertThrows(MongoSocketException.class, () -> c.insertOne(new Document("_id", 1)));
+        MongoSocketException e = assertThrows(MongoSocketException.class, () -> c.insertOne(new Document("_id", 1)));
+        assertClosedByFin(e);
         rig.assertAttempts("insert", 1, 0);
         assertEquals(1, rig.outcomes("insert", "network_error"));
         assertEquals(0, rig.serverCount());
@@ -85,6 +102,7 @@ class FaultActionsDriverTest {
         rig.rule("{times: 1}", "insert", "resetConnection: true");
         MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false"));
         MongoSocketException e = assertThrows(MongoSocketException.class, () -> c.insertOne(new Document("_id", 1)));
+        assertClosedByReset(e);
         rig.assertAttempts("insert", 1, 0);
         assertEquals(1, rig.outcomes("insert", "network_error"));
         assertEquals(0, rig.serverCount(), "reset before forwarding: the server never saw it (" + e + ")");
@@ -123,8 +141,9 @@ class FaultActionsDriverTest {
         rig.serverSide("counters").insertOne(new Document("_id", "day").append("counter", 0));
         rig.rule("{times: 1}", "update", "dropReply: true");
         MongoCollection<Document> counters = rig.client("retryWrites=false").getDatabase(rig.db).getCollection("counters");
-        assertThrows(MongoSocketException.class,
+        MongoSocketException e = assertThrows(MongoSocketException.class,
                 () -> counters.updateOne(eq("_id", "day"), Updates.inc("counter", 1), new UpdateOptions().upsert(true)));
+        assertClosedByReset(e);
         rig.assertAttempts("update", 1, 0);
         assertEquals(1, rig.faults("dropReply", "update"));
         assertEquals(1, rig.outcomes("update", "network_error"));
