@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoNotPrimaryException;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoClient;
@@ -18,6 +19,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -109,5 +111,32 @@ class SimulatedFailoverTest {
             c.insertOne(new Document("_id", 3)); // the driver re-checked the set and writes to the new primary
         }
         assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+
+    @Test
+    void aRuleForTheSecondaryRoleFailsSecondaryReadsOnlyAndThePrimaryServesAsUsual() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("simmember");
+        proxy.rules().put(proxy.ruleParser().parse("secondaryReads", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                + " mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 13, member: 'secondary'}}")));
+        try (MongoClient client = client("retryReads=true&heartbeatFrequencyMS=500")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (client.getClusterDescription().getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() < 2
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            // the primary's listener: the rule names the secondary role, so the read is served
+            assertEquals(1, c.withReadPreference(ReadPreference.primary()).find().first().getInteger("_id"));
+            assertEquals(0, Meters.faults(proxy.registry(), "errorReply", "find"), "a find on the primary is not faulted");
+            // a secondary's listener (the same real node behind it): the rule fires
+            MongoCommandException e = assertThrows(MongoCommandException.class,
+                    () -> c.withReadPreference(ReadPreference.secondary()).find().first());
+            assertEquals(13, e.getErrorCode());
+            assertEquals(1, Meters.faults(proxy.registry(), "errorReply", "find"));
+            assertEquals(1, c.withReadPreference(ReadPreference.primary()).find().first().getInteger("_id"));
+        }
+        assertEquals(1, Meters.faults(proxy.registry(), "errorReply", "find"), "only the secondary read was faulted");
+        assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "the write went to the primary untouched");
     }
 }
