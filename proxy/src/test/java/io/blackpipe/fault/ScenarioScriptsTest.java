@@ -313,6 +313,34 @@ class ScenarioScriptsTest {
         assertEquals(0, serverSide(db, "c").countDocuments());
     }
 
+    // ------------------------------------------------------------------ a timeline "remove" step
+
+    @Test
+    void aRemoveStepTakesItsRuleOutAtItsOffsetAndLeavesTheOthers() throws Exception {
+        run(proxy.scenarioLoader().parse("remove-step.yaml", String.join("\n",
+                "name: remove-step",
+                "rules:",
+                "  - {id: deny, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insert], errorCode: 13}}",
+                "  - {id: denyDeletes, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [delete], errorCode: 13}}",
+                "timeline:",
+                "  - {at: 1s, remove: deny}")));
+        String db = UpstreamLane.freshDatabaseName("removestep");
+        MongoCollection<Document> c = client("retryWrites=true").getDatabase(db).getCollection("c");
+        MongoCommandException denied = assertThrows(MongoCommandException.class, () -> c.insertOne(new Document("_id", 1)));
+        assertEquals(13, denied.getErrorCode(), "before the step the rule is in force");
+        Await.until(WAIT, () -> "the remove step never fired: " + proxy.scenarios().status(), () -> !stepsDone().isEmpty());
+        c.insertOne(new Document("_id", 2)); // the rule is gone: the insert reaches the server
+        assertEquals(List.of("denyDeletes"), proxy.rules().rules().stream().map(Rule::id).toList(),
+                "only the named rule is removed");
+        assertEquals(13, assertThrows(MongoCommandException.class, () -> c.deleteOne(new Document("_id", 2))).getErrorCode(),
+                "the scenario's other rule is still in force");
+        assertEquals(ScenarioRunner.State.RUNNING, proxy.scenarios().state());
+        assertEquals(1, Meters.faults(proxy.registry(), "errorReply", "insert"));
+        assertEquals(1, outcomes("insert", "ok"));
+        assertEquals(List.of(new Document("_id", 2)), serverSide(db, "c").find().into(new ArrayList<>()),
+                "the server holds the insert made after the step, not the one refused before it");
+    }
+
     // ------------------------------------------------------------------ not-writable-primary-once
 
     @Test
