@@ -566,6 +566,55 @@ class AdminApiTest {
     }
 
     @Test
+    void withATokenEveryApiRouteAndMethodRefusesARequestWithoutItAndChangesNothing() throws Exception {
+        AdminServer guarded = AdminServer.start(proxy, "127.0.0.1", 0, "s3cret");
+        extraAdmins.add(guarded);
+        assertStatus(201, send(guarded, "POST", "/api/v1/rules", "{id: 'keep', " + FIND_ERROR.substring(1), "Bearer s3cret"));
+        String member = proxy.members().get(0).upstream().toString();
+        String rulesBefore = send(guarded, "GET", "/api/v1/rules", null, "Bearer s3cret").body();
+
+        // every route the API serves, with each method that changes or reads something
+        List<String[]> routes = List.of(
+                new String[] {"GET", "/api/v1/members", null},
+                new String[] {"POST", "/api/v1/members/" + member + "/outage?duration=60s", null},
+                new String[] {"POST", "/api/v1/members/" + member + "/blackhole?duration=60s", null},
+                new String[] {"POST", "/api/v1/members/" + member + "/restore", null},
+                new String[] {"GET", "/api/v1/rules", null},
+                new String[] {"POST", "/api/v1/rules", FIND_ERROR},
+                new String[] {"PUT", "/api/v1/rules/keep", FIND_ERROR.replace("errorCode: 2", "closeConnection: true")},
+                new String[] {"PUT", "/api/v1/rules/other", FIND_ERROR},
+                new String[] {"DELETE", "/api/v1/rules/keep", null},
+                new String[] {"DELETE", "/api/v1/rules", null},
+                new String[] {"GET", "/api/v1/scenario", null},
+                new String[] {"POST", "/api/v1/scenario", SCENARIO},
+                new String[] {"POST", "/api/v1/scenario/validate", SCENARIO},
+                new String[] {"DELETE", "/api/v1/scenario", null},
+                new String[] {"GET", "/api/v1/connections", null},
+                new String[] {"POST", "/api/v1/connections/reset?member=all", null},
+                new String[] {"POST", "/api/v1/failover", null},
+                new String[] {"GET", "/api/v1/stats", null},
+                new String[] {"GET", "/api/v1/history", null},
+                new String[] {"GET", "/api/v1/history?follow=true", null});
+        for (String[] route : routes) {
+            for (String authorization : java.util.Arrays.asList(null, "Bearer wrong", "s3cret")) {
+                HttpResponse<String> refused = send(guarded, route[0], route[1], route[2], authorization);
+                assertStatus(401, refused);
+                assertTrue(json(refused).getString("error").getValue().contains("Authorization"), refused::body);
+            }
+        }
+
+        assertEquals(rulesBefore, send(guarded, "GET", "/api/v1/rules", null, "Bearer s3cret").body(), "no rule changed");
+        assertEquals(List.of("keep"), ruleIds());
+        assertEquals("idle", json(get("/api/v1/scenario")).getString("state").getValue(), "no scenario ran");
+        for (BsonValue m : json(get("/api/v1/members")).getArray("members")) {
+            assertEquals("up", m.asDocument().getString("state").getValue(), m::toString);
+        }
+        // and the same requests with the token do get through (the routes above are real ones)
+        assertStatus(200, send(guarded, "DELETE", "/api/v1/rules/keep", null, "Bearer s3cret"));
+        assertEquals(List.of(), ruleIds());
+    }
+
+    @Test
     void unknownResourcesAre404AndWrongMethods405() throws Exception {
         assertStatus(404, get("/api/v1/x"));
         assertStatus(404, get("/api/v1/"));
