@@ -151,6 +151,33 @@ class HistoryTest {
         assertEquals(raw.size() - 1, driver.started().size());
     }
 
+    @Test
+    void eachLineReachesTheFileWhileTheProxyRunsNotOnlyWhenItCloses() throws Exception {
+        // tail -f on the history during a run: a line written but left in the writer's buffer is one
+        // nobody sees until the proxy stops (or never, if it is killed)
+        Path file = dir.resolve("live.jsonl");
+        String db = UpstreamLane.freshDatabaseName("history_live");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withHistoryFile(file));
+             MongoClient client = CountersMatchDriverTest.client(proxy, "bp-history-live", new DriverEvents(), "retryWrites=true")) {
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            io.blackpipe.testing.Await.until(java.time.Duration.ofSeconds(10),
+                    () -> "the insert's line in the file while the proxy still runs: " + read(file),
+                    () -> read(file).stream().anyMatch(l -> l.contains("\"insert\"") && l.contains(db + ".c")));
+            client.getDatabase(db).getCollection("c").find().first();
+            io.blackpipe.testing.Await.until(java.time.Duration.ofSeconds(10),
+                    () -> "the find's line too: " + read(file),
+                    () -> read(file).stream().anyMatch(l -> l.contains("\"find\"") && l.contains(db + ".c")));
+        }
+    }
+
+    private static List<String> read(Path file) {
+        try {
+            return Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     private static void assertLine(Document line, String command, String ns, int attempt, String fault, String outcome, String type) {
         String context = line.toJson();
         assertEquals(command, line.getString("command"), context);
