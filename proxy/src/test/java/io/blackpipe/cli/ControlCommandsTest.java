@@ -203,6 +203,54 @@ class ControlCommandsTest {
         }
     }
 
+    @Test
+    void statsSumsEveryClientAppIntoTheRowOfItsCommandAndMember() throws Exception {
+        // the API has one entry per (command, member, app); the table's row is their sum, not the last one read
+        try (Rig rig = Rig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+            String uri = rig.proxy().connectionString();
+            uri += (uri.contains("?") ? "&" : "?") + "retryWrites=true&socketTimeoutMS=5000&connectTimeoutMS=5000";
+            String db = UpstreamLane.freshDatabaseName("cli_apps");
+            for (String app : List.of("bp-stats-app-a", "bp-stats-app-b")) {
+                CliRun added = rig.run("fault", "add", "--command", "insert", "--error", "NotWritablePrimary", "--times", "1");
+                assertEquals(0, added.exitCode(), added::toString);
+                try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                        .applyConnectionString(new ConnectionString(uri))
+                        .applicationName(app)
+                        .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                        .addCommandListener(new CommandListener() {
+                            @Override
+                            public void commandStarted(CommandStartedEvent event) {
+                                started.add(event);
+                            }
+                        })
+                        .build())) {
+                    client.getDatabase(db).getCollection("c").insertOne(new Document("app", app)); // retried once
+                }
+            }
+            long inserts = started.stream().filter(e -> e.getCommandName().equals("insert")).count();
+            assertEquals(4, inserts, "each app's driver sent its insert twice");
+
+            CliRun json = rig.run("stats", "--json");
+            assertEquals(2, BsonDocument.parse(json.out()).getArray("commands").stream().map(BsonValue::asDocument)
+                    .filter(d -> d.getString("command").getValue().equals("insert")).count(),
+                    () -> "the API keeps the two apps apart: " + json);
+
+            CliRun[] stats = new CliRun[1];
+            Await.until(Duration.ofSeconds(10), () -> "stats to show every insert's outcome: " + stats[0], () -> {
+                stats[0] = rig.run("stats");
+                return row(stats[0], "insert").map(r -> r.get(4).equals("error=2 ok=2")).orElse(false);
+            });
+            assertEquals(0, stats[0].exitCode(), stats[0]::toString);
+            List<String> insert = row(stats[0], "insert").orElseThrow();
+            assertEquals(1, stats[0].lines().stream().filter(l -> l.trim().startsWith("insert ")).count(),
+                    () -> "one row for both apps: " + stats[0]);
+            assertEquals(Long.toString(inserts), insert.get(2), () -> "attempts = what the drivers sent: " + stats[0]);
+            assertEquals("2", insert.get(3), () -> "retries, one per app: " + stats[0]);
+            assertEquals("errorReply=2", insert.get(5), () -> "faults: " + stats[0]);
+        }
+    }
+
     // ------------------------------------------------------------------ fault list / remove / clear
 
     @Test
