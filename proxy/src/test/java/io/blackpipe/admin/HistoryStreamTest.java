@@ -54,4 +54,38 @@ class HistoryStreamTest {
             stream.body().close();
         }
     }
+
+    @Test
+    void aFollowingClientFirstReceivesTheEntriesSoFarThenTheNewOnesInOrder() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("follow_backlog");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0);
+             MongoClient client = MongoClients.create(proxy.connectionString() + "&socketTimeoutMS=20000")) {
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", "before"));
+            HttpResponse<Stream<String>> stream = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/v1/history?follow=true"))
+                            .timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofLines());
+            assertEquals(200, stream.statusCode());
+            Iterator<String> lines = stream.body().iterator();
+            client.getDatabase(db).getCollection("c").deleteOne(new Document("_id", "before"));
+            // the insert happened before the client followed, the delete after: both arrive, in that order
+            java.util.List<String> commands = CompletableFuture.supplyAsync(() -> {
+                java.util.List<String> seen = new java.util.ArrayList<>();
+                while (lines.hasNext()) {
+                    Document line = Document.parse(lines.next());
+                    if ((db + ".c").equals(line.getString("ns"))) {
+                        seen.add(line.getString("command"));
+                        if (line.getString("command").equals("delete")) {
+                            return seen;
+                        }
+                    }
+                }
+                return seen;
+            }).get(20, TimeUnit.SECONDS);
+            assertEquals(java.util.List.of("insert", "delete"), commands);
+            stream.body().close();
+        }
+    }
 }
+
