@@ -6,20 +6,17 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.pipe.MemberListener;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberState;
@@ -36,8 +33,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.bson.BsonArray;
@@ -66,7 +61,7 @@ class AdminApiTest {
     private MongoClient direct;
     private final List<MongoClient> clients = new ArrayList<>();
     private final List<AdminServer> extraAdmins = new ArrayList<>();
-    private final List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+    private final CommandLog log = new CommandLog();
 
     @BeforeEach
     void start() {
@@ -146,17 +141,9 @@ class AdminApiTest {
     }
 
     private MongoClient client(String options) {
-        String base = proxy.connectionString();
-        MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(base + (base.contains("?") ? "&" : "?") + "socketTimeoutMS=10000&" + options))
+        MongoClient client = MongoClients.create(log.driverOn(CommandLog.withOptions(proxy.connectionString(),
+                        "socketTimeoutMS=10000&" + options))
                 .applicationName("admin-api-test")
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
-                .addCommandListener(new CommandListener() {
-                    @Override
-                    public void commandStarted(CommandStartedEvent event) {
-                        started.add(event);
-                    }
-                })
                 .build());
         clients.add(client);
         return client;
@@ -476,7 +463,7 @@ class AdminApiTest {
         c.insertOne(new Document("_id", 1));
         c.find().first();
         c.find().first();
-        long driverInserts = started.stream().filter(e -> e.getCommandName().equals("insert")).count();
+        long driverInserts = log.startedCount("insert");
         assertEquals(2, driverInserts, "the driver retried the insert once");
 
         BsonDocument stats = json(get("/api/v1/stats"));

@@ -9,13 +9,12 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.fault.Rule;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedScramServer;
 import io.blackpipe.testing.UpstreamLane;
@@ -29,7 +28,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.bson.BsonArray;
@@ -149,24 +147,13 @@ class ControlCommandsTest {
             assertEquals(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1},"
                     + " data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}"), stored);
 
-            List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
-            String uri = rig.proxy().connectionString();
-            uri += (uri.contains("?") ? "&" : "?") + "retryWrites=true&socketTimeoutMS=5000&connectTimeoutMS=5000";
+            CommandLog log = new CommandLog();
+            String uri = CommandLog.withOptions(rig.proxy().connectionString(), "retryWrites=true&socketTimeoutMS=5000&connectTimeoutMS=5000");
             String db = UpstreamLane.freshDatabaseName("cli");
-            try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                    .applyConnectionString(new ConnectionString(uri))
-                    .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
-                    .addCommandListener(new CommandListener() {
-                        @Override
-                        public void commandStarted(CommandStartedEvent event) {
-                            started.add(event);
-                        }
-                    })
-                    .build());
+            try (MongoClient client = MongoClients.create(log.driverOn(uri).build());
                  MongoClient direct = UpstreamLane.directClient()) {
                 client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)); // succeeds: retried once
-                assertEquals(2, started.stream().filter(e -> e.getCommandName().equals("insert")).count(),
-                        "the driver sent the insert twice (CommandStartedEvents)");
+                assertEquals(2, log.startedCount("insert"), "the driver sent the insert twice (CommandStartedEvents)");
                 assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "the server holds it once");
             }
 
@@ -207,28 +194,17 @@ class ControlCommandsTest {
     void statsSumsEveryClientAppIntoTheRowOfItsCommandAndMember() throws Exception {
         // the API has one entry per (command, member, app); the table's row is their sum, not the last one read
         try (Rig rig = Rig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
-            List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
-            String uri = rig.proxy().connectionString();
-            uri += (uri.contains("?") ? "&" : "?") + "retryWrites=true&socketTimeoutMS=5000&connectTimeoutMS=5000";
+            CommandLog log = new CommandLog();
+            String uri = CommandLog.withOptions(rig.proxy().connectionString(), "retryWrites=true&socketTimeoutMS=5000&connectTimeoutMS=5000");
             String db = UpstreamLane.freshDatabaseName("cli_apps");
             for (String app : List.of("bp-stats-app-a", "bp-stats-app-b")) {
                 CliRun added = rig.run("fault", "add", "--command", "insert", "--error", "NotWritablePrimary", "--times", "1");
                 assertEquals(0, added.exitCode(), added::toString);
-                try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                        .applyConnectionString(new ConnectionString(uri))
-                        .applicationName(app)
-                        .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
-                        .addCommandListener(new CommandListener() {
-                            @Override
-                            public void commandStarted(CommandStartedEvent event) {
-                                started.add(event);
-                            }
-                        })
-                        .build())) {
+                try (MongoClient client = MongoClients.create(log.driverOn(uri).applicationName(app).build())) {
                     client.getDatabase(db).getCollection("c").insertOne(new Document("app", app)); // retried once
                 }
             }
-            long inserts = started.stream().filter(e -> e.getCommandName().equals("insert")).count();
+            long inserts = log.startedCount("insert");
             assertEquals(4, inserts, "each app's driver sent its insert twice");
 
             CliRun json = rig.run("stats", "--json");

@@ -2,24 +2,19 @@ package io.blackpipe.fault;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandFailedEvent;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.UpstreamLane;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.Document;
 
@@ -33,8 +28,7 @@ final class DriverRig implements AutoCloseable {
     final MongoClient direct;
     final String db;
     private final List<MongoClient> clients = new ArrayList<>();
-    private final List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
-    private final List<CommandFailedEvent> failed = new CopyOnWriteArrayList<>();
+    private final CommandLog log = new CommandLog();
     private int ruleCount;
 
     DriverRig(String dbPrefix) {
@@ -54,22 +48,7 @@ final class DriverRig implements AutoCloseable {
             all.append(all.length() == 0 ? "" : "&").append("socketTimeoutMS=5000");
         }
         all.append("&connectTimeoutMS=5000");
-        uri += (uri.contains("?") ? "&" : "?") + all;
-        MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(uri))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
-                .addCommandListener(new CommandListener() {
-                    @Override
-                    public void commandStarted(CommandStartedEvent event) {
-                        started.add(event);
-                    }
-
-                    @Override
-                    public void commandFailed(CommandFailedEvent event) {
-                        failed.add(event);
-                    }
-                })
-                .build());
+        MongoClient client = MongoClients.create(log.driverOn(CommandLog.withOptions(uri, all.toString())).build());
         clients.add(client);
         return client;
     }
@@ -97,11 +76,11 @@ final class DriverRig implements AutoCloseable {
     }
 
     long driverStarted(String command) {
-        return started.stream().filter(e -> e.getCommandName().equals(command)).count();
+        return log.startedCount(command);
     }
 
     List<CommandFailedEvent> driverFailed(String command) {
-        return failed.stream().filter(e -> e.getCommandName().equals(command)).toList();
+        return log.failed.stream().filter(e -> e.getCommandName().equals(command)).toList();
     }
 
     long attempts(String command) {

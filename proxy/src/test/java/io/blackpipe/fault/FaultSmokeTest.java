@@ -4,8 +4,6 @@ import static com.mongodb.client.model.Filters.eq;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoClient;
@@ -13,15 +11,11 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.UpstreamLane;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -32,7 +26,7 @@ import org.junit.jupiter.api.Test;
 class FaultSmokeTest {
     private ProxyServer proxy;
     private MongoClient direct;
-    private final List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+    private final CommandLog log = new CommandLog();
 
     @BeforeEach
     void start() {
@@ -47,20 +41,12 @@ class FaultSmokeTest {
     }
 
     private MongoClient client(String options) {
-        return MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(proxy.connectionString() + "&socketTimeoutMS=20000&" + options))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
-                .addCommandListener(new CommandListener() {
-                    @Override
-                    public void commandStarted(CommandStartedEvent event) {
-                        started.add(event);
-                    }
-                })
+        return MongoClients.create(log.driverOn(CommandLog.withOptions(proxy.connectionString(), "socketTimeoutMS=20000&" + options))
                 .build());
     }
 
     private long driverStarted(String command) {
-        return started.stream().filter(e -> e.getCommandName().equals(command)).count();
+        return log.startedCount(command);
     }
 
     private void rule(String json) {

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoSocketException;
@@ -20,14 +18,13 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Updates;
 import com.mongodb.connection.ServerDescription;
-import com.mongodb.event.CommandListener;
-import com.mongodb.event.CommandStartedEvent;
 import com.mongodb.event.ConnectionPoolClearedEvent;
 import com.mongodb.event.ConnectionPoolListener;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberState;
@@ -58,7 +55,7 @@ class ScenarioScriptsTest {
     private ProxyServer proxy;
     private MongoClient direct;
     private final List<MongoClient> clients = new ArrayList<>();
-    private final List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+    private final CommandLog log = new CommandLog();
     private final List<ConnectionPoolClearedEvent> poolsCleared = new CopyOnWriteArrayList<>();
 
     @BeforeEach
@@ -96,11 +93,9 @@ class ScenarioScriptsTest {
 
     /** A driver client through the proxy; every client has a socket timeout, so nothing can hang. */
     private MongoClient client(String options, int socketTimeoutMillis, int serverSelectionMillis) {
-        String base = proxy.connectionString();
-        String uri = base + (base.contains("?") ? "&" : "?") + "socketTimeoutMS=" + socketTimeoutMillis
-                + (options.isEmpty() ? "" : "&" + options);
-        MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(uri))
+        String uri = CommandLog.withOptions(proxy.connectionString(), "socketTimeoutMS=" + socketTimeoutMillis
+                + (options.isEmpty() ? "" : "&" + options));
+        MongoClient client = MongoClients.create(log.driverOn(uri)
                 .applicationName("scenario-scripts")
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(serverSelectionMillis, TimeUnit.MILLISECONDS))
                 .applyToSocketSettings(b -> b.connectTimeout(5, TimeUnit.SECONDS))
@@ -110,12 +105,6 @@ class ScenarioScriptsTest {
                         poolsCleared.add(event);
                     }
                 }))
-                .addCommandListener(new CommandListener() {
-                    @Override
-                    public void commandStarted(CommandStartedEvent event) {
-                        started.add(event);
-                    }
-                })
                 .build());
         clients.add(client);
         return client;
@@ -126,7 +115,7 @@ class ScenarioScriptsTest {
     }
 
     private long driverStarted(String command) {
-        return started.stream().filter(e -> e.getCommandName().equals(command)).count();
+        return log.startedCount(command);
     }
 
     private long attempts(String command) {

@@ -22,6 +22,7 @@ import com.mongodb.connection.ClusterDescription;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.event.ServerHeartbeatSucceededEvent;
 import com.mongodb.event.ServerMonitorListener;
+import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.Member;
 import java.util.ArrayList;
