@@ -6,7 +6,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -18,19 +17,23 @@ import java.util.concurrent.LinkedBlockingQueue;
  * The operation history: the latest entries in memory (for the admin API) and, when a file is
  * given, every entry as a JSON line, written by a background thread so the event loops never
  * wait for the disk.
+ *
+ * <p>Each recording thread (an event loop) keeps its own ring of recent entries: one shared
+ * ring under one lock made every command of every event loop write the same cache lines, which
+ * cost more than the rest of the recording together. Readers merge the rings by recording time.
  */
 public final class History implements AutoCloseable {
     private static final HistoryEntry END = new HistoryEntry(0, 0, "", "", 0, "", "", "", null, -1, 0, null, "", "", 0);
 
     private final int capacity;
-    private final ArrayDeque<HistoryEntry> recent;
+    private final List<Ring> rings = new CopyOnWriteArrayList<>();
+    private final ThreadLocal<Ring> ringOfThisThread = ThreadLocal.withInitial(this::newRing);
     private final BlockingQueue<HistoryEntry> toWrite;
     private final Thread writer;
     private final List<Consumer<HistoryEntry>> followers = new CopyOnWriteArrayList<>();
 
     public History(int capacity, Path file) throws IOException {
         this.capacity = capacity;
-        this.recent = new ArrayDeque<>(Math.min(capacity, 1024));
         if (file == null) {
             toWrite = null;
             writer = null;
@@ -53,19 +56,17 @@ public final class History implements AutoCloseable {
     }
 
     public void record(HistoryEntry entry) {
-        synchronized (recent) {
-            if (recent.size() == capacity) {
-                recent.removeFirst();
+        Ring ring = ringOfThisThread.get();
+        synchronized (ring) { // uncontended but for a reader: only this thread records into this ring
+            ring.add(entry, System.nanoTime());
+            if (!followers.isEmpty()) { // inside the lock, so follow() neither misses nor repeats this entry
+                for (Consumer<HistoryEntry> follower : followers) {
+                    follower.accept(entry);
+                }
             }
-            recent.addLast(entry);
         }
         if (toWrite != null) {
             toWrite.add(entry);
-        }
-        if (!followers.isEmpty()) { // no iterator to allocate per command when nobody follows
-            for (Consumer<HistoryEntry> follower : followers) {
-                follower.accept(entry);
-            }
         }
     }
 
@@ -74,16 +75,124 @@ public final class History implements AutoCloseable {
      * closed. {@code follower} runs on the recording thread: it must only hand the entry on.
      */
     public AutoCloseable follow(Consumer<HistoryEntry> follower) {
-        synchronized (recent) {
-            recent.forEach(follower);
-            followers.add(follower);
+        synchronized (rings) { // rings are locked in one order (their list's), by one follow() at a time
+            List<Ring> locked = List.copyOf(rings);
+            lockAll(locked, 0, () -> {
+                merged(locked).forEach(follower);
+                followers.add(follower);
+            });
         }
         return () -> followers.remove(follower);
     }
 
+    /** The latest entries (at most the capacity), oldest first. */
     public List<HistoryEntry> recent() {
-        synchronized (recent) {
-            return new ArrayList<>(recent);
+        return merged(List.copyOf(rings));
+    }
+
+    private Ring newRing() {
+        Ring ring = new Ring(capacity);
+        synchronized (rings) { // a follow() in progress sees the ring list before or after this one joins
+            rings.add(ring);
+        }
+        return ring;
+    }
+
+    private static void lockAll(List<Ring> locked, int from, Runnable then) {
+        if (from == locked.size()) {
+            then.run();
+            return;
+        }
+        synchronized (locked.get(from)) {
+            lockAll(locked, from + 1, then);
+        }
+    }
+
+    /** The rings' entries in recording order, the latest {@code capacity} of them. */
+    private List<HistoryEntry> merged(List<Ring> sources) {
+        List<Ring.Snapshot> snapshots = new ArrayList<>(sources.size());
+        int total = 0;
+        for (Ring ring : sources) {
+            Ring.Snapshot snapshot = ring.snapshot();
+            snapshots.add(snapshot);
+            total += snapshot.size();
+        }
+        List<HistoryEntry> all = new ArrayList<>(total);
+        int[] next = new int[snapshots.size()];
+        for (int taken = 0; taken < total; taken++) {
+            int earliest = -1;
+            for (int s = 0; s < snapshots.size(); s++) {
+                if (next[s] < snapshots.get(s).size() && (earliest < 0
+                        || snapshots.get(s).recordedAt(next[s]) < snapshots.get(earliest).recordedAt(next[earliest]))) {
+                    earliest = s;
+                }
+            }
+            all.add(snapshots.get(earliest).entry(next[earliest]++));
+        }
+        return all.size() <= capacity ? all : new ArrayList<>(all.subList(all.size() - capacity, all.size()));
+    }
+
+    /** The recent entries of one recording thread, with when each was recorded; guarded by itself. */
+    private static final class Ring {
+        private final int capacity;
+        private HistoryEntry[] entries = new HistoryEntry[16];
+        private long[] recordedAt = new long[16];
+        private int first;
+        private int size;
+
+        Ring(int capacity) {
+            this.capacity = capacity;
+        }
+
+        void add(HistoryEntry entry, long nanos) {
+            if (size == entries.length && size < capacity) {
+                grow();
+            }
+            int slot = (first + size) % entries.length;
+            if (size == entries.length) { // full at capacity: the oldest goes
+                first = (first + 1) % entries.length;
+            } else {
+                size++;
+            }
+            entries[slot] = entry;
+            recordedAt[slot] = nanos;
+        }
+
+        private void grow() {
+            int length = Math.min(capacity, entries.length * 2);
+            HistoryEntry[] grownEntries = new HistoryEntry[length];
+            long[] grownRecordedAt = new long[length];
+            for (int i = 0; i < size; i++) {
+                grownEntries[i] = entries[(first + i) % entries.length];
+                grownRecordedAt[i] = recordedAt[(first + i) % entries.length];
+            }
+            entries = grownEntries;
+            recordedAt = grownRecordedAt;
+            first = 0;
+        }
+
+        synchronized Snapshot snapshot() {
+            HistoryEntry[] copiedEntries = new HistoryEntry[size];
+            long[] copiedRecordedAt = new long[size];
+            for (int i = 0; i < size; i++) {
+                copiedEntries[i] = entries[(first + i) % entries.length];
+                copiedRecordedAt[i] = recordedAt[(first + i) % entries.length];
+            }
+            return new Snapshot(copiedEntries, copiedRecordedAt);
+        }
+
+        record Snapshot(HistoryEntry[] entries, long[] recordedAts) {
+            int size() {
+                return entries.length;
+            }
+
+            HistoryEntry entry(int i) {
+                return entries[i];
+            }
+
+            long recordedAt(int i) {
+                return recordedAts[i];
+            }
         }
     }
 
