@@ -1,10 +1,12 @@
 package io.blackpipe.observe;
 
 import io.blackpipe.wire.CommandFacts;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Recognises retries across all members (a retry often reaches a new primary through another
@@ -17,8 +19,13 @@ import java.util.UUID;
  * timeout) on another connection, possibly before the proxy sees the first connection close.
  * The same read repeated after a success is not (sessions are pooled).</li>
  * </ul>
- * Memory is bounded: at most {@code maxSessions} sessions, each forgotten after {@code idleNanos}
- * without activity (the server's session timeout is 30 minutes).
+ * Memory is bounded: at most {@code maxSessions} sessions (past that, the least recently active
+ * sixteenth is forgotten at once, so a stream of new sessions costs no scan per command), each
+ * forgotten after {@code idleNanos} without activity (the server's session timeout is 30 minutes).
+ *
+ * <p>Every event loop asks about every command, so nothing here is shared but the map: each
+ * session is locked on its own (one global lock, and a map reordered on every access, made each
+ * command of each event loop write the same cache lines).
  */
 public final class RetryTracker {
     private static final class Session {
@@ -30,32 +37,39 @@ public final class RetryTracker {
         /** The latest command has not ended yet (as far as the proxy has seen). */
         boolean outstanding;
         int attempts;
-        long lastSeenNanos;
+        volatile long lastSeenNanos;
+
+        Session(long nowNanos) {
+            lastSeenNanos = nowNanos;
+        }
     }
 
     private final int maxSessions;
     private final long idleNanos;
-    private final Map<UUID, Session> sessions;
+    private final ConcurrentHashMap<UUID, Session> sessions = new ConcurrentHashMap<>();
+    /** When idle sessions are next swept out; a session found idle before then starts over anyway. */
+    private final AtomicLong nextSweepNanos = new AtomicLong(Long.MIN_VALUE);
+    private volatile long latestNanos = Long.MIN_VALUE;
 
     public RetryTracker(int maxSessions, long idleNanos) {
         this.maxSessions = maxSessions;
         this.idleNanos = idleNanos;
-        this.sessions = new LinkedHashMap<>(256, 0.75f, true) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<UUID, Session> eldest) {
-                return size() > RetryTracker.this.maxSessions;
-            }
-        };
     }
 
     /** The attempt number of this command: 1 for a first attempt, 2 and up for retries. */
-    public synchronized int attemptNumber(CommandFacts facts, long fingerprint, long nowNanos) {
+    public int attemptNumber(CommandFacts facts, long fingerprint, long nowNanos) {
         if (facts.lsid() == null) {
             return 1;
         }
-        expireIdle(nowNanos);
-        Session session = sessions.computeIfAbsent(facts.lsid(), id -> new Session());
-        session.lastSeenNanos = nowNanos;
+        sweepIfDue(nowNanos);
+        Session session = session(facts.lsid(), nowNanos);
+        synchronized (session) {
+            session.lastSeenNanos = nowNanos;
+            return attemptNumber(session, facts, fingerprint);
+        }
+    }
+
+    private static int attemptNumber(Session session, CommandFacts facts, long fingerprint) {
         if (facts.hasTxnNumber()) {
             boolean transactionEnd = facts.name().equals("commitTransaction") || facts.name().equals("abortTransaction");
             if (facts.inTransaction() && !transactionEnd) {
@@ -83,7 +97,7 @@ public final class RetryTracker {
     }
 
     /** Records how the latest attempt of a command without txnNumber ended, so that a repeat after a failure counts as a retry. */
-    public synchronized void completed(CommandFacts facts, long fingerprint, boolean failed) {
+    public void completed(CommandFacts facts, long fingerprint, boolean failed) {
         completed(facts, fingerprint, 0, failed);
     }
 
@@ -91,28 +105,83 @@ public final class RetryTracker {
      * Records how attempt {@code attemptNumber} ended (0: the latest). An earlier attempt ending
      * late (a hung one whose connection the client closed after already retrying) changes nothing.
      */
-    public synchronized void completed(CommandFacts facts, long fingerprint, int attemptNumber, boolean failed) {
+    public void completed(CommandFacts facts, long fingerprint, int attemptNumber, boolean failed) {
         if (facts.lsid() == null || facts.hasTxnNumber()) {
             return;
         }
         Session session = sessions.get(facts.lsid());
-        if (session != null && session.fingerprint == fingerprint && (attemptNumber == 0 || attemptNumber == session.attempts)) {
-            session.lastFailed = failed;
-            session.outstanding = false;
+        if (session == null) {
+            return;
+        }
+        synchronized (session) {
+            if (session.fingerprint == fingerprint && (attemptNumber == 0 || attemptNumber == session.attempts)) {
+                session.lastFailed = failed;
+                session.outstanding = false;
+            }
         }
     }
 
-    public synchronized int trackedSessions() {
+    /** How many sessions are remembered (those idle too long are forgotten first). */
+    public int trackedSessions() {
+        long latest = latestNanos;
+        if (latest != Long.MIN_VALUE) {
+            sweep(latest);
+        }
         return sessions.size();
     }
 
-    private void expireIdle(long nowNanos) {
-        Iterator<Session> eldestFirst = sessions.values().iterator();
-        while (eldestFirst.hasNext()) {
-            if (nowNanos - eldestFirst.next().lastSeenNanos <= idleNanos) {
+    /** The session's record; a new one when it is unknown or was idle too long (then it is new work). */
+    private Session session(UUID lsid, long nowNanos) {
+        Session session = sessions.get(lsid);
+        if (session != null && nowNanos - session.lastSeenNanos <= idleNanos) {
+            return session;
+        }
+        Session fresh = new Session(nowNanos);
+        if (session != null && sessions.replace(lsid, session, fresh)) {
+            return fresh;
+        }
+        Session raced = sessions.putIfAbsent(lsid, fresh);
+        if (raced != null) {
+            return raced; // the same session's command on another event loop got there first
+        }
+        if (sessions.size() > maxSessions) {
+            evictLeastRecentlyActive(lsid);
+        }
+        return fresh;
+    }
+
+    private void sweepIfDue(long nowNanos) {
+        if (nowNanos > latestNanos) {
+            latestNanos = nowNanos; // racy max: trackedSessions() only needs a recent time
+        }
+        long due = nextSweepNanos.get();
+        if ((due == Long.MIN_VALUE || nowNanos - due >= 0) && nextSweepNanos.compareAndSet(due, nowNanos + Math.max(1, idleNanos / 4))) {
+            sweep(nowNanos);
+        }
+    }
+
+    private void sweep(long nowNanos) {
+        sessions.values().removeIf(session -> nowNanos - session.lastSeenNanos > idleNanos);
+    }
+
+    /** Forgets the least recently active sixteenth of the sessions (at least one), never {@code keep}. */
+    private synchronized void evictLeastRecentlyActive(UUID keep) {
+        int excess = sessions.size() - maxSessions;
+        if (excess <= 0) {
+            return; // another thread evicted meanwhile
+        }
+        int count = Math.max(excess, maxSessions / 16);
+        List<Map.Entry<UUID, Long>> byActivity = new ArrayList<>(sessions.size());
+        sessions.forEach((lsid, session) -> byActivity.add(Map.entry(lsid, session.lastSeenNanos)));
+        byActivity.sort(Map.Entry.comparingByValue());
+        for (Map.Entry<UUID, Long> eldest : byActivity) {
+            if (count == 0) {
                 return;
             }
-            eldestFirst.remove();
+            if (!eldest.getKey().equals(keep)) {
+                sessions.remove(eldest.getKey());
+                count--;
+            }
         }
     }
 }

@@ -7,7 +7,10 @@ import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -210,6 +213,41 @@ class RetryTrackerTest {
         assertEquals(3, connection.begin(find, FIND_A).attemptNumber(), "after a network error too");
     }
 
+    @Test
+    void eventLoopsAskingAtOnceKeepEachSessionsCountExact() throws InterruptedException {
+        RetryTracker shared = new RetryTracker(1000, IDLE);
+        int threads = 4;
+        List<AssertionError> failures = new CopyOnWriteArrayList<>();
+        List<Thread> loops = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            Thread loop = new Thread(() -> {
+                try {
+                    for (int round = 0; round < 2_000; round++) {
+                        // pooled sessions: every loop uses the same ones, one command at a time per session
+                        UUID lsid = new UUID(0, (round * 7L + Thread.currentThread().getId()) % 50);
+                        CommandFacts find = read("find", lsid);
+                        synchronized (lsid.toString().intern()) {
+                            long fingerprint = round;
+                            assertEquals(1, shared.attemptNumber(find, fingerprint, System.nanoTime()));
+                            shared.completed(find, fingerprint, true);
+                            assertEquals(2, shared.attemptNumber(find, fingerprint, System.nanoTime()));
+                            shared.completed(find, fingerprint, false);
+                        }
+                    }
+                } catch (AssertionError e) {
+                    failures.add(e);
+                }
+            });
+            loops.add(loop);
+            loop.start();
+        }
+        for (Thread loop : loops) {
+            loop.join();
+        }
+        assertEquals(List.of(), failures);
+        assertEquals(50, shared.trackedSessions());
+    }
+
     // ---------------------------------------------------------------- no session
 
     @Test
@@ -247,13 +285,19 @@ class RetryTrackerTest {
     }
 
     @Test
-    void maxSessionsHoldsUnderManySessions() {
+    void maxSessionsHoldsUnderManySessionsAndKeepsTheMostRecent() {
         RetryTracker small = new RetryTracker(100, IDLE);
-        for (int i = 0; i < 10_000; i++) {
-            small.attemptNumber(write("insert", UUID.randomUUID(), 1), 0, i);
+        UUID[] lsids = new UUID[10_000];
+        for (int i = 0; i < lsids.length; i++) {
+            lsids[i] = UUID.randomUUID();
+            small.attemptNumber(write("insert", lsids[i], 1), 0, i);
             assertTrue(small.trackedSessions() <= 100);
         }
-        assertEquals(100, small.trackedSessions());
+        // past the limit the least recently active sixteenth goes at once (no scan per new session)
+        assertTrue(small.trackedSessions() >= 100 - 100 / 16, "at most a sixteenth below the limit: " + small.trackedSessions());
+        for (int i = lsids.length - (100 - 100 / 16); i < lsids.length; i++) {
+            assertEquals(2, small.attemptNumber(write("insert", lsids[i], 1), 0, lsids.length + i), "recent session " + i + " kept");
+        }
     }
 
     @Test
