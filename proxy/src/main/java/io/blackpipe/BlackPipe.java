@@ -178,7 +178,10 @@ public final class BlackPipe implements AutoCloseable {
         counters.reset();
     }
 
-    /** The proxy's meter registry, for anything the shortcuts above do not cover (not reset by resetCounters). */
+    /**
+     * The proxy's meter registry, for anything the shortcuts above do not cover (not reset by resetCounters).
+     * The round-trip histogram (blackpipe_command_duration_seconds) is not a Micrometer meter: read it from /metrics.
+     */
     public MeterRegistry registry() {
         return proxy.registry();
     }

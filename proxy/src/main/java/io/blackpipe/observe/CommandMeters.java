@@ -2,8 +2,6 @@ package io.blackpipe.observe;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
-import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -16,23 +14,18 @@ import java.util.Map;
 final class CommandMeters {
     final Counter attempts;
     final Counter retries;
-    final Timer duration;
+    /** Shared by every app on this (command, member); see {@link CommandDurations}. */
+    final DurationHistogram duration;
     private final Map<Outcome, Counter> outcomes = new EnumMap<>(Outcome.class);
 
-    CommandMeters(MeterRegistry registry, String command, String member, String app) {
+    CommandMeters(MeterRegistry registry, DurationHistogram duration, String command, String member, String app) {
         attempts = Counter.builder("blackpipe.command.attempts")
                 .description("Application commands that reached the proxy, first attempts and retries, forwarded or faulted")
                 .tags("command", command, "member", member, "app", app).register(registry);
         retries = Counter.builder("blackpipe.command.retries")
                 .description("Command attempts recognised as retries")
                 .tags("command", command, "member", member, "app", app).register(registry);
-        duration = Timer.builder("blackpipe.command.duration")
-                .description("Upstream round trip of forwarded commands")
-                .tags("command", command, "member", member)
-                .publishPercentileHistogram()
-                .minimumExpectedValue(Duration.ofNanos(50_000))
-                .maximumExpectedValue(Duration.ofSeconds(60))
-                .register(registry);
+        this.duration = duration;
         for (Outcome outcome : Outcome.values()) {
             outcomes.put(outcome, Counter.builder("blackpipe.command.outcomes")
                     .description("How command attempts ended")

@@ -2,6 +2,7 @@ package io.blackpipe.observe;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,6 +17,7 @@ public final class CommandObserver {
     private final RetryTracker retries;
     private final History history;
     private final AtomicLong connectionIds = new AtomicLong();
+    private final CommandDurations durations;
     private final Map<String, CommandMeters> meters = new ConcurrentHashMap<>();
     private final Map<String, Counter> faults = new ConcurrentHashMap<>();
     private final Map<String, Counter> monitoring = new ConcurrentHashMap<>();
@@ -24,6 +26,10 @@ public final class CommandObserver {
         this.registry = registry;
         this.retries = retries;
         this.history = history;
+        this.durations = new CommandDurations(registry.config().clock());
+        if (registry instanceof PrometheusMeterRegistry prometheus) {
+            prometheus.getPrometheusRegistry().register(durations);
+        } // other registries (unit tests' SimpleMeterRegistry) do without the round-trip histogram: it is a Prometheus contract
     }
 
     public ConnectionObserver forConnection(String member) {
@@ -44,7 +50,7 @@ public final class CommandObserver {
 
     CommandMeters meters(String command, String member, String app) {
         String key = command + '\u0000' + member + '\u0000' + app;
-        return meters.computeIfAbsent(key, k -> new CommandMeters(registry, command, member, app));
+        return meters.computeIfAbsent(key, k -> new CommandMeters(registry, durations.histogram(command, member), command, member, app));
     }
 
     Counter fault(String fault, String command, String member) {

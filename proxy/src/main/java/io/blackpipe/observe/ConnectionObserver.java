@@ -65,7 +65,7 @@ public final class ConnectionObserver {
         CommandMeters m = meters(attempt.command());
         m.outcome(outcome).increment();
         if (forwarded) {
-            m.duration.record(now - attempt.startNanos(), TimeUnit.NANOSECONDS);
+            m.duration.record(now - attempt.startNanos());
         }
         // A reply that only carries a writeConcernError (ok:1, no top-level code) is a success to the
         // driver: it never re-sends a command without txnNumber over it, so the same command next is new work.

@@ -26,7 +26,7 @@ import io.blackpipe.testing.UpstreamLane;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -34,6 +34,8 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.bson.BsonDocument;
 import org.bson.Document;
@@ -158,7 +160,7 @@ class CountersMatchDriverTest {
             try (MongoClient client = client(proxy, app, driver, workload.options + "&socketTimeoutMS=" + fault.socketTimeoutMs())) {
                 run(workload, client.getDatabase(db).getCollection("c"));
             }
-            MeterRegistry registry = proxy.registry();
+            PrometheusMeterRegistry registry = proxy.registry();
             awaitEveryAttemptEnded(registry);
 
             String context = workload + " with " + fault + ": driver sent " + driver.commandNames() + ", proxy counted "
@@ -271,7 +273,7 @@ class CountersMatchDriverTest {
                 c.withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", 2));
                 assertEquals(2, c.countDocuments());
             }
-            MeterRegistry registry = proxy.registry();
+            PrometheusMeterRegistry registry = proxy.registry();
             awaitEveryAttemptEnded(registry);
             assertEquals(2, driver.started("insert"));
             assertEquals(2, Meters.attempts(registry, "insert"));
@@ -532,9 +534,15 @@ class CountersMatchDriverTest {
         return byOutcome;
     }
 
-    static long durationCount(MeterRegistry registry, String command) {
-        return registry.find("blackpipe.command.duration").tag("command", command).timers().stream()
-                .mapToLong(Timer::count).sum();
+    /** Round trips timed for {@code command}, summed over members, as /metrics shows them. */
+    static long durationCount(PrometheusMeterRegistry registry, String command) {
+        Matcher count = Pattern.compile("(?m)^blackpipe_command_duration_seconds_count\\{command=\"" + Pattern.quote(command)
+                + "\",member=\"[^\"]+\"\\} (\\S+)$").matcher(registry.scrape());
+        long sum = 0;
+        while (count.find()) {
+            sum += Long.parseLong(count.group(1));
+        }
+        return sum;
     }
 
     private static void assertMonitoringKeptApart(MeterRegistry registry, DriverEvents driver, String context) {
