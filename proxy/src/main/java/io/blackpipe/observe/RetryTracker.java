@@ -49,7 +49,6 @@ public final class RetryTracker {
     private final ConcurrentHashMap<UUID, Session> sessions = new ConcurrentHashMap<>();
     /** When idle sessions are next swept out; a session found idle before then starts over anyway. */
     private final AtomicLong nextSweepNanos = new AtomicLong(Long.MIN_VALUE);
-    private volatile long latestNanos = Long.MIN_VALUE;
 
     public RetryTracker(int maxSessions, long idleNanos) {
         this.maxSessions = maxSessions;
@@ -121,12 +120,8 @@ public final class RetryTracker {
         }
     }
 
-    /** How many sessions are remembered (those idle too long are forgotten first). */
+    /** How many sessions are remembered (idle ones until the next sweep, due every quarter of the idle time). */
     public int trackedSessions() {
-        long latest = latestNanos;
-        if (latest != Long.MIN_VALUE) {
-            sweep(latest);
-        }
         return sessions.size();
     }
 
@@ -151,9 +146,6 @@ public final class RetryTracker {
     }
 
     private void sweepIfDue(long nowNanos) {
-        if (nowNanos > latestNanos) {
-            latestNanos = nowNanos; // racy max: trackedSessions() only needs a recent time
-        }
         long due = nextSweepNanos.get();
         if ((due == Long.MIN_VALUE || nowNanos - due >= 0) && nextSweepNanos.compareAndSet(due, nowNanos + Math.max(1, idleNanos / 4))) {
             sweep(nowNanos);
