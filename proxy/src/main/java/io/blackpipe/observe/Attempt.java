@@ -10,9 +10,10 @@ import io.blackpipe.wire.CommandFacts;
  * @param appName       the connection's handshake appName, "" when none
  * @param connectionId  the proxy's id for the client connection
  * @param attemptNumber 1 for a first attempt, 2 for the first retry, ...
+ * @param retrySession  the retry tracker's record of the command's session, null without one
  */
 public record Attempt(CommandFacts facts, String member, String appName, long connectionId, int attemptNumber,
-                      long startNanos, long invokedAtMicros) {
+                      long startNanos, long invokedAtMicros, RetryTracker.Session retrySession) {
     public boolean isRetry() {
         return attemptNumber > 1;
     }

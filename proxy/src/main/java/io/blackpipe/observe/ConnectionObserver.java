@@ -11,6 +11,9 @@ public final class ConnectionObserver {
     private final String member;
     private final long connectionId;
     private final Map<String, CommandMeters> meters = new HashMap<>();
+    /** The last command's meters: a connection mostly repeats one command, its name the same String. */
+    private String lastCommand;
+    private CommandMeters lastMeters;
     private String appName = "";
 
     ConnectionObserver(CommandObserver shared, String member, long connectionId) {
@@ -38,14 +41,15 @@ public final class ConnectionObserver {
     /** A command arrived: decide its attempt number and count it. */
     public Attempt begin(CommandFacts facts, long fingerprint) {
         long now = System.nanoTime();
-        int attempt = shared.retries().attemptNumber(facts, fingerprint, now);
+        RetryTracker.Session session = shared.retries().sessionOf(facts, now);
+        int attempt = shared.retries().attemptNumber(session, facts, fingerprint, now);
         CommandMeters m = meters(facts.name());
         m.attempts.increment();
         if (attempt > 1) {
             m.retries.increment();
         }
         long epochMicros = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
-        return new Attempt(facts, member, appName, connectionId, attempt, now, epochMicros);
+        return new Attempt(facts, member, appName, connectionId, attempt, now, epochMicros, session);
     }
 
     public void faultInjected(Attempt attempt, String fault) {
@@ -70,7 +74,7 @@ public final class ConnectionObserver {
         // A reply that only carries a writeConcernError (ok:1, no top-level code) is a success to the
         // driver: it never re-sends a command without txnNumber over it, so the same command next is new work.
         boolean failed = outcome.failed() && !(writeConcernError && errorCode == 0);
-        shared.retries().completed(attempt.facts(), fingerprint, attempt.attemptNumber(), failed);
+        shared.retries().completed(attempt.retrySession(), attempt.facts(), fingerprint, attempt.attemptNumber(), failed);
         CommandFacts facts = attempt.facts();
         long completedMicros = attempt.invokedAtMicros() + TimeUnit.NANOSECONDS.toMicros(now - attempt.startNanos());
         shared.history().record(new HistoryEntry(attempt.invokedAtMicros(), completedMicros, member, appName,
@@ -79,11 +83,16 @@ public final class ConnectionObserver {
     }
 
     private CommandMeters meters(String commandName) {
+        if (commandName == lastCommand) { // identity: the connection's RecentStrings hands out the same instance
+            return lastMeters;
+        }
         CommandMeters m = meters.get(commandName);
         if (m == null) {
             m = shared.meters(CommandNames.label(commandName), member, appName);
             meters.put(commandName, m);
         }
+        lastCommand = commandName;
+        lastMeters = m;
         return m;
     }
 }

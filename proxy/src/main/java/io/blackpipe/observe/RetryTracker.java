@@ -28,7 +28,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * command of each event loop write the same cache lines).
  */
 public final class RetryTracker {
-    private static final class Session {
+    /** One session's bookkeeping; an attempt keeps its own so that its end needs no second lookup. */
+    public static final class Session {
         long txnNumber = -1;
         String txnCommand = "";
         int txnAttempts;
@@ -57,11 +58,23 @@ public final class RetryTracker {
 
     /** The attempt number of this command: 1 for a first attempt, 2 and up for retries. */
     public int attemptNumber(CommandFacts facts, long fingerprint, long nowNanos) {
+        return attemptNumber(sessionOf(facts, nowNanos), facts, fingerprint, nowNanos);
+    }
+
+    /** The bookkeeping of the command's session (null without one), to pass to the other calls. */
+    public Session sessionOf(CommandFacts facts, long nowNanos) {
         if (facts.lsid() == null) {
-            return 1;
+            return null;
         }
         sweepIfDue(nowNanos);
-        Session session = session(facts.lsid(), nowNanos);
+        return session(facts.lsid(), nowNanos);
+    }
+
+    /** {@link #attemptNumber(CommandFacts, long, long)} with the session already looked up. */
+    public int attemptNumber(Session session, CommandFacts facts, long fingerprint, long nowNanos) {
+        if (session == null) {
+            return 1;
+        }
         synchronized (session) {
             session.lastSeenNanos = nowNanos;
             return attemptNumber(session, facts, fingerprint);
@@ -105,11 +118,12 @@ public final class RetryTracker {
      * late (a hung one whose connection the client closed after already retrying) changes nothing.
      */
     public void completed(CommandFacts facts, long fingerprint, int attemptNumber, boolean failed) {
-        if (facts.lsid() == null || facts.hasTxnNumber()) {
-            return;
-        }
-        Session session = sessions.get(facts.lsid());
-        if (session == null) {
+        completed(facts.lsid() == null ? null : sessions.get(facts.lsid()), facts, fingerprint, attemptNumber, failed);
+    }
+
+    /** The same, with the session the attempt began in (a session forgotten meanwhile takes no harm). */
+    public void completed(Session session, CommandFacts facts, long fingerprint, int attemptNumber, boolean failed) {
+        if (session == null || facts.hasTxnNumber()) {
             return;
         }
         synchronized (session) {

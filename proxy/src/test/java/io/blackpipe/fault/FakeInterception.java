@@ -206,7 +206,7 @@ public final class FakeInterception implements Interception {
         }
 
         public Attempt attempt(String appName, int attemptNumber) {
-            return new Attempt(build(), "db1.example:27017", appName, 1, attemptNumber, System.nanoTime(), 0);
+            return new Attempt(build(), "db1.example:27017", appName, 1, attemptNumber, System.nanoTime(), 0, null);
         }
     }
 }
