@@ -32,7 +32,12 @@ final class DriverRig implements AutoCloseable {
     private int ruleCount;
 
     DriverRig(String dbPrefix) {
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+        this(dbPrefix, 0);
+    }
+
+    /** @param seed the proxy's seed of random fault decisions ({activationProbability}) */
+    DriverRig(String dbPrefix, long seed) {
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withFaultOptions(seed, false));
         direct = UpstreamLane.directClient();
         db = UpstreamLane.freshDatabaseName(dbPrefix);
     }
@@ -67,7 +72,12 @@ final class DriverRig implements AutoCloseable {
     }
 
     void rule(String json) {
-        proxy.rules().put(proxy.ruleParser().parse("r" + ruleCount++, BsonDocument.parse(json)));
+        putRule("r" + ruleCount++, json);
+    }
+
+    /** Adds (or, for a known id, replaces) the rule with this id, as PUT /api/v1/rules/{id} does. */
+    void putRule(String id, String json) {
+        proxy.rules().put(proxy.ruleParser().parse(id, BsonDocument.parse(json)));
     }
 
     /** A failCommand rule on {@code commands} with the given mode and extra data fields. */
