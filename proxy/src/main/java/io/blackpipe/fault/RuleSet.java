@@ -62,22 +62,35 @@ public final class RuleSet {
         return snapshot.ordered;
     }
 
-    /** Adds a rule, replacing one with the same id (so re-sending a rule is idempotent). */
+    /**
+     * Adds a rule; one with the same id is replaced where it stands, so re-sending a rule (a
+     * changed mode or error, or the same again) keeps its precedence among the others.
+     */
     public synchronized void put(Rule rule) {
-        List<Rule> rules = new ArrayList<>(snapshot.ordered);
-        rules.removeIf(r -> r.id().equals(rule.id()));
-        rules.add(rule);
-        snapshot = Snapshot.of(rules);
+        putAll(List.of(rule));
     }
 
-    /** Adds several rules at once (replacing same ids): all become active together. */
+    /** Adds several rules at once (same ids replaced in place, new ones last): all become active together. */
     public synchronized void putAll(List<Rule> added) {
         List<Rule> rules = new ArrayList<>(snapshot.ordered);
         for (Rule rule : added) {
-            rules.removeIf(r -> r.id().equals(rule.id()));
-            rules.add(rule);
+            int existing = indexOf(rules, rule.id());
+            if (existing >= 0) {
+                rules.set(existing, rule);
+            } else {
+                rules.add(rule);
+            }
         }
         snapshot = Snapshot.of(rules);
+    }
+
+    private static int indexOf(List<Rule> rules, String id) {
+        for (int i = 0; i < rules.size(); i++) {
+            if (rules.get(i).id().equals(id)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** Replaces every rule at once. */

@@ -76,7 +76,7 @@ class RuleOrderDriverTest {
      * re-sent rule goes behind every rule added since, whatever its place before.
      */
     @Test
-    void reSendingARuleWithTheSameIdReplacesItAndMovesItLast(TestInfo test) {
+    void reSendingARuleWithTheSameIdReplacesItWhereItStands(TestInfo test) {
         try (DriverRig rig = new DriverRig(test.getTestMethod().orElseThrow().getName())) {
             rig.putRule("first", insertRule("'alwaysOn'", 13));
             rig.putRule("second", insertRule("'alwaysOn'", 2));
@@ -84,11 +84,11 @@ class RuleOrderDriverTest {
             assertEquals(13, insertCode(c, 1));
 
             rig.putRule("first", insertRule("'alwaysOn'", 20)); // 20 IllegalOperation
-            assertEquals(List.of("second", "first"), rig.proxy.rules().rules().stream().map(Rule::id).toList(),
-                    "replaced, not added: one rule per id");
-            assertEquals(2, insertCode(c, 2), "the re-sent rule is now behind the second");
-            rig.proxy.rules().remove("second");
-            assertEquals(20, insertCode(c, 3), "the replacement, not the old rule, is what is left");
+            assertEquals(List.of("first", "second"), rig.proxy.rules().rules().stream().map(Rule::id).toList(),
+                    "replaced, not added, and not moved: one rule per id, its precedence kept");
+            assertEquals(20, insertCode(c, 2), "the replacement decides, still ahead of the second");
+            rig.proxy.rules().remove("first");
+            assertEquals(2, insertCode(c, 3), "with it removed the second decides");
             rig.assertAttempts("insert", 3, 0);
             assertEquals(0, rig.serverCount());
         }

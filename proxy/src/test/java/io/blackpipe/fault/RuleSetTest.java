@@ -123,9 +123,19 @@ class RuleSetTest {
         rules.put(rule("y", "'alwaysOn'", "{failCommands: ['update'], errorCode: 2}"));
         rules.put(rule("x", "'alwaysOn'", "{failCommands: ['find'], closeConnection: true}"));
         assertEquals(2, rules.rules().size());
-        assertEquals(List.of("y", "x"), rules.rules().stream().map(Rule::id).toList(), "a replaced rule moves to the end");
+        assertEquals(List.of("x", "y"), rules.rules().stream().map(Rule::id).toList(), "a replaced rule keeps its place");
         assertNull(decide("insert"), "the old version's command no longer fires");
         assertTrue(decide("find").action() instanceof CloseConnection);
+    }
+
+    @Test
+    void putAllReplacesSameIdsInPlaceAndAppendsNewOnes() {
+        rules.put(rule("a", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 1}"));
+        rules.put(rule("b", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 2}"));
+        rules.putAll(List.of(rule("c", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 3}"),
+                rule("a", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 4}")));
+        assertEquals(List.of("a", "b", "c"), rules.rules().stream().map(Rule::id).toList());
+        assertEquals("a", firedId("insert"), "the replaced rule still comes first");
     }
 
     @Test
