@@ -61,8 +61,11 @@ public final class BsonCursor {
         }
         type = buf.getByte(next);
         nameStart = next + 1;
-        int nameEnd = buf.indexOf(nameStart, end, (byte) 0);
-        if (nameEnd < 0) {
+        int nameEnd = nameStart;
+        while (nameEnd < end && buf.getByte(nameEnd) != 0) { // names are short: a plain loop beats indexOf's setup
+            nameEnd++;
+        }
+        if (nameEnd == end) {
             throw new MalformedMessageException("BSON element name is not terminated");
         }
         nameLength = nameEnd - nameStart;
