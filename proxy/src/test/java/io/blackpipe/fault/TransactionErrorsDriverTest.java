@@ -42,6 +42,21 @@ class TransactionErrorsDriverTest {
         rig.close();
     }
 
+    /** Moves 4 from the account to a new transfer document in one withTransaction; how often the body ran. */
+    private int transfer(MongoClient client) {
+        MongoCollection<Document> c = rig.collection(client);
+        AtomicInteger bodies = new AtomicInteger();
+        try (ClientSession session = client.startSession()) {
+            session.withTransaction(() -> {
+                bodies.incrementAndGet();
+                c.insertOne(session, new Document("_id", "transfer-1").append("amount", 4));
+                c.updateOne(session, eq("_id", "account"), Updates.inc("balance", -4));
+                return null;
+            });
+        }
+        return bodies.get();
+    }
+
     /**
      * The second statement fails once: the first statement's write must be rolled back by the
      * abort and written again by the retried transaction, not twice and not lost. 112 WriteConflict
@@ -54,17 +69,7 @@ class TransactionErrorsDriverTest {
         rig.serverSide("c").insertOne(new Document("_id", "account").append("balance", 10));
         rig.rule("{times: 1}", "update", "errorCode: " + code);
         MongoClient client = rig.client("retryWrites=true");
-        MongoCollection<Document> c = rig.collection(client);
-        AtomicInteger bodies = new AtomicInteger();
-        try (ClientSession session = client.startSession()) {
-            session.withTransaction(() -> {
-                bodies.incrementAndGet();
-                c.insertOne(session, new Document("_id", "transfer-1").append("amount", 4));
-                c.updateOne(session, eq("_id", "account"), Updates.inc("balance", -4));
-                return null;
-            });
-        }
-        assertEquals(2, bodies.get(), "the whole transaction ran twice");
+        assertEquals(2, transfer(client), "the whole transaction ran twice");
         rig.assertAttempts("insert", 2, 0);
         rig.assertAttempts("update", 2, 0);
         assertEquals(1, rig.faults("errorReply", "update"));
@@ -92,17 +97,7 @@ class TransactionErrorsDriverTest {
         rig.serverSide("c").insertOne(new Document("_id", "account").append("balance", 10));
         rig.rule("{times: 1}", "update", "closeConnection: true");
         MongoClient client = rig.client("retryWrites=true");
-        MongoCollection<Document> c = rig.collection(client);
-        AtomicInteger bodies = new AtomicInteger();
-        try (ClientSession session = client.startSession()) {
-            session.withTransaction(() -> {
-                bodies.incrementAndGet();
-                c.insertOne(session, new Document("_id", "transfer-1").append("amount", 4));
-                c.updateOne(session, eq("_id", "account"), Updates.inc("balance", -4));
-                return null;
-            });
-        }
-        assertEquals(2, bodies.get());
+        assertEquals(2, transfer(client));
         rig.assertAttempts("update", 2, 0);
         assertEquals(1, rig.faults("closeConnection", "update"));
         MongoException seen = assertInstanceOf(MongoException.class, rig.driverFailed("update").get(0).getThrowable());
