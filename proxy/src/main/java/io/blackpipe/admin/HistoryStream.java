@@ -11,7 +11,12 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
+import io.blackpipe.observe.HistoryEntry;
 import java.nio.charset.StandardCharsets;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * GET /api/v1/history?follow=true: the operation history as a chunked NDJSON stream, the
@@ -27,11 +32,48 @@ final class HistoryStream {
         head.headers().set(HttpHeaderNames.TRANSFER_ENCODING, HttpHeaderValues.CHUNKED);
         ctx.writeAndFlush(head);
         Channel channel = ctx.channel();
-        AutoCloseable subscription = history.follow(entry -> {
-            if (channel.isActive()) { // the recording thread only queues the write on the channel's loop
-                channel.writeAndFlush(new DefaultHttpContent(Unpooled.copiedBuffer(entry.toJson() + "\n", StandardCharsets.UTF_8)));
-            }
-        });
+        AutoCloseable subscription = history.follow(new Forwarder(channel));
         channel.closeFuture().addListener(f -> subscription.close());
+    }
+
+    /**
+     * Hands entries from the recording threads to the stream's own event loop: they queue here and
+     * one task writes all that are queued, so a busy proxy wakes that loop once per batch instead of
+     * once per command, and the JSON is built there, not on the proxy's event loops.
+     */
+    private static final class Forwarder implements Consumer<HistoryEntry> {
+        private final Channel channel;
+        private final Queue<HistoryEntry> pending = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean writeScheduled = new AtomicBoolean();
+
+        Forwarder(Channel channel) {
+            this.channel = channel;
+        }
+
+        @Override
+        public void accept(HistoryEntry entry) {
+            if (!channel.isActive()) {
+                return;
+            }
+            pending.add(entry);
+            if (writeScheduled.compareAndSet(false, true)) {
+                channel.eventLoop().execute(this::writePending);
+            }
+        }
+
+        private void writePending() {
+            writeScheduled.set(false); // first: an entry queued from now on schedules the next write
+            HistoryEntry entry;
+            boolean wrote = false;
+            while ((entry = pending.poll()) != null) {
+                if (channel.isActive()) {
+                    channel.write(new DefaultHttpContent(Unpooled.copiedBuffer(entry.toJson() + "\n", StandardCharsets.UTF_8)));
+                    wrote = true;
+                }
+            }
+            if (wrote) {
+                channel.flush();
+            }
+        }
     }
 }

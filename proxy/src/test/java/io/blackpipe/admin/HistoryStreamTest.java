@@ -87,5 +87,49 @@ class HistoryStreamTest {
             stream.body().close();
         }
     }
+    @Test
+    void aBurstOfCommandsFromManyThreadsArrivesWhole() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("follow_burst");
+        int threads = 4;
+        int perThread = 50;
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0);
+             MongoClient client = MongoClients.create(proxy.connectionString() + "&socketTimeoutMS=20000")) {
+            HttpResponse<Stream<String>> stream = HttpClient.newHttpClient().send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/v1/history?follow=true"))
+                            .timeout(Duration.ofSeconds(30)).build(),
+                    HttpResponse.BodyHandlers.ofLines());
+            assertEquals(200, stream.statusCode());
+            Iterator<String> lines = stream.body().iterator();
+            CompletableFuture<java.util.List<Document>> received = CompletableFuture.supplyAsync(() -> {
+                java.util.List<Document> seen = new java.util.ArrayList<>();
+                while (seen.size() < threads * perThread && lines.hasNext()) {
+                    Document line = Document.parse(lines.next());
+                    if ((db + ".c").equals(line.getString("ns"))) {
+                        seen.add(line);
+                    }
+                }
+                return seen;
+            });
+            java.util.List<Thread> writers = new java.util.ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int writer = t;
+                Thread thread = new Thread(() -> {
+                    for (int i = 0; i < perThread; i++) {
+                        client.getDatabase(db).getCollection("c").insertOne(new Document("_id", writer * 1000 + i));
+                    }
+                });
+                writers.add(thread);
+                thread.start();
+            }
+            for (Thread thread : writers) {
+                thread.join();
+            }
+            java.util.List<Document> seen = received.get(20, TimeUnit.SECONDS);
+            assertEquals(threads * perThread, seen.size(), "every insert streamed");
+            assertTrue(seen.stream().allMatch(line -> line.getString("command").equals("insert")
+                    && line.getString("type").equals("ok")), "only the inserts, each ok: " + seen);
+            stream.body().close();
+        }
+    }
 }
-
