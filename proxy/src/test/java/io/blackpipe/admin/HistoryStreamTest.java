@@ -23,16 +23,22 @@ import org.junit.jupiter.api.Test;
 
 /** GET /api/v1/history?follow=true streams each application command as it completes. */
 class HistoryStreamTest {
+    /** GET /api/v1/history?follow=true, answered 200. */
+    private static HttpResponse<Stream<String>> follow(AdminServer admin) throws Exception {
+        HttpResponse<Stream<String>> stream = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/v1/history?follow=true"))
+                        .timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.ofLines());
+        assertEquals(200, stream.statusCode());
+        return stream;
+    }
+
     @Test
     void aFollowingClientReceivesEachCommandAsItHappens() throws Exception {
         String db = UpstreamLane.freshDatabaseName("follow");
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
              AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0)) {
-            HttpResponse<Stream<String>> stream = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/v1/history?follow=true"))
-                            .timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofLines());
-            assertEquals(200, stream.statusCode());
+            HttpResponse<Stream<String>> stream = follow(admin);
             assertEquals("application/x-ndjson", stream.headers().firstValue("content-type").orElse(""));
             Iterator<String> lines = stream.body().iterator();
             try (MongoClient client = MongoClients.create(proxy.connectionString() + "&socketTimeoutMS=20000")) {
@@ -62,11 +68,7 @@ class HistoryStreamTest {
              AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0);
              MongoClient client = MongoClients.create(proxy.connectionString() + "&socketTimeoutMS=20000")) {
             client.getDatabase(db).getCollection("c").insertOne(new Document("_id", "before"));
-            HttpResponse<Stream<String>> stream = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/v1/history?follow=true"))
-                            .timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofLines());
-            assertEquals(200, stream.statusCode());
+            HttpResponse<Stream<String>> stream = follow(admin);
             Iterator<String> lines = stream.body().iterator();
             client.getDatabase(db).getCollection("c").deleteOne(new Document("_id", "before"));
             // the insert happened before the client followed, the delete after: both arrive, in that order
@@ -95,11 +97,7 @@ class HistoryStreamTest {
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
              AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0);
              MongoClient client = MongoClients.create(proxy.connectionString() + "&socketTimeoutMS=20000")) {
-            HttpResponse<Stream<String>> stream = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/v1/history?follow=true"))
-                            .timeout(Duration.ofSeconds(30)).build(),
-                    HttpResponse.BodyHandlers.ofLines());
-            assertEquals(200, stream.statusCode());
+            HttpResponse<Stream<String>> stream = follow(admin);
             Iterator<String> lines = stream.body().iterator();
             CompletableFuture<java.util.List<Document>> received = CompletableFuture.supplyAsync(() -> {
                 java.util.List<Document> seen = new java.util.ArrayList<>();
