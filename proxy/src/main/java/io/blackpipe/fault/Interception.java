@@ -40,4 +40,11 @@ public interface Interception {
 
     /** Hold the command (and everything after it on this connection) for a while, then run {@code then}. */
     void after(long millis, Runnable then);
+
+    /**
+     * Hold the command for a while, then forward it. If the client leaves meanwhile the member
+     * still gets the command when the wait ends, its reply going nowhere: mongod runs a command
+     * blocked by failCommand whose client went away (a write is applied; the client never knows).
+     */
+    void blockThenForward(long millis);
 }

@@ -38,6 +38,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean upstreamPausedByFault;
     /** Delayed work (held commands, held replies) not yet run; run at once when the client goes away. */
     private final Set<Runnable> scheduled = new LinkedHashSet<>();
+    /** A blocked command whose client left during the block, due at the member when the block ends. */
+    private ByteBuf afterClientLeft;
 
     ClientConnection(MemberListener listener, PipeContext context) {
         this.listener = listener;
@@ -109,7 +111,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             task.run();
         }
         exchange.onClosed();
-        Channels.closeOnFlush(upstream);
+        if (afterClientLeft == null) { // else the member's connection stays until that command is sent
+            Channels.closeOnFlush(upstream);
+        }
     }
 
     @Override
@@ -189,6 +193,29 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         client.eventLoop().schedule(once, millis, TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Sends a blocked command whose client has left once its block ends, then closes the member's
+     * connection: the member runs it as mongod runs a blocked command whose client went away.
+     */
+    void sendAfterClientLeft(ByteBuf frame, long delayMillis) {
+        afterClientLeft = frame;
+        client.eventLoop().schedule(this::sendCommandWhoseClientLeft, delayMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void sendCommandWhoseClientLeft() {
+        ByteBuf frame = afterClientLeft;
+        afterClientLeft = null;
+        if (frame == null) {
+            return; // the member's connection closed meanwhile and released it
+        }
+        if (upstream.isActive() && !memberDown() && !blackholed()) {
+            upstream.writeAndFlush(frame, upstream.voidPromise());
+        } else {
+            frame.release();
+        }
+        Channels.closeOnFlush(upstream);
+    }
+
     /** Closes the client side: a FIN as the server would, or an RST (SO_LINGER 0) as a network would. */
     void closeClient(boolean reset) {
         if (reset && client.isActive()) {
@@ -236,6 +263,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     void onUpstreamClosed() {
+        if (afterClientLeft != null) {
+            afterClientLeft.release();
+            afterClientLeft = null;
+        }
         Channels.closeOnFlush(client);
     }
 

@@ -6,6 +6,7 @@ import io.blackpipe.observe.Attempt;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.CommandFacts;
 import io.netty.buffer.ByteBuf;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 
 /** A command a rule picked, and what the fault may do with it on this connection. */
@@ -73,6 +74,20 @@ final class InterceptedCommand implements Interception {
     public void hang() {
         frame.release();
         exchange.hang(attempt, fingerprint, fault);
+    }
+
+    @Override
+    public void blockThenForward(long millis) {
+        long endsAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        exchange.hold(millis, () -> {
+            if (exchange.connection().isOpen()) {
+                forward();
+            } else { // the client gave up: counted now, as it saw it; the member still gets the command
+                exchange.abandon(attempt, fingerprint, fault);
+                long left = TimeUnit.NANOSECONDS.toMillis(Math.max(0, endsAt - System.nanoTime()));
+                exchange.connection().sendAfterClientLeft(frame, left);
+            }
+        });
     }
 
     @Override

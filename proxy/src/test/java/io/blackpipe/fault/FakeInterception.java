@@ -103,6 +103,11 @@ public final class FakeInterception implements Interception {
         pending.add(then);
     }
 
+    @Override
+    public void blockThenForward(long millis) {
+        after(millis, this::forward);
+    }
+
     /** Lets every wait asked for so far run out. */
     public void elapse() {
         List<Runnable> due = new ArrayList<>(pending);

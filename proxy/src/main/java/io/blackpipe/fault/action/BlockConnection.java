@@ -24,12 +24,10 @@ public final class BlockConnection implements FaultAction {
 
     @Override
     public void apply(Interception command) {
-        command.after(millis, () -> {
-            if (then == null) {
-                command.forward();
-            } else {
-                then.apply(command);
-            }
-        });
+        if (then == null) {
+            command.blockThenForward(millis);
+        } else {
+            command.after(millis, () -> then.apply(command));
+        }
     }
 }
