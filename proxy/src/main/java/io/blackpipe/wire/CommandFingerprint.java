@@ -22,14 +22,22 @@ public final class CommandFingerprint {
         ByteBuffer view = frame.nioBufferCount() == 1 ? frame.internalNioBuffer(frame.readerIndex(), frame.readableBytes()) : null;
         int viewStart = view == null ? 0 : view.position();
         BsonCursor body = msg.body(frame);
+        // Kept elements that follow each other are hashed in one update: the same CRC, fewer calls.
+        int runStart = 0;
+        int runEnd = 0;
         while (body.next()) {
             if (body.nameIs("$clusterTime") || body.nameIs("readConcern") || body.nameIs("lsid")
                     || body.nameIs("txnNumber") || body.nameIs("maxTimeMS")) {
+                update(crc, frame, view, viewStart, runStart, runEnd - runStart);
+                runStart = runEnd = 0;
                 continue;
             }
-            int start = body.elementOffset();
-            update(crc, frame, view, viewStart, start, body.valueEnd() - start);
+            if (runEnd == 0) {
+                runStart = body.elementOffset();
+            }
+            runEnd = body.valueEnd();
         }
+        update(crc, frame, view, viewStart, runStart, runEnd - runStart);
         // the kind-1 sections, before and after the body section (its kind byte precedes bodyOffset)
         int sectionsStart = frame.readerIndex() + Frames.HEADER_LENGTH + 4;
         int bodyEnd = msg.bodyOffset() + frame.getIntLE(msg.bodyOffset());
