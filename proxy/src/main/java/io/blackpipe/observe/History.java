@@ -23,6 +23,8 @@ import java.util.function.Consumer;
  * <p>Each recording thread (an event loop) keeps its own ring of recent entries: one shared
  * ring under one lock made every command of every event loop write the same cache lines, which
  * cost more than the rest of the recording together. Readers merge the rings by recording time.
+ * Each ring holds up to the capacity (one thread may record everything), so memory is bounded by
+ * the capacity times the number of event loops.
  */
 public final class History implements AutoCloseable {
     /**
