@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.topology.Member;
+import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.FrameDecoder;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -40,6 +41,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final Set<Runnable> scheduled = new LinkedHashSet<>();
     /** A blocked command whose client left during the block, due at the member when the block ends. */
     private ByteBuf afterClientLeft;
+    private CommandFacts afterClientLeftFacts;
 
     ClientConnection(MemberListener listener, PipeContext context) {
         this.listener = listener;
@@ -197,8 +199,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
      * Sends a blocked command whose client has left once its block ends, then closes the member's
      * connection: the member runs it as mongod runs a blocked command whose client went away.
      */
-    void sendAfterClientLeft(ByteBuf frame, long delayMillis) {
+    void sendAfterClientLeft(ByteBuf frame, CommandFacts facts, long delayMillis) {
         afterClientLeft = frame;
+        afterClientLeftFacts = facts;
         client.eventLoop().schedule(this::sendCommandWhoseClientLeft, delayMillis, TimeUnit.MILLISECONDS);
     }
 
@@ -208,10 +211,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         if (frame == null) {
             return; // the member's connection closed meanwhile and released it
         }
-        if (upstream.isActive() && !memberDown() && !blackholed()) {
-            upstream.writeAndFlush(frame, upstream.voidPromise());
+        // the member's role when the block ends decides, as for any forwarded command
+        SimulatedSecondary.Verdict verdict = upstream.isActive() && !memberDown() && !blackholed()
+                ? exchange.asThisMemberTakesIt(frame, afterClientLeftFacts) : null;
+        if (verdict == null || verdict.error() != null) {
+            frame.release(); // nobody to send it to, or a secondary that refuses it: nothing runs
         } else {
-            frame.release();
+            upstream.writeAndFlush(verdict.frame(), upstream.voidPromise());
         }
         Channels.closeOnFlush(upstream);
     }

@@ -138,27 +138,36 @@ final class Exchange {
     }
 
     void forward(ByteBuf frame, Attempt attempt, long fingerprint, String fault, ReplyFate fate) {
-        SimulatedReplicaSet simulation = context.simulation();
-        if (simulation != null && !simulation.isPrimary(member.upstream())) {
-            SimulatedSecondary.Verdict verdict = SimulatedSecondary.check(connection.alloc(), frame, attempt.facts(),
-                    context.memberStates().of(member.upstream()));
-            if (verdict.error() != null) {
-                frame.release();
-                if (attempt.facts().moreToCome()) {
-                    observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
-                } else {
-                    answer(attempt, fingerprint, fault, verdict.error());
-                }
-                return;
+        SimulatedSecondary.Verdict verdict = asThisMemberTakesIt(frame, attempt.facts());
+        if (verdict.error() != null) {
+            frame.release();
+            if (attempt.facts().moreToCome()) {
+                observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
+            } else {
+                answer(attempt, fingerprint, fault, verdict.error());
             }
-            frame = verdict.frame();
+            return;
         }
+        frame = verdict.frame();
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
         } else {
             inFlight = new InFlight(attempt, fingerprint, fault, fate, true);
         }
         connection.sendUpstream(frame);
+    }
+
+    /**
+     * What this member does with a command: a simulated secondary refuses writes and reads without
+     * secondaryOk (an error to answer with) and strips the read preference of the reads it serves;
+     * any other member takes the frame as it is.
+     */
+    SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts) {
+        SimulatedReplicaSet simulation = context.simulation();
+        if (simulation == null || simulation.isPrimary(member.upstream())) {
+            return new SimulatedSecondary.Verdict(null, frame);
+        }
+        return SimulatedSecondary.check(connection.alloc(), frame, facts, context.memberStates().of(member.upstream()));
     }
 
     /** A synthesized answer: the command never reached the server. */

@@ -85,7 +85,7 @@ final class InterceptedCommand implements Interception {
             } else { // the client gave up: counted now, as it saw it; the member still gets the command
                 exchange.abandon(attempt, fingerprint, fault);
                 long left = TimeUnit.NANOSECONDS.toMillis(Math.max(0, endsAt - System.nanoTime()));
-                exchange.connection().sendAfterClientLeft(frame, left);
+                exchange.connection().sendAfterClientLeft(frame, attempt.facts(), left);
             }
         });
     }

@@ -139,4 +139,22 @@ class SimulatedFailoverTest {
         assertEquals(1, Meters.faults(proxy.registry(), "errorReply", "find"), "only the secondary read was faulted");
         assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "the write went to the primary untouched");
     }
+    /**
+     * A write blocked on a simulated secondary whose client gives up during the block: when the
+     * block ends the secondary refuses it as it would have refused it at once, so nothing lands on
+     * the real node (on a primary it would land; FaultActionsDriverTest shows that).
+     */
+    @Test
+    void aBlockedWriteOnASimulatedSecondaryWhoseClientLeftNeverReachesTheRealNode() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("sim_block");
+        proxy.rules().put(proxy.ruleParser().parse("blockInsert", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                + " mode: {times: 1}, data: {failCommands: ['insert'], blockConnection: true, blockTimeMS: 1500}}")));
+        String secondary = proxy.members().get(1).advertised().toString();
+        try (MongoClient client = MongoClients.create("mongodb://" + secondary + "/?directConnection=true&socketTimeoutMS=400")) {
+            assertThrows(com.mongodb.MongoSocketReadTimeoutException.class,
+                    () -> client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)));
+        }
+        Thread.sleep(1500 + 500); // past the block
+        assertEquals(0, direct.getDatabase(db).getCollection("c").countDocuments(), "a secondary takes no write");
+    }
 }
