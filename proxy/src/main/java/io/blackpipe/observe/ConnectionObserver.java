@@ -79,7 +79,7 @@ public final class ConnectionObserver {
         long completedMicros = attempt.invokedAtMicros() + TimeUnit.NANOSECONDS.toMicros(now - attempt.startNanos());
         shared.history().record(new HistoryEntry(attempt.invokedAtMicros(), completedMicros, member, appName,
                 connectionId, facts.name(), facts.database(), facts.collection(), facts.lsid(), facts.txnNumber(),
-                attempt.attemptNumber(), fault, outcome.label(), outcome.historyType(writeConcernError), errorCode));
+                attempt.attemptNumber(), fault, outcome.label(), outcome.historyType(writeConcernError), errorCode), now);
     }
 
     private CommandMeters meters(String commandName) {

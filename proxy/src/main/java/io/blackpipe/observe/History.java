@@ -66,9 +66,14 @@ public final class History implements AutoCloseable {
     }
 
     public void record(HistoryEntry entry) {
+        record(entry, System.nanoTime());
+    }
+
+    /** The same, with the System.nanoTime() the caller already read (readers order the entries by it). */
+    public void record(HistoryEntry entry, long nowNanos) {
         Ring ring = ringOfThisThread.get();
         synchronized (ring) { // uncontended but for a reader: only this thread records into this ring
-            ring.add(entry, System.nanoTime());
+            ring.add(entry, nowNanos);
             if (!followers.isEmpty()) { // inside the lock, so follow() neither misses nor repeats this entry
                 for (Consumer<HistoryEntry> follower : followers) {
                     follower.accept(entry);
