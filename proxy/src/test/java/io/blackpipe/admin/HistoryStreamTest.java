@@ -127,6 +127,10 @@ class HistoryStreamTest {
             assertEquals(threads * perThread, seen.size(), "every insert streamed");
             assertTrue(seen.stream().allMatch(line -> line.getString("command").equals("insert")
                     && line.getString("type").equals("ok")), "only the inserts, each ok: " + seen);
+            try (MongoClient direct = UpstreamLane.directClient()) {
+                assertEquals(threads * perThread, direct.getDatabase(db).getCollection("c").countDocuments(),
+                        "one line per insert the server holds");
+            }
             stream.body().close();
         }
     }
