@@ -11,7 +11,6 @@ import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
-import io.blackpipe.wire.CommandFingerprint;
 import io.blackpipe.wire.Header;
 import io.blackpipe.wire.MalformedMessageException;
 import io.blackpipe.wire.Messages;
@@ -93,7 +92,7 @@ final class Exchange {
                     connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
                     connection.flushClient();
                 } else {
-                    long fingerprint = facts.lsid() != null && !facts.hasTxnNumber() ? CommandFingerprint.of(frame, msg) : 0;
+                    long fingerprint = facts.fingerprint();
                     Attempt attempt = observer.begin(facts, fingerprint);
                     if (connection.blackholed()) {
                         frame.release(); // partitioned: the command goes nowhere and nothing comes back

@@ -16,6 +16,8 @@ import java.util.UUID;
  * @param handshake     true for the connection handshake (hello/isMaster carrying client metadata)
  * @param compressionRequested true when the handshake lists compressors
  * @param appName       client.application.name from the handshake, or null
+ * @param fingerprint   the {@link CommandFingerprint} of an OP_MSG command with a session and no
+ *                      txnNumber (the commands whose retries only it can recognise), else 0
  */
 public record CommandFacts(
         int requestId,
@@ -30,7 +32,8 @@ public record CommandFacts(
         boolean startTransaction,
         boolean handshake,
         boolean compressionRequested,
-        String appName) {
+        String appName,
+        long fingerprint) {
 
     public boolean moreToCome() {
         return opCode == OpCode.OP_MSG && (flags & OpMsg.MORE_TO_COME) != 0;
@@ -58,14 +61,15 @@ public record CommandFacts(
 
     /** The facts, with names the connection sent lately taken from {@code recent} instead of decoded again. */
     public static CommandFacts ofOpMsg(ByteBuf frame, OpMsg msg, RecentStrings recent) {
-        return scan(frame, OpCode.OP_MSG, msg.flags(), msg.body(frame), null, recent);
+        return scan(frame, msg, OpCode.OP_MSG, msg.flags(), msg.body(frame), null, recent);
     }
 
     public static CommandFacts ofOpQuery(ByteBuf frame, OpQuery query) {
-        return scan(frame, OpCode.OP_QUERY, query.flags(), query.command(frame), query.database(), new RecentStrings());
+        return scan(frame, null, OpCode.OP_QUERY, query.flags(), query.command(frame), query.database(), new RecentStrings());
     }
 
-    private static CommandFacts scan(ByteBuf frame, int opCode, int flags, BsonCursor body, String database,
+    /** One pass over the body's top level: the facts, and where the fingerprint's runs are (OP_MSG only). */
+    private static CommandFacts scan(ByteBuf frame, OpMsg msg, int opCode, int flags, BsonCursor body, String database,
                                      RecentStrings recent) {
         String name = "";
         String collection = "";
@@ -76,8 +80,12 @@ public record CommandFacts(
         boolean hasClient = false;
         boolean compression = false;
         String appName = null;
+        CommandFingerprint.Runs runs = msg == null ? null : new CommandFingerprint.Runs();
         boolean first = true;
         while (body.next()) {
+            if (runs != null) {
+                runs.add(body);
+            }
             if (first) {
                 first = false;
                 name = body.name(recent);
@@ -102,9 +110,10 @@ public record CommandFacts(
             }
         }
         boolean handshake = hasClient && isHelloName(name);
+        long fingerprint = runs != null && lsid != null && txnNumber < 0 ? runs.hash(frame, msg) : 0;
         return new CommandFacts(frame.getIntLE(frame.readerIndex() + 4), opCode, name,
                 database == null ? "" : database, collection, flags, lsid, txnNumber, inTransaction,
-                startTransaction, handshake, compression, appName);
+                startTransaction, handshake, compression, appName, fingerprint);
     }
 
     private static UUID sessionId(ByteBuf frame, BsonCursor lsid) {

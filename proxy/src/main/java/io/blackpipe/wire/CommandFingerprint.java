@@ -2,6 +2,7 @@ package io.blackpipe.wire;
 
 import io.netty.buffer.ByteBuf;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.zip.CRC32C;
 
 /**
@@ -14,36 +15,63 @@ public final class CommandFingerprint {
     private CommandFingerprint() {
     }
 
+    /** Walks the body of {@code frame} on its own; {@link CommandFacts} gets the same value from its one scan. */
     public static long of(ByteBuf frame, OpMsg msg) {
-        CRC32C crc = new CRC32C();
-        // One NIO view of the frame serves every range (a view per range was an allocation per BSON
-        // field of every command with a session: the proxy's largest allocation site). The internal
-        // view of a pooled buffer is reused, not made anew; it is only read here, on this thread.
-        ByteBuffer view = frame.nioBufferCount() == 1 ? frame.internalNioBuffer(frame.readerIndex(), frame.readableBytes()) : null;
-        int viewStart = view == null ? 0 : view.position();
+        Runs runs = new Runs();
         BsonCursor body = msg.body(frame);
-        // Kept elements that follow each other are hashed in one update: the same CRC, fewer calls.
-        int runStart = 0;
-        int runEnd = 0;
         while (body.next()) {
-            if (body.nameIs("$clusterTime") || body.nameIs("readConcern") || body.nameIs("lsid")
-                    || body.nameIs("txnNumber") || body.nameIs("maxTimeMS")) {
-                update(crc, frame, view, viewStart, runStart, runEnd - runStart);
-                runStart = runEnd = 0;
-                continue;
-            }
-            if (runEnd == 0) {
-                runStart = body.elementOffset();
-            }
-            runEnd = body.valueEnd();
+            runs.add(body);
         }
-        update(crc, frame, view, viewStart, runStart, runEnd - runStart);
-        // the kind-1 sections, before and after the body section (its kind byte precedes bodyOffset)
-        int sectionsStart = frame.readerIndex() + Frames.HEADER_LENGTH + 4;
-        int bodyEnd = msg.bodyOffset() + frame.getIntLE(msg.bodyOffset());
-        update(crc, frame, view, viewStart, sectionsStart, msg.bodyOffset() - 1 - sectionsStart);
-        update(crc, frame, view, viewStart, bodyEnd, msg.sectionsEnd() - bodyEnd);
-        return crc.getValue();
+        return runs.hash(frame, msg);
+    }
+
+    /** Whether the element at the cursor is one a retry may change, so left out of the hash. */
+    static boolean leftOut(BsonCursor element) {
+        return element.nameIs("$clusterTime") || element.nameIs("readConcern") || element.nameIs("lsid")
+                || element.nameIs("txnNumber") || element.nameIs("maxTimeMS");
+    }
+
+    /**
+     * Where the hashed elements of a body are: elements kept one after another form one run, hashed
+     * in one update. Noted while a scan walks the body, hashed at the end only if wanted.
+     */
+    static final class Runs {
+        private int[] bounds = new int[4]; // start, end of each run
+        private int count; // bounds used: twice the runs
+        private boolean open;
+
+        void add(BsonCursor element) {
+            if (leftOut(element)) {
+                open = false;
+            } else if (open) {
+                bounds[count - 1] = element.valueEnd();
+            } else {
+                if (count == bounds.length) {
+                    bounds = Arrays.copyOf(bounds, count * 2);
+                }
+                bounds[count++] = element.elementOffset();
+                bounds[count++] = element.valueEnd();
+                open = true;
+            }
+        }
+
+        long hash(ByteBuf frame, OpMsg msg) {
+            CRC32C crc = new CRC32C();
+            // One NIO view of the frame serves every range (a view per range was an allocation per BSON
+            // field of every command with a session). The internal view of a pooled buffer is reused,
+            // not made anew; it is only read here, on this thread.
+            ByteBuffer view = frame.nioBufferCount() == 1 ? frame.internalNioBuffer(frame.readerIndex(), frame.readableBytes()) : null;
+            int viewStart = view == null ? 0 : view.position();
+            for (int i = 0; i < count; i += 2) {
+                update(crc, frame, view, viewStart, bounds[i], bounds[i + 1] - bounds[i]);
+            }
+            // the kind-1 sections, before and after the body section (its kind byte precedes bodyOffset)
+            int sectionsStart = frame.readerIndex() + Frames.HEADER_LENGTH + 4;
+            int bodyEnd = msg.bodyOffset() + frame.getIntLE(msg.bodyOffset());
+            update(crc, frame, view, viewStart, sectionsStart, msg.bodyOffset() - 1 - sectionsStart);
+            update(crc, frame, view, viewStart, bodyEnd, msg.sectionsEnd() - bodyEnd);
+            return crc.getValue();
+        }
     }
 
     private static void update(CRC32C crc, ByteBuf frame, ByteBuffer view, int viewStart, int start, int length) {

@@ -6,6 +6,7 @@ import static io.blackpipe.wire.WireFixtures.withBuf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
+import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.CommandFingerprint;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.WireFixtures;
@@ -210,6 +211,44 @@ class CommandFingerprintTest {
                 return crc.getValue(); // no kind-1 sections in these frames
             });
             assertEquals(expected, fingerprint(frame), json);
+        }
+    }
+
+    /**
+     * The proxy takes the fingerprint from the request's one scan (CommandFacts), not from a walk
+     * of its own: both must give the same value, for bodies of one run and of many, with document
+     * sequences before or after the body, and none for a command without a session or with a txnNumber.
+     */
+    @Test
+    void theRequestScanGivesTheWalksFingerprint() {
+        BsonDocument lsid = new BsonDocument("id", new BsonBinary(LSID));
+        List<BsonDocument> bodies = List.of(
+                find("orders", BsonDocument.parse("{status: 'open'}"), 10, 1),
+                BsonDocument.parse("{find: 'c', filter: {a: 1}, limit: 1, $db: 'shop'}").append("lsid", lsid),
+                new BsonDocument("find", new BsonString("c")).append("lsid", lsid).append("$db", new BsonString("shop")),
+                BsonDocument.parse("{aggregate: 'c', pipeline: [], $clusterTime: {t: 1}, cursor: {}, readConcern: {}, "
+                        + "a: 1, maxTimeMS: 5, b: 2, $readPreference: {mode: 'primary'}, $db: 'shop'}").append("lsid", lsid)
+                        .append("c", new BsonInt32(3)),
+                BsonDocument.parse("{insert: 'c', ordered: true, $db: 'shop'}").append("lsid", lsid));
+        for (BsonDocument body : bodies) {
+            for (byte[] frame : List.of(frame(3, body),
+                    opMsg(4, 0, 0).body(bson(body)).sequence("documents", bson("{_id: 1}")).build(),
+                    opMsg(5, 0, 0).sequence("documents", bson("{_id: 2}")).body(bson(body)).build())) {
+                withBuf(frame, buf -> {
+                    OpMsg msg = OpMsg.parse(buf);
+                    long scanned = CommandFacts.ofOpMsg(buf, msg).fingerprint();
+                    assertEquals(CommandFingerprint.of(buf, msg), scanned, body.toJson());
+                    assertNotEquals(0, scanned, body.toJson());
+                    return null;
+                });
+            }
+        }
+        BsonDocument withoutSession = BsonDocument.parse("{find: 'c', filter: {a: 1}, $db: 'shop'}");
+        BsonDocument retryableWrite = BsonDocument.parse("{insert: 'c', txnNumber: {$numberLong: '1'}, $db: 'shop'}")
+                .append("lsid", lsid);
+        for (BsonDocument body : List.of(withoutSession, retryableWrite)) {
+            assertEquals(0L, (long) withBuf(frame(6, body), buf -> CommandFacts.ofOpMsg(buf, OpMsg.parse(buf)).fingerprint()),
+                    body.toJson() + ": its retries are recognised without a fingerprint, or not at all");
         }
     }
 }
