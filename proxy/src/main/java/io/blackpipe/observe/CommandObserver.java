@@ -18,6 +18,7 @@ public final class CommandObserver {
     private final History history;
     private final AtomicLong connectionIds = new AtomicLong();
     private final CommandDurations durations;
+    private final WallClock wallClock = new WallClock();
     private final Map<String, CommandMeters> meters = new ConcurrentHashMap<>();
     private final Map<String, Counter> faults = new ConcurrentHashMap<>();
     private final Map<String, Counter> monitoring = new ConcurrentHashMap<>();
@@ -42,6 +43,10 @@ public final class CommandObserver {
 
     public History history() {
         return history;
+    }
+
+    WallClock wallClock() {
+        return wallClock;
     }
 
     RetryTracker retries() {

@@ -48,8 +48,7 @@ public final class ConnectionObserver {
         if (attempt > 1) {
             m.retries.increment();
         }
-        long epochMicros = TimeUnit.MILLISECONDS.toMicros(System.currentTimeMillis());
-        return new Attempt(facts, member, appName, connectionId, attempt, now, epochMicros, session);
+        return new Attempt(facts, member, appName, connectionId, attempt, now, shared.wallClock().epochMicros(now), session);
     }
 
     public void faultInjected(Attempt attempt, String fault) {
@@ -69,7 +68,7 @@ public final class ConnectionObserver {
         CommandMeters m = meters(attempt.command());
         m.outcome(outcome).increment();
         if (forwarded) {
-            m.duration.record(now - attempt.startNanos());
+            m.duration.record(now - attempt.startNanos(), now);
         }
         // A reply that only carries a writeConcernError (ok:1, no top-level code) is a success to the
         // driver: it never re-sends a command without txnNumber over it, so the same command next is new work.

@@ -2,7 +2,6 @@ package io.blackpipe.observe;
 
 import io.micrometer.core.instrument.Clock;
 import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
-import io.micrometer.core.instrument.distribution.TimeWindowMax;
 import io.micrometer.core.instrument.util.TimeUtils;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import java.util.Arrays;
@@ -30,25 +29,32 @@ final class DurationHistogram {
     /** Per bucket, not cumulative: a value counts in the first bound it does not exceed; the last is +Inf. */
     private final LongAdder[] counts = new LongAdder[BOUNDS.length + 1];
     private final LongAdder totalNanos = new LongAdder();
-    private final TimeWindowMax max;
+    private final Clock clock;
+    private final RollingMax max;
     private final long createdMillis;
 
     DurationHistogram(Clock clock) {
         for (int i = 0; i < counts.length; i++) {
             counts[i] = new LongAdder();
         }
-        max = new TimeWindowMax(clock, CONFIG);
+        this.clock = clock;
+        max = new RollingMax(CONFIG.getExpiry().toNanos(), CONFIG.getBufferLength(), clock.monotonicTime()); // as TimeWindowMax reads them
         createdMillis = clock.wallTime();
     }
 
     void record(long nanos) {
+        record(nanos, clock.monotonicTime());
+    }
+
+    /** Records a round trip that ended at {@code nowNanos} (System.nanoTime, as the clock's monotonic time). */
+    void record(long nanos, long nowNanos) {
         if (nanos < 0) {
             return; // as Timer.record does
         }
         int i = Arrays.binarySearch(BOUNDS, nanos);
         counts[i >= 0 ? i : -i - 1].increment();
         totalNanos.add(nanos);
-        max.record((double) nanos, TimeUnit.NANOSECONDS);
+        max.record(nanos, nowNanos);
     }
 
     /** Counts per bucket (not cumulative), +Inf last: one bound more than {@link #BOUNDS}. */
@@ -65,7 +71,7 @@ final class DurationHistogram {
     }
 
     double maxSeconds() {
-        return max.poll(TimeUnit.SECONDS);
+        return TimeUtils.nanosToUnit(max.poll(clock.monotonicTime()), TimeUnit.SECONDS);
     }
 
     long createdMillis() {

@@ -94,6 +94,33 @@ class DurationHistogramTest {
         assertEquals(timers.scrape(), histograms.scrape());
     }
 
+    /**
+     * _max is kept by blackpipe's own rolling max (rotated by the monotonic time the proxy already
+     * read, issue #7): at every step of a timeline that crosses the rotations (one a minute, a value
+     * kept for three) one and several at a time, it must read as Micrometer's TimeWindowMax.
+     */
+    @Test
+    void theMaxRotatesAsMicrometersTimeWindowMax() {
+        MockClock clock = new MockClock();
+        PrometheusMeterRegistry timers = registry(clock);
+        PrometheusMeterRegistry histograms = registry(clock);
+        CommandDurations durations = new CommandDurations(clock);
+        histograms.getPrometheusRegistry().register(durations);
+        Timer timer = micrometerTimer(timers, "find", "h:1");
+        DurationHistogram histogram = durations.histogram("find", "h:1");
+        long[] millisBefore = {0, 5_000, 44_666, 1, 19_000, 60_000, 1_000, 39_000, 40_000, 119_999, 61_000, 121_000, 7, 250_000,
+            20_000, 20_000, 20_000, 20_000, 20_000, 20_000, 20_000, 20_000, 20_000};
+        for (int step = 0; step < millisBefore.length; step++) {
+            clock.add(Duration.ofMillis(millisBefore[step]));
+            long sample = (step * 7_919L % 13 + 1) * 1_000_000; // up and down, so older maxima matter
+            timer.record(sample, TimeUnit.NANOSECONDS);
+            histogram.record(sample);
+            assertEquals(timers.scrape(), histograms.scrape(), "after step " + step);
+            clock.add(Duration.ofMillis(10_333)); // and read between records
+            assertEquals(timers.scrape(), histograms.scrape(), "between steps " + step + " and " + (step + 1));
+        }
+    }
+
     @Test
     void bucketsAreCumulativeUpToInfWithCountAndSumInSeconds() {
         PrometheusMeterRegistry registry = registry(new MockClock());
