@@ -48,6 +48,16 @@ class DurationHistogramTest {
         return new PrometheusMeterRegistry(PrometheusConfig.DEFAULT, new PrometheusRegistry(), clock);
     }
 
+    /** Two registries on one clock: Micrometer's Timers in one, blackpipe's collector in the other. */
+    private record SideBySide(PrometheusMeterRegistry timers, PrometheusMeterRegistry histograms, CommandDurations durations) {
+        static SideBySide on(Clock clock) {
+            PrometheusMeterRegistry histograms = registry(clock);
+            CommandDurations durations = new CommandDurations(clock);
+            histograms.getPrometheusRegistry().register(durations);
+            return new SideBySide(registry(clock), histograms, durations);
+        }
+    }
+
     @Test
     void theBucketBoundsAreTheOnesMicrometerGaveTheTimer() {
         CountAtBucket[] timerBuckets = micrometerTimer(registry(Clock.SYSTEM), "find", "m").takeSnapshot().histogramCounts();
@@ -59,10 +69,10 @@ class DurationHistogramTest {
     @Test
     void theScrapeIsByteForByteTheTimers() {
         MockClock clock = new MockClock();
-        PrometheusMeterRegistry timers = registry(clock);
-        PrometheusMeterRegistry histograms = registry(clock);
-        CommandDurations durations = new CommandDurations(clock);
-        histograms.getPrometheusRegistry().register(durations);
+        SideBySide sides = SideBySide.on(clock);
+        PrometheusMeterRegistry timers = sides.timers();
+        PrometheusMeterRegistry histograms = sides.histograms();
+        CommandDurations durations = sides.durations();
         assertEquals(timers.scrape(), histograms.scrape(), "nothing before the first command");
 
         String[][] series = {{"insert", "h1:27017"}, {"find", "h1:27017"}, {"find", "h2:27018"}, {"aggregate", "h2:27018"}};
@@ -102,12 +112,9 @@ class DurationHistogramTest {
     @Test
     void theMaxRotatesAsMicrometersTimeWindowMax() {
         MockClock clock = new MockClock();
-        PrometheusMeterRegistry timers = registry(clock);
-        PrometheusMeterRegistry histograms = registry(clock);
-        CommandDurations durations = new CommandDurations(clock);
-        histograms.getPrometheusRegistry().register(durations);
-        Timer timer = micrometerTimer(timers, "find", "h:1");
-        DurationHistogram histogram = durations.histogram("find", "h:1");
+        SideBySide sides = SideBySide.on(clock);
+        Timer timer = micrometerTimer(sides.timers(), "find", "h:1");
+        DurationHistogram histogram = sides.durations().histogram("find", "h:1");
         long[] millisBefore = {0, 5_000, 44_666, 1, 19_000, 60_000, 1_000, 39_000, 40_000, 119_999, 61_000, 121_000, 7, 250_000,
             20_000, 20_000, 20_000, 20_000, 20_000, 20_000, 20_000, 20_000, 20_000};
         for (int step = 0; step < millisBefore.length; step++) {
@@ -115,9 +122,9 @@ class DurationHistogramTest {
             long sample = (step * 7_919L % 13 + 1) * 1_000_000; // up and down, so older maxima matter
             timer.record(sample, TimeUnit.NANOSECONDS);
             histogram.record(sample);
-            assertEquals(timers.scrape(), histograms.scrape(), "after step " + step);
+            assertEquals(sides.timers().scrape(), sides.histograms().scrape(), "after step " + step);
             clock.add(Duration.ofMillis(10_333)); // and read between records
-            assertEquals(timers.scrape(), histograms.scrape(), "between steps " + step + " and " + (step + 1));
+            assertEquals(sides.timers().scrape(), sides.histograms().scrape(), "between steps " + step + " and " + (step + 1));
         }
     }
 
