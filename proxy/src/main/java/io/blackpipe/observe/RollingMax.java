@@ -6,8 +6,8 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * The largest value lately, kept as Micrometer's TimeWindowMax keeps it (a ring of maxima, the
  * oldest cleared at every rotation, so a value counts for up to ring-length rotations) but rotated
- * by the monotonic time the caller has already read: TimeWindowMax reads the wall clock on every record, which was a fifth
- * of the counting's cost per command (issue #7).
+ * by the monotonic time the caller has already read. TimeWindowMax reads the wall clock on every
+ * record; clock reads were a third of the counting's time per command (issue #7).
  */
 final class RollingMax {
     private final AtomicLong[] ring;
