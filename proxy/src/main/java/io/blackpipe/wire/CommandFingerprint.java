@@ -36,22 +36,48 @@ public final class CommandFingerprint {
      * in one update. Noted while a scan walks the body, hashed at the end only if wanted.
      */
     static final class Runs {
-        private int[] bounds = new int[4]; // start, end of each run
-        private int count; // bounds used: twice the runs
+        // A body has one or two runs (a driver appends the session fields last); more are kept in an array.
+        private int firstStart;
+        private int firstEnd;
+        private int secondStart;
+        private int secondEnd;
+        private int[] more; // start, end of the third run on
+        private int count;
         private boolean open;
 
         void add(BsonCursor element) {
             if (leftOut(element)) {
                 open = false;
             } else if (open) {
-                bounds[count - 1] = element.valueEnd();
+                setEnd(count - 1, element.valueEnd());
             } else {
-                if (count == bounds.length) {
-                    bounds = Arrays.copyOf(bounds, count * 2);
-                }
-                bounds[count++] = element.elementOffset();
-                bounds[count++] = element.valueEnd();
                 open = true;
+                count++;
+                setStart(count - 1, element.elementOffset());
+                setEnd(count - 1, element.valueEnd());
+            }
+        }
+
+        private void setStart(int run, int start) {
+            if (run == 0) {
+                firstStart = start;
+            } else if (run == 1) {
+                secondStart = start;
+            } else {
+                if (more == null || more.length < 2 * (run - 1)) {
+                    more = more == null ? new int[8] : Arrays.copyOf(more, more.length * 2);
+                }
+                more[2 * (run - 2)] = start;
+            }
+        }
+
+        private void setEnd(int run, int end) {
+            if (run == 0) {
+                firstEnd = end;
+            } else if (run == 1) {
+                secondEnd = end;
+            } else {
+                more[2 * (run - 2) + 1] = end;
             }
         }
 
@@ -62,8 +88,15 @@ public final class CommandFingerprint {
             // not made anew; it is only read here, on this thread.
             ByteBuffer view = frame.nioBufferCount() == 1 ? frame.internalNioBuffer(frame.readerIndex(), frame.readableBytes()) : null;
             int viewStart = view == null ? 0 : view.position();
-            for (int i = 0; i < count; i += 2) {
-                update(crc, frame, view, viewStart, bounds[i], bounds[i + 1] - bounds[i]);
+            if (count > 0) {
+                update(crc, frame, view, viewStart, firstStart, firstEnd - firstStart);
+            }
+            if (count > 1) {
+                update(crc, frame, view, viewStart, secondStart, secondEnd - secondStart);
+            }
+            for (int run = 2; run < count; run++) {
+                int start = more[2 * (run - 2)];
+                update(crc, frame, view, viewStart, start, more[2 * (run - 2) + 1] - start);
             }
             // the kind-1 sections, before and after the body section (its kind byte precedes bodyOffset)
             int sectionsStart = frame.readerIndex() + Frames.HEADER_LENGTH + 4;

@@ -187,6 +187,17 @@ class CommandFingerprintTest {
      * The fingerprint hashes the kept body elements run by run; it must equal hashing them one by
      * one (the definition), wherever the left-out fields stand: first, in a row, last, or nowhere.
      */
+    /** {find: 'c', k0: 0, maxTimeMS: 0, k1: 1, maxTimeMS: 1, ...}: as many runs as asked, which no BsonDocument can hold. */
+    private static byte[] manyRuns(int runs) {
+        List<byte[]> elements = new java.util.ArrayList<>();
+        elements.add(WireFixtures.element(0x02, "find", WireFixtures.stringValue("c")));
+        for (int i = 0; i < runs; i++) {
+            elements.add(WireFixtures.element(0x10, "k" + i, WireFixtures.le32(i)));
+            elements.add(WireFixtures.element(0x10, "maxTimeMS", WireFixtures.le32(i)));
+        }
+        return WireFixtures.document(elements.toArray(new byte[0][]));
+    }
+
     @Test
     void hashingKeptElementsInRunsEqualsHashingThemOneByOne() {
         List<String> bodies = List.of(
@@ -194,9 +205,15 @@ class CommandFingerprintTest {
                 "{lsid: {id: 1}, find: 'c', filter: {a: 1}, $db: 'shop'}",
                 "{find: 'c', $clusterTime: {t: 1}, lsid: {id: 1}, filter: {a: 1}, readConcern: {level: 'local'}, $db: 'shop'}",
                 "{find: 'c', filter: {a: 1}, $db: 'shop', maxTimeMS: 5, txnNumber: 3}",
-                "{$clusterTime: {t: 1}, lsid: {id: 1}, maxTimeMS: 5}");
+                "{$clusterTime: {t: 1}, lsid: {id: 1}, maxTimeMS: 5}",
+                "{find: 'c', a: 1, maxTimeMS: 1, b: 2, readConcern: {}, c: 3, lsid: {id: 1}, d: 4, $clusterTime: {}, e: 5}");
+        List<byte[]> frames = new java.util.ArrayList<>();
         for (String json : bodies) {
-            byte[] frame = frame(7, BsonDocument.parse(json));
+            frames.add(frame(7, BsonDocument.parse(json)));
+        }
+        frames.add(opMsg(8, 0, 0).body(manyRuns(12)).build());
+        for (byte[] frame : frames) {
+            String json = "frame " + frames.indexOf(frame);
             long expected = withBuf(frame, buf -> {
                 OpMsg msg = OpMsg.parse(buf);
                 java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
