@@ -15,14 +15,16 @@ final class WallClock {
     }
 
     private final LongSupplier wallMillis;
+    private final LongSupplier monotonicNanos;
     private volatile Sync sync;
 
     WallClock() {
-        this(System::currentTimeMillis);
+        this(System::currentTimeMillis, System::nanoTime);
     }
 
-    WallClock(LongSupplier wallMillis) {
+    WallClock(LongSupplier wallMillis, LongSupplier monotonicNanos) {
         this.wallMillis = wallMillis;
+        this.monotonicNanos = monotonicNanos;
         this.sync = now();
     }
 
@@ -35,10 +37,10 @@ final class WallClock {
             sync = last;
             elapsed = nanos - last.nanos();
         }
-        return last.epochMicros() + elapsed / 1000;
+        return last.epochMicros() + Math.floorDiv(elapsed, 1000); // floor: a time just before the setting too
     }
 
     private Sync now() {
-        return new Sync(System.nanoTime(), TimeUnit.MILLISECONDS.toMicros(wallMillis.getAsLong()));
+        return new Sync(monotonicNanos.getAsLong(), TimeUnit.MILLISECONDS.toMicros(wallMillis.getAsLong()));
     }
 }
