@@ -41,7 +41,7 @@ public final class CommandFingerprint {
         private int firstEnd;
         private int secondStart;
         private int secondEnd;
-        private int[] more; // start, end of the third run on
+        private int[] more; // bounds of the third run on
         private int count;
         private boolean open;
 
@@ -49,35 +49,30 @@ public final class CommandFingerprint {
             if (leftOut(element)) {
                 open = false;
             } else if (open) {
-                setEnd(count - 1, element.valueEnd());
+                set(2 * count - 1, element.valueEnd());
             } else {
                 open = true;
                 count++;
-                setStart(count - 1, element.elementOffset());
-                setEnd(count - 1, element.valueEnd());
+                set(2 * count - 2, element.elementOffset());
+                set(2 * count - 1, element.valueEnd());
             }
         }
 
-        private void setStart(int run, int start) {
-            if (run == 0) {
-                firstStart = start;
-            } else if (run == 1) {
-                secondStart = start;
-            } else {
-                if (more == null || more.length < 2 * (run - 1)) {
-                    more = more == null ? new int[8] : Arrays.copyOf(more, more.length * 2);
+        /** Bound {@code i}: a run's start at 2 * run, its end at 2 * run + 1. */
+        private void set(int i, int value) {
+            switch (i) {
+                case 0 -> firstStart = value;
+                case 1 -> firstEnd = value;
+                case 2 -> secondStart = value;
+                case 3 -> secondEnd = value;
+                default -> {
+                    if (more == null) {
+                        more = new int[8];
+                    } else if (i - 4 == more.length) {
+                        more = Arrays.copyOf(more, more.length * 2);
+                    }
+                    more[i - 4] = value;
                 }
-                more[2 * (run - 2)] = start;
-            }
-        }
-
-        private void setEnd(int run, int end) {
-            if (run == 0) {
-                firstEnd = end;
-            } else if (run == 1) {
-                secondEnd = end;
-            } else {
-                more[2 * (run - 2) + 1] = end;
             }
         }
 
@@ -94,9 +89,8 @@ public final class CommandFingerprint {
             if (count > 1) {
                 update(crc, frame, view, viewStart, secondStart, secondEnd - secondStart);
             }
-            for (int run = 2; run < count; run++) {
-                int start = more[2 * (run - 2)];
-                update(crc, frame, view, viewStart, start, more[2 * (run - 2) + 1] - start);
+            for (int i = 0; i < 2 * count - 4; i += 2) {
+                update(crc, frame, view, viewStart, more[i], more[i + 1] - more[i]);
             }
             // the kind-1 sections, before and after the body section (its kind byte precedes bodyOffset)
             int sectionsStart = frame.readerIndex() + Frames.HEADER_LENGTH + 4;
