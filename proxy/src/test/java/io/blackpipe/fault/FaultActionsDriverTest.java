@@ -18,29 +18,14 @@ import com.mongodb.client.model.Updates;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.SocketException;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 
 /**
  * The connection and reply faults, each proven with the real Java driver through the proxy: what
  * the driver raised, whether it retried (its CommandStartedEvents against the proxy's attempt and
  * retry counters), and what the server holds afterwards.
  */
-class FaultActionsDriverTest {
-    private DriverRig rig;
-
-    @BeforeEach
-    void start(TestInfo test) {
-        rig = new DriverRig(test.getTestMethod().orElseThrow().getName());
-    }
-
-    @AfterEach
-    void stop() {
-        rig.close();
-    }
-
+class FaultActionsDriverTest extends DriverRigTest {
     private static long elapsedMillis(Runnable operation) {
         long start = System.nanoTime();
         operation.run();

@@ -22,10 +22,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.Document;
 import org.bson.types.ObjectId;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -35,19 +32,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * Synthesized errors, rule matching, modes and the over-the-wire configureFailPoint, each proven
  * with the real Java driver through the proxy.
  */
-class FaultErrorsDriverTest {
-    private DriverRig rig;
-
-    @BeforeEach
-    void start(TestInfo test) {
-        rig = new DriverRig(test.getTestMethod().orElseThrow().getName());
-    }
-
-    @AfterEach
-    void stop() {
-        rig.close();
-    }
-
+class FaultErrorsDriverTest extends DriverRigTest {
     private static long counter(BsonDocument topologyVersion) {
         return topologyVersion.getNumber("counter").longValue();
     }

@@ -17,10 +17,7 @@ import com.mongodb.event.CommandFailedEvent;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -29,19 +26,7 @@ import org.junit.jupiter.params.provider.ValueSource;
  * TransientTransactionError label a real server would add, so the driver's withTransaction
  * aborts and runs the whole transaction again, and the server ends up holding its writes once.
  */
-class TransactionErrorsDriverTest {
-    private DriverRig rig;
-
-    @BeforeEach
-    void start(TestInfo test) {
-        rig = new DriverRig(test.getTestMethod().orElseThrow().getName());
-    }
-
-    @AfterEach
-    void stop() {
-        rig.close();
-    }
-
+class TransactionErrorsDriverTest extends DriverRigTest {
     /** Moves 4 from the account to a new transfer document in one withTransaction; how often the body ran. */
     private int transfer(MongoClient client) {
         MongoCollection<Document> c = rig.collection(client);
