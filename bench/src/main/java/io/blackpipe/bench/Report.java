@@ -103,18 +103,32 @@ final class Report {
                 Stats.median(alloc));
     }
 
-    /** Median over rounds of (with rules / without rules), the cost of the 1,000 rules. */
-    double rulesRatio(Cell cell) {
-        List<Result> with = runs.getOrDefault(cell, Map.of()).get(Target.RULES);
-        List<Result> without = runs.getOrDefault(cell, Map.of()).get(Target.BLACKPIPE);
-        if (with == null || without == null) {
-            return Double.NaN;
+    /**
+     * Target {@code a}'s throughput over target {@code b}'s, round by round: the targets of a round ran
+     * back to back, so this compares them without the drift between rounds (or direct's own noise,
+     * which the two ratios to direct each carry). Null when either did not run in the cell.
+     */
+    record Paired(double median, double min, double max, int roundsAtLeastEven, int rounds) {
+        String describe(String a, String b) {
+            return String.format("%s/%s per round %.3f [%.2f-%.2f], >= 1 in %d of %d", a, b, median, min, max,
+                    roundsAtLeastEven, rounds);
+        }
+    }
+
+    Paired paired(Cell cell, String a, String b) {
+        List<Result> first = runs.getOrDefault(cell, Map.of()).get(a);
+        List<Result> second = runs.getOrDefault(cell, Map.of()).get(b);
+        if (first == null || second == null) {
+            return null;
         }
         List<Double> ratios = new ArrayList<>();
-        for (int r = 0; r < Math.min(with.size(), without.size()); r++) {
-            ratios.add(with.get(r).opsPerSec() / without.get(r).opsPerSec());
+        int atLeastEven = 0;
+        for (int r = 0; r < Math.min(first.size(), second.size()); r++) {
+            double ratio = first.get(r).opsPerSec() / second.get(r).opsPerSec();
+            ratios.add(ratio);
+            atLeastEven += ratio >= 1 ? 1 : 0;
         }
-        return Stats.median(ratios);
+        return new Paired(Stats.median(ratios), Stats.min(ratios), Stats.max(ratios), atLeastEven, ratios.size());
     }
 
     // ---- the targets of issue 7 ----
@@ -129,8 +143,12 @@ final class Report {
                 continue;
             }
             if (haproxy && hap != null) {
+                // The verdict compares the medians of the ratios to direct, as issue 7 states the target;
+                // the rounds' head-to-head ratio beside it tells a steady gap from a toss-up.
                 checks.add(new Check(cell.label(), "throughput ratio blackpipe >= HAProxy's",
-                        String.format("%.3f vs %.3f", bp.ratio(), hap.ratio()), ">= HAProxy's ratio to direct", bp.ratio() >= hap.ratio()));
+                        String.format("%.3f vs %.3f (%s)", bp.ratio(), hap.ratio(),
+                                paired(cell, Target.BLACKPIPE, Target.HAPROXY).describe("blackpipe", "HAProxy")),
+                        ">= HAProxy's ratio to direct", bp.ratio() >= hap.ratio()));
             } else {
                 checks.add(new Check(cell.label(), "throughput ratio blackpipe >= HAProxy's",
                         String.format("%.3f vs (no HAProxy)", bp.ratio()), ">= HAProxy's ratio to direct", null));
@@ -150,7 +168,9 @@ final class Report {
             Summary hap = summary(cell, Target.HAPROXY);
             if (proc != null && hap != null) {
                 checks.add(new Check(cell.label(), "(extra) blackpipe-process ratio >= HAProxy's",
-                        String.format("%.3f vs %.3f", proc.ratio(), hap.ratio()), ">= HAProxy's ratio to direct", proc.ratio() >= hap.ratio()));
+                        String.format("%.3f vs %.3f (%s)", proc.ratio(), hap.ratio(),
+                                paired(cell, Target.PROCESS, Target.HAPROXY).describe("blackpipe-process", "HAProxy")),
+                        ">= HAProxy's ratio to direct", proc.ratio() >= hap.ratio()));
             }
         }
         for (Cell cell : cells()) {
@@ -172,10 +192,10 @@ final class Report {
                     "<= HAProxy's added p50", hap == null ? null : bp.addedP50Micros() <= hap.addedP50Micros()));
         }
         for (Cell cell : cells()) {
-            double ratio = rulesRatio(cell);
-            if (!Double.isNaN(ratio)) {
-                checks.add(new Check(cell.label(), "cost of the 1,000 rules (+metrics)", String.format("%.1f%%", (1 - ratio) * 100),
-                        "<= 5%", 1 - ratio <= 0.05));
+            Paired rules = paired(cell, Target.RULES, Target.BLACKPIPE);
+            if (rules != null) {
+                checks.add(new Check(cell.label(), "cost of the 1,000 rules (+metrics)", String.format("%.1f%%", (1 - rules.median()) * 100),
+                        "<= 5%", 1 - rules.median() <= 0.05));
             }
         }
         if (idle != null) {
