@@ -1,6 +1,7 @@
 package io.blackpipe.wire;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.internal.PlatformDependent;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -19,7 +20,19 @@ public final class BsonCursor {
     public static final byte INT32 = 0x10;
     public static final byte INT64 = 0x12;
 
+    /** Whether this platform can read little-endian values straight from a buffer's memory (x86, ARM). */
+    private static final boolean RAW_READS = PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned()
+            && !PlatformDependent.BIG_ENDIAN_NATIVE_ORDER;
+
     private final ByteBuf buf;
+    /**
+     * The buffer's memory address (0: read through the ByteBuf). A ByteBuf accessor checks the
+     * reference count and the bounds on every call, a quarter of reading a find and its reply
+     * (bench/per-command). Here {@link #over} has the buffer check both ends of the document once,
+     * every read is within them by this cursor's own checks against {@link #end}, and no cursor
+     * outlives the parse of its frame, which the event loop releases only afterwards.
+     */
+    private final long address;
     private final int end; // index of the document's trailing 0x00
     private int next;
     private byte type;
@@ -29,11 +42,27 @@ public final class BsonCursor {
 
     private BsonCursor(ByteBuf buf, int elementsStart, int end) {
         this.buf = buf;
+        this.address = RAW_READS && buf.hasMemoryAddress() ? buf.memoryAddress() : 0;
         this.next = elementsStart;
         this.end = end;
     }
 
-    /** A cursor over the document at {@code offset}, which must end at or before {@code limit}. */
+    private byte byteAt(int index) {
+        return address != 0 ? PlatformDependent.getByte(address + index) : buf.getByte(index);
+    }
+
+    private int intAt(int index) {
+        return address != 0 ? PlatformDependent.getInt(address + index) : buf.getIntLE(index);
+    }
+
+    private long longAt(int index) {
+        return address != 0 ? PlatformDependent.getLong(address + index) : buf.getLongLE(index);
+    }
+
+    /**
+     * A cursor over the document at {@code offset}, which must end at or before {@code limit}. Its
+     * first and last bytes are read through the buffer, so a document outside the buffer fails here.
+     */
     public static BsonCursor over(ByteBuf buf, int offset, int limit) {
         return new BsonCursor(buf, offset + 4, offset + checkedLength(buf, offset, limit) - 1);
     }
@@ -59,10 +88,10 @@ public final class BsonCursor {
         if (next >= end) {
             return false;
         }
-        type = buf.getByte(next);
+        type = byteAt(next);
         nameStart = next + 1;
         int nameEnd = nameStart;
-        while (nameEnd < end && buf.getByte(nameEnd) != 0) { // names are short: a plain loop beats indexOf's setup
+        while (nameEnd < end && byteAt(nameEnd) != 0) { // names are short: a plain loop beats indexOf's setup
             nameEnd++;
         }
         if (nameEnd == end) {
@@ -98,7 +127,7 @@ public final class BsonCursor {
         if (index + 4 > end) {
             throw new MalformedMessageException("BSON length prefix runs past its document");
         }
-        int length = buf.getIntLE(index);
+        int length = intAt(index);
         if (length < minimum || length > end - index) {
             throw new MalformedMessageException("BSON length " + length + " is out of bounds");
         }
@@ -133,7 +162,7 @@ public final class BsonCursor {
             return false;
         }
         for (int i = 0; i < nameLength; i++) {
-            if (buf.getByte(nameStart + i) != ascii.charAt(i)) {
+            if (byteAt(nameStart + i) != ascii.charAt(i)) {
                 return false;
             }
         }
@@ -164,7 +193,7 @@ public final class BsonCursor {
     }
 
     public boolean booleanValue() {
-        return buf.getByte(valueStart) != 0;
+        return byteAt(valueStart) != 0;
     }
 
     public boolean isNumber() {
@@ -173,15 +202,15 @@ public final class BsonCursor {
 
     public long longValue() {
         switch (type) {
-            case INT32: return buf.getIntLE(valueStart);
-            case INT64: return buf.getLongLE(valueStart);
-            case DOUBLE: return (long) Double.longBitsToDouble(buf.getLongLE(valueStart));
+            case INT32: return intAt(valueStart);
+            case INT64: return longAt(valueStart);
+            case DOUBLE: return (long) Double.longBitsToDouble(longAt(valueStart));
             default: throw new IllegalStateException("element '" + name() + "' is not a number");
         }
     }
 
     public double doubleValue() {
-        return type == DOUBLE ? Double.longBitsToDouble(buf.getLongLE(valueStart)) : longValue();
+        return type == DOUBLE ? Double.longBitsToDouble(longAt(valueStart)) : longValue();
     }
 
     /** A cursor over this element's embedded document or array. */

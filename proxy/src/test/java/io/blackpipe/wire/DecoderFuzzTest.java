@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import java.util.function.Supplier;
 import org.bson.BsonArray;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
@@ -140,14 +141,14 @@ public class DecoderFuzzTest {
                     assertEquals(valid.lsid, facts.lsid());
                     ReplyFacts reply = ReplyFacts.of(frame);
                     assertEquals((valid.flags & OpMsg.MORE_TO_COME) != 0, reply.moreToCome());
-                    walk(msg.body(frame), 0);
+                    walk(msg.body(frame), 0, new StringBuilder());
                 }
                 case WireFixtures.OP_QUERY -> {
                     OpQuery query = OpQuery.parse(frame);
                     CommandFacts facts = CommandFacts.ofOpQuery(frame, query);
                     assertEquals(valid.command, facts.name());
                     assertEquals(valid.database, facts.database());
-                    walk(query.command(frame), 0);
+                    walk(query.command(frame), 0, new StringBuilder());
                 }
                 case WireFixtures.OP_REPLY -> {
                     OpReply reply = OpReply.parse(frame);
@@ -213,75 +214,106 @@ public class DecoderFuzzTest {
         }
     }
 
-    /** Every view on one framed message (its length field is its size); true if any rejected it. */
+    /**
+     * Every view on one framed message (its length field is its size); true if any rejected it. Run
+     * twice: on a heap buffer, read through ByteBuf's checked accessors, and on a direct one, whose
+     * memory BsonCursor reads itself (where the platform allows): both must read the same values
+     * and reject the same frames with the same message.
+     */
     private static boolean parseEverything(byte[] frameBytes) {
-        boolean[] rejected = {false};
-        // Frames are slices at a non-zero reader index in the proxy; do the same here.
-        // An unpooled heap buffer: the leak detector (PARANOID records a stack trace on every access)
-        // would make the parsers' many reads the whole cost of the run; buffers the decoder makes are tracked.
-        ByteBuf holder = Unpooled.buffer(frameBytes.length + 7);
+        List<String> onHeap = readEverything(frameBytes, UNTRACKED.heapBuffer(frameBytes.length + 7));
+        List<String> onDirect = readEverything(frameBytes, UNTRACKED.directBuffer(frameBytes.length + 7));
+        assertEquals(onHeap, onDirect, "a direct buffer must read as a heap buffer does");
+        return onHeap.stream().anyMatch(read -> read.startsWith("malformed"));
+    }
+
+    /** What each parser read from the frame, or why it rejected it; {@code holder} is released. */
+    private static List<String> readEverything(byte[] frameBytes, ByteBuf holder) {
+        List<String> reads = new ArrayList<>();
+        // Frames are slices at a non-zero reader index in the proxy; do the same here. Untracked buffers:
+        // the leak detector (PARANOID records a stack trace on every access) would make the parsers'
+        // many reads the whole cost of the run; buffers the decoder makes are tracked.
         try {
             holder.writeZero(7).writeBytes(frameBytes).readerIndex(7);
             ByteBuf frame = holder;
-            run(rejected, () -> {
+            reads.add(read(() -> {
                 OpMsg msg = OpMsg.parse(frame);
-                msg.moreToCome();
-                walk(msg.body(frame), 0);
-                CommandFacts.ofOpMsg(frame, msg);
-                BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd()); // what rewrites decode
-            });
-            run(rejected, () -> {
+                StringBuilder read = new StringBuilder("msg " + msg.moreToCome() + " ");
+                walk(msg.body(frame), 0, read);
+                return read.append(' ').append(CommandFacts.ofOpMsg(frame, msg)).toString();
+            }));
+            reads.add(decoded(() -> {
+                OpMsg msg = OpMsg.parse(frame);
+                return BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd()); // what rewrites decode
+            }));
+            reads.add(read(() -> {
                 OpQuery query = OpQuery.parse(frame);
-                query.database();
-                walk(query.command(frame), 0);
-                CommandFacts.ofOpQuery(frame, query);
-                BsonIo.decode(frame, query.queryOffset(), query.queryEnd());
-            });
-            run(rejected, () -> {
+                StringBuilder read = new StringBuilder("query " + query.database() + " ");
+                walk(query.command(frame), 0, read);
+                return read.append(' ').append(CommandFacts.ofOpQuery(frame, query)).toString();
+            }));
+            reads.add(decoded(() -> {
+                OpQuery query = OpQuery.parse(frame);
+                return BsonIo.decode(frame, query.queryOffset(), query.queryEnd());
+            }));
+            reads.add(read(() -> {
                 OpReply reply = OpReply.parse(frame);
+                StringBuilder read = new StringBuilder("reply " + reply.numberReturned() + " ");
                 if (reply.numberReturned() > 0) {
-                    walk(BsonCursor.over(frame, reply.firstDocumentOffset(), reply.end()), 0);
-                    BsonIo.decode(frame, reply.firstDocumentOffset(), reply.end());
+                    walk(BsonCursor.over(frame, reply.firstDocumentOffset(), reply.end()), 0, read);
                 }
-            });
-            run(rejected, () -> ReplyFacts.of(frame));
+                return read.toString();
+            }));
+            reads.add(decoded(() -> {
+                OpReply reply = OpReply.parse(frame);
+                return reply.numberReturned() > 0 ? BsonIo.decode(frame, reply.firstDocumentOffset(), reply.end()) : null;
+            }));
+            reads.add(read(() -> ReplyFacts.of(frame).toString()));
             assertEquals(7, frame.readerIndex(), "parsing must not move the reader index");
         } finally {
             ReferenceCountUtil.release(holder);
         }
-        return rejected[0];
+        return reads;
     }
 
-    private static void run(boolean[] rejected, Runnable parse) {
+    /** The bson library's decoding: its messages differ between heap and direct input, so only the verdict is kept. */
+    private static String decoded(Supplier<BsonDocument> decode) {
         try {
-            parse.run();
+            return String.valueOf(decode.get());
         } catch (MalformedMessageException e) {
-            rejected[0] = true;
+            return "malformed";
         }
     }
 
-    /** Reads every element the way decisions do, recursing into documents and arrays. */
-    private static void walk(BsonCursor cursor, int depth) {
+    private static String read(Supplier<String> parse) {
+        try {
+            return parse.get();
+        } catch (MalformedMessageException e) {
+            return "malformed: " + e.getMessage();
+        }
+    }
+
+    /** Reads every element the way decisions do, recursing into documents and arrays, and notes what it read. */
+    private static void walk(BsonCursor cursor, int depth, StringBuilder read) {
+        read.append('{');
         while (cursor.next()) {
-            cursor.name();
-            cursor.nameIs("$db");
-            cursor.elementOffset();
+            read.append(cursor.type()).append(' ').append(cursor.name()).append(cursor.nameIs("$db") ? " $db" : "")
+                    .append('@').append(cursor.elementOffset()).append(':');
             switch (cursor.type()) {
-                case BsonCursor.STRING -> cursor.stringValue();
-                case BsonCursor.BOOLEAN -> cursor.booleanValue();
-                case BsonCursor.INT32, BsonCursor.INT64, BsonCursor.DOUBLE -> {
-                    cursor.longValue();
-                    cursor.doubleValue();
-                }
+                case BsonCursor.STRING -> read.append(cursor.stringValue());
+                case BsonCursor.BOOLEAN -> read.append(cursor.booleanValue());
+                case BsonCursor.INT32, BsonCursor.INT64, BsonCursor.DOUBLE ->
+                        read.append(cursor.longValue()).append('/').append(cursor.doubleValue());
                 case BsonCursor.DOCUMENT, BsonCursor.ARRAY -> {
                     if (depth < 20) {
-                        walk(cursor.documentValue(), depth + 1);
+                        walk(cursor.documentValue(), depth + 1, read);
                     }
                 }
-                default -> {
-                }
+                default -> read.append(cursor.valueEnd());
             }
+            read.append(',');
         }
+        read.append('}');
     }
 
     private static void drain(EmbeddedChannel channel, List<byte[]> frames) {
