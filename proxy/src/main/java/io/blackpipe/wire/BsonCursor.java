@@ -153,7 +153,7 @@ public final class BsonCursor {
 
     /** The element name, taken from {@code recent} when it was seen lately. */
     public String name(RecentStrings recent) {
-        return recent.get(buf, nameStart, nameLength);
+        return recent.get(buf, address, nameStart, nameLength);
     }
 
     /** Compares the element name with an ASCII name without allocating. */
@@ -189,7 +189,10 @@ public final class BsonCursor {
 
     /** The string value, taken from {@code recent} when it was seen lately. */
     public String stringValue(RecentStrings recent) {
-        return recent.get(buf, valueStart + 4, buf.getIntLE(valueStart) - 1);
+        if (type != STRING) { // next() checked a string's length against the document; another type's bytes are no length
+            throw new IllegalStateException("element '" + name() + "' is not a string");
+        }
+        return recent.get(buf, address, valueStart + 4, intAt(valueStart) - 1);
     }
 
     public boolean booleanValue() {

@@ -39,6 +39,29 @@ class RecentStringsTest {
         assertSame(first, read("insert"));
     }
 
+    /** The same through the buffer's memory, as BsonCursor compares a direct buffer's bytes. */
+    private String readFromMemory(String s) {
+        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
+        ByteBuf buf = Unpooled.directBuffer().writeBytes(new byte[] {9, 9, 9}).writeBytes(utf8).writeByte(0);
+        try {
+            return recent.get(buf, buf.hasMemoryAddress() ? buf.memoryAddress() : 0, 3, utf8.length);
+        } finally {
+            buf.release();
+        }
+    }
+
+    @Test
+    void comparedInABuffersMemoryTheAnswersAreTheSame() {
+        String first = readFromMemory("insert");
+        assertEquals("insert", first);
+        assertSame(first, readFromMemory("insert"), "seen lately: not decoded again");
+        assertSame(first, read("insert"), "and the same instance as through the ByteBuf");
+        assertEquals("insers", readFromMemory("insers"), "same length, other bytes");
+        assertEquals("inser", readFromMemory("inser"), "a prefix is another string");
+        assertEquals("b\u00e4ckerei.\u65e5\u672c", readFromMemory("b\u00e4ckerei.\u65e5\u672c"));
+        assertSame(first, readFromMemory("insert"));
+    }
+
     @Test
     void onlyTheLastEightAreKept() {
         String kept = read("s0");
