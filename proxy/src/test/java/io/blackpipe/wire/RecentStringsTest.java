@@ -12,19 +12,25 @@ import org.junit.jupiter.api.Test;
 class RecentStringsTest {
     private final RecentStrings recent = new RecentStrings();
 
-    /** {@code s} encoded at offset 3 of a fresh buffer, between other bytes. */
-    private static ByteBuf around(String s) {
+    /** {@code s} read from offset 3 of {@code buf}, between other bytes; through its memory or through the ByteBuf. */
+    private String read(String s, ByteBuf buf, boolean fromMemory) {
         byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-        return Unpooled.buffer().writeBytes(new byte[] {9, 9, 9}).writeBytes(utf8).writeByte(0);
-    }
-
-    private String read(String s) {
-        ByteBuf buf = around(s);
+        buf.writeBytes(new byte[] {9, 9, 9}).writeBytes(utf8).writeByte(0);
         try {
-            return recent.get(buf, 3, buf.readableBytes() - 4);
+            return fromMemory ? recent.get(buf, buf.hasMemoryAddress() ? buf.memoryAddress() : 0, 3, utf8.length)
+                    : recent.get(buf, 3, utf8.length);
         } finally {
             buf.release();
         }
+    }
+
+    private String read(String s) {
+        return read(s, Unpooled.buffer(), false);
+    }
+
+    /** As BsonCursor compares a direct buffer's bytes. */
+    private String readFromMemory(String s) {
+        return read(s, Unpooled.directBuffer(), true);
     }
 
     @Test
@@ -37,17 +43,6 @@ class RecentStringsTest {
         assertEquals("", read(""));
         assertEquals("b\u00e4ckerei.\u65e5\u672c", read("b\u00e4ckerei.\u65e5\u672c"), "UTF-8, not Latin-1");
         assertSame(first, read("insert"));
-    }
-
-    /** The same through the buffer's memory, as BsonCursor compares a direct buffer's bytes. */
-    private String readFromMemory(String s) {
-        byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
-        ByteBuf buf = Unpooled.directBuffer().writeBytes(new byte[] {9, 9, 9}).writeBytes(utf8).writeByte(0);
-        try {
-            return recent.get(buf, buf.hasMemoryAddress() ? buf.memoryAddress() : 0, 3, utf8.length);
-        } finally {
-            buf.release();
-        }
     }
 
     @Test
