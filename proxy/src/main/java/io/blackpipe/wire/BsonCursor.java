@@ -47,6 +47,11 @@ public final class BsonCursor {
         this.end = end;
     }
 
+    /** Whether this cursor reads the buffer's memory itself: a test's proof that the fast path is taken. */
+    boolean readsMemory() {
+        return address != 0;
+    }
+
     private byte byteAt(int index) {
         return address != 0 ? PlatformDependent.getByte(address + index) : buf.getByte(index);
     }

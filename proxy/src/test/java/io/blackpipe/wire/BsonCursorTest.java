@@ -17,6 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
+import io.netty.util.internal.PlatformDependent;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonArray;
@@ -99,6 +103,36 @@ class BsonCursorTest {
                 .append("maxKey", new BsonMaxKey())
                 .append("sentinel", new BsonInt32(42));
         return bson(all);
+    }
+
+    @Test
+    void readsThePooledDirectBuffersOfTheProxyFromMemoryAndAHeapBufferThroughItsAccessors() {
+        byte[] doc = allTypes();
+        // Where Netty may read memory directly (Unsafe, unaligned access, little-endian: x86 and ARM
+        // on Java 17) the proxy's buffers take the fast path; elsewhere every buffer takes the checked one.
+        boolean platformAllows = PlatformDependent.hasUnsafe() && PlatformDependent.isUnaligned()
+                && !PlatformDependent.BIG_ENDIAN_NATIVE_ORDER;
+        System.out.println("[blackpipe] BsonCursor reads pooled direct buffers from memory: " + platformAllows);
+        ByteBuf direct = PooledByteBufAllocator.DEFAULT.directBuffer(doc.length).writeBytes(doc);
+        ByteBuf heap = Unpooled.wrappedBuffer(doc);
+        try {
+            BsonCursor fromMemory = BsonCursor.over(direct, 0, doc.length);
+            BsonCursor checked = BsonCursor.over(heap, 0, doc.length);
+            assertEquals(platformAllows, fromMemory.readsMemory());
+            assertFalse(checked.readsMemory());
+            while (checked.next()) {
+                assertTrue(fromMemory.next());
+                assertEquals(checked.name(), fromMemory.name());
+                assertEquals(checked.valueEnd(), fromMemory.valueEnd(), checked.name());
+                if (checked.isNumber()) {
+                    assertEquals(checked.longValue(), fromMemory.longValue(), checked.name());
+                }
+            }
+            assertFalse(fromMemory.next());
+        } finally {
+            direct.release();
+            heap.release();
+        }
     }
 
     @Test
