@@ -24,11 +24,13 @@ final class CpuMeter {
     private final long processPid;
     private final Map<Long, long[]> startByThread;
     private final long processStart;
+    private final long[] machineStart;
 
     private CpuMeter(long processPid) {
         this.processPid = processPid;
         this.startByThread = processPid > 0 ? Map.of() : otherThreads();
         this.processStart = processPid > 0 ? processCpu(processPid) : 0;
+        this.machineStart = machineCpu();
     }
 
     /** Starts measuring this JVM's non-bench threads, or the process {@code pid} when it is > 0. */
@@ -64,6 +66,25 @@ final class CpuMeter {
         return total;
     }
 
+    /**
+     * The machine's busy CPU time since {@link #start} and the share of all its CPUs that was not
+     * idle, from /proc/stat (every process: driver, proxy, upstream, anything else running); null
+     * where unknown. Time the hypervisor gave to another guest (steal) counts in the share, since
+     * it was not there to use, but not as CPU time spent.
+     */
+    MachineUse machine() {
+        long[] now = machineCpu();
+        if (machineStart == null || now == null || now[2] <= machineStart[2]) {
+            return null;
+        }
+        long busy = now[0] - machineStart[0];
+        long steal = now[1] - machineStart[1];
+        return new MachineUse(busy * CLOCK_TICK_NANOS, (busy + steal) / (double) (now[2] - machineStart[2]));
+    }
+
+    record MachineUse(long busyCpuNanos, double busyShare) {
+    }
+
     private static final long[] ZERO = {0, 0};
 
     /** CPU nanoseconds and allocated bytes of every Java thread but the benchmark's own. */
@@ -83,6 +104,21 @@ final class CpuMeter {
             }
         }
         return cpu;
+    }
+
+    /** Busy, stolen and total clock ticks of all CPUs: the first line of /proc/stat. */
+    private static long[] machineCpu() {
+        try {
+            String first = Files.readAllLines(Path.of("/proc/stat")).get(0);
+            String[] f = first.trim().split("\\s+");
+            // cpu user nice system idle iowait irq softirq steal (guest time is inside user)
+            long busy = Long.parseLong(f[1]) + Long.parseLong(f[2]) + Long.parseLong(f[3]) + Long.parseLong(f[6])
+                    + Long.parseLong(f[7]);
+            long steal = Long.parseLong(f[8]);
+            return new long[] {busy, steal, busy + steal + Long.parseLong(f[4]) + Long.parseLong(f[5])};
+        } catch (IOException | RuntimeException e) {
+            return null;
+        }
     }
 
     private static long processCpu(long pid) {

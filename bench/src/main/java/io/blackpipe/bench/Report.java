@@ -33,7 +33,8 @@ final class Report {
 
     /** One target in one cell, over the rounds. */
     record Summary(double opsPerSec, double p50Micros, double p99Micros, double ratio, double ratioMin, double ratioMax,
-                   double addedP50Micros, long errors, String firstError, double cpuMicrosPerOp, double allocBytesPerOp) {
+                   double addedP50Micros, long errors, String firstError, double cpuMicrosPerOp, double allocBytesPerOp,
+                   double machineCpuMicrosPerOp, double machineBusyShare) {
     }
 
     record Check(String target, String what, String value, String limit, Boolean pass) {
@@ -81,6 +82,8 @@ final class Report {
         List<Double> added = new ArrayList<>();
         List<Double> cpu = new ArrayList<>();
         List<Double> alloc = new ArrayList<>();
+        List<Double> machineCpu = new ArrayList<>();
+        List<Double> machineBusy = new ArrayList<>();
         long errors = 0;
         String firstError = null;
         for (int r = 0; r < mine.size(); r++) {
@@ -90,6 +93,8 @@ final class Report {
             p99.add(x.p99Micros());
             cpu.add(x.proxyCpuMicrosPerOp());
             alloc.add(x.proxyAllocBytesPerOp());
+            machineCpu.add(x.machineCpuMicrosPerOp());
+            machineBusy.add(x.machineBusyShare());
             errors += x.errors();
             firstError = firstError != null ? firstError : x.firstError();
             if (direct != null && r < direct.size()) {
@@ -100,7 +105,7 @@ final class Report {
         }
         return new Summary(Stats.median(ops), Stats.median(p50), Stats.median(p99), Stats.median(ratios),
                 Stats.min(ratios), Stats.max(ratios), Stats.median(added), errors, firstError, Stats.median(cpu),
-                Stats.median(alloc));
+                Stats.median(alloc), Stats.median(machineCpu), Stats.median(machineBusy));
     }
 
     /**
@@ -132,6 +137,22 @@ final class Report {
     }
 
     // ---- the targets of issue 7 ----
+
+    /**
+     * What 0.95 of direct asks of a proxy's CPU. When direct keeps every CPU busy, the machine's
+     * CPU per operation is its whole budget; a proxy that adds c to it leaves at most
+     * budget / (budget + c) of direct's throughput, so 0.95 needs c <= budget * (1 / 0.95 - 1).
+     * Printed beside the ratio with the CPU per op blackpipe and HAProxy used; empty where unknown.
+     */
+    static String cpuBudget(Summary direct, Summary blackpipe, Summary haproxy) {
+        if (direct == null || Double.isNaN(direct.machineCpuMicrosPerOp()) || Double.isNaN(direct.machineBusyShare())) {
+            return "";
+        }
+        String used = Double.isNaN(blackpipe.cpuMicrosPerOp()) ? "" : String.format(", blackpipe used %.2f", blackpipe.cpuMicrosPerOp())
+                + (haproxy == null || Double.isNaN(haproxy.cpuMicrosPerOp()) ? "" : String.format(", HAProxy %.2f", haproxy.cpuMicrosPerOp()));
+        return String.format(" (direct: the machine %.0f%% busy, %.1f us of CPU per op; 0.95 of it leaves a proxy <= %.2f us per op%s)",
+                direct.machineBusyShare() * 100, direct.machineCpuMicrosPerOp(), direct.machineCpuMicrosPerOp() * (1 / 0.95 - 1), used);
+    }
 
     List<Check> checks() {
         List<Check> checks = new ArrayList<>();
@@ -176,7 +197,8 @@ final class Report {
         for (Cell cell : cells()) {
             Summary bp = summary(cell, Target.BLACKPIPE);
             if (bp != null && cell.threads() == 16 && cell.workload() != Workload.SCAN) {
-                checks.add(new Check(cell.label(), "throughput blackpipe / direct", String.format("%.3f", bp.ratio()),
+                checks.add(new Check(cell.label(), "throughput blackpipe / direct",
+                        String.format("%.3f", bp.ratio()) + cpuBudget(summary(cell, Target.DIRECT), bp, summary(cell, Target.HAPROXY)),
                         ">= 0.95", bp.ratio() >= 0.95));
             }
         }
@@ -220,8 +242,8 @@ final class Report {
 
     String table() {
         StringBuilder out = new StringBuilder();
-        out.append(String.format("%-7s %4s  %-17s %12s %9s %9s  %-22s %8s %9s %9s%n", "work", "thr", "target", "ops/s", "p50 us",
-                "p99 us", "vs direct [min-max]", "+p50 us", "cpu us/op", "alloc B/op"));
+        out.append(String.format("%-7s %4s  %-17s %12s %9s %9s  %-22s %8s %9s %9s %10s%n", "work", "thr", "target", "ops/s", "p50 us",
+                "p99 us", "vs direct [min-max]", "+p50 us", "cpu us/op", "alloc B/op", "mach us/op"));
         for (Cell cell : cells()) {
             for (String target : targets) {
                 Summary s = summary(cell, target);
@@ -231,8 +253,9 @@ final class Report {
                 String ratio = target.equals(Target.DIRECT) ? "1" : String.format("%.3f [%.2f-%.2f]", s.ratio(), s.ratioMin(), s.ratioMax());
                 String added = target.equals(Target.DIRECT) ? "" : String.format("%+.0f", s.addedP50Micros());
                 String alloc = Double.isNaN(s.allocBytesPerOp()) || target.equals(Target.DIRECT) ? "" : String.format("%,.0f", s.allocBytesPerOp());
-                out.append(String.format("%-7s %4d  %-17s %,12.0f %9.0f %9.0f  %-22s %8s %9.2f %9s%s%n", cell.workload().id, cell.threads(), target,
-                        s.opsPerSec(), s.p50Micros(), s.p99Micros(), ratio, added, s.cpuMicrosPerOp(), alloc,
+                String machine = Double.isNaN(s.machineCpuMicrosPerOp()) ? "" : String.format("%.1f", s.machineCpuMicrosPerOp());
+                out.append(String.format("%-7s %4d  %-17s %,12.0f %9.0f %9.0f  %-22s %8s %9.2f %9s %10s%s%n", cell.workload().id, cell.threads(), target,
+                        s.opsPerSec(), s.p50Micros(), s.p99Micros(), ratio, added, s.cpuMicrosPerOp(), alloc, machine,
                         s.errors() > 0 ? "  (" + s.errors() + " errors: " + s.firstError() + ")" : ""));
             }
         }
@@ -304,6 +327,8 @@ final class Report {
                             .append("p99Micros", num(r.p99Micros())).append("ops", new BsonInt64(r.ops()))
                             .append("proxyCpuMicrosPerOp", num(r.proxyCpuMicrosPerOp()))
                             .append("proxyAllocBytesPerOp", num(r.proxyAllocBytesPerOp()))
+                            .append("machineCpuMicrosPerOp", num(r.machineCpuMicrosPerOp()))
+                            .append("machineBusyShare", num(r.machineBusyShare()))
                             .append("errors", new BsonInt64(r.errors())));
                 }
                 results.add(new BsonDocument("workload", new BsonString(cell.workload().id))
@@ -318,6 +343,8 @@ final class Report {
                         .append("addedP50Micros", target.equals(Target.DIRECT) ? BsonNull.VALUE : num(s.addedP50Micros()))
                         .append("proxyCpuMicrosPerOp", num(s.cpuMicrosPerOp()))
                         .append("proxyAllocBytesPerOp", num(s.allocBytesPerOp()))
+                        .append("machineCpuMicrosPerOp", num(s.machineCpuMicrosPerOp()))
+                        .append("machineBusyShare", num(s.machineBusyShare()))
                         .append("errors", new BsonInt64(s.errors()))
                         .append("rounds", rounds));
             }
@@ -406,7 +433,9 @@ final class Report {
                 .append("measured window (a cost the machine's noise blurs less than throughput): HAProxy's process (user + system, ")
                 .append("/proc), blackpipe's event loop threads (every Java thread of the harness JVM but the workload and responder ")
                 .append("threads; the direct row shows that floor: the driver's background threads), GC and JIT not included. ")
-                .append("\"alloc B/op\" is what those threads allocated per operation (in-JVM proxies only).\n\n");
+                .append("\"alloc B/op\" is what those threads allocated per operation (in-JVM proxies only). \"mach us/op\" is ")
+                .append("the whole machine's busy CPU time per operation (/proc/stat: driver, proxy, upstream and anything else ")
+                .append("running); in the direct row, when the machine is saturated, it is the budget a proxy's CPU competes for.\n\n");
         md.append("```text\n").append(table()).append("```\n\n");
         md.append("## Targets of issue 7\n\n```text\n").append(checkLines()).append("```\n\n");
         md.append("## Idle connections\n\n```text\n").append(idleText()).append("```\n\n");

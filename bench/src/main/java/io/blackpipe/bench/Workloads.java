@@ -45,9 +45,14 @@ final class Workloads {
         }
     }
 
-    /** One measured run: throughput (ops/s; documents/s for the scan) and latency percentiles in microseconds. */
+    /**
+     * One measured run: throughput (ops/s; documents/s for the scan) and latency percentiles in
+     * microseconds; the proxy's CPU and allocation per op; the whole machine's CPU per op and its busy
+     * share of all CPUs (NaN where unknown).
+     */
     record Result(double opsPerSec, double p50Micros, double p99Micros, long ops, long errors, String firstError,
-                  double proxyCpuMicrosPerOp, double proxyAllocBytesPerOp) {
+                  double proxyCpuMicrosPerOp, double proxyAllocBytesPerOp, double machineCpuMicrosPerOp,
+                  double machineBusyShare) {
     }
 
     private interface Op {
@@ -131,17 +136,20 @@ final class Workloads {
         sleepUntil(window[1]);
         long cpuNanos = cpu.elapsedCpuNanos();
         long allocated = cpu.elapsedAllocatedBytes();
+        CpuMeter.MachineUse machine = cpu.machine();
         for (Thread worker : workers) {
             worker.join();
         }
         Result r = summarize(all, measureNanos, errors.get(), firstError.get());
-        return withCpu(r, cpuNanos, allocated);
+        return withCpu(r, cpuNanos, allocated, machine);
     }
 
-    private static Result withCpu(Result r, long cpuNanos, long allocatedBytes) {
+    private static Result withCpu(Result r, long cpuNanos, long allocatedBytes, CpuMeter.MachineUse machine) {
         return new Result(r.opsPerSec(), r.p50Micros(), r.p99Micros(), r.ops(), r.errors(), r.firstError(),
                 r.ops() == 0 ? Double.NaN : cpuNanos / 1e3 / r.ops(),
-                r.ops() == 0 || allocatedBytes < 0 ? Double.NaN : allocatedBytes / (double) r.ops());
+                r.ops() == 0 || allocatedBytes < 0 ? Double.NaN : allocatedBytes / (double) r.ops(),
+                r.ops() == 0 || machine == null ? Double.NaN : machine.busyCpuNanos() / 1e3 / r.ops(),
+                machine == null ? Double.NaN : machine.busyShare());
     }
 
     private static void sleepUntil(long nanoTime) throws InterruptedException {
@@ -202,9 +210,10 @@ final class Workloads {
         } while (elapsed < measureNanos);
         long cpuNanos = cpu.elapsedCpuNanos();
         long allocated = cpu.elapsedAllocatedBytes();
+        CpuMeter.MachineUse machine = cpu.machine();
         Result latency = summarize(List.of(samples), measureNanos, 0, null);
-        return withCpu(new Result(docs * 1e9 / elapsed, latency.p50Micros(), latency.p99Micros(), docs, 0, null, 0, 0),
-                cpuNanos, allocated);
+        return withCpu(new Result(docs * 1e9 / elapsed, latency.p50Micros(), latency.p99Micros(), docs, 0, null, 0, 0, 0, 0),
+                cpuNanos, allocated, machine);
     }
 
     private static long scanOnce(MongoCollection<RawBsonDocument> big, int batchSize, Samples getMores) {
@@ -240,7 +249,7 @@ final class Workloads {
         }
         Arrays.sort(merged);
         return new Result(total * 1e9 / measureNanos, percentile(merged, 0.50) / 1e3, percentile(merged, 0.99) / 1e3,
-                total, errors, firstError, Double.NaN, Double.NaN);
+                total, errors, firstError, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
     }
 
     private static double percentile(long[] sorted, double p) {

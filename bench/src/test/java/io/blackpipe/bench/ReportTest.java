@@ -17,7 +17,7 @@ class ReportTest {
     private static final Cell FIND_16 = new Cell(Workload.FIND, 16);
 
     private static Result ops(double opsPerSec) {
-        return new Result(opsPerSec, 300, 900, (long) opsPerSec, 0, null, 12, 500);
+        return new Result(opsPerSec, 300, 900, (long) opsPerSec, 0, null, 12, 500, 2e6 / opsPerSec, 0.99);
     }
 
     /** Three rounds of direct, blackpipe, blackpipe+rules and HAProxy in one cell, as the harness adds them. */
@@ -70,5 +70,28 @@ class ReportTest {
         Check rules = check(report, "cost of the 1,000 rules (+metrics)");
         assertEquals("6.0%", rules.value()); // per round 8%, 2%, 6%
         assertFalse(rules.pass(), rules.line());
+    }
+
+    @Test
+    void theShareOfDirectShowsWhatItAsksOfAProxysCpu() {
+        // direct at 50,000 ops/s with both CPUs busy: 40 us of machine CPU per op (ops() above)
+        Report report = threeRounds(new double[] {50_000, 50_000, 50_000}, new double[] {35_000, 36_000, 37_000},
+                new double[] {35_000, 36_000, 37_000}, new double[] {36_000, 36_000, 36_000});
+
+        Check share = check(report, "throughput blackpipe / direct");
+        assertEquals("0.720 (direct: the machine 99% busy, 40.0 us of CPU per op; 0.95 of it leaves a proxy <= 2.11 us per op,"
+                + " blackpipe used 12.00, HAProxy 12.00)", share.value());
+        assertFalse(share.pass(), share.line());
+    }
+
+    @Test
+    void withoutTheMachinesCpuTheShareOfDirectStandsAlone() {
+        Report report = new Report(List.of(Target.DIRECT, Target.BLACKPIPE));
+        report.add(FIND_16, Target.DIRECT, new Result(50_000, 300, 900, 50_000, 0, null, 0, Double.NaN, Double.NaN, Double.NaN));
+        report.add(FIND_16, Target.BLACKPIPE, new Result(48_000, 300, 900, 48_000, 0, null, 12, 500, Double.NaN, Double.NaN));
+
+        Check share = check(report, "throughput blackpipe / direct");
+        assertEquals("0.960", share.value());
+        assertTrue(share.pass(), share.line());
     }
 }
