@@ -9,9 +9,9 @@ import io.blackpipe.observe.Outcome;
 import io.blackpipe.observe.RetryTracker;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.CommandScanner;
 import io.blackpipe.wire.Messages;
 import io.blackpipe.wire.OpMsg;
-import io.blackpipe.wire.RecentStrings;
 import io.blackpipe.wire.ReplyFacts;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
@@ -68,7 +68,7 @@ public class PerCommand {
     private final CommandFacts[] findFacts = new CommandFacts[VARIANTS];
     private ByteBuf findReply;
     private ByteBuf insertReply;
-    private final RecentStrings recent = new RecentStrings();
+    private final CommandScanner scanner = new CommandScanner(); // one connection's
     private final RuleSet rules = new RuleSet();
     private final Supplier<MemberState> memberState = () -> MemberState.UNKNOWN; // read only when a rule names the command
     private ConnectionObserver connection;
@@ -129,7 +129,7 @@ public class PerCommand {
     @Benchmark
     public ReplyFacts readFind() {
         ByteBuf request = finds[next++ & (VARIANTS - 1)];
-        CommandFacts facts = CommandFacts.ofOpMsg(request, OpMsg.parse(request), recent);
+        CommandFacts facts = scanner.ofOpMsg(request, OpMsg.parse(request));
         return facts.fingerprint() == 0 ? null : ReplyFacts.of(findReply);
     }
 
@@ -151,7 +151,7 @@ public class PerCommand {
     }
 
     private RuleSet.Decision command(ByteBuf request, ByteBuf reply) {
-        CommandFacts facts = CommandFacts.ofOpMsg(request, OpMsg.parse(request), recent);
+        CommandFacts facts = scanner.ofOpMsg(request, OpMsg.parse(request));
         return count(facts, ReplyFacts.of(reply), true);
     }
 

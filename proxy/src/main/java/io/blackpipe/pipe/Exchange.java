@@ -11,13 +11,13 @@ import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.CommandScanner;
 import io.blackpipe.wire.Header;
 import io.blackpipe.wire.MalformedMessageException;
 import io.blackpipe.wire.Messages;
 import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.OpQuery;
-import io.blackpipe.wire.RecentStrings;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
@@ -38,7 +38,7 @@ final class Exchange {
     private final ConnectionObserver observer;
     private final Supplier<MemberState> memberState;
     private final String advertisedMember;
-    private final RecentStrings recentStrings = new RecentStrings();
+    private final CommandScanner scanner = new CommandScanner();
     private final ArrayDeque<ByteBuf> held = new ArrayDeque<>();
     private InFlight inFlight;
     private boolean holding;
@@ -78,7 +78,7 @@ final class Exchange {
         switch (Header.opCode(frame)) {
             case OpCode.OP_MSG: {
                 OpMsg msg = OpMsg.parse(frame);
-                CommandFacts facts = CommandFacts.ofOpMsg(frame, msg, recentStrings);
+                CommandFacts facts = scanner.ofOpMsg(frame, msg);
                 if (facts.isHello()) {
                     observer.monitoring(facts);
                     if (connection.blackholed()) {

@@ -55,22 +55,22 @@ public record CommandFacts(
         return "hello".equals(name) || "isMaster".equals(name) || "ismaster".equals(name);
     }
 
+    /** The facts of one request; a connection reads its requests with its own {@link CommandScanner}. */
     public static CommandFacts ofOpMsg(ByteBuf frame, OpMsg msg) {
-        return ofOpMsg(frame, msg, new RecentStrings());
-    }
-
-    /** The facts, with names the connection sent lately taken from {@code recent} instead of decoded again. */
-    public static CommandFacts ofOpMsg(ByteBuf frame, OpMsg msg, RecentStrings recent) {
-        return scan(frame, msg, OpCode.OP_MSG, msg.flags(), msg.body(frame), null, recent);
+        return new CommandScanner().ofOpMsg(frame, msg);
     }
 
     public static CommandFacts ofOpQuery(ByteBuf frame, OpQuery query) {
-        return scan(frame, null, OpCode.OP_QUERY, query.flags(), query.command(frame), query.database(), new RecentStrings());
+        return scan(frame, null, OpCode.OP_QUERY, query.flags(), query.command(frame), query.database(), new CommandScanner());
     }
 
-    /** One pass over the body's top level: the facts, and where the fingerprint's runs are (OP_MSG only). */
-    private static CommandFacts scan(ByteBuf frame, OpMsg msg, int opCode, int flags, BsonCursor body, String database,
-                                     RecentStrings recent) {
+    /**
+     * One pass over the body's top level: the facts, and where the fingerprint's runs are (OP_MSG
+     * only), with what {@code scanner} keeps between a connection's commands.
+     */
+    static CommandFacts scan(ByteBuf frame, OpMsg msg, int opCode, int flags, BsonCursor body, String database,
+                             CommandScanner scanner) {
+        RecentStrings recent = scanner.recent;
         String name = "";
         String collection = "";
         UUID lsid = null;
@@ -80,7 +80,7 @@ public record CommandFacts(
         boolean hasClient = false;
         boolean compression = false;
         String appName = null;
-        CommandFingerprint.Runs runs = msg == null ? null : new CommandFingerprint.Runs();
+        CommandFingerprint.Runs runs = msg == null ? null : scanner.runs.clear();
         boolean first = true;
         while (body.next()) {
             if (runs != null) {
@@ -95,7 +95,7 @@ public record CommandFacts(
             } else if (body.nameIs("$db") && body.type() == BsonCursor.STRING) {
                 database = body.stringValue(recent);
             } else if (body.nameIs("lsid") && body.type() == BsonCursor.DOCUMENT) {
-                lsid = sessionId(frame, body.documentValue());
+                lsid = sessionId(frame, body.documentValue(), scanner);
             } else if (body.nameIs("txnNumber") && body.isNumber()) {
                 txnNumber = body.longValue();
             } else if (body.nameIs("autocommit") && body.type() == BsonCursor.BOOLEAN) {
@@ -116,10 +116,9 @@ public record CommandFacts(
                 startTransaction, handshake, compression, appName, fingerprint);
     }
 
-    private static UUID sessionId(ByteBuf frame, BsonCursor lsid) {
+    private static UUID sessionId(ByteBuf frame, BsonCursor lsid, CommandScanner scanner) {
         if (lsid.find("id") && lsid.type() == BsonCursor.BINARY && frame.getIntLE(lsid.valueOffset()) == 16) {
-            int bytes = lsid.valueOffset() + 5;
-            return new UUID(frame.getLong(bytes), frame.getLong(bytes + 8));
+            return scanner.sessionId(frame, lsid.valueOffset() + 5);
         }
         return null;
     }

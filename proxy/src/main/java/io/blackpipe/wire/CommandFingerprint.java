@@ -33,9 +33,11 @@ public final class CommandFingerprint {
 
     /**
      * Where the hashed elements of a body are: elements kept one after another form one run, hashed
-     * in one update. Noted while a scan walks the body, hashed at the end only if wanted.
+     * in one update. Noted while a scan walks the body, hashed at the end only if wanted. A
+     * connection's scanner keeps one and {@link #clear}s it for each command.
      */
     static final class Runs {
+        private final CRC32C crc = new CRC32C();
         // A body has one or two runs (a driver appends the session fields last); more are kept in an array.
         private int firstStart;
         private int firstEnd;
@@ -44,6 +46,13 @@ public final class CommandFingerprint {
         private int[] more; // bounds of the third run on
         private int count;
         private boolean open;
+
+        /** Forgets the previous body's runs (the array of further runs is kept for the next). */
+        Runs clear() {
+            count = 0;
+            open = false;
+            return this;
+        }
 
         void add(BsonCursor element) {
             if (leftOut(element)) {
@@ -77,7 +86,7 @@ public final class CommandFingerprint {
         }
 
         long hash(ByteBuf frame, OpMsg msg) {
-            CRC32C crc = new CRC32C();
+            crc.reset();
             // One NIO view of the frame serves every range (a view per range was an allocation per BSON
             // field of every command with a session). The internal view of a pooled buffer is reused,
             // not made anew; it is only read here, on this thread.

@@ -240,9 +240,10 @@ public class DecoderFuzzTest {
                 OpMsg msg = OpMsg.parse(frame);
                 StringBuilder read = new StringBuilder("msg " + msg.moreToCome() + " ");
                 walk(msg.body(frame), 0, read);
-                RecentStrings recent = new RecentStrings(); // read twice: the second time its names are found again
-                read.append(' ').append(CommandFacts.ofOpMsg(frame, msg, recent));
-                return read.append(' ').append(CommandFacts.ofOpMsg(frame, msg, recent)).toString();
+                // read twice by one scanner: the second time it reuses its cursors and finds its names again
+                CommandScanner scanner = new CommandScanner();
+                read.append(' ').append(scanner.ofOpMsg(frame, msg));
+                return read.append(' ').append(scanner.ofOpMsg(frame, msg)).toString();
             }));
             reads.add(decoded(() -> {
                 OpMsg msg = OpMsg.parse(frame);
