@@ -143,10 +143,15 @@ final class Report {
      * CPU per operation is its whole budget; a proxy that adds c to it leaves at most
      * budget / (budget + c) of direct's throughput, so 0.95 needs c <= budget * (1 / 0.95 - 1).
      * Printed beside the ratio with the CPU per op blackpipe and HAProxy used; empty where unknown.
+     * Below 90% busy the machine had CPU to spare, and there is no budget to speak of.
      */
     static String cpuBudget(Summary direct, Summary blackpipe, Summary haproxy) {
         if (direct == null || Double.isNaN(direct.machineCpuMicrosPerOp()) || Double.isNaN(direct.machineBusyShare())) {
             return "";
+        }
+        if (direct.machineBusyShare() < 0.9) {
+            return String.format(" (direct left the machine %.0f%% idle: CPU was not what limited it)",
+                    (1 - direct.machineBusyShare()) * 100);
         }
         String used = Double.isNaN(blackpipe.cpuMicrosPerOp()) ? "" : String.format(", blackpipe used %.2f", blackpipe.cpuMicrosPerOp())
                 + (haproxy == null || Double.isNaN(haproxy.cpuMicrosPerOp()) ? "" : String.format(", HAProxy %.2f", haproxy.cpuMicrosPerOp()));

@@ -94,4 +94,14 @@ class ReportTest {
         assertEquals("0.960", share.value());
         assertTrue(share.pass(), share.line());
     }
+
+    @Test
+    void aMachineWithCpuToSpareHasNoBudgetToQuote() {
+        Report report = new Report(List.of(Target.DIRECT, Target.BLACKPIPE));
+        report.add(FIND_16, Target.DIRECT, new Result(50_000, 300, 900, 50_000, 0, null, 0, Double.NaN, 25, 0.62));
+        report.add(FIND_16, Target.BLACKPIPE, new Result(45_000, 300, 900, 45_000, 0, null, 12, 500, 40, 0.9));
+
+        assertEquals("0.900 (direct left the machine 38% idle: CPU was not what limited it)",
+                check(report, "throughput blackpipe / direct").value());
+    }
 }
