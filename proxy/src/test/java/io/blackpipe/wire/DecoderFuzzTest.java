@@ -240,7 +240,7 @@ public class DecoderFuzzTest {
                 OpMsg msg = OpMsg.parse(frame);
                 StringBuilder read = new StringBuilder("msg " + msg.moreToCome() + " ");
                 walk(msg.body(frame), 0, read);
-                // read twice by one scanner: the second time it reuses its cursors and finds its names again
+                // read twice by one scanner: the second time it reuses its runs and session id, and finds its names again
                 CommandScanner scanner = new CommandScanner();
                 read.append(' ').append(scanner.ofOpMsg(frame, msg));
                 return read.append(' ').append(scanner.ofOpMsg(frame, msg)).toString();
