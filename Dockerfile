@@ -23,5 +23,6 @@ ENV BLACKPIPE_HOST=0.0.0.0 \
 EXPOSE 27017 27018 27019 9090
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
   CMD ["java", "-jar", "/opt/blackpipe/blackpipe.jar", "health", "--admin", "http://127.0.0.1:9090"]
-ENTRYPOINT ["java", "-jar", "/opt/blackpipe/blackpipe.jar"]
+# JVM options as ./blackpipe sets them (ParallelGC: see bench/RESULTS.md); BLACKPIPE_JAVA_OPTS replaces them.
+ENTRYPOINT ["sh", "-c", "exec java ${BLACKPIPE_JAVA_OPTS--XX:+UseParallelGC} -jar /opt/blackpipe/blackpipe.jar \"$@\"", "blackpipe"]
 CMD ["proxy"]

@@ -45,6 +45,8 @@ final class Target implements AutoCloseable {
      */
     static final List<String> ALL = List.of(DIRECT, BLACKPIPE, RULES, HAPROXY, PROCESS, RELAY_NIO, RELAY_EPOLL,
             RELAY_IO_URING, BLACKPIPE_DIRECT);
+    /** The JVM options ./blackpipe and the Docker image start blackpipe with when BLACKPIPE_JAVA_OPTS is unset. */
+    static final String LAUNCHER_JAVA_OPTS = "-XX:+UseParallelGC";
 
     /**
      * Server monitoring by polling instead of streaming hellos: set for jongodb, which answers an
@@ -164,15 +166,23 @@ final class Target implements AutoCloseable {
     }
 
     /**
-     * blackpipe as users run it, in its own JVM: {@code java -jar blackpipe.jar proxy --port 0 ...}, its
-     * connection string read from the banner. Not one of issue 7's targets; it separates what
-     * blackpipe costs from what sharing the harness JVM (GC, safepoints, JIT) costs.
+     * blackpipe as users run it, in its own JVM with the JVM options ./blackpipe and the image give it
+     * ({@code BLACKPIPE_JAVA_OPTS}, else {@value #LAUNCHER_JAVA_OPTS}): {@code java ... -jar
+     * blackpipe.jar proxy --port 0 ...}, its connection string read from the banner. Not one of issue
+     * 7's targets; it separates what blackpipe costs from what sharing the harness JVM (GC, safepoints,
+     * JIT) costs, and its CPU is the whole process's, GC and JIT included, as HAProxy's is.
      */
     static Target blackpipeProcess(BenchUpstream upstream, int poolSize, Path jar) throws IOException {
         Path log = Files.createTempFile("blackpipe-bench-process-", ".log");
-        Process process = new ProcessBuilder(Machine.javaBinary(), "-jar", jar.toString(), "proxy", "--upstream", upstream.proxiedUri,
-                "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1")
-                .redirectError(log.toFile()).start();
+        String javaOpts = System.getenv().getOrDefault("BLACKPIPE_JAVA_OPTS", LAUNCHER_JAVA_OPTS).trim();
+        List<String> command = new ArrayList<>();
+        command.add(Machine.javaBinary());
+        if (!javaOpts.isEmpty()) {
+            command.addAll(List.of(javaOpts.split("\\s+")));
+        }
+        command.addAll(List.of("-jar", jar.toString(), "proxy", "--upstream", upstream.proxiedUri,
+                "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1"));
+        Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
             String line;
@@ -188,7 +198,8 @@ final class Target implements AutoCloseable {
                     }, "bench-drain");
                     drain.setDaemon(true);
                     drain.start();
-                    return new Target(PROCESS, "blackpipe as its own process (java -jar " + jar + " proxy, default JVM flags)",
+                    return new Target(PROCESS, "blackpipe as its own process (java " + (javaOpts.isEmpty() ? "" : javaOpts + " ")
+                                    + "-jar " + jar + " proxy, as ./blackpipe runs it)",
                             uri, poolSize, null, null, null, process);
                 }
             }

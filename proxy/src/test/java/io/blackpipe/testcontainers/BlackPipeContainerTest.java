@@ -16,9 +16,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonArray;
 import org.bson.Document;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -109,6 +112,38 @@ class BlackPipeContainerTest {
                 "proxy/src/main/java/io/blackpipe/testcontainers/BlackPipeContainer.java")), context.toString());
         assertTrue(context.stream().noneMatch(f -> f.startsWith("proxy/target/") || f.startsWith(".git/") || f.contains("/target/")),
                 "no build output or VCS data is sent to Docker: " + context);
+    }
+
+    @Test
+    void theEntrypointStartsTheJvmAsTheLauncherDoesAndPassesEveryArgumentOn() throws Exception {
+        Path dockerfile = DockerfileImage.findRepository().resolve("Dockerfile");
+        String line = java.nio.file.Files.readAllLines(dockerfile).stream().filter(l -> l.startsWith("ENTRYPOINT "))
+                .findFirst().orElseThrow();
+        List<String> entrypoint = new ArrayList<>();
+        BsonArray.parse(line.substring("ENTRYPOINT ".length())).forEach(v -> entrypoint.add(v.asString().getValue()));
+        // The shell form runs here as in the image, printing each word it would start java with.
+        entrypoint.set(2, entrypoint.get(2).replace("exec java ", "exec printf [%s] java "));
+
+        assertEquals("[java][-XX:+UseParallelGC][-jar][/opt/blackpipe/blackpipe.jar][proxy][--note][a b]",
+                run(entrypoint, List.of("proxy", "--note", "a b"), null));
+        assertEquals("[java][-XX:+UseG1GC][-Xmx256m][-jar][/opt/blackpipe/blackpipe.jar][proxy]",
+                run(entrypoint, List.of("proxy"), "-XX:+UseG1GC -Xmx256m"));
+        assertEquals("[java][-jar][/opt/blackpipe/blackpipe.jar][health]", run(entrypoint, List.of("health"), ""));
+    }
+
+    /** The entrypoint's output with {@code args} as the container's command and BLACKPIPE_JAVA_OPTS (null: unset). */
+    private static String run(List<String> entrypoint, List<String> args, String javaOpts) throws Exception {
+        List<String> command = new ArrayList<>(entrypoint);
+        command.addAll(args);
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().remove("BLACKPIPE_JAVA_OPTS");
+        if (javaOpts != null) {
+            builder.environment().put("BLACKPIPE_JAVA_OPTS", javaOpts);
+        }
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        assertEquals(0, process.waitFor(), out);
+        return out;
     }
 
     @Test
