@@ -12,7 +12,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Time from process start to listening: {@code java -jar blackpipe.jar proxy --port 0 ...} as a
- * child process, timed from {@link ProcessBuilder#start()} until it prints its
+ * child process, with the JVM options ./blackpipe gives it ({@link Target#launcherCommand}), timed from {@link ProcessBuilder#start()} until it prints its
  * "connection string:" line, which comes after discovery and after every listener is bound.
  */
 final class StartupTime {
@@ -26,14 +26,14 @@ final class StartupTime {
     }
 
     static Result measure(Path jar, String upstreamUri, int runs) throws IOException, InterruptedException {
-        List<String> command = List.of(Machine.javaBinary(), "-jar", jar.toString(), "proxy", "--upstream", upstreamUri,
+        List<String> command = Target.launcherCommand(jar, "proxy", "--upstream", upstreamUri,
                 "--host", "127.0.0.1", "--port", "0", "--admin-port", "0");
         List<Double> times = new ArrayList<>();
         for (int i = 0; i < runs; i++) {
             times.add(untilListening(command));
         }
         // The floor: the same JVM and jar doing nothing but print its version.
-        List<String> floorCommand = List.of(Machine.javaBinary(), "-jar", jar.toString(), "--version");
+        List<String> floorCommand = Target.launcherCommand(jar, "--version");
         List<Double> floor = new ArrayList<>();
         for (int i = 0; i < Math.max(1, Math.min(3, runs)); i++) {
             floor.add(untilExit(floorCommand));

@@ -174,14 +174,8 @@ final class Target implements AutoCloseable {
      */
     static Target blackpipeProcess(BenchUpstream upstream, int poolSize, Path jar) throws IOException {
         Path log = Files.createTempFile("blackpipe-bench-process-", ".log");
-        String javaOpts = System.getenv().getOrDefault("BLACKPIPE_JAVA_OPTS", LAUNCHER_JAVA_OPTS).trim();
-        List<String> command = new ArrayList<>();
-        command.add(Machine.javaBinary());
-        if (!javaOpts.isEmpty()) {
-            command.addAll(List.of(javaOpts.split("\\s+")));
-        }
-        command.addAll(List.of("-jar", jar.toString(), "proxy", "--upstream", upstream.proxiedUri,
-                "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1"));
+        List<String> command = launcherCommand(jar, "proxy", "--upstream", upstream.proxiedUri,
+                "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1");
         Process process = new ProcessBuilder(command).redirectError(log.toFile()).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -198,8 +192,7 @@ final class Target implements AutoCloseable {
                     }, "bench-drain");
                     drain.setDaemon(true);
                     drain.start();
-                    return new Target(PROCESS, "blackpipe as its own process (java " + (javaOpts.isEmpty() ? "" : javaOpts + " ")
-                                    + "-jar " + jar + " proxy, as ./blackpipe runs it)",
+                    return new Target(PROCESS, "blackpipe as its own process, as ./blackpipe runs it: " + String.join(" ", command),
                             uri, poolSize, null, null, null, process);
                 }
             }
@@ -208,6 +201,23 @@ final class Target implements AutoCloseable {
             process.destroyForcibly();
             throw e;
         }
+    }
+
+    /**
+     * {@code java [options] -jar jar args...} with the JVM options ./blackpipe and the image use:
+     * {@code BLACKPIPE_JAVA_OPTS} when set (empty: none), else {@value #LAUNCHER_JAVA_OPTS}.
+     */
+    static List<String> launcherCommand(Path jar, String... args) {
+        String javaOpts = System.getenv().getOrDefault("BLACKPIPE_JAVA_OPTS", LAUNCHER_JAVA_OPTS).trim();
+        List<String> command = new ArrayList<>();
+        command.add(Machine.javaBinary());
+        if (!javaOpts.isEmpty()) {
+            command.addAll(List.of(javaOpts.split("\\s+")));
+        }
+        command.add("-jar");
+        command.add(jar.toString());
+        command.addAll(List.of(args));
+        return command;
     }
 
     static Target relay(BenchUpstream upstream, int poolSize, String transport) {
