@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Time from process start to listening: {@code java -jar blackpipe.jar proxy --port 0 ...} as a
- * child process, with the JVM options ./blackpipe gives it ({@link Target#launcherCommand}), timed from {@link ProcessBuilder#start()} until it prints its
- * "connection string:" line, which comes after discovery and after every listener is bound.
+ * child process, with the JVM options ./blackpipe gives it ({@link Target#launcherCommand}),
+ * timed from {@link ProcessBuilder#start()} until it prints its "connection string:" line, which
+ * comes after discovery and after every listener is bound.
  */
 final class StartupTime {
     static final String READY_PREFIX = "connection string:";

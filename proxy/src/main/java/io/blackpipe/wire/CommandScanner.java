@@ -7,8 +7,8 @@ import java.util.UUID;
  * Reads the {@link CommandFacts} of one connection's requests, keeping what every scan needs from
  * one command to the next instead of allocating it anew: the names the connection sent lately,
  * the fingerprint's runs and checksum, and the last session id (a pooled session often comes
- * back on the same connection). Not thread-safe: one per connection, on its event loop. Nothing
- * it returns refers to its state.
+ * back on the same connection). Not thread-safe: one per connection, on its event loop. What it
+ * returns does not change when it scans again (a session id handed out twice is one immutable UUID).
  *
  * <p>The cursors are not kept: a cursor moved from frame to frame (its fields no longer final, a
  * buffer reference stored into a long-lived object) made reading a find about 10% slower in
