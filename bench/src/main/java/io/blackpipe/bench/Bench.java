@@ -160,6 +160,9 @@ public final class Bench {
         settings.put("client", "mongodb-driver-sync " + driverVersion() + ", one MongoClient per target, maxPoolSize " + poolSize);
         settings.put("netty leak detection", System.getProperty("io.netty.leakDetection.level", "simple (Netty's default)")
                 + " in this JVM (bench/run sets it as the blackpipe CLI does)");
+        settings.put("garbage collector", java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+                .map(java.lang.management.GarbageCollectorMXBean::getName).toList()
+                + " in this JVM (bench/run's default: ParallelGC, as ./blackpipe and the image run the proxy)");
         settings.put("order", "per round, per workload and thread count: " + String.join(" ", targetIds));
         settings.put("load average at start", loadAtStart);
 
