@@ -131,6 +131,19 @@ class BlackPipeContainerTest {
         assertEquals("[java][-jar][/opt/blackpipe/blackpipe.jar][health]", run(entrypoint, List.of("health"), ""));
     }
 
+    @Test
+    void theLauncherStartsTheJvmWithTheSameOptionsAsTheImage() throws Exception {
+        // ./blackpipe's last line, run by sh as the image's entrypoint is, with printf in place of java
+        String exec = java.nio.file.Files.readAllLines(DockerfileImage.findRepository().resolve("blackpipe")).stream()
+                .filter(l -> l.startsWith("exec java ")).findFirst().orElseThrow();
+        List<String> launcher = List.of("sh", "-c", "jar=/x/blackpipe.jar; " + exec.replace("exec java ", "exec printf [%s] java "),
+                "blackpipe");
+
+        assertEquals("[java][-XX:+UseParallelGC][-jar][/x/blackpipe.jar][report][--spec]",
+                run(launcher, List.of("report", "--spec"), null));
+        assertEquals("[java][-jar][/x/blackpipe.jar][report]", run(launcher, List.of("report"), ""));
+    }
+
     /** The entrypoint's output with {@code args} as the container's command and BLACKPIPE_JAVA_OPTS (null: unset). */
     private static String run(List<String> entrypoint, List<String> args, String javaOpts) throws Exception {
         List<String> command = new ArrayList<>(entrypoint);
