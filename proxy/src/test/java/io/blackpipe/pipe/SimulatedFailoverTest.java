@@ -70,10 +70,14 @@ class SimulatedFailoverTest {
      */
     private static void awaitBothSecondaries(MongoClient client) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (client.getClusterDescription().getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() < 2
-                && System.nanoTime() < deadline) {
+        while (secondaries(client) < 2 && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }
+        assertEquals(2, secondaries(client), "the driver has heard from both secondaries within 10 s");
+    }
+
+    private static long secondaries(MongoClient client) {
+        return client.getClusterDescription().getServerDescriptions().stream().filter(ServerDescription::isSecondary).count();
     }
 
     @Test
