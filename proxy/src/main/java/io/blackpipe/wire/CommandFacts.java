@@ -9,7 +9,8 @@ import java.util.UUID;
  *
  * @param name          the command name (the first element), e.g. "insert", "hello"
  * @param database      {@code $db} (or the OP_QUERY collection's database)
- * @param collection    the first element's value when it is a string (the target collection), else ""
+ * @param collection    the first element's value when it is a string (the target collection), getMore's
+ *                      {@code collection}, else ""
  * @param lsid          the logical session id, or null
  * @param txnNumber     the transaction number, or -1 when absent
  * @param inTransaction true when the command is part of a multi-document transaction (autocommit:false)
@@ -82,6 +83,7 @@ public record CommandFacts(
         String appName = null;
         CommandFingerprint.Runs runs = msg == null ? null : scanner.runs.clear();
         boolean first = true;
+        boolean getMore = false;
         while (body.next()) {
             if (runs != null) {
                 runs.add(body);
@@ -92,6 +94,9 @@ public record CommandFacts(
                 if (body.type() == BsonCursor.STRING) {
                     collection = body.stringValue(recent);
                 }
+                getMore = name.equals("getMore");
+            } else if (getMore && body.nameIs("collection") && body.type() == BsonCursor.STRING) {
+                collection = body.stringValue(recent); // getMore's first value is the cursor id; the server takes its namespace from here
             } else if (body.nameIs("$db") && body.type() == BsonCursor.STRING) {
                 database = body.stringValue(recent);
             } else if (body.nameIs("lsid") && body.type() == BsonCursor.DOCUMENT) {

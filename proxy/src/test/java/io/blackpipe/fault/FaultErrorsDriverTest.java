@@ -16,6 +16,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.event.CommandFailedEvent;
 import io.blackpipe.testing.UpstreamLane;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 import org.bson.BsonDocument;
@@ -156,6 +157,24 @@ class FaultErrorsDriverTest extends DriverRigTest {
         assertEquals(13, insertCode(elsewhere, 4));
         assertEquals(3, rig.allFaults());
         assertEquals(1, rig.serverCount());
+    }
+
+    /** getMore names its collection in a field, not first: the server's namespace filter reads it there. */
+    @Test
+    void aNamespaceRuleMatchesTheGetMoresOfItsCollectionOnly() {
+        for (int i = 1; i <= 5; i++) {
+            rig.serverSide("c").insertOne(new Document("_id", i));
+            rig.serverSide("other").insertOne(new Document("_id", i));
+        }
+        rig.rule("'alwaysOn'", "getMore", "errorCode: 13, namespace: '" + rig.db + ".c'");
+        MongoClient client = rig.client("retryReads=true");
+        List<Document> other = client.getDatabase(rig.db).getCollection("other").find().batchSize(2).into(new ArrayList<>());
+        assertEquals(5, other.size(), "another collection's getMores pass");
+        assertEquals(0, rig.allFaults());
+        MongoCommandException e = assertThrows(MongoCommandException.class,
+                () -> rig.collection(client).find().batchSize(2).into(new ArrayList<>()));
+        assertEquals(13, e.getErrorCode());
+        assertEquals(1, rig.faults("errorReply", "getMore"), "getMore is not retried: one fault, one attempt");
     }
 
     @Test

@@ -123,6 +123,16 @@ class CommandFactsTest {
     }
 
     @Test
+    void getMoreTakesItsCollectionFromTheCollectionField() {
+        CommandFacts facts = ofOpMsg(opMsg(3, 0, 0).body("{getMore: {$numberLong: '42'}, collection: 'c', batchSize: 2, $db: 'd'}").build());
+        assertEquals("getMore", facts.name());
+        assertEquals("c", facts.collection());
+        assertEquals("d", facts.database());
+        // only getMore names its collection in a field of that name
+        assertEquals("", ofOpMsg(opMsg(4, 0, 0).body("{ping: 1, collection: 'c', $db: 'd'}").build()).collection());
+    }
+
+    @Test
     void missingDbGivesAnEmptyDatabase() {
         CommandFacts facts = ofOpMsg(opMsg(3, 0, 0).body("{ping: 1}").build());
         assertEquals("", facts.database());
