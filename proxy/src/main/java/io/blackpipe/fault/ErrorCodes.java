@@ -14,8 +14,11 @@ public final class ErrorCodes {
         define("BadValue", 2);
         define("HostUnreachable", 6);
         define("HostNotFound", 7);
+        define("FailedToParse", 9);
         define("Unauthorized", 13);
         define("AuthenticationFailed", 18);
+        define("LockTimeout", 24);
+        define("NamespaceNotFound", 26);
         define("CursorNotFound", 43);
         define("MaxTimeMSExpired", 50);
         define("CommandNotFound", 59);
@@ -25,27 +28,69 @@ public final class ErrorCodes {
         define("OperationFailed", 96);
         define("UnsatisfiableWriteConcern", 100);
         define("WriteConflict", 112);
+        define("DocumentValidationFailure", 121);
+        define("FailedToSatisfyReadPreference", 133);
         define("ReadConcernMajorityNotAvailableYet", 134);
+        define("StaleEpoch", 150);
         define("PrimarySteppedDown", 189);
+        define("TransactionTooOld", 225);
+        define("RetryChangeStream", 234);
+        define("SnapshotTooOld", 239);
+        define("SnapshotUnavailable", 246);
+        define("StaleDbVersion", 249);
+        define("StaleChunkHistory", 250);
         define("NoSuchTransaction", 251);
+        define("TransactionCommitted", 256);
         define("ExceededTimeLimit", 262);
+        define("OperationNotSupportedInTransaction", 263);
+        define("PreparedTransactionInProgress", 267);
+        define("MigrationConflict", 272);
+        define("ChangeStreamHistoryLost", 286);
+        define("ShardCannotRefreshDueToLocksHeld", 343);
+        define("InternalTransactionNotSupported", 358);
+        define("ResourceExhausted", 402);
+        define("MigrationBlockingOperationCoordinatorCleaningUp", 406);
+        define("PooledConnectionAcquisitionExceededTimeLimit", 407);
+        define("UpdatesStillPending", 412);
+        define("InterruptedDueToReshardingCriticalSection", 453);
+        define("IngressRequestRateLimitExceeded", 462);
         define("LegacyNotPrimary", 10058);
         define("NotWritablePrimary", 10107);
         define("DuplicateKey", 11000);
         define("InterruptedAtShutdown", 11600);
+        define("Interrupted", 11601);
         define("InterruptedDueToReplStateChange", 11602);
         define("NotPrimaryNoSecondaryOk", 13435);
+        define("StaleConfig", 13388);
         define("NotPrimaryOrSecondary", 13436);
+        define("BackupCursorOpenConflictWithCheckpoint", 50915);
+        define("RetriableRemoteCommandFailure", 91331);
+        define("InterruptedDueToFCVChange", 10045600);
         define("SocketException", 9001);
     }
 
     /**
-     * Codes a 4.4+ server labels RetryableWriteError (network-like and state-change errors).
-     * WriteConcernFailed (64) was in the first retryable-writes spec but is no longer labelled.
+     * The codes the retryable writes spec lists as retryable (network-like and state-change errors):
+     * what the --spec report injects. WriteConcernFailed (64) was in the first version of the spec
+     * but no server labels it.
      */
     public static final Set<Integer> RETRYABLE_WRITE = Set.of(11600, 11602, 10107, 13435, 13436, 189, 91, 7, 6, 89, 9001, 262);
     /** Codes the retryable reads spec retries. */
     public static final Set<Integer> RETRYABLE_READ = Set.of(11600, 11602, 10107, 13435, 13436, 189, 91, 7, 6, 89, 9001, 262, 134);
+    /**
+     * The server's RetriableError category (src/mongo/base/error_codes.yml), less its codes that
+     * never reach a client: a 4.4+ server labels these RetryableWriteError on a retryable write
+     * (and commit/abort), and TransientTransactionError on a statement inside a transaction. The
+     * spec's list above plus ReadConcernMajorityNotAvailableYet (134) and codes of newer servers.
+     */
+    public static final Set<Integer> SERVER_RETRIABLE = Set.of(6, 7, 89, 91, 134, 189, 262, 358, 402, 406, 407, 412, 453, 462,
+            9001, 10107, 11600, 11602, 13435, 13436, 50915, 91331, 10045600);
+    /**
+     * Codes a server labels TransientTransactionError in any transaction command, commit and abort
+     * included (error_labels.cpp): WriteConflict, LockTimeout, PreparedTransactionInProgress,
+     * ShardCannotRefreshDueToLocksHeld, StaleDbVersion, the snapshot errors and the re-targeting ones.
+     */
+    static final Set<Integer> TRANSIENT_IN_ANY_TRANSACTION_COMMAND = Set.of(112, 24, 267, 343, 249, 239, 246, 250, 272, 150, 13388);
     /** SDAM's "not writable primary" and "node is recovering" codes: drivers re-check the member on these. */
     public static final Set<Integer> STATE_CHANGE = Set.of(10107, 13435, 10058, 11600, 11602, 13436, 189, 91);
 

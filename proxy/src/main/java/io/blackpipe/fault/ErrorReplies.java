@@ -33,7 +33,7 @@ public final class ErrorReplies {
                 .append("errmsg", new BsonString(errmsg != null ? errmsg : defaultMessage(code, facts)))
                 .append("code", new BsonInt32(code))
                 .append("codeName", new BsonString(ErrorCodes.name(code)));
-        BsonArray labels = errorLabels != null ? errorLabels : labels(code, facts, member, true);
+        BsonArray labels = errorLabels != null ? errorLabels : labels(code, null, facts, member, true);
         if (!labels.isEmpty()) {
             reply.append("errorLabels", labels);
         }
@@ -53,7 +53,7 @@ public final class ErrorReplies {
         error.putIfAbsent("codeName", new BsonString(ErrorCodes.name(code)));
         error.putIfAbsent("errmsg", new BsonString("waiting for replication timed out"));
         copy.put("writeConcernError", error);
-        BsonArray labels = errorLabels != null ? errorLabels : labels(code, facts, member, false);
+        BsonArray labels = errorLabels != null ? errorLabels : labels(null, code, facts, member, false);
         if (!labels.isEmpty()) {
             copy.put("errorLabels", labels);
         }
@@ -61,27 +61,47 @@ public final class ErrorReplies {
     }
 
     /**
-     * The labels the server adds: TransientTransactionError for a failing statement inside a
-     * transaction; RetryableWriteError for a retryable code on a retryable write (txnNumber, or a
-     * commit/abort) on 4.4+; NoWritesPerformed (6.0+) when the command never ran.
+     * The labels the server adds (src/mongo/db/error_labels.cpp): TransientTransactionError for an
+     * error in a transaction command that the whole transaction may be retried after; else
+     * RetryableWriteError (4.4+) for a retriable code, as the error or as the writeConcernError, on
+     * a retryable write (txnNumber) or a commit/abort, with NoWritesPerformed (6.0+) when the
+     * command never ran.
+     *
+     * @param code   the reply's error code, null when it only carries a writeConcernError
+     * @param wcCode the writeConcernError's code, or null
      */
-    static BsonArray labels(int code, CommandFacts facts, MemberState member, boolean nothingWritten) {
+    static BsonArray labels(Integer code, Integer wcCode, CommandFacts facts, MemberState member, boolean nothingWritten) {
         BsonArray labels = new BsonArray();
-        boolean transactionEnd = facts.name().equals("commitTransaction") || facts.name().equals("abortTransaction");
-        if (facts.inTransaction() && !transactionEnd) {
-            if (ErrorCodes.RETRYABLE_WRITE.contains(code) || code == 112 || code == 251) {
-                labels.add(new BsonString("TransientTransactionError"));
-            }
+        boolean commitOrAbort = facts.name().equals("commitTransaction") || facts.name().equals("abortTransaction");
+        boolean transactionCommand = facts.inTransaction() || commitOrAbort;
+        if (transactionCommand && code != null && isTransientTransactionError(code, wcCode != null, commitOrAbort)) {
+            labels.add(new BsonString("TransientTransactionError"));
             return labels;
         }
-        boolean retryableWrite = facts.hasTxnNumber() || transactionEnd;
-        if (retryableWrite && ErrorCodes.RETRYABLE_WRITE.contains(code) && member.maxWireVersion() >= WIRE_4_4) {
+        boolean retryableWrite = facts.hasTxnNumber() && !facts.inTransaction() || commitOrAbort;
+        boolean retriable = code != null && ErrorCodes.SERVER_RETRIABLE.contains(code)
+                || wcCode != null && ErrorCodes.SERVER_RETRIABLE.contains(wcCode);
+        if (retryableWrite && retriable && member.maxWireVersion() >= WIRE_4_4) {
             labels.add(new BsonString("RetryableWriteError"));
             if (nothingWritten && member.maxWireVersion() >= WIRE_6_0) {
                 labels.add(new BsonString("NoWritesPerformed"));
             }
         }
         return labels;
+    }
+
+    /** error_labels.cpp's isTransientTransactionError. */
+    private static boolean isTransientTransactionError(int code, boolean hasWriteConcernError, boolean commitOrAbort) {
+        if (code == 358) {
+            return false; // InternalTransactionNotSupported: a retryable write error, never transient
+        }
+        if (ErrorCodes.TRANSIENT_IN_ANY_TRANSACTION_COMMAND.contains(code)) {
+            return true;
+        }
+        if (commitOrAbort) {
+            return code == 251 && !hasWriteConcernError; // NoSuchTransaction: nothing of it can have been committed
+        }
+        return ErrorCodes.SERVER_RETRIABLE.contains(code) || code == 251;
     }
 
     private static String defaultMessage(int code, CommandFacts facts) {

@@ -2,10 +2,13 @@ package io.blackpipe.fault;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.fault.FakeInterception.Facts;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.CommandFacts;
+import java.util.HashSet;
+import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
@@ -22,7 +25,7 @@ class ErrorRepliesTest {
     }
 
     private static BsonArray labels(int code, CommandFacts facts, int wire) {
-        return ErrorReplies.labels(code, facts, wire(wire), true);
+        return ErrorReplies.labels(code, null, facts, wire(wire), true);
     }
 
     @Test
@@ -39,9 +42,31 @@ class ErrorRepliesTest {
         for (int code : ErrorCodes.RETRYABLE_WRITE) {
             assertEquals(RETRYABLE_NO_WRITES, labels(code, Facts.insert().txnNumber(1).build(), 17), "code " + code);
         }
-        for (int code : new int[] {2, 13, 11000, 112, 251, 134, 50, 1, 64}) {
+        for (int code : new int[] {2, 13, 11000, 112, 251, 50, 1, 64}) {
             assertEquals(NONE, labels(code, Facts.insert().txnNumber(1).build(), 17), "code " + code);
         }
+    }
+
+    @Test
+    void theServerLabelsItsWholeRetriableCategoryNotOnlyTheSpecsList() {
+        // error_codes.yml: ReadConcernMajorityNotAvailableYet is a RetriableError, so a mongod labels it
+        assertEquals(RETRYABLE_NO_WRITES, labels(134, Facts.insert().txnNumber(1).build(), 17));
+        assertEquals(RETRYABLE_NO_WRITES, labels(358, Facts.insert().txnNumber(1).build(), 17), "InternalTransactionNotSupported");
+        assertEquals(NONE, labels(358, Facts.insert().inTransaction(true).build(), 17), "... which is never transient");
+        for (int code : ErrorCodes.RETRYABLE_WRITE) {
+            assertTrue(ErrorCodes.SERVER_RETRIABLE.contains(code), "the spec's code " + code + " is in the server's category");
+        }
+    }
+
+    @Test
+    void everyCodeTheLabelsKnowHasTheServersCodeName() {
+        Set<Integer> labelled = new HashSet<>(ErrorCodes.SERVER_RETRIABLE);
+        labelled.addAll(ErrorCodes.TRANSIENT_IN_ANY_TRANSACTION_COMMAND);
+        for (int code : labelled) {
+            assertFalse(ErrorCodes.name(code).startsWith("Location"), "code " + code + " has its name");
+        }
+        assertEquals("LockTimeout", ErrorCodes.name(24));
+        assertEquals("SnapshotUnavailable", ErrorCodes.name(246));
     }
 
     @Test
@@ -50,7 +75,7 @@ class ErrorRepliesTest {
         // as an error or as a writeConcernError, although the first retryable-writes spec listed it
         CommandFacts write = Facts.insert().txnNumber(1).build();
         assertEquals(NONE, labels(64, write, 17));
-        assertEquals(NONE, ErrorReplies.labels(64, write, wire(17), false));
+        assertEquals(NONE, ErrorReplies.labels(null, 64, write, wire(17), false));
     }
 
     @Test
@@ -68,7 +93,7 @@ class ErrorRepliesTest {
         assertEquals(RETRYABLE, labels(189, write, 16));
         assertEquals(RETRYABLE_NO_WRITES, labels(189, write, 17));
         assertEquals(RETRYABLE_NO_WRITES, labels(189, write, 25));
-        assertEquals(RETRYABLE, ErrorReplies.labels(91, write, wire(25), false), "after a write (writeConcernError)");
+        assertEquals(RETRYABLE, ErrorReplies.labels(null, 91, write, wire(25), false), "after a write (writeConcernError)");
     }
 
     @Test
@@ -83,12 +108,28 @@ class ErrorRepliesTest {
     }
 
     @Test
+    void commitAndAbortAreTransientOnTheCodesThatLeaveNothingCommitted() {
+        for (String end : new String[] {"commitTransaction", "abortTransaction"}) {
+            CommandFacts facts = Facts.command(end).database("admin").collection("").inTransaction(false).build();
+            assertEquals(TRANSIENT, labels(251, facts, 17), end + ": NoSuchTransaction");
+            assertEquals(TRANSIENT, labels(112, facts, 17), end + ": WriteConflict");
+            assertEquals(TRANSIENT, labels(246, facts, 17), end + ": SnapshotUnavailable");
+            assertEquals(NONE, ErrorReplies.labels(251, 64, facts, wire(17), true),
+                    end + ": NoSuchTransaction with a writeConcernError may have been committed elsewhere");
+            assertEquals(RETRYABLE, ErrorReplies.labels(null, 91, facts, wire(17), false), end + ": a retriable writeConcernError");
+        }
+    }
+
+    @Test
     void insideATransactionTheLabelIsTransientTransactionError() {
         CommandFacts statement = Facts.insert().inTransaction(true).build();
         assertEquals(TRANSIENT, labels(10107, statement, 17));
         assertEquals(TRANSIENT, labels(91, Facts.insert().inTransaction(false).build(), 17));
         assertEquals(TRANSIENT, labels(112, statement, 17), "WriteConflict");
         assertEquals(TRANSIENT, labels(251, statement, 17), "NoSuchTransaction");
+        for (int code : new int[] {24, 134, 239, 246, 250, 267, 272, 150, 13388, 249, 343}) {
+            assertEquals(TRANSIENT, labels(code, statement, 17), "code " + code);
+        }
         assertEquals(NONE, labels(13, statement, 17));
         assertEquals(NONE, labels(11000, statement, 17));
     }

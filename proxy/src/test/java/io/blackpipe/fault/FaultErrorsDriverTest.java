@@ -159,6 +159,21 @@ class FaultErrorsDriverTest extends DriverRigTest {
         assertEquals(1, rig.serverCount());
     }
 
+    /**
+     * ReadConcernMajorityNotAvailableYet is not in the retryable writes spec's list but is in the
+     * server's RetriableError category, so a server labels it RetryableWriteError and the driver
+     * retries the write.
+     */
+    @Test
+    void aRetriableCodeBeyondTheSpecsListIsLabelledAsTheServerDoesAndRetried() {
+        rig.rule("{times: 1}", "insert", "errorCode: 134");
+        rig.collection(rig.client("retryWrites=true")).insertOne(new Document("_id", 1));
+        rig.assertAttempts("insert", 2, 1);
+        MongoCommandException seen = assertInstanceOf(MongoCommandException.class, rig.driverFailed("insert").get(0).getThrowable());
+        assertTrue(seen.hasErrorLabel("RetryableWriteError"), seen.getResponse().toJson());
+        assertEquals(1, rig.serverCount());
+    }
+
     /** getMore names its collection in a field, not first: the server's namespace filter reads it there. */
     @Test
     void aNamespaceRuleMatchesTheGetMoresOfItsCollectionOnly() {

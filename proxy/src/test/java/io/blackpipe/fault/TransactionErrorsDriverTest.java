@@ -44,12 +44,14 @@ class TransactionErrorsDriverTest extends DriverRigTest {
 
     /**
      * The second statement fails once: the first statement's write must be rolled back by the
-     * abort and written again by the retried transaction, not twice and not lost. 112 WriteConflict
-     * and 189 PrimarySteppedDown are labelled transient by a server; without the label the driver
-     * gives up on the first attempt.
+     * abort and written again by the retried transaction, not twice and not lost. A server labels
+     * these transient (error_labels.cpp): 112 WriteConflict and 24 LockTimeout by name, 246
+     * SnapshotUnavailable as a snapshot error, 189 PrimarySteppedDown and 134
+     * ReadConcernMajorityNotAvailableYet as retriable errors, 251 NoSuchTransaction; without the
+     * label the driver gives up on the first attempt.
      */
     @ParameterizedTest(name = "errorCode {0}")
-    @ValueSource(ints = {112, 189, 251})
+    @ValueSource(ints = {112, 24, 246, 189, 134, 251})
     void withTransactionRunsTheWholeTransactionAgainOnAnInjectedTransientError(int code) {
         rig.serverSide("c").insertOne(new Document("_id", "account").append("balance", 10));
         rig.rule("{times: 1}", "update", "errorCode: " + code);
@@ -70,6 +72,29 @@ class TransactionErrorsDriverTest extends DriverRigTest {
         assertEquals(1, rig.serverSide("c").countDocuments(eq("_id", "transfer-1")));
         assertEquals(6, rig.serverSide("c").find(eq("_id", "account")).first().getInteger("balance"));
         assertEquals(2, rig.serverCount());
+    }
+
+    /**
+     * NoSuchTransaction on the commit: nothing of the transaction can have been committed, so a
+     * server labels it transient (the app, or withTransaction, runs the whole transaction again);
+     * a retriable code on a commit is a RetryableWriteError instead (the commit alone is retried).
+     * Manual, not withTransaction: jongodb refuses the next transaction of a session whose
+     * transaction was left open, where a mongod aborts the old one when a newer txnNumber arrives.
+     */
+    @Test
+    void aCommitThatSaysNoSuchTransactionIsTransientAndNothingIsCommitted() {
+        rig.rule("{times: 1}", "commitTransaction", "errorCode: 251");
+        MongoClient client = rig.client("retryWrites=true");
+        MongoCollection<Document> c = rig.collection(client);
+        try (ClientSession session = client.startSession()) {
+            session.startTransaction();
+            c.insertOne(session, new Document("_id", 1));
+            MongoCommandException e = assertThrows(MongoCommandException.class, session::commitTransaction);
+            assertEquals(251, e.getErrorCode());
+            assertEquals(List.of("TransientTransactionError"), List.copyOf(e.getErrorLabels()), e.getResponse().toJson());
+        }
+        rig.assertAttempts("commitTransaction", 1, 0);
+        assertEquals(0, rig.serverCount(), "the commit never reached the server");
     }
 
     /**
