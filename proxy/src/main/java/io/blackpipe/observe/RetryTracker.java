@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  * <li>a write with the lsid and txnNumber of an earlier one is a retry (so is a commit or abort
  * of the same transaction);</li>
- * <li>any other command is a retry when the same session's previous command had the same
- * fingerprint and failed, or has not ended yet: a client re-sends a command it gave up on (socket
+ * <li>any other command is a retry when the same session's previous command (of any kind) had
+ * the same fingerprint and failed, or has not ended yet: a client re-sends a command it gave up on (socket
  * timeout) on another connection, possibly before the proxy sees the first connection close.
  * The same read repeated after a success is not (sessions are pooled).</li>
  * </ul>
@@ -83,6 +83,11 @@ public final class RetryTracker {
 
     private static int attemptNumber(Session session, CommandFacts facts, long fingerprint) {
         if (facts.hasTxnNumber()) {
+            // The session moved on: a command without txnNumber that failed before this one is not
+            // retried after it (a driver retries at once, a session serves one operation at a time).
+            session.attempts = 0;
+            session.lastFailed = false;
+            session.outstanding = false;
             boolean transactionEnd = facts.name().equals("commitTransaction") || facts.name().equals("abortTransaction");
             if (facts.inTransaction() && !transactionEnd) {
                 return 1; // statements inside a transaction are never retried one by one

@@ -330,6 +330,34 @@ class CountersMatchDriverTest {
         }
     }
 
+    // ================================================================ a write between a failed read and the same read
+
+    @Test
+    void aWriteBetweenAFailedReadAndTheSameReadMakesTheSecondReadNewWork() throws Exception {
+        // One thread, so the pooled session that served the failed find serves the insert and the
+        // next find too: the session moved on, and the driver retried nothing.
+        String db = UpstreamLane.freshDatabaseName("ctr_read_write_read");
+        direct.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+        DriverEvents driver = new DriverEvents();
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            try (MongoClient client = client(proxy, "bp-read-write-read", driver, "retryReads=true&retryWrites=true")) {
+                MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+                rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['find'], errorCode: 2}}");
+                assertThrows(MongoCommandException.class, () -> c.find(eq("_id", 1)).first());
+                c.insertOne(new Document("_id", 2));
+                assertEquals(1, c.find(eq("_id", 1)).first().getInteger("_id"));
+            }
+            MeterRegistry registry = proxy.registry();
+            awaitEveryAttemptEnded(registry);
+            String context = "driver events:" + driver.describe();
+            assertEquals(0, driver.retries("find"), context);
+            assertEquals(2, Meters.attempts(registry, "find"), context);
+            assertEquals(0, Meters.retries(registry, "find"), context);
+            assertEquals(1, Meters.attempts(registry, "insert"), context);
+        }
+        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+
     // ================================================================ timeoutMS
 
     @Test

@@ -163,11 +163,19 @@ class RetryTrackerTest {
     }
 
     @Test
-    void aReadRetryIsNotConfusedByTheSessionsWrites() {
+    void aWriteBetweenAFailedReadAndTheSameReadMakesTheReadNewWork() {
         assertEquals(1, attemptThatEnds(read("find", session), FIND_A, true));
-        assertEquals(1, attempt(write("insert", session, 3), 0), "a write in between has its own bookkeeping");
-        assertEquals(2, attemptThatEnds(read("find", session), FIND_A, false));
-        assertEquals(2, attempt(write("insert", session, 3), 0));
+        assertEquals(1, attempt(write("insert", session, 3), 0), "the session moved on: the failed read was not retried");
+        assertEquals(1, attemptThatEnds(read("find", session), FIND_A, true), "the same read later is new work");
+        assertEquals(2, attempt(write("insert", session, 3), 0), "the write's own retry is still one");
+        assertEquals(1, attempt(read("find", session), FIND_A), "after a write again");
+    }
+
+    @Test
+    void aStatementOfATransactionAlsoEndsTheReadsChain() {
+        assertEquals(1, attemptThatEnds(read("find", session), FIND_A, true));
+        assertEquals(1, attempt(inTransaction("find", session, 7, true), 0));
+        assertEquals(1, attempt(read("find", session), FIND_A));
     }
 
     @Test
