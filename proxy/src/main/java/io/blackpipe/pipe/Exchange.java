@@ -71,6 +71,7 @@ final class Exchange {
 
     private void process(ByteBuf frame) {
         if (connection.memberDown()) { // an outage began: nothing more reaches the member
+            countCutByTheOutage(frame);
             frame.release();
             connection.closeClient(true);
             return;
@@ -124,6 +125,24 @@ final class Exchange {
             default:
                 throw new MalformedMessageException("clients do not send " + OpCode.name(Header.opCode(frame)));
         }
+    }
+
+    /**
+     * An application command that reached the proxy as its member went down (before the outage
+     * reset this connection) was sent all the same: it is an attempt, ended by the reset, so that
+     * the driver's retry after the outage counts as the retry it is.
+     */
+    private void countCutByTheOutage(ByteBuf frame) {
+        if (Header.opCode(frame) != OpCode.OP_MSG) {
+            return;
+        }
+        CommandFacts facts = scanner.ofOpMsg(frame, OpMsg.parse(frame));
+        if (facts.isHello() || facts.name().equals("configureFailPoint") && !context.forwardFailPoints()) {
+            return; // not application commands: never counted as attempts
+        }
+        Attempt attempt = observer.begin(facts, facts.fingerprint());
+        observer.complete(attempt, facts.fingerprint(), facts.moreToCome() ? Outcome.NO_REPLY : Outcome.NETWORK_ERROR,
+                null, 0, false, false);
     }
 
     private void decide(ByteBuf frame, Attempt attempt, long fingerprint) {
