@@ -8,7 +8,9 @@ import io.blackpipe.fault.action.ErrorReply;
 import io.blackpipe.fault.action.Hang;
 import io.blackpipe.fault.action.ResetConnection;
 import io.blackpipe.fault.action.WriteConcernError;
+import io.blackpipe.wire.CommandFacts;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -22,6 +24,9 @@ import org.bson.BsonValue;
  * or of the wrong type is rejected with the field's name; nothing is half-accepted.
  */
 public final class RuleParser {
+    private static final Set<String> HELLO_NAMES = Set.of("hello", "isMaster", "ismaster");
+    /** What happens to a forwarded command's reply: the proxy rewrites hello replies, so these do not apply to hello. */
+    private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS");
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
             "$clusterTime", "$readPreference");
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
@@ -63,8 +68,16 @@ public final class RuleParser {
                 throw new RuleException("data." + key, "unknown field");
             }
         }
-        Matcher matcher = new Matcher(commands(data), string(data, "appName"), string(data, "namespace"),
-                member(data), attempt(data));
+        Set<String> commands = commands(data);
+        if (commands.contains("hello")) {
+            for (String replyFate : REPLY_FATES) {
+                if (data.containsKey(replyFate)) {
+                    throw new RuleException("data." + replyFate, "hello and isMaster can be failed with errorCode, "
+                            + "closeConnection, resetConnection, blockConnection or hang, not with a fate of their reply");
+                }
+            }
+        }
+        Matcher matcher = new Matcher(commands, string(data, "appName"), string(data, "namespace"), member(data), attempt(data));
         return new Rule(id, matcher, mode, action(data), document.clone());
     }
 
@@ -109,6 +122,9 @@ public final class RuleParser {
                 throw new RuleException("data.failCommands", "every entry must be a command name");
             }
             commands.add(name.asString().getValue());
+        }
+        if (commands.stream().anyMatch(CommandFacts::isHelloName)) {
+            commands.addAll(HELLO_NAMES); // one command to the server under three names, as its failCommand matches aliases
         }
         return Set.copyOf(commands);
     }

@@ -51,6 +51,14 @@ public final class ConnectionObserver {
         return new Attempt(facts, member, appName, connectionId, attempt, now, shared.wallClock().epochMicros(now), session);
     }
 
+    /**
+     * A hello as the rules see it: the connection's first attempt of it, not counted as an
+     * application command (hellos are counted apart, by {@link #monitoring}).
+     */
+    public Attempt helloForRules(CommandFacts facts) {
+        return new Attempt(facts, member, appName, connectionId, 1, System.nanoTime(), 0, null);
+    }
+
     public void faultInjected(Attempt attempt, String fault) {
         shared.fault(fault, CommandNames.label(attempt.command()), member).increment();
     }

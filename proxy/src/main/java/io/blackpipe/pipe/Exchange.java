@@ -85,7 +85,7 @@ final class Exchange {
                     if (connection.blackholed()) {
                         frame.release();
                     } else {
-                        connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, null));
+                        helloUnlessFaulted(frame, facts, msg, null);
                     }
                 } else if (facts.name().equals("configureFailPoint") && !context.forwardFailPoints()) {
                     BsonDocument reply = FailPointCommand.apply(context, BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd()));
@@ -115,8 +115,11 @@ final class Exchange {
                     frame.release();
                     return;
                 }
-                // Drivers use OP_QUERY only for the handshake; anything else passes as it came.
-                connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
+                if (facts.isHello()) {
+                    helloUnlessFaulted(frame, facts, null, query);
+                } else { // drivers use OP_QUERY only for the handshake; anything else passes as it came
+                    connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
+                }
                 return;
             }
             case OpCode.OP_COMPRESSED:
@@ -125,6 +128,26 @@ final class Exchange {
             default:
                 throw new MalformedMessageException("clients do not send " + OpCode.name(Header.opCode(frame)));
         }
+    }
+
+    /**
+     * A hello (handshake or heartbeat, OP_MSG or OP_QUERY) goes on to the member with its reply
+     * rewritten, unless a rule names it: then the fault decides, as the server's failCommand does
+     * for hello and isMaster. It is never counted as an application command.
+     */
+    private void helloUnlessFaulted(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
+        Attempt hello = observer.helloForRules(facts);
+        RuleSet.Decision decision = context.rules().decide(hello, memberState, advertisedMember);
+        if (decision == null) {
+            forwardHello(frame, facts, msg, query);
+            return;
+        }
+        observer.faultInjected(hello, decision.action().name());
+        decision.action().apply(new InterceptedHello(this, frame, facts, msg, query));
+    }
+
+    void forwardHello(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
+        connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, query));
     }
 
     /**

@@ -379,4 +379,26 @@ class RuleParserTest {
         assertFalse(RuleParser.isOff(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 0}}")));
         assertFalse(RuleParser.isOff(new BsonDocument("mode", new BsonInt32(0))));
     }
+
+    @Test
+    void aRuleOnAnyNameOfHelloMatchesEveryName() {
+        for (String name : new String[] {"hello", "isMaster", "ismaster"}) {
+            Rule rule = parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['" + name
+                    + "', 'find'], closeConnection: true}}");
+            assertEquals(Set.of("hello", "isMaster", "ismaster", "find"), rule.matcher().commands(), name);
+        }
+        assertEquals(Set.of("find"), parseData("{failCommands: ['find'], closeConnection: true}").matcher().commands());
+    }
+
+    @Test
+    void helloTakesNoReplyFate() {
+        for (String fate : new String[] {"dropReply: true", "writeConcernError: {code: 64}", "delayReplyMS: 10"}) {
+            RuleException e = rejected("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['isMaster'], "
+                    + fate + "}}");
+            assertEquals("data." + fate.substring(0, fate.indexOf(':')), e.field(), e.getMessage());
+            assertTrue(e.getMessage().contains("hello and isMaster can be failed with"), e.getMessage());
+        }
+        parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['hello'], blockConnection: true,"
+                + " blockTimeMS: 100, errorCode: 91}}");
+    }
 }

@@ -1,0 +1,104 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.fault.Interception;
+import io.blackpipe.fault.ReplyFate;
+import io.blackpipe.topology.MemberState;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.Messages;
+import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.OpQuery;
+import io.netty.buffer.ByteBuf;
+import java.util.List;
+import org.bson.BsonDocument;
+
+/**
+ * A hello (or isMaster) a rule picked: closed, reset, answered with an error, held or swallowed as
+ * mongod's failCommand does to it, or forwarded with its reply rewritten as every hello is. Nothing
+ * here is counted as an application command; the rule's fault is.
+ */
+final class InterceptedHello implements Interception {
+    private final Exchange exchange;
+    private final ByteBuf frame;
+    private final CommandFacts facts;
+    private final OpMsg msg;
+    private final OpQuery query;
+
+    /** @param msg the OP_MSG view of {@code frame}, or null for an OP_QUERY handshake ({@code query}) */
+    InterceptedHello(Exchange exchange, ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
+        this.exchange = exchange;
+        this.frame = frame;
+        this.facts = facts;
+        this.msg = msg;
+        this.query = query;
+    }
+
+    @Override
+    public CommandFacts facts() {
+        return facts;
+    }
+
+    @Override
+    public MemberState memberState() {
+        return exchange.context().memberStates().of(exchange.member().upstream());
+    }
+
+    @Override
+    public BsonDocument topologyVersion(boolean newer) {
+        return exchange.context().memberStates().topologyVersion(exchange.member().upstream(), newer);
+    }
+
+    @Override
+    public void forward() {
+        exchange.forwardHello(frame, facts, msg, query);
+    }
+
+    @Override
+    public void forward(ReplyFate fate) {
+        // RuleParser refuses reply fates on hello: its reply is the proxy's to rewrite
+        throw new IllegalStateException("a hello cannot be forwarded with a reply fate");
+    }
+
+    @Override
+    public void answer(BsonDocument reply) {
+        frame.release();
+        ClientConnection connection = exchange.connection();
+        int requestId = exchange.context().nextRequestId();
+        connection.sendToClient(query == null
+                ? Messages.opMsg(connection.alloc(), requestId, facts.requestId(), 0, reply)
+                : Messages.opReply(connection.alloc(), requestId, facts.requestId(), 0, 0, 0, List.of(reply)));
+        connection.flushClient();
+    }
+
+    @Override
+    public void close() {
+        frame.release();
+        exchange.connection().closeClient(false);
+    }
+
+    @Override
+    public void reset() {
+        frame.release();
+        exchange.connection().closeClient(true);
+    }
+
+    @Override
+    public void hang() {
+        frame.release(); // the monitor's socket timeout ends it, as against a member that stopped answering
+    }
+
+    @Override
+    public void after(long millis, Runnable then) {
+        exchange.hold(millis, () -> {
+            if (exchange.connection().isOpen()) {
+                then.run();
+            } else {
+                frame.release();
+            }
+        });
+    }
+
+    @Override
+    public void blockThenForward(long millis) {
+        after(millis, this::forward);
+    }
+}

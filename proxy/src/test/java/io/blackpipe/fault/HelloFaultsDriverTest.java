@@ -1,0 +1,95 @@
+package io.blackpipe.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoSocketReadTimeoutException;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.event.ServerHeartbeatFailedEvent;
+import com.mongodb.event.ServerMonitorListener;
+import io.blackpipe.testing.Await;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Rules on hello and isMaster, as the SDAM spec's tests set them on a server: an app's handshakes
+ * and heartbeats fail (closed, or answered with an error) while other apps go on, and nothing of
+ * it counts as an application command.
+ */
+class HelloFaultsDriverTest extends DriverRigTest {
+    @Test
+    void closingTheHellosOfOneAppKeepsItFromTheServerAndOthersGoOn() {
+        rig.rule("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['hello', 'isMaster'],"
+                + " appName: 'victim', closeConnection: true}}");
+        MongoClient victim = rig.client("appName=victim&serverSelectionTimeoutMS=1500");
+        assertThrows(MongoTimeoutException.class, () -> rig.collection(victim).insertOne(new Document("_id", 1)),
+                "no hello of the app gets an answer, so no member is ever selectable");
+        rig.collection(rig.client("appName=bystander")).insertOne(new Document("_id", 2));
+        assertTrue(rig.faults("closeConnection", "hello") + rig.faults("closeConnection", "isMaster") > 0);
+        assertEquals(0, rig.attempts("hello"), "hellos are not application commands");
+        assertEquals(List.of(2), rig.serverSide("c").find().map(d -> d.getInteger("_id")).into(new ArrayList<>()));
+    }
+
+    @Test
+    void anErrorOnTheHeartbeatsMarksTheMemberUnknownUntilTheRuleIsSpent() throws Exception {
+        List<ServerHeartbeatFailedEvent> failedHeartbeats = new CopyOnWriteArrayList<>();
+        try (MongoClient sick = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(rig.proxy.connectionString() + "&appName=sick&heartbeatFrequencyMS=500"))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(15, TimeUnit.SECONDS))
+                .applyToServerSettings(b -> b.addServerMonitorListener(new ServerMonitorListener() {
+                    @Override
+                    public void serverHeartbeatFailed(ServerHeartbeatFailedEvent event) {
+                        failedHeartbeats.add(event);
+                    }
+                }))
+                .build())) {
+            rig.collection(sick).insertOne(new Document("_id", 1)); // the member is known and the pool open
+            rig.rule("{configureFailPoint: 'failCommand', mode: {times: 2}, data: {failCommands: ['hello'],"
+                    + " appName: 'sick', errorCode: 91}}");
+            Await.until(Duration.ofSeconds(15), "both errors to be sent", () -> rig.faults("errorReply", "hello")
+                    + rig.faults("errorReply", "isMaster") == 2);
+            rig.collection(sick).insertOne(new Document("_id", 2)); // the member is found again once the rule is spent
+        }
+        assertTrue(failedHeartbeats.stream().anyMatch(e -> e.getThrowable() instanceof MongoCommandException error
+                && error.getErrorCode() == 91), "the driver's monitor saw the error: " + failedHeartbeats);
+        assertEquals(2, rig.serverCount());
+        assertEquals(0, rig.attempts("hello"));
+    }
+
+    @Test
+    void aBlockedHeartbeatTimesOutTheMonitorAndTheHeldHelloIsReleased() throws Exception {
+        List<ServerHeartbeatFailedEvent> failedHeartbeats = new CopyOnWriteArrayList<>();
+        try (MongoClient slow = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(rig.proxy.connectionString()
+                        + "&appName=slow&heartbeatFrequencyMS=500&connectTimeoutMS=400"))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(15, TimeUnit.SECONDS))
+                .applyToServerSettings(b -> b.addServerMonitorListener(new ServerMonitorListener() {
+                    @Override
+                    public void serverHeartbeatFailed(ServerHeartbeatFailedEvent event) {
+                        failedHeartbeats.add(event);
+                    }
+                }))
+                .build())) {
+            rig.collection(slow).insertOne(new Document("_id", 1));
+            rig.rule("{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['hello', 'isMaster'],"
+                    + " appName: 'slow', blockConnection: true, blockTimeMS: 1500}}");
+            // the monitor's socket timeout is connectTimeoutMS: 400 ms into the block it gives up
+            Await.until(Duration.ofSeconds(15), () -> "a heartbeat to time out: " + failedHeartbeats,
+                    () -> failedHeartbeats.stream().anyMatch(e -> e.getThrowable() instanceof MongoSocketReadTimeoutException));
+            rig.collection(slow).insertOne(new Document("_id", 2));
+        }
+        assertTrue(rig.faults("blockConnection", "hello") + rig.faults("blockConnection", "isMaster") == 1);
+        assertEquals(2, rig.serverCount());
+    }
+}
