@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>a write with the lsid and txnNumber of an earlier one is a retry (so is a commit or abort
  * of the same transaction);</li>
  * <li>any other command is a retry when the same session's previous command (of any kind) had
- * the same fingerprint and failed, or has not ended yet: a client re-sends a command it gave up on (socket
- * timeout) on another connection, possibly before the proxy sees the first connection close.
+ * the same fingerprint and failed, or has not ended yet: a client re-sends a command it gave up
+ * on (socket timeout) on another connection, possibly before the proxy sees the first connection
+ * close.
  * The same read repeated after a success is not (sessions are pooled).</li>
  * </ul>
  * Memory is bounded: at most {@code maxSessions} sessions (past that, the least recently active

@@ -208,7 +208,7 @@ final class Exchange {
         if (simulation == null || simulation.isPrimary(member.upstream())) {
             return new SimulatedSecondary.Verdict(null, frame);
         }
-        return SimulatedSecondary.check(connection.alloc(), frame, facts, context.memberStates().of(member.upstream()));
+        return SimulatedSecondary.check(connection.alloc(), frame, facts, memberState());
     }
 
     /** A synthesized answer: the command never reached the server. */
@@ -313,6 +313,16 @@ final class Exchange {
 
     ClientConnection connection() {
         return connection;
+    }
+
+    /** What the member last said about itself. */
+    MemberState memberState() {
+        return memberState.get();
+    }
+
+    /** The topologyVersion for a state-change error from this member (see {@link io.blackpipe.fault.Interception}). */
+    BsonDocument topologyVersion(boolean newer) {
+        return context.memberStates().topologyVersion(member.upstream(), newer);
     }
 
     PipeContext context() {

@@ -32,12 +32,12 @@ final class InterceptedCommand implements Interception {
 
     @Override
     public MemberState memberState() {
-        return exchange.context().memberStates().of(exchange.member().upstream());
+        return exchange.memberState();
     }
 
     @Override
     public BsonDocument topologyVersion(boolean newer) {
-        return exchange.context().memberStates().topologyVersion(exchange.member().upstream(), newer);
+        return exchange.topologyVersion(newer);
     }
 
     @Override

@@ -28,6 +28,20 @@ import org.junit.jupiter.api.Test;
  * it counts as an application command.
  */
 class HelloFaultsDriverTest extends DriverRigTest {
+    /** A client through the proxy whose monitor's failed heartbeats land in {@code failedHeartbeats}. */
+    private MongoClient monitoredClient(String options, List<ServerHeartbeatFailedEvent> failedHeartbeats) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(rig.proxy.connectionString() + "&" + options))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(15, TimeUnit.SECONDS))
+                .applyToServerSettings(b -> b.addServerMonitorListener(new ServerMonitorListener() {
+                    @Override
+                    public void serverHeartbeatFailed(ServerHeartbeatFailedEvent event) {
+                        failedHeartbeats.add(event);
+                    }
+                }))
+                .build());
+    }
+
     @Test
     void closingTheHellosOfOneAppKeepsItFromTheServerAndOthersGoOn() {
         rig.rule("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['hello', 'isMaster'],"
@@ -44,16 +58,7 @@ class HelloFaultsDriverTest extends DriverRigTest {
     @Test
     void anErrorOnTheHeartbeatsMarksTheMemberUnknownUntilTheRuleIsSpent() throws Exception {
         List<ServerHeartbeatFailedEvent> failedHeartbeats = new CopyOnWriteArrayList<>();
-        try (MongoClient sick = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(rig.proxy.connectionString() + "&appName=sick&heartbeatFrequencyMS=500"))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(15, TimeUnit.SECONDS))
-                .applyToServerSettings(b -> b.addServerMonitorListener(new ServerMonitorListener() {
-                    @Override
-                    public void serverHeartbeatFailed(ServerHeartbeatFailedEvent event) {
-                        failedHeartbeats.add(event);
-                    }
-                }))
-                .build())) {
+        try (MongoClient sick = monitoredClient("appName=sick&heartbeatFrequencyMS=500", failedHeartbeats)) {
             rig.collection(sick).insertOne(new Document("_id", 1)); // the member is known and the pool open
             rig.rule("{configureFailPoint: 'failCommand', mode: {times: 2}, data: {failCommands: ['hello'],"
                     + " appName: 'sick', errorCode: 91}}");
@@ -70,17 +75,7 @@ class HelloFaultsDriverTest extends DriverRigTest {
     @Test
     void aBlockedHeartbeatTimesOutTheMonitorAndTheHeldHelloIsReleased() throws Exception {
         List<ServerHeartbeatFailedEvent> failedHeartbeats = new CopyOnWriteArrayList<>();
-        try (MongoClient slow = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(rig.proxy.connectionString()
-                        + "&appName=slow&heartbeatFrequencyMS=500&connectTimeoutMS=400"))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(15, TimeUnit.SECONDS))
-                .applyToServerSettings(b -> b.addServerMonitorListener(new ServerMonitorListener() {
-                    @Override
-                    public void serverHeartbeatFailed(ServerHeartbeatFailedEvent event) {
-                        failedHeartbeats.add(event);
-                    }
-                }))
-                .build())) {
+        try (MongoClient slow = monitoredClient("appName=slow&heartbeatFrequencyMS=500&connectTimeoutMS=400", failedHeartbeats)) {
             rig.collection(slow).insertOne(new Document("_id", 1));
             rig.rule("{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['hello', 'isMaster'],"
                     + " appName: 'slow', blockConnection: true, blockTimeMS: 1500}}");
