@@ -1,25 +1,20 @@
 package io.blackpipe.pipe;
 
-import io.blackpipe.fault.Interception;
 import io.blackpipe.fault.ReplyFate;
 import io.blackpipe.observe.Attempt;
-import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.CommandFacts;
 import io.netty.buffer.ByteBuf;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 
 /** A command a rule picked, and what the fault may do with it on this connection. */
-final class InterceptedCommand implements Interception {
-    private final Exchange exchange;
-    private final ByteBuf frame;
+final class InterceptedCommand extends ExchangeInterception {
     private final Attempt attempt;
     private final long fingerprint;
     private final String fault;
 
     InterceptedCommand(Exchange exchange, ByteBuf frame, Attempt attempt, long fingerprint, String fault) {
-        this.exchange = exchange;
-        this.frame = frame;
+        super(exchange, frame);
         this.attempt = attempt;
         this.fingerprint = fingerprint;
         this.fault = fault;
@@ -28,16 +23,6 @@ final class InterceptedCommand implements Interception {
     @Override
     public CommandFacts facts() {
         return attempt.facts();
-    }
-
-    @Override
-    public MemberState memberState() {
-        return exchange.memberState();
-    }
-
-    @Override
-    public BsonDocument topologyVersion(boolean newer) {
-        return exchange.topologyVersion(newer);
     }
 
     @Override

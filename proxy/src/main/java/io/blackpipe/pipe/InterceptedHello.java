@@ -1,8 +1,6 @@
 package io.blackpipe.pipe;
 
-import io.blackpipe.fault.Interception;
 import io.blackpipe.fault.ReplyFate;
-import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.Messages;
 import io.blackpipe.wire.OpMsg;
@@ -16,17 +14,14 @@ import org.bson.BsonDocument;
  * mongod's failCommand does to it, or forwarded with its reply rewritten as every hello is. Nothing
  * here is counted as an application command; the rule's fault is.
  */
-final class InterceptedHello implements Interception {
-    private final Exchange exchange;
-    private final ByteBuf frame;
+final class InterceptedHello extends ExchangeInterception {
     private final CommandFacts facts;
     private final OpMsg msg;
     private final OpQuery query;
 
     /** @param msg the OP_MSG view of {@code frame}, or null for an OP_QUERY handshake ({@code query}) */
     InterceptedHello(Exchange exchange, ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
-        this.exchange = exchange;
-        this.frame = frame;
+        super(exchange, frame);
         this.facts = facts;
         this.msg = msg;
         this.query = query;
@@ -35,16 +30,6 @@ final class InterceptedHello implements Interception {
     @Override
     public CommandFacts facts() {
         return facts;
-    }
-
-    @Override
-    public MemberState memberState() {
-        return exchange.memberState();
-    }
-
-    @Override
-    public BsonDocument topologyVersion(boolean newer) {
-        return exchange.topologyVersion(newer);
     }
 
     @Override
