@@ -8,8 +8,11 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -21,6 +24,8 @@ import java.util.concurrent.TimeUnit;
  * connection until it ends; a blackhole keeps accepting but lets nothing through either way.
  */
 public final class MemberListener {
+    /** How long a reset waits for a connection's event loop (a busy loop gets there well within it). */
+    private static final long RESET_WAIT_MILLIS = 5_000;
     private final MemberAddress upstream;
     private final MemberMap members;
     private final ServerBootstrap bootstrap;
@@ -80,19 +85,25 @@ public final class MemberListener {
         connections.add(client);
     }
 
-    /** Resets (RST) every open client connection of this member; returns how many. */
+    /**
+     * Resets (RST) every open client connection of this member, and returns (how many) once they
+     * are reset: what a client sends after this never reaches the proxy, as after a real reset.
+     * Not to be called on an event loop.
+     */
     public int resetConnections() {
-        int count = 0;
+        List<Future<?>> resets = new ArrayList<>();
         for (Channel client : connections) {
-            client.eventLoop().execute(() -> {
+            resets.add(client.eventLoop().submit(() -> {
                 if (client.isActive()) {
                     client.config().setOption(ChannelOption.SO_LINGER, 0);
                     client.close();
                 }
-            });
-            count++;
+            }));
         }
-        return count;
+        for (Future<?> reset : resets) {
+            reset.awaitUninterruptibly(RESET_WAIT_MILLIS);
+        }
+        return resets.size();
     }
 
     /** The member goes away for {@code millis} (0: until {@link #restore()}): refused and reset. */
