@@ -3,10 +3,14 @@ package io.blackpipe.observe;
 import io.blackpipe.wire.CommandFacts;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
 /** The observer of one client connection; used from that connection's event loop only. */
 public final class ConnectionObserver {
+    private static final int NAMESPACE_NOT_FOUND = 26;
+    /** Commands whose NamespaceNotFound drivers turn into a success (an empty list; nothing to drop). */
+    private static final Set<String> SUCCEEDS_ON_NAMESPACE_NOT_FOUND = Set.of("listIndexes", "drop", "dropIndexes");
     private final CommandObserver shared;
     private final String member;
     private final long connectionId;
@@ -79,8 +83,10 @@ public final class ConnectionObserver {
             m.duration.record(now - attempt.startNanos(), now);
         }
         // A reply that only carries a writeConcernError (ok:1, no top-level code) is a success to the
-        // driver: it never re-sends a command without txnNumber over it, so the same command next is new work.
-        boolean failed = outcome.failed() && !(writeConcernError && errorCode == 0);
+        // driver: it never re-sends a command without txnNumber over it, so the same command next is
+        // new work. So is NamespaceNotFound where drivers take it for an empty or done answer.
+        boolean failed = outcome.failed() && !(writeConcernError && errorCode == 0)
+                && !(errorCode == NAMESPACE_NOT_FOUND && SUCCEEDS_ON_NAMESPACE_NOT_FOUND.contains(attempt.command()));
         shared.retries().completed(attempt.retrySession(), attempt.facts(), fingerprint, attempt.attemptNumber(), failed);
         CommandFacts facts = attempt.facts();
         long completedMicros = attempt.invokedAtMicros() + TimeUnit.NANOSECONDS.toMicros(now - attempt.startNanos());

@@ -358,6 +358,31 @@ class CountersMatchDriverTest {
         assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
     }
 
+    // ================================================================ an error the driver turns into an answer
+
+    @Test
+    void listingTheIndexesOfAMissingCollectionTwiceIsNotARetry() throws Exception {
+        // mongod answers NamespaceNotFound (26) and the driver returns an empty list; jongodb lists an
+        // _id index instead, so the rule gives mongod's answer. Nothing failed for the app, nothing was retried.
+        String db = UpstreamLane.freshDatabaseName("ctr_list_missing");
+        DriverEvents driver = new DriverEvents();
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            rule(proxy, "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['listIndexes'], errorCode: 26}}");
+            try (MongoClient client = client(proxy, "bp-list-missing", driver, "retryReads=true")) {
+                MongoCollection<Document> missing = client.getDatabase(db).getCollection("missing");
+                assertEquals(List.of(), missing.listIndexes().into(new ArrayList<>()));
+                assertEquals(List.of(), missing.listIndexes().into(new ArrayList<>()));
+            }
+            MeterRegistry registry = proxy.registry();
+            awaitEveryAttemptEnded(registry);
+            String context = "driver events:" + driver.describe();
+            assertEquals(0, driver.retries("listIndexes"), context);
+            assertEquals(2, Meters.attempts(registry, "listIndexes"), context);
+            assertEquals(0, Meters.retries(registry, "listIndexes"), context);
+            assertEquals(2, Meters.outcomes(registry, "listIndexes", "error"), "the server's answer was an error all the same");
+        }
+    }
+
     // ================================================================ timeoutMS
 
     @Test
