@@ -187,6 +187,30 @@ class DeploymentFaultsTest {
         assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
     }
 
+    /**
+     * A reset is done when the call returns: what a client sends after it never reaches the proxy
+     * (the API's connections reset and an outage rely on this; the resets run on the connections'
+     * event loops).
+     */
+    @Test
+    void resettingConnectionsReturnsOnceEveryConnectionIsReset() throws Exception {
+        Member member = primary();
+        MemberListener listener = listenerOf(member);
+        List<RawClient> open = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            RawClient client = RawClient.connect(member.advertised());
+            client.roundTrip(hello(1));
+            open.add(client);
+        }
+        assertEquals(4, listener.openConnections());
+        assertEquals(4, listener.resetConnections());
+        assertEquals(0, listener.openConnections(), "every connection is closed when the reset returns");
+        for (RawClient client : open) {
+            client.awaitClosedByPeer(Duration.ofSeconds(5));
+            client.close();
+        }
+    }
+
     @Test
     void anOutageResetsADriversConnectionAndARetryableWriteWaitsForTheMemberToComeBack() throws Exception {
         String db = UpstreamLane.freshDatabaseName("outageretry");
