@@ -8,7 +8,6 @@ import io.blackpipe.fault.action.ErrorReply;
 import io.blackpipe.fault.action.Hang;
 import io.blackpipe.fault.action.ResetConnection;
 import io.blackpipe.fault.action.WriteConcernError;
-import io.blackpipe.wire.CommandFacts;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -25,6 +24,13 @@ import org.bson.BsonValue;
  */
 public final class RuleParser {
     private static final Set<String> HELLO_NAMES = Set.of("hello", "isMaster", "ismaster");
+    /**
+     * Commands the server knows by several names: its failCommand matches any of them whichever
+     * the rule or the client uses ({@code Command::hasAlias}), and so does a rule here.
+     */
+    private static final List<Set<String>> ALIASES = List.of(HELLO_NAMES, Set.of("findAndModify", "findandmodify"),
+            Set.of("dropIndexes", "deleteIndexes"), Set.of("mapReduce", "mapreduce"), Set.of("buildInfo", "buildinfo"),
+            Set.of("dbStats", "dbstats"), Set.of("collStats", "collstats"), Set.of("dataSize", "datasize"));
     /** What happens to a forwarded command's reply: the proxy rewrites hello replies, so these do not apply to hello. */
     private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS");
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
@@ -123,8 +129,10 @@ public final class RuleParser {
             }
             commands.add(name.asString().getValue());
         }
-        if (commands.stream().anyMatch(CommandFacts::isHelloName)) {
-            commands.addAll(HELLO_NAMES); // one command to the server under three names, as its failCommand matches aliases
+        for (Set<String> names : ALIASES) {
+            if (commands.stream().anyMatch(names::contains)) {
+                commands.addAll(names);
+            }
         }
         return Set.copyOf(commands);
     }

@@ -174,6 +174,19 @@ class FaultErrorsDriverTest extends DriverRigTest {
         assertEquals(1, rig.serverCount());
     }
 
+    /** The server's failCommand matches a command by any of its names; the driver sends findAndModify. */
+    @Test
+    void aRuleNamingTheLowercaseAliasFailsTheDriversFindAndModify() {
+        rig.serverSide("c").insertOne(new Document("_id", 1).append("n", 0));
+        rig.rule("{times: 1}", "findandmodify", "errorCode: 13");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        MongoCommandException e = assertThrows(MongoCommandException.class,
+                () -> c.findOneAndUpdate(new Document("_id", 1), new Document("$inc", new Document("n", 1))));
+        assertEquals(13, e.getErrorCode());
+        assertEquals(1, rig.faults("errorReply", "findAndModify"));
+        assertEquals(0, rig.serverSide("c").find().first().getInteger("n"), "the failed command never reached the server");
+    }
+
     /** getMore names its collection in a field, not first: the server's namespace filter reads it there. */
     @Test
     void aNamespaceRuleMatchesTheGetMoresOfItsCollectionOnly() {

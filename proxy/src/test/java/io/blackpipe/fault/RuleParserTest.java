@@ -391,6 +391,16 @@ class RuleParserTest {
     }
 
     @Test
+    void aRuleOnAnyNameOfACommandWithAliasesMatchesEveryName() {
+        assertEquals(Set.of("findAndModify", "findandmodify", "insert"),
+                parseData("{failCommands: ['findandmodify', 'insert'], closeConnection: true}").matcher().commands());
+        assertEquals(Set.of("dropIndexes", "deleteIndexes"),
+                parseData("{failCommands: ['dropIndexes'], closeConnection: true}").matcher().commands());
+        assertEquals(Set.of("mapReduce", "mapreduce", "buildInfo", "buildinfo"),
+                parseData("{failCommands: ['mapreduce', 'buildInfo'], closeConnection: true}").matcher().commands());
+    }
+
+    @Test
     void helloTakesNoReplyFate() {
         for (String fate : new String[] {"dropReply: true", "writeConcernError: {code: 64}", "delayReplyMS: 10"}) {
             RuleException e = rejected("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['isMaster'], "
