@@ -33,6 +33,17 @@ public final class RuleParser {
             Set.of("dbStats", "dbstats"), Set.of("collStats", "collstats"), Set.of("dataSize", "datasize"));
     /** What happens to a forwarded command's reply: the proxy rewrites hello replies, so these do not apply to hello. */
     private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS");
+    /**
+     * Commands that take a write concern on the server (aggregate and mapReduce when they write
+     * out): the only ones a failCommand writeConcernError reaches.
+     */
+    private static final Set<String> TAKING_A_WRITE_CONCERN = Set.of("insert", "update", "delete", "findAndModify",
+            "findandmodify", "bulkWrite", "commitTransaction", "abortTransaction", "create", "createIndexes", "drop",
+            "dropDatabase", "dropIndexes", "deleteIndexes", "collMod", "renameCollection", "convertToCapped",
+            "cloneCollectionAsCapped", "applyOps", "aggregate", "mapReduce", "mapreduce", "createUser", "updateUser",
+            "dropUser", "dropAllUsersFromDatabase", "grantRolesToUser", "revokeRolesFromUser", "createRole", "updateRole",
+            "dropRole", "dropAllRolesFromDatabase", "grantRolesToRole", "revokeRolesFromRole", "grantPrivilegesToRole",
+            "revokePrivilegesFromRole", "setFeatureCompatibilityVersion");
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
             "$clusterTime", "$readPreference");
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
@@ -83,8 +94,12 @@ public final class RuleParser {
                 }
             }
         }
+        FaultAction action = action(data);
+        if (action instanceof WriteConcernError) {
+            commands = takingAWriteConcern(commands);
+        }
         Matcher matcher = new Matcher(commands, string(data, "appName"), string(data, "namespace"), member(data), attempt(data));
-        return new Rule(id, matcher, mode, action(data), document.clone());
+        return new Rule(id, matcher, mode, action, document.clone());
     }
 
     private Mode mode(BsonValue value) {
@@ -135,6 +150,22 @@ public final class RuleParser {
             }
         }
         return Set.copyOf(commands);
+    }
+
+    /**
+     * The server adds a failCommand writeConcernError only to commands that take a write concern
+     * (a find with such a rule runs untouched and spends none of its times), so such a rule
+     * matches only those; a rule left with none would never fire, and is refused.
+     */
+    private static Set<String> takingAWriteConcern(Set<String> commands) {
+        Set<String> taking = new LinkedHashSet<>(commands);
+        taking.retainAll(TAKING_A_WRITE_CONCERN);
+        if (taking.isEmpty()) {
+            throw new RuleException("data.writeConcernError", "none of failCommands " + commands + " takes a write concern, "
+                    + "and the server adds writeConcernError only to those that do (insert, update, delete, findAndModify, "
+                    + "commitTransaction, createIndexes, ...)");
+        }
+        return Set.copyOf(taking);
     }
 
     private static FaultAction action(BsonDocument data) {

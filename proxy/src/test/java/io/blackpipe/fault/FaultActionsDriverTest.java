@@ -291,6 +291,19 @@ class FaultActionsDriverTest extends DriverRigTest {
         assertEquals(1, rig.serverCount(), "the document IS on the server");
     }
 
+    /** As on the server: a find takes no write concern, so it neither gets one nor spends the rule's times. */
+    @Test
+    void aWriteConcernErrorRuleLeavesReadsAloneAndSpendsItsTimesOnTheWrite() {
+        rig.serverSide("c").insertOne(new Document("_id", 1));
+        rig.rule("{times: 1}", "find', 'insert", "writeConcernError: {code: 64}");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false"));
+        assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"));
+        assertThrows(MongoWriteConcernException.class, () -> c.insertOne(new Document("_id", 2)));
+        assertEquals(0, rig.faults("writeConcernError", "find"));
+        assertEquals(1, rig.faults("writeConcernError", "insert"));
+        assertEquals(2, rig.serverCount());
+    }
+
     @Test
     void writeConcernFailedOnARetryableWriteIsNotLabelledAndNotRetried() {
         rig.rule("{times: 1}", "insert", "writeConcernError: {code: 64}");

@@ -339,6 +339,7 @@ class RuleParserTest {
         "data.blockTimeMS           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], blockConnection: false, blockTimeMS: 100}}",
         "data.writeConcernError     | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert'], writeConcernError: 64}}",
         "data.writeConcernError.code | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert'], writeConcernError: {code: 'x'}}}",
+        "data.writeConcernError     | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find', 'count'], writeConcernError: {code: 64}}}",
         "data.delayReplyMS          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: -5}}",
         "data.delayReplyMS          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: 'x'}}",
         "data.delayReplyMS          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: 2.5}}",
@@ -398,6 +399,14 @@ class RuleParserTest {
                 parseData("{failCommands: ['dropIndexes'], closeConnection: true}").matcher().commands());
         assertEquals(Set.of("mapReduce", "mapreduce", "buildInfo", "buildinfo"),
                 parseData("{failCommands: ['mapreduce', 'buildInfo'], closeConnection: true}").matcher().commands());
+    }
+
+    @Test
+    void aWriteConcernErrorRuleMatchesOnlyCommandsTakingAWriteConcern() {
+        assertEquals(Set.of("insert", "commitTransaction"),
+                parseData("{failCommands: ['find', 'insert', 'commitTransaction'], writeConcernError: {code: 64}}").matcher().commands());
+        assertEquals(Set.of("find", "insert"), parseData("{failCommands: ['find', 'insert'], writeConcernError: {code: 64}, errorCode: 2}")
+                .matcher().commands(), "an error reaches every command, as on the server");
     }
 
     @Test
