@@ -118,6 +118,14 @@ public final class BlackPipe implements AutoCloseable {
         return new FailRule(this, commands);
     }
 
+    /**
+     * A rule on every command (failCommand's failAllCommands), hellos included except for a
+     * delay or a dropped reply: {@code failAll().onMember("primary").delay(Duration.ofMillis(50))}.
+     */
+    public FailRule failAll() {
+        return FailRule.onAllCommands(this);
+    }
+
     String nextId() {
         return "rule-" + generatedIds.incrementAndGet();
     }

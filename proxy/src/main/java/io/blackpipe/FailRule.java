@@ -29,12 +29,21 @@ public final class FailRule {
 
     FailRule(BlackPipe blackPipe, String... commands) {
         if (commands.length == 0) {
-            throw new IllegalArgumentException("fail(): name at least one command, e.g. fail(\"insert\")");
+            throw new IllegalArgumentException("fail(): name at least one command, e.g. fail(\"insert\"), or use failAll()");
         }
         this.blackPipe = blackPipe;
         BsonArray names = new BsonArray();
         Arrays.stream(commands).map(BsonString::new).forEach(names::add);
         data.put("failCommands", names);
+    }
+
+    private FailRule(BlackPipe blackPipe) {
+        this.blackPipe = blackPipe;
+        data.put("failAllCommands", BsonBoolean.TRUE);
+    }
+
+    static FailRule onAllCommands(BlackPipe blackPipe) {
+        return new FailRule(blackPipe);
     }
 
     /** Fire for the next {@code n} matching attempts, then stop. */

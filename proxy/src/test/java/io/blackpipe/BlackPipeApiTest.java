@@ -6,10 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.ServerAddress;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.testing.Await;
@@ -17,6 +19,7 @@ import io.blackpipe.testing.UpstreamLane;
 import java.net.ConnectException;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -69,6 +72,29 @@ class BlackPipeApiTest {
             // try-with-resources closed every listener: the driver's addresses are refused now
             assertThrows(ConnectException.class, () -> new Socket(member.getHost(), member.getPort()).close(),
                     "after close nothing listens on " + member);
+        }
+    }
+
+    @Test
+    void failAllReachesEveryCommandOfTheApp() {
+        String db = UpstreamLane.freshDatabaseName("api-all");
+        List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+        try (BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri());
+             MongoClient client = client(blackPipe.connectionString(), started)) {
+            // the app's database only: a rule on all commands would fail the driver's hellos too, as on a server
+            blackPipe.failAll().onNamespace(db).times(3).error("Unauthorized");
+            assertTrue(blackPipe.rules().get(0).contains("\"failAllCommands\": true"), blackPipe.rules().get(0));
+            MongoCollection<Document> items = client.getDatabase(db).getCollection("items");
+            for (Runnable command : List.<Runnable>of(() -> items.insertOne(new Document("_id", 1)), () -> items.find().first(),
+                    () -> client.getDatabase(db).runCommand(new Document("ping", 1)))) {
+                assertEquals(13, assertThrows(MongoCommandException.class, command::run).getErrorCode());
+            }
+            items.insertOne(new Document("_id", 2));
+            assertEquals(3, blackPipe.faultsInjected("errorReply"));
+            assertEquals(2, blackPipe.attempts("insert"));
+            try (MongoClient direct = UpstreamLane.directClient()) {
+                assertEquals(List.of(new Document("_id", 2)), direct.getDatabase(db).getCollection("items").find().into(new ArrayList<>()));
+            }
         }
     }
 

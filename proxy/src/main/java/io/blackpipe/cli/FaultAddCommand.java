@@ -42,6 +42,10 @@ final class FaultAddCommand extends AdminCommand {
             description = "A command the rule faults (insert, find, update, ...); repeatable or comma-separated.")
     List<String> commands;
 
+    @Option(names = "--all-commands", description = "Fault every command instead of named ones (failAllCommands); "
+            + "hellos too, except with --delay or --drop-reply.")
+    boolean allCommands;
+
     @Option(names = "--error", paramLabel = "NAME", description = "Reply with this server error, by name (e.g. NotWritablePrimary).")
     String error;
 
@@ -138,6 +142,7 @@ final class FaultAddCommand extends AdminCommand {
     private List<String> ruleFlags() {
         List<String> given = new ArrayList<>();
         add(given, commands != null && !commands.isEmpty(), "--command");
+        add(given, allCommands, "--all-commands");
         add(given, error != null, "--error");
         add(given, errorCode != null, "--error-code");
         add(given, labels != null && !labels.isEmpty(), "--labels");
@@ -173,8 +178,13 @@ final class FaultAddCommand extends AdminCommand {
     }
 
     private BsonDocument fromFlags() {
-        if (commands == null || commands.stream().allMatch(String::isBlank)) {
-            throw usage("--command is required: which commands the rule faults (e.g. --command insert), or give the rule as JSON");
+        boolean named = commands != null && !commands.stream().allMatch(String::isBlank);
+        if (named && allCommands) {
+            throw usage("--command and --all-commands both say which commands; give one of them");
+        }
+        if (!named && !allCommands) {
+            throw usage("--command is required: which commands the rule faults (e.g. --command insert; or --all-commands),"
+                    + " or give the rule as JSON");
         }
         if (error != null && errorCode != null) {
             throw usage("--error and --error-code both name the error; give one of them");
@@ -191,9 +201,13 @@ final class FaultAddCommand extends AdminCommand {
         }
 
         BsonDocument data = new BsonDocument();
-        BsonArray failCommands = new BsonArray();
-        commands.stream().map(String::strip).filter(c -> !c.isEmpty()).distinct().forEach(c -> failCommands.add(new BsonString(c)));
-        data.put("failCommands", failCommands);
+        if (allCommands) {
+            data.put("failAllCommands", BsonBoolean.TRUE);
+        } else {
+            BsonArray failCommands = new BsonArray();
+            commands.stream().map(String::strip).filter(c -> !c.isEmpty()).distinct().forEach(c -> failCommands.add(new BsonString(c)));
+            data.put("failCommands", failCommands);
+        }
         if (error != null) {
             if (error.matches("-?[0-9]+")) {
                 data.put("errorCode", new BsonInt32(Integer.parseInt(error)));

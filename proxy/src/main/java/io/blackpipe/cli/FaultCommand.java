@@ -3,6 +3,7 @@ package io.blackpipe.cli;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import picocli.CommandLine.Command;
@@ -53,6 +54,9 @@ final class FaultCommand implements Runnable {
         }
 
         private static String commands(BsonDocument data) {
+            if (data.getBoolean("failAllCommands", BsonBoolean.FALSE).getValue()) {
+                return "(all)";
+            }
             List<String> names = new ArrayList<>();
             if (data.isArray("failCommands")) {
                 data.getArray("failCommands").forEach(v -> names.add(v.isString() ? v.asString().getValue() : v.toString()));

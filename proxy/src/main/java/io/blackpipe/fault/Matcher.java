@@ -5,13 +5,29 @@ import io.blackpipe.topology.MemberState;
 import java.util.Set;
 
 /**
- * Which commands a rule applies to: failCommand's failCommands, appName and namespace, plus
- * blackpipe's member ("primary", "secondary" or host:port) and attempt ("first" or "retry").
- * Null fields match everything.
+ * Which commands a rule applies to: failCommand's failCommands (or failAllCommands), appName and
+ * namespace, plus blackpipe's member ("primary", "secondary" or host:port) and attempt ("first" or
+ * "retry"). Null fields match everything; null {@code commands} is every command but those in
+ * {@code allBut}.
  */
-public record Matcher(Set<String> commands, String appName, String namespace, String member, String attempt) {
+public record Matcher(Set<String> commands, Set<String> allBut, String appName, String namespace, String member,
+                      String attempt) {
+    /** A rule on the named commands. */
+    public Matcher(Set<String> commands, String appName, String namespace, String member, String attempt) {
+        this(commands, Set.of(), appName, namespace, member, attempt);
+    }
+
+    /** A rule on every command (failAllCommands) but those in {@code allBut}. */
+    public static Matcher allCommandsBut(Set<String> allBut, String appName, String namespace, String member, String attempt) {
+        return new Matcher(null, allBut, appName, namespace, member, attempt);
+    }
+
+    public boolean allCommands() {
+        return commands == null;
+    }
+
     public boolean matches(Attempt attempt, MemberState state, String advertisedMember) {
-        if (!commands.contains(attempt.command())) {
+        if (commands == null ? allBut.contains(attempt.command()) : !commands.contains(attempt.command())) {
             return false;
         }
         if (appName != null && !appName.equals(attempt.appName())) {

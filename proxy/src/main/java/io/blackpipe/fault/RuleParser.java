@@ -47,7 +47,7 @@ public final class RuleParser {
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
             "$clusterTime", "$readPreference");
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
-            "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands",
+            "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands", "failAllCommands",
             "resetConnection", "dropReply", "hang", "delayReplyMS", "member", "attempt", "topologyVersion");
 
     private final long seed;
@@ -85,8 +85,9 @@ public final class RuleParser {
                 throw new RuleException("data." + key, "unknown field");
             }
         }
-        Set<String> commands = commands(data);
-        if (commands.contains("hello")) {
+        boolean allCommands = flag(data, "failAllCommands");
+        Set<String> commands = commands(data, allCommands);
+        if (!allCommands && commands.contains("hello")) {
             for (String replyFate : REPLY_FATES) {
                 if (data.containsKey(replyFate)) {
                     throw new RuleException("data." + replyFate, "hello and isMaster can be failed with errorCode, "
@@ -94,11 +95,22 @@ public final class RuleParser {
                 }
             }
         }
+        String appName = string(data, "appName");
+        String namespace = string(data, "namespace");
+        String member = member(data);
+        String attempt = attempt(data);
         FaultAction action = action(data);
+        Matcher matcher;
         if (action instanceof WriteConcernError) {
-            commands = takingAWriteConcern(commands);
+            Set<String> taking = allCommands ? TAKING_A_WRITE_CONCERN : takingAWriteConcern(commands);
+            matcher = new Matcher(taking, appName, namespace, member, attempt);
+        } else if (allCommands) {
+            // as on the server, hellos too; but the proxy rewrites their replies, so not with a fate of the reply
+            boolean replyFate = REPLY_FATES.stream().anyMatch(data::containsKey);
+            matcher = Matcher.allCommandsBut(replyFate ? HELLO_NAMES : Set.of(), appName, namespace, member, attempt);
+        } else {
+            matcher = new Matcher(commands, appName, namespace, member, attempt);
         }
-        Matcher matcher = new Matcher(commands, string(data, "appName"), string(data, "namespace"), member(data), attempt(data));
         return new Rule(id, matcher, mode, action, document.clone());
     }
 
@@ -132,10 +144,14 @@ public final class RuleParser {
         }
     }
 
-    private static Set<String> commands(BsonDocument data) {
+    /** The named commands; none when failAllCommands (which wins over failCommands, as on the server). */
+    private static Set<String> commands(BsonDocument data, boolean allCommands) {
         BsonValue value = data.get("failCommands");
+        if (allCommands && value == null) {
+            return Set.of();
+        }
         if (value == null || !value.isArray() || value.asArray().isEmpty()) {
-            throw new RuleException("data.failCommands", "required, a non-empty array of command names");
+            throw new RuleException("data.failCommands", "required, a non-empty array of command names (or failAllCommands: true)");
         }
         Set<String> commands = new LinkedHashSet<>();
         for (BsonValue name : value.asArray()) {

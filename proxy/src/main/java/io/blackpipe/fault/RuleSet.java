@@ -15,17 +15,33 @@ import java.util.function.Supplier;
  * replace the snapshot whole, so a batch of rules is applied all or nothing.
  */
 public final class RuleSet {
-    private record Snapshot(List<Rule> ordered, Map<String, Rule[]> byCommand) {
+    /**
+     * @param byCommand the rules naming a command, with the rules on every command among them in
+     *                  the order added
+     * @param forAll    the rules on every command (failAllCommands), for a command no rule names; null when none
+     */
+    private record Snapshot(List<Rule> ordered, Map<String, Rule[]> byCommand, Rule[] forAll) {
         static Snapshot of(List<Rule> rules) {
             Map<String, List<Rule>> index = new HashMap<>();
             for (Rule rule : rules) {
-                for (String command : rule.matcher().commands()) {
-                    index.computeIfAbsent(command, c -> new ArrayList<>()).add(rule);
+                if (!rule.matcher().allCommands()) {
+                    for (String command : rule.matcher().commands()) {
+                        index.put(command, new ArrayList<>());
+                    }
+                }
+            }
+            List<Rule> forAll = new ArrayList<>();
+            for (Rule rule : rules) {
+                if (rule.matcher().allCommands()) {
+                    forAll.add(rule);
+                    index.values().forEach(list -> list.add(rule));
+                } else {
+                    rule.matcher().commands().forEach(command -> index.get(command).add(rule));
                 }
             }
             Map<String, Rule[]> byCommand = new HashMap<>();
             index.forEach((command, list) -> byCommand.put(command, list.toArray(new Rule[0])));
-            return new Snapshot(List.copyOf(rules), byCommand);
+            return new Snapshot(List.copyOf(rules), byCommand, forAll.isEmpty() ? null : forAll.toArray(new Rule[0]));
         }
     }
 
@@ -45,9 +61,13 @@ public final class RuleSet {
      * match no rule, and the proxy asks for every one.
      */
     public Decision decide(Attempt attempt, Supplier<MemberState> state, String advertisedMember) {
-        Rule[] candidates = snapshot.byCommand.get(attempt.command());
+        Snapshot rules = snapshot;
+        Rule[] candidates = rules.byCommand.get(attempt.command());
         if (candidates == null) {
-            return null;
+            candidates = rules.forAll;
+            if (candidates == null) {
+                return null;
+            }
         }
         MemberState current = state.get();
         for (Rule rule : candidates) {

@@ -242,7 +242,9 @@ class ControlCommandsTest {
                 "{id: 'by-option', configureFailPoint: 'failCommand', mode: {times: 3}, data: {failCommands: ['count'], hang: true}}");
         assertEquals(0, option.exitCode(), option::toString);
         assertEquals("by-option", option.out().strip());
-        assertEquals(List.of("by-flags", "by-json", "by-option"), shared.ruleIds().stream().sorted().toList());
+        CliRun all = shared.run("fault", "add", "--id", "by-all", "--all-commands", "--hang", "--app", "nobody");
+        assertEquals(0, all.exitCode(), all::toString);
+        assertEquals(List.of("by-all", "by-flags", "by-json", "by-option"), shared.ruleIds().stream().sorted().toList());
 
         CliRun list = shared.run("fault", "list");
         assertEquals(0, list.exitCode(), list::toString);
@@ -250,15 +252,16 @@ class ControlCommandsTest {
         assertEquals(List.of("by-json", "alwaysOn", "closeConnection", "find", "-"), row(list, "by-json").orElseThrow(), list::toString);
         assertEquals(List.of("by-flags", "{skip: 2} (2 to skip)", "resetConnection", "update,delete",
                 "member=primary app=shop attempt=retry"), row(list, "by-flags").orElseThrow(), list::toString);
+        assertEquals(List.of("by-all", "alwaysOn", "hang", "(all)", "app=nobody"), row(list, "by-all").orElseThrow(), list::toString);
 
         CliRun listJson = shared.run("fault", "list", "--json");
         assertEquals(0, listJson.exitCode(), listJson::toString);
-        assertEquals(3, BsonDocument.parse(listJson.out()).getArray("rules").size(), listJson::toString);
+        assertEquals(4, BsonDocument.parse(listJson.out()).getArray("rules").size(), listJson::toString);
 
         CliRun removed = shared.run("fault", "remove", "by-json");
         assertEquals(0, removed.exitCode(), removed::toString);
         assertEquals("removed rule by-json", removed.out().strip());
-        assertEquals(List.of("by-flags", "by-option"), shared.ruleIds().stream().sorted().toList());
+        assertEquals(List.of("by-all", "by-flags", "by-option"), shared.ruleIds().stream().sorted().toList());
         assertTrue(row(shared.run("fault", "list"), "by-json").isEmpty());
 
         CliRun again = shared.run("fault", "remove", "by-json");
@@ -293,7 +296,10 @@ class ControlCommandsTest {
                         "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], closeConnection: true,"
                                 + " appName: 'reporting'}}"),
                 Arguments.of(List.of("--command", "insert", "--error", "10107"),
-                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert'], errorCode: 10107}}"));
+                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert'], errorCode: 10107}}"),
+                Arguments.of(List.of("--all-commands", "--delay", "100ms", "--member", "primary"),
+                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failAllCommands: true, delayReplyMS: 100,"
+                                + " member: 'primary'}}"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -343,6 +349,8 @@ class ControlCommandsTest {
                 Arguments.of("fault add --command insert --reset --member nowhere", "--member"),
                 Arguments.of("fault add {x", "JSON"),
                 Arguments.of("fault add {} --command insert", "--command"),
+                Arguments.of("fault add --command insert --all-commands --reset", "--command and --all-commands"),
+                Arguments.of("fault add {} --all-commands", "--all-commands"),
                 Arguments.of("fault add {} --json {}", "--json"),
                 Arguments.of("fault remove", "ID"),
                 Arguments.of("fault", "a subcommand is required"),

@@ -6,6 +6,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandFailedEvent;
+import com.mongodb.event.CommandSucceededEvent;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
@@ -87,6 +88,10 @@ final class DriverRig implements AutoCloseable {
 
     long driverStarted(String command) {
         return log.startedCount(command);
+    }
+
+    List<CommandSucceededEvent> driverSucceeded() {
+        return List.copyOf(log.succeeded);
     }
 
     List<CommandFailedEvent> driverFailed(String command) {

@@ -15,8 +15,13 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
+import com.mongodb.connection.ServerDescription;
+import com.mongodb.event.CommandSucceededEvent;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.SocketException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -163,6 +168,35 @@ class FaultActionsDriverTest extends DriverRigTest {
         assertEquals(1, rig.serverCount());
         long next = elapsedMillis(() -> c.insertOne(new Document("_id", 2)));
         assertTrue(next < 500, "the rule is spent: " + next + " ms");
+    }
+
+    /**
+     * failAllCommands, as on the server: every command of the app whatever its name. A delay is a
+     * fate of the reply, which hellos cannot take here, so the driver's monitoring stays quick.
+     */
+    @Test
+    void aDelayOnAllCommandsHoldsEveryReplyButTheMonitors() {
+        rig.rule("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failAllCommands: true, delayReplyMS: 300}}");
+        MongoClient client = rig.client("retryWrites=true&heartbeatFrequencyMS=500");
+        MongoCollection<Document> c = rig.collection(client);
+        c.insertOne(new Document("_id", 1));
+        assertEquals(1, c.find().first().getInteger("_id"));
+        assertEquals(1, c.countDocuments());
+        client.getDatabase(rig.db).runCommand(new Document("ping", 1));
+        List<String> delayed = new ArrayList<>();
+        for (CommandSucceededEvent e : rig.driverSucceeded()) {
+            assertTrue(e.getElapsedTime(TimeUnit.MILLISECONDS) >= 300, e.getCommandName() + " took " + e.getElapsedTime(TimeUnit.MILLISECONDS) + " ms");
+            delayed.add(e.getCommandName());
+        }
+        assertEquals(List.of("insert", "find", "aggregate", "ping"), delayed);
+        for (String command : delayed) {
+            assertEquals(1, rig.faults("delayReply", command), command);
+        }
+        assertEquals(4, rig.allFaults(), "no hello was delayed");
+        for (ServerDescription member : client.getClusterDescription().getServerDescriptions()) {
+            assertTrue(member.getRoundTripTimeNanos() < TimeUnit.MILLISECONDS.toNanos(300), member.toString());
+        }
+        assertEquals(1, rig.serverCount());
     }
 
     @Test

@@ -410,6 +410,20 @@ class RuleParserTest {
     }
 
     @Test
+    void failAllCommandsNeedsNoFailCommandsAndWinsOverThem() {
+        Matcher all = parseData("{failAllCommands: true, errorCode: 2}").matcher();
+        assertTrue(all.allCommands());
+        Matcher both = parseData("{failAllCommands: true, failCommands: ['insert'], dropReply: true}").matcher();
+        assertTrue(both.allCommands(), "as on the server, failAllCommands wins");
+        assertEquals(Set.of("hello", "isMaster", "ismaster"), both.allBut());
+        assertFalse(parseData("{failAllCommands: false, failCommands: ['insert'], errorCode: 2}").matcher().allCommands());
+        RuleException e = rejected("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failAllCommands: false, errorCode: 2}}");
+        assertEquals("data.failCommands", e.field());
+        assertEquals("data.failAllCommands",
+                rejected("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failAllCommands: 1, errorCode: 2}}").field());
+    }
+
+    @Test
     void helloTakesNoReplyFate() {
         for (String fate : new String[] {"dropReply: true", "writeConcernError: {code: 64}", "delayReplyMS: 10"}) {
             RuleException e = rejected("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['isMaster'], "

@@ -173,4 +173,34 @@ class RuleSetTest {
         assertNull(rules.decide(first, PRIMARY, "x:1"));
         assertEquals("retry", rules.decide(retry, PRIMARY, "x:1").rule().id());
     }
+    @Test
+    void aRuleOnAllCommandsTakesItsPlaceInTheOrderAmongNamedRules() {
+        rules.put(rule("named-before", "{times: 1}", "{failCommands: ['insert'], errorCode: 2}"));
+        rules.put(rule("all", "{times: 2}", "{failAllCommands: true, errorCode: 13}"));
+        rules.put(rule("named-after", "'alwaysOn'", "{failCommands: ['insert', 'find'], errorCode: 2}"));
+        assertEquals("named-before", firedId("insert"));
+        assertEquals("all", firedId("insert"));
+        assertEquals("all", firedId("ping"), "a command no rule names");
+        assertEquals("named-after", firedId("insert"), "the rule on all commands is spent");
+        assertNull(firedId("ping"));
+    }
+
+    @Test
+    void aRuleOnAllCommandsReachesHellosUnlessItIsAFateOfTheReply() {
+        rules.put(rule("delay", "'alwaysOn'", "{failAllCommands: true, delayReplyMS: 5}"));
+        assertEquals("delay", firedId("ping"));
+        assertNull(firedId("hello"), "the proxy rewrites hello replies: no reply fate there");
+        assertNull(firedId("isMaster"));
+        rules.put(rule("close", "'alwaysOn'", "{failAllCommands: true, closeConnection: true}"));
+        assertEquals("close", firedId("hello"), "as the server's failAllCommands, hellos too");
+    }
+
+    @Test
+    void aWriteConcernErrorOnAllCommandsReachesOnlyThoseTakingAWriteConcern() {
+        rules.put(rule("wce", "'alwaysOn'", "{failAllCommands: true, writeConcernError: {code: 64}}"));
+        assertEquals("wce", firedId("insert"));
+        assertEquals("wce", firedId("commitTransaction"));
+        assertNull(firedId("find"));
+        assertNull(firedId("hello"));
+    }
 }
