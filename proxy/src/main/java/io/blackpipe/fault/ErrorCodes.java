@@ -91,6 +91,11 @@ public final class ErrorCodes {
      * ShardCannotRefreshDueToLocksHeld, StaleDbVersion, the snapshot errors and the re-targeting ones.
      */
     static final Set<Integer> TRANSIENT_IN_ANY_TRANSACTION_COMMAND = Set.of(112, 24, 267, 343, 249, 239, 246, 250, 272, 150, 13388);
+    /**
+     * The server's NotPrimaryError category: after one of these on a w:0 (moreToCome) write, mongod
+     * closes the connection so that the client selects a server again (OP_MSG spec).
+     */
+    public static final Set<Integer> NOT_PRIMARY = Set.of(10107, 13435, 13436, 11602, 189, 10058);
     /** SDAM's "not writable primary" and "node is recovering" codes: drivers re-check the member on these. */
     public static final Set<Integer> STATE_CHANGE = Set.of(10107, 13435, 10058, 11600, 11602, 13436, 189, 91);
 

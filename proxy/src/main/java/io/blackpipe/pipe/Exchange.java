@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.ErrorCodes;
 import io.blackpipe.fault.ReplyFate;
 import io.blackpipe.fault.RuleSet;
 import io.blackpipe.observe.Attempt;
@@ -182,11 +183,7 @@ final class Exchange {
         SimulatedSecondary.Verdict verdict = asThisMemberTakesIt(frame, attempt.facts());
         if (verdict.error() != null) {
             frame.release();
-            if (attempt.facts().moreToCome()) {
-                observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
-            } else {
-                answer(attempt, fingerprint, fault, verdict.error());
-            }
+            answer(attempt, fingerprint, fault, verdict.error());
             return;
         }
         frame = verdict.frame();
@@ -217,7 +214,12 @@ final class Exchange {
         boolean failed = !reply.isNumber("ok") || reply.getNumber("ok").doubleValue() != 1.0;
         observer.complete(attempt, fingerprint, failed ? Outcome.ERROR : Outcome.OK, fault, code, false, false);
         if (attempt.facts().moreToCome()) {
-            return; // a w:0 (moreToCome) request gets no reply: one now would answer the client's next request
+            // a w:0 (moreToCome) request gets no reply: one now would answer the client's next request;
+            // refused as "not primary", mongod closes the connection so the driver selects a server again
+            if (failed && ErrorCodes.NOT_PRIMARY.contains(code)) {
+                connection.closeClient(false);
+            }
+            return;
         }
         connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), attempt.facts().requestId(), 0, reply));
         connection.flushClient();

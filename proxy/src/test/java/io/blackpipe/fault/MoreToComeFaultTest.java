@@ -84,8 +84,7 @@ class MoreToComeFaultTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"errorCode: 13", "errorCode: 10107, errorLabels: []", "error: 'NotWritablePrimary'",
-            "blockConnection: true, blockTimeMS: 100, errorCode: 13", "hang: true"})
+    @ValueSource(strings = {"errorCode: 13", "errorCode: 91", "blockConnection: true, blockTimeMS: 100, errorCode: 13", "hang: true"})
     void aSynthesizedAnswerToAnUnacknowledgedWriteIsNotSentAndTheConnectionStaysInStep(String data) throws IOException {
         // (forwarded faults are not exercised here: jongodb itself answers w:0 writes, which a real server never does)
         proxy.rules().put(proxy.ruleParser().parse("w0", BsonDocument.parse(
@@ -99,5 +98,20 @@ class MoreToComeFaultTest {
         assertEquals(1, Meters.attempts(proxy.registry(), "insert"));
         assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error") + Meters.outcomes(proxy.registry(), "insert", "no_reply"),
                 "the w:0 attempt is closed, not left open for the next request to overwrite");
+    }
+
+    /** mongod closes the connection of a w:0 write refused as not primary, so that the client selects a server again (OP_MSG spec). */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"error: 'NotWritablePrimary'", "errorCode: 10107, errorLabels: []", "errorCode: 13435", "errorCode: 189",
+            "errorCode: 11602", "blockConnection: true, blockTimeMS: 100, errorCode: 10107"})
+    void aNotPrimaryErrorOnAnUnacknowledgedWriteClosesTheConnectionWithoutAReply(String data) throws IOException {
+        proxy.rules().put(proxy.ruleParser().parse("w0", BsonDocument.parse(
+                "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'], " + data + "}}")));
+        send(opMsg(1, MORE_TO_COME, insert(1)));
+        send(opMsg(2, 0, BsonDocument.parse("{ping: 1, $db: 'admin'}")));
+        assertEquals(-1, socket.getInputStream().read(), "closed, with no reply to the insert nor to the ping");
+        assertEquals(1, Meters.faults(proxy.registry(), "errorReply", "insert"));
+        assertEquals(1, Meters.attempts(proxy.registry(), "insert"));
+        assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error"));
     }
 }

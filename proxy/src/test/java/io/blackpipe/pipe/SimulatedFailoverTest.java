@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -8,13 +9,18 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoNotPrimaryException;
+import com.mongodb.MongoSocketException;
 import com.mongodb.ReadPreference;
+import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.connection.ServerDescription;
+import com.mongodb.event.CommandFailedEvent;
+import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -117,6 +123,34 @@ class SimulatedFailoverTest {
         assertEquals(1, Meters.retries(proxy.registry(), "insert"));
         assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error"));
         assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+
+    /**
+     * A w:0 write gets no reply to carry NotWritablePrimary, so mongod closes the connection
+     * instead (OP_MSG spec): the driver's next command on it fails as a network error and it
+     * selects a server again, finding the new primary.
+     */
+    @Test
+    void anUnacknowledgedWriteOnTheOldPrimaryClosesItsConnectionAndTheDriverFindsTheNewOne() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("simw0");
+        CommandLog log = new CommandLog();
+        try (MongoClient client = MongoClients.create(log.driverOn(proxy.connectionString()
+                + "&socketTimeoutMS=20000&retryWrites=true&maxPoolSize=1&" + NO_HEARTBEAT_DURING_THE_TEST).build())) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            awaitBothSecondaries(client);
+            proxy.failover();
+            c.withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", 2)); // refused: the connection closes
+            c.insertOne(new Document("_id", 3)); // the one pooled connection is closed: a network error, retried on the new primary
+            assertEquals(proxy.members().get(1).advertised().toString(), primaryOf(client));
+            List<CommandFailedEvent> failed = log.failed.stream().filter(e -> e.getCommandName().equals("insert")).toList();
+            assertEquals(1, failed.size(), failed::toString);
+            assertInstanceOf(MongoSocketException.class, failed.get(0).getThrowable(), "not NotWritablePrimary: the connection was gone");
+        }
+        assertEquals(3, Meters.attempts(proxy.registry(), "insert"), "the first insert, the refused w:0 one, the retry of the third");
+        assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error"));
+        assertEquals(List.of(new Document("_id", 1), new Document("_id", 3)),
+                direct.getDatabase(db).getCollection("c").find().into(new ArrayList<>()));
     }
 
     @Test
