@@ -277,6 +277,9 @@ final class Exchange {
         } else {
             inFlight = null;
         }
+        if (reply.isError() && context.memberStates().shifted(member.upstream())) {
+            frame = withShiftedTopologyVersion(frame);
+        }
         if (current.fate == null || current.fateDecided) {
             completeIfLast(current, reply);
             connection.sendToClient(frame);
@@ -284,6 +287,22 @@ final class Exchange {
         }
         current.fateDecided = true; // a fault's reply fate applies to the first reply of a stream
         current.fate.decide(new UpstreamReply(this, frame, current, reply));
+    }
+
+    /**
+     * The member's own error once the proxy has shifted its counter (see {@link
+     * io.blackpipe.topology.MemberStates}): its topologyVersion gains the shift too, or drivers
+     * would take a real stepdown's NotWritablePrimary for an older one than they hold, and ignore it.
+     */
+    private ByteBuf withShiftedTopologyVersion(ByteBuf frame) {
+        OpMsg msg = OpMsg.parse(frame);
+        BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+        if (!context.memberStates().shiftReply(member.upstream(), body)) {
+            return frame;
+        }
+        ByteBuf shifted = Messages.opMsgWithBody(connection.alloc(), frame, msg, body);
+        frame.release();
+        return shifted;
     }
 
     void completeIfLast(InFlight current, ReplyFacts reply) {

@@ -1,0 +1,81 @@
+package io.blackpipe.pipe;
+
+import static io.blackpipe.pipe.ScriptedProxy.awaitTrue;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoNotPrimaryException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.connection.ServerDescription;
+import com.mongodb.connection.ServerType;
+import com.mongodb.event.ServerDescriptionChangedEvent;
+import com.mongodb.event.ServerListener;
+import io.blackpipe.testing.ScriptedMongod;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Once the proxy has shifted a member's topologyVersion counter (after an injected state-change
+ * error), the member's own state-change errors carry the shifted counter too: SDAM marks a server
+ * Unknown only on an error newer than what it holds, so an unshifted real stepdown error would be
+ * ignored as stale and the driver would keep writing to the old primary.
+ *
+ * <p>The member is a second blackpipe (inner) in front of the scripted mongod: its injected
+ * NotWritablePrimary with a newer topologyVersion, and its hellos carrying that counter from then
+ * on, are what a real 4.4+ member sends after a stepdown. The outer proxy is the one under test.
+ */
+class ShiftedTopologyVersionTest {
+    private static ServerDescription only(MongoClient client) {
+        return client.getClusterDescription().getServerDescriptions().get(0);
+    }
+
+    private static void notWritablePrimaryOnce(ProxyServer proxy) {
+        proxy.rules().put(proxy.ruleParser().parse("nwp", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                + " mode: {times: 1}, data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}")));
+    }
+
+    @Test
+    void aMembersOwnStateChangeErrorAfterAnInjectedOneCarriesTheShiftedCounterAndMarksItUnknown() throws Exception {
+        List<ServerType> changes = new CopyOnWriteArrayList<>();
+        try (ScriptedMongod scripted = ScriptedMongod.start();
+             ProxyServer member = ScriptedProxy.start(scripted);
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(member.connectionString()));
+             // polling, and no scheduled heartbeat during the test: only errors make the driver re-check
+             MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                     .applyConnectionString(new ConnectionString(proxy.connectionString()
+                             + "&retryWrites=false&serverMonitoringMode=poll&heartbeatFrequencyMS=120000"))
+                     .applyToServerSettings(b -> b.addServerListener(new ServerListener() {
+                         @Override
+                         public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
+                             changes.add(event.getNewDescription().getType());
+                         }
+                     })).build())) {
+            MongoCollection<Document> c = client.getDatabase("test").getCollection("c");
+            c.insertOne(new Document("_id", 0));
+            long start = only(client).getTopologyVersion().getCounter();
+
+            notWritablePrimaryOnce(proxy); // the proxy shifts the member's counter by one
+            assertThrows(MongoNotPrimaryException.class, () -> c.insertOne(new Document("_id", 1)));
+            awaitTrue("the driver re-checked after the injected error", () -> only(client).getType() == ServerType.REPLICA_SET_PRIMARY);
+            assertEquals(start + 1, only(client).getTopologyVersion().getCounter());
+            int before = changes.size();
+
+            notWritablePrimaryOnce(member); // the member itself steps down: its counter + 1, in errors and hellos
+            MongoNotPrimaryException own = assertThrows(MongoNotPrimaryException.class, () -> c.insertOne(new Document("_id", 2)));
+            assertEquals(start + 2, own.getResponse().getDocument("topologyVersion").getNumber("counter").longValue(),
+                    "the member's own counter (start + 1) plus the proxy's shift: " + own.getResponse().toJson());
+            BsonDocument hello = client.getDatabase("admin").runCommand(new BsonDocument("hello", new BsonInt32(1)), BsonDocument.class);
+            assertEquals(start + 2, hello.getDocument("topologyVersion").getNumber("counter").longValue(), "its hellos agree");
+            assertEquals(ServerType.UNKNOWN, changes.get(before), "newer than what the driver held: Unknown, then re-checked; "
+                    + changes.subList(before, changes.size()));
+        }
+    }
+}
