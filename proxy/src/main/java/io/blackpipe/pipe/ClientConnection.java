@@ -33,6 +33,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final Exchange exchange;
     private Channel client;
     private Channel upstream;
+    private boolean closing;
     private boolean clientPausedForBackpressure;
     private boolean clientPausedByFault;
     private boolean upstreamPausedForBackpressure;
@@ -144,6 +145,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return client.alloc();
     }
 
+    MemberListener listener() {
+        return listener;
+    }
+
+    /** The member's topologyVersion moved on; called on this connection's event loop. */
+    void topologyChanged() {
+        exchange.answerStreamedHelloNow();
+    }
+
     boolean isOpen() {
         return client.isActive();
     }
@@ -224,6 +234,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** Closes the client side: a FIN as the server would, or an RST (SO_LINGER 0) as a network would. */
     void closeClient(boolean reset) {
+        closing = true;
         if (reset && client.isActive()) {
             client.config().setOption(ChannelOption.SO_LINGER, 0);
             client.close();
@@ -283,6 +294,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     /** Whether the member is in an outage: its connections are being reset. */
     boolean memberDown() {
         return listener.down();
+    }
+
+    /** Whether the proxy is closing this connection: what the client sent after that is never read, as by a server. */
+    boolean closing() {
+        return closing;
     }
 
     /** Whether the member is partitioned away: nothing may pass in either direction. */

@@ -72,9 +72,14 @@ final class Exchange {
 
     private void process(ByteBuf frame) {
         if (connection.memberDown()) { // an outage began: nothing more reaches the member
-            countCutByTheOutage(frame);
+            countCutByTheClose(frame);
             frame.release();
             connection.closeClient(true);
+            return;
+        }
+        if (connection.closing()) { // read in the same batch as the request that closed the connection
+            countCutByTheClose(frame);
+            frame.release();
             return;
         }
         switch (Header.opCode(frame)) {
@@ -152,11 +157,11 @@ final class Exchange {
     }
 
     /**
-     * An application command that reached the proxy as its member went down (before the outage
-     * reset this connection) was sent all the same: it is an attempt, ended by the reset, so that
-     * the driver's retry after the outage counts as the retry it is.
+     * An application command that reached the proxy as its connection was going away (its member
+     * went down before the outage reset it, or an earlier request closed it) was sent all the
+     * same: it is an attempt, ended by the close, so that the driver's retry counts as the retry it is.
      */
-    private void countCutByTheOutage(ByteBuf frame) {
+    private void countCutByTheClose(ByteBuf frame) {
         if (Header.opCode(frame) != OpCode.OP_MSG) {
             return;
         }
@@ -343,7 +348,23 @@ final class Exchange {
 
     /** The topologyVersion for a state-change error from this member (see {@link io.blackpipe.fault.Interception}). */
     BsonDocument topologyVersion(boolean newer) {
-        return context.memberStates().topologyVersion(member.upstream(), newer);
+        BsonDocument version = context.memberStates().topologyVersion(member.upstream(), newer);
+        if (newer && version != null) {
+            connection.listener().topologyChanged();
+        }
+        return version;
+    }
+
+    /** See {@link HelloExchange#answerStreamNow}; nothing passes a blackholed member. */
+    void answerStreamedHelloNow() {
+        if (!connection.isOpen() || connection.blackholed()) {
+            return;
+        }
+        ByteBuf reply = hellos.answerStreamNow(connection.alloc(), context.nextRequestId());
+        if (reply != null) {
+            connection.sendToClient(reply);
+            connection.flushClient();
+        }
     }
 
     PipeContext context() {

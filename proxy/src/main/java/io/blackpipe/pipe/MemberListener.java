@@ -106,6 +106,20 @@ public final class MemberListener {
         return resets.size();
     }
 
+    /**
+     * The proxy moved the member's topologyVersion on (an injected state-change error): as a
+     * server answers its awaiting hellos when that happens, every connection streaming hello gets
+     * its next reply now, each on its own event loop.
+     */
+    void topologyChanged() {
+        for (Channel client : connections) {
+            ClientConnection connection = client.pipeline().get(ClientConnection.class);
+            if (connection != null) {
+                client.eventLoop().execute(connection::topologyChanged);
+            }
+        }
+    }
+
     /** The member goes away for {@code millis} (0: until {@link #restore()}): refused and reset. */
     public synchronized void outage(long millis) throws InterruptedException {
         cancelPendingEnd();

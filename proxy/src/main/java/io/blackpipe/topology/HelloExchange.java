@@ -26,6 +26,16 @@ public final class HelloExchange {
     private final SimulatedReplicaSet simulation;
     private int[] pending = new int[2];
     private int pendingCount;
+    /** Whether the client streams hello (an awaitable hello with exhaustAllowed) and the member still answers it. */
+    private boolean streaming;
+    /** The responseTo of the member's next streamed reply: the request's id, then each reply's. */
+    private int streamAwaited;
+    /** The requestId the client's next streamed reply must answer: the member's last, or the proxy's early answer. */
+    private int streamChain;
+    /** The member's last hello reply on this connection as it sent it: what an early answer repeats. */
+    private BsonDocument lastFromMember;
+    /** The command the client streams: hello, or legacy isMaster, whose replies name the primary differently. */
+    private String streamedName;
 
     public HelloExchange(HelloRewriter rewriter, MemberStates states, MemberAddress member) {
         this(rewriter, states, member, null);
@@ -49,6 +59,12 @@ public final class HelloExchange {
         }
         if (!facts.moreToCome()) {
             remember(facts.requestId());
+        }
+        if (msg != null && facts.exhaustAllowed()) {
+            streaming = true;
+            streamedName = facts.name();
+            streamAwaited = facts.requestId();
+            streamChain = facts.requestId();
         }
         boolean shifted = msg != null && states.shifted(member);
         if (!facts.compressionRequested() && !shifted) {
@@ -89,14 +105,21 @@ public final class HelloExchange {
             if (msg.moreToCome()) {
                 remember(Header.requestId(frame)); // the next streamed reply answers this one
             }
+            boolean rechained = streaming && Header.responseTo(frame) == streamAwaited && chainStream(frame, msg);
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-            if (rewriteReply(body)) {
+            if (simulation == null) {
+                lastFromMember = body.clone();
+            }
+            if (rewriteReply(body) || rechained) {
                 rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
             }
         } else if (opCode == OpCode.OP_REPLY) {
             OpReply reply = OpReply.parse(frame);
             if (reply.numberReturned() == 1) {
                 BsonDocument body = BsonIo.decode(frame, reply.firstDocumentOffset(), reply.end());
+                if (simulation == null) {
+                    lastFromMember = body.clone(); // the handshake's: all there is until the stream's first reply
+                }
                 if (rewriteReply(body)) {
                     rewritten = Messages.opReplyWithDocuments(alloc, frame, reply, List.of(body));
                 }
@@ -107,6 +130,50 @@ public final class HelloExchange {
         }
         frame.release();
         return rewritten;
+    }
+
+    /**
+     * Follows the member's streamed reply; true when its responseTo had to be changed to answer
+     * the proxy's early answer that the client got in between.
+     */
+    private boolean chainStream(ByteBuf frame, OpMsg msg) {
+        if (msg.moreToCome()) {
+            streamAwaited = Header.requestId(frame);
+        } else {
+            streaming = false;
+        }
+        boolean rechained = Header.responseTo(frame) != streamChain;
+        if (rechained) {
+            frame.setIntLE(frame.readerIndex() + 8, streamChain); // the header's responseTo
+        }
+        streamChain = Header.requestId(frame);
+        return rechained;
+    }
+
+    /**
+     * The member's topologyVersion moved on (the proxy shifted it for a state-change error it
+     * injected): a server answers its awaiting hellos at once when that happens, so a streaming
+     * client gets its next hello now, with the new counter, rather than when the member's wait
+     * ends (maxAwaitTimeMS). Returns that reply, or null when this connection streams no hello.
+     * The member's own next streamed reply is then chained after it.
+     */
+    public ByteBuf answerStreamNow(ByteBufAllocator alloc, int requestId) {
+        if (!streaming || lastFromMember == null || simulation != null) {
+            return null;
+        }
+        BsonDocument body = lastFromMember.clone();
+        body.remove("speculativeAuthenticate"); // the handshake's answers, not a heartbeat's
+        body.remove("saslSupportedMechs");
+        String writable = "hello".equals(streamedName) ? "isWritablePrimary" : "ismaster";
+        String other = writable.equals("ismaster") ? "isWritablePrimary" : "ismaster";
+        if (body.containsKey(other)) {
+            body.put(writable, body.remove(other));
+        }
+        states.shiftReply(member, body);
+        rewriter.rewriteReply(body);
+        ByteBuf reply = Messages.opMsg(alloc, requestId, streamChain, OpMsg.MORE_TO_COME, body);
+        streamChain = requestId;
+        return reply;
     }
 
     /**

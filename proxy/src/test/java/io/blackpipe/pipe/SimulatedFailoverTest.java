@@ -147,8 +147,12 @@ class SimulatedFailoverTest {
             assertEquals(1, failed.size(), failed::toString);
             assertInstanceOf(MongoSocketException.class, failed.get(0).getThrowable(), "not NotWritablePrimary: the connection was gone");
         }
-        assertEquals(3, Meters.attempts(proxy.registry(), "insert"), "the first insert, the refused w:0 one, the retry of the third");
-        assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error"));
+        // the first insert, the refused w:0 one, the retry of the third; and the third itself when it
+        // reached the proxy before the close did (it is then cut by the close, never forwarded)
+        long attempts = Meters.attempts(proxy.registry(), "insert");
+        assertTrue(attempts == 3 || attempts == 4, attempts + " insert attempts");
+        assertEquals(attempts - 3, Meters.outcomes(proxy.registry(), "insert", "network_error"));
+        assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error"), "the w:0 insert, refused");
         assertEquals(List.of(new Document("_id", 1), new Document("_id", 3)),
                 direct.getDatabase(db).getCollection("c").find().into(new ArrayList<>()));
     }
