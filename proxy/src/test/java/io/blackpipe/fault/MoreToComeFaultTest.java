@@ -114,4 +114,25 @@ class MoreToComeFaultTest {
         assertEquals(1, Meters.attempts(proxy.registry(), "insert"));
         assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error"));
     }
+
+    /**
+     * As a server that ended the session: what the client sent behind the refused write is never
+     * read. It was sent, so it counts as an attempt cut by the close; no rule spends itself on it.
+     */
+    @org.junit.jupiter.api.Test
+    void aRequestReadBehindTheRefusedWriteIsCutByTheClose() throws IOException {
+        proxy.rules().put(proxy.ruleParser().parse("w0", BsonDocument.parse(
+                "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}")));
+        proxy.rules().put(proxy.ruleParser().parse("find", BsonDocument.parse(
+                "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['find'], errorCode: 13}}")));
+        byte[] refused = opMsg(1, MORE_TO_COME, insert(1));
+        byte[] behind = opMsg(2, 0, BsonDocument.parse("{find: 'c', $db: '" + db + "'}"));
+        byte[] both = Arrays.copyOf(refused, refused.length + behind.length);
+        System.arraycopy(behind, 0, both, refused.length, behind.length);
+        send(both); // one write: the proxy reads both requests together
+        assertEquals(-1, socket.getInputStream().read(), "closed, with no reply");
+        assertEquals(1, Meters.attempts(proxy.registry(), "find"));
+        assertEquals(1, Meters.outcomes(proxy.registry(), "find", "network_error"), "cut by the close");
+        assertEquals(0, Meters.faults(proxy.registry(), "errorReply", "find"), "the find's rule was not spent on it");
+    }
 }
