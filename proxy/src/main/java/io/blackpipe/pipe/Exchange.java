@@ -41,6 +41,8 @@ final class Exchange {
     private final String advertisedMember;
     private final CommandScanner scanner = new CommandScanner();
     private final ArrayDeque<ByteBuf> held = new ArrayDeque<>();
+    private final ArrayDeque<ByteBuf> repliesBehind = new ArrayDeque<>();
+    private boolean holdingReplies;
     private InFlight inFlight;
     private boolean holding;
 
@@ -266,7 +268,22 @@ final class Exchange {
 
     // ---- replies ----
 
+    /**
+     * A reply is held (delayReplyMS) and the ones read after it (an exhaust stream's) wait behind
+     * it: each answers the one before, so none may overtake it.
+     */
+    void holdReplies(boolean holding) {
+        holdingReplies = holding;
+        while (!holdingReplies && !repliesBehind.isEmpty() && connection.isOpen()) {
+            onReply(repliesBehind.poll());
+        }
+    }
+
     void onReply(ByteBuf frame) {
+        if (holdingReplies) {
+            repliesBehind.add(frame);
+            return;
+        }
         if (connection.blackholed()) {
             frame.release(); // a reply already on its way is lost in the partition too
             return;
@@ -333,6 +350,9 @@ final class Exchange {
         }
         ByteBuf frame;
         while ((frame = held.poll()) != null) {
+            frame.release();
+        }
+        while ((frame = repliesBehind.poll()) != null) {
             frame.release();
         }
     }

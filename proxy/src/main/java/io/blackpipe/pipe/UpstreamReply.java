@@ -42,15 +42,17 @@ final class UpstreamReply implements ReplyFate.Reply {
     @Override
     public void passAfter(long millis) {
         ClientConnection connection = exchange.connection();
-        connection.pauseUpstreamReads(true); // later replies must not overtake this one
+        exchange.holdReplies(true); // later replies must not overtake this one
+        connection.pauseUpstreamReads(true); // nor pile up behind it
         connection.schedule(millis, () -> {
             if (!connection.isOpen()) {
                 frame.release();
                 exchange.completeAsNetworkError(inFlight);
-                return;
+                return; // the replies behind it are released with the connection
             }
             exchange.completeIfLast(inFlight, facts);
             connection.sendToClient(frame);
+            exchange.holdReplies(false);
             connection.flushClient();
             connection.pauseUpstreamReads(false);
         });

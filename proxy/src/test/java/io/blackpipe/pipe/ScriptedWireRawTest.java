@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.WireSocket;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodFrame;
@@ -78,6 +79,42 @@ class ScriptedWireRawTest {
             assertEquals(pingId, ScriptedMongodWire.responseTo(pong));
             assertEquals(1.0, ScriptedMongodWire.parseOpMsg(pong).body().getNumber("ok").doubleValue());
             assertEquals(List.of(), scripted.errors());
+        }
+    }
+
+    /** delayReplyMS holds an exhaust stream's first reply; the ones streamed after it wait behind it, each answering the one before. */
+    @Test
+    void aDelayedFirstExhaustReplyIsNotOvertakenByTheOnesStreamedAfterIt() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            scripted.insertDocuments("test", "ex", IntStream.range(0, 200)
+                    .mapToObj(i -> new BsonDocument("_id", new BsonInt32(i))).toList());
+            raw.sendMsg(0, new BsonDocument("find", new BsonString("ex")).append("batchSize", new BsonInt32(2))
+                    .append("$db", new BsonString("test")));
+            long cursorId = ScriptedMongodWire.parseOpMsg(raw.read()).body().getDocument("cursor").getInt64("id").getValue();
+            proxy.rules().put(proxy.ruleParser().parse("slow", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: {times: 1}, data: {failCommands: ['getMore'], delayReplyMS: 300}}")));
+            long sent = System.nanoTime();
+            int getMoreId = raw.sendMsg(ScriptedMongodWire.FLAG_EXHAUST_ALLOWED,
+                    new BsonDocument("getMore", new BsonInt64(cursorId)).append("collection", new BsonString("ex"))
+                            .append("batchSize", new BsonInt32(2)).append("$db", new BsonString("test")));
+            List<Integer> streamedIds = new ArrayList<>();
+            int expectedResponseTo = getMoreId;
+            long id = cursorId;
+            while (id != 0) {
+                byte[] reply = raw.read();
+                if (streamedIds.isEmpty()) {
+                    assertTrue(System.nanoTime() - sent >= 300_000_000L, "the first reply was held 300 ms");
+                }
+                BsonDocument cursor = ScriptedMongodWire.parseOpMsg(reply).body().getDocument("cursor");
+                assertEquals(expectedResponseTo, ScriptedMongodWire.responseTo(reply),
+                        "reply " + streamedIds.size() / 2 + " of the stream (" + cursor.getArray("nextBatch") + ") answers the one before");
+                expectedResponseTo = ScriptedMongodWire.requestId(reply);
+                streamedIds.addAll(ids(cursor, "nextBatch"));
+                id = cursor.getInt64("id").getValue();
+            }
+            assertEquals(IntStream.range(2, 200).boxed().toList(), streamedIds);
+            assertEquals(1, Meters.faults(proxy.registry(), "delayReply", "getMore"));
         }
     }
 
