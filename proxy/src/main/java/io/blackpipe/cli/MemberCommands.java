@@ -30,7 +30,7 @@ final class MemberCommands {
     }
 
     @Command(name = "blackhole", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "Blackhole a member: connections stay open but nothing comes back, as behind a dead network link.")
+            description = "Blackhole a member: connections are accepted but nothing passes until it ends, as across a network partition.")
     static final class Blackhole extends Timed {
         Blackhole() {
             super("blackhole");

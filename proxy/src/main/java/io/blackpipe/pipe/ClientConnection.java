@@ -149,6 +149,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return listener;
     }
 
+    /** The member's blackhole ended; called on this connection's event loop. */
+    void blackholeEnded() {
+        exchange.blackholeEnded();
+    }
+
     /** The member's topologyVersion moved on; called on this connection's event loop. */
     void topologyChanged() {
         exchange.answerStreamedHelloNow();

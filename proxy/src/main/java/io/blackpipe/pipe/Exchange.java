@@ -43,6 +43,8 @@ final class Exchange {
     private final ArrayDeque<ByteBuf> held = new ArrayDeque<>();
     private final ArrayDeque<ByteBuf> repliesBehind = new ArrayDeque<>();
     private boolean holdingReplies;
+    /** What a blackhole holds on this connection, to run when it ends (or when the client leaves). */
+    private Runnable afterTheBlackhole;
     private InFlight inFlight;
     private boolean holding;
 
@@ -91,7 +93,7 @@ final class Exchange {
                 if (facts.isHello()) {
                     observer.monitoring(facts);
                     if (connection.blackholed()) {
-                        frame.release();
+                        holdThroughTheBlackhole(frame, () -> helloUnlessFaulted(frame, facts, msg, null), () -> { });
                     } else {
                         helloUnlessFaulted(frame, facts, msg, null);
                     }
@@ -104,9 +106,9 @@ final class Exchange {
                     long fingerprint = facts.fingerprint();
                     Attempt attempt = observer.begin(facts, fingerprint);
                     if (connection.blackholed()) {
-                        frame.release(); // partitioned: the command goes nowhere and nothing comes back
                         observer.faultInjected(attempt, BLACKHOLE);
-                        hang(attempt, fingerprint, BLACKHOLE);
+                        holdThroughTheBlackhole(frame, () -> forward(frame, attempt, fingerprint, BLACKHOLE, null),
+                                () -> abandon(attempt, fingerprint, BLACKHOLE));
                     } else {
                         decide(frame, attempt, fingerprint);
                     }
@@ -119,14 +121,17 @@ final class Exchange {
                 if (facts.isHello()) {
                     observer.monitoring(facts);
                 }
+                Runnable pass = () -> {
+                    if (facts.isHello()) {
+                        helloUnlessFaulted(frame, facts, null, query);
+                    } else { // drivers use OP_QUERY only for the handshake; anything else passes as it came
+                        connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
+                    }
+                };
                 if (connection.blackholed()) {
-                    frame.release();
-                    return;
-                }
-                if (facts.isHello()) {
-                    helloUnlessFaulted(frame, facts, null, query);
-                } else { // drivers use OP_QUERY only for the handshake; anything else passes as it came
-                    connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
+                    holdThroughTheBlackhole(frame, pass, () -> { });
+                } else {
+                    pass.run();
                 }
                 return;
             }
@@ -252,18 +257,48 @@ final class Exchange {
         holding = true;
         // Reads go on until the client sends more (then onRequest pauses them): with reads paused the
         // client's close would go unseen, and a command it gave up on would be forwarded after the wait.
-        connection.schedule(millis, () -> {
-            holding = false;
-            then.run();
-            while (!holding && !held.isEmpty() && connection.isOpen()) {
-                onRequest(held.poll());
+        connection.schedule(millis, () -> resume(then));
+    }
+
+    /**
+     * A request that reaches a blackholed member waits, as over a partitioned network, and goes on
+     * when the blackhole ends ({@link #blackholeEnded}), the requests behind it after it; if its
+     * client gives up first, it goes nowhere.
+     */
+    private void holdThroughTheBlackhole(ByteBuf frame, Runnable whenItEnds, Runnable ifTheClientLeft) {
+        holding = true;
+        afterTheBlackhole = () -> {
+            if (connection.isOpen()) {
+                whenItEnds.run();
+            } else {
+                frame.release();
+                ifTheClientLeft.run();
             }
-            if (!holding) {
-                connection.flushUpstream();
-                connection.flushClient();
-                connection.pauseClientReads(false);
-            }
-        });
+        };
+    }
+
+    /** The member's blackhole ended: what waited in it, requests and replies, goes on in order. */
+    void blackholeEnded() {
+        Runnable then = afterTheBlackhole;
+        afterTheBlackhole = null;
+        if (then != null) {
+            resume(then);
+        }
+        releaseRepliesBehind();
+        connection.flushClient();
+    }
+
+    private void resume(Runnable then) {
+        holding = false;
+        then.run();
+        while (!holding && !held.isEmpty() && connection.isOpen()) {
+            onRequest(held.poll());
+        }
+        if (!holding) {
+            connection.flushUpstream();
+            connection.flushClient();
+            connection.pauseClientReads(false);
+        }
     }
 
     // ---- replies ----
@@ -274,18 +309,18 @@ final class Exchange {
      */
     void holdReplies(boolean holding) {
         holdingReplies = holding;
-        while (!holdingReplies && !repliesBehind.isEmpty() && connection.isOpen()) {
+        releaseRepliesBehind();
+    }
+
+    private void releaseRepliesBehind() {
+        while (!holdingReplies && !connection.blackholed() && !repliesBehind.isEmpty() && connection.isOpen()) {
             onReply(repliesBehind.poll());
         }
     }
 
     void onReply(ByteBuf frame) {
-        if (holdingReplies) {
-            repliesBehind.add(frame);
-            return;
-        }
-        if (connection.blackholed()) {
-            frame.release(); // a reply already on its way is lost in the partition too
+        if (holdingReplies || connection.blackholed()) {
+            repliesBehind.add(frame); // in a blackhole, a reply on its way arrives when it ends, as over a healed network
             return;
         }
         InFlight current = inFlight;
@@ -342,6 +377,11 @@ final class Exchange {
 
     /** The connection closed: a command still waiting for its reply ended in a network error. */
     void onClosed() {
+        Runnable blackholed = afterTheBlackhole;
+        afterTheBlackhole = null;
+        if (blackholed != null) {
+            blackholed.run(); // the client gave up on it
+        }
         InFlight current = inFlight;
         inFlight = null;
         if (current != null) {

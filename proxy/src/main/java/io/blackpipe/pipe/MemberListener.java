@@ -17,6 +17,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * One member's listener and the client connections it accepted. Deployment-level faults act
@@ -112,10 +113,14 @@ public final class MemberListener {
      * its next reply now, each on its own event loop.
      */
     void topologyChanged() {
+        eachConnection(ClientConnection::topologyChanged);
+    }
+
+    private void eachConnection(Consumer<ClientConnection> action) {
         for (Channel client : connections) {
             ClientConnection connection = client.pipeline().get(ClientConnection.class);
             if (connection != null) {
-                client.eventLoop().execute(connection::topologyChanged);
+                client.eventLoop().execute(() -> action.accept(connection));
             }
         }
     }
@@ -147,7 +152,10 @@ public final class MemberListener {
     /** Ends an outage or blackhole: the listener is back on its old port. */
     public synchronized void restore() throws InterruptedException {
         cancelPendingEnd();
-        blackholed = false;
+        if (blackholed) {
+            blackholed = false;
+            eachConnection(ClientConnection::blackholeEnded); // what waited in it goes on
+        }
         if (down) {
             channel = bootstrap.bind(bindHost, port).sync().channel();
             down = false;

@@ -277,6 +277,41 @@ class DeploymentFaultsTest {
         eventually(WAIT, "the driver after the blackhole", () -> c.find().first());
     }
 
+    /** As over a partitioned network that heals: a write sent into a blackhole waits, and lands when it ends. */
+    @Test
+    void aWriteSentIntoATimedBlackholeLandsWhenItEnds() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("blackhole_heal");
+        List<CommandStartedEvent> events = new CopyOnWriteArrayList<>();
+        MongoCollection<Document> c = client("retryWrites=false&" + POLL, 20_000, 5_000, events).getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 0));
+        proxy.blackhole("primary", 1_000);
+        long before = System.nanoTime();
+        c.insertOne(new Document("_id", 1));
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - before);
+        assertTrue(tookMillis >= 900, "answered when the blackhole ended, after " + tookMillis + " ms");
+        assertEquals(2, started(events, "insert"), "one attempt each: nothing was lost");
+        assertEquals(1, Meters.faults(proxy.registry(), "blackhole", "insert"));
+        assertEquals(2, Meters.outcomes(proxy.registry(), "insert", "ok"));
+        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+
+    /** A command whose client gave up while the blackhole held it never reaches the member. */
+    @Test
+    void aWriteWhoseClientGaveUpInTheBlackholeNeverReachesTheMember() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("blackhole_gaveup");
+        List<CommandStartedEvent> events = new CopyOnWriteArrayList<>();
+        MongoCollection<Document> c = client("retryWrites=false&" + POLL, 500, 5_000, events).getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 0));
+        proxy.blackhole("primary", 0);
+        assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 1)));
+        Await.until(WAIT, "the held insert to end when the driver closed its connection",
+                () -> Meters.outcomes(proxy.registry(), "insert", "network_error") == 1);
+        proxy.restore("primary");
+        eventually(WAIT, "the driver after the blackhole", () -> c.insertOne(new Document("_id", 2)));
+        assertEquals(List.of(0, 2), direct.getDatabase(db).getCollection("c").find().map(d -> d.getInteger("_id"))
+                .into(new ArrayList<>()));
+    }
+
     @Test
     void aTimedBlackholeEndsByItself() throws Exception {
         Member member = primary();
