@@ -6,12 +6,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoNotPrimaryException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.connection.ServerType;
+import com.mongodb.event.ConnectionPoolClearedEvent;
+import com.mongodb.event.ConnectionPoolListener;
 import com.mongodb.event.ServerDescriptionChangedEvent;
 import com.mongodb.event.ServerListener;
 import io.blackpipe.testing.ScriptedMongod;
@@ -76,6 +79,55 @@ class ShiftedTopologyVersionTest {
             assertEquals(start + 2, hello.getDocument("topologyVersion").getNumber("counter").longValue(), "its hellos agree");
             assertEquals(ServerType.UNKNOWN, changes.get(before), "newer than what the driver held: Unknown, then re-checked; "
                     + changes.subList(before, changes.size()));
+        }
+    }
+
+    /**
+     * What the driver does with each topologyVersion mode, as SDAM says: an error no newer than
+     * what it holds is stale and ignored; a newer one marks the member Unknown, and a shutdown
+     * code (or one without a topologyVersion) clears the pool too.
+     */
+    @Test
+    void eachTopologyVersionModeGetsTheDriversSdamResponse() throws Exception {
+        List<ServerType> changes = new CopyOnWriteArrayList<>();
+        List<ConnectionPoolClearedEvent> cleared = new CopyOnWriteArrayList<>();
+        try (ScriptedMongod scripted = ScriptedMongod.start();
+             ProxyServer proxy = ScriptedProxy.start(scripted);
+             MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                     .applyConnectionString(new ConnectionString(proxy.connectionString()
+                             + "&retryWrites=false&serverMonitoringMode=poll&heartbeatFrequencyMS=120000"))
+                     .applyToServerSettings(b -> b.addServerListener(new ServerListener() {
+                         @Override
+                         public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
+                             changes.add(event.getNewDescription().getType());
+                         }
+                     }))
+                     .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
+                         @Override
+                         public void connectionPoolCleared(ConnectionPoolClearedEvent event) {
+                             cleared.add(event);
+                         }
+                     })).build())) {
+            MongoCollection<Document> c = client.getDatabase("test").getCollection("c");
+            c.insertOne(new Document("_id", 0));
+            int id = 1;
+            // error, topologyVersion mode, times marked Unknown, pools cleared
+            for (String[] step : new String[][] {{"ShutdownInProgress", "current", "0", "0"}, {"NotWritablePrimary", "current", "0", "0"},
+                    {"NotWritablePrimary", "newer", "1", "0"}, {"ShutdownInProgress", "newer", "1", "1"},
+                    {"InterruptedAtShutdown", "omit", "1", "1"}}) {
+                String what = String.join(" / ", step);
+                int changesBefore = changes.size();
+                int clearedBefore = cleared.size();
+                proxy.rules().put(proxy.ruleParser().parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1},"
+                        + " data: {failCommands: ['insert'], error: '" + step[0] + "', topologyVersion: '" + step[1] + "'}}")));
+                assertThrows(MongoCommandException.class, () -> c.insertOne(new Document("_id", 99)), what);
+                awaitTrue("primary again after " + what, () -> only(client).getType() == ServerType.REPLICA_SET_PRIMARY);
+                Thread.sleep(200); // a description change still under way would show now
+                long unknowns = changes.subList(changesBefore, changes.size()).stream().filter(t -> t == ServerType.UNKNOWN).count();
+                assertEquals(Long.parseLong(step[2]), unknowns, what + ": times marked Unknown");
+                assertEquals(Integer.parseInt(step[3]), cleared.size() - clearedBefore, what + ": pools cleared");
+                c.insertOne(new Document("_id", id++));
+            }
         }
     }
 }
