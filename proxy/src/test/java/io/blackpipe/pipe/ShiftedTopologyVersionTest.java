@@ -40,6 +40,28 @@ class ShiftedTopologyVersionTest {
         return client.getClusterDescription().getServerDescriptions().get(0);
     }
 
+    /**
+     * A driver through the proxy that polls, with no scheduled heartbeat during a test (only errors
+     * make it re-check), recording its server's description changes and pool clears.
+     */
+    private static MongoClient client(ProxyServer proxy, List<ServerType> changes, List<ConnectionPoolClearedEvent> cleared) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(proxy.connectionString()
+                        + "&retryWrites=false&serverMonitoringMode=poll&heartbeatFrequencyMS=120000"))
+                .applyToServerSettings(b -> b.addServerListener(new ServerListener() {
+                    @Override
+                    public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
+                        changes.add(event.getNewDescription().getType());
+                    }
+                }))
+                .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
+                    @Override
+                    public void connectionPoolCleared(ConnectionPoolClearedEvent event) {
+                        cleared.add(event);
+                    }
+                })).build());
+    }
+
     private static void notWritablePrimaryOnce(ProxyServer proxy) {
         proxy.rules().put(proxy.ruleParser().parse("nwp", BsonDocument.parse("{configureFailPoint: 'failCommand',"
                 + " mode: {times: 1}, data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}")));
@@ -51,16 +73,7 @@ class ShiftedTopologyVersionTest {
         try (ScriptedMongod scripted = ScriptedMongod.start();
              ProxyServer member = ScriptedProxy.start(scripted);
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(member.connectionString()));
-             // polling, and no scheduled heartbeat during the test: only errors make the driver re-check
-             MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                     .applyConnectionString(new ConnectionString(proxy.connectionString()
-                             + "&retryWrites=false&serverMonitoringMode=poll&heartbeatFrequencyMS=120000"))
-                     .applyToServerSettings(b -> b.addServerListener(new ServerListener() {
-                         @Override
-                         public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
-                             changes.add(event.getNewDescription().getType());
-                         }
-                     })).build())) {
+             MongoClient client = client(proxy, changes, new CopyOnWriteArrayList<>())) {
             MongoCollection<Document> c = client.getDatabase("test").getCollection("c");
             c.insertOne(new Document("_id", 0));
             long start = only(client).getTopologyVersion().getCounter();
@@ -93,21 +106,7 @@ class ShiftedTopologyVersionTest {
         List<ConnectionPoolClearedEvent> cleared = new CopyOnWriteArrayList<>();
         try (ScriptedMongod scripted = ScriptedMongod.start();
              ProxyServer proxy = ScriptedProxy.start(scripted);
-             MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                     .applyConnectionString(new ConnectionString(proxy.connectionString()
-                             + "&retryWrites=false&serverMonitoringMode=poll&heartbeatFrequencyMS=120000"))
-                     .applyToServerSettings(b -> b.addServerListener(new ServerListener() {
-                         @Override
-                         public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
-                             changes.add(event.getNewDescription().getType());
-                         }
-                     }))
-                     .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
-                         @Override
-                         public void connectionPoolCleared(ConnectionPoolClearedEvent event) {
-                             cleared.add(event);
-                         }
-                     })).build())) {
+             MongoClient client = client(proxy, changes, cleared)) {
             MongoCollection<Document> c = client.getDatabase("test").getCollection("c");
             c.insertOne(new Document("_id", 0));
             int id = 1;
