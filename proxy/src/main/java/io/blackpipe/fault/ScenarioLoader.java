@@ -15,9 +15,13 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.composer.Composer;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.Node;
+import org.yaml.snakeyaml.parser.ParserImpl;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
  * Reads a scenario file (YAML; JSON is YAML too) and checks all of it — every rule, every step,
@@ -28,6 +32,12 @@ public final class ScenarioLoader {
     private static final Set<String> TOP_LEVEL = Set.of("name", "description", "rules", "timeline");
     private static final Set<String> STEP_ACTIONS = Set.of("add", "remove", "clear", "outage", "blackhole", "restore", "failover", "end");
 
+    /** Characters (bytes for a file) in a scenario; one is a few kilobytes. */
+    static final int MAX_SIZE = 1 << 20;
+    /** Aliases (*name) of lists and mappings; YamlTree also caps what they expand to. */
+    static final int MAX_ALIASES = 50;
+    private static final LoaderOptions YAML_LIMITS = yamlLimits();
+
     private final RuleParser parser;
     private final Predicate<String> knownMember;
 
@@ -37,14 +47,21 @@ public final class ScenarioLoader {
     }
 
     public Scenario load(Path file) throws IOException {
+        if (Files.size(file) > MAX_SIZE) {
+            throw new ScenarioException(file.toString(), 1, "(file)", "is larger than " + MAX_SIZE + " bytes");
+        }
         return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
     }
 
     public Scenario parse(String source, String text) {
-        YamlTree tree = new YamlTree();
+        if (text.length() > MAX_SIZE) {
+            throw new ScenarioException(source, 1, "(file)", "is larger than " + MAX_SIZE + " characters");
+        }
+        YamlTree tree = new YamlTree(source);
         BsonDocument root;
+        StreamReader reader = new StreamReader(new StringReader(text));
         try {
-            Node node = new Yaml(new LoaderOptions()).compose(new StringReader(text));
+            Node node = new Composer(new ParserImpl(reader, YAML_LIMITS), new Resolver(), YAML_LIMITS).getSingleNode();
             if (node == null) {
                 throw new ScenarioException(source, 1, "(file)", "is empty");
             }
@@ -56,10 +73,20 @@ public final class ScenarioLoader {
         } catch (MarkedYAMLException e) {
             int line = e.getProblemMark() == null ? 1 : e.getProblemMark().getLine() + 1;
             throw new ScenarioException(source, line, "(syntax)", e.getProblem());
-        } catch (IllegalArgumentException e) {
-            throw new ScenarioException(source, 1, "(syntax)", e.getMessage());
+        } catch (YAMLException e) {
+            // a limit (aliases, nesting, size) without a mark: where the reader stopped is the line
+            throw new ScenarioException(source, reader.getMark().getLine() + 1, "(syntax)", e.getMessage());
         }
         return new Reading(source, tree).scenario(root);
+    }
+
+    /** What snakeyaml may compose: a scenario is small, and its aliases must not multiply it. */
+    private static LoaderOptions yamlLimits() {
+        LoaderOptions options = new LoaderOptions();
+        options.setMaxAliasesForCollections(MAX_ALIASES);
+        options.setNestingDepthLimit(YamlTree.MAX_DEPTH);
+        options.setCodePointLimit(MAX_SIZE);
+        return options;
     }
 
     /** One file being read: knows its name and lines, collects rule ids. */

@@ -1,7 +1,10 @@
 package io.blackpipe.fault;
 
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -21,34 +24,89 @@ import org.yaml.snakeyaml.nodes.Tag;
 /**
  * A YAML (or JSON) document as BSON, remembering the line of every field path
  * ("timeline[2].add.data.errorCode") so errors can point into the file.
+ *
+ * <p>The composed YAML is a graph: an alias (*a) is the anchored node (&a) itself, so a list can
+ * contain itself and a few lines can stand for millions of values. Conversion refuses a key given
+ * twice in one mapping, a node that contains itself, nesting deeper than {@link #MAX_DEPTH} and
+ * more than {@link #MAX_VALUES} values, each as a {@link ScenarioException} at its line.
  */
 final class YamlTree {
+    /** Lists and mappings inside one another; a scenario needs about eight. */
+    static final int MAX_DEPTH = 32;
+    /** Values once aliases are expanded; a long hand-written scenario has a few thousand. */
+    static final int MAX_VALUES = 100_000;
+
+    private final String source;
     private final Map<String, Integer> lines = new HashMap<>();
+    /** The lists and mappings being converted, outermost first: meeting one again is a cycle. */
+    private final Set<Node> open = Collections.newSetFromMap(new IdentityHashMap<>());
+    private int values;
+
+    YamlTree(String source) {
+        this.source = source;
+    }
 
     BsonValue convert(Node node, String path) {
-        lines.put(path, node.getStartMark().getLine() + 1);
-        if (node instanceof MappingNode mapping) {
-            BsonDocument document = new BsonDocument();
-            for (NodeTuple tuple : mapping.getValue()) {
-                if (!(tuple.getKeyNode() instanceof ScalarNode key)) {
-                    throw new IllegalArgumentException("line " + (tuple.getKeyNode().getStartMark().getLine() + 1) + ": keys must be plain names");
-                }
-                String childPath = path.isEmpty() ? key.getValue() : path + "." + key.getValue();
-                document.put(key.getValue(), convert(tuple.getValueNode(), childPath));
-                // a field is where its key is: a block value ("rules:\n  - ...") starts on a later line
-                lines.put(childPath, key.getStartMark().getLine() + 1);
-            }
-            return document;
+        return convert(node, path, 0);
+    }
+
+    private BsonValue convert(Node node, String path, int depth) {
+        String field = path.isEmpty() ? "(file)" : path;
+        if (open.contains(node)) {
+            throw new ScenarioException(source, line(path), field, "an alias that contains itself (a list or mapping inside itself)");
         }
-        if (node instanceof SequenceNode sequence) {
-            BsonArray array = new BsonArray();
-            int i = 0;
-            for (Node item : sequence.getValue()) {
-                array.add(convert(item, path + "[" + i++ + "]"));
+        if (++values > MAX_VALUES) {
+            throw tooLarge(path, "the scenario expands to more than " + MAX_VALUES + " values (aliases repeating large blocks?)");
+        }
+        lines.putIfAbsent(path, node.getStartMark().getLine() + 1);
+        if (node instanceof MappingNode || node instanceof SequenceNode) {
+            if (depth >= MAX_DEPTH) {
+                throw tooLarge(path, "nested deeper than " + MAX_DEPTH + " lists and mappings (through aliases)");
             }
-            return array;
+            open.add(node);
+            try {
+                return node instanceof MappingNode mapping ? mapping(mapping, path, depth) : sequence((SequenceNode) node, path, depth);
+            } finally {
+                open.remove(node);
+            }
         }
         return scalar((ScalarNode) node);
+    }
+
+    /**
+     * Too much once aliases are expanded (written out, snakeyaml refuses it first), named by the
+     * top-level field: deep in an expansion, neither the path nor the anchor's line says much.
+     */
+    private ScenarioException tooLarge(String path, String message) {
+        String top = path.split("[.\\[]", 2)[0];
+        return new ScenarioException(source, line(top), top.isEmpty() ? "(file)" : top, message);
+    }
+
+    private BsonDocument mapping(MappingNode mapping, String path, int depth) {
+        BsonDocument document = new BsonDocument();
+        for (NodeTuple tuple : mapping.getValue()) {
+            int keyLine = tuple.getKeyNode().getStartMark().getLine() + 1;
+            if (!(tuple.getKeyNode() instanceof ScalarNode key)) {
+                throw new ScenarioException(source, keyLine, path.isEmpty() ? "(file)" : path, "keys must be plain names");
+            }
+            String childPath = path.isEmpty() ? key.getValue() : path + "." + key.getValue();
+            if (document.containsKey(key.getValue())) {
+                throw new ScenarioException(source, keyLine, childPath, "given twice (first on line " + line(childPath) + ")");
+            }
+            // a field is where its key is: a block value ("rules:\n  - ...") starts on a later line
+            lines.put(childPath, keyLine);
+            document.put(key.getValue(), convert(tuple.getValueNode(), childPath, depth + 1));
+        }
+        return document;
+    }
+
+    private BsonArray sequence(SequenceNode sequence, String path, int depth) {
+        BsonArray array = new BsonArray();
+        int i = 0;
+        for (Node item : sequence.getValue()) {
+            array.add(convert(item, path + "[" + i++ + "]", depth + 1));
+        }
+        return array;
     }
 
     private static BsonValue scalar(ScalarNode node) {

@@ -341,6 +341,20 @@ class AdminApiTest {
         assertStatus(200, asJson);
     }
 
+    @Test
+    void yamlThatWouldExhaustTheLoaderIsABadRequestNotAClosedConnection() throws Exception {
+        for (String path : List.of("/api/v1/scenario/validate", "/api/v1/scenario")) {
+            assertBadRequest(send("POST", path, "name: x\nrules: &a [*a]\n"), "request body:2: rules[0]: an alias that contains itself");
+            StringBuilder laughs = new StringBuilder("name: x\nl0: &l0 [lol, lol]\n");
+            for (int i = 1; i < 25; i++) {
+                laughs.append("l").append(i).append(": &l").append(i).append(" [*l").append(i - 1).append(", *l").append(i - 1).append("]\n");
+            }
+            assertBadRequest(send("POST", path, laughs.toString()), "expands to more than 100000 values");
+        }
+        assertEquals("idle", json(get("/api/v1/scenario")).getString("state").getValue());
+        assertStatus(200, get("/api/v1/scenario"));
+    }
+
     // ------------------------------------------------------------------ members
 
     @Test

@@ -519,6 +519,76 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void aKeyGivenTwiceIsRejectedAtItsSecondUse() {
+        assertRejected("""
+                name: dup
+                rules:
+                  - {id: a, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insert], resetConnection: true}}
+                rules:
+                  - {id: b, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [find], hang: true}}
+                """, 4, "rules", "given twice (first on line 2)");
+        assertRejected("""
+                name: dup
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [insert]
+                      errorCode: 91
+                      errorCode: 11600
+                """, 9, "rules[0].data.errorCode", "given twice (first on line 8)");
+        assertRejected("{\"name\": \"a\",\n \"name\": \"b\"}\n", 2, "name", "given twice (first on line 1)");
+    }
+
+    @Test
+    void aliasesWork() {
+        Scenario scenario = loader.parse("alias.yaml", """
+                name: alias
+                rules:
+                  - {id: a, configureFailPoint: failCommand, mode: alwaysOn, data: &reset {failCommands: [insert], resetConnection: true}}
+                timeline:
+                  - at: 1s
+                    add: {id: b, configureFailPoint: failCommand, mode: alwaysOn, data: *reset}
+                """);
+        assertEquals(scenario.rules().get(0).source().get("data"), scenario.timeline().get(0).rule().source().get("data"));
+    }
+
+    @Test
+    void yamlThatWouldExhaustTheLoaderIsAScenarioError() {
+        // an alias inside what it names: a list that contains itself
+        assertRejected("name: x\nrules: &a [*a]\n", 2, "rules[0]", "an alias that contains itself");
+        assertRejected("name: x\ndescription: &m {again: *m}\n", 2, "description.again", "an alias that contains itself");
+        // more aliases of lists than snakeyaml's limit, at the line of the first one too many
+        StringBuilder aliases = new StringBuilder("name: x\na0: &a0 [x, x]\n");
+        for (int i = 1; i < 60; i++) {
+            aliases.append("a").append(i).append(": &a").append(i).append(" [*a").append(i - 1).append(", *a").append(i - 1).append("]\n");
+        }
+        assertRejected(aliases.toString(), 28, "(syntax)", "aliases");
+        // "billion laughs" within the alias limit: 2^25 values from 25 lines
+        StringBuilder laughs = new StringBuilder("name: x\nl0: &l0 [lol, lol]\n");
+        for (int i = 1; i < 25; i++) {
+            laughs.append("l").append(i).append(": &l").append(i).append(" [*l").append(i - 1).append(", *l").append(i - 1).append("]\n");
+        }
+        assertRejected(laughs.toString(), 16, "l14", "expands to more than 100000 values");
+        // nesting: written out, and made of aliases
+        assertRejected("name: x\nrules: " + "[".repeat(40) + "]".repeat(40) + "\n", 2, "(syntax)", "Nesting Depth exceeded max 32");
+        StringBuilder deep = new StringBuilder("name: x\nd0: &d0 " + "[".repeat(20) + "]".repeat(20) + "\n");
+        deep.append("d1: &d1 ").append("[".repeat(20)).append("*d0").append("]".repeat(20)).append("\n");
+        assertRejected(deep.toString(), 3, "d1", "nested deeper than 32");
+        // size
+        assertRejected("name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE) + "\n", 1, "(file)", "is larger than 1048576 characters");
+    }
+
+    @Test
+    void aFileLargerThanAScenarioIsNotRead(@org.junit.jupiter.api.io.TempDir Path temp) throws IOException {
+        Path file = temp.resolve("huge.yaml");
+        Files.writeString(file, "name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE) + "\n");
+        ScenarioException e = assertThrows(ScenarioException.class, () -> loader.load(file));
+        assertEquals(file + ":1: (file): is larger than 1048576 bytes", e.getMessage());
+    }
+
+    @Test
     void aFileIsNamedByItsPath(@org.junit.jupiter.api.io.TempDir Path temp) throws IOException {
         Path file = temp.resolve("broken.yaml");
         Files.writeString(file, "name: x\n\nbogus: 1\n");
