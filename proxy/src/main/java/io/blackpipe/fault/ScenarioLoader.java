@@ -174,6 +174,7 @@ public final class ScenarioLoader {
                     removals.add(new String[] {field, argument.asString().getValue()});
                     return new Scenario.Step(at, Scenario.Kind.REMOVE, null, argument.asString().getValue(), 0, line);
                 case "clear":
+                    requireTrue(argument, field);
                     return new Scenario.Step(at, Scenario.Kind.CLEAR, null, null, 0, line);
                 case "outage":
                 case "blackhole":
@@ -181,8 +182,12 @@ public final class ScenarioLoader {
                 case "restore":
                     return memberStep(at, Scenario.Kind.RESTORE, argument, field, line, false);
                 case "failover":
+                    if (!argument.isDocument() || !argument.asDocument().isEmpty()) {
+                        throw error(field, "must be {} (failover takes no options)");
+                    }
                     return new Scenario.Step(at, Scenario.Kind.FAILOVER, null, null, 0, line);
                 default:
+                    requireTrue(argument, field);
                     return new Scenario.Step(at, Scenario.Kind.END, null, null, 0, line);
             }
         }
@@ -210,6 +215,13 @@ public final class ScenarioLoader {
                 throw error(field + ".member", "no member '" + member + "' (use primary, secondary, all, or a member's host:port)");
             }
             return new Scenario.Step(at, kind, null, member, duration, line);
+        }
+
+        /** A step that takes no argument is written "clear: true": false (or anything else) would still run it. */
+        private void requireTrue(BsonValue argument, String field) {
+            if (!argument.isBoolean() || !argument.asBoolean().getValue()) {
+                throw error(field, "must be true (to skip the step, leave it out)");
+            }
         }
 
         private void checkRemovals() {

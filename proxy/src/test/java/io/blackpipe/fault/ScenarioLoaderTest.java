@@ -390,6 +390,23 @@ class ScenarioLoaderTest {
                 """, 3, "timeline[0]", "exactly one action");
     }
 
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource(delimiter = '|', value = {
+            "clear | false | must be true",
+            "clear | no | must be true",
+            "clear | 'null' | must be true",
+            "clear | '\"true\"' | must be true",
+            "clear | 1 | must be true",
+            "end | false | must be true",
+            "end | '{}' | must be true",
+            "failover | false | must be {}",
+            "failover | true | must be {}",
+            "failover | '{member: primary}' | must be {}",
+            "failover | '[]' | must be {}"})
+    void aStepThatTakesNoArgumentAcceptsOnlyItsDocumentedForm(String action, String value, String message) {
+        assertRejected("name: x\ntimeline:\n  - at: 1s\n    " + action + ": " + value + "\n", 4, "timeline[0]." + action, message);
+    }
+
     @Test
     void aStepWithoutAtIsRejectedAtTheStep() {
         assertRejected("""
