@@ -207,6 +207,9 @@ public final class ScenarioLoader {
                 member = requiredString(spec, "member", field + ".member");
                 if (spec.containsKey("duration")) {
                     duration = duration(spec.get("duration"), field + ".duration", false);
+                    if (duration < 1) { // 0 is how the proxy spells "until restored"
+                        throw error(field + ".duration", "must be at least 1ms (leave it out for until restored)");
+                    }
                 }
             } else {
                 throw error(field, "must be a member name or {member: ..., duration: ...}");

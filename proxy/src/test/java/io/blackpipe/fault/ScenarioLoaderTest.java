@@ -209,10 +209,22 @@ class ScenarioLoaderTest {
             "0, 0"})
     void durationsAreMillisecondsSecondsMinutesOrPlainNumbers(String written, long millis) {
         Scenario scenario = loader.parse("d.yaml", "name: d\ntimeline:\n  - at: " + written + "\n    clear: true\n"
-                + "  - at: 1s\n    outage: {member: primary, duration: " + written + "}\n");
+                + (millis == 0 ? "" : "  - at: 1s\n    outage: {member: primary, duration: " + written + "}\n"));
         assertEquals(millis, scenario.timeline().stream().filter(s -> s.kind() == Scenario.Kind.CLEAR).findFirst().orElseThrow().atMillis());
-        assertEquals(millis, scenario.timeline().stream().filter(s -> s.kind() == Scenario.Kind.OUTAGE).findFirst().orElseThrow()
-                .durationMillis());
+        if (millis > 0) {
+            assertEquals(millis, scenario.timeline().stream().filter(s -> s.kind() == Scenario.Kind.OUTAGE).findFirst().orElseThrow()
+                    .durationMillis());
+        }
+    }
+
+    /** The proxy takes 0 as "until restored": a duration written as zero must not silently mean forever. */
+    @ParameterizedTest(name = "{0} for {1}")
+    @CsvSource({"outage, 0s", "outage, 0", "blackhole, 0ms", "blackhole, 0.4ms", "outage, 0m"})
+    void aZeroOutageOrBlackholeDurationIsRejected(String action, String written) {
+        assertRejected("name: d\ntimeline:\n  - at: 1s\n    " + action + ": {member: primary, duration: " + written + "}\n",
+                4, "timeline[0]." + action + ".duration", "must be at least 1ms (leave it out for until restored)");
+        assertEquals(1, loader.parse("d.yaml", "name: d\ntimeline:\n  - at: 1s\n    " + action + ": {member: primary, duration: 1ms}\n")
+                .timeline().get(0).durationMillis());
     }
 
     @Test
