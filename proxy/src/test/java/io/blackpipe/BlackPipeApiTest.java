@@ -17,6 +17,8 @@ import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.ConnectException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The in-process API as a user's test would use it: start, break, read the counters, close. */
 class BlackPipeApiTest {
@@ -120,6 +123,25 @@ class BlackPipeApiTest {
             blackPipe.clearRules();
             assertTrue(blackPipe.rules().isEmpty());
             assertThrows(IllegalStateException.class, blackPipe::adminUrl, "the admin server is off unless asked for");
+        }
+    }
+
+    @Test
+    void aScenarioRuleWithoutIdLeavesTheTestsOwnRulesAlone(@TempDir Path temp) throws Exception {
+        Path scenario = temp.resolve("unnamed.yaml");
+        Files.writeString(scenario, "name: unnamed\nrules:\n"
+                + "  - {configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insert], resetConnection: true}}\n");
+        try (BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri())) {
+            String mine = blackPipe.fail("find").with(Fault.HANG);
+            assertEquals(1, blackPipe.rules().size());
+
+            blackPipe.runScenario(scenario);
+            assertEquals(2, blackPipe.rules().size(), () -> "the scenario's rule took the id " + mine + ": " + blackPipe.rules());
+            blackPipe.stopScenario();
+
+            assertEquals(1, blackPipe.rules().size(), "stopping the scenario removes its rule only");
+            assertTrue(blackPipe.rules().get(0).contains("\"id\": \"" + mine + "\""), blackPipe.rules().get(0));
+            assertTrue(blackPipe.rules().get(0).contains("\"hang\": true"), blackPipe.rules().get(0));
         }
     }
 

@@ -37,6 +37,8 @@ public final class ScenarioLoader {
     /** Aliases (*name) of lists and mappings; YamlTree also caps what they expand to. */
     static final int MAX_ALIASES = 50;
     private static final LoaderOptions YAML_LIMITS = yamlLimits();
+    /** Ids of rules written without one: scenario-rule-1, scenario-rule-2, ... */
+    static final String GENERATED_ID_PREFIX = "scenario-rule-";
 
     private final RuleParser parser;
     private final Predicate<String> knownMember;
@@ -94,6 +96,7 @@ public final class ScenarioLoader {
         private final String source;
         private final YamlTree tree;
         private final Set<String> ruleIds = new HashSet<>();
+        private final Set<String> givenIds = new HashSet<>();
         /** Field path ("timeline[3].remove") and rule id of every remove step, checked once every id is known. */
         private final List<String[]> removals = new ArrayList<>();
         private int generatedIds;
@@ -110,6 +113,7 @@ public final class ScenarioLoader {
                 }
             }
             String name = requiredString(root, "name", "name");
+            collectGivenIds(root);
             String description = root.isString("description") ? root.getString("description").getValue() : "";
             List<Rule> rules = new ArrayList<>();
             for (int i = 0; i < array(root, "rules").size(); i++) {
@@ -125,12 +129,32 @@ public final class ScenarioLoader {
             return new Scenario(name, description, List.copyOf(rules), List.copyOf(steps));
         }
 
+        /** Every id the file gives a rule (at the start or in an add step), so a generated one avoids them all. */
+        private void collectGivenIds(BsonDocument root) {
+            List<BsonValue> documents = new ArrayList<>();
+            if (root.isArray("rules")) {
+                documents.addAll(root.getArray("rules"));
+            }
+            if (root.isArray("timeline")) {
+                for (BsonValue step : root.getArray("timeline")) {
+                    if (step.isDocument() && step.asDocument().containsKey("add")) {
+                        documents.add(step.asDocument().get("add"));
+                    }
+                }
+            }
+            for (BsonValue document : documents) {
+                if (document.isDocument() && document.asDocument().isString("id")) {
+                    givenIds.add(document.asDocument().getString("id").getValue());
+                }
+            }
+        }
+
         private Rule rule(BsonValue value, String path) {
             if (!value.isDocument()) {
                 throw error(path, "must be a failCommand document");
             }
             BsonDocument document = value.asDocument().clone();
-            String id = document.isString("id") ? document.getString("id").getValue() : "rule-" + (++generatedIds);
+            String id = document.isString("id") ? document.getString("id").getValue() : generatedId();
             if (!ruleIds.add(id)) {
                 throw error(path + ".id", "rule id '" + id + "' is used twice");
             }
@@ -139,6 +163,18 @@ public final class ScenarioLoader {
             } catch (RuleException e) {
                 throw error(path + "." + e.field(), e.getMessage().substring(e.field().length() + 2));
             }
+        }
+
+        /**
+         * An id for a rule written without one: "scenario-rule-N", apart from the ids other tools
+         * generate (the Java API's rule-N, the admin API's UUIDs) and skipping any the file gives.
+         */
+        private String generatedId() {
+            String id;
+            do {
+                id = GENERATED_ID_PREFIX + (++generatedIds);
+            } while (givenIds.contains(id));
+            return id;
         }
 
         private Scenario.Step step(BsonValue value, String path) {

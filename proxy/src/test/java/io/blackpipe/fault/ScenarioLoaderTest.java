@@ -345,6 +345,26 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void aGeneratedRuleIdNeverTakesAnIdTheFileGives() {
+        Scenario scenario = loader.parse("ids.yaml", """
+                name: ids
+                rules:
+                  - {configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insert], resetConnection: true}}
+                  - {id: scenario-rule-1, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [find], hang: true}}
+                  - {id: rule-1, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [update], hang: true}}
+                  - {configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [delete], hang: true}}
+                timeline:
+                  - at: 1s
+                    add: {configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [count], hang: true}}
+                  - at: 2s
+                    add: {id: scenario-rule-3, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [aggregate], hang: true}}
+                """);
+        assertEquals(List.of("scenario-rule-2", "scenario-rule-1", "rule-1", "scenario-rule-4"),
+                scenario.rules().stream().map(Rule::id).toList(), "rule-N is the Java API's; ids the file gives are skipped");
+        assertEquals(List.of("scenario-rule-5", "scenario-rule-3"), scenario.timeline().stream().map(s -> s.rule().id()).toList());
+    }
+
+    @Test
     void aDuplicateRuleIdIsRejectedAtTheSecondUse() {
         assertRejected("""
                 name: x
