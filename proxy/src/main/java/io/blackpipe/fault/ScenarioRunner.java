@@ -2,7 +2,9 @@ package io.blackpipe.fault;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +33,8 @@ public final class ScenarioRunner {
     private Instant startedAt;
     private final List<ScheduledFuture<?>> pending = new ArrayList<>();
     private final List<String> done = new ArrayList<>();
-    private final List<String> faultedMembers = new ArrayList<>();
+    /** Upstream host:port of every member a step took down or blackholed, restored when the scenario ends. */
+    private final Set<String> faultedMembers = new LinkedHashSet<>();
     private int stepsLeft;
 
     public ScenarioRunner(RuleSet rules, DeploymentFaults deployment, ScheduledExecutorService timer, Consumer<String> log) {
@@ -82,14 +85,9 @@ public final class ScenarioRunner {
             case ADD -> rules.put(step.rule());
             case REMOVE -> rules.remove(step.target());
             case CLEAR -> rules.clear();
-            case OUTAGE -> {
-                faultedMembers.add(step.target());
-                deployment.outage(step.target(), step.durationMillis());
-            }
-            case BLACKHOLE -> {
-                faultedMembers.add(step.target());
-                deployment.blackhole(step.target(), step.durationMillis());
-            }
+            // the members themselves, not the selector: after a failover "primary" is another one
+            case OUTAGE -> faultedMembers.addAll(deployment.outage(step.target(), step.durationMillis()));
+            case BLACKHOLE -> faultedMembers.addAll(deployment.blackhole(step.target(), step.durationMillis()));
             case RESTORE -> deployment.restore(step.target());
             case FAILOVER -> deployment.failover();
             case END -> finish(State.FINISHED);

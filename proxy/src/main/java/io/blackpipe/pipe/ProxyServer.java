@@ -319,7 +319,8 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     // ---- deployment-level faults ----
 
     @Override
-    public void outage(String member, long millis) {
+    public List<String> outage(String member, long millis) {
+        List<String> faulted = new ArrayList<>();
         for (MemberListener listener : select(member)) {
             try {
                 listener.outage(millis);
@@ -327,12 +328,19 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while closing the listener of " + listener.member().upstream());
             }
+            faulted.add(listener.member().upstream().toString());
         }
+        return faulted;
     }
 
     @Override
-    public void blackhole(String member, long millis) {
-        select(member).forEach(listener -> listener.blackhole(millis));
+    public List<String> blackhole(String member, long millis) {
+        List<String> faulted = new ArrayList<>();
+        for (MemberListener listener : select(member)) {
+            listener.blackhole(millis);
+            faulted.add(listener.member().upstream().toString());
+        }
+        return faulted;
     }
 
     @Override

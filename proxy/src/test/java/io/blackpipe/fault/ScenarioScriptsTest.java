@@ -20,6 +20,7 @@ import com.mongodb.client.model.Updates;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.event.ConnectionPoolClearedEvent;
 import com.mongodb.event.ConnectionPoolListener;
+import io.blackpipe.pipe.MemberListener;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
@@ -328,6 +329,36 @@ class ScenarioScriptsTest {
         assertEquals(1, outcomes("insert", "ok"));
         assertEquals(List.of(new Document("_id", 2)), serverSide(db, "c").find().into(new ArrayList<>()),
                 "the server holds the insert made after the step, not the one refused before it");
+    }
+
+    // ------------------------------------------------------------------ stop and end restore what the scenario faulted
+
+    @Test
+    void stopAndEndRestoreTheMembersTheScenarioTookDownEvenAfterAFailover() throws Exception {
+        proxy.close();
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withSimulatedMembers(3));
+        MemberListener first = proxy.select("primary").get(0);
+
+        run(proxy.scenarioLoader().parse("outfail.yaml", "name: outfail\ntimeline:\n"
+                + "  - at: 0s\n    outage: primary\n  - at: 0s\n    failover: {}\n  - at: 0s\n    blackhole: primary\n"));
+        assertTrue(first.down(), "the outage step took the first primary down");
+        List<MemberListener> primaryNow = proxy.select("primary");
+        assertEquals(1, primaryNow.size());
+        MemberListener second = primaryNow.get(0);
+        assertFalse(second == first, "the failover moved the primary role");
+        assertTrue(second.blackholed(), "after the failover, 'primary' named the next member");
+
+        proxy.scenarios().stop();
+        assertFalse(first.down(), "stop restores the member the outage took down, though it is no longer primary");
+        assertFalse(second.blackholed());
+        assertTrue(proxy.select("all").stream().noneMatch(l -> l.down() || l.blackholed()));
+
+        run(proxy.scenarioLoader().parse("outfail-end.yaml", "name: outfail-end\ntimeline:\n"
+                + "  - at: 0s\n    outage: primary\n  - at: 0s\n    failover: {}\n  - at: 100ms\n    end: true\n"));
+        MemberListener downNow = proxy.select("all").stream().filter(MemberListener::down).findFirst().orElseThrow();
+        Await.until(WAIT, "the end step", () -> proxy.scenarios().state() == ScenarioRunner.State.FINISHED);
+        assertFalse(downNow.down(), "end restores it too");
+        assertTrue(proxy.select("all").stream().noneMatch(MemberListener::down));
     }
 
     // ------------------------------------------------------------------ not-writable-primary-once
