@@ -217,16 +217,30 @@ public final class BlackPipe implements AutoCloseable {
         proxy.failover();
     }
 
-    /** {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored). */
+    /**
+     * {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored).
+     *
+     * @throws IllegalArgumentException naming the known members, when {@code member} names none (a typo, or
+     *                                  "secondary" where no member is one)
+     */
     public void outage(String member, Duration duration) {
         proxy.outage(member, duration.toMillis());
     }
 
-    /** {@code member} accepts connections but nothing passes for {@code duration} (zero: until restored). */
+    /**
+     * {@code member} accepts connections but nothing passes for {@code duration} (zero: until restored).
+     *
+     * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
+     */
     public void blackhole(String member, Duration duration) {
         proxy.blackhole(member, duration.toMillis());
     }
 
+    /**
+     * Ends an outage or blackhole of {@code member} now.
+     *
+     * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
+     */
     public void restore(String member) {
         proxy.restore(member);
     }

@@ -15,6 +15,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.ConnectException;
 import java.nio.file.Files;
@@ -142,6 +143,30 @@ class BlackPipeApiTest {
             assertEquals(1, blackPipe.rules().size(), "stopping the scenario removes its rule only");
             assertTrue(blackPipe.rules().get(0).contains("\"id\": \"" + mine + "\""), blackPipe.rules().get(0));
             assertTrue(blackPipe.rules().get(0).contains("\"hang\": true"), blackPipe.rules().get(0));
+        }
+    }
+
+    @Test
+    void deploymentFaultsOnAMemberThatDoesNotExistThrowNamingTheKnownOnes() throws Exception {
+        try (ScriptedMongod mongod = ScriptedMongod.start(); // a single-node replica set: no secondary, ever
+             BlackPipe blackPipe = BlackPipe.start(mongod.uri())) {
+            String member = blackPipe.server().members().get(0).upstream().toString();
+            String known = "(known: primary, all, " + member + " / " + blackPipe.server().members().get(0).advertised() + ")";
+            List<Runnable> typos = List.of(() -> blackPipe.outage("primray", Duration.ofSeconds(1)),
+                    () -> blackPipe.blackhole("primray", Duration.ZERO), () -> blackPipe.restore("primray"));
+            for (Runnable typo : typos) {
+                IllegalArgumentException e = assertThrows(IllegalArgumentException.class, typo::run);
+                assertEquals("no member 'primray' " + known, e.getMessage());
+            }
+            IllegalArgumentException noSecondary = assertThrows(IllegalArgumentException.class,
+                    () -> blackPipe.outage("secondary", Duration.ofSeconds(1)));
+            assertEquals("no member 'secondary' " + known, noSecondary.getMessage());
+            assertTrue(blackPipe.server().select("all").stream().noneMatch(l -> l.down() || l.blackholed()));
+
+            blackPipe.outage("primary", Duration.ZERO); // what exists still works, by role and by address
+            assertTrue(blackPipe.server().listener(blackPipe.server().members().get(0).upstream()).down());
+            blackPipe.restore(member);
+            assertFalse(blackPipe.server().listener(blackPipe.server().members().get(0).upstream()).down());
         }
     }
 

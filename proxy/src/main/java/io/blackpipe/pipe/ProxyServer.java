@@ -321,7 +321,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     @Override
     public List<String> outage(String member, long millis) {
         List<String> faulted = new ArrayList<>();
-        for (MemberListener listener : select(member)) {
+        for (MemberListener listener : selectSome(member)) {
             try {
                 listener.outage(millis);
             } catch (InterruptedException e) {
@@ -336,7 +336,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     @Override
     public List<String> blackhole(String member, long millis) {
         List<String> faulted = new ArrayList<>();
-        for (MemberListener listener : select(member)) {
+        for (MemberListener listener : selectSome(member)) {
             listener.blackhole(millis);
             faulted.add(listener.member().upstream().toString());
         }
@@ -345,7 +345,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     @Override
     public void restore(String member) {
-        for (MemberListener listener : select(member)) {
+        for (MemberListener listener : selectSome(member)) {
             try {
                 listener.restore();
             } catch (InterruptedException e) {
@@ -371,9 +371,42 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         primaryStepDown.run(members.members(), context.memberStates());
     }
 
+    /**
+     * Whether {@code member} can name a member of this deployment: primary and all always,
+     * secondary in a replica set of more than one member, or a member's upstream or advertised
+     * host:port. Roles move, so a role may still name no member at the moment (see {@link #select}).
+     */
     @Override
     public boolean knowsMember(String member) {
-        return member.equals("primary") || member.equals("secondary") || member.equals("all") || !select(member).isEmpty();
+        return switch (member) {
+            case "primary", "all" -> true;
+            case "secondary" -> canHaveSecondaries();
+            default -> !select(member).isEmpty();
+        };
+    }
+
+    private boolean canHaveSecondaries() {
+        return deployment.isReplicaSet() && listeners.size() > 1;
+    }
+
+    /** The listeners {@code member} selects now; none is an error saying what would select one. */
+    private List<MemberListener> selectSome(String member) {
+        List<MemberListener> selected = select(member);
+        if (selected.isEmpty()) {
+            throw new IllegalArgumentException(noMember(member));
+        }
+        return selected;
+    }
+
+    /** "no member 'x' (known: primary, secondary, all, db1:27017 / localhost:27017, ...)": why {@code member} selects none. */
+    public String noMember(String member) {
+        List<String> known = new ArrayList<>(canHaveSecondaries() ? List.of("primary", "secondary", "all") : List.of("primary", "all"));
+        for (Member m : members.members()) {
+            known.add(m.upstream().equals(m.advertised()) ? m.upstream().toString() : m.upstream() + " / " + m.advertised());
+        }
+        String why = knowsMember(member) && (member.equals("primary") || member.equals("secondary"))
+                ? "no member is " + member + " now" : "no member '" + member + "'";
+        return why + " (known: " + String.join(", ", known) + ")";
     }
 
     /** The listeners a member selector names (see {@link DeploymentFaults}). */

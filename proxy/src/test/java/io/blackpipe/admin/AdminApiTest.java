@@ -16,6 +16,7 @@ import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.Member;
@@ -411,6 +412,26 @@ class AdminApiTest {
         assertBadRequest(send("POST", "/api/v1/members/" + upstream + "/outage?duration=soon", null), "duration: 'soon'");
         assertEquals("up", memberState(upstream), "a refused request changes nothing");
         assertStatus(405, send("GET", "/api/v1/members/" + upstream + "/outage", null));
+    }
+
+    @Test
+    void aSecondaryWhereThereIsNoneIsNotFoundAndNothingHappens() throws Exception {
+        try (ScriptedMongod single = ScriptedMongod.start(); // a single-node replica set
+             ProxyServer alone = ProxyServer.start(ProxyConfig.embedded(single.uri()))) {
+            AdminServer server = AdminServer.start(alone, "127.0.0.1", 0, null);
+            extraAdmins.add(server);
+            for (String action : List.of("outage?duration=5s", "blackhole", "restore")) {
+                HttpResponse<String> answer = send(server, "POST", "/api/v1/members/secondary/" + action, null, null);
+                assertStatus(404, answer);
+                assertTrue(answer.body().contains("no member secondary"), answer::body);
+            }
+            assertTrue(alone.select("all").stream().noneMatch(l -> l.down() || l.blackholed()));
+            assertBadRequest(send(server, "POST", "/api/v1/scenario/validate",
+                    "name: s\ntimeline:\n  - at: 1s\n    blackhole: secondary\n", null),
+                    "request body:4: timeline[0].blackhole.member: no member 'secondary'");
+            assertStatus(200, send(server, "POST", "/api/v1/members/primary/outage?duration=5s", null, null));
+            assertStatus(200, send(server, "POST", "/api/v1/members/primary/restore", null, null));
+        }
     }
 
     // ------------------------------------------------------------------ connections

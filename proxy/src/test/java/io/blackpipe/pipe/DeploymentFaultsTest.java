@@ -423,14 +423,20 @@ class DeploymentFaultsTest {
         assertTrue(proxy.select("nowhere:1").isEmpty());
 
         assertTrue(proxy.knowsMember("primary"));
-        assertTrue(proxy.knowsMember("secondary"));
+        assertEquals(proxy.members().size() > 1 && proxy.deployment().isReplicaSet(), proxy.knowsMember("secondary"),
+                "secondary is a member where the set has more than one");
         assertTrue(proxy.knowsMember("all"));
         assertTrue(proxy.knowsMember(primary.upstream().toString()));
         assertTrue(proxy.knowsMember(primary.advertised().toString()));
         assertFalse(proxy.knowsMember("nowhere:1"));
 
-        proxy.outage("nowhere:1", 0); // names no listener: nothing happens
-        assertTrue(proxy.select("all").stream().noneMatch(MemberListener::down));
+        for (Runnable nowhere : List.<Runnable>of(() -> proxy.outage("nowhere:1", 0), () -> proxy.blackhole("nowhere:1", 0),
+                () -> proxy.restore("nowhere:1"))) { // names no listener: an error naming those that exist, and nothing happens
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, nowhere::run);
+            assertTrue(e.getMessage().startsWith("no member 'nowhere:1' (known: primary, "), e.getMessage());
+            assertTrue(e.getMessage().contains(primary.upstream().toString()), e.getMessage());
+        }
+        assertTrue(proxy.select("all").stream().noneMatch(l -> l.down() || l.blackholed()));
 
         proxy.outage("all", 0);
         assertTrue(proxy.select("all").stream().allMatch(MemberListener::down));
