@@ -14,7 +14,9 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
@@ -126,8 +128,15 @@ public final class BlackPipe implements AutoCloseable {
         return FailRule.onAllCommands(this);
     }
 
+    /** rule-N, passing over any id a rule on the proxy already has (a rule the test named rule-1 is not replaced). */
     String nextId() {
-        return "rule-" + generatedIds.incrementAndGet();
+        Set<String> taken = new HashSet<>();
+        proxy.rules().rules().forEach(r -> taken.add(r.id()));
+        String id;
+        do {
+            id = "rule-" + generatedIds.incrementAndGet();
+        } while (taken.contains(id));
+        return id;
     }
 
     public boolean removeRule(String id) {

@@ -111,6 +111,14 @@ class BlackPipeApiTest {
                     + " data: {failCommands: ['update'], closeConnection: true}}");
             assertEquals(2, blackPipe.rules().size());
             assertTrue(generated.startsWith("rule-"), generated);
+            // a generated id passes over one the test gave: rule-2 is taken, so the next is not rule-2
+            assertEquals("rule-2", blackPipe.rule("rule-2", "{configureFailPoint: 'failCommand', mode: 'alwaysOn',"
+                    + " data: {failCommands: ['delete'], errorCode: 2}}"));
+            String next = blackPipe.fail("count").with(Fault.HANG);
+            assertEquals("rule-3", next);
+            assertEquals(4, blackPipe.rules().size(), "rule-2 was not replaced");
+            blackPipe.removeRule("rule-2");
+            blackPipe.removeRule(next);
 
             IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
                     () -> blackPipe.fail("insert").error("NoSuchError"));
