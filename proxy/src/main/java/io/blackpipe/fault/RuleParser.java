@@ -64,7 +64,18 @@ public final class RuleParser {
         return mode != null && mode.isString() && mode.asString().getValue().equals("off");
     }
 
+    /**
+     * @param id the rule's id; the document's own "id", when it has one, must be a non-empty string too
+     * @throws RuleException naming the field that is wrong
+     */
     public Rule parse(String id, BsonDocument document) {
+        BsonValue ownId = document.get("id");
+        if (ownId != null && !ownId.isString()) {
+            throw new RuleException("id", "must be a string, got " + ownId.getBsonType().name().toLowerCase(Locale.ROOT));
+        }
+        if (id == null || id.isBlank() || (ownId != null && ownId.asString().getValue().isBlank())) {
+            throw new RuleException("id", "must not be empty");
+        }
         for (String key : document.keySet()) {
             if (!TOP_LEVEL.contains(key)) {
                 throw new RuleException(key, "unknown field (expected configureFailPoint, mode, data)");

@@ -367,6 +367,19 @@ class RuleParserTest {
     }
 
     @Test
+    void aRuleIdThatIsNotANonEmptyStringIsRejectedNamingTheField() {
+        String valid = rule("'alwaysOn'", "{failCommands: ['find'], errorCode: 2}");
+        for (String id : List.of("5", "true", "{team: 'a'}", "['a']", "''", "'  '")) {
+            String json = "{id: " + id + ", " + valid.substring(1);
+            RuleException e = rejected(json);
+            assertEquals("id", e.field(), e.getMessage());
+        }
+        assertEquals("id: must be a string, got int32", rejected("{id: 5, " + valid.substring(1)).getMessage());
+        assertThrows(RuleException.class, () -> parser.parse("", BsonDocument.parse(valid)), "an empty id given apart");
+        assertEquals("r", parse("{id: 'r', " + valid.substring(1)).id());
+    }
+
+    @Test
     void hostPortMembersAreAccepted() {
         for (String member : new String[] {"primary", "secondary", "db1.example:27017", "127.0.0.1:40001", "[::1]:27018"}) {
             assertEquals(member, parseData("{failCommands: ['find'], errorCode: 2, member: '" + member + "'}").matcher().member());
