@@ -1,6 +1,7 @@
 package io.blackpipe.admin;
 
 import io.blackpipe.fault.Durations;
+import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
@@ -11,6 +12,9 @@ import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.topology.Member;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -33,24 +37,44 @@ final class AdminApi {
         this.proxy = proxy;
     }
 
-    AdminResponse handle(HttpMethod method, String path, Map<String, List<String>> query, String body) {
-        String[] parts = path.substring("/api/v1/".length()).split("/");
-        String resource = parts[0];
-        String id = parts.length > 1 ? parts[1] : null;
-        String action = parts.length > 2 ? parts[2] : null;
+    /**
+     * @param rawPath the request's path as sent (still percent-encoded), starting with /api/v1/: it is
+     *                split on '/' first and each segment decoded alone, so a rule id may hold an encoded '/'
+     */
+    AdminResponse handle(HttpMethod method, String rawPath, Map<String, List<String>> query, String body) {
+        List<String> parts;
         try {
-            switch (resource) {
-                case "members": return id == null ? members(method) : memberAction(method, id, action, query);
-                case "rules": return rules(method, id, body);
-                case "scenario": return scenario(method, id, body);
-                case "connections": return connections(method, id, query);
-                case "failover": return post(method, () -> {
-                    proxy.failover();
-                    return AdminResponse.done();
-                });
-                case "stats": return get(method, () -> AdminResponse.ok(StatsJson.of(proxy.registry())));
-                case "history": return get(method, this::history);
-                default: return notFound(path);
+            parts = segments(rawPath.substring("/api/v1/".length()));
+        } catch (IllegalArgumentException e) {
+            return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "path " + rawPath + ": " + e.getMessage());
+        }
+        int size = parts.size();
+        String second = size > 1 ? parts.get(1) : null;
+        try {
+            // Every route has a fixed number of segments: anything more, or a subresource the API does not
+            // know, is a 404, never the shorter route it starts with.
+            switch (parts.get(0)) {
+                case "members":
+                    return size == 1 ? members(method) : size == 3 ? memberAction(method, second, parts.get(2), query) : notFound(rawPath);
+                case "rules":
+                    return size <= 2 ? rules(method, second, body, rawPath) : notFound(rawPath);
+                case "scenario":
+                    return size == 1 ? scenario(method, body, false)
+                            : size == 2 && second.equals("validate") ? scenario(method, body, true) : notFound(rawPath);
+                case "connections":
+                    return size == 1 ? members(method)
+                            : size == 2 && second.equals("reset") ? resetConnections(method, query) : notFound(rawPath);
+                case "failover":
+                    return size == 1 ? post(method, () -> {
+                        proxy.failover();
+                        return AdminResponse.done();
+                    }) : notFound(rawPath);
+                case "stats":
+                    return size == 1 ? get(method, () -> AdminResponse.ok(StatsJson.of(proxy.registry()))) : notFound(rawPath);
+                case "history":
+                    return size == 1 ? get(method, this::history) : notFound(rawPath);
+                default:
+                    return notFound(rawPath);
             }
         } catch (RuleException e) {
             return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
@@ -61,6 +85,19 @@ final class AdminApi {
         } catch (IllegalStateException e) {
             return AdminResponse.error(HttpResponseStatus.CONFLICT, e.getMessage());
         }
+    }
+
+    /** The path's segments, each percent-decoded on its own ('+' stays a '+': this is a path, not a form). */
+    private static List<String> segments(String rawPath) {
+        List<String> parts = new ArrayList<>();
+        for (String segment : rawPath.split("/", -1)) {
+            try {
+                parts.add(URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("segment '" + segment + "' is not percent-encoded properly", e);
+            }
+        }
+        return parts;
     }
 
     private AdminResponse members(HttpMethod method) {
@@ -84,11 +121,19 @@ final class AdminApi {
             return notFound("member " + member);
         }
         return post(method, () -> {
-            long millis;
-            try {
-                millis = query.containsKey("duration") ? Durations.millis(query.get("duration").get(0)) : 0;
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("duration: " + e.getMessage(), e);
+            long millis = 0; // until restore
+            if (query.containsKey("duration")) {
+                String duration = query.get("duration").get(0);
+                try {
+                    millis = Durations.millis(duration);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("duration: " + e.getMessage(), e);
+                }
+                if (millis < 1) {
+                    // 0 is how "until restore" is told to the proxy: a zero duration would last forever
+                    throw new IllegalArgumentException("duration: must be at least 1ms, got '" + duration
+                            + "' (leave duration out to last until restore)");
+                }
             }
             switch (action == null ? "" : action) {
                 case "outage" -> proxy.outage(member, millis);
@@ -100,7 +145,13 @@ final class AdminApi {
         });
     }
 
-    private AdminResponse rules(HttpMethod method, String id, String body) {
+    /** /rules (id null) and /rules/{id}. */
+    private AdminResponse rules(HttpMethod method, String id, String body, String rawPath) {
+        if (id != null && id.isEmpty()) {
+            // e.g. `DELETE /api/v1/rules/$ID` with ID unset: it must not read as DELETE /api/v1/rules, which clears all
+            return AdminResponse.error(HttpResponseStatus.NOT_FOUND, "no rule with an empty id at " + rawPath
+                    + " (DELETE /api/v1/rules, without the trailing slash, removes every rule)");
+        }
         if (method.equals(HttpMethod.GET) && id == null) {
             BsonArray rules = new BsonArray();
             for (Rule rule : proxy.rules().rules()) {
@@ -116,7 +167,12 @@ final class AdminApi {
             return AdminResponse.json(HttpResponseStatus.CREATED, new BsonDocument("id", new BsonString(ruleId)));
         }
         if (method.equals(HttpMethod.PUT) && id != null) {
-            proxy.rules().put(parseRule(id, parseBody(body)));
+            BsonDocument document = parseBody(body);
+            if (document.isString("id") && !document.getString("id").getValue().equals(id)) {
+                throw new RuleException("id", "'" + document.getString("id").getValue() + "' differs from '" + id
+                        + "' in the path; leave it out or make them the same");
+            }
+            proxy.rules().put(parseRule(id, document));
             return AdminResponse.ok("id", new BsonString(id));
         }
         if (method.equals(HttpMethod.DELETE)) {
@@ -127,7 +183,7 @@ final class AdminApi {
             }
             return AdminResponse.done();
         }
-        return notAllowed(method, "/api/v1/rules" + (id == null ? "" : "/" + id));
+        return notAllowed(method, rawPath);
     }
 
     private Rule parseRule(String id, BsonDocument document) {
@@ -137,7 +193,11 @@ final class AdminApi {
         return proxy.ruleParser().parse(id, document);
     }
 
-    private AdminResponse scenario(HttpMethod method, String sub, String body) {
+    /** /scenario, and /scenario/validate (POST only: checks, starts nothing). */
+    private AdminResponse scenario(HttpMethod method, String body, boolean validate) {
+        if (validate && !method.equals(HttpMethod.POST)) {
+            return notAllowed(method, "/api/v1/scenario/validate");
+        }
         if (method.equals(HttpMethod.GET)) {
             return AdminResponse.ok(proxy.scenarios().status());
         }
@@ -148,7 +208,7 @@ final class AdminApi {
         if (method.equals(HttpMethod.POST)) {
             try {
                 var scenario = proxy.scenarioLoader().parse("request body", body);
-                if ("validate".equals(sub)) {
+                if (validate) {
                     return AdminResponse.ok(new BsonDocument("valid", org.bson.BsonBoolean.TRUE)
                             .append("name", new BsonString(scenario.name())));
                 }
@@ -161,14 +221,8 @@ final class AdminApi {
         return notAllowed(method, "/api/v1/scenario");
     }
 
-    /** GET /connections; POST /connections/reset?member=X resets all of a member's connections. */
-    private AdminResponse connections(HttpMethod method, String action, Map<String, List<String>> query) {
-        if (action == null) {
-            return members(method);
-        }
-        if (!action.equals("reset")) {
-            return notFound("/api/v1/connections/" + action);
-        }
+    /** POST /connections/reset?member=X resets all of a member's connections (default: all members). */
+    private AdminResponse resetConnections(HttpMethod method, Map<String, List<String>> query) {
         return post(method, () -> {
             String member = query.containsKey("member") ? query.get("member").get(0) : "all";
             if (!proxy.knowsMember(member)) {
@@ -191,7 +245,7 @@ final class AdminApi {
         if (body == null || body.isBlank()) {
             throw new IllegalArgumentException("the request needs a JSON body");
         }
-        return BsonDocument.parse(body);
+        return JsonDocuments.parseOne(body);
     }
 
     private static AdminResponse get(HttpMethod method, java.util.function.Supplier<AdminResponse> handler) {
@@ -202,8 +256,9 @@ final class AdminApi {
         return method.equals(HttpMethod.POST) ? handler.get() : notAllowed(method, "this resource");
     }
 
+    /** @param what a path (/api/v1/...) or a thing ("rule x") */
     private static AdminResponse notFound(String what) {
-        return AdminResponse.error(HttpResponseStatus.NOT_FOUND, "no " + what);
+        return AdminResponse.error(HttpResponseStatus.NOT_FOUND, (what.startsWith("/") ? "no resource at " : "no ") + what);
     }
 
     private static AdminResponse notAllowed(HttpMethod method, String what) {

@@ -84,27 +84,38 @@ public final class AdminServer implements AutoCloseable {
     private final class Router extends SimpleChannelInboundHandler<FullHttpRequest> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
-            QueryStringDecoder uri = new QueryStringDecoder(request.uri());
-            String path = uri.path();
             AdminResponse answer;
+            try {
+                answer = route(ctx, request);
+            } catch (IllegalArgumentException e) { // a bad percent-escape in the path or query
+                answer = AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "malformed request URI " + request.uri() + ": " + e.getMessage());
+            }
+            if (answer != null) {
+                respond(ctx, HttpUtil.isKeepAlive(request), answer);
+            }
+        }
+
+        /** The answer, or null when the request became a stream (history?follow=true). */
+        private AdminResponse route(ChannelHandlerContext ctx, FullHttpRequest request) {
+            QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+            // The API splits the raw path and decodes each segment: decoded first, "rules/a%2Fb" would read as rules/a/b.
+            String path = uri.rawPath();
             if (path.equals("/metrics") || path.equals("/health")) {
-                answer = !HttpMethod.GET.equals(request.method())
+                return !HttpMethod.GET.equals(request.method())
                         ? AdminResponse.text(HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", request.method() + " is not allowed on " + path + "\n")
                         : path.equals("/metrics")
                         ? AdminResponse.text(HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8", proxy.registry().scrape())
                         : AdminResponse.text(HttpResponseStatus.OK, "application/json", Health.json(proxy));
             } else if (!path.startsWith("/api/v1/")) {
-                answer = AdminResponse.text(HttpResponseStatus.NOT_FOUND, "text/plain", "no resource at " + path + "\n");
+                return AdminResponse.text(HttpResponseStatus.NOT_FOUND, "text/plain", "no resource at " + path + "\n");
             } else if (!token.permits(request.headers().get(HttpHeaderNames.AUTHORIZATION))) {
-                answer = AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, "this resource needs Authorization: Bearer <admin token>");
+                return AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, "this resource needs Authorization: Bearer <admin token>");
             } else if (path.equals("/api/v1/history") && HttpMethod.GET.equals(request.method())
                     && uri.parameters().getOrDefault("follow", List.of("false")).get(0).equals("true")) {
                 HistoryStream.start(ctx, proxy.history());
-                return;
-            } else {
-                answer = api.handle(request.method(), path, uri.parameters(), request.content().toString(StandardCharsets.UTF_8));
+                return null;
             }
-            respond(ctx, HttpUtil.isKeepAlive(request), answer);
+            return api.handle(request.method(), path, uri.parameters(), request.content().toString(StandardCharsets.UTF_8));
         }
 
         @Override

@@ -252,6 +252,112 @@ class AdminApiTest {
     }
 
     @Test
+    void aRuleBodyWithTrailingContentIsRefusedWhole() throws Exception {
+        String insertReset = FIND_ERROR.replace("'find'], errorCode: 2", "'insert'], resetConnection: true");
+        assertBadRequest(send("POST", "/api/v1/rules", FIND_ERROR + " " + insertReset), "trailing content after the document: '{");
+        assertBadRequest(send("POST", "/api/v1/rules", FIND_ERROR + " and more"), "trailing content after the document: 'and more'");
+        assertBadRequest(send("PUT", "/api/v1/rules/two", FIND_ERROR + "\n" + insertReset), "trailing content");
+        assertEquals(List.of(), ruleIds(), "not the first of the two either");
+        assertStatus(201, send("POST", "/api/v1/rules", FIND_ERROR + " \n\t")); // white space after it is fine
+    }
+
+    @Test
+    void aRuleIdThatIsNotANonEmptyStringIsRefusedNamingTheField() throws Exception {
+        assertBadRequest(send("POST", "/api/v1/rules", "{id: 5, " + FIND_ERROR.substring(1)), "id: must be a string, got int32");
+        assertBadRequest(send("POST", "/api/v1/rules", "{id: {team: 'a'}, " + FIND_ERROR.substring(1)), "id: must be a string");
+        assertBadRequest(send("POST", "/api/v1/rules", "{id: '', " + FIND_ERROR.substring(1)), "id: must not be empty");
+        assertBadRequest(send("PUT", "/api/v1/rules/x", "{id: 5, " + FIND_ERROR.substring(1)), "id: must be a string");
+        assertBadRequest(send("PUT", "/api/v1/rules/x", "{id: 'y', " + FIND_ERROR.substring(1)), "id: 'y' differs from 'x'");
+        assertEquals(List.of(), ruleIds(), "no rule under a made-up id");
+        assertStatus(200, send("PUT", "/api/v1/rules/x", "{id: 'x', " + FIND_ERROR.substring(1)));
+        assertEquals(List.of("x"), ruleIds());
+    }
+
+    @Test
+    void anEmptyRuleIdInThePathIsNotFoundAndOnlyTheBareCollectionClears() throws Exception {
+        assertStatus(200, send("PUT", "/api/v1/rules/keep", FIND_ERROR));
+
+        HttpResponse<String> emptyId = send("DELETE", "/api/v1/rules/", null);
+        assertStatus(404, emptyId);
+        assertTrue(json(emptyId).getString("error").getValue().contains("empty id"), emptyId::body);
+        assertStatus(404, send("PUT", "/api/v1/rules/", FIND_ERROR));
+        assertEquals(List.of("keep"), ruleIds(), "a trailing slash is not DELETE /api/v1/rules");
+
+        assertStatus(200, send("DELETE", "/api/v1/rules", null));
+        assertEquals(List.of(), ruleIds());
+    }
+
+    @Test
+    void aRuleIdIsPercentDecodedWholeSoItMayHoldASlash() throws Exception {
+        assertStatus(200, send("PUT", "/api/v1/rules/team%2Fa", FIND_ERROR));
+        assertStatus(200, send("PUT", "/api/v1/rules/a+b%20c", FIND_ERROR));
+        assertEquals(List.of("team/a", "a+b c"), ruleIds());
+
+        assertStatus(404, send("DELETE", "/api/v1/rules/team", null));
+        assertStatus(200, send("DELETE", "/api/v1/rules/team%2Fa", null));
+        assertStatus(200, send("DELETE", "/api/v1/rules/a+b%20c", null));
+        assertEquals(List.of(), ruleIds());
+        assertTrue(rawStatusLine("DELETE /api/v1/rules/a%zz").startsWith("HTTP/1.1 400"), "a bad escape is answered, not dropped");
+        assertTrue(rawStatusLine("POST /api/v1/members/primary/outage?duration=%zz").startsWith("HTTP/1.1 400"));
+    }
+
+    /** The status line the admin server answers to {@code requestLine}, sent as is (HttpClient refuses a malformed URI). */
+    private String rawStatusLine(String requestLine) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", admin.port())) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write((requestLine + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            String answer = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            return answer.lines().findFirst().orElse("(no answer)");
+        }
+    }
+
+    @Test
+    void extraPathSegmentsAndUnknownSubresourcesAre404NamingThePathAndDoNothing() throws Exception {
+        assertStatus(200, send("PUT", "/api/v1/rules/a", FIND_ERROR));
+        String upstream = primary().upstream().toString();
+        for (String[] request : List.of(
+                new String[] {"DELETE", "/api/v1/rules/a/whatever", null},
+                new String[] {"PUT", "/api/v1/rules/a/b", FIND_ERROR},
+                new String[] {"POST", "/api/v1/scenario/validat", SCENARIO},
+                new String[] {"POST", "/api/v1/scenario/validate/now", SCENARIO},
+                new String[] {"DELETE", "/api/v1/scenario/x", null},
+                new String[] {"POST", "/api/v1/members/" + upstream + "/outage/now", null},
+                new String[] {"POST", "/api/v1/members/" + upstream, null},
+                new String[] {"POST", "/api/v1/connections/reset/all", null},
+                new String[] {"POST", "/api/v1/failover/now", null},
+                new String[] {"GET", "/api/v1/stats/x", null},
+                new String[] {"GET", "/api/v1/history/", null})) {
+            HttpResponse<String> answer = send(request[0], request[1], request[2]);
+            assertStatus(404, answer);
+            assertTrue(json(answer).getString("error").getValue().contains("no resource at " + request[1]), answer::body);
+        }
+        assertEquals(List.of("a"), ruleIds());
+        assertEquals("idle", json(get("/api/v1/scenario")).getString("state").getValue(), "no scenario started");
+        assertEquals("up", memberState(upstream));
+        assertStatus(405, send("GET", "/api/v1/scenario/validate", null));
+    }
+
+    @Test
+    void aMemberFaultDurationUnderOneMillisecondIsRefused() throws Exception {
+        String upstream = primary().upstream().toString();
+        for (String duration : List.of("0", "0s", "0.2ms", "0.4")) {
+            HttpResponse<String> answer = send("POST", "/api/v1/members/primary/outage?duration=" + duration, null);
+            assertBadRequest(answer, "duration: must be at least 1ms, got '" + duration + "'");
+            assertBadRequest(send("POST", "/api/v1/members/primary/blackhole?duration=" + duration, null), "duration");
+        }
+        assertEquals("up", memberState(upstream), "a refused request changes nothing");
+        assertStatus(200, send("POST", "/api/v1/members/primary/outage?duration=1ms", null));
+        Await.until(WAIT, "the 1 ms outage to end", () -> {
+            try {
+                return memberState(upstream).equals("up");
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    @Test
     void aBodyOverOneMebibyteIs400() throws Exception {
         assertStatus(201, send("POST", "/api/v1/rules", "{id: 'keep', " + FIND_ERROR.substring(1)));
         String huge = "{id: 'big', configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2},"

@@ -1,0 +1,63 @@
+package io.blackpipe.fault;
+
+import java.io.IOException;
+import java.io.StringReader;
+import org.bson.BsonDocument;
+import org.bson.codecs.BsonDocumentCodec;
+import org.bson.codecs.DecoderContext;
+import org.bson.json.JsonParseException;
+import org.bson.json.JsonReader;
+
+/**
+ * One JSON document and nothing after it. {@link BsonDocument#parse} stops at the end of the first
+ * document and ignores the rest, so two rules pasted one after the other would add only the first.
+ */
+public final class JsonDocuments {
+    private JsonDocuments() {
+    }
+
+    /**
+     * @throws JsonParseException when the text is not JSON or has anything but white space after the document
+     * @throws org.bson.BsonInvalidOperationException when the text is JSON but not a document
+     */
+    public static BsonDocument parseOne(String json) {
+        CountingReader source = new CountingReader(json);
+        BsonDocument document;
+        try (JsonReader reader = new JsonReader(source)) {
+            document = new BsonDocumentCodec().decode(reader, DecoderContext.builder().build());
+        }
+        String rest = json.substring(source.read).strip();
+        if (!rest.isEmpty()) {
+            throw new JsonParseException("trailing content after the document: '"
+                    + (rest.length() > 40 ? rest.substring(0, 40) + "..." : rest) + "' (one document only)");
+        }
+        return document;
+    }
+
+    /** Counts the characters the JSON reader took: it reads one at a time and stops at the document's closing brace. */
+    private static final class CountingReader extends StringReader {
+        int read;
+
+        CountingReader(String text) {
+            super(text);
+        }
+
+        @Override
+        public int read() throws IOException {
+            int c = super.read();
+            if (c >= 0) {
+                read++;
+            }
+            return c;
+        }
+
+        @Override
+        public int read(char[] buffer, int offset, int length) throws IOException {
+            int n = super.read(buffer, offset, length);
+            if (n > 0) {
+                read += n;
+            }
+            return n;
+        }
+    }
+}
