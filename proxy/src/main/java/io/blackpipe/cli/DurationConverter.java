@@ -5,13 +5,28 @@ import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
 /** "500ms", "5s", "2m" or plain milliseconds, as scenarios write them; a bad one is a usage error naming the option. */
-final class DurationConverter implements ITypeConverter<Long> {
+class DurationConverter implements ITypeConverter<Long> {
     @Override
     public Long convert(String value) {
         try {
             return Durations.millis(value);
         } catch (IllegalArgumentException e) {
             throw new TypeConversionException("'" + value + "' is not a duration such as 500ms, 5s or 2m");
+        }
+    }
+
+    /**
+     * How long a member fault lasts: at least 1ms. The proxy takes 0 as "until restore", so a
+     * shorter one (0s, 0.2ms) would last forever instead of not at all.
+     */
+    static final class AtLeastOneMilli extends DurationConverter {
+        @Override
+        public Long convert(String value) {
+            long millis = super.convert(value);
+            if (millis < 1) {
+                throw new TypeConversionException("'" + value + "' is shorter than 1ms (leave the option out to last until restore)");
+            }
+            return millis;
         }
     }
 }

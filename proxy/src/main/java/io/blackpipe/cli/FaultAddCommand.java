@@ -1,11 +1,13 @@
 package io.blackpipe.cli;
 
 import io.blackpipe.fault.ErrorCodes;
+import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.TreeSet;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
@@ -111,6 +113,9 @@ final class FaultAddCommand extends AdminCommand {
 
     /** The rule to send; flag combinations that make no rule are usage errors naming the flags. */
     BsonDocument rule() {
+        if (id != null && id.isBlank()) {
+            throw usage("--id must not be empty (leave it out for a generated id)");
+        }
         String json = json();
         if (json != null) {
             List<String> flags = ruleFlags();
@@ -119,12 +124,16 @@ final class FaultAddCommand extends AdminCommand {
             }
             BsonDocument document;
             try {
-                document = BsonDocument.parse(json);
+                document = JsonDocuments.parseOne(json);
             } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
                 throw usage("JSON: not a JSON document: " + e.getMessage());
             }
             if (id != null) {
                 document.put("id", new BsonString(id));
+            } else if (document.containsKey("id") && !document.isString("id")) {
+                throw usage("JSON: id: must be a string, got " + document.get("id").getBsonType().name().toLowerCase(Locale.ROOT));
+            } else if (document.isString("id") && document.getString("id").getValue().isBlank()) {
+                throw usage("JSON: id: must not be empty (leave it out for a generated id)");
             }
             return document;
         }
@@ -210,7 +219,11 @@ final class FaultAddCommand extends AdminCommand {
         }
         if (error != null) {
             if (error.matches("-?[0-9]+")) {
-                data.put("errorCode", new BsonInt32(Integer.parseInt(error)));
+                try {
+                    data.put("errorCode", new BsonInt32(Integer.parseInt(error)));
+                } catch (NumberFormatException e) {
+                    throw usage("--error " + error + " is out of range: an error code is a 32-bit integer");
+                }
             } else if (ErrorCodes.code(error) == null) {
                 throw usage("--error '" + error + "' is not an error name blackpipe knows; known: "
                         + new TreeSet<>(ErrorCodes.presets().keySet()) + " (or use --error-code N)");
@@ -252,16 +265,34 @@ final class FaultAddCommand extends AdminCommand {
         try {
             new RuleParser(0).parse(id == null ? "check" : id, rule); // everything the flags say, checked before anything is sent
         } catch (RuleException e) {
-            String flag = switch (e.field()) {
-                case "data.member" -> "--member";
-                case "data.appName" -> "--app";
-                case "data.namespace" -> "--namespace";
-                case "data.failCommands" -> "--command";
-                default -> e.field();
-            };
-            throw usage(flag + ": " + e.getMessage().substring(e.field().length() + 2) + " (the flags make no valid rule)");
+            throw usage(flag(e.field()) + ": " + e.getMessage().substring(e.field().length() + 2) + " (the flags make no valid rule)");
         }
         return rule;
+    }
+
+    /** The flag that set a field of the rule the flags build, so an error names what the user typed. */
+    private String flag(String field) {
+        return switch (field) {
+            case "id" -> "--id";
+            case "mode", "mode.times", "mode.skip", "mode.activationProbability" ->
+                    times != null ? "--times" : skip != null ? "--skip" : probability != null ? "--probability" : field;
+            case "data.member" -> "--member";
+            case "data.appName" -> "--app";
+            case "data.namespace" -> "--namespace";
+            case "data.failCommands" -> "--command";
+            case "data.failAllCommands" -> "--all-commands";
+            case "data.error" -> "--error";
+            case "data.errorCode" -> error != null ? "--error" : "--error-code";
+            case "data.errorLabels" -> "--labels";
+            case "data.resetConnection" -> "--reset";
+            case "data.closeConnection" -> "--close";
+            case "data.dropReply" -> "--drop-reply";
+            case "data.hang" -> "--hang";
+            case "data.delayReplyMS" -> "--delay";
+            case "data.blockConnection", "data.blockTimeMS" -> "--block";
+            case "data.attempt" -> "--attempt";
+            default -> field;
+        };
     }
 
     private org.bson.BsonValue mode() {

@@ -88,6 +88,10 @@ final class FaultCommand implements Runnable {
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            if (id.isBlank()) {
+                // e.g. `fault remove "$ID"` with ID unset: never read as `fault clear`
+                throw new ParameterException(spec.commandLine(), "ID must not be empty (`fault clear` removes every rule)");
+            }
             admin.call("DELETE", "rules/" + AdminClient.encode(id), null);
             out.println("removed rule " + id);
             return 0;

@@ -58,8 +58,8 @@ final class MemberCommands {
         @Parameters(paramLabel = "MEMBER", description = "primary, secondary, all, or a member's host:port.")
         String member;
 
-        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.class,
-                description = "How long (500ms, 10s, 2m); without it, until `restore`.")
+        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
+                description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
         Long duration;
 
         Timed(String action) {

@@ -358,6 +358,14 @@ class ControlCommandsTest {
                 Arguments.of("connections", "a subcommand is required"),
                 Arguments.of("connections reset", "--member"),
                 Arguments.of("outage primary --duration forever", "--duration"),
+                Arguments.of("outage primary --duration 0s", "--duration"),
+                Arguments.of("blackhole primary --duration 0.2ms", "--duration"),
+                Arguments.of("fault add --command insert --error 99999999999", "--error 99999999999 is out of range"),
+                Arguments.of("fault add --command hello --delay 5ms", "--delay: hello and isMaster"),
+                Arguments.of("fault add --command isMaster --drop-reply", "--drop-reply: hello and isMaster"),
+                Arguments.of("fault add {configureFailPoint:'failCommand'}{x:1}", "trailing content after the document: '{x:1}'"),
+                Arguments.of("fault add {configureFailPoint:'failCommand'}trailing", "trailing content after the document: 'trailing'"),
+                Arguments.of("fault add {id:5,configureFailPoint:'failCommand'}", "JSON: id: must be a string"),
                 Arguments.of("stats --no-such-flag", "--no-such-flag"));
     }
 
@@ -371,6 +379,63 @@ class ControlCommandsTest {
         assertTrue(first.contains(named), () -> "the first line must name " + named + ": " + run);
         assertTrue(run.err().contains("Usage: blackpipe"), run::toString);
         assertEquals(List.of(), shared.ruleIds(), "a usage error sends nothing");
+    }
+
+    @Test
+    void anEmptyRuleIdIsAUsageErrorAndRemovesNothing() {
+        assertEquals(0, shared.run("fault", "add", "--command", "insert", "--reset", "--id", "keep1").exitCode());
+        assertEquals(0, shared.run("fault", "add", "--command", "find", "--hang", "--id", "keep2").exitCode());
+
+        for (String id : List.of("", " ")) { // `fault remove "$ID"` with ID unset must not be `fault clear`
+            CliRun remove = shared.run("fault", "remove", id);
+            assertEquals(2, remove.exitCode(), remove::toString);
+            assertTrue(remove.err().startsWith("ID must not be empty"), remove::toString);
+            assertTrue(remove.err().contains("Usage: blackpipe fault remove"), remove::toString);
+            assertEquals("", remove.out(), remove::toString);
+
+            CliRun add = shared.run("fault", "add", "--command", "insert", "--reset", "--id", id);
+            assertEquals(2, add.exitCode(), add::toString);
+            assertTrue(add.err().startsWith("--id must not be empty"), add::toString);
+            CliRun addJson = shared.run("fault", "add", "{configureFailPoint: 'failCommand', mode: 'alwaysOn', "
+                    + "data: {failCommands: ['insert'], hang: true}}", "--id", id);
+            assertEquals(2, addJson.exitCode(), addJson::toString);
+        }
+        CliRun emptyInJson = shared.run("fault", "add", "{id: '', configureFailPoint: 'failCommand', mode: 'alwaysOn', "
+                + "data: {failCommands: ['insert'], hang: true}}");
+        assertEquals(2, emptyInJson.exitCode(), emptyInJson::toString);
+        assertTrue(emptyInJson.err().startsWith("JSON: id: must not be empty"), emptyInJson::toString);
+        assertEquals(List.of("keep1", "keep2"), shared.ruleIds());
+    }
+
+    @Test
+    void aRuleIdWithASlashIsRemovedAsItWasAdded() {
+        CliRun add = shared.run("fault", "add", "--command", "insert", "--reset", "--id", "team/a");
+        assertEquals(0, add.exitCode(), add::toString);
+        assertEquals("team/a", add.out().strip());
+        assertEquals(0, shared.run("fault", "add", "--command", "insert", "--reset", "--id", "team").exitCode());
+        assertEquals(List.of("team/a", "team"), shared.ruleIds());
+
+        CliRun remove = shared.run("fault", "remove", "team/a");
+        assertEquals(0, remove.exitCode(), remove::toString);
+        assertEquals(List.of("team"), shared.ruleIds(), "that rule, not the one named by the id's first part");
+    }
+
+    @Test
+    void aMemberFaultShorterThanOneMillisecondIsAUsageErrorAndTakesNothingDown() throws Exception {
+        for (String command : List.of("outage", "blackhole")) {
+            for (String duration : List.of("0", "0s", "0.2ms")) {
+                CliRun run = shared.run(command, "primary", "--duration", duration);
+                assertEquals(2, run.exitCode(), run::toString);
+                assertTrue(run.err().startsWith("Invalid value for option '--duration': '" + duration + "' is shorter than 1ms"),
+                        run::toString);
+                assertTrue(run.err().contains("Usage: blackpipe " + command), run::toString);
+            }
+        }
+        assertTrue(shared.proxy().select("all").stream().noneMatch(l -> l.down() || l.blackholed()), "no member was faulted");
+        CliRun shortest = shared.run("outage", "primary", "--duration", "1ms");
+        assertEquals(0, shortest.exitCode(), shortest::toString);
+        assertEquals("outage of primary for 1 ms", shortest.out().strip());
+        Await.until(Duration.ofSeconds(10), "the 1 ms outage to end", () -> shared.proxy().select("all").stream().noneMatch(l -> l.down()));
     }
 
     @Test
