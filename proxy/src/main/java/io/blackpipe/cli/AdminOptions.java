@@ -17,6 +17,14 @@ final class AdminOptions {
 
     /** The client for --admin; a URL that is not http(s)://host[:port] is a usage error. */
     AdminClient client(CommandSpec spec) {
+        return new AdminClient(baseUrl(spec, admin), token);
+    }
+
+    /**
+     * An --admin value as a base URL without a trailing slash: http:// is added when no scheme is
+     * given (127.0.0.1:9090, localhost:9090). Anything but http(s)://host[:port][/path] is a usage error.
+     */
+    static String baseUrl(CommandSpec spec, String admin) {
         String text = admin == null ? "" : admin.strip();
         if (!text.contains("://")) {
             text = "http://" + text;
@@ -31,7 +39,6 @@ final class AdminOptions {
                 || uri.getQuery() != null || uri.getFragment() != null) {
             throw new ParameterException(spec.commandLine(), "--admin '" + admin + "' is not a URL such as http://127.0.0.1:9090");
         }
-        String base = text.replaceAll("/+$", "");
-        return new AdminClient(base, token);
+        return text.replaceAll("/+$", "");
     }
 }

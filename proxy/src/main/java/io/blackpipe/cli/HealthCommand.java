@@ -20,13 +20,14 @@ final class HealthCommand implements Callable<Integer> {
 
     @Option(names = "--admin", paramLabel = "URL", defaultValue = "${env:BLACKPIPE_ADMIN:-http://127.0.0.1:9090}",
             description = "Admin URL of the running proxy (env BLACKPIPE_ADMIN; default ${DEFAULT-VALUE}).")
-    URI admin;
+    String admin;
 
     @Override
     public Integer call() {
+        String base = AdminOptions.baseUrl(spec, admin); // as every control command reads --admin
         try {
             HttpResponse<String> response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()
-                    .send(HttpRequest.newBuilder(admin.resolve("/health")).timeout(Duration.ofSeconds(2)).build(),
+                    .send(HttpRequest.newBuilder(URI.create(base + "/health")).timeout(Duration.ofSeconds(2)).build(),
                             HttpResponse.BodyHandlers.ofString());
             PrintWriter out = spec.commandLine().getOut();
             out.print(response.body());
@@ -37,7 +38,7 @@ final class HealthCommand implements Callable<Integer> {
                 Thread.currentThread().interrupt();
             }
             PrintWriter err = spec.commandLine().getErr();
-            err.println("blackpipe: " + admin + " did not answer: " + e);
+            err.println("blackpipe: " + base + " did not answer: " + e);
             err.flush();
             return 1;
         }

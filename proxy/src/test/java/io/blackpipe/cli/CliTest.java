@@ -211,6 +211,26 @@ class CliTest {
         assertEquals(1, down.exitCode(), down::toString);
     }
 
+    @Test
+    void healthTakesTheAdminAddressesTheControlCommandsTake() throws Exception {
+        try (ScriptedMongod upstream = ScriptedMongod.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(rsUri(upstream)));
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0)) {
+            for (String address : List.of("127.0.0.1:" + admin.port(), "localhost:" + admin.port(),
+                    "http://127.0.0.1:" + admin.port() + "/")) {
+                CliRun stats = run("stats", "--admin", address);
+                assertEquals(0, stats.exitCode(), stats::toString);
+                CliRun health = run("health", "--admin", address);
+                assertEquals(0, health.exitCode(), health::toString);
+                assertTrue(health.out().contains("\"status\""), health::toString);
+            }
+        }
+        CliRun bad = run("health", "--admin", "ftp://127.0.0.1:9090");
+        assertEquals(2, bad.exitCode(), bad::toString);
+        assertTrue(bad.err().startsWith("--admin 'ftp://127.0.0.1:9090' is not a URL"), bad::toString);
+        assertTrue(bad.err().contains("Usage: blackpipe health"), bad::toString);
+    }
+
     // ------------------------------------------------------------------ child JVM runs
 
     /** A child `java io.blackpipe.cli.Main ...` with no BLACKPIPE_* variables except {@code env}. */
