@@ -67,7 +67,9 @@ public final class AdminServer implements AutoCloseable {
         try {
             return new AdminServer(proxy, host, port, token);
         } catch (Exception e) {
-            throw new IllegalStateException("cannot start the admin server on " + host + ":" + port + ": " + e.getMessage(), e);
+            String why = e instanceof java.nio.channels.UnresolvedAddressException // its message is null
+                    ? "'" + host + "' is neither an IP address nor a host name that resolves" : e.getMessage();
+            throw new IllegalStateException("cannot start the admin server on " + host + ":" + port + ": " + why, e);
         }
     }
 

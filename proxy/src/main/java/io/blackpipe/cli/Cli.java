@@ -9,6 +9,17 @@ final class Cli {
     private Cli() {
     }
 
+    /** An upstream to check the other options against before the real one is known (see {@link #check}). */
+    private static final String ANY_UPSTREAM = "mongodb://127.0.0.1:27017/";
+
+    /**
+     * Checks the options before anything starts, for a command that starts its upstream first
+     * (`local`): a bad value is a usage error (exit 2) and no upstream is started for it.
+     */
+    static void check(CommandSpec spec, ListenOptions listen, FaultOptions faults) {
+        config(spec, listen, faults, ANY_UPSTREAM);
+    }
+
     /** Builds the proxy configuration; a bad value is a usage error (exit 2) naming the option. */
     static ProxyConfig config(CommandSpec spec, ListenOptions listen, FaultOptions faults, String upstream) {
         try {

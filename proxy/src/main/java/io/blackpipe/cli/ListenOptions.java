@@ -3,6 +3,7 @@ package io.blackpipe.cli;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -68,9 +69,20 @@ final class ListenOptions {
         if (connectTimeoutMillis <= 0) {
             throw new IllegalArgumentException("--connect-timeout-ms must be positive, got " + connectTimeoutMillis);
         }
+        checkBindable("--host", host);
+        if (adminPort >= 0) {
+            checkBindable("--admin-host", adminHost);
+        }
         return new ProxyConfig(UpstreamUri.parse(upstream), host, port, advertiseHost, adminHost, adminPort,
                 memberPorts(), connectTimeoutMillis).withSimulatedMembers(simulateMembers)
                 .withListenerTls(listenerTls()).withMaxConnections(maxConnections);
+    }
+
+    /** A host to bind must be an IP address or a name that resolves (999.1.1.1 is neither). */
+    private static void checkBindable(String option, String host) {
+        if (host != null && !host.isBlank() && new InetSocketAddress(host, 0).isUnresolved()) {
+            throw new IllegalArgumentException(option + " '" + host + "' is neither an IP address nor a host name that resolves");
+        }
     }
 
     private ProxyConfig.ListenerTls listenerTls() {

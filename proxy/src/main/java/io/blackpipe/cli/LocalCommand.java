@@ -32,6 +32,7 @@ final class LocalCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Cli.check(spec, listen, faults);
         PrintWriter out = spec.commandLine().getOut();
         out.println("starting a local upstream ...");
         out.flush();

@@ -76,6 +76,15 @@ final class ReportCommand implements Callable<Integer> {
         if (driverCmd != null && !specCheck) {
             throw new ParameterException(spec.commandLine(), "--driver-cmd goes with --spec");
         }
+        String given = null;
+        if (upstream != null && !upstream.isBlank()) {
+            try {
+                // parsed for its toString: the description is printed and goes into the report, the password must not
+                given = "the deployment at " + UpstreamUri.parse(upstream);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage(), e); // as `proxy` does: exit 2 with usage
+            }
+        }
         long runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         // Dozens of short-lived proxies: their start/stop lines would bury the progress line.
         PROXY_LOG.setLevel(java.util.logging.Level.WARNING);
@@ -90,8 +99,7 @@ final class ReportCommand implements Callable<Integer> {
                 uri = local.uri();
                 description = local.description();
             } else {
-                // parsed for its toString: the description is printed and goes into the report, the password must not
-                description = "the deployment at " + UpstreamUri.parse(uri);
+                description = given;
             }
             if (specCheck) {
                 return spec(uri, description, out, err);

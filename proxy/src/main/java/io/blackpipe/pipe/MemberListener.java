@@ -60,7 +60,11 @@ public final class MemberListener {
     }
 
     synchronized int bind(int requestedPort) throws InterruptedException {
-        channel = bootstrap.bind(bindHost, requestedPort).sync().channel();
+        try {
+            channel = bootstrap.bind(bindHost, requestedPort).sync().channel();
+        } catch (java.nio.channels.UnresolvedAddressException e) { // its message is null
+            throw new IllegalArgumentException("the bind host '" + bindHost + "' is neither an IP address nor a host name that resolves", e);
+        }
         port = ((InetSocketAddress) channel.localAddress()).getPort();
         return port;
     }

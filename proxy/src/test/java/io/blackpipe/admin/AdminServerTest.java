@@ -206,6 +206,14 @@ class AdminServerTest {
     }
 
     @Test
+    void anAdminHostThatDoesNotResolveFailsTheStartSayingSo() {
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> AdminServer.start(proxy, "999.1.1.1", 0).close());
+        assertEquals("cannot start the admin server on 999.1.1.1:0: '999.1.1.1' is neither an IP address nor a host name that resolves",
+                e.getMessage());
+    }
+
+    @Test
     void anUnknownPathIs404() throws Exception {
         HttpResponse<String> response = send("GET", "/toxics");
         assertEquals(404, response.statusCode());

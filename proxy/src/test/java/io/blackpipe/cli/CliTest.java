@@ -90,7 +90,9 @@ class CliTest {
                 Arguments.of(List.of("--admin-port", "-2"), "--admin-port"),
                 Arguments.of(List.of("--tls-cert", "server.pem"), "--tls-key"),
                 Arguments.of(List.of("--tls-client-ca", "ca.pem"), "--tls-client-ca"),
-                Arguments.of(List.of("--max-connections", "-1"), "--max-connections"));
+                Arguments.of(List.of("--max-connections", "-1"), "--max-connections"),
+                Arguments.of(List.of("--host", "999.1.1.1"), "--host '999.1.1.1' is neither an IP address nor a host name that resolves"),
+                Arguments.of(List.of("--admin-host", "999.1.1.1"), "--admin-host '999.1.1.1' is neither an IP address"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -118,6 +120,23 @@ class CliTest {
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().contains("authMechanism=SCRAM-SHA-512 is not a MongoDB authentication mechanism"), run::toString);
         assertFalse(run.err().contains("s3cret"), run::toString);
+    }
+
+    @Test
+    void localChecksItsOptionsBeforeStartingAnUpstream() {
+        CliRun run = run("local", "--simulate-members", "9", "--check", "--port", "0", "--admin-port", "-1");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().startsWith("--simulate-members 9 must be from 2 to 7"), run::toString);
+        assertTrue(run.err().contains("Usage: blackpipe local"), run::toString);
+        assertEquals("", run.out(), "no upstream was started for a usage error: " + run);
+    }
+
+    @Test
+    void aReportUpstreamThatIsNoMongodbUriIsAUsageError() {
+        CliRun run = run("report", "--upstream", "http://x", "--iterations", "1");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().startsWith("the upstream URI must start with mongodb://, got 'http://x'"), run::toString);
+        assertTrue(run.err().contains("Usage: blackpipe report"), run::toString);
     }
 
     // ------------------------------------------------------------------ failures: exit 1

@@ -254,6 +254,16 @@ class TopologyDiscoveryTest {
         }
     }
 
+    @Test
+    void aBindHostThatDoesNotResolveFailsTheStartSayingSo() throws Exception {
+        try (ScriptedMongod a = ScriptedMongod.start()) {
+            ProxyConfig config = new ProxyConfig(UpstreamUri.parse(rsUri(a)), "999.1.1.1", 0, "127.0.0.1", "127.0.0.1", -1, Map.of(), 5000);
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ProxyServer.start(config).close());
+            assertTrue(e.getMessage().endsWith(a.address() + ": the bind host '999.1.1.1' is neither an IP address nor a host name"
+                    + " that resolves"), e.getMessage());
+        }
+    }
+
     // ------------------------------------------------------------------ standalone
 
     @Test
