@@ -4,17 +4,18 @@ import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Option;
 
 /** How the proxy breaks and records things; shared by every command that starts one. */
 final class FaultOptions {
-    @Option(names = "--scenario", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_SCENARIO}",
+    @Option(names = "--scenario", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_SCENARIO}", converter = OptionalPath.class,
             description = "Run this scenario (YAML or JSON, see fault-scripts/) once the proxy listens (env BLACKPIPE_SCENARIO).")
     Path scenario;
 
-    @Option(names = "--history", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_HISTORY}",
+    @Option(names = "--history", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_HISTORY}", converter = OptionalPath.class,
             description = "Append one JSON line per application command to FILE: Jepsen-style operation history (env BLACKPIPE_HISTORY).")
     Path history;
 
@@ -45,7 +46,8 @@ final class FaultOptions {
         try {
             proxy.scenarios().start(proxy.scenarioLoader().load(scenario));
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read scenario " + scenario + ": " + e.getMessage(), e);
+            throw new IllegalArgumentException("cannot read scenario " + scenario + ": "
+                    + (e instanceof NoSuchFileException ? "no such file" : e.getMessage()), e);
         } catch (ScenarioException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }

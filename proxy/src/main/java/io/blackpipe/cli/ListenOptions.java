@@ -48,15 +48,15 @@ final class ListenOptions {
             description = "Timeout for connecting to upstream members (env BLACKPIPE_CONNECT_TIMEOUT_MS; default ${DEFAULT-VALUE}).")
     int connectTimeoutMillis;
 
-    @Option(names = "--tls-cert", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_TLS_CERT}",
+    @Option(names = "--tls-cert", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_TLS_CERT}", converter = OptionalPath.class,
             description = "PEM certificate (chain) of the listeners: apps must connect with TLS; needs --tls-key (env BLACKPIPE_TLS_CERT).")
     Path tlsCert;
 
-    @Option(names = "--tls-key", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_TLS_KEY}",
+    @Option(names = "--tls-key", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_TLS_KEY}", converter = OptionalPath.class,
             description = "PEM private key (PKCS#8, unencrypted) of --tls-cert (env BLACKPIPE_TLS_KEY).")
     Path tlsKey;
 
-    @Option(names = "--tls-client-ca", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_TLS_CLIENT_CA}",
+    @Option(names = "--tls-client-ca", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_TLS_CLIENT_CA}", converter = OptionalPath.class,
             description = "PEM CA certificate(s): apps must present a client certificate signed by one of them (env BLACKPIPE_TLS_CLIENT_CA).")
     Path tlsClientCa;
 

@@ -355,6 +355,20 @@ class CliTest {
         }
     }
 
+    @Test
+    void anEmptyFileVariableCountsAsUnset() throws Exception {
+        try (ScriptedMongod a = ScriptedMongod.start()) {
+            Map<String, String> env = Map.of("BLACKPIPE_SCENARIO", "", "BLACKPIPE_HISTORY", "", "BLACKPIPE_TLS_CERT", "",
+                    "BLACKPIPE_TLS_KEY", "", "BLACKPIPE_TLS_CLIENT_CA", "");
+            try (CliChild child = new CliChild(temp, temp, env, "proxy", "--upstream", rsUri(a), "--host", "127.0.0.1", "--port", "0",
+                    "--admin-port", "-1")) {
+                String connectionLine = child.awaitLine("connection string: ");
+                assertTrue(connectionLine.startsWith("connection string: mongodb://127.0.0.1:"), child::describe);
+                assertFalse(child.stderrText().contains("scenario"), child::describe);
+            }
+        }
+    }
+
     @ParameterizedTest(name = "{0}={1}")
     @CsvSource({
             "BLACKPIPE_CONNECT_TIMEOUT_MS, 0, --connect-timeout-ms must be positive",
