@@ -1,6 +1,7 @@
 package io.blackpipe;
 
 import io.blackpipe.admin.AdminServer;
+import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
@@ -93,6 +94,9 @@ public final class BlackPipe implements AutoCloseable {
     /** Adds a failCommand document as a rule; its id is the document's "id" field, else a new one. Returns the id. */
     public String rule(String failCommandJson) {
         BsonDocument document = parse(failCommandJson);
+        if (document.containsKey("id") && !document.isString("id")) {
+            throw new IllegalArgumentException("id: must be a string, got " + document.get("id").getBsonType().name().toLowerCase());
+        }
         String id = document.isString("id") ? document.getString("id").getValue() : nextId();
         return rule(id, document);
     }
@@ -154,7 +158,7 @@ public final class BlackPipe implements AutoCloseable {
 
     private static BsonDocument parse(String json) {
         try {
-            return BsonDocument.parse(json);
+            return JsonDocuments.parseOne(json); // one rule: anything after it is an error, not ignored
         } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
             throw new IllegalArgumentException("not a JSON document: " + e.getMessage(), e);
         }

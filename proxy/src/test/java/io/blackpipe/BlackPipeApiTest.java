@@ -127,6 +127,12 @@ class BlackPipeApiTest {
                     () -> blackPipe.rule("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: 1}}"));
             assertEquals("data.hang: must be true or false", bad.getMessage());
             assertThrows(IllegalArgumentException.class, () -> blackPipe.rule("{not json"));
+            IllegalArgumentException twoRules = assertThrows(IllegalArgumentException.class, () -> blackPipe.rule(
+                    "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: true}} {id: 'second'}"));
+            assertTrue(twoRules.getMessage().contains("trailing content"), twoRules.getMessage());
+            IllegalArgumentException numericId = assertThrows(IllegalArgumentException.class, () -> blackPipe.rule(
+                    "{id: 5, configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: true}}"));
+            assertEquals("id: must be a string, got int32", numericId.getMessage());
             assertEquals(2, blackPipe.rules().size(), "a refused rule changes nothing");
 
             blackPipe.clearRules();
