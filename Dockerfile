@@ -21,8 +21,9 @@ ENV BLACKPIPE_HOST=0.0.0.0 \
     BLACKPIPE_ADMIN_HOST=0.0.0.0 \
     BLACKPIPE_ADMIN_PORT=9090
 EXPOSE 27017 27018 27019 9090
+# /health at the admin server's address as BLACKPIPE_ADMIN_HOST/_PORT set it (0.0.0.0 asked on loopback)
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["java", "-jar", "/opt/blackpipe/blackpipe.jar", "health", "--admin", "http://127.0.0.1:9090"]
+  CMD ["sh", "-c", "host=${BLACKPIPE_ADMIN_HOST:-127.0.0.1}; [ \"$host\" = 0.0.0.0 ] && host=127.0.0.1; exec java -jar /opt/blackpipe/blackpipe.jar health --admin \"http://$host:${BLACKPIPE_ADMIN_PORT:-9090}\""]
 # JVM options as ./blackpipe sets them (ParallelGC: see bench/RESULTS.md); BLACKPIPE_JAVA_OPTS replaces them.
 ENTRYPOINT ["sh", "-c", "exec java ${BLACKPIPE_JAVA_OPTS--XX:+UseParallelGC} -jar /opt/blackpipe/blackpipe.jar \"$@\"", "blackpipe"]
 CMD ["proxy"]

@@ -18,6 +18,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -129,6 +130,34 @@ class BlackPipeContainerTest {
         assertEquals("[java][-XX:+UseG1GC][-Xmx256m][-jar][/opt/blackpipe/blackpipe.jar][proxy]",
                 run(entrypoint, List.of("proxy"), "-XX:+UseG1GC -Xmx256m"));
         assertEquals("[java][-jar][/opt/blackpipe/blackpipe.jar][health]", run(entrypoint, List.of("health"), ""));
+    }
+
+    @Test
+    void theHealthcheckAsksTheAdminServerWhereTheEnvironmentPutsIt() throws Exception {
+        List<String> lines = java.nio.file.Files.readAllLines(DockerfileImage.findRepository().resolve("Dockerfile"));
+        String cmd = lines.get(lines.indexOf(lines.stream().filter(l -> l.startsWith("HEALTHCHECK ")).findFirst().orElseThrow()) + 1).strip();
+        List<String> healthcheck = new ArrayList<>();
+        BsonArray.parse(cmd.substring("CMD ".length())).forEach(v -> healthcheck.add(v.asString().getValue()));
+        healthcheck.set(2, healthcheck.get(2).replace("exec java ", "exec printf [%s] java "));
+
+        String health = "[java][-jar][/opt/blackpipe/blackpipe.jar][health][--admin]";
+        assertEquals(health + "[http://127.0.0.1:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "0.0.0.0",
+                "BLACKPIPE_ADMIN_PORT", "9090")), "the image's defaults");
+        assertEquals(health + "[http://127.0.0.1:9191]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "0.0.0.0",
+                "BLACKPIPE_ADMIN_PORT", "9191")));
+        assertEquals(health + "[http://10.1.2.3:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "10.1.2.3")));
+        assertEquals(health + "[http://127.0.0.1:9090]", run(healthcheck, Map.of()), "neither set");
+    }
+
+    /** The healthcheck's output with these BLACKPIPE_ADMIN_* variables (the others unset). */
+    private static String run(List<String> command, Map<String, String> environment) throws Exception {
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().keySet().removeIf(name -> name.startsWith("BLACKPIPE_"));
+        builder.environment().putAll(environment);
+        Process process = builder.start();
+        String out = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).strip();
+        assertEquals(0, process.waitFor(), out);
+        return out;
     }
 
     @Test
