@@ -19,9 +19,14 @@ import org.bson.BsonDocument;
  * only primary reads).
  */
 final class SimulatedSecondary {
-    /** Commands a secondary serves without secondaryOk. */
-    private static final Set<String> ALWAYS_ALLOWED = Set.of("ping", "buildInfo", "endSessions", "getMore", "killCursors",
-            "connectionStatus", "serverStatus", "hello", "isMaster", "ismaster", "saslStart", "saslContinue", "logout");
+    /**
+     * Commands a secondary serves without secondaryOk (the server's AllowedOnSecondary::kAlways
+     * among those drivers and tools send), passed to the real node as they are.
+     */
+    private static final Set<String> ALWAYS_ALLOWED = Set.of("ping", "buildInfo", "buildinfo", "endSessions", "getMore",
+            "killCursors", "connectionStatus", "serverStatus", "hello", "isMaster", "ismaster", "saslStart", "saslContinue",
+            "logout", "authenticate", "whatsmyuri", "listCommands", "hostInfo", "getCmdLineOpts", "getParameter", "getLog",
+            "killSessions", "refreshSessions", "startSession");
     /** Reads a secondary serves when the client allows secondaries. */
     private static final Set<String> READS = Set.of("find", "aggregate", "count", "distinct", "listCollections",
             "listIndexes", "listDatabases", "dbStats", "collStats", "explain");

@@ -172,6 +172,31 @@ class SimulatedFailoverTest {
         assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
     }
 
+    /**
+     * A secondary answers the commands a server allows on any member without secondaryOk (those
+     * whose answer does not depend on the role): it passes them to the real node, so it answers
+     * as the primary's listener does (the same node), where it used to refuse them as writes.
+     */
+    @Test
+    void aSimulatedSecondaryPassesOnTheCommandsEveryMemberServes() {
+        String primary = proxy.members().get(0).advertised().toString();
+        String secondary = proxy.members().get(1).advertised().toString();
+        for (String command : new String[] {"whatsmyuri", "listCommands", "hostInfo", "getCmdLineOpts", "connectionStatus"}) {
+            assertEquals(outcome(primary, command), outcome(secondary, command), command);
+            assertTrue(!outcome(secondary, command).equals("10107"), command + " refused as a write");
+        }
+    }
+
+    /** "ok", or the error code, of {@code command} sent to one member without secondaryOk. */
+    private static String outcome(String member, String command) {
+        try (MongoClient client = MongoClients.create("mongodb://" + member + "/?directConnection=true&readPreference=primary")) {
+            client.getDatabase("admin").runCommand(new BsonDocument(command, new org.bson.BsonInt32(1)), BsonDocument.class);
+            return "ok";
+        } catch (MongoCommandException e) {
+            return String.valueOf(e.getErrorCode());
+        }
+    }
+
     @Test
     void aRuleForTheSecondaryRoleFailsSecondaryReadsOnlyAndThePrimaryServesAsUsual() throws InterruptedException {
         String db = UpstreamLane.freshDatabaseName("simmember");
