@@ -40,13 +40,10 @@ final class Exchange {
     private final Supplier<MemberState> memberState;
     private final String advertisedMember;
     private final CommandScanner scanner = new CommandScanner();
-    private final ArrayDeque<ByteBuf> held = new ArrayDeque<>();
+    private final WaitingRequests waiting;
     private final ArrayDeque<ByteBuf> repliesBehind = new ArrayDeque<>();
     private boolean holdingReplies;
-    /** What a blackhole holds on this connection, to run when it ends (or when the client leaves). */
-    private Runnable afterTheBlackhole;
     private InFlight inFlight;
-    private boolean holding;
 
     Exchange(ClientConnection connection, PipeContext context, Member member) {
         this.connection = connection;
@@ -56,14 +53,13 @@ final class Exchange {
         this.observer = context.observer().forConnection(member.upstream().toString());
         this.memberState = () -> context.memberStates().of(member.upstream());
         this.advertisedMember = member.advertised().toString();
+        this.waiting = new WaitingRequests(connection, this::onRequest);
     }
 
     // ---- requests ----
 
     void onRequest(ByteBuf frame) {
-        if (holding) {
-            held.add(frame); // a held command keeps its place: later requests must not overtake it
-            connection.pauseClientReads(true); // and the client may queue no more than this
+        if (waiting.queueBehindTheHeld(frame)) {
             return;
         }
         try {
@@ -93,7 +89,7 @@ final class Exchange {
                 if (facts.isHello()) {
                     observer.monitoring(facts);
                     if (connection.blackholed()) {
-                        holdThroughTheBlackhole(frame, () -> helloUnlessFaulted(frame, facts, msg, null), () -> { });
+                        waiting.holdThroughTheBlackhole(frame, () -> helloUnlessFaulted(frame, facts, msg, null), () -> { });
                     } else {
                         helloUnlessFaulted(frame, facts, msg, null);
                     }
@@ -107,7 +103,7 @@ final class Exchange {
                     Attempt attempt = observer.begin(facts, fingerprint);
                     if (connection.blackholed()) {
                         observer.faultInjected(attempt, BLACKHOLE);
-                        holdThroughTheBlackhole(frame, () -> forward(frame, attempt, fingerprint, BLACKHOLE, null),
+                        waiting.holdThroughTheBlackhole(frame, () -> forward(frame, attempt, fingerprint, BLACKHOLE, null),
                                 () -> abandon(attempt, fingerprint, BLACKHOLE));
                     } else {
                         decide(frame, attempt, fingerprint);
@@ -129,7 +125,7 @@ final class Exchange {
                     }
                 };
                 if (connection.blackholed()) {
-                    holdThroughTheBlackhole(frame, pass, () -> { });
+                    waiting.holdThroughTheBlackhole(frame, pass, () -> { });
                 } else {
                     pass.run();
                 }
@@ -254,51 +250,14 @@ final class Exchange {
 
     /** Stops taking requests for a while; what arrives meanwhile waits its turn. */
     void hold(long millis, Runnable then) {
-        holding = true;
-        // Reads go on until the client sends more (then onRequest pauses them): with reads paused the
-        // client's close would go unseen, and a command it gave up on would be forwarded after the wait.
-        connection.schedule(millis, () -> resume(then));
-    }
-
-    /**
-     * A request that reaches a blackholed member waits, as over a partitioned network, and goes on
-     * when the blackhole ends ({@link #blackholeEnded}), the requests behind it after it; if its
-     * client gives up first, it goes nowhere.
-     */
-    private void holdThroughTheBlackhole(ByteBuf frame, Runnable whenItEnds, Runnable ifTheClientLeft) {
-        holding = true;
-        afterTheBlackhole = () -> {
-            if (connection.isOpen()) {
-                whenItEnds.run();
-            } else {
-                frame.release();
-                ifTheClientLeft.run();
-            }
-        };
+        waiting.hold(millis, then);
     }
 
     /** The member's blackhole ended: what waited in it, requests and replies, goes on in order. */
     void blackholeEnded() {
-        Runnable then = afterTheBlackhole;
-        afterTheBlackhole = null;
-        if (then != null) {
-            resume(then);
-        }
+        waiting.blackholeEnded();
         releaseRepliesBehind();
         connection.flushClient();
-    }
-
-    private void resume(Runnable then) {
-        holding = false;
-        then.run();
-        while (!holding && !held.isEmpty() && connection.isOpen()) {
-            onRequest(held.poll());
-        }
-        if (!holding) {
-            connection.flushUpstream();
-            connection.flushClient();
-            connection.pauseClientReads(false);
-        }
     }
 
     // ---- replies ----
@@ -377,11 +336,7 @@ final class Exchange {
 
     /** The connection closed: a command still waiting for its reply ended in a network error. */
     void onClosed() {
-        Runnable blackholed = afterTheBlackhole;
-        afterTheBlackhole = null;
-        if (blackholed != null) {
-            blackholed.run(); // the client gave up on it
-        }
+        waiting.clientLeft();
         InFlight current = inFlight;
         inFlight = null;
         if (current != null) {
@@ -389,9 +344,6 @@ final class Exchange {
                     current.forwarded);
         }
         ByteBuf frame;
-        while ((frame = held.poll()) != null) {
-            frame.release();
-        }
         while ((frame = repliesBehind.poll()) != null) {
             frame.release();
         }

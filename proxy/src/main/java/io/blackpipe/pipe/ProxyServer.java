@@ -26,7 +26,6 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -38,7 +37,6 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.io.IOException;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +68,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ProxyLog log = new ProxyLog();
     private final Map<MemberAddress, MemberListener> listeners = new ConcurrentHashMap<>();
+    private final MemberSelector selector;
     private final Discovery.Deployment deployment;
     private final MemberMap members;
     private final PipeContext context;
@@ -116,6 +115,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                 config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
                 upstreamTls);
+        this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
     }
 
     /** Discovers the deployment and opens a listener for each member; fails if any cannot be opened. */
@@ -320,39 +320,36 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     @Override
     public List<String> outage(String member, long millis) {
-        List<String> faulted = new ArrayList<>();
-        for (MemberListener listener : selectSome(member)) {
-            try {
-                listener.outage(millis);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while closing the listener of " + listener.member().upstream());
-            }
-            faulted.add(listener.member().upstream().toString());
-        }
-        return faulted;
+        return onEach(member, listener -> listener.outage(millis));
     }
 
     @Override
     public List<String> blackhole(String member, long millis) {
-        List<String> faulted = new ArrayList<>();
-        for (MemberListener listener : selectSome(member)) {
-            listener.blackhole(millis);
-            faulted.add(listener.member().upstream().toString());
-        }
-        return faulted;
+        return onEach(member, listener -> listener.blackhole(millis));
     }
 
     @Override
     public void restore(String member) {
+        onEach(member, MemberListener::restore);
+    }
+
+    private interface ListenerFault {
+        void apply(MemberListener listener) throws InterruptedException;
+    }
+
+    /** Applies a fault to each listener {@code member} selects; returns their upstream host:port. */
+    private List<String> onEach(String member, ListenerFault fault) {
+        List<String> done = new ArrayList<>();
         for (MemberListener listener : selectSome(member)) {
             try {
-                listener.restore();
+                fault.apply(listener);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while reopening the listener of " + listener.member().upstream());
+                throw new IllegalStateException("interrupted while acting on the listener of " + listener.member().upstream());
             }
+            done.add(listener.member().upstream().toString());
         }
+        return done;
     }
 
     @Override
@@ -371,61 +368,23 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         primaryStepDown.run(members.members(), context.memberStates());
     }
 
-    /**
-     * Whether {@code member} can name a member of this deployment: primary and all always,
-     * secondary in a replica set of more than one member, or a member's upstream or advertised
-     * host:port. Roles move, so a role may still name no member at the moment (see {@link #select}).
-     */
     @Override
     public boolean knowsMember(String member) {
-        return switch (member) {
-            case "primary", "all" -> true;
-            case "secondary" -> canHaveSecondaries();
-            default -> !select(member).isEmpty();
-        };
+        return selector.knows(member);
     }
 
-    private boolean canHaveSecondaries() {
-        return deployment.isReplicaSet() && listeners.size() > 1;
-    }
-
-    /** The listeners {@code member} selects now; none is an error saying what would select one. */
-    private List<MemberListener> selectSome(String member) {
-        List<MemberListener> selected = select(member);
-        if (selected.isEmpty()) {
-            throw new IllegalArgumentException(noMember(member));
-        }
-        return selected;
-    }
-
-    /** "no member 'x' (known: primary, secondary, all, db1:27017 / localhost:27017, ...)": why {@code member} selects none. */
+    /** "no member 'x' (known: ...)": why {@code member} selects no member now. */
     public String noMember(String member) {
-        List<String> known = new ArrayList<>(canHaveSecondaries() ? List.of("primary", "secondary", "all") : List.of("primary", "all"));
-        for (Member m : members.members()) {
-            known.add(m.upstream().equals(m.advertised()) ? m.upstream().toString() : m.upstream() + " / " + m.advertised());
-        }
-        String why = knowsMember(member) && (member.equals("primary") || member.equals("secondary"))
-                ? "no member is " + member + " now" : "no member '" + member + "'";
-        return why + " (known: " + String.join(", ", known) + ")";
+        return selector.noMember(member);
     }
 
-    /** The listeners a member selector names (see {@link DeploymentFaults}). */
+    /** The listeners a member selector names now (see {@link DeploymentFaults}). */
     public List<MemberListener> select(String member) {
-        List<MemberListener> selected = new ArrayList<>();
-        for (MemberListener listener : listeners.values()) {
-            Member m = listener.member();
-            MemberState.Role role = context.memberStates().of(m.upstream()).role();
-            boolean match = switch (member) {
-                case "all" -> true;
-                case "primary" -> role == MemberState.Role.PRIMARY;
-                case "secondary" -> role == MemberState.Role.SECONDARY;
-                default -> member.equalsIgnoreCase(m.upstream().toString()) || member.equalsIgnoreCase(m.advertised().toString());
-            };
-            if (match) {
-                selected.add(listener);
-            }
-        }
-        return selected;
+        return selector.select(member);
+    }
+
+    private List<MemberListener> selectSome(String member) {
+        return selector.selectSome(member);
     }
 
     @Override

@@ -1,0 +1,87 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.topology.Discovery;
+import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberAddress;
+import io.blackpipe.topology.MemberMap;
+import io.blackpipe.topology.MemberState;
+import io.blackpipe.topology.MemberStates;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Which listeners a member selector names: "primary", "secondary" (by the role each member last
+ * reported), "all", or a member's upstream or advertised host:port (see
+ * {@link io.blackpipe.fault.DeploymentFaults}).
+ */
+final class MemberSelector {
+    private final Map<MemberAddress, MemberListener> listeners;
+    private final Discovery.Deployment deployment;
+    private final MemberMap members;
+    private final MemberStates states;
+
+    MemberSelector(Map<MemberAddress, MemberListener> listeners, Discovery.Deployment deployment, MemberMap members,
+                   MemberStates states) {
+        this.listeners = listeners;
+        this.deployment = deployment;
+        this.members = members;
+        this.states = states;
+    }
+
+    /**
+     * Whether {@code member} can name a member of this deployment: primary and all always,
+     * secondary in a replica set of more than one member, or a member's upstream or advertised
+     * host:port. Roles move, so a role may still name no member at the moment (see {@link #select}).
+     */
+    boolean knows(String member) {
+        return switch (member) {
+            case "primary", "all" -> true;
+            case "secondary" -> canHaveSecondaries();
+            default -> !select(member).isEmpty();
+        };
+    }
+
+    private boolean canHaveSecondaries() {
+        return deployment.isReplicaSet() && listeners.size() > 1;
+    }
+
+    /** The listeners {@code member} selects now; none is an error saying what would select one. */
+    List<MemberListener> selectSome(String member) {
+        List<MemberListener> selected = select(member);
+        if (selected.isEmpty()) {
+            throw new IllegalArgumentException(noMember(member));
+        }
+        return selected;
+    }
+
+    /** "no member 'x' (known: primary, secondary, all, db1:27017 / localhost:27017, ...)": why {@code member} selects none. */
+    String noMember(String member) {
+        List<String> known = new ArrayList<>(canHaveSecondaries() ? List.of("primary", "secondary", "all") : List.of("primary", "all"));
+        for (Member m : members.members()) {
+            known.add(m.upstream().equals(m.advertised()) ? m.upstream().toString() : m.upstream() + " / " + m.advertised());
+        }
+        String why = knows(member) && (member.equals("primary") || member.equals("secondary"))
+                ? "no member is " + member + " now" : "no member '" + member + "'";
+        return why + " (known: " + String.join(", ", known) + ")";
+    }
+
+    /** The listeners {@code member} names now (none when it names no member). */
+    List<MemberListener> select(String member) {
+        List<MemberListener> selected = new ArrayList<>();
+        for (MemberListener listener : listeners.values()) {
+            Member m = listener.member();
+            MemberState.Role role = states.of(m.upstream()).role();
+            boolean match = switch (member) {
+                case "all" -> true;
+                case "primary" -> role == MemberState.Role.PRIMARY;
+                case "secondary" -> role == MemberState.Role.SECONDARY;
+                default -> member.equalsIgnoreCase(m.upstream().toString()) || member.equalsIgnoreCase(m.advertised().toString());
+            };
+            if (match) {
+                selected.add(listener);
+            }
+        }
+        return selected;
+    }
+}
