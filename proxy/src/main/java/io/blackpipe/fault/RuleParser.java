@@ -33,17 +33,6 @@ public final class RuleParser {
             Set.of("dbStats", "dbstats"), Set.of("collStats", "collstats"), Set.of("dataSize", "datasize"));
     /** What happens to a forwarded command's reply: the proxy rewrites hello replies, so these do not apply to hello. */
     private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS");
-    /**
-     * Commands that take a write concern on the server (aggregate and mapReduce when they write
-     * out): the only ones a failCommand writeConcernError reaches.
-     */
-    private static final Set<String> TAKING_A_WRITE_CONCERN = Set.of("insert", "update", "delete", "findAndModify",
-            "findandmodify", "bulkWrite", "commitTransaction", "abortTransaction", "create", "createIndexes", "drop",
-            "dropDatabase", "dropIndexes", "deleteIndexes", "collMod", "renameCollection", "convertToCapped",
-            "cloneCollectionAsCapped", "applyOps", "aggregate", "mapReduce", "mapreduce", "createUser", "updateUser",
-            "dropUser", "dropAllUsersFromDatabase", "grantRolesToUser", "revokeRolesFromUser", "createRole", "updateRole",
-            "dropRole", "dropAllRolesFromDatabase", "grantRolesToRole", "revokeRolesFromRole", "grantPrivilegesToRole",
-            "revokePrivilegesFromRole", "setFeatureCompatibilityVersion");
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
             "$clusterTime", "$readPreference");
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
@@ -113,7 +102,7 @@ public final class RuleParser {
         FaultAction action = action(data);
         Matcher matcher;
         if (action instanceof WriteConcernError) {
-            Set<String> taking = allCommands ? TAKING_A_WRITE_CONCERN : takingAWriteConcern(commands);
+            Set<String> taking = allCommands ? WriteConcernError.COMMANDS : takingAWriteConcern(commands);
             matcher = new Matcher(taking, appName, namespace, member, attempt);
         } else if (allCommands) {
             // as on the server, hellos too; but the proxy rewrites their replies, so not with a fate of the reply
@@ -186,7 +175,7 @@ public final class RuleParser {
      */
     private static Set<String> takingAWriteConcern(Set<String> commands) {
         Set<String> taking = new LinkedHashSet<>(commands);
-        taking.retainAll(TAKING_A_WRITE_CONCERN);
+        taking.retainAll(WriteConcernError.COMMANDS);
         if (taking.isEmpty()) {
             throw new RuleException("data.writeConcernError", "none of failCommands " + commands + " takes a write concern, "
                     + "and the server adds writeConcernError only to those that do (insert, update, delete, findAndModify, "

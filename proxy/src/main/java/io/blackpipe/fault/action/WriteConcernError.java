@@ -3,11 +3,24 @@ package io.blackpipe.fault.action;
 import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.fault.FaultAction;
 import io.blackpipe.fault.Interception;
+import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 
 /** The command runs; its reply gains a writeConcernError (and the labels the server would add). */
 public final class WriteConcernError implements FaultAction {
+    /**
+     * Commands that take a write concern on the server (aggregate and mapReduce when they write
+     * out): the only ones a failCommand writeConcernError reaches.
+     */
+    public static final Set<String> COMMANDS = Set.of("insert", "update", "delete", "findAndModify",
+            "findandmodify", "bulkWrite", "commitTransaction", "abortTransaction", "create", "createIndexes", "drop",
+            "dropDatabase", "dropIndexes", "deleteIndexes", "collMod", "renameCollection", "convertToCapped",
+            "cloneCollectionAsCapped", "applyOps", "aggregate", "mapReduce", "mapreduce", "createUser", "updateUser",
+            "dropUser", "dropAllUsersFromDatabase", "grantRolesToUser", "revokeRolesFromUser", "createRole", "updateRole",
+            "dropRole", "dropAllRolesFromDatabase", "grantRolesToRole", "revokeRolesFromRole", "grantPrivilegesToRole",
+            "revokePrivilegesFromRole", "setFeatureCompatibilityVersion");
+
     private final BsonDocument writeConcernError;
     private final BsonArray errorLabels;
 
@@ -23,6 +36,10 @@ public final class WriteConcernError implements FaultAction {
 
     @Override
     public void apply(Interception command) {
+        if (!COMMANDS.contains(command.facts().name())) {
+            command.forward(); // a rule on every command, blocked first: the block applied, this does not (as on mongod)
+            return;
+        }
         command.forward(reply -> reply.replace(ErrorReplies.withWriteConcernError(reply.body(), writeConcernError,
                 errorLabels, command.facts(), command.memberState())));
     }

@@ -20,6 +20,14 @@ class WriteConcernErrorTest {
         return reply;
     }
 
+    /** As on mongod: a rule on every command, blocked first, blocks a find; a read gets no writeConcernError. */
+    @Test
+    void aCommandThatTakesNoWriteConcernIsForwardedUntouched() {
+        FakeInterception find = new FakeInterception(Facts.command("find").build(), FakeInterception.primary(17));
+        new WriteConcernError(BsonDocument.parse("{code: 64}"), null).apply(find);
+        assertEquals(List.of("forward"), find.calls);
+    }
+
     @Test
     void addsTheWriteConcernErrorWithDefaultsToTheRealReply() {
         FakeInterception command = FakeInterception.retryableInsert();
