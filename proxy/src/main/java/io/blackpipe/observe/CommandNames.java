@@ -1,9 +1,16 @@
 package io.blackpipe.observe;
 
+import java.util.Map;
 import java.util.Set;
 
-/** Keeps the command label bounded: known command names pass, anything else is "other". */
+/**
+ * Keeps the command label bounded: known command names pass, under the name the server gives them
+ * (findandmodify, the legacy shell's spelling, counts as findAndModify), anything else is "other".
+ */
 public final class CommandNames {
+    /** The server's other names of known commands (Command::hasAlias); hello's names stay apart. */
+    private static final Map<String, String> ALIASES = Map.of("findandmodify", "findAndModify", "deleteIndexes", "dropIndexes",
+            "mapreduce", "mapReduce", "buildinfo", "buildInfo", "dbstats", "dbStats", "collstats", "collStats");
     private static final Set<String> KNOWN = Set.of(
             "insert", "update", "delete", "find", "getMore", "killCursors", "aggregate", "findAndModify",
             "count", "distinct", "bulkWrite", "commitTransaction", "abortTransaction", "endSessions",
@@ -18,6 +25,7 @@ public final class CommandNames {
     }
 
     public static String label(String commandName) {
-        return KNOWN.contains(commandName) ? commandName : "other";
+        String name = ALIASES.getOrDefault(commandName, commandName);
+        return KNOWN.contains(name) ? name : "other";
     }
 }

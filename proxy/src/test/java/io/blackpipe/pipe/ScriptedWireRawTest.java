@@ -118,6 +118,22 @@ class ScriptedWireRawTest {
         }
     }
 
+    /** The legacy shell sends findAndModify as findandmodify: it counts, and a rule on findAndModify fails it, as on mongod. */
+    @Test
+    void aCommandSentUnderItsOtherNameIsCountedAndFaultedUnderItsOwn() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            proxy.rules().put(proxy.ruleParser().parse("fam", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: {times: 1}, data: {failCommands: ['findAndModify'], errorCode: 13}}")));
+            int id = raw.sendMsg(0, BsonDocument.parse("{findandmodify: 'c', query: {_id: 1}, update: {$set: {a: 1}}, $db: 'test'}"));
+            byte[] reply = raw.read();
+            assertEquals(id, ScriptedMongodWire.responseTo(reply));
+            assertEquals(13, ScriptedMongodWire.parseOpMsg(reply).body().getInt32("code").getValue());
+            assertEquals(1, Meters.attempts(proxy.registry(), "findAndModify"));
+            assertEquals(1, Meters.faults(proxy.registry(), "errorReply", "findAndModify"));
+        }
+    }
+
     @Test
     void aCorrectChecksumPassesAndAWrongOneClosesOnlyThatConnectionAtTheProxy() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
