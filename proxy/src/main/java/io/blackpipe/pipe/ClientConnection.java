@@ -130,9 +130,28 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        context.log().connectionFailed("client " + ctx.channel().remoteAddress() + " on member " + member.upstream(), cause);
-        ctx.close();
+        failed(cause);
+    }
+
+    /** Why the pair ends: logged, then both sides closed. */
+    private void failed(Throwable cause) {
+        context.log().connectionFailed("client " + client.remoteAddress() + " on member " + member.upstream(), cause);
+        client.close();
         Channels.closeOnFlush(upstream);
+    }
+
+    /**
+     * Runs work that reads messages outside the pipeline (a hold or a blackhole ending, a held reply
+     * going out): what it throws (a malformed message that waited its turn) ends this connection as
+     * it would have in {@link #exceptionCaught}, instead of escaping to the event loop and leaving
+     * the client waiting with its reads paused.
+     */
+    void runOrClose(Runnable task) {
+        try {
+            task.run();
+        } catch (RuntimeException e) {
+            failed(e);
+        }
     }
 
     static String describeMissing(FrameDecoder.TruncatedFrame truncated) {
@@ -202,7 +221,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             @Override
             public void run() {
                 if (scheduled.remove(this)) {
-                    task.run();
+                    runOrClose(task);
                 }
             }
         };

@@ -124,7 +124,7 @@ public final class MemberListener {
         for (Channel client : connections) {
             ClientConnection connection = client.pipeline().get(ClientConnection.class);
             if (connection != null) {
-                client.eventLoop().execute(() -> action.accept(connection));
+                client.eventLoop().execute(() -> connection.runOrClose(() -> action.accept(connection)));
             }
         }
     }
