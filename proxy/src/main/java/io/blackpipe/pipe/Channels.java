@@ -8,10 +8,19 @@ final class Channels {
     private Channels() {
     }
 
-    /** Closes after what is already queued has been written, so a last reply is not lost. */
+    /**
+     * Closes after what is already queued has been written, so a last reply is not lost. A channel
+     * not active yet (an upstream connection still being set up) is closed at once: that abandons the
+     * attempt, which would otherwise complete later and stay open with nobody on the other side.
+     */
     static void closeOnFlush(Channel channel) {
-        if (channel != null && channel.isActive()) {
+        if (channel == null) {
+            return;
+        }
+        if (channel.isActive()) {
             channel.writeAndFlush(Unpooled.EMPTY_BUFFER).addListener(ChannelFutureListener.CLOSE);
+        } else {
+            channel.close();
         }
     }
 }

@@ -78,7 +78,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         connect.addListener(f -> {
             if (f.isSuccess()) {
                 updateClientAutoRead();
-            } else {
+            } else if (client.isActive()) { // else the client left first and the attempt was abandoned with it
                 // The driver must see what a down member looks like: the connection just closes.
                 context.log().info("upstream " + member.dial() + " unreachable for client "
                         + client.remoteAddress() + ": " + f.cause().getMessage());
