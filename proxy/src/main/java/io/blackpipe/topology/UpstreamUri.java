@@ -113,8 +113,19 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
         return masked(text);
     }
 
-    /** {@code text} with the password of its user info replaced by ****, by position: it may be URL-escaped. */
+    /** Options whose values are secrets, masked like the user info's password. */
+    private static final java.util.regex.Pattern SECRET_OPTIONS =
+            java.util.regex.Pattern.compile("(?i)([?&]tlsCertificateKeyFilePassword=)[^&]*");
+
+    /**
+     * {@code text} with the password of its user info replaced by ****, by position (it may be
+     * URL-escaped), and so is the value of tlsCertificateKeyFilePassword.
+     */
     private static String masked(String text) {
+        return SECRET_OPTIONS.matcher(maskedUserInfo(text)).replaceAll("$1****");
+    }
+
+    private static String maskedUserInfo(String text) {
         int scheme = text.indexOf("://");
         if (scheme < 0) {
             return text;

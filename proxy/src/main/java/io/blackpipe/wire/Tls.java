@@ -36,12 +36,14 @@ public final class Tls {
     public static SslContext server(Path cert, Path key, Path clientCa) {
         requireReadable("--tls-cert", cert);
         requireReadable("--tls-key", key);
-        SslContextBuilder builder = SslContextBuilder.forServer(cert.toFile(), key.toFile()).sslProvider(SslProvider.JDK);
         if (clientCa != null) {
             requireReadable("--tls-client-ca", clientCa);
-            builder.trustManager(clientCa.toFile()).clientAuth(ClientAuth.REQUIRE);
         }
-        try {
+        try { // the builder reads the files as they are given: a bad one throws there already
+            SslContextBuilder builder = SslContextBuilder.forServer(cert.toFile(), key.toFile()).sslProvider(SslProvider.JDK);
+            if (clientCa != null) {
+                builder.trustManager(clientCa.toFile()).clientAuth(ClientAuth.REQUIRE);
+            }
             return builder.build();
         } catch (SSLException | RuntimeException e) {
             throw new IllegalArgumentException("cannot use --tls-cert " + cert + " / --tls-key " + key
@@ -69,29 +71,39 @@ public final class Tls {
     /**
      * How the proxy talks TLS to upstream members, from the URI options {@code tls}/{@code ssl},
      * {@code tlsCAFile}, {@code tlsCertificateKeyFile} (PEM with certificate and key),
+     * {@code tlsCertificateKeyFilePassword} (when that key is encrypted), {@code tlsAllowInvalidCertificates},
      * {@code tlsAllowInvalidHostnames} and {@code tlsInsecure}. The context is built on first use.
      */
     public static final class Client {
-        public static final Client OFF = new Client(false, null, null, false, false);
+        public static final Client OFF = new Client(false, null, null, null, false, false);
 
         private final boolean enabled;
         private final Path caFile;
         private final Path certificateKeyFile;
+        /** tlsCertificateKeyFilePassword: decrypts the key of certificateKeyFile; null when it is not encrypted. */
+        private final String certificateKeyPassword;
         private final boolean allowInvalidHostnames;
         private final boolean insecure;
         private SslContext context;
 
         public Client(boolean enabled, Path caFile, Path certificateKeyFile, boolean allowInvalidHostnames, boolean insecure) {
+            this(enabled, caFile, certificateKeyFile, null, allowInvalidHostnames, insecure);
+        }
+
+        /** @param insecure trust any certificate (tlsInsecure, tlsAllowInvalidCertificates) */
+        public Client(boolean enabled, Path caFile, Path certificateKeyFile, String certificateKeyPassword,
+                      boolean allowInvalidHostnames, boolean insecure) {
             this.enabled = enabled;
             this.caFile = caFile;
             this.certificateKeyFile = certificateKeyFile;
+            this.certificateKeyPassword = certificateKeyPassword;
             this.allowInvalidHostnames = allowInvalidHostnames || insecure;
             this.insecure = insecure;
         }
 
         /** Trusts any certificate and name: for checking the proxy's own TLS listener. */
         public static Client trustingAnything() {
-            return new Client(true, null, null, true, true);
+            return new Client(true, null, null, null, true, true);
         }
 
         /** @param options the URI options, names lower-cased */
@@ -100,15 +112,21 @@ public final class Tls {
             boolean enabled = flag(options, options.containsKey("tls") ? "tls" : "ssl", tls);
             Path ca = path(options.get("tlscafile"));
             Path certKey = path(options.get("tlscertificatekeyfile"));
+            String keyPassword = options.get("tlscertificatekeyfilepassword");
+            if (keyPassword != null && certKey == null) {
+                throw new IllegalArgumentException("the upstream URI sets tlsCertificateKeyFilePassword but no tlsCertificateKeyFile");
+            }
             boolean allowInvalid = flag(options, "tlsallowinvalidhostnames", options.get("tlsallowinvalidhostnames"));
             boolean insecure = flag(options, "tlsinsecure", options.get("tlsinsecure"));
-            boolean anyTlsOption = ca != null || certKey != null || allowInvalid || insecure;
+            // tlsAllowInvalidCertificates: the server's certificate is not checked, so neither is the name in it (as tlsInsecure)
+            boolean invalidCertificates = flag(options, "tlsallowinvalidcertificates", options.get("tlsallowinvalidcertificates"));
+            boolean anyTlsOption = ca != null || certKey != null || allowInvalid || insecure || invalidCertificates;
             if (tls == null && anyTlsOption) {
                 enabled = true; // as the drivers do: a TLS option implies tls=true
             } else if (!enabled && anyTlsOption) {
                 throw new IllegalArgumentException("the upstream URI sets tls=false but also TLS options (tlsCAFile, ...)");
             }
-            return enabled ? new Client(true, ca, certKey, allowInvalid, insecure) : OFF;
+            return enabled ? new Client(true, ca, certKey, keyPassword, allowInvalid || insecure, insecure || invalidCertificates) : OFF;
         }
 
         private static boolean flag(Map<String, String> options, String name, String value) {
@@ -157,7 +175,8 @@ public final class Tls {
             } catch (IOException e) {
                 socket.close();
                 throw new SSLException("TLS handshake with " + host + ":" + port + " failed: " + e.getMessage()
-                        + " (check the upstream URI's tlsCAFile / tlsAllowInvalidHostnames / tlsCertificateKeyFile)", e);
+                        + " (check the upstream URI's tlsCAFile / tlsAllowInvalidCertificates / tlsAllowInvalidHostnames"
+                        + " / tlsCertificateKeyFile)", e);
             }
             return socket;
         }
@@ -165,23 +184,30 @@ public final class Tls {
         /** @throws IllegalStateException naming the URI option whose file cannot be used */
         public synchronized SslContext context() {
             if (context == null) {
-                SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
-                        .endpointIdentificationAlgorithm(allowInvalidHostnames ? null : "HTTPS");
-                if (insecure) {
-                    builder.trustManager(InsecureTrustManagerFactory.INSTANCE);
-                } else if (caFile != null) {
+                if (!insecure && caFile != null) {
                     readable("tlsCAFile", caFile);
-                    builder.trustManager(caFile.toFile());
                 }
                 if (certificateKeyFile != null) {
                     readable("tlsCertificateKeyFile", certificateKeyFile);
-                    builder.keyManager(certificateKeyFile.toFile(), certificateKeyFile.toFile());
                 }
-                try {
+                try { // the builder reads the files as they are given: a bad one throws there already
+                    SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(SslProvider.JDK)
+                            .endpointIdentificationAlgorithm(allowInvalidHostnames ? null : "HTTPS");
+                    if (insecure) {
+                        builder.trustManager(InsecureTrustManagerFactory.INSTANCE);
+                    } else if (caFile != null) {
+                        builder.trustManager(caFile.toFile());
+                    }
+                    if (certificateKeyFile != null) {
+                        builder.keyManager(certificateKeyFile.toFile(), certificateKeyFile.toFile(), certificateKeyPassword);
+                    }
                     context = builder.build();
                 } catch (SSLException | RuntimeException e) {
                     throw new IllegalStateException("cannot use the upstream URI's TLS files (tlsCAFile " + caFile
-                            + ", tlsCertificateKeyFile " + certificateKeyFile + "): " + rootMessage(e), e);
+                            + ", tlsCertificateKeyFile " + certificateKeyFile
+                            + (certificateKeyFile == null ? "" : certificateKeyPassword == null
+                            ? ", no tlsCertificateKeyFilePassword" : ", with tlsCertificateKeyFilePassword")
+                            + "): " + rootMessage(e), e);
                 }
             }
             return context;

@@ -147,6 +147,55 @@ class TlsTest {
         }
     }
 
+    /** The URI options drivers take for a relay whose certificate nobody vouches for, and for an encrypted client key. */
+    @Test
+    void tlsAllowInvalidCertificatesAndAnEncryptedClientKeyAreHonoured() throws Exception {
+        Path encryptedKey = dir.resolve("client-encrypted.key");
+        Process openssl = new ProcessBuilder("openssl", "pkcs8", "-topk8", "-in", certs.clientKey.toString(), "-out", encryptedKey.toString(),
+                "-v2", "aes-256-cbc", "-passout", "pass:k3y pass").redirectErrorStream(true).start();
+        String output = new String(openssl.getInputStream().readAllBytes());
+        assertEquals(0, openssl.waitFor(), output);
+        Path combined = dir.resolve("client-combined-encrypted.pem");
+        java.nio.file.Files.writeString(combined, java.nio.file.Files.readString(certs.clientCert) + java.nio.file.Files.readString(encryptedKey));
+        try (TlsRelay relay = new TlsRelay(certs);
+             ScriptedMongod mongod = ScriptedMongod.builder().hosts(List.of(relayAddress(relay)))
+                     .me(relayAddress(relay)).primary(relayAddress(relay)).start()) {
+            relay.relayTo(mongod.port());
+            // no tlsCAFile: the JVM's trust store does not know the test CA
+            String uri = "mongodb://" + relay.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME
+                    + "&tlsAllowInvalidCertificates=true&tlsCertificateKeyFile=" + combined + "&tlsCertificateKeyFilePassword=k3y%20pass";
+            try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(uri));
+                 MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                         .applyConnectionString(new ConnectionString(proxy.connectionString()))
+                         .applyToClusterSettings(b -> b.serverSelectionTimeout(15, TimeUnit.SECONDS)).build())) {
+                insertAndFind(client, "tlsinvalidcerts");
+                assertEquals(0, relay.failedHandshakes(), "every handshake with the relay must succeed");
+                assertTrue(relay.handshakes() >= 2, "discovery and the proxied connection both talked TLS");
+            }
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ProxyServer.start(ProxyConfig.embedded(
+                    uri.replace("k3y%20pass", "wrong"))));
+            assertTrue(e.getMessage().contains("tlsCertificateKeyFilePassword"), e.getMessage());
+            assertFalse(e.getMessage().contains("wrong"), e.getMessage());
+        }
+    }
+
+    /** A file that is not what its option wants stops the start with a message naming the option, not just Netty's. */
+    @Test
+    void aTlsFileOfTheWrongKindIsNamedByItsOption() {
+        IllegalArgumentException listener = assertThrows(IllegalArgumentException.class,
+                () -> io.blackpipe.wire.Tls.server(certs.serverKey, certs.serverKey, null)); // a key where the certificate goes
+        assertTrue(listener.getMessage().contains("--tls-cert"), listener.getMessage());
+        listener = assertThrows(IllegalArgumentException.class,
+                () -> io.blackpipe.wire.Tls.server(certs.serverCert, certs.serverKey, certs.serverKey));
+        assertTrue(listener.getMessage().contains("--tls-client-ca"), listener.getMessage());
+        IllegalStateException upstream = assertThrows(IllegalStateException.class, () -> io.blackpipe.wire.Tls.Client.fromUriOptions(
+                java.util.Map.of("tls", "true", "tlscafile", certs.clientKey.toString())).context());
+        assertTrue(upstream.getMessage().contains("tlsCAFile"), upstream.getMessage());
+        upstream = assertThrows(IllegalStateException.class, () -> io.blackpipe.wire.Tls.Client.fromUriOptions(
+                java.util.Map.of("tls", "true", "tlscertificatekeyfile", certs.clientCert.toString())).context()); // no key in it
+        assertTrue(upstream.getMessage().contains("tlsCertificateKeyFile"), upstream.getMessage());
+    }
+
     @Test
     void aWrongCaFailsDiscoveryWithAClearMessage() throws Exception {
         try (TlsRelay relay = new TlsRelay(certs);

@@ -84,6 +84,16 @@ class UpstreamUriTest {
     }
 
     @Test
+    void theClientKeysPasswordIsMaskedToo() {
+        UpstreamUri uri = UpstreamUri.parse("mongodb://h1/?tls=true&tlsCertificateKeyFile=/c.pem&tlsCertificateKeyFilePassword=k3ysecret&appName=a");
+        assertEquals("mongodb://h1/?tls=true&tlsCertificateKeyFile=/c.pem&tlsCertificateKeyFilePassword=****&appName=a", uri.toString());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> UpstreamUri.parse("mongodb://u:s3cret@h1,/?tlscertificatekeyfilepassword=k3ysecret"));
+        assertFalse(e.getMessage().contains("k3ysecret"), e.getMessage());
+        assertFalse(e.getMessage().contains("s3cret"), e.getMessage());
+    }
+
+    @Test
     void aPlusInTheUserInfoIsAPlusAsTheJavaDriverReadsIt() {
         String text = "mongodb://u+1:a+b%2Bc@h1/?appName=x+y";
         UpstreamUri uri = UpstreamUri.parse(text);
