@@ -263,11 +263,16 @@ public final class BlackPipe implements AutoCloseable {
         return proxy.history().recent();
     }
 
-    /** Back to a clean slate between tests: scenario stopped, rules cleared, members restored, counters reset. */
+    /**
+     * Back to a clean slate between tests: scenario stopped, rules cleared, members restored, counters
+     * reset, and the sessions seen so far forgotten, so that a test's first command is never counted as
+     * a retry of the previous test's last (a shared MongoClient hands the same pooled session out again).
+     */
     public void reset() {
         proxy.scenarios().stop();
         proxy.rules().clear();
         proxy.restore("all");
+        proxy.retryTracker().forgetAll();
         counters.reset();
     }
 

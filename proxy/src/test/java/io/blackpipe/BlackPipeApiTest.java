@@ -14,6 +14,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
+import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
@@ -76,6 +77,35 @@ class BlackPipeApiTest {
             // try-with-resources closed every listener: the driver's addresses are refused now
             assertThrows(ConnectException.class, () -> new Socket(member.getHost(), member.getPort()).close(),
                     "after close nothing listens on " + member);
+        }
+    }
+
+    @Test
+    void afterAResetTheNextTestsFirstCommandIsAFirstAttemptNotARetryOfTheLastTests() {
+        // As @BlackPipeTest runs it: one proxy and, as tests often share one, one MongoClient for two tests.
+        // The first test's find fails (a command error: the driver keeps the session and hands it out again);
+        // the second test runs the same find, its first command: no retry of anything in that test.
+        String db = UpstreamLane.freshDatabaseName("api-reset");
+        List<CommandStartedEvent> started = new CopyOnWriteArrayList<>();
+        try (BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri());
+             MongoClient client = client(blackPipe.connectionString(), started)) {
+            MongoCollection<Document> items = client.getDatabase(db).getCollection("items");
+            blackPipe.fail("find").times(1).error("Unauthorized");
+            assertEquals(13, assertThrows(MongoCommandException.class, () -> items.find(new Document("_id", 1)).first()).getErrorCode());
+            assertEquals(0, blackPipe.retries("find"));
+
+            blackPipe.reset(); // what the JUnit extension does before the next test
+
+            items.find(new Document("_id", 1)).first();
+            List<CommandStartedEvent> finds = started.stream().filter(e -> e.getCommandName().equals("find")).toList();
+            assertEquals(2, finds.size(), "the driver sent each find once");
+            assertEquals(finds.get(0).getCommand().get("lsid"), finds.get(1).getCommand().get("lsid"),
+                    "the pooled session came back (else this test shows nothing)");
+            assertEquals(1, blackPipe.attempts("find"));
+            assertEquals(0, blackPipe.retries("find"), "a test's first command retries nothing of the test before it");
+            HistoryEntry last = blackPipe.history().get(blackPipe.history().size() - 1);
+            assertEquals("find", last.command());
+            assertEquals(1, last.attempt(), "attempt 1 in the history too");
         }
     }
 

@@ -15,7 +15,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * annotation's {@code upstream}, the system property {@value #UPSTREAM_PROPERTY}, the environment
  * variable {@value #UPSTREAM_ENV}. One instance per test class (a {@code @Nested} class shares its
  * outer class's once that has one), started when first asked for, closed after the class's tests;
- * reset before each test ({@link BlackPipe#reset()}: no rules, no scenario, no outage, counters at zero).
+ * reset before each test ({@link BlackPipe#reset()}: no rules, no scenario, no outage, counters at zero,
+ * no session remembered from an earlier test).
  */
 public final class BlackPipeExtension implements ParameterResolver, BeforeEachCallback, AfterAllCallback {
     public static final String UPSTREAM_PROPERTY = "blackpipe.upstream";

@@ -140,6 +140,15 @@ public final class RetryTracker {
         }
     }
 
+    /**
+     * Forgets every session: whatever comes next is a first attempt unless it repeats something
+     * sent after this (a test's first command is no retry of the previous test's last). An attempt
+     * still in flight ends in the session it began in, which nothing asks about any more.
+     */
+    public void forgetAll() {
+        sessions.clear();
+    }
+
     /** How many sessions are remembered (idle ones until the next sweep, due every quarter of the idle time). */
     public int trackedSessions() {
         return sessions.size();

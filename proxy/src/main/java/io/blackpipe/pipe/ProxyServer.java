@@ -73,6 +73,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     private final MemberMap members;
     private final PipeContext context;
     private final History history;
+    private final RetryTracker retryTracker;
     private final RuleSet rules;
     private final RuleParser ruleParser;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -110,7 +111,8 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         this.history = openHistory(config.historyFile());
         this.rules = new RuleSet();
         this.ruleParser = new RuleParser(config.seed());
-        CommandObserver observer = new CommandObserver(registry, new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS), history);
+        this.retryTracker = new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS);
+        CommandObserver observer = new CommandObserver(registry, retryTracker, history);
         this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
         this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                 config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
@@ -246,6 +248,11 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     public History history() {
         return history;
+    }
+
+    /** How retries are recognised: the sessions seen and how their latest command ended. */
+    public RetryTracker retryTracker() {
+        return retryTracker;
     }
 
     public Discovery.Deployment deployment() {
