@@ -1,6 +1,7 @@
 package io.blackpipe.observe;
 
 import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.ReplyFacts;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -76,6 +77,17 @@ public final class ConnectionObserver {
      */
     public void complete(Attempt attempt, long fingerprint, Outcome outcome, String fault, int errorCode,
                          boolean writeConcernError, boolean forwarded) {
+        complete(attempt, fingerprint, outcome, fault, errorCode, writeConcernError, forwarded, null);
+    }
+
+    /** The attempt ended with the upstream's {@code reply} (the last one, of a stream), passed on to the client. */
+    public void complete(Attempt attempt, long fingerprint, ReplyFacts reply, String fault) {
+        complete(attempt, fingerprint, reply.isError() ? Outcome.ERROR : Outcome.OK, fault, reply.code(),
+                reply.writeConcernError(), true, reply);
+    }
+
+    private void complete(Attempt attempt, long fingerprint, Outcome outcome, String fault, int errorCode,
+                          boolean writeConcernError, boolean forwarded, ReplyFacts reply) {
         long now = System.nanoTime();
         CommandMeters m = meters(attempt.command());
         m.outcome(outcome).increment();
@@ -90,9 +102,17 @@ public final class ConnectionObserver {
         shared.retries().completed(attempt.retrySession(), attempt.facts(), fingerprint, attempt.attemptNumber(), failed);
         CommandFacts facts = attempt.facts();
         long completedMicros = attempt.invokedAtMicros() + TimeUnit.NANOSECONDS.toMicros(now - attempt.startNanos());
+        String type = outcome.historyType(writeConcernError);
+        int code = errorCode;
+        if (outcome == Outcome.OK && reply != null && reply.writeErrors()) {
+            // ok: 1 with writeErrors: the driver's command succeeded, but the server refused writes of it (a
+            // duplicate key, a validation failure). None applied (n: 0): it did not happen; some: it partly did.
+            type = reply.n() == 0 ? "fail" : "info";
+            code = reply.writeErrorCode();
+        }
         shared.history().record(new HistoryEntry(attempt.invokedAtMicros(), completedMicros, member, appName,
                 connectionId, facts.name(), facts.database(), facts.collection(), facts.lsid(), facts.txnNumber(),
-                attempt.attemptNumber(), fault, outcome.label(), outcome.historyType(writeConcernError), errorCode), now);
+                attempt.attemptNumber(), fault, outcome.label(), type, code), now);
     }
 
     private CommandMeters meters(String commandName) {

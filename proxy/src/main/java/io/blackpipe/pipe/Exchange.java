@@ -323,8 +323,7 @@ final class Exchange {
 
     void completeIfLast(InFlight current, ReplyFacts reply) {
         if (!reply.moreToCome()) {
-            observer.complete(current.attempt, current.fingerprint, reply.isError() ? Outcome.ERROR : Outcome.OK,
-                    current.fault, reply.code(), reply.writeConcernError(), true);
+            observer.complete(current.attempt, current.fingerprint, reply, current.fault);
         }
     }
 

@@ -7,11 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoCommandException;
+import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.InsertManyOptions;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -149,6 +153,35 @@ class HistoryTest {
         Document insert = Document.parse(raw.get(1));
         assertLine(insert, "insert", db + ".c", 1, "resetConnection", "network_error", "info");
         assertEquals(raw.size() - 1, driver.started().size());
+    }
+
+    @Test
+    void aWriteTheServerRefusedWithWriteErrorsIsFailAndOnePartlyAppliedIsInfo() throws Exception {
+        // A duplicate key comes back as ok: 1 with writeErrors (the driver's CommandSucceededEvent), yet the
+        // insert did not happen: Jepsen's fail, not ok. An unordered batch of which one write landed may
+        // have changed something: info.
+        // (against the scripted mongod: jongodb answers a duplicate key with ok: 0, where mongod sends writeErrors)
+        String db = "history_write_errors";
+        DriverEvents driver = new DriverEvents();
+        try (ScriptedMongod scripted = ScriptedMongod.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(scripted.uri("replicaSet=" + ScriptedMongod.SET_NAME)))) {
+            try (MongoClient client = CountersMatchDriverTest.client(proxy, "bp-history-we", driver, "retryWrites=true")) {
+                MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+                c.insertOne(new Document("_id", 1));
+                MongoWriteException duplicate = assertThrows(MongoWriteException.class, () -> c.insertOne(new Document("_id", 1)));
+                assertEquals(11000, duplicate.getCode());
+                assertThrows(MongoBulkWriteException.class, () -> c.insertMany(
+                        List.of(new Document("_id", 2), new Document("_id", 1)), new InsertManyOptions().ordered(false)));
+            }
+            List<HistoryEntry> inserts = proxy.history().recent().stream().filter(e -> e.command().equals("insert")).toList();
+            assertEquals(3, inserts.size(), String.valueOf(inserts));
+            assertEquals("ok", inserts.get(0).type(), inserts.get(0).toJson());
+            assertEquals("ok", inserts.get(1).outcome(), "the outcome is the driver's: the command succeeded");
+            assertEquals("fail", inserts.get(1).type(), "nothing of it happened: " + inserts.get(1).toJson());
+            assertEquals(11000, inserts.get(1).errorCode(), inserts.get(1).toJson());
+            assertEquals("info", inserts.get(2).type(), "one of its writes happened: " + inserts.get(2).toJson());
+            assertEquals(11000, inserts.get(2).errorCode(), inserts.get(2).toJson());
+        }
     }
 
     @Test
