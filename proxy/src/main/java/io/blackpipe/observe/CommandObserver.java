@@ -68,7 +68,7 @@ public final class CommandObserver {
     Counter monitoring(String command, String member) {
         String key = command + '\u0000' + member;
         return monitoring.computeIfAbsent(key, k -> Counter.builder("blackpipe.monitoring.commands")
-                .description("hello/isMaster commands (handshakes and server monitoring), kept apart from application commands")
+                .description("hello/isMaster commands (handshakes and server monitoring) and handshakes' authentication, kept apart from application commands")
                 .tags("command", command, "member", member).register(registry));
     }
 }

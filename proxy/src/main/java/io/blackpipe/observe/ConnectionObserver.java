@@ -43,9 +43,30 @@ public final class ConnectionObserver {
         shared.monitoring(CommandNames.label(facts.name()), member).increment();
     }
 
+    /**
+     * The authentication conversation of a connection's handshake (saslStart, saslContinue, and
+     * MONGODB-X509's authenticate): the driver runs it on every new connection, before the app's first
+     * command, and reports it to no CommandListener. Like the hellos, it is counted apart and left out
+     * of the attempts, outcomes and history; rules still apply to it, and their faults are counted.
+     */
+    static boolean isAuthentication(String commandName) {
+        switch (commandName) {
+            case "saslStart":
+            case "saslContinue":
+            case "authenticate":
+                return true;
+            default:
+                return false;
+        }
+    }
+
     /** A command arrived: decide its attempt number and count it. */
     public Attempt begin(CommandFacts facts, long fingerprint) {
         long now = System.nanoTime();
+        if (isAuthentication(facts.name())) {
+            shared.monitoring(CommandNames.label(facts.name()), member).increment();
+            return new Attempt(facts, member, appName, connectionId, 1, now, 0, null);
+        }
         RetryTracker.Session session = shared.retries().sessionOf(facts, now);
         int attempt = shared.retries().attemptNumber(session, facts, fingerprint, now);
         CommandMeters m = meters(facts.name());
@@ -88,6 +109,9 @@ public final class ConnectionObserver {
 
     private void complete(Attempt attempt, long fingerprint, Outcome outcome, String fault, int errorCode,
                           boolean writeConcernError, boolean forwarded, ReplyFacts reply) {
+        if (isAuthentication(attempt.command())) {
+            return; // counted apart when it began: no outcome, round trip or history line, as for a hello
+        }
         long now = System.nanoTime();
         CommandMeters m = meters(attempt.command());
         m.outcome(outcome).increment();
