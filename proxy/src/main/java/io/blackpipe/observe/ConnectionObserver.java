@@ -133,6 +133,8 @@ public final class ConnectionObserver {
             // duplicate key, a validation failure). None applied (n: 0): it did not happen; some: it partly did.
             type = reply.n() == 0 ? "fail" : "info";
             code = reply.writeErrorCode();
+        } else if (code == 0 && reply != null && reply.writeConcernError()) {
+            code = reply.writeConcernErrorCode(); // ok: 1 with a writeConcernError: its code is the error's
         }
         shared.history().record(new HistoryEntry(attempt.invokedAtMicros(), completedMicros, member, appName,
                 connectionId, facts.name(), facts.database(), facts.collection(), facts.lsid(), facts.txnNumber(),

@@ -9,13 +9,14 @@ import io.netty.buffer.ByteBuf;
  * @param writeErrors    the reply lists writeErrors (ok: 1, yet some or all of the command's writes were refused)
  * @param writeErrorCode the first write error's code, 0 when none
  * @param n              the reply's n (documents inserted, matched or deleted), -1 when it has none
+ * @param writeConcernErrorCode the writeConcernError's code, 0 when none
  */
 public record ReplyFacts(boolean ok, int code, boolean writeConcernError, boolean moreToCome,
-                         boolean writeErrors, int writeErrorCode, long n) {
-    private static final ReplyFacts OPAQUE = new ReplyFacts(true, 0, false, false, false, 0, -1);
+                         boolean writeErrors, int writeErrorCode, long n, int writeConcernErrorCode) {
+    private static final ReplyFacts OPAQUE = new ReplyFacts(true, 0, false, false, false, 0, -1, 0);
 
     public ReplyFacts(boolean ok, int code, boolean writeConcernError, boolean moreToCome) {
-        this(ok, code, writeConcernError, moreToCome, false, 0, -1);
+        this(ok, code, writeConcernError, moreToCome, false, 0, -1, 0);
     }
 
     public boolean isError() {
@@ -45,6 +46,7 @@ public record ReplyFacts(boolean ok, int code, boolean writeConcernError, boolea
         boolean writeErrors = false;
         int writeErrorCode = 0;
         long n = -1;
+        int writeConcernErrorCode = 0;
         while (body.next()) {
             if (body.nameIs("ok") && body.isNumber()) {
                 ok = body.doubleValue() == 1.0;
@@ -52,6 +54,10 @@ public record ReplyFacts(boolean ok, int code, boolean writeConcernError, boolea
                 code = (int) body.longValue();
             } else if (body.nameIs("writeConcernError") && body.type() == BsonCursor.DOCUMENT) {
                 writeConcernError = true;
+                BsonCursor wce = body.documentValue();
+                if (wce.find("code") && wce.isNumber()) {
+                    writeConcernErrorCode = (int) wce.longValue();
+                }
             } else if (body.nameIs("n") && body.isNumber()) {
                 n = body.longValue();
             } else if (body.nameIs("writeErrors") && body.type() == BsonCursor.ARRAY) {
@@ -67,6 +73,6 @@ public record ReplyFacts(boolean ok, int code, boolean writeConcernError, boolea
                 }
             }
         }
-        return new ReplyFacts(ok, code, writeConcernError, moreToCome, writeErrors, writeErrorCode, n);
+        return new ReplyFacts(ok, code, writeConcernError, moreToCome, writeErrors, writeErrorCode, n, writeConcernErrorCode);
     }
 }

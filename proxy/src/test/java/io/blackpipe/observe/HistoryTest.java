@@ -185,6 +185,23 @@ class HistoryTest {
     }
 
     @Test
+    void aWriteConcernErrorIsInfoWithItsCode() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("history_wce");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            CountersMatchDriverTest.rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: 1}, "
+                    + "data: {failCommands: ['insert'], writeConcernError: {code: 64, errmsg: 'waiting for replication timed out'}}}");
+            try (MongoClient client = CountersMatchDriverTest.client(proxy, "bp-history-wce", new DriverEvents(), "retryWrites=false")) {
+                assertThrows(com.mongodb.MongoWriteConcernException.class,
+                        () -> client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)));
+            }
+            HistoryEntry insert = proxy.history().recent().stream().filter(e -> e.command().equals("insert")).findFirst().orElseThrow();
+            assertEquals("error", insert.outcome(), insert.toJson());
+            assertEquals("info", insert.type(), "the write happened on the member: " + insert.toJson());
+            assertEquals(64, insert.errorCode(), "the line names the error: " + insert.toJson());
+        }
+    }
+
+    @Test
     void eachLineReachesTheFileWhileTheProxyRunsNotOnlyWhenItCloses() throws Exception {
         // tail -f on the history during a run: a line written but left in the writer's buffer is one
         // nobody sees until the proxy stops (or never, if it is killed)
