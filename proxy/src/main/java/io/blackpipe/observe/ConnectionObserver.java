@@ -15,6 +15,7 @@ public final class ConnectionObserver {
     private final CommandObserver shared;
     private final String member;
     private final long connectionId;
+    /** By command label (bounded by {@link CommandNames}). */
     private final Map<String, CommandMeters> meters = new HashMap<>();
     /** The last command's meters: a connection mostly repeats one command, its name the same String. */
     private String lastCommand;
@@ -141,14 +142,22 @@ public final class ConnectionObserver {
                 attempt.attemptNumber(), fault, outcome.label(), type, code), now);
     }
 
+    /** How many (command label) meters this connection holds on to. */
+    int cachedMeters() {
+        return meters.size();
+    }
+
     private CommandMeters meters(String commandName) {
         if (commandName == lastCommand) { // identity: the connection's RecentStrings hands out the same instance
             return lastMeters;
         }
-        CommandMeters m = meters.get(commandName);
+        // keyed by the label, not the name: every name a client makes up is "other", and a cache keyed by
+        // names grew with each new one for as long as the connection lived
+        String label = CommandNames.label(commandName);
+        CommandMeters m = meters.get(label);
         if (m == null) {
-            m = shared.meters(CommandNames.label(commandName), member, appName);
-            meters.put(commandName, m);
+            m = shared.meters(label, member, appName);
+            meters.put(label, m);
         }
         lastCommand = commandName;
         lastMeters = m;
