@@ -328,6 +328,10 @@ final class Exchange {
     }
 
     void completeAsNetworkError(InFlight current) {
+        if (inFlight == current) {
+            // a stream (exhaust getMore) cut at its first reply is still awaited: it ends here, not again at the close
+            inFlight = null;
+        }
         observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, current.fault, 0, false, true);
     }
 
