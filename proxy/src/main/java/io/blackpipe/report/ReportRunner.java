@@ -4,6 +4,7 @@ import static com.mongodb.client.model.Filters.eq;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCredential;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
@@ -11,6 +12,8 @@ import com.mongodb.client.MongoClients;
 import io.blackpipe.fault.Scenario;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -63,7 +66,8 @@ final class ReportRunner {
         int operations = fault.slow() ? Math.min(iterations, OUTAGE_OPERATIONS) : iterations;
         String database = "blackpipe_report_" + runId + "_" + index; // fresh: some upstreams cannot drop
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstreamUri).withFaultOptions(seed, false));
-             MongoClient client = client(proxy.connectionString(), strategy.driverRetries(), selectionMillis(fault));
+             MongoClient client = client(withUpstreamCredentials(proxy.connectionString(), upstreamUri), strategy.driverRetries(),
+                     selectionMillis(fault));
              MongoClient direct = client(upstreamUri, false, SELECTION_MILLIS)) {
             CounterWorkload counter = new CounterWorkload(client.getDatabase(database).getCollection("counters"), hasPull);
             connect(client);
@@ -96,6 +100,32 @@ final class ReportRunner {
             return new Cell(fault.name(), strategy.name(), operations, value, errors, kinds, millis,
                     counted(proxy, "blackpipe.command.attempts"), counted(proxy, "blackpipe.command.retries"), note);
         }
+    }
+
+    /**
+     * {@code proxyUri} (blackpipe's connection string) with the credentials of {@code upstreamUri}:
+     * the report's app authenticates end to end through the proxy as any app does, as the upstream
+     * URI's user (its authSource and authMechanism made explicit, so that a database put in the path
+     * later does not move them). Without credentials in the upstream URI, {@code proxyUri} as it is.
+     */
+    static String withUpstreamCredentials(String proxyUri, String upstreamUri) {
+        MongoCredential credential = new ConnectionString(upstreamUri).getCredential();
+        if (credential == null) {
+            return proxyUri;
+        }
+        String userInfo = "";
+        if (credential.getUserName() != null) {
+            userInfo = encode(credential.getUserName())
+                    + (credential.getPassword() == null ? "" : ":" + encode(new String(credential.getPassword()))) + "@";
+        }
+        String options = "authSource=" + encode(credential.getSource())
+                + (credential.getMechanism() == null ? "" : "&authMechanism=" + encode(credential.getMechanism()));
+        String uri = "mongodb://" + userInfo + proxyUri.substring("mongodb://".length());
+        return uri + (uri.contains("?") ? "&" : uri.indexOf('/', "mongodb://".length()) < 0 ? "/?" : "?") + options;
+    }
+
+    private static String encode(String text) {
+        return URLEncoder.encode(text, StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     /**

@@ -62,7 +62,8 @@ public final class SpecCheck {
             throws InterruptedException {
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstreamUri))) {
             proxy.rules().put(proxy.ruleParser().parse("spec", specCase.rule()));
-            String raised = driver.run(uri(proxy.connectionString(), database), specCase.operation());
+            String raised = driver.run(uri(ReportRunner.withUpstreamCredentials(proxy.connectionString(), upstreamUri), database),
+                    specCase.operation());
             long attempts = settle(proxy, specCase);
             return new SpecResult(specCase, attempts, raised);
         }
