@@ -57,6 +57,15 @@ public final class History implements AutoCloseable {
         writer.start();
     }
 
+    /** Kept in memory, and appended to {@code file} unless it is null; a file that cannot be opened is named. */
+    public static History open(int capacity, Path file) {
+        try {
+            return new History(capacity, file);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot open the history file " + file + ": " + e.getMessage(), e);
+        }
+    }
+
     public static History inMemory(int capacity) {
         try {
             return new History(capacity, null);

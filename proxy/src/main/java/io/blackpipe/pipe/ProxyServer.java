@@ -37,7 +37,6 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.io.IOException;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -108,7 +107,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         this.simulation = config.simulateMembers() == 0 ? null
                 : new SimulatedReplicaSet(deployment.setName(), deployment.members(), members);
         HelloRewriter rewriter = new HelloRewriter(members, deployment.isReplicaSet() && simulation == null, log::warn);
-        this.history = openHistory(config.historyFile());
+        this.history = History.open(10_000, config.historyFile());
         this.rules = new RuleSet();
         this.ruleParser = new RuleParser(config.seed());
         this.retryTracker = new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS);
@@ -209,14 +208,6 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         log.info("listening on " + config.bindHost() + ":" + bound + (listenerTls != null ? " (TLS)" : "") + " for member " + upstream
                 + (upstreamTls.enabled() ? " (dialled over TLS)" : ""));
         return bound;
-    }
-
-    private static History openHistory(Path file) {
-        try {
-            return file == null ? History.inMemory(10_000) : new History(10_000, file);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot open the history file " + file + ": " + e.getMessage(), e);
-        }
     }
 
     /** The active fault rules; changes apply to the next command. */

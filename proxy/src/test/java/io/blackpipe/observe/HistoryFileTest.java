@@ -82,4 +82,12 @@ class HistoryFileTest {
             history.close();
         }
     }
+
+    @Test
+    void aFileThatCannotBeOpenedIsNamed() {
+        Path file = dir.resolve("no-such-dir").resolve("h.jsonl");
+        IllegalStateException e = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> History.open(10, file));
+        org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().startsWith("cannot open the history file " + file), e.getMessage());
+    }
 }
