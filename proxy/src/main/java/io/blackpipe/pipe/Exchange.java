@@ -43,6 +43,7 @@ final class Exchange {
     private final WaitingRequests waiting;
     private final ArrayDeque<ByteBuf> repliesBehind = new ArrayDeque<>();
     private boolean holdingReplies;
+    private Runnable replyAfterTheBlackhole;
     private InFlight inFlight;
 
     Exchange(ClientConnection connection, PipeContext context, Member member) {
@@ -256,8 +257,21 @@ final class Exchange {
     /** The member's blackhole ended: what waited in it, requests and replies, goes on in order. */
     void blackholeEnded() {
         waiting.blackholeEnded();
+        Runnable delayedReply = replyAfterTheBlackhole;
+        replyAfterTheBlackhole = null;
+        if (delayedReply != null) {
+            delayedReply.run(); // it goes before the replies read after it
+        }
         releaseRepliesBehind();
         connection.flushClient();
+    }
+
+    /**
+     * A delayed reply whose time came during a blackhole: it passes when the blackhole ends (or,
+     * if the client leaves first, {@code send} sees the connection closed).
+     */
+    void sendAfterTheBlackhole(Runnable send) {
+        replyAfterTheBlackhole = send;
     }
 
     // ---- replies ----
@@ -273,15 +287,29 @@ final class Exchange {
 
     private void releaseRepliesBehind() {
         while (!holdingReplies && !connection.blackholed() && !repliesBehind.isEmpty() && connection.isOpen()) {
-            onReply(repliesBehind.poll());
+            ByteBuf frame = repliesBehind.poll();
+            try {
+                deliver(frame);
+            } catch (RuntimeException e) {
+                if (frame.refCnt() > 0) {
+                    frame.release(); // off the queue: nothing else would release it
+                }
+                throw e;
+            }
         }
     }
 
     void onReply(ByteBuf frame) {
-        if (holdingReplies || connection.blackholed()) {
-            repliesBehind.add(frame); // in a blackhole, a reply on its way arrives when it ends, as over a healed network
+        if (holdingReplies || connection.blackholed() || !repliesBehind.isEmpty()) {
+            // held behind a delayed reply, or in a blackhole (a reply on its way arrives when it ends, as
+            // over a healed network): and none read later may overtake them
+            repliesBehind.add(frame);
             return;
         }
+        deliver(frame);
+    }
+
+    private void deliver(ByteBuf frame) {
         InFlight current = inFlight;
         if (current == null || Header.responseTo(frame) != current.awaitedResponseTo) {
             connection.sendToClient(hellos.onReply(connection.alloc(), frame));
@@ -340,6 +368,11 @@ final class Exchange {
     /** The connection closed: a command still waiting for its reply ended in a network error. */
     void onClosed() {
         waiting.clientLeft();
+        Runnable delayedReply = replyAfterTheBlackhole;
+        replyAfterTheBlackhole = null;
+        if (delayedReply != null) {
+            delayedReply.run();
+        }
         InFlight current = inFlight;
         inFlight = null;
         if (current != null) {

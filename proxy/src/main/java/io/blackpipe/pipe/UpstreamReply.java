@@ -44,18 +44,25 @@ final class UpstreamReply implements ReplyFate.Reply {
         ClientConnection connection = exchange.connection();
         exchange.holdReplies(true); // later replies must not overtake this one
         connection.pauseUpstreamReads(true); // nor pile up behind it
-        connection.schedule(millis, () -> {
-            if (!connection.isOpen()) {
-                frame.release();
-                exchange.completeAsNetworkError(inFlight);
-                return; // the replies behind it are released with the connection
-            }
-            exchange.completeIfLast(inFlight, facts);
-            connection.sendToClient(frame);
-            exchange.holdReplies(false);
-            connection.flushClient();
-            connection.pauseUpstreamReads(false);
-        });
+        connection.schedule(millis, this::passNow);
+    }
+
+    private void passNow() {
+        ClientConnection connection = exchange.connection();
+        if (!connection.isOpen()) {
+            frame.release();
+            exchange.completeAsNetworkError(inFlight);
+            return; // the replies behind it are released with the connection
+        }
+        if (connection.blackholed()) { // a blackhole began during the delay: the reply waits for its end too
+            exchange.sendAfterTheBlackhole(this::passNow);
+            return;
+        }
+        exchange.completeIfLast(inFlight, facts);
+        connection.sendToClient(frame);
+        exchange.holdReplies(false);
+        connection.flushClient();
+        connection.pauseUpstreamReads(false);
     }
 
     @Override

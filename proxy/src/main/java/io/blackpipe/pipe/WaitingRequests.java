@@ -67,6 +67,10 @@ final class WaitingRequests {
     }
 
     private void resume(Runnable then) {
+        if (connection.blackholed()) { // a blackhole began (or began again) while it was held: it waits for that too
+            afterTheBlackhole = then;
+            return;
+        }
         holding = false;
         then.run();
         while (!holding && !queued.isEmpty() && connection.isOpen()) {
