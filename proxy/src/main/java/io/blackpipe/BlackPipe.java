@@ -94,14 +94,10 @@ public final class BlackPipe implements AutoCloseable {
     /** Adds a failCommand document as a rule; its id is the document's "id" field, else a new one. Returns the id. */
     public String rule(String failCommandJson) {
         BsonDocument document = parse(failCommandJson);
-        if (document.containsKey("id") && !document.isString("id")) {
-            throw new IllegalArgumentException("id: must be a string, got " + document.get("id").getBsonType().name().toLowerCase());
-        }
-        String id = document.isString("id") ? document.getString("id").getValue() : nextId();
-        return rule(id, document);
+        return rule(document.isString("id") ? document.getString("id").getValue() : nextId(), document);
     }
 
-    /** Adds (or replaces) the rule {@code id}. Returns the id. */
+    /** Adds (or replaces) the rule {@code id}; the document's own id, if any, must be the same. Returns the id. */
     public String rule(String id, String failCommandJson) {
         return rule(id, parse(failCommandJson));
     }
@@ -109,6 +105,11 @@ public final class BlackPipe implements AutoCloseable {
     String rule(String id, BsonDocument document) {
         if (RuleParser.isOff(document)) {
             throw new IllegalArgumentException("mode: \"off\" removes a rule; call removeRule(id) instead");
+        }
+        if (document.containsKey("id") && !(document.isString("id") && document.getString("id").getValue().equals(id))) {
+            // as PUT /api/v1/rules/{id} refuses it: a non-string id, or another one than the rule is added under
+            throw new IllegalArgumentException("id: " + (document.isString("id") ? "'" + document.getString("id").getValue()
+                    + "' differs from '" + id + "'" : "must be a string, got " + document.get("id").getBsonType().name().toLowerCase()));
         }
         document.put("id", new BsonString(id));
         try {
@@ -237,7 +238,15 @@ public final class BlackPipe implements AutoCloseable {
      *                                  "secondary" where no member is one)
      */
     public void outage(String member, Duration duration) {
-        proxy.outage(member, duration.toMillis());
+        proxy.outage(member, millis(duration));
+    }
+
+    /** Zero: until restored; otherwise at least 1 ms, as the CLI, the admin API and scenarios take it. */
+    private static long millis(Duration duration) {
+        if (duration.isNegative() || (!duration.isZero() && duration.toMillis() < 1)) {
+            throw new IllegalArgumentException("duration: must be zero (until restored) or at least 1ms, got " + duration);
+        }
+        return duration.toMillis();
     }
 
     /**
@@ -246,7 +255,7 @@ public final class BlackPipe implements AutoCloseable {
      * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
      */
     public void blackhole(String member, Duration duration) {
-        proxy.blackhole(member, duration.toMillis());
+        proxy.blackhole(member, millis(duration));
     }
 
     /**

@@ -163,6 +163,15 @@ class BlackPipeApiTest {
             IllegalArgumentException numericId = assertThrows(IllegalArgumentException.class, () -> blackPipe.rule(
                     "{id: 5, configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: true}}"));
             assertEquals("id: must be a string, got int32", numericId.getMessage());
+            IllegalArgumentException otherId = assertThrows(IllegalArgumentException.class, () -> blackPipe.rule("a",
+                    "{id: 'b', configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: true}}"));
+            assertEquals("id: 'b' differs from 'a'", otherId.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> blackPipe.rule("a",
+                    "{id: 5, configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: true}}"));
+            IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class,
+                    () -> blackPipe.outage("primary", Duration.ofNanos(500)));
+            assertTrue(tooShort.getMessage().startsWith("duration: must be zero (until restored) or at least 1ms"), tooShort.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> blackPipe.blackhole("primary", Duration.ofSeconds(-1)));
             assertEquals(2, blackPipe.rules().size(), "a refused rule changes nothing");
 
             blackPipe.clearRules();

@@ -147,6 +147,9 @@ class BlackPipeContainerTest {
                 "BLACKPIPE_ADMIN_PORT", "9191")));
         assertEquals(health + "[http://10.1.2.3:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "10.1.2.3")));
         assertEquals(health + "[http://127.0.0.1:9090]", run(healthcheck, Map.of()), "neither set");
+        assertEquals(health + "[http://[::1]:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "::")), "IPv6 wildcard");
+        assertEquals(health + "[http://[fd00::5]:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "fd00::5")));
+        assertEquals(health + "[http://[fd00::5]:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "[fd00::5]")));
     }
 
     /** The healthcheck's output with these BLACKPIPE_ADMIN_* variables (the others unset). */
