@@ -21,7 +21,6 @@ import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.OpQuery;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
-import java.util.ArrayDeque;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 
@@ -41,9 +40,7 @@ final class Exchange {
     private final String advertisedMember;
     private final CommandScanner scanner = new CommandScanner();
     private final WaitingRequests waiting;
-    private final ArrayDeque<ByteBuf> repliesBehind = new ArrayDeque<>();
-    private boolean holdingReplies;
-    private Runnable replyAfterTheBlackhole;
+    private final WaitingReplies replies;
     private InFlight inFlight;
 
     Exchange(ClientConnection connection, PipeContext context, Member member) {
@@ -55,6 +52,7 @@ final class Exchange {
         this.memberState = () -> context.memberStates().of(member.upstream());
         this.advertisedMember = member.advertised().toString();
         this.waiting = new WaitingRequests(connection, this::onRequest);
+        this.replies = new WaitingReplies(connection, this::deliver);
     }
 
     // ---- requests ----
@@ -257,56 +255,21 @@ final class Exchange {
     /** The member's blackhole ended: what waited in it, requests and replies, goes on in order. */
     void blackholeEnded() {
         waiting.blackholeEnded();
-        Runnable delayedReply = replyAfterTheBlackhole;
-        replyAfterTheBlackhole = null;
-        if (delayedReply != null) {
-            delayedReply.run(); // it goes before the replies read after it
-        }
-        releaseRepliesBehind();
+        replies.blackholeEnded();
         connection.flushClient();
     }
 
-    /**
-     * A delayed reply whose time came during a blackhole: it passes when the blackhole ends (or,
-     * if the client leaves first, {@code send} sees the connection closed).
-     */
-    void sendAfterTheBlackhole(Runnable send) {
-        replyAfterTheBlackhole = send;
+    /** See {@link WaitingReplies}. */
+    WaitingReplies replies() {
+        return replies;
     }
 
     // ---- replies ----
 
-    /**
-     * A reply is held (delayReplyMS) and the ones read after it (an exhaust stream's) wait behind
-     * it: each answers the one before, so none may overtake it.
-     */
-    void holdReplies(boolean holding) {
-        holdingReplies = holding;
-        releaseRepliesBehind();
-    }
-
-    private void releaseRepliesBehind() {
-        while (!holdingReplies && !connection.blackholed() && !repliesBehind.isEmpty() && connection.isOpen()) {
-            ByteBuf frame = repliesBehind.poll();
-            try {
-                deliver(frame);
-            } catch (RuntimeException e) {
-                if (frame.refCnt() > 0) {
-                    frame.release(); // off the queue: nothing else would release it
-                }
-                throw e;
-            }
-        }
-    }
-
     void onReply(ByteBuf frame) {
-        if (holdingReplies || connection.blackholed() || !repliesBehind.isEmpty()) {
-            // held behind a delayed reply, or in a blackhole (a reply on its way arrives when it ends, as
-            // over a healed network): and none read later may overtake them
-            repliesBehind.add(frame);
-            return;
+        if (!replies.queue(frame)) {
+            deliver(frame);
         }
-        deliver(frame);
     }
 
     private void deliver(ByteBuf frame) {
@@ -368,20 +331,12 @@ final class Exchange {
     /** The connection closed: a command still waiting for its reply ended in a network error. */
     void onClosed() {
         waiting.clientLeft();
-        Runnable delayedReply = replyAfterTheBlackhole;
-        replyAfterTheBlackhole = null;
-        if (delayedReply != null) {
-            delayedReply.run();
-        }
+        replies.clientLeft();
         InFlight current = inFlight;
         inFlight = null;
         if (current != null) {
             observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, current.fault, 0, false,
                     current.forwarded);
-        }
-        ByteBuf frame;
-        while ((frame = repliesBehind.poll()) != null) {
-            frame.release();
         }
     }
 

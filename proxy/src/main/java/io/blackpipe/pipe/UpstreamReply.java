@@ -42,7 +42,7 @@ final class UpstreamReply implements ReplyFate.Reply {
     @Override
     public void passAfter(long millis) {
         ClientConnection connection = exchange.connection();
-        exchange.holdReplies(true); // later replies must not overtake this one
+        exchange.replies().hold(true); // later replies must not overtake this one
         connection.pauseUpstreamReads(true); // nor pile up behind it
         connection.schedule(millis, this::passNow);
     }
@@ -55,12 +55,12 @@ final class UpstreamReply implements ReplyFate.Reply {
             return; // the replies behind it are released with the connection
         }
         if (connection.blackholed()) { // a blackhole began during the delay: the reply waits for its end too
-            exchange.sendAfterTheBlackhole(this::passNow);
+            exchange.replies().sendAfterTheBlackhole(this::passNow);
             return;
         }
         exchange.completeIfLast(inFlight, facts);
         connection.sendToClient(frame);
-        exchange.holdReplies(false);
+        exchange.replies().hold(false);
         connection.flushClient();
         connection.pauseUpstreamReads(false);
     }

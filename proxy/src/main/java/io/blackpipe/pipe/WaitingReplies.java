@@ -1,0 +1,82 @@
+package io.blackpipe.pipe;
+
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+import java.util.function.Consumer;
+
+/**
+ * The replies of one connection that wait their turn: behind a delayed one (delayReplyMS; an
+ * exhaust stream's replies each answer the one before, so none may overtake it) and in a blackhole
+ * (a reply on its way arrives when it ends, as over a healed network). Once some wait, every reply
+ * read later waits behind them. Used from the connection's event loop only.
+ */
+final class WaitingReplies {
+    private final ClientConnection connection;
+    private final Consumer<ByteBuf> deliver;
+    private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
+    private boolean holding;
+    /** A delayed reply whose time came during a blackhole, sent when it ends (or told the client left). */
+    private Runnable delayedAfterTheBlackhole;
+
+    /** @param deliver passes a reply on to the client, in turn */
+    WaitingReplies(ClientConnection connection, Consumer<ByteBuf> deliver) {
+        this.connection = connection;
+        this.deliver = deliver;
+    }
+
+    /** True, with the reply queued, while replies wait. */
+    boolean queue(ByteBuf frame) {
+        if (!holding && !connection.blackholed() && queued.isEmpty()) {
+            return false;
+        }
+        queued.add(frame);
+        return true;
+    }
+
+    /** A reply is held (delayReplyMS): the ones read after it wait; false lets them go on. */
+    void hold(boolean holding) {
+        this.holding = holding;
+        release();
+    }
+
+    /** See {@link #delayedAfterTheBlackhole}. */
+    void sendAfterTheBlackhole(Runnable send) {
+        delayedAfterTheBlackhole = send;
+    }
+
+    void blackholeEnded() {
+        runDelayed(); // it goes before the replies read after it
+        release();
+    }
+
+    private void release() {
+        while (!holding && !connection.blackholed() && !queued.isEmpty() && connection.isOpen()) {
+            ByteBuf frame = queued.poll();
+            try {
+                deliver.accept(frame);
+            } catch (RuntimeException e) {
+                if (frame.refCnt() > 0) {
+                    frame.release(); // off the queue: nothing else would release it
+                }
+                throw e;
+            }
+        }
+    }
+
+    private void runDelayed() {
+        Runnable delayed = delayedAfterTheBlackhole;
+        delayedAfterTheBlackhole = null;
+        if (delayed != null) {
+            delayed.run();
+        }
+    }
+
+    /** The client left: a delayed reply learns it, the queued ones are dropped. */
+    void clientLeft() {
+        runDelayed();
+        ByteBuf frame;
+        while ((frame = queued.poll()) != null) {
+            frame.release();
+        }
+    }
+}
