@@ -118,7 +118,7 @@ final class AdminApi {
     /** POST /members/{member}/outage?duration=5s, /blackhole?duration=..., /restore. */
     private AdminResponse memberAction(HttpMethod method, String member, String action, Map<String, List<String>> query) {
         if (!proxy.knowsMember(member)) {
-            return notFound("member " + member);
+            return AdminResponse.error(HttpResponseStatus.NOT_FOUND, proxy.noMember(member));
         }
         return post(method, () -> {
             long millis = 0; // until restore

@@ -79,13 +79,13 @@ final class LocalCommand implements Callable<Integer> {
             BsonDocument ping = client.run("admin", new BsonDocument("ping", new BsonInt32(1)));
             String me = hello.isString("me") ? hello.getString("me").getValue() : "(standalone: no me)";
             out.println("check: hello through " + first.advertised() + " answered me=" + me
-                    + ", ping ok=" + ping.get("ok"));
+                    + ", ping " + (ping.isNumber("ok") ? "ok: " + ping.getNumber("ok").intValue() : "answered " + ping.toJson()));
             boolean named = !hello.isString("me") || me.equals(first.advertised().toString());
             if (!named) {
                 out.println("check FAILED: hello names " + me + " instead of the proxy");
             }
             out.flush();
-            return named && ping.getNumber("ok").doubleValue() == 1.0;
+            return named && ping.isNumber("ok") && ping.getNumber("ok").doubleValue() == 1.0;
         } catch (Exception e) {
             out.println("check FAILED: " + e);
             out.flush();

@@ -513,7 +513,9 @@ class AdminApiTest {
         assertStatus(200, send("POST", "/api/v1/members/primary/restore", null));
         assertEquals("up", memberState(upstream));
 
-        assertStatus(404, send("POST", "/api/v1/members/nowhere:1/outage", null));
+        HttpResponse<String> unknown = send("POST", "/api/v1/members/nowhere:1/outage", null);
+        assertStatus(404, unknown);
+        assertTrue(unknown.body().contains("no member 'nowhere:1' (known: primary, "), unknown::body); // names what would do
         assertBadRequest(send("POST", "/api/v1/members/" + upstream + "/explode", null), "outage, blackhole or restore");
         assertBadRequest(send("POST", "/api/v1/members/" + upstream + "/outage?duration=soon", null), "duration: 'soon'");
         assertEquals("up", memberState(upstream), "a refused request changes nothing");
@@ -529,7 +531,7 @@ class AdminApiTest {
             for (String action : List.of("outage?duration=5s", "blackhole", "restore")) {
                 HttpResponse<String> answer = send(server, "POST", "/api/v1/members/secondary/" + action, null, null);
                 assertStatus(404, answer);
-                assertTrue(answer.body().contains("no member secondary"), answer::body);
+                assertTrue(answer.body().contains("no member 'secondary' (known: primary, all, "), answer::body);
             }
             assertTrue(alone.select("all").stream().noneMatch(l -> l.down() || l.blackholed()));
             assertBadRequest(send(server, "POST", "/api/v1/scenario/validate",
