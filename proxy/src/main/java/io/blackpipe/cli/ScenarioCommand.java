@@ -21,7 +21,7 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 @Command(name = "scenario", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = "Run, check, follow and stop scenarios (see fault-scripts/).",
+        description = "Run, validate, inspect and stop scenarios (see fault-scripts/).",
         subcommands = {ScenarioCommand.Run.class, ScenarioCommand.Validate.class, ScenarioCommand.Status.class,
                 ScenarioCommand.Stop.class})
 final class ScenarioCommand implements Runnable {

@@ -1,0 +1,121 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The repository's {@code ./blackpipe} launcher, run by bash in a scratch checkout whose jar is
+ * already built (so no Maven runs) with a {@code java} on PATH that prints what it was given.
+ * A proxy keeps reading classes from its jar for as long as it runs; a rebuild rewrites
+ * proxy/target/blackpipe.jar in place, so the launcher must start the JVM from a copy that no
+ * later build touches.
+ */
+class LauncherScriptTest {
+    @TempDir
+    Path checkout;
+
+    @Test
+    void aRebuildNeverRewritesTheJarARunningProxyReads() throws Exception {
+        Path jar = scratchCheckout();
+        writeInPlace(jar, "build one");
+        Path first = Path.of(launch(null).get(2));
+        assertTrue(first.startsWith(checkout.resolve("proxy/target/run")), first::toString);
+        assertEquals("build one", Files.readString(first));
+
+        try (FileChannel heldByTheRunningProxy = FileChannel.open(first, StandardOpenOption.READ)) {
+            writeInPlace(jar, "build two, longer"); // as the build writes it: same file, new bytes
+            Path second = Path.of(launch(null).get(2));
+            assertNotEquals(first, second, "a new build runs from a new copy");
+            assertEquals("build two, longer", Files.readString(second));
+            assertEquals("build one", read(heldByTheRunningProxy), "the first proxy's jar is unchanged");
+            assertFalse(Files.exists(first), "the old copy is unlinked (its reader keeps it), not left to pile up");
+            assertEquals(second, Path.of(launch(null).get(2)), "no new copy without a new build");
+        }
+    }
+
+    @Test
+    void theJvmGetsParallelGcUnlessBlackpipeJavaOptsSaysOtherwise() throws Exception {
+        writeInPlace(scratchCheckout(), "a jar");
+        List<String> args = launch(null, "--version");
+        assertEquals(List.of("-XX:+UseParallelGC", "-jar"), args.subList(0, 2));
+        assertEquals("--version", args.get(3));
+        assertEquals(List.of("-Xmx64m", "-jar"), launch("-Xmx64m", "--version").subList(0, 2));
+        assertEquals("-jar", launch("", "--version").get(0), "set empty: the JVM's defaults");
+    }
+
+    /** A checkout with the launcher and the source paths it compares the jar's age to, all older than the jar. */
+    private Path scratchCheckout() throws IOException {
+        Files.copy(repository().resolve("blackpipe"), checkout.resolve("blackpipe"));
+        for (String dir : List.of("proxy/src/main", "fault-scripts", "proxy/target", "bin")) {
+            Files.createDirectories(checkout.resolve(dir));
+        }
+        Files.writeString(checkout.resolve("pom.xml"), "<project/>");
+        Files.writeString(checkout.resolve("proxy/pom.xml"), "<project/>");
+        FileTime old = FileTime.from(Instant.now().minusSeconds(3600));
+        for (String path : List.of("proxy/src/main", "fault-scripts", "pom.xml", "proxy/pom.xml")) {
+            Files.setLastModifiedTime(checkout.resolve(path), old);
+        }
+        Path fakeJava = checkout.resolve("bin/java");
+        Files.writeString(fakeJava, "#!/bin/sh\nprintf '%s\\n' \"$@\"\n");
+        Files.setPosixFilePermissions(fakeJava, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return checkout.resolve("proxy/target/blackpipe.jar");
+    }
+
+    private static void writeInPlace(Path jar, String content) throws IOException {
+        try (FileChannel channel = FileChannel.open(jar, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING)) {
+            channel.write(ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
+        }
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now()));
+    }
+
+    private static String read(FileChannel channel) throws IOException {
+        ByteBuffer bytes = ByteBuffer.allocate(64);
+        channel.read(bytes, 0);
+        return new String(bytes.array(), 0, bytes.position(), StandardCharsets.UTF_8);
+    }
+
+    /** Runs the launcher with BLACKPIPE_JAVA_OPTS (null: unset); the arguments the fake java got, one per element. */
+    private List<String> launch(String javaOpts, String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of("bash", checkout.resolve("blackpipe").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+        builder.environment().put("PATH", checkout.resolve("bin") + ":" + System.getenv("PATH"));
+        builder.environment().remove("BLACKPIPE_JAVA_OPTS");
+        if (javaOpts != null) {
+            builder.environment().put("BLACKPIPE_JAVA_OPTS", javaOpts);
+        }
+        Process process = builder.start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the launcher did not finish");
+        assertEquals(0, process.exitValue(), output);
+        return output.lines().toList();
+    }
+
+    /** The checkout this test runs in: the first directory up from here with the launcher. */
+    private static Path repository() {
+        for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
+            if (Files.isRegularFile(dir.resolve("blackpipe")) && Files.isRegularFile(dir.resolve("pom.xml"))) {
+                return dir;
+            }
+        }
+        throw new IllegalStateException("no ./blackpipe launcher above " + Path.of("").toAbsolutePath());
+    }
+}
