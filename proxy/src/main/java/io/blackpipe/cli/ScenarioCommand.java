@@ -133,6 +133,11 @@ final class ScenarioCommand implements Runnable {
                 out.println("  " + (step.isString() ? step.asString().getValue() : step.toString()));
             }
             out.println("steps left: " + number(status, "stepsLeft"));
+            if (number(status, "stepsLeft").equals("0") && "running".equals(string(status, "state"))) {
+                // a scenario without an end step never finishes by itself: say what keeps it running
+                out.println("in force until an `end` step or `blackpipe scenario stop` (which removes its rules"
+                        + " and restores the members it faulted)");
+            }
             return 0;
         }
     }

@@ -528,7 +528,8 @@ class ControlCommandsTest {
         assertEquals(0, status.exitCode(), status::toString);
         assertEquals("state: running", status.lines().get(0), status::toString);
         assertTrue(status.out().contains("scenario: transient-blip"), status::toString);
-        assertTrue(status.out().contains("steps left: 0"), status::toString);
+        assertTrue(status.out().contains("steps left: 0\nin force until an `end` step or `blackpipe scenario stop`"),
+                status::toString);
         CliRun statusJson = shared.run("scenario", "status", "--json");
         assertEquals("running", BsonDocument.parse(statusJson.out()).getString("state").getValue(), statusJson::toString);
 
