@@ -152,6 +152,14 @@ public final class BlackPipe implements AutoCloseable {
         proxy.rules().clear();
     }
 
+    /**
+     * How many commands the rule {@code id} has faulted (0 for an id never seen). The count survives the
+     * rule's replacement and removal, as the server's failpoint count does; {@link #reset()} zeroes it.
+     */
+    public long fired(String id) {
+        return proxy.rules().fired(id);
+    }
+
     /** The active rules, each as its failCommand document in JSON (with its "id"). */
     public List<String> rules() {
         return proxy.rules().rules().stream().map(Rule::source).map(BsonDocument::toJson).toList();
@@ -273,13 +281,14 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * Back to a clean slate between tests: scenario stopped, rules cleared, members restored, counters
-     * reset, and the sessions seen so far forgotten, so that a test's first command is never counted as
+     * Back to a clean slate between tests: scenario stopped, rules cleared (and their fired counts zeroed),
+     * members restored, counters reset, and the sessions seen so far forgotten, so that a test's first command is never counted as
      * a retry of the previous test's last (a shared MongoClient hands the same pooled session out again).
      */
     public void reset() {
         proxy.scenarios().stop();
         proxy.rules().clear();
+        proxy.rules().forgetFired();
         proxy.restore("all");
         proxy.retryTracker().forgetAll();
         counters.reset();

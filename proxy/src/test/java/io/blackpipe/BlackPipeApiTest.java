@@ -90,11 +90,13 @@ class BlackPipeApiTest {
         try (BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri());
              MongoClient client = client(blackPipe.connectionString(), started)) {
             MongoCollection<Document> items = client.getDatabase(db).getCollection("items");
-            blackPipe.fail("find").times(1).error("Unauthorized");
+            String rule = blackPipe.fail("find").times(1).error("Unauthorized");
             assertEquals(13, assertThrows(MongoCommandException.class, () -> items.find(new Document("_id", 1)).first()).getErrorCode());
             assertEquals(0, blackPipe.retries("find"));
+            assertEquals(1, blackPipe.fired(rule), "the rule faulted the find");
 
             blackPipe.reset(); // what the JUnit extension does before the next test
+            assertEquals(0, blackPipe.fired(rule), "a reset starts the rules' counts again");
 
             items.find(new Document("_id", 1)).first();
             List<CommandStartedEvent> finds = started.stream().filter(e -> e.getCommandName().equals("find")).toList();

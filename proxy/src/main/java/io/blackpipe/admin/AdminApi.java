@@ -21,6 +21,7 @@ import java.util.UUID;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
 import org.bson.BsonInvalidOperationException;
 import org.bson.BsonString;
 import org.bson.json.JsonParseException;
@@ -156,7 +157,8 @@ final class AdminApi {
             BsonArray rules = new BsonArray();
             for (Rule rule : proxy.rules().rules()) {
                 rules.add(new BsonDocument("id", new BsonString(rule.id())).append("rule", rule.source())
-                        .append("mode", new BsonString(rule.mode().describe())).append("fault", new BsonString(rule.action().name())));
+                        .append("mode", new BsonString(rule.mode().describe())).append("fault", new BsonString(rule.action().name()))
+                        .append("fired", new BsonInt64(proxy.rules().fired(rule.id()))));
             }
             return AdminResponse.ok("rules", rules);
         }

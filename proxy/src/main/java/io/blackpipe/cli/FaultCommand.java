@@ -26,7 +26,7 @@ final class FaultCommand implements Runnable {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "List the rules in force: id, mode (with what is left of it), fault, commands and what else they match.")
+            description = "List the rules in force: id, mode (with what is left of it), fault, how many commands it faulted, commands and what else they match.")
     static final class ListRules extends AdminCommand {
         @Option(names = "--json", description = "Print the API's JSON instead of a table.")
         boolean json;
@@ -38,12 +38,13 @@ final class FaultCommand implements Runnable {
                 return 0;
             }
             BsonDocument answer = admin.get("rules");
-            Table table = new Table("ID", "MODE", "FAULT", "COMMANDS", "MATCHING");
+            Table table = new Table("ID", "MODE", "FAULT", "FIRED", "COMMANDS", "MATCHING");
             for (BsonValue value : answer.getArray("rules")) {
                 BsonDocument entry = value.asDocument();
                 BsonDocument rule = entry.getDocument("rule", new BsonDocument());
                 BsonDocument data = rule.isDocument("data") ? rule.getDocument("data") : new BsonDocument();
-                table.row(text(entry, "id"), text(entry, "mode"), text(entry, "fault"), commands(data), matching(data));
+                String fired = entry.isNumber("fired") ? Long.toString(entry.getNumber("fired").longValue()) : "?";
+                table.row(text(entry, "id"), text(entry, "mode"), text(entry, "fault"), fired, commands(data), matching(data));
             }
             if (table.isEmpty()) {
                 out.println("no rules");

@@ -16,6 +16,7 @@ public final class ErrorCodes {
         define("HostNotFound", 7);
         define("FailedToParse", 9);
         define("Unauthorized", 13);
+        define("TypeMismatch", 14);
         define("AuthenticationFailed", 18);
         define("LockTimeout", 24);
         define("NamespaceNotFound", 26);
@@ -42,6 +43,7 @@ public final class ErrorCodes {
         define("NoSuchTransaction", 251);
         define("TransactionCommitted", 256);
         define("ExceededTimeLimit", 262);
+        define("FailPointSetFailed", 266);
         define("OperationNotSupportedInTransaction", 263);
         define("PreparedTransactionInProgress", 267);
         define("MigrationConflict", 272);

@@ -118,9 +118,14 @@ public final class ErrorReplies {
         }
     }
 
-    /** A labelled ok:0 reply for a bad wire command (e.g. an invalid configureFailPoint): code 2 BadValue. */
+    /** An ok:0 reply for a bad wire command (e.g. an invalid configureFailPoint): code 2 BadValue. */
     public static BsonDocument badValue(String errmsg) {
+        return commandError(2, errmsg);
+    }
+
+    /** An ok:0 reply without labels, for a command the proxy answers itself: code, codeName, errmsg. */
+    public static BsonDocument commandError(int code, String errmsg) {
         return new BsonDocument("ok", new BsonDouble(0)).append("errmsg", new BsonString(errmsg))
-                .append("code", new BsonInt32(2)).append("codeName", new BsonString("BadValue"));
+                .append("code", new BsonInt32(code)).append("codeName", new BsonString(ErrorCodes.name(code)));
     }
 }

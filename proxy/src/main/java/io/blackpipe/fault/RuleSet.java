@@ -6,6 +6,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -50,6 +52,12 @@ public final class RuleSet {
     }
 
     private volatile Snapshot snapshot = Snapshot.of(List.of());
+    /**
+     * How many commands each rule id has faulted, kept when the rule is replaced or removed: the
+     * server's failpoint count (configureFailPoint's {@code count}, waitForFailPoint's
+     * {@code timesEntered}) never goes back either. Only faults touch it, never a forwarded command.
+     */
+    private final Map<String, AtomicLong> firedById = new ConcurrentHashMap<>();
 
     /** The first rule (in the order added) that matches and whose mode fires, or null. */
     public Decision decide(Attempt attempt, MemberState state, String advertisedMember) {
@@ -72,10 +80,22 @@ public final class RuleSet {
         MemberState current = state.get();
         for (Rule rule : candidates) {
             if (!rule.mode().spent() && rule.matcher().matches(attempt, current, advertisedMember) && rule.mode().fire()) {
+                firedById.computeIfAbsent(rule.id(), id -> new AtomicLong()).incrementAndGet();
                 return new Decision(rule, rule.action());
             }
         }
         return null;
+    }
+
+    /** How many commands rules under {@code id} have faulted so far (0 for an id never seen). */
+    public long fired(String id) {
+        AtomicLong fired = firedById.get(id);
+        return fired == null ? 0 : fired.get();
+    }
+
+    /** Starts every id's count from 0 again (a fresh start for the next test; the server has none). */
+    public void forgetFired() {
+        firedById.clear();
     }
 
     public List<Rule> rules() {

@@ -18,7 +18,7 @@ public final class CommandNames {
             "listIndexes", "listDatabases", "collMod", "renameCollection", "ping", "buildInfo",
             "serverStatus", "hello", "isMaster", "ismaster", "saslStart", "saslContinue", "authenticate",
             "logout", "getnonce", "explain", "mapReduce", "replSetGetStatus", "replSetStepDown",
-            "configureFailPoint", "startSession", "refreshSessions", "killSessions", "currentOp",
+            "configureFailPoint", "waitForFailPoint", "startSession", "refreshSessions", "killSessions", "currentOp",
             "killOp", "dbStats", "collStats", "validate", "getLastError", "connectionStatus");
 
     private CommandNames() {

@@ -92,11 +92,13 @@ final class Exchange {
                     } else {
                         helloUnlessFaulted(frame, facts, msg, null);
                     }
-                } else if (facts.name().equals("configureFailPoint") && !context.forwardFailPoints()) {
-                    BsonDocument reply = FailPointCommand.apply(context, BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd()));
+                } else if (FailPointCommand.answeredByTheProxy(facts.name(), context)) {
+                    BsonDocument command = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
                     frame.release();
-                    connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
-                    connection.flushClient();
+                    FailPointCommand.answer(context, connection, facts.name(), command, reply -> {
+                        connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
+                        connection.flushClient();
+                    });
                 } else {
                     long fingerprint = facts.fingerprint();
                     Attempt attempt = observer.begin(facts, fingerprint);
@@ -168,7 +170,7 @@ final class Exchange {
             return;
         }
         CommandFacts facts = scanner.ofOpMsg(frame, OpMsg.parse(frame));
-        if (facts.isHello() || facts.name().equals("configureFailPoint") && !context.forwardFailPoints()) {
+        if (facts.isHello() || FailPointCommand.answeredByTheProxy(facts.name(), context)) {
             return; // not application commands: never counted as attempts
         }
         Attempt attempt = observer.begin(facts, facts.fingerprint());

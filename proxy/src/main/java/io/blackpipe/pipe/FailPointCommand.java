@@ -3,36 +3,124 @@ package io.blackpipe.pipe;
 import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
+import java.util.function.Consumer;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonValue;
 
 /**
- * configureFailPoint sent through the proxy: taken as the proxy's own "failCommand" rule (the
- * server keeps one failCommand failpoint, so a new one replaces the old; mode "off" removes it),
- * answered with the server's reply shape. Test suites written for failCommand thereby run
- * against servers that have no test commands.
+ * configureFailPoint and waitForFailPoint sent through the proxy. configureFailPoint becomes the
+ * proxy's own "failCommand" rule (the server keeps one failCommand failpoint, so a new one replaces
+ * the old; mode "off" removes it); both answer as the server does, with the failpoint's count of
+ * commands it has failed so far. Test suites written for failCommand thereby run against servers
+ * that have no test commands.
  */
 final class FailPointCommand {
     static final String RULE_ID = "failCommand";
+    static final String CONFIGURE = "configureFailPoint";
+    static final String WAIT = "waitForFailPoint";
+    /** How often a waitForFailPoint looks at the count again (the server sleeps between looks too). */
+    private static final long WAIT_POLL_MILLIS = 5;
+    private static final int TYPE_MISMATCH = 14;
+    private static final int MAX_TIME_MS_EXPIRED = 50;
+    private static final int FAIL_POINT_SET_FAILED = 266;
+    /** The server's code for a required field left out of a command. */
+    private static final int MISSING_REQUIRED_FIELD = 40414;
 
     private FailPointCommand() {
     }
 
-    static BsonDocument apply(PipeContext context, BsonDocument command) {
+    /** Whether the proxy answers {@code commandName} itself rather than the member. */
+    static boolean answeredByTheProxy(String commandName, PipeContext context) {
+        return !context.forwardFailPoints() && (commandName.equals(CONFIGURE) || commandName.equals(WAIT));
+    }
+
+    /**
+     * Answers {@code command} (configureFailPoint or waitForFailPoint) through {@code answer},
+     * on {@code connection}'s event loop: at once, or for a wait once the count is reached or its
+     * maxTimeMS has passed (looked at every few ms; the loop is never blocked).
+     */
+    static void answer(PipeContext context, ClientConnection connection, String commandName, BsonDocument command,
+                       Consumer<BsonDocument> answer) {
+        if (commandName.equals(CONFIGURE)) {
+            answer.accept(configure(context, command));
+            return;
+        }
+        BsonDocument refused = checkWait(command);
+        if (refused != null) {
+            answer.accept(refused);
+            return;
+        }
+        long target = command.getNumber("timesEntered").longValue();
+        long maxTimeMillis = command.isNumber("maxTimeMS") ? command.getNumber("maxTimeMS").longValue() : 0;
+        long deadline = maxTimeMillis > 0 ? System.nanoTime() + maxTimeMillis * 1_000_000 : Long.MAX_VALUE; // 0: no limit
+        Runnable look = new Runnable() {
+            @Override
+            public void run() {
+                if (context.rules().fired(RULE_ID) >= target) {
+                    answer.accept(new BsonDocument("ok", new BsonDouble(1)));
+                } else if (System.nanoTime() >= deadline) {
+                    answer.accept(ErrorReplies.commandError(MAX_TIME_MS_EXPIRED, "operation exceeded time limit"));
+                } else {
+                    connection.schedule(WAIT_POLL_MILLIS, this); // dropped with the connection if the client leaves
+                }
+            }
+        };
+        look.run();
+    }
+
+    private static BsonDocument configure(PipeContext context, BsonDocument command) {
         try {
             if (RuleParser.isOff(command)) {
-                org.bson.BsonValue failPoint = command.get("configureFailPoint"); // any type may arrive: no getString
-                if (failPoint == null || !failPoint.isString() || !"failCommand".equals(failPoint.asString().getValue())) {
-                    throw new RuleException("configureFailPoint", "must be \"failCommand\"");
+                BsonValue failPoint = command.get(CONFIGURE); // any type may arrive: no getString
+                if (failPoint == null || !failPoint.isString() || !RULE_ID.equals(failPoint.asString().getValue())) {
+                    throw new RuleException(CONFIGURE, "must be \"failCommand\"");
                 }
                 context.rules().remove(RULE_ID);
             } else {
                 context.rules().put(context.ruleParser().parse(RULE_ID, command));
             }
-            return new BsonDocument("count", new BsonInt32(0)).append("ok", new BsonDouble(1));
+            // as the server: the times the failpoint was entered so far, which a new mode does not reset
+            // (appended as the server's appendNumber does: an int while it is small)
+            long count = context.rules().fired(RULE_ID);
+            BsonValue countValue = count < (1 << 30) ? new BsonInt32((int) count) : new BsonInt64(count);
+            return new BsonDocument("count", countValue).append("ok", new BsonDouble(1));
         } catch (RuleException e) {
             return ErrorReplies.badValue(e.getMessage());
         }
+    }
+
+    /** The server's refusal of a malformed waitForFailPoint, or null when it is well formed. */
+    private static BsonDocument checkWait(BsonDocument command) {
+        BsonValue failPoint = command.get(WAIT);
+        if (!failPoint.isString()) {
+            return wrongType(WAIT, failPoint, "string");
+        }
+        if (!RULE_ID.equals(failPoint.asString().getValue())) {
+            // the proxy has one failpoint; the server's others do not exist here
+            return ErrorReplies.commandError(FAIL_POINT_SET_FAILED, failPoint.asString().getValue()
+                    + " not found (blackpipe answers for the failCommand failpoint only)");
+        }
+        if (!command.containsKey("timesEntered")) {
+            return ErrorReplies.commandError(MISSING_REQUIRED_FIELD,
+                    "BSON field 'waitForFailPoint.timesEntered' is missing but a required field");
+        }
+        for (String field : new String[] {"timesEntered", "maxTimeMS"}) {
+            BsonValue value = command.get(field);
+            if (value != null && !value.isNumber()) {
+                return wrongType(field, value, "long");
+            }
+            if (value != null && value.asNumber().longValue() < 0) {
+                return ErrorReplies.badValue(field + " must be a non-negative number, got " + value.asNumber().longValue());
+            }
+        }
+        return null;
+    }
+
+    private static BsonDocument wrongType(String field, BsonValue value, String expected) {
+        return ErrorReplies.commandError(TYPE_MISMATCH, "BSON field 'waitForFailPoint." + field + "' is the wrong type '"
+                + value.getBsonType().name().toLowerCase() + "', expected type '" + expected + "'");
     }
 }

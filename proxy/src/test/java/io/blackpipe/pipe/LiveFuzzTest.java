@@ -73,6 +73,9 @@ class LiveFuzzTest {
                     .applyConnectionString(new ConnectionString(proxy.connectionString()))
                     .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
                     .applyToSocketSettings(b -> b.readTimeout(10, TimeUnit.SECONDS))
+                    // polled monitoring: no round-trip-time connection opening whenever the monitor
+                    // gets to it, which once made the baseline below one connection short (3 open, not 2)
+                    .applyToServerSettings(b -> b.serverMonitoringMode(com.mongodb.connection.ServerMonitoringMode.POLL))
                     .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
                         @Override
                         public void connectionPoolCleared(ConnectionPoolClearedEvent event) {
@@ -159,9 +162,9 @@ class LiveFuzzTest {
     }
 
     /**
-     * configureFailPoint is the one command the proxy answers itself from the client's document:
-     * random documents with its field names and random value types each get a reply (ok 1 or a
-     * BadValue), never a closed connection or an unexpected error.
+     * configureFailPoint and waitForFailPoint are the commands the proxy answers itself from the
+     * client's document: random documents with their field names and random value types each get a
+     * reply (ok 1 or an error), never a closed connection or an unexpected error.
      */
     @Test
     void randomConfigureFailPointCommandsAreAnsweredNotCrashedOn() throws Exception {
@@ -191,6 +194,9 @@ class LiveFuzzTest {
                     }
                     command.put("data", data);
                 }
+                if (random.nextInt(4) == 0) {
+                    command = randomWaitForFailPoint(random);
+                }
                 command.append("$db", new org.bson.BsonString("admin"));
                 byte[] request = WireFixtures.opMsg(1000 + i, 0, 0).body(WireFixtures.bson(command)).build();
                 byte[] reply;
@@ -204,6 +210,18 @@ class LiveFuzzTest {
             List<String> unexpected = log.messages().stream().filter(m -> m.contains("unexpected error")).toList();
             assertTrue(unexpected.isEmpty(), "seed " + seed + ": unhandled errors in the proxy: " + unexpected);
         }
+    }
+
+    /**
+     * waitForFailPoint with random names and values; its maxTimeMS is a few ms or not a number (so
+     * refused), never absent or 0: a wait without a limit for a count never reached lasts forever, as on a server.
+     */
+    private static org.bson.BsonDocument randomWaitForFailPoint(Random random) {
+        org.bson.BsonValue maxTime = DecoderFuzzTest.randomValue(random, 1);
+        return new org.bson.BsonDocument("waitForFailPoint",
+                random.nextBoolean() ? new org.bson.BsonString("failCommand") : DecoderFuzzTest.randomValue(random, 1))
+                .append("timesEntered", random.nextBoolean() ? new org.bson.BsonInt64(random.nextInt(10) - 2) : DecoderFuzzTest.randomValue(random, 1))
+                .append("maxTimeMS", maxTime.isNumber() || random.nextBoolean() ? new org.bson.BsonInt32(1 + random.nextInt(20)) : maxTime);
     }
 
     /** A plausible value for a failpoint field, or any random BSON value. */
