@@ -208,6 +208,10 @@ final class ScriptedMongodConnection implements Runnable {
             BsonDocument answer = server.stepDown(this);
             server.appendClusterTime(answer);
             reply.send(answer, 0);
+        } else if (ScriptedMongodStatus.handles(name)) {
+            BsonDocument answer = ScriptedMongodStatus.run(server, name, cmd, this);
+            server.appendClusterTime(answer);
+            reply.send(answer, 0);
         } else if (name.equals("getMore") && m.exhaustAllowed()) {
             exhaustGetMore(cmd, reply);
         } else {
