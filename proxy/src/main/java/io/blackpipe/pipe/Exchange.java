@@ -21,6 +21,7 @@ import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.OpQuery;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 
@@ -288,6 +289,9 @@ final class Exchange {
         }
         if (reply.isError() && context.memberStates().shifted(member.upstream())) {
             frame = withShiftedTopologyVersion(frame);
+        } else if (!reply.isError() && context.simulation() != null && current.attempt.facts().name().equals("replSetGetStatus")) {
+            // the one real node speaks of itself; the driver asked this simulated member
+            frame = withBody(frame, body -> context.simulation().rewriteStatus(body, member.upstream()));
         }
         if (current.fate == null || current.fateDecided) {
             completeIfLast(current, reply);
@@ -304,14 +308,19 @@ final class Exchange {
      * would take a real stepdown's NotWritablePrimary for an older one than they hold, and ignore it.
      */
     private ByteBuf withShiftedTopologyVersion(ByteBuf frame) {
+        return withBody(frame, body -> context.memberStates().shiftReply(member.upstream(), body));
+    }
+
+    /** The reply with its body rewritten, or the same frame when {@code rewrite} changed nothing. */
+    private ByteBuf withBody(ByteBuf frame, Predicate<BsonDocument> rewrite) {
         OpMsg msg = OpMsg.parse(frame);
         BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-        if (!context.memberStates().shiftReply(member.upstream(), body)) {
+        if (!rewrite.test(body)) {
             return frame;
         }
-        ByteBuf shifted = Messages.opMsgWithBody(connection.alloc(), frame, msg, body);
+        ByteBuf rewritten = Messages.opMsgWithBody(connection.alloc(), frame, msg, body);
         frame.release();
-        return shifted;
+        return rewritten;
     }
 
     void completeIfLast(InFlight current, ReplyFacts reply) {

@@ -13,20 +13,27 @@ import java.util.Set;
 import org.bson.BsonDocument;
 
 /**
- * What a simulated secondary does with a command, as a real secondary would: writes get
- * NotWritablePrimary, reads without secondaryOk get NotPrimaryNoSecondaryOk, reads with it are
- * served by the one real upstream (their $readPreference dropped, since that node may accept
- * only primary reads).
+ * What a simulated secondary does with a command, as a real secondary would (the server's
+ * commandCanRunHere): commands allowed on any member and commands on the never-replicated local
+ * database run; reads run only with secondaryOk (else NotPrimaryNoSecondaryOk), and are served by
+ * the one real upstream with their $readPreference dropped, since that node may accept only
+ * primary reads; anything else is refused as a write (NotWritablePrimary).
  */
 final class SimulatedSecondary {
     /**
      * Commands a secondary serves without secondaryOk (the server's AllowedOnSecondary::kAlways
-     * among those drivers and tools send), passed to the real node as they are.
+     * among those drivers and tools send), passed to the real node as they are. The real node's
+     * replSetGetStatus names its own role and members: {@link Exchange} tells it as this member's
+     * (replSetGetConfig names the real node, as it does on the primary's listener). Left out, so
+     * refused as writes: the kAlways commands that act on the member's role (replSetStepDown, which
+     * a real secondary refuses the same way; replSetFreeze, replSetMaintenance, replSetSyncFrom),
+     * which the one real node cannot do for one simulated member.
      */
     private static final Set<String> ALWAYS_ALLOWED = Set.of("ping", "buildInfo", "buildinfo", "endSessions", "getMore",
             "killCursors", "connectionStatus", "serverStatus", "hello", "isMaster", "ismaster", "saslStart", "saslContinue",
             "logout", "authenticate", "whatsmyuri", "listCommands", "hostInfo", "getCmdLineOpts", "getParameter", "getLog",
-            "killSessions", "refreshSessions", "startSession");
+            "killSessions", "killAllSessions", "refreshSessions", "startSession", "replSetGetStatus", "replSetGetConfig",
+            "currentOp", "killOp", "getDefaultRWConcern");
     /** Reads a secondary serves when the client allows secondaries. */
     private static final Set<String> READS = Set.of("find", "aggregate", "count", "distinct", "listCollections",
             "listIndexes", "listDatabases", "dbStats", "collStats", "explain");
@@ -39,7 +46,7 @@ final class SimulatedSecondary {
     }
 
     static Verdict check(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, MemberState state) {
-        if (ALWAYS_ALLOWED.contains(facts.name())) {
+        if (ALWAYS_ALLOWED.contains(facts.name()) || "local".equals(facts.database())) {
             return new Verdict(null, frame);
         }
         if (!READS.contains(facts.name())) {

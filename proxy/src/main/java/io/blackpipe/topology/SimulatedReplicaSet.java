@@ -6,8 +6,10 @@ import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.bson.types.ObjectId;
 
 /**
@@ -89,6 +91,78 @@ public final class SimulatedReplicaSet {
         }
         hello.remove("topologyVersion");
         return true;
+    }
+
+    /**
+     * Rewrites the upstream's replSetGetStatus reply as {@code member} of the simulated set would
+     * send it, in step with {@link #rewrite}: the members are hello's hosts, each in its simulated
+     * role, {@code member} the one marked self; myState is its role and term the elections that
+     * hello's electionId counts. The real node's own entry is the pattern of every entry. False
+     * when the reply has no member entry to start from.
+     */
+    public boolean rewriteStatus(BsonDocument status, MemberAddress member) {
+        BsonDocument pattern = ownEntry(status);
+        if (pattern == null) {
+            return false;
+        }
+        int primaryNow = primary; // one failover may not split one reply
+        BsonArray entries = new BsonArray();
+        for (int i = 0; i < members.size(); i++) {
+            BsonDocument entry = pattern.clone();
+            entry.put("_id", new BsonInt32(i));
+            entry.put("name", new BsonString(advertised(members.get(i))));
+            entry.put("state", new BsonInt32(i == primaryNow ? 1 : 2));
+            entry.put("stateStr", new BsonString(i == primaryNow ? "PRIMARY" : "SECONDARY"));
+            inRole(entry, i == primaryNow, primaryNow);
+            if (members.get(i).equals(member)) {
+                entry.put("self", BsonBoolean.TRUE);
+            } else {
+                entry.remove("self");
+            }
+            entries.add(entry);
+        }
+        boolean isPrimary = members.indexOf(member) == primaryNow;
+        status.put("set", new BsonString(setName));
+        status.put("myState", new BsonInt32(isPrimary ? 1 : 2));
+        if (status.containsKey("term")) {
+            status.put("term", new BsonInt64(election));
+        }
+        inRole(status, isPrimary, primaryNow);
+        status.put("members", entries);
+        return true;
+    }
+
+    /** The real node's entry in replSetGetStatus's members: the one marked self, else the first. */
+    private static BsonDocument ownEntry(BsonDocument status) {
+        if (!status.isArray("members")) {
+            return null;
+        }
+        BsonDocument first = null;
+        for (BsonValue value : status.getArray("members")) {
+            if (!value.isDocument()) {
+                continue;
+            }
+            if (value.asDocument().getBoolean("self", BsonBoolean.FALSE).getValue()) {
+                return value.asDocument();
+            }
+            if (first == null) {
+                first = value.asDocument();
+            }
+        }
+        return first;
+    }
+
+    /** The fields where a primary's account of a member differs from a secondary's: election and sync source. */
+    private void inRole(BsonDocument document, boolean isPrimary, int primaryNow) {
+        if (!isPrimary) {
+            document.remove("electionTime");
+            document.remove("electionDate");
+            document.remove("electionCandidateMetrics");
+        }
+        if (document.containsKey("syncSourceHost")) {
+            document.put("syncSourceHost", new BsonString(isPrimary ? "" : advertised(members.get(primaryNow))));
+            document.put("syncSourceId", new BsonInt32(isPrimary ? -1 : primaryNow));
+        }
     }
 
     private ObjectId electionId() {
