@@ -175,7 +175,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** The member's topologyVersion moved on; called on this connection's event loop. */
     void topologyChanged() {
-        exchange.answerStreamedHelloNow();
+        exchange.answerAwaitingHelloNow();
     }
 
     boolean isOpen() {

@@ -278,7 +278,10 @@ final class Exchange {
     private void deliver(ByteBuf frame) {
         InFlight current = inFlight;
         if (current == null || Header.responseTo(frame) != current.awaitedResponseTo) {
-            connection.sendToClient(hellos.onReply(connection.alloc(), frame));
+            ByteBuf reply = hellos.onReply(connection.alloc(), frame);
+            if (reply != null) { // else a hello's late reply the proxy already gave
+                connection.sendToClient(reply);
+            }
             return;
         }
         ReplyFacts reply = ReplyFacts.of(frame);
@@ -369,12 +372,12 @@ final class Exchange {
         return version;
     }
 
-    /** See {@link HelloExchange#answerStreamNow}; nothing passes a blackholed member. */
-    void answerStreamedHelloNow() {
+    /** See {@link HelloExchange#answerAwaitingNow}; nothing passes a blackholed member. */
+    void answerAwaitingHelloNow() {
         if (!connection.isOpen() || connection.blackholed()) {
             return;
         }
-        ByteBuf reply = hellos.answerStreamNow(connection.alloc(), context.nextRequestId());
+        ByteBuf reply = hellos.answerAwaitingNow(connection.alloc(), context.nextRequestId());
         if (reply != null) {
             connection.sendToClient(reply);
             connection.flushClient();

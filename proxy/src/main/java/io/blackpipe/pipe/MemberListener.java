@@ -113,8 +113,8 @@ public final class MemberListener {
 
     /**
      * The proxy moved the member's topologyVersion on (an injected state-change error): as a
-     * server answers its awaiting hellos when that happens, every connection streaming hello gets
-     * its next reply now, each on its own event loop.
+     * server answers its awaiting hellos when that happens, every connection with an awaitable
+     * hello waiting (streamed or not) gets its answer now, each on its own event loop.
      */
     void topologyChanged() {
         eachConnection(ClientConnection::topologyChanged);

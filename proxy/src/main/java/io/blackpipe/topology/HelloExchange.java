@@ -24,8 +24,14 @@ public final class HelloExchange {
     private final MemberStates states;
     private final MemberAddress member;
     private final SimulatedReplicaSet simulation;
-    private int[] pending = new int[2];
-    private int pendingCount;
+    /** The hellos whose replies are still to come: the requests, then each streamed reply's id. */
+    private final RequestIds pending = new RequestIds();
+    /** Awaitable hellos the proxy answered itself: the member's own reply, when it comes, is one too many. */
+    private final RequestIds answeredEarly = new RequestIds();
+    /** Whether the member holds an awaitable hello without exhaustAllowed (one reply), and which. */
+    private boolean awaiting;
+    private int awaitingId;
+    private String awaitingName;
     /** Whether the client streams hello (an awaitable hello with exhaustAllowed) and the member still answers it. */
     private boolean streaming;
     /** The responseTo of the member's next streamed reply: the request's id, then each reply's. */
@@ -58,13 +64,17 @@ public final class HelloExchange {
             return frame;
         }
         if (!facts.moreToCome()) {
-            remember(facts.requestId());
+            pending.add(facts.requestId());
         }
         if (msg != null && facts.exhaustAllowed()) {
             streaming = true;
             streamedName = facts.name();
             streamAwaited = facts.requestId();
             streamChain = facts.requestId();
+        } else if (msg != null && !facts.moreToCome() && isAwaitable(frame, msg)) {
+            awaiting = true;
+            awaitingId = facts.requestId();
+            awaitingName = facts.name();
         }
         boolean shifted = msg != null && states.shifted(member);
         if (!facts.compressionRequested() && !shifted) {
@@ -88,22 +98,39 @@ public final class HelloExchange {
         return rewritten;
     }
 
-    /** True while some hello reply is still expected on this connection. */
-    public boolean expectsReplies() {
-        return pendingCount > 0;
+    /** A hello that waits for a topology change: it carries the topologyVersion its sender knows and maxAwaitTimeMS. */
+    private static boolean isAwaitable(ByteBuf frame, OpMsg msg) {
+        return msg.body(frame).find("topologyVersion") && msg.body(frame).find("maxAwaitTimeMS");
     }
 
-    /** Returns the frame to send to the client: the reply itself or its rewritten copy. */
+    /** True while some hello reply is still expected on this connection. */
+    public boolean expectsReplies() {
+        return !pending.isEmpty();
+    }
+
+    /**
+     * Returns the frame to send to the client: the reply itself or its rewritten copy; null for the
+     * member's late reply to an awaitable hello the proxy answered early (released here).
+     */
     public ByteBuf onReply(ByteBufAllocator alloc, ByteBuf frame) {
-        if (pendingCount == 0 || !forget(Header.responseTo(frame))) {
+        int responseTo = Header.responseTo(frame);
+        if (pending.isEmpty() || !pending.remove(responseTo)) {
             return frame;
+        }
+        if (awaiting && responseTo == awaitingId) {
+            awaiting = false;
+        }
+        if (answeredEarly.remove(responseTo)) {
+            observeLate(frame);
+            frame.release();
+            return null;
         }
         int opCode = Header.opCode(frame);
         ByteBuf rewritten = null;
         if (opCode == OpCode.OP_MSG) {
             OpMsg msg = OpMsg.parse(frame);
             if (msg.moreToCome()) {
-                remember(Header.requestId(frame)); // the next streamed reply answers this one
+                pending.add(Header.requestId(frame)); // the next streamed reply answers this one
             }
             boolean rechained = streaming && Header.responseTo(frame) == streamAwaited && chainStream(frame, msg);
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
@@ -152,28 +179,52 @@ public final class HelloExchange {
 
     /**
      * The member's topologyVersion moved on (the proxy shifted it for a state-change error it
-     * injected): a server answers its awaiting hellos at once when that happens, so a streaming
-     * client gets its next hello now, with the new counter, rather than when the member's wait
-     * ends (maxAwaitTimeMS). Returns that reply, or null when this connection streams no hello.
-     * The member's own next streamed reply is then chained after it.
+     * injected): a server answers every waiting awaitable hello at once when that happens, so the
+     * client gets its answer now, with the new counter, rather than when the member's wait ends
+     * (maxAwaitTimeMS). Returns that reply: the stream's next (moreToCome; the member's own next
+     * streamed reply is then chained after it), or the answer to an awaitable hello without
+     * exhaustAllowed (the member's own answer to it is then dropped when it comes); null when no
+     * hello waits on this connection.
      */
-    public ByteBuf answerStreamNow(ByteBufAllocator alloc, int requestId) {
-        if (!streaming || lastFromMember == null || simulation != null) {
+    public ByteBuf answerAwaitingNow(ByteBufAllocator alloc, int requestId) {
+        if (lastFromMember == null || simulation != null) {
             return null;
         }
+        if (streaming) {
+            ByteBuf reply = Messages.opMsg(alloc, requestId, streamChain, OpMsg.MORE_TO_COME, lastHelloNow(streamedName));
+            streamChain = requestId;
+            return reply;
+        }
+        if (awaiting) {
+            awaiting = false;
+            answeredEarly.add(awaitingId);
+            return Messages.opMsg(alloc, requestId, awaitingId, 0, lastHelloNow(awaitingName));
+        }
+        return null;
+    }
+
+    /** The member's last hello reply, as it would answer {@code command} now: with the shifted counter, naming the proxy. */
+    private BsonDocument lastHelloNow(String command) {
         BsonDocument body = lastFromMember.clone();
         body.remove("speculativeAuthenticate"); // the handshake's answers, not a heartbeat's
         body.remove("saslSupportedMechs");
-        String writable = "hello".equals(streamedName) ? "isWritablePrimary" : "ismaster";
+        String writable = "hello".equals(command) ? "isWritablePrimary" : "ismaster";
         String other = writable.equals("ismaster") ? "isWritablePrimary" : "ismaster";
         if (body.containsKey(other)) {
             body.put(writable, body.remove(other));
         }
         states.shiftReply(member, body);
         rewriter.rewriteReply(body);
-        ByteBuf reply = Messages.opMsg(alloc, requestId, streamChain, OpMsg.MORE_TO_COME, body);
-        streamChain = requestId;
-        return reply;
+        return body;
+    }
+
+    /** What the member says in a reply the client no longer waits for still counts as its latest word. */
+    private void observeLate(ByteBuf frame) {
+        if (Header.opCode(frame) == OpCode.OP_MSG) {
+            OpMsg msg = OpMsg.parse(frame);
+            lastFromMember = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+            states.observe(member, lastFromMember);
+        }
     }
 
     /**
@@ -193,20 +244,31 @@ public final class HelloExchange {
         return rewriter.rewriteReply(body) | shifted;
     }
 
-    private void remember(int requestId) {
-        if (pendingCount == pending.length) {
-            pending = Arrays.copyOf(pending, pending.length * 2);
-        }
-        pending[pendingCount++] = requestId;
-    }
+    /** A few request ids (hellos in flight on one connection are one or two), kept without boxing. */
+    private static final class RequestIds {
+        private int[] ids = new int[2];
+        private int count;
 
-    private boolean forget(int requestId) {
-        for (int i = 0; i < pendingCount; i++) {
-            if (pending[i] == requestId) {
-                pending[i] = pending[--pendingCount];
-                return true;
+        void add(int id) {
+            if (count == ids.length) {
+                ids = Arrays.copyOf(ids, ids.length * 2);
             }
+            ids[count++] = id;
         }
-        return false;
+
+        /** Removes the id; false when it was not there. */
+        boolean remove(int id) {
+            for (int i = 0; i < count; i++) {
+                if (ids[i] == id) {
+                    ids[i] = ids[--count];
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        boolean isEmpty() {
+            return count == 0;
+        }
     }
 }

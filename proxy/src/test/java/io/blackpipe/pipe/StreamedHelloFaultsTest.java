@@ -12,16 +12,25 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.event.ConnectionPoolClearedEvent;
 import com.mongodb.event.ConnectionPoolListener;
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.ScriptedMongodWire;
+import io.blackpipe.testing.WireSocket;
+import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** Faults on a member whose monitor streams hello (awaitable hello with exhaustAllowed, 4.4+). */
+/**
+ * Faults on a member whose monitor awaits hello (4.4+): streamed (awaitable hello with
+ * exhaustAllowed), or one reply per awaitable hello.
+ */
 class StreamedHelloFaultsTest {
     private static final long HEARTBEAT_MILLIS = 3_000;
 
@@ -62,6 +71,62 @@ class StreamedHelloFaultsTest {
             }
             assertEquals(2, scripted.documents("test", "c").size());
         }
+    }
+
+    /**
+     * An awaitable hello without exhaustAllowed, one reply per request (the SDAM monitoring spec's
+     * streaming protocol when exhaust is not used; the Java driver always streams, so a bare socket
+     * plays the monitor): after an injected state-change error with a newer topologyVersion the
+     * proxy answers it at once, as a server does. The member's own answer, when its wait ends, is
+     * dropped: the client's next awaitable hello gets the next reply, in turn.
+     */
+    @Test
+    void anAwaitableHelloWithoutExhaustIsAnsweredAtOnceToo() throws Exception {
+        int memberWaitMillis = 4_000;
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket monitor = new WireSocket(ScriptedProxy.port(proxy), 1, 10_000);
+             WireSocket app = new WireSocket(ScriptedProxy.port(proxy), 1_000, 10_000)) {
+            monitor.sendMsg(0, new BsonDocument("hello", new BsonInt32(1)).append("$db", new BsonString("admin")));
+            BsonDocument known = body(monitor.read()).getDocument("topologyVersion");
+            long counter = known.getNumber("counter").longValue();
+            int awaitedId = monitor.sendMsg(0, awaitableHello(known, memberWaitMillis));
+            awaitTrue("the member holds the awaitable hello", () -> scripted.commandsReceived("hello").size() == 2);
+
+            proxy.rules().put(proxy.ruleParser().parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: {times: 1}, data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}")));
+            long start = System.nanoTime();
+            app.sendMsg(0, BsonDocument.parse("{insert: 'c', documents: [{_id: 1}], $db: 'test'}"));
+            BsonDocument error = body(app.read());
+            assertEquals(counter + 1, error.getDocument("topologyVersion").getNumber("counter").longValue(), error::toJson);
+
+            byte[] early = monitor.read();
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(millis < memberWaitMillis / 2, "answered after " + millis + " ms: the member's own wait ended first");
+            assertEquals(awaitedId, ScriptedMongodWire.responseTo(early));
+            assertEquals(0, ScriptedProxy.flags(early) & ScriptedMongodWire.FLAG_MORE_TO_COME, "one reply, as asked");
+            BsonDocument answer = body(early);
+            assertEquals(counter + 1, answer.getDocument("topologyVersion").getNumber("counter").longValue(), answer::toJson);
+            assertEquals(ScriptedProxy.advertised(proxy), answer.getString("me").getValue());
+
+            // the next awaitable hello, with the counter just heard: the member answers it after its late
+            // answer to the first, which the client must never see
+            int nextId = monitor.sendMsg(0, awaitableHello(answer.getDocument("topologyVersion"), 300));
+            byte[] next = monitor.read();
+            assertEquals(nextId, ScriptedMongodWire.responseTo(next), "the member's late answer to the first was dropped");
+            assertEquals(counter + 1, body(next).getDocument("topologyVersion").getNumber("counter").longValue());
+            monitor.expectSilence(300);
+            assertEquals(counter, scripted.commandsReceived("hello").get(2).document().getDocument("topologyVersion")
+                    .getNumber("counter").longValue(), "the member hears its own counter back");
+        }
+    }
+
+    private static BsonDocument awaitableHello(BsonDocument topologyVersion, int maxAwaitTimeMillis) {
+        return new BsonDocument("hello", new BsonInt32(1)).append("topologyVersion", topologyVersion)
+                .append("maxAwaitTimeMS", new BsonInt64(maxAwaitTimeMillis)).append("$db", new BsonString("admin"));
+    }
+
+    private static BsonDocument body(byte[] reply) throws IOException {
+        return ScriptedMongodWire.parseOpMsg(reply).body();
     }
 
     /**

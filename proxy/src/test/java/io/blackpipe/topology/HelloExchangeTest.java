@@ -12,9 +12,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.OpQuery;
@@ -82,6 +84,12 @@ class HelloExchangeTest {
         }
         owned.add(out);
         return out;
+    }
+
+    /** Takes ownership of a buffer the exchange made. */
+    private ByteBuf own(ByteBuf made) {
+        owned.add(made);
+        return made;
     }
 
     /** Passes an OP_MSG request through the exchange as the client connection does. */
@@ -182,6 +190,49 @@ class HelloExchangeTest {
         assertRewrittenTo(opMsg(502, 501, 0).body(REAL_REPLY).build(), opMsg(502, 501, 0).body(PROXIED_REPLY).build());
         assertFalse(exchange.expectsReplies());
         assertPassesUntouched(opMsg(503, 502, 0).body(REAL_REPLY).build());
+    }
+
+    /**
+     * Two awaitable hellos without exhaustAllowed, each answered by the proxy before the member's
+     * wait ends (two topologyVersion shifts in a row): both of the member's late answers are
+     * dropped, in whatever order they come, and the next hello's reply passes as usual.
+     */
+    @Test
+    void theMembersLateAnswersToAwaitableHellosAnsweredEarlyAreDropped() {
+        String awaitable = "{hello: 1, topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '6'}},"
+                + " maxAwaitTimeMS: 10000, $db: 'admin'}";
+        sendMsg(opMsg(70, 0, 0).body("{hello: 1, $db: 'admin'}").build());
+        reply(opMsg(970, 70, 0).body(REAL_REPLY).build());
+        assertNull(exchange.answerAwaitingNow(ALLOC, 1), "no hello waits");
+
+        sendMsg(opMsg(71, 0, 0).body(awaitable).build());
+        states.topologyVersion(MEMBER, true);
+        ByteBuf first = own(exchange.answerAwaitingNow(ALLOC, 1001));
+        assertEquals(71, readLe32(bytesOf(first), 8), "answers the held hello");
+        assertEquals(0, OpMsg.parse(first).flags() & OpMsg.MORE_TO_COME, "one reply, as asked");
+        assertEquals(7, counterOf(first));
+        assertNull(exchange.answerAwaitingNow(ALLOC, 1002), "answered once");
+
+        sendMsg(opMsg(72, 0, 0).body(awaitable.replace("'6'", "'7'")).build());
+        states.topologyVersion(MEMBER, true);
+        ByteBuf second = own(exchange.answerAwaitingNow(ALLOC, 1003));
+        assertEquals(72, readLe32(bytesOf(second), 8));
+        assertEquals(8, counterOf(second));
+
+        ByteBuf[] late = new ByteBuf[2];
+        assertNull(pass(buf(opMsg(972, 72, 0).body(REAL_REPLY).build()), frame -> exchange.onReply(ALLOC, late[0] = frame)));
+        assertNull(pass(buf(opMsg(971, 71, 0).body(REAL_REPLY).build()), frame -> exchange.onReply(ALLOC, late[1] = frame)));
+        assertEquals(0, late[0].refCnt() + late[1].refCnt(), "dropped and released");
+        assertFalse(exchange.expectsReplies());
+
+        sendMsg(opMsg(73, 0, 0).body("{hello: 1, $db: 'admin'}").build());
+        assertEquals(8, counterOf(reply(opMsg(973, 73, 0).body(REAL_REPLY).build())), "the next reply passes, shifted");
+    }
+
+    private static long counterOf(ByteBuf reply) {
+        OpMsg msg = OpMsg.parse(reply);
+        return BsonIo.decode(reply, msg.bodyOffset(), msg.sectionsEnd()).getDocument("topologyVersion")
+                .getInt64("counter").getValue();
     }
 
     @Test
