@@ -55,7 +55,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         client = ctx.channel();
-        listener.accepted(client);
+        listener.accepted(client, this);
         meters.opened();
         Bootstrap bootstrap = new Bootstrap()
                 .group(client.eventLoop())
@@ -108,6 +108,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         meters.closed();
+        listener.closed(client, this);
         // Held commands and replies end now: a scheduled task may never run once the event loop shuts
         // down (proxy closed), and each one owns a buffer to release. They see the connection closed.
         for (Runnable task : List.copyOf(scheduled)) {

@@ -6,13 +6,18 @@ import io.blackpipe.topology.MemberMap;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -45,6 +50,11 @@ public final class MemberListener {
     });
 
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    /**
+     * The open connections again, by event loop, so that an event for all of them costs one task
+     * per loop, not one per connection. Each set is touched on its own loop only.
+     */
+    private final Map<EventLoop, Set<ClientConnection>> byLoop = new ConcurrentHashMap<>();
     private int port;
     private Channel channel;
     private volatile boolean blackholed;
@@ -86,8 +96,29 @@ public final class MemberListener {
         return down;
     }
 
-    void accepted(Channel client) {
+    /** Called on the connection's event loop. */
+    void accepted(Channel client, ClientConnection connection) {
         connections.add(client);
+        byLoop.computeIfAbsent(client.eventLoop(), loop -> new HashSet<>()).add(connection);
+    }
+
+    /** Called on the connection's event loop. */
+    void closed(Channel client, ClientConnection connection) {
+        Set<ClientConnection> onLoop = byLoop.get(client.eventLoop());
+        if (onLoop != null) {
+            onLoop.remove(connection);
+        }
+    }
+
+    /** The event loops that serve (or served) this member's connections. */
+    Set<EventLoop> eventLoops() {
+        return byLoop.keySet();
+    }
+
+    /** How many of this member's connections are open on {@code loop}; called on that loop. */
+    int openConnectionsOn(EventLoop loop) {
+        Set<ClientConnection> onLoop = byLoop.get(loop);
+        return onLoop == null ? 0 : onLoop.size();
     }
 
     /**
@@ -120,13 +151,14 @@ public final class MemberListener {
         eachConnection(ClientConnection::topologyChanged);
     }
 
+    /** Runs {@code action} for every open connection on its own event loop: one task per loop. */
     private void eachConnection(Consumer<ClientConnection> action) {
-        for (Channel client : connections) {
-            ClientConnection connection = client.pipeline().get(ClientConnection.class);
-            if (connection != null) {
-                client.eventLoop().execute(() -> connection.runOrClose(() -> action.accept(connection)));
+        byLoop.forEach((loop, onLoop) -> loop.execute(() -> {
+            // a copy: an action may close its connection, and the close may leave the set meanwhile
+            for (ClientConnection connection : onLoop.toArray(new ClientConnection[0])) {
+                connection.runOrClose(() -> action.accept(connection));
             }
-        }
+        }));
     }
 
     /** The member goes away for {@code millis} (0: until {@link #restore()}): refused and reset. */
