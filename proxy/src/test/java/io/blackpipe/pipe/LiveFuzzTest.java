@@ -8,6 +8,7 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.connection.ServerMonitoringMode;
 import com.mongodb.event.ConnectionPoolClearedEvent;
 import com.mongodb.event.ConnectionPoolListener;
 import io.blackpipe.testing.Await;
@@ -73,9 +74,9 @@ class LiveFuzzTest {
                     .applyConnectionString(new ConnectionString(proxy.connectionString()))
                     .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
                     .applyToSocketSettings(b -> b.readTimeout(10, TimeUnit.SECONDS))
-                    // polled monitoring: no round-trip-time connection opening whenever the monitor
-                    // gets to it, which once made the baseline below one connection short (3 open, not 2)
-                    .applyToServerSettings(b -> b.serverMonitoringMode(com.mongodb.connection.ServerMonitoringMode.POLL))
+                    // one monitoring connection, open from the start: a streaming monitor opens its RTT
+                    // connection some time later, maybe after the baseline count below
+                    .applyToServerSettings(b -> b.serverMonitoringMode(ServerMonitoringMode.POLL))
                     .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
                         @Override
                         public void connectionPoolCleared(ConnectionPoolClearedEvent event) {
