@@ -184,7 +184,9 @@ public final class HelloExchange {
      * (maxAwaitTimeMS). Returns that reply: the stream's next (moreToCome; the member's own next
      * streamed reply is then chained after it), or the answer to an awaitable hello without
      * exhaustAllowed (the member's own answer to it is then dropped when it comes); null when no
-     * hello waits on this connection.
+     * hello waits on this connection. The member still holds that hello until its wait ends, so the
+     * client's next one waits behind it there: its reply can come up to the rest of that wait later
+     * than from a server.
      */
     public ByteBuf answerAwaitingNow(ByteBufAllocator alloc, int requestId) {
         if (lastFromMember == null || simulation != null) {
