@@ -194,7 +194,7 @@ public final class BlackPipe implements AutoCloseable {
         return outcomes(command, outcome.label());
     }
 
-    /** Faults injected under the label {@code fault} (e.g. resetConnection, errorReply, delayReply), all commands. */
+    /** Faults injected under the label {@code fault} (e.g. resetConnection, errorReply, delayReply, outage), all commands. */
     public long faultsInjected(String fault) {
         return counters.sum("blackpipe.faults.injected", "fault", fault);
     }

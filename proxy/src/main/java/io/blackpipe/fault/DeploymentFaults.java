@@ -7,6 +7,17 @@ import java.util.List;
  * {@code member} is "primary", "secondary", "all", or a member's upstream or advertised host:port.
  */
 public interface DeploymentFaults {
+    /*
+     * The fault labels (history "fault", blackpipe_faults_injected_total{fault}) of the commands these
+     * faults break, beside the rules' own (resetConnection, errorReply, ...).
+     */
+    /** A command cut by its member's outage: reset with its connection, or read as the member went down. */
+    String OUTAGE = "outage";
+    /** A command sent into a blackholed member. */
+    String BLACKHOLE = "blackhole";
+    /** A command cut by a reset of its member's connections (the API's and CLI's connections reset). */
+    String CONNECTIONS_RESET = "connectionsReset";
+
     /**
      * The member refuses new connections and resets open ones for {@code millis} (0: until restored).
      * Returns the upstream host:port of each member it took down, to restore exactly those later.

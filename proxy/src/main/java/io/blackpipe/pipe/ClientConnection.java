@@ -43,6 +43,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     /** A blocked command whose client left during the block, due at the member when the block ends. */
     private ByteBuf afterClientLeft;
     private CommandFacts afterClientLeftFacts;
+    /** The deployment fault (outage, connections reset) that is closing this connection, or null. */
+    private String cutBy;
 
     ClientConnection(MemberListener listener, PipeContext context) {
         this.listener = listener;
@@ -314,6 +316,16 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     Member member() {
         return member;
+    }
+
+    /** A deployment fault is about to reset this connection: what it cuts is labelled {@code fault}. */
+    void cutBy(String fault) {
+        cutBy = fault;
+    }
+
+    /** The deployment fault that closed this connection (see {@link #cutBy(String)}), or null. */
+    String cutBy() {
+        return cutBy;
     }
 
     /** Whether the member is in an outage: its connections are being reset. */

@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.ErrorCodes;
 import io.blackpipe.fault.ReplyFate;
 import io.blackpipe.fault.RuleSet;
@@ -31,7 +32,7 @@ import org.bson.BsonDocument;
  * attempt it answers. Runs on the connection's event loop only.
  */
 final class Exchange {
-    private static final String BLACKHOLE = "blackhole";
+    private static final String BLACKHOLE = DeploymentFaults.BLACKHOLE;
     private final ClientConnection connection;
     private final PipeContext context;
     private final Member member;
@@ -72,13 +73,13 @@ final class Exchange {
 
     private void process(ByteBuf frame) {
         if (connection.memberDown()) { // an outage began: nothing more reaches the member
-            countCutByTheClose(frame);
+            countCutByTheClose(frame, DeploymentFaults.OUTAGE);
             frame.release();
             connection.closeClient(true);
             return;
         }
         if (connection.closing()) { // read in the same batch as the request that closed the connection
-            countCutByTheClose(frame);
+            countCutByTheClose(frame, null);
             frame.release();
             return;
         }
@@ -164,9 +165,10 @@ final class Exchange {
     /**
      * An application command that reached the proxy as its connection was going away (its member
      * went down before the outage reset it, or an earlier request closed it) was sent all the
-     * same: it is an attempt, ended by the close, so that the driver's retry counts as the retry it is.
+     * same: it is an attempt, ended by the close ({@code fault}: the outage, or null), so that the
+     * driver's retry counts as the retry it is.
      */
-    private void countCutByTheClose(ByteBuf frame) {
+    private void countCutByTheClose(ByteBuf frame, String fault) {
         if (Header.opCode(frame) != OpCode.OP_MSG) {
             return;
         }
@@ -175,8 +177,11 @@ final class Exchange {
             return; // not application commands: never counted as attempts
         }
         Attempt attempt = observer.begin(facts, facts.fingerprint());
+        if (fault != null) {
+            observer.faultInjected(attempt, fault);
+        }
         observer.complete(attempt, facts.fingerprint(), facts.moreToCome() ? Outcome.NO_REPLY : Outcome.NETWORK_ERROR,
-                null, 0, false, false);
+                fault, 0, false, false);
     }
 
     private void decide(ByteBuf frame, Attempt attempt, long fingerprint) {
@@ -237,7 +242,20 @@ final class Exchange {
 
     /** The command was dropped and the connection is going away (close, reset). */
     void abandon(Attempt attempt, long fingerprint, String fault) {
-        observer.complete(attempt, fingerprint, Outcome.NETWORK_ERROR, fault, 0, false, false);
+        observer.complete(attempt, fingerprint, Outcome.NETWORK_ERROR, endedBy(attempt, fault), 0, false, false);
+    }
+
+    /**
+     * The label of a command its connection's close ended: the deployment fault that cut the connection
+     * (counted here; a rule's delay, block or hang still open did not end it), else its own {@code fault}.
+     */
+    private String endedBy(Attempt attempt, String fault) {
+        String cut = connection.cutBy();
+        if (cut == null) {
+            return fault;
+        }
+        observer.faultInjected(attempt, cut);
+        return cut;
     }
 
     /** The command was swallowed; it ends when the client gives up and the connection closes. */
@@ -337,7 +355,8 @@ final class Exchange {
             // a stream (exhaust getMore) cut at its first reply is still awaited: it ends here, not again at the close
             inFlight = null;
         }
-        observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, current.fault, 0, false, true);
+        observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, endedBy(current.attempt, current.fault),
+                0, false, true);
     }
 
     // ---- end ----
@@ -349,8 +368,8 @@ final class Exchange {
         InFlight current = inFlight;
         inFlight = null;
         if (current != null) {
-            observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, current.fault, 0, false,
-                    current.forwarded);
+            observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, endedBy(current.attempt, current.fault),
+                    0, false, current.forwarded);
         }
     }
 

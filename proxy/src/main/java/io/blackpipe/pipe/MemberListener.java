@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberMap;
@@ -127,10 +128,19 @@ public final class MemberListener {
      * Not to be called on an event loop.
      */
     public int resetConnections() {
+        return resetConnections(DeploymentFaults.CONNECTIONS_RESET);
+    }
+
+    /** As {@link #resetConnections()}; the commands it cuts are labelled {@code fault} (see {@link DeploymentFaults}). */
+    private int resetConnections(String fault) {
         List<Future<?>> resets = new ArrayList<>();
         for (Channel client : connections) {
             resets.add(client.eventLoop().submit(() -> {
                 if (client.isActive()) {
+                    ClientConnection connection = client.pipeline().get(ClientConnection.class);
+                    if (connection != null) {
+                        connection.cutBy(fault); // before the close: the commands it ends read it
+                    }
                     client.config().setOption(ChannelOption.SO_LINGER, 0);
                     client.close();
                 }
@@ -171,7 +181,7 @@ public final class MemberListener {
             // selects; until then the port still completes handshakes, and a quick restore cannot
             // bind it again ("Address already in use"). A task scheduled now runs after that select.
             channel.eventLoop().schedule(() -> { }, 1, TimeUnit.MILLISECONDS).sync();
-            resetConnections();
+            resetConnections(DeploymentFaults.OUTAGE);
             log.info("outage of member " + upstream + ": listener " + bindHost + ":" + port + " closed");
         }
         scheduleEnd(millis);

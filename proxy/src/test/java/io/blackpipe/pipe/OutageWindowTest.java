@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.mongodb.client.MongoClient;
+import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.testing.WireSocket;
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A command that reaches the proxy after its member went down but before the outage has reset the
  * connection is an attempt like any other: the reset ends it, and the client's retry with the same
- * lsid and txnNumber after the outage is counted as the retry it is.
+ * lsid and txnNumber after the outage is counted as the retry it is. The outage is the fault that
+ * broke it, in the history and the fault counter.
  */
 class OutageWindowTest {
     /** How often the window is tried: the command must reach the proxy between the two steps of an outage. */
@@ -59,6 +61,9 @@ class OutageWindowTest {
                 }
                 assertEquals(1, Meters.attempts(proxy.registry(), "insert"), "the attempt the proxy read is counted");
                 assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "network_error"), "and ended by the reset");
+                assertEquals(1, Meters.faults(proxy.registry(), "outage", "insert"), "the outage broke it, and is counted");
+                HistoryEntry cut = proxy.history().recent().stream().filter(e -> e.command().equals("insert")).findFirst().orElseThrow();
+                assertEquals("outage", cut.fault(), cut::toJson);
                 proxy.restore(member.upstream().toString());
                 try (WireSocket socket = new WireSocket(member.advertised().port(), 100, 10_000)) {
                     socket.sendMsg(0, insert); // the retry: the same lsid and txnNumber

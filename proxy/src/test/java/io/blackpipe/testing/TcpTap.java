@@ -41,6 +41,8 @@ public final class TcpTap implements AutoCloseable {
     private final int targetPort;
     private final List<Recording> recordings = new CopyOnWriteArrayList<>();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    /** While true, what the server sends waits in the tap: a command stays in flight as long as a test wants. */
+    private boolean holdingReplies;
 
     public TcpTap(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
@@ -53,6 +55,18 @@ public final class TcpTap implements AutoCloseable {
 
     public int port() {
         return server.getLocalPort();
+    }
+
+    /** Holds (true) or lets go (false) the bytes the server sends; what the client sends passes either way. */
+    public synchronized void holdReplies(boolean hold) {
+        holdingReplies = hold;
+        notifyAll();
+    }
+
+    private synchronized void awaitRepliesLetGo() throws InterruptedException {
+        while (holdingReplies) {
+            wait();
+        }
     }
 
     public List<Recording> recordings() {
@@ -78,18 +92,23 @@ public final class TcpTap implements AutoCloseable {
         }
     }
 
-    private static void relay(Socket from, Socket to, Recording recording, boolean fromClient) {
+    private void relay(Socket from, Socket to, Recording recording, boolean fromClient) {
         Thread thread = new Thread(() -> {
             byte[] buffer = new byte[64 * 1024];
             try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
                 int n;
                 while ((n = in.read(buffer)) > 0) {
+                    if (!fromClient) {
+                        awaitRepliesLetGo();
+                    }
                     recording.record(fromClient, buffer, n);
                     out.write(buffer, 0, n);
                     out.flush();
                 }
             } catch (IOException ignored) {
                 // one side went away: close both below
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
             } finally {
                 closeQuietly(from);
                 closeQuietly(to);
@@ -126,6 +145,7 @@ public final class TcpTap implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
+        holdReplies(false);
         server.close();
         sockets.forEach(TcpTap::closeQuietly);
     }
