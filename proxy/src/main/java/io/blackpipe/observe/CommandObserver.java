@@ -22,6 +22,7 @@ public final class CommandObserver {
     private final Map<String, CommandMeters> meters = new ConcurrentHashMap<>();
     private final Map<String, Counter> faults = new ConcurrentHashMap<>();
     private final Map<String, Counter> monitoring = new ConcurrentHashMap<>();
+    private final AppLabels apps = new AppLabels();
 
     public CommandObserver(MeterRegistry registry, RetryTracker retries, History history) {
         this.registry = registry;
@@ -53,7 +54,9 @@ public final class CommandObserver {
         return retries;
     }
 
-    CommandMeters meters(String command, String member, String app) {
+    /** The meters of a command from {@code appName} (labelled as {@link AppLabels} says, which bounds this map too). */
+    CommandMeters meters(String command, String member, String appName) {
+        String app = apps.label(appName);
         String key = command + '\u0000' + member + '\u0000' + app;
         return meters.computeIfAbsent(key, k -> new CommandMeters(registry, durations.histogram(command, member), command, member, app));
     }
