@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import java.util.function.Function;
 import picocli.CommandLine;
 
 /** Entry point of {@code java -jar blackpipe.jar}. */
@@ -29,6 +30,11 @@ public final class Main {
 
     /** The command tree; picocli's usage-error exit code (2) is what a bad argument returns. */
     public static CommandLine commandLine() {
-        return new CommandLine(new BlackpipeCommand());
+        return commandLine(System::getenv);
+    }
+
+    /** The command tree, its BLACKPIPE_* defaults read from {@code environment}'s empty values as unset. */
+    static CommandLine commandLine(Function<String, String> environment) {
+        return new CommandLine(new BlackpipeCommand()).setDefaultValueProvider(new EnvironmentDefaults(environment));
     }
 }
