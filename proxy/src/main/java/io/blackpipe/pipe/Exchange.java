@@ -22,7 +22,6 @@ import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.OpQuery;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
-import java.util.function.Predicate;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 
@@ -308,12 +307,7 @@ final class Exchange {
         } else {
             inFlight = null;
         }
-        if (reply.isError() && context.memberStates().shifted(member.upstream())) {
-            frame = withShiftedTopologyVersion(frame);
-        } else if (!reply.isError() && context.simulation() != null && current.attempt.facts().name().equals("replSetGetStatus")) {
-            // the one real node speaks of itself; the driver asked this simulated member
-            frame = withBody(frame, body -> context.simulation().rewriteStatus(body, member.upstream()));
-        }
+        frame = ReplyRewrites.asThisMemberWouldSay(frame, reply, current.attempt.facts(), context, member, connection.alloc());
         if (current.fate == null || current.fateDecided) {
             completeIfLast(current, reply);
             connection.sendToClient(frame);
@@ -321,27 +315,6 @@ final class Exchange {
         }
         current.fateDecided = true; // a fault's reply fate applies to the first reply of a stream
         current.fate.decide(new UpstreamReply(this, frame, current, reply));
-    }
-
-    /**
-     * The member's own error once the proxy has shifted its counter (see {@link
-     * io.blackpipe.topology.MemberStates}): its topologyVersion gains the shift too, or drivers
-     * would take a real stepdown's NotWritablePrimary for an older one than they hold, and ignore it.
-     */
-    private ByteBuf withShiftedTopologyVersion(ByteBuf frame) {
-        return withBody(frame, body -> context.memberStates().shiftReply(member.upstream(), body));
-    }
-
-    /** The reply with its body rewritten, or the same frame when {@code rewrite} changed nothing. */
-    private ByteBuf withBody(ByteBuf frame, Predicate<BsonDocument> rewrite) {
-        OpMsg msg = OpMsg.parse(frame);
-        BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-        if (!rewrite.test(body)) {
-            return frame;
-        }
-        ByteBuf rewritten = Messages.opMsgWithBody(connection.alloc(), frame, msg, body);
-        frame.release();
-        return rewritten;
     }
 
     void completeIfLast(InFlight current, ReplyFacts reply) {

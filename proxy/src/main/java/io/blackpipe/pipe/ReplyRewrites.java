@@ -1,0 +1,49 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.topology.Member;
+import io.blackpipe.wire.BsonIo;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.Messages;
+import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.ReplyFacts;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import java.util.function.Predicate;
+import org.bson.BsonDocument;
+
+/**
+ * The member's replies to application commands that the proxy changes on their way, so that
+ * they agree with what the proxy made the member say of itself; every other reply passes as it came.
+ */
+final class ReplyRewrites {
+    private ReplyRewrites() {
+    }
+
+    /** {@code frame} as this member would have sent it (the same frame, or a rewritten one that replaces it). */
+    static ByteBuf asThisMemberWouldSay(ByteBuf frame, ReplyFacts reply, CommandFacts request, PipeContext context,
+                                        Member member, ByteBufAllocator alloc) {
+        if (reply.isError() && context.memberStates().shifted(member.upstream())) {
+            // The member's own error once the proxy has shifted its counter (see MemberStates): its
+            // topologyVersion gains the shift too, or drivers would take a real stepdown's
+            // NotWritablePrimary for an older one than they hold, and ignore it.
+            return withBody(frame, alloc, body -> context.memberStates().shiftReply(member.upstream(), body));
+        }
+        if (!reply.isError() && context.simulation() != null && request.name().equals("replSetGetStatus")) {
+            // the one real node speaks of itself; the driver asked this simulated member
+            return withBody(frame, alloc, body -> context.simulation().rewriteStatus(body, member.upstream()));
+        }
+        return frame;
+    }
+
+    /** The reply with its body rewritten, or the same frame when {@code rewrite} changed nothing. */
+    private static ByteBuf withBody(ByteBuf frame, ByteBufAllocator alloc, Predicate<BsonDocument> rewrite) {
+        OpMsg msg = OpMsg.parse(frame);
+        BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+        if (!rewrite.test(body)) {
+            return frame;
+        }
+        ByteBuf rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
+        frame.release();
+        return rewritten;
+    }
+}
