@@ -49,6 +49,8 @@ public final class BlackPipe implements AutoCloseable {
     private final CounterView counters;
     private final AtomicInteger generatedIds = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** System.nanoTime() of the last reset(): history() shows what was recorded since; null: everything. */
+    private volatile Long historySince;
 
     private BlackPipe(ProxyServer proxy, AdminServer admin) {
         this.proxy = proxy;
@@ -275,15 +277,20 @@ public final class BlackPipe implements AutoCloseable {
         proxy.restore(member);
     }
 
-    /** The latest application commands (up to 10,000), oldest first, Jepsen-style. */
+    /**
+     * The latest application commands (up to 10,000), oldest first, Jepsen-style: those completed since
+     * start or the last {@link #reset()} (the admin API's history and the history file keep them all).
+     */
     public List<HistoryEntry> history() {
-        return proxy.history().recent();
+        Long since = historySince;
+        return since == null ? proxy.history().recent() : proxy.history().recentSince(since);
     }
 
     /**
      * Back to a clean slate between tests: scenario stopped, rules cleared (and their fired counts zeroed),
-     * members restored, counters reset, and the sessions seen so far forgotten, so that a test's first command is never counted as
-     * a retry of the previous test's last (a shared MongoClient hands the same pooled session out again).
+     * members restored, counters reset, history() emptied, and the sessions seen so far forgotten, so that a
+     * test's first command is never counted as a retry of the previous test's last (a shared MongoClient
+     * hands the same pooled session out again).
      */
     public void reset() {
         proxy.scenarios().stop();
@@ -292,6 +299,7 @@ public final class BlackPipe implements AutoCloseable {
         proxy.restore("all");
         proxy.retryTracker().forgetAll();
         counters.reset();
+        historySince = System.nanoTime();
     }
 
     /** The underlying proxy, for what this facade does not offer. */

@@ -16,7 +16,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * variable {@value #UPSTREAM_ENV}. One instance per test class (a {@code @Nested} class shares its
  * outer class's once that has one), started when first asked for, closed after the class's tests;
  * reset before each test ({@link BlackPipe#reset()}: no rules, no scenario, no outage, counters at zero,
- * no session remembered from an earlier test).
+ * an empty history, no session remembered from an earlier test).
  */
 public final class BlackPipeExtension implements ParameterResolver, BeforeEachCallback, AfterAllCallback {
     public static final String UPSTREAM_PROPERTY = "blackpipe.upstream";

@@ -19,7 +19,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }
  * }</pre>
  * One proxy per test class, started on first use and closed after all its tests. Before each test
- * its scenario is stopped, its rules cleared, outages restored and its counters reset.
+ * its scenario is stopped, its rules cleared, outages restored, its counters reset and its history emptied.
  *
  * @see BlackPipeExtension for where the upstream comes from when {@link #upstream()} is empty
  */

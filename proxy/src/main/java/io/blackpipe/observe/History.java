@@ -102,7 +102,7 @@ public final class History implements AutoCloseable {
         synchronized (rings) { // rings are locked in one order (their list's), by one follow() at a time
             List<Ring> locked = List.copyOf(rings);
             lockAll(locked, 0, () -> {
-                merged(locked).forEach(follower);
+                merged(locked, Long.MIN_VALUE, false).forEach(follower);
                 followers.add(follower);
             });
         }
@@ -111,7 +111,12 @@ public final class History implements AutoCloseable {
 
     /** The latest entries (at most the capacity), oldest first. */
     public List<HistoryEntry> recent() {
-        return merged(List.copyOf(rings));
+        return merged(List.copyOf(rings), Long.MIN_VALUE, false);
+    }
+
+    /** The latest entries recorded at or after {@code sinceNanos} (a System.nanoTime() reading), oldest first. */
+    public List<HistoryEntry> recentSince(long sinceNanos) {
+        return merged(List.copyOf(rings), sinceNanos, true);
     }
 
     private Ring newRing() {
@@ -132,8 +137,8 @@ public final class History implements AutoCloseable {
         }
     }
 
-    /** The rings' entries in recording order, the latest {@code capacity} of them. */
-    private List<HistoryEntry> merged(List<Ring> sources) {
+    /** The rings' entries in recording order, the latest {@code capacity} of them, those since {@code sinceNanos} if {@code since}. */
+    private List<HistoryEntry> merged(List<Ring> sources, long sinceNanos, boolean since) {
         List<Ring.Snapshot> snapshots = new ArrayList<>(sources.size());
         int total = 0;
         for (Ring ring : sources) {
@@ -151,7 +156,11 @@ public final class History implements AutoCloseable {
                     earliest = s;
                 }
             }
-            all.add(snapshots.get(earliest).entry(next[earliest]++));
+            Ring.Snapshot source = snapshots.get(earliest);
+            if (!since || source.recordedAt(next[earliest]) - sinceNanos >= 0) { // nanoTime: compare differences
+                all.add(source.entry(next[earliest]));
+            }
+            next[earliest]++;
         }
         return all.size() <= capacity ? all : new ArrayList<>(all.subList(all.size() - capacity, all.size()));
     }

@@ -14,9 +14,11 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.BlackPipe;
 import io.blackpipe.Fault;
+import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.ConnectException;
 import java.net.Socket;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeAll;
@@ -88,6 +90,9 @@ class BlackPipeExtensionTest {
         }
         assertEquals(1, blackPipe.attempts("insert"));
         assertEquals(0, blackPipe.retries("insert"));
+        List<HistoryEntry> inserts = blackPipe.history().stream().filter(e -> e.command().equals("insert")).toList();
+        assertEquals(1, inserts.size(), () -> "the history holds this test's insert, not the first test's: " + inserts);
+        assertEquals("ok", inserts.get(0).outcome());
         try (MongoClient direct = UpstreamLane.directClient()) {
             assertEquals(1, direct.getDatabase(DB).getCollection("orders").countDocuments());
         }
