@@ -13,17 +13,16 @@ import org.junit.platform.commons.support.AnnotationSupport;
 /**
  * Gives tests a {@link BlackPipe} (see {@link BlackPipeTest}). The upstream is, in order: the
  * annotation's {@code upstream}, the system property {@value #UPSTREAM_PROPERTY}, the environment
- * variable {@value #UPSTREAM_ENV}. One instance per test class (a {@code @Nested} class shares its
- * outer class's once that has one), started when first asked for, closed after the class's tests;
- * reset before each test ({@link BlackPipe#reset()}: no rules, no scenario, no outage, counters at zero,
- * an empty history, no session remembered from an earlier test).
+ * variable {@value #UPSTREAM_ENV}. One instance per class that declares {@code @BlackPipeTest} (a
+ * {@code @Nested} class without it shares its enclosing class's), started when first asked for,
+ * closed after the class's tests; reset before each test ({@link BlackPipe#reset()}: no rules, no
+ * scenario, no outage, counters at zero, an empty history, no session remembered from an earlier test).
  */
 public final class BlackPipeExtension implements ParameterResolver, BeforeEachCallback, AfterAllCallback {
     public static final String UPSTREAM_PROPERTY = "blackpipe.upstream";
     public static final String UPSTREAM_ENV = "BLACKPIPE_UPSTREAM";
 
     private static final ExtensionContext.Namespace NAMESPACE = ExtensionContext.Namespace.create(BlackPipeExtension.class);
-    private static final String KEY = "blackPipe";
 
     @Override
     public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
@@ -32,13 +31,13 @@ public final class BlackPipeExtension implements ParameterResolver, BeforeEachCa
 
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-        ExtensionContext owner = classContext(context);
-        return owner.getStore(NAMESPACE).getOrComputeIfAbsent(KEY, key -> start(owner), BlackPipe.class);
+        ExtensionContext owner = owner(context);
+        return owner.getStore(NAMESPACE).getOrComputeIfAbsent(proxyKey(owner), key -> start(owner), BlackPipe.class);
     }
 
     @Override
     public void beforeEach(ExtensionContext context) {
-        BlackPipe blackPipe = classContext(context).getStore(NAMESPACE).get(KEY, BlackPipe.class);
+        BlackPipe blackPipe = running(context);
         if (blackPipe != null) {
             blackPipe.reset();
         }
@@ -47,10 +46,21 @@ public final class BlackPipeExtension implements ParameterResolver, BeforeEachCa
     @Override
     public void afterAll(ExtensionContext context) {
         // remove() looks in this class's own store only: a @Nested class never closes its outer class's proxy
-        BlackPipe blackPipe = context.getStore(NAMESPACE).remove(KEY, BlackPipe.class);
+        BlackPipe blackPipe = context.getStore(NAMESPACE).remove(proxyKey(context), BlackPipe.class);
         if (blackPipe != null) {
             blackPipe.close();
         }
+    }
+
+    /** The proxy the test's class uses, if it has started. */
+    private static BlackPipe running(ExtensionContext context) {
+        ExtensionContext owner = owner(context);
+        return owner.getStore(NAMESPACE).get(proxyKey(owner), BlackPipe.class);
+    }
+
+    /** A key that an enclosing class's store never holds, as store lookups also search the enclosing classes'. */
+    private static String proxyKey(ExtensionContext owner) {
+        return "blackPipe of " + owner.getUniqueId();
     }
 
     private static ExtensionContext classContext(ExtensionContext context) {
@@ -59,6 +69,23 @@ public final class BlackPipeExtension implements ParameterResolver, BeforeEachCa
             current = current.getParent().get();
         }
         return current;
+    }
+
+    /** The nearest class that declares @BlackPipeTest, with its own options; else the outermost test class. */
+    private static ExtensionContext owner(ExtensionContext context) {
+        ExtensionContext current = classContext(context);
+        while (!declaresBlackPipeTest(current)) {
+            Optional<ExtensionContext> enclosing = current.getParent().filter(parent -> parent.getTestClass().isPresent());
+            if (enclosing.isEmpty()) {
+                return current;
+            }
+            current = enclosing.get();
+        }
+        return current;
+    }
+
+    private static boolean declaresBlackPipeTest(ExtensionContext classContext) {
+        return classContext.getTestClass().map(c -> AnnotationSupport.isAnnotated(c, BlackPipeTest.class)).orElse(false);
     }
 
     private static BlackPipe start(ExtensionContext classContext) {

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  *     void survivesAFailover(BlackPipe blackPipe) { ... }
  * }
  * }</pre>
- * One proxy per test class, started on first use and closed after all its tests. Before each test
+ * One proxy per test class, started on first use and closed after all its tests; a {@code @Nested}
+ * class shares its enclosing class's unless it carries this annotation itself. Before each test
  * its scenario is stopped, its rules cleared, outages restored, its counters reset and its history emptied.
  *
  * @see BlackPipeExtension for where the upstream comes from when {@link #upstream()} is empty

@@ -1,0 +1,79 @@
+package io.blackpipe.junit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.mongodb.ConnectionString;
+import io.blackpipe.BlackPipe;
+import java.net.ConnectException;
+import java.net.Socket;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+/**
+ * How @BlackPipeTest classes behave inside a real JUnit run (nested classes, parallel execution,
+ * class-level setup): each fixture class below is run by {@link JUnitRun} as a build would run it,
+ * and its own assertions must all pass. The fixtures are static nested classes, which neither
+ * Surefire nor JUnit picks up on its own.
+ */
+class BlackPipeExtensionLifecycleTest {
+
+    @Test
+    void aNestedClassThatDeclaresItsOwnOptionsGetsItsOwnProxyAndAPlainNestedClassSharesItsOuters() {
+        NestedClasses.SEEN.clear();
+        JUnitRun.of(NestedClasses.class).assertAllPassed(3);
+        assertSame(NestedClasses.SEEN.get("outer"), NestedClasses.SEEN.get("plain nested"));
+        assertNotSame(NestedClasses.SEEN.get("outer"), NestedClasses.SEEN.get("simulated nested"));
+        assertClosed(NestedClasses.SEEN.get("outer"));
+        assertClosed(NestedClasses.SEEN.get("simulated nested"));
+    }
+
+    /** Nothing listens where the proxy did: the extension closed it after its class. */
+    private static void assertClosed(BlackPipe blackPipe) {
+        for (String host : new ConnectionString(blackPipe.connectionString()).getHosts()) {
+            int colon = host.lastIndexOf(':');
+            assertThrows(ConnectException.class, () -> new Socket(host.substring(0, colon), Integer.parseInt(host.substring(colon + 1))).close(),
+                    "closed after its class: nothing listens on " + host);
+        }
+    }
+
+    @BlackPipeTest
+    @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+    static class NestedClasses {
+        static final Map<String, BlackPipe> SEEN = new ConcurrentHashMap<>();
+
+        @Test
+        @Order(1)
+        void outer(BlackPipe blackPipe) {
+            SEEN.put("outer", blackPipe);
+            assertEquals(1, new ConnectionString(blackPipe.connectionString()).getHosts().size(), "the lane's one node");
+        }
+
+        @Nested
+        class Plain {
+            @Test
+            void plain(BlackPipe blackPipe) {
+                SEEN.put("plain nested", blackPipe);
+            }
+        }
+
+        @Nested
+        @BlackPipeTest(simulateMembers = 3)
+        class Simulated {
+            @Test
+            void simulated(BlackPipe blackPipe) {
+                SEEN.put("simulated nested", blackPipe);
+                assertEquals(3, new ConnectionString(blackPipe.connectionString()).getHosts().size(),
+                        "this class's own annotation asks for 3 simulated members");
+                blackPipe.failover(); // refused by a proxy without simulated members
+            }
+        }
+    }
+}
