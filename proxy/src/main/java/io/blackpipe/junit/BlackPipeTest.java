@@ -7,6 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A test class with a blackpipe in front of its MongoDB: any constructor, test or lifecycle method
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * }
  * }</pre>
  * One proxy per test class, started on first use and closed after all its tests; a {@code @Nested}
- * class shares its enclosing class's unless it carries this annotation itself. Before each test
+ * class shares its enclosing class's unless it carries this annotation itself. Under JUnit's parallel
+ * execution the tests of one class take turns (classes still run side by side). Before each test
  * its scenario is stopped, its rules cleared, outages restored, its counters reset and its history emptied.
  *
  * @see BlackPipeExtension for where the upstream comes from when {@link #upstream()} is empty
@@ -29,6 +31,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @Documented
 @Inherited
 @ExtendWith(BlackPipeExtension.class)
+@ResourceLock(providers = OneTestAtATime.class)
 public @interface BlackPipeTest {
     /** mongodb:// URI of the upstream; empty: system property blackpipe.upstream, else env BLACKPIPE_UPSTREAM. */
     String upstream() default "";

@@ -4,16 +4,23 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
 import io.blackpipe.BlackPipe;
+import io.blackpipe.Fault;
 import java.net.ConnectException;
 import java.net.Socket;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.RepeatedTest;
+import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -33,6 +40,35 @@ class BlackPipeExtensionLifecycleTest {
         assertNotSame(NestedClasses.SEEN.get("outer"), NestedClasses.SEEN.get("simulated nested"));
         assertClosed(NestedClasses.SEEN.get("outer"));
         assertClosed(NestedClasses.SEEN.get("simulated nested"));
+    }
+
+    @Test
+    void underParallelExecutionTheTestsOfAClassTakeTurnsWhileClassesStillRunSideBySide() {
+        ConcurrentA.BOTH_CLASSES_RUNNING.set(new CountDownLatch(2));
+        JUnitRun.of(ConcurrentA.class, ConcurrentB.class).parallel(4).assertAllPassed(10);
+    }
+
+    @BlackPipeTest
+    static class ConcurrentA {
+        static final AtomicReference<CountDownLatch> BOTH_CLASSES_RUNNING = new AtomicReference<>();
+
+        @RepeatedTest(4)
+        void theRulesAreThisTestsOwnUntilItEnds(BlackPipe blackPipe, RepetitionInfo repetition) throws InterruptedException {
+            String mine = blackPipe.fail("insert").with(Fault.RESET);
+            Thread.sleep(50 + 100L * repetition.getCurrentRepetition()); // another test's reset would land in here
+            assertEquals(1, blackPipe.rules().size(), () -> "only " + mine + ": " + blackPipe.rules());
+            assertTrue(blackPipe.rules().get(0).contains("\"" + mine + "\""), () -> "only " + mine + ": " + blackPipe.rules());
+        }
+
+        @Test
+        void meetsTheOtherClass() throws InterruptedException {
+            CountDownLatch both = BOTH_CLASSES_RUNNING.get();
+            both.countDown();
+            assertTrue(both.await(20, TimeUnit.SECONDS), "the two classes, each with its own proxy, ran at the same time");
+        }
+    }
+
+    static class ConcurrentB extends ConcurrentA { // @BlackPipeTest is inherited: a proxy of its own
     }
 
     /** Nothing listens where the proxy did: the extension closed it after its class. */
