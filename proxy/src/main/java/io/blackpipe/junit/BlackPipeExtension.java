@@ -1,8 +1,10 @@
 package io.blackpipe.junit;
 
 import io.blackpipe.BlackPipe;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.AfterAllCallback;
+import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -15,10 +17,11 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * annotation's {@code upstream}, the system property {@value #UPSTREAM_PROPERTY}, the environment
  * variable {@value #UPSTREAM_ENV}. One instance per class that declares {@code @BlackPipeTest} (a
  * {@code @Nested} class without it shares its enclosing class's), started when first asked for,
- * closed after the class's tests; reset before each test ({@link BlackPipe#reset()}: no rules, no
- * scenario, no outage, counters at zero, an empty history, no session remembered from an earlier test).
+ * closed after the class's tests; reset before each test ({@link BlackPipe#reset()}: no scenario, no
+ * outage, counters at zero, an empty history, no session remembered from an earlier test) and given
+ * back the rules its class set up before its first test (in {@code @BeforeAll}), fresh, and no others.
  */
-public final class BlackPipeExtension implements ParameterResolver, BeforeEachCallback, AfterAllCallback {
+public final class BlackPipeExtension implements ParameterResolver, BeforeEachCallback, AfterEachCallback, AfterAllCallback {
     public static final String UPSTREAM_PROPERTY = "blackpipe.upstream";
     public static final String UPSTREAM_ENV = "BLACKPIPE_UPSTREAM";
 
@@ -36,10 +39,31 @@ public final class BlackPipeExtension implements ParameterResolver, BeforeEachCa
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public void beforeEach(ExtensionContext context) {
         BlackPipe blackPipe = running(context);
+        ExtensionContext classContext = classContext(context);
+        List<String> classRules = classContext.getStore(NAMESPACE).getOrComputeIfAbsent(classRulesKey(classContext),
+                key -> blackPipe == null ? List.of() : setUpBeforeTheFirstTest(blackPipe), List.class);
         if (blackPipe != null) {
             blackPipe.reset();
+            classRules.forEach(blackPipe::rule);
+        }
+    }
+
+    /**
+     * The test's own rules go now, not only before the next test: a {@code @Nested} class's first
+     * test takes the rules it finds as its class's, and must not find the enclosing class's last test's.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public void afterEach(ExtensionContext context) {
+        BlackPipe blackPipe = running(context);
+        ExtensionContext classContext = classContext(context);
+        List<String> classRules = classContext.getStore(NAMESPACE).get(classRulesKey(classContext), List.class);
+        if (blackPipe != null && classRules != null) {
+            blackPipe.clearRules();
+            classRules.forEach(blackPipe::rule);
         }
     }
 
@@ -56,6 +80,20 @@ public final class BlackPipeExtension implements ParameterResolver, BeforeEachCa
     private static BlackPipe running(ExtensionContext context) {
         ExtensionContext owner = owner(context);
         return owner.getStore(NAMESPACE).get(proxyKey(owner), BlackPipe.class);
+    }
+
+    /**
+     * The rules a class set up before its first test (in @BeforeAll, or a @TestInstance(PER_CLASS)
+     * constructor), as failCommand JSON; a scenario started there is stopped, as before every test.
+     */
+    private static List<String> setUpBeforeTheFirstTest(BlackPipe blackPipe) {
+        blackPipe.stopScenario();
+        return blackPipe.rules();
+    }
+
+    /** Each class's own, never an enclosing class's (store lookups also search the enclosing classes'). */
+    private static String classRulesKey(ExtensionContext classContext) {
+        return "rules of " + classContext.getUniqueId();
     }
 
     /** A key that an enclosing class's store never holds, as store lookups also search the enclosing classes'. */

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * One proxy per test class, started on first use and closed after all its tests; a {@code @Nested}
  * class shares its enclosing class's unless it carries this annotation itself. Under JUnit's parallel
  * execution the tests of one class take turns (classes still run side by side). Before each test
- * its scenario is stopped, its rules cleared, outages restored, its counters reset and its history emptied.
+ * its scenario is stopped, outages restored, its counters reset, its history emptied, and its rules
+ * put back to those its class set up in {@code @BeforeAll}, fresh; a test's own rules go after it.
  *
  * @see BlackPipeExtension for where the upstream comes from when {@link #upstream()} is empty
  */

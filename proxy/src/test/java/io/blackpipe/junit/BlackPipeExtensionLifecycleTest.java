@@ -7,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
+import com.mongodb.MongoCommandException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoDatabase;
 import io.blackpipe.BlackPipe;
 import io.blackpipe.Fault;
 import java.net.ConnectException;
@@ -16,12 +20,15 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
 /**
@@ -69,6 +76,59 @@ class BlackPipeExtensionLifecycleTest {
     }
 
     static class ConcurrentB extends ConcurrentA { // @BlackPipeTest is inherited: a proxy of its own
+    }
+
+    @Test
+    void rulesSetUpInBeforeAllHoldFreshInEveryTestOfTheirClass() {
+        JUnitRun.of(ClassLevelRules.class).assertAllPassed(3);
+    }
+
+    @BlackPipeTest
+    @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+    static class ClassLevelRules {
+        @BeforeAll
+        static void everyTestsFirstPingFails(BlackPipe blackPipe) {
+            blackPipe.fail("ping").times(1).errorCode(2);
+        }
+
+        @Test
+        @Order(1)
+        void firstTest(BlackPipe blackPipe) {
+            assertPingFailsOnceThenPasses(blackPipe);
+            blackPipe.fail("count").with(Fault.HANG); // this test's own: gone after it
+        }
+
+        @Test
+        @Order(2)
+        void secondTest(BlackPipe blackPipe) {
+            assertEquals(1, blackPipe.rules().size(), () -> "the class's rule, not the first test's: " + blackPipe.rules());
+            assertPingFailsOnceThenPasses(blackPipe); // times(1) again: the rule is fresh
+            blackPipe.fail("count").with(Fault.HANG);
+        }
+
+        @Nested
+        @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+        class Inner {
+            @BeforeAll
+            void findsFailToo(BlackPipe blackPipe) {
+                blackPipe.fail("find").times(1).errorCode(2);
+            }
+
+            @Test
+            void innerTest(BlackPipe blackPipe) {
+                assertEquals(2, blackPipe.rules().size(), () -> "the outer class's and this class's, not the last test's: "
+                        + blackPipe.rules());
+                assertPingFailsOnceThenPasses(blackPipe);
+            }
+        }
+
+        private static void assertPingFailsOnceThenPasses(BlackPipe blackPipe) {
+            try (MongoClient client = MongoClients.create(blackPipe.connectionString())) {
+                MongoDatabase admin = client.getDatabase("admin");
+                assertEquals(2, assertThrows(MongoCommandException.class, () -> admin.runCommand(new Document("ping", 1))).getErrorCode());
+                admin.runCommand(new Document("ping", 1));
+            }
+        }
     }
 
     /** Nothing listens where the proxy did: the extension closed it after its class. */
