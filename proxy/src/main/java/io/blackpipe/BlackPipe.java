@@ -177,28 +177,44 @@ public final class BlackPipe implements AutoCloseable {
 
     // ---- counters ----
 
-    /** Attempts of {@code command} (first attempts and retries) since start or the last {@link #resetCounters()}. */
+    /**
+     * Attempts of {@code command} (first attempts and retries) since start or the last {@link #resetCounters()}.
+     * A command is named as the server knows it ({@code findandmodify} reads {@code findAndModify}'s count);
+     * "other" counts the commands blackpipe does not know by name.
+     *
+     * @throws IllegalArgumentException for a name blackpipe counts under "other" (a typo, or a command it does not
+     *                                  know), which would otherwise read 0 forever
+     */
     public long attempts(String command) {
-        return counters.sum("blackpipe.command.attempts", "command", command);
+        return counters.sum("blackpipe.command.attempts", "command", CounterView.command(command));
     }
 
-    /** Attempts of {@code command} the proxy recognised as retries. */
+    /** Attempts of {@code command} the proxy recognised as retries; {@code command} as for {@link #attempts}. */
     public long retries(String command) {
-        return counters.sum("blackpipe.command.retries", "command", command);
+        return counters.sum("blackpipe.command.retries", "command", CounterView.command(command));
     }
 
-    /** Attempts of {@code command} that ended in {@code outcome}: ok, error, network_error or no_reply. */
+    /**
+     * Attempts of {@code command} that ended in {@code outcome}: ok, error, network_error or no_reply.
+     *
+     * @throws IllegalArgumentException for another outcome, or a command as {@link #attempts} refuses it
+     */
     public long outcomes(String command, String outcome) {
-        return counters.sum("blackpipe.command.outcomes", "command", command, "outcome", outcome);
+        return counters.sum("blackpipe.command.outcomes", "command", CounterView.command(command),
+                "outcome", CounterView.outcome(outcome));
     }
 
     public long outcomes(String command, Outcome outcome) {
         return outcomes(command, outcome.label());
     }
 
-    /** Faults injected under the label {@code fault} (e.g. resetConnection, errorReply, delayReply, outage), all commands. */
+    /**
+     * Faults injected under the label {@code fault} (e.g. resetConnection, errorReply, delayReply, outage), all commands.
+     *
+     * @throws IllegalArgumentException for a label no fault is counted under
+     */
     public long faultsInjected(String fault) {
-        return counters.sum("blackpipe.faults.injected", "fault", fault);
+        return counters.sum("blackpipe.faults.injected", "fault", CounterView.fault(fault));
     }
 
     public long faultsInjected(Fault fault) {

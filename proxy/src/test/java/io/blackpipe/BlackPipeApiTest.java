@@ -184,6 +184,38 @@ class BlackPipeApiTest {
     }
 
     @Test
+    void countersAreReadUnderTheNamesTheyAreCountedByAndANameThatWouldReadZeroForeverIsRefused() {
+        String db = UpstreamLane.freshDatabaseName("api-names");
+        try (BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri());
+             MongoClient client = client(blackPipe.connectionString(), new CopyOnWriteArrayList<>())) {
+            client.getDatabase(db).getCollection("items").findOneAndUpdate(new Document("_id", 1),
+                    new Document("$set", new Document("x", 1)), new com.mongodb.client.model.FindOneAndUpdateOptions().upsert(true));
+            assertEquals(1, blackPipe.attempts("findAndModify"));
+            assertEquals(1, blackPipe.attempts("findandmodify"), "the legacy shell's name reads the same count");
+            try {
+                client.getDatabase(db).runCommand(new Document("noSuchCommandOfTheServer", 1));
+            } catch (MongoCommandException expected) {
+                // the server refuses it; blackpipe counted the attempt all the same
+            }
+            assertEquals(1, blackPipe.attempts("other"));
+
+            IllegalArgumentException unknown = assertThrows(IllegalArgumentException.class,
+                    () -> blackPipe.attempts("noSuchCommandOfTheServer"));
+            assertTrue(unknown.getMessage().startsWith("command: 'noSuchCommandOfTheServer' is not a command blackpipe counts by name")
+                    && unknown.getMessage().contains("\"other\""), unknown.getMessage());
+            assertThrows(IllegalArgumentException.class, () -> blackPipe.retries("Insert"), "names are case-sensitive");
+            assertEquals("outcome: 'networkError' is none of [ok, error, network_error, no_reply]",
+                    assertThrows(IllegalArgumentException.class, () -> blackPipe.outcomes("insert", "networkError")).getMessage());
+            IllegalArgumentException fault = assertThrows(IllegalArgumentException.class, () -> blackPipe.faultsInjected("reset"));
+            assertTrue(fault.getMessage().startsWith("fault: 'reset' is none of [resetConnection, "), fault.getMessage());
+            for (Fault each : Fault.values()) {
+                assertEquals(0, blackPipe.faultsInjected(each));
+            }
+            assertEquals(0, blackPipe.faultsInjected("blackhole") + blackPipe.faultsInjected("delayReply"));
+        }
+    }
+
+    @Test
     void aScenarioRuleWithoutIdLeavesTheTestsOwnRulesAlone(@TempDir Path temp) throws Exception {
         Path scenario = temp.resolve("unnamed.yaml");
         Files.writeString(scenario, "name: unnamed\nrules:\n"
