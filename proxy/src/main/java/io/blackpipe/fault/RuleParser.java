@@ -135,7 +135,8 @@ public final class RuleParser {
             case "skip": return Mode.skip(nonNegative(mode, "skip", "mode.skip"));
             case "activationProbability": {
                 BsonValue p = mode.get(key);
-                if (!p.isNumber() || p.asNumber().doubleValue() < 0 || p.asNumber().doubleValue() > 1) {
+                // written so that NaN fails too: it compares false with everything, and would never fire
+                if (!p.isNumber() || !(p.asNumber().doubleValue() >= 0 && p.asNumber().doubleValue() <= 1)) {
                     throw new RuleException("mode.activationProbability", "must be a number from 0 to 1");
                 }
                 return Mode.probability(p.asNumber().doubleValue(), seed + parsed.incrementAndGet());

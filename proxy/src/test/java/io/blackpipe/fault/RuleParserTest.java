@@ -309,6 +309,7 @@ class RuleParserTest {
         "mode.activationProbability | {configureFailPoint: 'failCommand', mode: {activationProbability: 1.5}, data: {failCommands: ['find'], errorCode: 2}}",
         "mode.activationProbability | {configureFailPoint: 'failCommand', mode: {activationProbability: -0.1}, data: {failCommands: ['find'], errorCode: 2}}",
         "mode.activationProbability | {configureFailPoint: 'failCommand', mode: {activationProbability: 'half'}, data: {failCommands: ['find'], errorCode: 2}}",
+        "mode.activationProbability | {configureFailPoint: 'failCommand', mode: {activationProbability: {$numberDouble: 'NaN'}}, data: {failCommands: ['find'], errorCode: 2}}",
         "mode.sometimes             | {configureFailPoint: 'failCommand', mode: {sometimes: 1}, data: {failCommands: ['find'], errorCode: 2}}",
         // data
         "data.bar                   | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, bar: 1}}",
