@@ -168,6 +168,9 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     private static BsonDocument parse(String json) {
+        if (json == null) {
+            throw new IllegalArgumentException("rule: a failCommand document is required, got null");
+        }
         try {
             return JsonDocuments.parseOne(json); // one rule: anything after it is an error, not ignored
         } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
@@ -264,15 +267,25 @@ public final class BlackPipe implements AutoCloseable {
      *                                  "secondary" where no member is one)
      */
     public void outage(String member, Duration duration) {
-        proxy.outage(member, millis(duration));
+        proxy.outage(member(member), millis(duration));
     }
 
     /** Zero: until restored; otherwise at least 1 ms, as the CLI, the admin API and scenarios take it. */
     private static long millis(Duration duration) {
+        if (duration == null) {
+            throw new IllegalArgumentException("duration: required (Duration.ZERO: until restored), got null");
+        }
         if (duration.isNegative() || (!duration.isZero() && duration.toMillis() < 1)) {
             throw new IllegalArgumentException("duration: must be zero (until restored) or at least 1ms, got " + duration);
         }
         return duration.toMillis();
+    }
+
+    private static String member(String member) {
+        if (member == null) {
+            throw new IllegalArgumentException("member: required (primary, secondary, all or host:port), got null");
+        }
+        return member;
     }
 
     /**
@@ -281,7 +294,7 @@ public final class BlackPipe implements AutoCloseable {
      * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
      */
     public void blackhole(String member, Duration duration) {
-        proxy.blackhole(member, millis(duration));
+        proxy.blackhole(member(member), millis(duration));
     }
 
     /**
@@ -290,7 +303,7 @@ public final class BlackPipe implements AutoCloseable {
      * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
      */
     public void restore(String member) {
-        proxy.restore(member);
+        proxy.restore(member(member));
     }
 
     /**

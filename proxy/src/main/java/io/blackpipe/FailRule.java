@@ -28,12 +28,12 @@ public final class FailRule {
     private String id;
 
     FailRule(BlackPipe blackPipe, String... commands) {
-        if (commands.length == 0) {
+        if (commands == null || commands.length == 0) {
             throw new IllegalArgumentException("fail(): name at least one command, e.g. fail(\"insert\"), or use failAll()");
         }
         this.blackPipe = blackPipe;
         BsonArray names = new BsonArray();
-        Arrays.stream(commands).map(BsonString::new).forEach(names::add);
+        Arrays.stream(commands).map(name -> new BsonString(given(name, "fail(): a command name"))).forEach(names::add);
         data.put("failCommands", names);
     }
 
@@ -97,13 +97,13 @@ public final class FailRule {
 
     /** Adds the rule: a connection-level fault. */
     public String with(Fault fault) {
-        data.put(fault.label(), BsonBoolean.TRUE);
+        data.put(given(fault, "with(): the fault").label(), BsonBoolean.TRUE);
         return add();
     }
 
     /** Adds the rule: an error reply with a named code, e.g. "NotWritablePrimary", with optional error labels. */
     public String error(String codeName, String... errorLabels) {
-        data.put("error", new BsonString(codeName));
+        data.put("error", new BsonString(given(codeName, "error(): the code name")));
         return labels(errorLabels);
     }
 
@@ -113,8 +113,12 @@ public final class FailRule {
         return labels(errorLabels);
     }
 
-    /** Adds the rule: the command runs, its reply is held for {@code delay}. */
+    /** Adds the rule: the command runs, its reply is held for {@code delay} (at least 1 ms; the rule counts whole ms). */
     public String delay(Duration delay) {
+        if (delay == null || delay.compareTo(Duration.ofMillis(1)) < 0) {
+            // under 1 ms, delayReplyMS would silently be 0: no delay at all
+            throw new IllegalArgumentException("delay: must be at least 1ms, got " + delay);
+        }
         data.put("delayReplyMS", new BsonInt64(delay.toMillis()));
         return add();
     }
@@ -122,15 +126,23 @@ public final class FailRule {
     private String labels(String... errorLabels) {
         if (errorLabels.length > 0) {
             BsonArray labels = new BsonArray();
-            Arrays.stream(errorLabels).map(BsonString::new).forEach(labels::add);
+            Arrays.stream(errorLabels).map(label -> new BsonString(given(label, "an error label"))).forEach(labels::add);
             data.put("errorLabels", labels);
         }
         return add();
     }
 
     private FailRule put(String key, String value) {
-        data.put(key, new BsonString(value));
+        data.put(key, new BsonString(given(value, key)));
         return this;
+    }
+
+    /** Null named, rather than BSON's "Value can not be null" or an NPE. */
+    private static <T> T given(T value, String what) {
+        if (value == null) {
+            throw new IllegalArgumentException(what + ": required, got null");
+        }
+        return value;
     }
 
     private String add() {

@@ -25,11 +25,13 @@ import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The in-process API as a user's test would use it: start, break, read the counters, close. */
@@ -175,6 +177,19 @@ class BlackPipeApiTest {
                     () -> blackPipe.outage("primary", Duration.ofNanos(500)));
             assertTrue(tooShort.getMessage().startsWith("duration: must be zero (until restored) or at least 1ms"), tooShort.getMessage());
             assertThrows(IllegalArgumentException.class, () -> blackPipe.blackhole("primary", Duration.ofSeconds(-1)));
+            assertEquals("delay: must be at least 1ms, got PT0.0005S", assertThrows(IllegalArgumentException.class,
+                    () -> blackPipe.fail("find").delay(Duration.ofNanos(500_000))).getMessage(), "not a rule that delays nothing");
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> blackPipe.fail("find").probability(Double.NaN)
+                    .with(Fault.RESET)).getMessage().startsWith("mode.activationProbability: "), "NaN would never fire");
+            Map<String, Executable> nulls = Map.of(
+                    "fail(): a command name: required, got null", () -> blackPipe.fail("find", null).with(Fault.RESET),
+                    "with(): the fault: required, got null", () -> blackPipe.fail("find").with(null),
+                    "error(): the code name: required, got null", () -> blackPipe.fail("find").error(null),
+                    "member: required, got null", () -> blackPipe.fail("find").onMember(null).with(Fault.RESET),
+                    "rule: a failCommand document is required, got null", () -> blackPipe.rule(null),
+                    "member: required (primary, secondary, all or host:port), got null", () -> blackPipe.outage(null, Duration.ZERO),
+                    "duration: required (Duration.ZERO: until restored), got null", () -> blackPipe.blackhole("primary", null));
+            nulls.forEach((message, call) -> assertEquals(message, assertThrows(IllegalArgumentException.class, call).getMessage()));
             assertEquals(2, blackPipe.rules().size(), "a refused rule changes nothing");
 
             blackPipe.clearRules();
