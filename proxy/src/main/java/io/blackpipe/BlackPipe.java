@@ -105,6 +105,7 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     String rule(String id, BsonDocument document) {
+        ensureOpen();
         if (RuleParser.isOff(document)) {
             throw new IllegalArgumentException("mode: \"off\" removes a rule; call removeRule(id) instead");
         }
@@ -241,6 +242,7 @@ public final class BlackPipe implements AutoCloseable {
 
     /** Loads a scenario file (checked whole first) and starts it, stopping one still running. */
     public void runScenario(Path file) {
+        ensureOpen();
         try {
             proxy.scenarios().start(proxy.scenarioLoader().load(file));
         } catch (IOException e) {
@@ -257,6 +259,7 @@ public final class BlackPipe implements AutoCloseable {
 
     /** Moves the primary role to another member (a real stepDown, or the simulated set's next member). */
     public void failover() {
+        ensureOpen();
         proxy.failover();
     }
 
@@ -281,7 +284,8 @@ public final class BlackPipe implements AutoCloseable {
         return duration.toMillis();
     }
 
-    private static String member(String member) {
+    private String member(String member) {
+        ensureOpen();
         if (member == null) {
             throw new IllegalArgumentException("member: required (primary, secondary, all or host:port), got null");
         }
@@ -336,7 +340,17 @@ public final class BlackPipe implements AutoCloseable {
         return proxy;
     }
 
-    /** Stops the admin server and every listener; open client connections are closed. Idempotent. */
+    /** A fault set up on a closed proxy would do nothing: say so (a BlackPipe kept from a class whose proxy is closed). */
+    private void ensureOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("this BlackPipe is closed (its listeners are gone): start a new one");
+        }
+    }
+
+    /**
+     * Stops the admin server and every listener; open client connections are closed. Idempotent. Counters,
+     * rules and history can still be read; rules, scenarios and deployment faults are refused.
+     */
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {

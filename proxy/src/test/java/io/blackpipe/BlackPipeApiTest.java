@@ -231,6 +231,29 @@ class BlackPipeApiTest {
     }
 
     @Test
+    void aClosedBlackPipeStillReportsButRefusesFaultsThatWouldDoNothing(@TempDir Path temp) throws Exception {
+        Path scenario = temp.resolve("blip.yaml");
+        Files.writeString(scenario, "name: blip\nrules:\n"
+                + "  - {configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insert], resetConnection: true}}\n");
+        BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri());
+        blackPipe.fail("find").with(Fault.HANG);
+        blackPipe.close();
+
+        List<Executable> refused = List.of(() -> blackPipe.fail("insert").with(Fault.RESET),
+                () -> blackPipe.rule("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: true}}"),
+                () -> blackPipe.runScenario(scenario), blackPipe::failover, () -> blackPipe.outage("primary", Duration.ZERO),
+                () -> blackPipe.blackhole("primary", Duration.ZERO), () -> blackPipe.restore("all"));
+        for (Executable call : refused) {
+            assertEquals("this BlackPipe is closed (its listeners are gone): start a new one",
+                    assertThrows(IllegalStateException.class, call).getMessage());
+        }
+        assertEquals(1, blackPipe.rules().size(), "what it had can still be read");
+        assertEquals(0, blackPipe.attempts("find"));
+        assertTrue(blackPipe.history().isEmpty());
+        blackPipe.close(); // idempotent
+    }
+
+    @Test
     void aScenarioRuleWithoutIdLeavesTheTestsOwnRulesAlone(@TempDir Path temp) throws Exception {
         Path scenario = temp.resolve("unnamed.yaml");
         Files.writeString(scenario, "name: unnamed\nrules:\n"
