@@ -8,6 +8,7 @@ import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
+import io.blackpipe.pipe.MemberListener;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -308,6 +309,21 @@ public final class BlackPipe implements AutoCloseable {
      */
     public void restore(String member) {
         proxy.restore(member(member));
+    }
+
+    /**
+     * Resets (TCP RST) every open client connection of {@code member} (primary, secondary, all or host:port)
+     * now, and returns how many once they are reset: every pooled connection of the app breaks at once, as
+     * the CLI's {@code connections reset} does. The listener stays open: the app can connect again.
+     *
+     * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
+     */
+    public int resetConnections(String member) {
+        List<MemberListener> listeners = proxy.select(member(member));
+        if (listeners.isEmpty()) {
+            throw new IllegalArgumentException(proxy.noMember(member));
+        }
+        return listeners.stream().mapToInt(MemberListener::resetConnections).sum();
     }
 
     /**
