@@ -43,6 +43,11 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
         return UpstreamUriParser.masked(text);
     }
 
+    /** {@code text}, a URI that may not even parse, with anything that may be its password masked: for messages. */
+    public static String masked(String text) {
+        return UpstreamUriParser.masked(text);
+    }
+
     public String replicaSet() {
         return options.get("replicaset");
     }

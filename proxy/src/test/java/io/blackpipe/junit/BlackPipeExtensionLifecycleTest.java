@@ -1,6 +1,7 @@
 package io.blackpipe.junit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -15,6 +16,7 @@ import io.blackpipe.BlackPipe;
 import io.blackpipe.Fault;
 import java.net.ConnectException;
 import java.net.Socket;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -128,6 +130,24 @@ class BlackPipeExtensionLifecycleTest {
                 assertEquals(2, assertThrows(MongoCommandException.class, () -> admin.runCommand(new Document("ping", 1))).getErrorCode());
                 admin.runCommand(new Document("ping", 1));
             }
+        }
+    }
+
+    @Test
+    void anUpstreamThatDoesNotAnswerFailsTheTestNamingItWithoutItsPassword() {
+        List<Throwable> failures = JUnitRun.of(UnreachableUpstream.class).failures();
+        assertEquals(1, failures.size(), failures::toString);
+        String message = failures.get(0).getMessage(); // JUnit's "Failed to resolve parameter ...: " and the extension's
+        assertTrue(message.contains("blackpipe could not start in front of mongodb://app:****@127.0.0.1:1/?authSource=admin: "
+                + "no upstream seed answered"), message);
+        assertFalse(message.contains("s3cret"), message);
+    }
+
+    @BlackPipeTest(upstream = "mongodb://app:s3cret@127.0.0.1:1/?authSource=admin") // port 1: nothing listens
+    static class UnreachableUpstream {
+        @Test
+        void neverRuns(BlackPipe blackPipe) {
+            throw new AssertionError("started in front of nothing: " + blackPipe.connectionString());
         }
     }
 

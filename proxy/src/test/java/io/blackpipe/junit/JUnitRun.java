@@ -8,6 +8,7 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
 import org.junit.platform.launcher.core.LauncherFactory;
@@ -41,6 +42,19 @@ final class JUnitRun {
 
     /** Runs the classes; fails naming every failed test and why, unless exactly {@code tests} ran and passed. */
     void assertAllPassed(int tests) {
+        TestExecutionSummary summary = run();
+        StringWriter failures = new StringWriter();
+        summary.printFailuresTo(new PrintWriter(failures), 5);
+        assertEquals(0, summary.getTotalFailureCount(), failures::toString);
+        assertEquals(tests, summary.getTestsSucceededCount(), "tests that passed");
+    }
+
+    /** Runs the classes; what failed, and why. */
+    List<Throwable> failures() {
+        return run().getFailures().stream().map(TestExecutionSummary.Failure::getException).toList();
+    }
+
+    private TestExecutionSummary run() {
         String previous = System.setProperty(BlackPipeExtension.UPSTREAM_PROPERTY, UpstreamLane.uri());
         SummaryGeneratingListener listener = new SummaryGeneratingListener();
         try {
@@ -55,10 +69,6 @@ final class JUnitRun {
                 System.setProperty(BlackPipeExtension.UPSTREAM_PROPERTY, previous);
             }
         }
-        TestExecutionSummary summary = listener.getSummary();
-        StringWriter failures = new StringWriter();
-        summary.printFailuresTo(new PrintWriter(failures), 5);
-        assertEquals(0, summary.getTotalFailureCount(), failures::toString);
-        assertEquals(tests, summary.getTestsSucceededCount(), "tests that passed");
+        return listener.getSummary();
     }
 }
