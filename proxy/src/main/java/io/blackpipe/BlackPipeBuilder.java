@@ -32,8 +32,14 @@ public final class BlackPipeBuilder {
         return this;
     }
 
-    /** Present a replica set of {@code members} (2-7) over a single upstream node, so failover() works; 0: off (default). */
+    /**
+     * Present a replica set of {@code members} (2-7) over a single upstream node, so failover() works; 0: off (default).
+     * Checked here, as the options below, so that the error names this method rather than the CLI's option.
+     */
     public BlackPipeBuilder simulateMembers(int members) {
+        if (members != 0 && (members < 2 || members > 7)) {
+            throw new IllegalArgumentException("simulateMembers: " + members + " must be from 2 to 7 (0 turns it off)");
+        }
         this.simulateMembers = members;
         return this;
     }
@@ -46,6 +52,9 @@ public final class BlackPipeBuilder {
 
     /** The admin HTTP server: -1 off (default), 0 a free port, else that port (loopback). */
     public BlackPipeBuilder adminPort(int port) {
+        if (port < -1 || port > 65535) {
+            throw new IllegalArgumentException("adminPort: " + port + " is out of range (-1 disables, 0 picks a free port)");
+        }
         this.adminPort = port;
         return this;
     }

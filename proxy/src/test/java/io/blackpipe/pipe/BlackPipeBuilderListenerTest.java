@@ -123,6 +123,10 @@ class BlackPipeBuilderListenerTest {
     void badOptionsAreRefusedNamingTheBuilderMethod() {
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class, () -> builder().maxConnections(-1));
         assertEquals("maxConnections: -1 must be 0 (unlimited) or more", negative.getMessage());
+        assertEquals("simulateMembers: 1 must be from 2 to 7 (0 turns it off)",
+                assertThrows(IllegalArgumentException.class, () -> builder().simulateMembers(1)).getMessage());
+        assertEquals("adminPort: 70000 is out of range (-1 disables, 0 picks a free port)",
+                assertThrows(IllegalArgumentException.class, () -> builder().adminPort(70000)).getMessage());
 
         Path missing = dir.resolve("no-such.pem");
         IllegalArgumentException unreadable = assertThrows(IllegalArgumentException.class, () -> builder().tls(missing, certs.serverKey));
