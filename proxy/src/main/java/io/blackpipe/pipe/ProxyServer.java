@@ -128,7 +128,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             Tls.Client upstreamTls = config.upstream().tls();
             Discovery.Deployment deployment = Discovery.discover(config.upstream(), config.connectTimeoutMillis());
             if (config.simulateMembers() > 0) {
-                deployment = simulated(deployment, config.simulateMembers());
+                deployment = SimulatedReplicaSet.deployment(deployment, config.simulateMembers());
             }
             server = new ProxyServer(config, deployment, listenerTls, upstreamTls);
             for (MemberAddress member : server.deployment.members()) {
@@ -150,21 +150,6 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             }
             throw e;
         }
-    }
-
-    /** N simulated members, all dialling the one real node the discovery reached. */
-    private static Discovery.Deployment simulated(Discovery.Deployment real, int count) {
-        if (real.members().size() != 1 || real.answered() == null) {
-            throw new IllegalStateException("--simulate-members needs a single upstream node; this upstream is a "
-                    + real.kind() + " of " + real.members().size() + " members (use failover on the real set instead)");
-        }
-        MemberAddress node = real.dialAliases().getOrDefault(real.members().get(0), real.members().get(0));
-        List<MemberAddress> names = SimulatedReplicaSet.names(node, count);
-        Map<MemberAddress, MemberAddress> dial = new java.util.LinkedHashMap<>();
-        names.forEach(name -> dial.put(name, node));
-        String setName = real.setName() != null ? real.setName() : "blackpipe-simulated";
-        return new Discovery.Deployment(setName, names, "simulated replica set of " + count + " members over a "
-                + real.kind(), dial, null, real.hello());
     }
 
     /** What each simulated member says about itself, from the real node's hello. */

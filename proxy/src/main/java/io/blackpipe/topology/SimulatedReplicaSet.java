@@ -1,7 +1,9 @@
 package io.blackpipe.topology;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -34,6 +36,21 @@ public final class SimulatedReplicaSet {
         this.setName = setName;
         this.members = List.copyOf(members);
         this.addresses = addresses;
+    }
+
+    /** The deployment of N simulated members, all dialling the one real node {@code real}'s discovery reached. */
+    public static Discovery.Deployment deployment(Discovery.Deployment real, int count) {
+        if (real.members().size() != 1 || real.answered() == null) {
+            throw new IllegalStateException("--simulate-members needs a single upstream node; this upstream is a "
+                    + real.kind() + " of " + real.members().size() + " members (use failover on the real set instead)");
+        }
+        MemberAddress node = real.dialAliases().getOrDefault(real.members().get(0), real.members().get(0));
+        List<MemberAddress> names = names(node, count);
+        Map<MemberAddress, MemberAddress> dial = new LinkedHashMap<>();
+        names.forEach(name -> dial.put(name, node));
+        String setName = real.setName() != null ? real.setName() : "blackpipe-simulated";
+        return new Discovery.Deployment(setName, names, "simulated replica set of " + count + " members over a "
+                + real.kind(), dial, null, real.hello());
     }
 
     /** The names of N simulated members of an upstream reached at {@code real}. */
