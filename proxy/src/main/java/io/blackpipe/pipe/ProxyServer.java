@@ -96,27 +96,33 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     private static final long SESSION_IDLE_NANOS = TimeUnit.MINUTES.toNanos(30);
 
     private ProxyServer(ProxyConfig config, Discovery.Deployment deployment, SslContext listenerTls, Tls.Client upstreamTls) {
-        this.config = config;
-        this.deployment = deployment;
-        this.listenerTls = listenerTls;
-        this.upstreamTls = upstreamTls;
-        this.primaryStepDown = new PrimaryStepDown(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis(), log);
-        this.connectionLimit = config.maxConnections() > 0 ? new ConnectionLimit(config.maxConnections(), log) : null;
-        this.members = new MemberMap(config.effectiveAdvertiseHost(), config.port(), config.memberPorts(),
-                deployment.dialAliases(), this::listen);
-        this.simulation = config.simulateMembers() == 0 ? null
-                : new SimulatedReplicaSet(deployment.setName(), deployment.members(), members);
-        HelloRewriter rewriter = new HelloRewriter(members, deployment.isReplicaSet() && simulation == null, log::warn);
-        this.history = History.open(10_000, config.historyFile());
-        this.rules = new RuleSet();
-        this.ruleParser = new RuleParser(config.seed());
-        this.retryTracker = new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS);
-        CommandObserver observer = new CommandObserver(registry, retryTracker, history);
-        this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
-        this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
-                config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
-                upstreamTls);
-        this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
+        try {
+            this.config = config;
+            this.deployment = deployment;
+            this.listenerTls = listenerTls;
+            this.upstreamTls = upstreamTls;
+            this.primaryStepDown = new PrimaryStepDown(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis(), log);
+            this.connectionLimit = config.maxConnections() > 0 ? new ConnectionLimit(config.maxConnections(), log) : null;
+            this.members = new MemberMap(config.effectiveAdvertiseHost(), config.port(), config.memberPorts(),
+                    deployment.dialAliases(), this::listen);
+            this.simulation = config.simulateMembers() == 0 ? null
+                    : new SimulatedReplicaSet(deployment.setName(), deployment.members(), members);
+            HelloRewriter rewriter = new HelloRewriter(members, deployment.isReplicaSet() && simulation == null, log::warn);
+            this.history = History.open(10_000, config.historyFile());
+            this.rules = new RuleSet();
+            this.ruleParser = new RuleParser(config.seed());
+            this.retryTracker = new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS);
+            CommandObserver observer = new CommandObserver(registry, retryTracker, history);
+            this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
+            this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
+                    config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
+                    upstreamTls);
+            this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
+        } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up
+            stopThreads();
+            registry.close();
+            throw e;
+        }
     }
 
     /** Discovers the deployment and opens a listener for each member; fails if any cannot be opened. */
@@ -373,11 +379,16 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     @Override
     public void close() {
         scenarios.stop();
-        timer.shutdownNow();
         listeners.values().forEach(MemberListener::close);
-        acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
-        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        stopThreads();
         history.close();
         registry.close();
+    }
+
+    /** The timer and the event loops (a selector each), which the field initializers opened. */
+    private void stopThreads() {
+        timer.shutdownNow();
+        acceptors.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 }
