@@ -25,6 +25,8 @@ public final class FailRule {
     private final BlackPipe blackPipe;
     private final BsonDocument data = new BsonDocument();
     private BsonValue mode = new BsonString("alwaysOn");
+    /** The call that set the mode, e.g. "times(1)"; null while it is alwaysOn by default. */
+    private String modeSetBy;
     private String id;
 
     FailRule(BlackPipe blackPipe, String... commands) {
@@ -48,19 +50,26 @@ public final class FailRule {
 
     /** Fire for the next {@code n} matching attempts, then stop. */
     public FailRule times(int n) {
-        mode = new BsonDocument("times", new BsonInt32(n));
-        return this;
+        return mode("times(" + n + ")", new BsonDocument("times", new BsonInt32(n)));
     }
 
     /** Let the next {@code n} matching attempts pass, then fire on every one. */
     public FailRule skip(int n) {
-        mode = new BsonDocument("skip", new BsonInt32(n));
-        return this;
+        return mode("skip(" + n + ")", new BsonDocument("skip", new BsonInt32(n)));
     }
 
     /** Fire on each matching attempt with probability {@code p} (seeded: see {@link BlackPipeBuilder#seed}). */
     public FailRule probability(double p) {
-        mode = new BsonDocument("activationProbability", new BsonDouble(p));
+        return mode("probability(" + p + ")", new BsonDocument("activationProbability", new BsonDouble(p)));
+    }
+
+    /** One mode per rule, as failCommand takes it (and the CLI's fault add): a second would silently replace the first. */
+    private FailRule mode(String call, BsonValue chosen) {
+        if (modeSetBy != null) {
+            throw new IllegalStateException(call + ": this rule's mode is already " + modeSetBy + "; a rule has one mode");
+        }
+        modeSetBy = call;
+        mode = chosen;
         return this;
     }
 

@@ -190,6 +190,8 @@ class BlackPipeApiTest {
                     "member: required (primary, secondary, all or host:port), got null", () -> blackPipe.outage(null, Duration.ZERO),
                     "duration: required (Duration.ZERO: until restored), got null", () -> blackPipe.blackhole("primary", null));
             nulls.forEach((message, call) -> assertEquals(message, assertThrows(IllegalArgumentException.class, call).getMessage()));
+            assertEquals("skip(2): this rule's mode is already times(1); a rule has one mode", assertThrows(IllegalStateException.class,
+                    () -> blackPipe.fail("find").times(1).skip(2)).getMessage(), "skip would silently have replaced times");
             assertEquals(2, blackPipe.rules().size(), "a refused rule changes nothing");
 
             blackPipe.clearRules();
