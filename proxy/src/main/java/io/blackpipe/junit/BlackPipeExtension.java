@@ -82,10 +82,14 @@ public final class BlackPipeExtension implements ParameterResolver, BeforeEachCa
         }
     }
 
-    /** The proxy the test's class uses, if it has started. */
+    /** The proxy the test's class uses, if it has started (not if its start failed: the test asking for it reports that). */
     private static BlackPipe running(ExtensionContext context) {
         ExtensionContext owner = owner(context);
-        return owner.getStore(NAMESPACE).get(proxyKey(owner), BlackPipe.class);
+        try {
+            return owner.getStore(NAMESPACE).get(proxyKey(owner), BlackPipe.class);
+        } catch (ExtensionConfigurationException startFailed) {
+            return null; // the store gives back the failure of start() on every read
+        }
     }
 
     /**
