@@ -1,5 +1,6 @@
 package io.blackpipe;
 
+import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.observe.CommandNames;
 import io.blackpipe.observe.Outcome;
 import io.micrometer.core.instrument.Counter;
@@ -18,9 +19,10 @@ import java.util.Map;
  * start from zero.
  */
 final class CounterView {
-    /** Every label blackpipe_faults_injected_total has: the rule actions' (fault/action) and the blackhole's. */
+    /** Every label blackpipe_faults_injected_total has: the rule actions' (fault/action) and the deployment faults'. */
     private static final List<String> FAULTS = List.of("resetConnection", "closeConnection", "dropReply", "hang",
-            "errorReply", "writeConcernError", "delayReply", "blockConnection", "blackhole");
+            "errorReply", "writeConcernError", "delayReply", "blockConnection",
+            DeploymentFaults.BLACKHOLE, DeploymentFaults.OUTAGE, DeploymentFaults.CONNECTIONS_RESET);
     private static final List<String> OUTCOMES = Arrays.stream(Outcome.values()).map(Outcome::label).toList();
 
     private final MeterRegistry registry;

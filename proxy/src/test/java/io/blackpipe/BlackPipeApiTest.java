@@ -115,6 +115,26 @@ class BlackPipeApiTest {
     }
 
     @Test
+    void aCommandAnOutageCutIsReadUnderTheOutagesLabel() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("api-outage");
+        try (BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri());
+             MongoClient client = client(blackPipe.connectionString() + "&retryReads=false", new CopyOnWriteArrayList<>())) {
+            MongoCollection<Document> items = client.getDatabase(db).getCollection("items");
+            items.find().first(); // the pool's connection is open: the outage will cut it, not refuse it
+            blackPipe.fail("find").times(1).with(Fault.HANG);
+            java.util.concurrent.CompletableFuture<Document> cut = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> items.find().first());
+            Await.until(Duration.ofSeconds(10), () -> "the find to hang", () -> blackPipe.faultsInjected(Fault.HANG) == 1);
+            blackPipe.outage("primary", Duration.ofMillis(200));
+            assertThrows(java.util.concurrent.ExecutionException.class, () -> cut.get(10, TimeUnit.SECONDS));
+            assertEquals(1, blackPipe.faultsInjected("outage"), "the outage ended the hung find");
+            assertEquals(1, blackPipe.faultsInjected(Fault.HANG));
+            assertEquals(0, blackPipe.faultsInjected("connectionsReset"));
+            assertEquals("outage", blackPipe.history().get(blackPipe.history().size() - 1).fault());
+        }
+    }
+
+    @Test
     void failAllReachesEveryCommandOfTheApp() {
         String db = UpstreamLane.freshDatabaseName("api-all");
         List<BsonDocument> started = new CopyOnWriteArrayList<>();

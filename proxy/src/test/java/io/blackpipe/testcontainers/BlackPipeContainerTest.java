@@ -168,7 +168,7 @@ class BlackPipeContainerTest {
         // ./blackpipe's last line, run by sh as the image's entrypoint is, with printf in place of java
         String exec = java.nio.file.Files.readAllLines(DockerfileImage.findRepository().resolve("blackpipe")).stream()
                 .filter(l -> l.startsWith("exec java ")).findFirst().orElseThrow();
-        List<String> launcher = List.of("sh", "-c", "jar=/x/blackpipe.jar; " + exec.replace("exec java ", "exec printf [%s] java "),
+        List<String> launcher = List.of("sh", "-c", "run_jar=/x/blackpipe.jar; " + exec.replace("exec java ", "exec printf [%s] java "),
                 "blackpipe");
 
         assertEquals("[java][-XX:+UseParallelGC][-jar][/x/blackpipe.jar][report][--spec]",
