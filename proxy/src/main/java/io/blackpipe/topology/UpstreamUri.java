@@ -6,25 +6,36 @@ import java.util.Map;
 
 /**
  * The parts of a mongodb:// connection string the proxy needs: seeds, credentials, database,
- * options. {@link #toString()} and every error message mask the password.
+ * options. A mongodb+srv:// one is resolved as it is parsed (see {@link SrvSeedlist}): its seeds
+ * are its SRV records' targets and its options include its TXT record's and TLS by default, as
+ * if the equivalent mongodb:// URI had been given. {@link #toString()} and every error message
+ * mask the password.
  *
+ * @param text     the URI as given (for mongodb+srv://, not the resolved one)
  * @param database the path's database (the default authSource), or null
  */
 public record UpstreamUri(String text, List<MemberAddress> seeds, String username, String password, String database,
                           Map<String, String> options) {
 
-    /** @throws IllegalArgumentException naming what is wrong; no message shows the password (see {@link UpstreamUriParser}) */
+    /**
+     * @throws IllegalArgumentException naming what is wrong in the URI as given (found before any DNS
+     *                                  lookup); no message shows the password (see {@link UpstreamUriParser})
+     * @throws SeedlistException when the DNS records of a mongodb+srv:// host give no seed list to use
+     */
     public static UpstreamUri parse(String uri) {
+        return parse(uri, DnsRecords.SYSTEM);
+    }
+
+    /** As {@link #parse(String)}, a mongodb+srv:// host looked up through {@code dns}. */
+    static UpstreamUri parse(String uri, DnsRecords dns) {
         if (uri == null || uri.isBlank()) {
             throw new IllegalArgumentException("the upstream URI is empty");
         }
-        if (uri.startsWith("mongodb+srv://")) {
-            throw new IllegalArgumentException("mongodb+srv:// URIs are not supported: list the members as mongodb://host1,host2,...");
+        if (!uri.startsWith(UpstreamUriParser.SCHEME) && !uri.startsWith(SrvSeedlist.SCHEME)) {
+            throw new IllegalArgumentException("the upstream URI must start with mongodb:// or mongodb+srv://, got '"
+                    + UpstreamUriParser.masked(uri) + "'");
         }
-        if (!uri.startsWith(UpstreamUriParser.SCHEME)) {
-            throw new IllegalArgumentException("the upstream URI must start with mongodb://, got '" + UpstreamUriParser.masked(uri) + "'");
-        }
-        return UpstreamUriParser.parse(uri);
+        return UpstreamUriParser.parse(uri, dns);
     }
 
     /**

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Reads a mongodb:// connection string into an {@link UpstreamUri}, with messages that never show its
+ * Reads a mongodb:// (or mongodb+srv://) connection string into an {@link UpstreamUri}, with messages that never show its
  * password, whatever the URI's shape. Where a password holds an unescaped '/', '?' or '@', the URI no
  * longer says where it ends: everything between the first ':' after the scheme and the last '@' may be
  * password then, and no message shows any of it, whole or in part (a host, a database, an option).
@@ -24,14 +24,19 @@ final class UpstreamUriParser {
     private static final String ESCAPE_HINT = "percent-encode '/', '?', '@' and ':' in a user name or password (%2F, %3F, %40, %3A)";
 
     private final String text;
+    /** A mongodb+srv:// URI, resolved through {@link #dns} once everything it says itself is checked. */
+    private final boolean srv;
+    private final DnsRecords dns;
     /** Where the password may lie, [secretStart, secretEnd); empty when there can be none. */
     private final int secretStart;
     private final int secretEnd;
     /** The raw spans of the options' values that may hold password, to keep them out of later messages. */
     private final List<String> secretValues = new ArrayList<>();
 
-    private UpstreamUriParser(String text) {
+    private UpstreamUriParser(String text, DnsRecords dns) {
         this.text = text;
+        this.srv = text.startsWith(SrvSeedlist.SCHEME);
+        this.dns = dns;
         int[] secret = secret(text);
         this.secretStart = secret[0];
         this.secretEnd = secret[1];
@@ -56,13 +61,16 @@ final class UpstreamUriParser {
         return colon >= 0 && colon < at ? new int[] {colon + 1, at} : new int[] {0, 0};
     }
 
-    /** @throws IllegalArgumentException naming what is wrong, without the password */
-    static UpstreamUri parse(String text) {
-        return new UpstreamUriParser(text).parse();
+    /**
+     * @throws IllegalArgumentException naming what is wrong, without the password
+     * @throws SeedlistException when a mongodb+srv:// host's DNS records give no seed list to use
+     */
+    static UpstreamUri parse(String text, DnsRecords dns) {
+        return new UpstreamUriParser(text, dns).parse();
     }
 
     private UpstreamUri parse() {
-        int start = SCHEME.length();
+        int start = (srv ? SrvSeedlist.SCHEME : SCHEME).length();
         int hostsEnd = hostsEnd(start);
         int question = text.indexOf('?', start);
         String username = null;
@@ -77,7 +85,8 @@ final class UpstreamUriParser {
             hostsStart = at + 1;
         }
         List<MemberAddress> seeds = new ArrayList<>();
-        for (int from = hostsStart, comma; from <= hostsEnd; from = comma + 1) { // a trailing comma is an empty host too
+        String srvHost = srv ? SrvSeedlist.host(text.substring(hostsStart, hostsEnd), masked(text)) : null;
+        for (int from = hostsStart, comma; !srv && from <= hostsEnd; from = comma + 1) { // a trailing comma is an empty host too
             comma = text.indexOf(',', from);
             comma = comma < 0 || comma > hostsEnd ? hostsEnd : comma;
             seeds.add(seed(from, comma));
@@ -87,6 +96,7 @@ final class UpstreamUriParser {
             database = database(hostsEnd + 1, question >= 0 ? question : text.length());
         }
         Map<String, String> options = question >= 0 ? options(question + 1) : new LinkedHashMap<>();
+        SrvSeedlist.checkOptions(options, srv);
         UpstreamUri parsed = new UpstreamUri(text, List.copyOf(seeds), username, password, database,
                 Collections.unmodifiableMap(options));
         try { // what a driver would refuse stops the start here: an authMechanism that is none, an empty authSource, tls=maybe
@@ -95,6 +105,11 @@ final class UpstreamUriParser {
         } catch (IllegalArgumentException e) {
             String message = withoutSecretValues(e.getMessage());
             throw message.equals(e.getMessage()) ? e : new IllegalArgumentException(message); // no cause: it quotes what this masks
+        }
+        if (srv) { // every check of the URI as given is behind us: only now is DNS asked
+            SrvSeedlist.Resolved resolved = SrvSeedlist.resolve(srvHost, options, dns);
+            parsed = new UpstreamUri(text, List.copyOf(resolved.seeds()), username, password, database,
+                    Collections.unmodifiableMap(resolved.options()));
         }
         return parsed;
     }

@@ -182,9 +182,9 @@ class UpstreamUriTest {
     }
 
     @Test
-    void srvIsRejectedWithAClearMessage() {
-        assertRejected("mongodb+srv://cluster0.example.mongodb.net/", "mongodb+srv:// URIs are not supported");
-        assertRejected("mongodb+srv://cluster0.example.mongodb.net/", "mongodb://host1,host2");
+    void srvOptionsBelongToSrvUrisOnly() {
+        assertRejected("mongodb://h1/?srvServiceName=customname", "the upstream URI option srvServiceName is for mongodb+srv:// URIs only");
+        assertRejected("mongodb://h1/?srvMaxHosts=2", "the upstream URI option srvMaxHosts is for mongodb+srv:// URIs only");
     }
 
     @Test
@@ -200,8 +200,8 @@ class UpstreamUriTest {
     void emptyOrForeignUrisAreRejected() {
         assertRejected(null, "the upstream URI is empty");
         assertRejected("  ", "the upstream URI is empty");
-        assertRejected("http://h1/", "must start with mongodb://");
-        assertRejected("h1:27017", "must start with mongodb://, got 'h1:27017'");
+        assertRejected("http://h1/", "must start with mongodb:// or mongodb+srv://");
+        assertRejected("h1:27017", "must start with mongodb:// or mongodb+srv://, got 'h1:27017'");
     }
 
     @Test
