@@ -1,5 +1,7 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.topology.SeedlistException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,7 +17,7 @@ final class ProxyCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--upstream", paramLabel = "URI", defaultValue = "${env:BLACKPIPE_UPSTREAM}",
-            description = "mongodb:// URI of the deployment to proxy (env BLACKPIPE_UPSTREAM).")
+            description = "mongodb:// or mongodb+srv:// URI of the deployment to proxy (env BLACKPIPE_UPSTREAM).")
     String upstream;
 
     @Mixin
@@ -29,7 +31,13 @@ final class ProxyCommand implements Callable<Integer> {
         if (upstream == null || upstream.isBlank()) {
             throw new ParameterException(spec.commandLine(), "Missing required option: '--upstream=URI' (or env BLACKPIPE_UPSTREAM)");
         }
-        var config = Cli.config(spec, listen, faults, upstream);
+        ProxyConfig config;
+        try {
+            config = Cli.config(spec, listen, faults, upstream);
+        } catch (SeedlistException e) { // the URI was well formed, its DNS records were not: a failed start, not a usage error
+            spec.commandLine().getErr().println("blackpipe: " + e.getMessage());
+            return 1;
+        }
         RunningProxy running;
         try {
             running = RunningProxy.start(config, listen.adminToken);

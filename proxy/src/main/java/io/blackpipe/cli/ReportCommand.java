@@ -3,6 +3,7 @@ package io.blackpipe.cli;
 import io.blackpipe.report.ResilienceReport;
 import io.blackpipe.report.SpecCheck;
 import io.blackpipe.report.SpecDriver;
+import io.blackpipe.topology.SeedlistException;
 import io.blackpipe.topology.UpstreamUri;
 import io.blackpipe.upstream.LocalUpstream;
 import io.blackpipe.upstream.LocalUpstreams;
@@ -84,6 +85,9 @@ final class ReportCommand implements Callable<Integer> {
                 given = "the deployment at " + UpstreamUri.parse(upstream);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage(), e); // as `proxy` does: exit 2 with usage
+            } catch (SeedlistException e) { // as `proxy` does: the DNS records of a mongodb+srv:// host, not the URI, failed
+                err.println("blackpipe: " + e.getMessage());
+                return 1;
             }
         }
         long runSeed = seed != null ? seed : ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);

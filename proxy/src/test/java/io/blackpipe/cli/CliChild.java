@@ -25,9 +25,15 @@ final class CliChild implements AutoCloseable {
 
     /** Starts {@code blackpipe args...} in {@code directory} with only {@code env} of the BLACKPIPE_* variables. */
     CliChild(Path temp, Path directory, Map<String, String> env, String... args) throws IOException {
+        this(temp, directory, env, List.of(), args);
+    }
+
+    /** As above, the JVM started with {@code jvmOptions} (e.g. -Dname=value). */
+    CliChild(Path temp, Path directory, Map<String, String> env, List<String> jvmOptions, String... args) throws IOException {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", classPath, "io.blackpipe.cli.Main"));
+        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classPath, "io.blackpipe.cli.Main"));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(directory == null ? null : directory.toFile());
         builder.environment().keySet().removeIf(name -> name.startsWith("BLACKPIPE_"));
