@@ -59,7 +59,7 @@ public final class BlackPipe implements AutoCloseable {
         this.counters = new CounterView(proxy.registry());
     }
 
-    /** Starts a proxy in front of {@code upstreamUri} (a mongodb:// URI), with defaults. */
+    /** Starts a proxy in front of {@code upstreamUri} (a mongodb:// or mongodb+srv:// URI), with defaults. */
     public static BlackPipe start(String upstreamUri) {
         return builder().upstream(upstreamUri).start();
     }

@@ -119,12 +119,13 @@ public final class BlackPipeBuilder {
     /**
      * Discovers the upstream and opens the listeners.
      *
-     * @throws IllegalStateException when no upstream member answers
+     * @throws IllegalStateException when no upstream member answers, or a mongodb+srv:// host's DNS records
+     *                               give no seeds ({@link io.blackpipe.topology.SeedlistException})
      * @throws IllegalArgumentException for a bad URI or option
      */
     public BlackPipe start() {
         if (upstream == null || upstream.isBlank()) {
-            throw new IllegalArgumentException("upstream: required, a mongodb:// URI");
+            throw new IllegalArgumentException("upstream: required, a mongodb:// or mongodb+srv:// URI");
         }
         if (tlsClientCa != null && tlsCert == null) {
             throw new IllegalArgumentException(

@@ -377,8 +377,10 @@ public final class Bench {
             if (o.duration <= 0 || o.warmup < 0) {
                 throw new IllegalArgumentException("--duration must be > 0 and --warmup >= 0");
             }
-            if (!o.upstream.equals("fast") && !o.upstream.equals("jongodb") && !o.upstream.startsWith("mongodb://")) {
-                throw new IllegalArgumentException("--upstream must be fast, jongodb or a mongodb:// URI, got '" + o.upstream + "'");
+            if (!o.upstream.equals("fast") && !o.upstream.equals("jongodb") && !o.upstream.startsWith("mongodb://")
+                    && !o.upstream.startsWith("mongodb+srv://")) {
+                throw new IllegalArgumentException("--upstream must be fast, jongodb or a mongodb:// or mongodb+srv:// URI, got '"
+                        + o.upstream + "'");
             }
             return o;
         }

@@ -14,7 +14,7 @@ import org.bson.Document;
 
 /**
  * The deployment every target ends at: the in-process wire responder (the default, fast enough
- * that the proxy's cost shows), jongodb (a real engine, slower), or any mongodb:// URI.
+ * that the proxy's cost shows), jongodb (a real engine, slower), or any mongodb:// or mongodb+srv:// URI.
  */
 final class BenchUpstream implements AutoCloseable {
     final String kind;

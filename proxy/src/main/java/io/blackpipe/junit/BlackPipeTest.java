@@ -34,7 +34,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 @ExtendWith(BlackPipeExtension.class)
 @ResourceLock(providers = OneTestAtATime.class)
 public @interface BlackPipeTest {
-    /** mongodb:// URI of the upstream; empty: system property blackpipe.upstream, else env BLACKPIPE_UPSTREAM. */
+    /** mongodb:// or mongodb+srv:// URI of the upstream; empty: system property blackpipe.upstream, else env BLACKPIPE_UPSTREAM. */
     String upstream() default "";
 
     /** Present a replica set of this many members (2-7) over a single upstream node; 0: off. */
