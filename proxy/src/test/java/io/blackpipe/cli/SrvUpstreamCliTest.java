@@ -103,7 +103,8 @@ class SrvUpstreamCliTest {
                 MemberAddress seed = lane.seeds().get(i);
                 String name = "node" + (i + 1) + ".blackpipe.test";
                 dns.srv("_mongodb._tcp.cluster0.blackpipe.test", seed.port(), name);
-                hosts.add(InetAddress.getByName(seed.host()).getHostAddress() + " " + name + " " + seed.host());
+                String address = InetAddress.getByName(seed.host()).getHostAddress();
+                hosts.add(address + " " + name + (address.equals(seed.host()) ? "" : " " + seed.host()));
             }
             dns.txt("cluster0.blackpipe.test", "replicaSet=" + lane.replicaSet());
             Path hostsFile = Files.write(temp.resolve("hosts"), hosts);
