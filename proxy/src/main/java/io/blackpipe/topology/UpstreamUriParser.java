@@ -85,7 +85,7 @@ final class UpstreamUriParser {
             hostsStart = at + 1;
         }
         List<MemberAddress> seeds = new ArrayList<>();
-        String srvHost = srv ? SrvSeedlist.host(text.substring(hostsStart, hostsEnd), masked(text)) : null;
+        String srvHost = srv ? srvHost(hostsStart, hostsEnd) : null;
         for (int from = hostsStart, comma; !srv && from <= hostsEnd; from = comma + 1) { // a trailing comma is an empty host too
             comma = text.indexOf(',', from);
             comma = comma < 0 || comma > hostsEnd ? hostsEnd : comma;
@@ -138,6 +138,14 @@ final class UpstreamUriParser {
             }
             throw new IllegalArgumentException("the upstream URI has an invalid host " + e.getMessage(), e);
         }
+    }
+
+    private String srvHost(int from, int to) {
+        if (mayHoldSecret(from, to)) { // the user info's end was misread: the "host" (or its "port") is part of it
+            throw new IllegalArgumentException("the upstream URI '" + masked(text) + "' has an invalid host '"
+                    + shown(from, to) + "': " + ESCAPE_HINT);
+        }
+        return SrvSeedlist.host(text.substring(from, to), masked(text));
     }
 
     private String database(int from, int to) {
