@@ -232,6 +232,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         client.eventLoop().schedule(once, millis, TimeUnit.MILLISECONDS);
     }
 
+    /** How many tasks {@link #schedule} has pending for this connection. */
+    int scheduledTasks() {
+        return scheduled.size();
+    }
+
     /**
      * Sends a blocked command whose client has left once its block ends, then closes the member's
      * connection: the member runs it as mongod runs a blocked command whose client went away.

@@ -59,12 +59,17 @@ final class FailPointCommand {
         Runnable look = new Runnable() {
             @Override
             public void run() {
+                if (!connection.isOpen()) {
+                    // the client left (or the proxy closed its connection): as the server kills the operation
+                    // of a client that disconnects, the wait ends here, unanswered, and is not looked at again
+                    return;
+                }
                 if (context.rules().fired(RULE_ID) >= target) {
                     answer.accept(new BsonDocument("ok", new BsonDouble(1)));
                 } else if (System.nanoTime() >= deadline) {
                     answer.accept(ErrorReplies.commandError(MAX_TIME_MS_EXPIRED, "operation exceeded time limit"));
                 } else {
-                    connection.schedule(WAIT_POLL_MILLIS, this); // dropped with the connection if the client leaves
+                    connection.schedule(WAIT_POLL_MILLIS, this); // run at once when the client leaves: see above
                 }
             }
         };

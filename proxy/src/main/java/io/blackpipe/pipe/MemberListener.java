@@ -122,6 +122,12 @@ public final class MemberListener {
         return onLoop == null ? 0 : onLoop.size();
     }
 
+    /** This member's connections open on {@code loop} (a copy); called on that loop. */
+    List<ClientConnection> connectionsOn(EventLoop loop) {
+        Set<ClientConnection> onLoop = byLoop.get(loop);
+        return onLoop == null ? List.of() : List.copyOf(onLoop);
+    }
+
     /**
      * Resets (RST) every open client connection of this member, and returns (how many) once they
      * are reset: what a client sends after this never reaches the proxy, as after a real reset.
