@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
+import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -21,8 +22,11 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * closed after the class's tests; reset before each test ({@link BlackPipe#reset()}: no scenario, no
  * outage, counters at zero, an empty history, no session remembered from an earlier test) and given
  * back the rules its class set up before its first test (in {@code @BeforeAll}), fresh, and no others.
+ * A {@code @Nested} class sharing its enclosing class's proxy gives back, when it ends, the rules in
+ * force when it began: its own never reach the next nested class.
  */
-public final class BlackPipeExtension implements ParameterResolver, BeforeEachCallback, AfterEachCallback, AfterAllCallback {
+public final class BlackPipeExtension
+        implements ParameterResolver, BeforeAllCallback, BeforeEachCallback, AfterEachCallback, AfterAllCallback {
     public static final String UPSTREAM_PROPERTY = "blackpipe.upstream";
     public static final String UPSTREAM_ENV = "BLACKPIPE_UPSTREAM";
 
@@ -37,6 +41,19 @@ public final class BlackPipeExtension implements ParameterResolver, BeforeEachCa
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         ExtensionContext owner = owner(context);
         return owner.getStore(NAMESPACE).getOrComputeIfAbsent(proxyKey(owner), key -> start(owner), BlackPipe.class);
+    }
+
+    /**
+     * A @Nested class that shares an enclosing class's proxy notes the rules in force as it starts (its
+     * enclosing classes' own), to give them back when it ends: the rules its @BeforeAll adds must not
+     * become the next nested class's.
+     */
+    @Override
+    public void beforeAll(ExtensionContext context) {
+        if (sharesAnEnclosingProxy(context)) {
+            BlackPipe blackPipe = running(context);
+            context.getStore(NAMESPACE).put(rulesBeforeKey(context), blackPipe == null ? List.of() : blackPipe.rules());
+        }
     }
 
     @Override
@@ -69,7 +86,17 @@ public final class BlackPipeExtension implements ParameterResolver, BeforeEachCa
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public void afterAll(ExtensionContext context) {
+        if (sharesAnEnclosingProxy(context)) {
+            BlackPipe blackPipe = running(context);
+            List<String> before = context.getStore(NAMESPACE).get(rulesBeforeKey(context), List.class);
+            if (blackPipe != null && before != null) {
+                blackPipe.clearRules();
+                before.forEach(blackPipe::rule);
+            }
+            return;
+        }
         // remove() looks in this class's own store only: a @Nested class never closes its outer class's proxy
         BlackPipe blackPipe;
         try {
@@ -104,6 +131,15 @@ public final class BlackPipeExtension implements ParameterResolver, BeforeEachCa
     /** Each class's own, never an enclosing class's (store lookups also search the enclosing classes'). */
     private static String classRulesKey(ExtensionContext classContext) {
         return "rules of " + classContext.getUniqueId();
+    }
+
+    private static String rulesBeforeKey(ExtensionContext classContext) {
+        return "rules before " + classContext.getUniqueId();
+    }
+
+    /** A @Nested class without @BlackPipeTest of its own: its tests use an enclosing class's proxy. */
+    private static boolean sharesAnEnclosingProxy(ExtensionContext classContext) {
+        return !owner(classContext).getUniqueId().equals(classContext.getUniqueId());
     }
 
     /** A key that an enclosing class's store never holds, as store lookups also search the enclosing classes'. */

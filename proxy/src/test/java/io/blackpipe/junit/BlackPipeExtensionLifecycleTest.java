@@ -24,12 +24,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.ClassOrderer;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.RepetitionInfo;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestClassOrder;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -129,6 +131,45 @@ class BlackPipeExtensionLifecycleTest {
                 MongoDatabase admin = client.getDatabase("admin");
                 assertEquals(2, assertThrows(MongoCommandException.class, () -> admin.runCommand(new Document("ping", 1))).getErrorCode());
                 admin.runCommand(new Document("ping", 1));
+            }
+        }
+    }
+
+    @Test
+    void aNestedClassesBeforeAllRulesDoNotLeakIntoTheNextNestedClass() {
+        JUnitRun.of(SiblingNestedClasses.class).assertAllPassed(2);
+    }
+
+    @BlackPipeTest
+    @TestClassOrder(ClassOrderer.OrderAnnotation.class)
+    static class SiblingNestedClasses {
+        @BeforeAll
+        static void theOuterClassesRule(BlackPipe blackPipe) {
+            blackPipe.fail("ping").times(1).errorCode(2);
+        }
+
+        @Nested
+        @Order(1)
+        @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+        class First {
+            @BeforeAll
+            void findsFail(BlackPipe blackPipe) {
+                blackPipe.fail("find").with(Fault.HANG);
+            }
+
+            @Test
+            void firstTest(BlackPipe blackPipe) {
+                assertEquals(2, blackPipe.rules().size(), () -> "the outer class's and this class's: " + blackPipe.rules());
+            }
+        }
+
+        @Nested
+        @Order(2)
+        class Second {
+            @Test
+            void secondTest(BlackPipe blackPipe) {
+                assertEquals(1, blackPipe.rules().size(), () -> "the outer class's only, not the class before's: " + blackPipe.rules());
+                assertTrue(blackPipe.rules().get(0).contains("\"ping\""), () -> blackPipe.rules().toString());
             }
         }
     }
