@@ -54,7 +54,13 @@ final class SrvSeedlist {
             throw new IllegalArgumentException("the upstream URI '" + shownUri + "' names " + hosts.length
                     + " hosts; a mongodb+srv:// URI names one host, whose SRV records list the members");
         }
-        String host = URLDecoder.decode(authority, StandardCharsets.UTF_8);
+        String host;
+        try {
+            host = URLDecoder.decode(authority, StandardCharsets.UTF_8);
+        } catch (IllegalArgumentException e) { // its own message names neither the URI nor the host
+            throw new IllegalArgumentException("the upstream URI '" + shownUri + "' has a malformed %-escape in its host '"
+                    + authority + "'");
+        }
         if (host.isBlank()) {
             throw new IllegalArgumentException("the upstream URI '" + shownUri + "' has an empty host");
         }
@@ -198,7 +204,13 @@ final class SrvSeedlist {
                 throw new SeedlistException("the TXT record of " + host + " sets " + pair.substring(0, eq)
                         + "; only authSource, replicaSet and loadBalanced may come from it");
             }
-            String value = URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            String value;
+            try {
+                value = URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException e) { // what DNS answered, not the URI: a failed start, not a usage error
+                throw new SeedlistException("the TXT record of " + host + " has a malformed %-escape in "
+                        + pair.substring(0, eq) + ": '" + text + "'");
+            }
             if (name.equals("loadbalanced") && !value.equals("true") && !value.equals("false")) {
                 throw new SeedlistException("the TXT record of " + host + " sets loadBalanced=" + value + "; it must be true or false");
             }

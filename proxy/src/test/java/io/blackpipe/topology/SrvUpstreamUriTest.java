@@ -193,6 +193,10 @@ class SrvUpstreamUriTest {
                 .srv("_mongodb._tcp.test9.example.com", 27017, "node1.example.com").txt("test9.example.com", "loadBalanced=yes");
         refusedByDns("mongodb+srv://test8.example.com/", "the TXT record of test8.example.com is not name=value&...: 'authSource'");
         refusedByDns("mongodb+srv://test9.example.com/", "the TXT record of test9.example.com sets loadBalanced=yes; it must be true or false");
+        // what DNS answered, not the URI: a SeedlistException (exit 1) naming the record, not the JDK's URLDecoder message
+        dns.srv("_mongodb._tcp.test10.example.com", 27017, "node1.example.com").txt("test10.example.com", "authSource=a%zz");
+        refusedByDns("mongodb+srv://test10.example.com/",
+                "the TXT record of test10.example.com has a malformed %-escape in authSource: 'authSource=a%zz'");
     }
 
     @Test
@@ -214,6 +218,8 @@ class SrvUpstreamUriTest {
         refusedAsGiven("mongodb+srv://[::1]/", "names the address [::1]; a mongodb+srv:// URI names a DNS host name");
         refusedAsGiven("mongodb+srv:///app", "has an empty host");
         refusedAsGiven("mongodb+srv://cluster0..example.com/", "has an empty label in its host name 'cluster0..example.com'");
+        refusedAsGiven("mongodb+srv://cluster%zz.example.com/",
+                "the upstream URI 'mongodb+srv://cluster%zz.example.com/' has a malformed %-escape in its host 'cluster%zz.example.com'");
         refusedAsGiven("mongodb+srv://cluster0.example.com/?directConnection=true", "directConnection=true does not go with mongodb+srv://");
         refusedAsGiven("mongodb+srv://u:pw@cluster0.example.com/?authMechanism=SCRAM-SHA-512", "is not a MongoDB authentication mechanism");
         refusedAsGiven("mongodb+srv://cluster0.example.com/?srvServiceName=no_underscores", "srvServiceName=no_underscores is no SRV service name");
