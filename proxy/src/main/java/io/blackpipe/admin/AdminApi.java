@@ -228,7 +228,7 @@ final class AdminApi {
         return post(method, () -> {
             String member = query.containsKey("member") ? query.get("member").get(0) : "all";
             if (!proxy.knowsMember(member)) {
-                throw new IllegalArgumentException("member: no member '" + member + "'");
+                throw new IllegalArgumentException("member: " + proxy.noMember(member)); // naming the members there are
             }
             int reset = proxy.select(member).stream().mapToInt(MemberListener::resetConnections).sum();
             return AdminResponse.ok("reset", new BsonInt32(reset));

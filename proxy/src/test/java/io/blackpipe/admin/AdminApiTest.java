@@ -562,7 +562,8 @@ class AdminApiTest {
 
         assertStatus(200, send("POST", "/api/v1/connections/reset?member=primary", null));
         assertStatus(200, send("POST", "/api/v1/connections/reset", null)); // default: all
-        assertBadRequest(send("POST", "/api/v1/connections/reset?member=nowhere:1", null), "member");
+        // names what would do, as the member actions do
+        assertBadRequest(send("POST", "/api/v1/connections/reset?member=nowhere:1", null), "member: no member 'nowhere:1' (known: primary, ");
         assertStatus(405, get("/api/v1/connections/reset"));
         assertStatus(404, send("POST", "/api/v1/connections/explode", null));
     }
