@@ -23,6 +23,7 @@ final class FailPointCommand {
     static final String WAIT = "waitForFailPoint";
     /** How often a waitForFailPoint looks at the count again (the server sleeps between looks too). */
     private static final long WAIT_POLL_MILLIS = 5;
+    private static final int UNAUTHORIZED = 13;
     private static final int TYPE_MISMATCH = 14;
     private static final int MAX_TIME_MS_EXPIRED = 50;
     private static final int FAIL_POINT_SET_FAILED = 266;
@@ -44,6 +45,11 @@ final class FailPointCommand {
      */
     static void answer(PipeContext context, ClientConnection connection, String commandName, BsonDocument command,
                        Consumer<BsonDocument> answer) {
+        if (!"admin".equals(command.isString("$db") ? command.getString("$db").getValue() : null)) {
+            // adminOnly on the server too: refused before anything is read of it
+            answer.accept(ErrorReplies.commandError(UNAUTHORIZED, commandName + " may only be run against the admin database."));
+            return;
+        }
         if (commandName.equals(CONFIGURE)) {
             answer.accept(configure(context, command));
             return;
@@ -54,7 +60,7 @@ final class FailPointCommand {
             return;
         }
         long target = command.getNumber("timesEntered").longValue();
-        long maxTimeMillis = command.isNumber("maxTimeMS") ? command.getNumber("maxTimeMS").longValue() : 0;
+        long maxTimeMillis = command.getNumber("maxTimeMS").longValue();
         long deadline = maxTimeMillis > 0 ? System.nanoTime() + maxTimeMillis * 1_000_000 : Long.MAX_VALUE; // 0: no limit
         Runnable look = new Runnable() {
             @Override
@@ -108,9 +114,11 @@ final class FailPointCommand {
             return ErrorReplies.commandError(FAIL_POINT_SET_FAILED, failPoint.asString().getValue()
                     + " not found (blackpipe answers for the failCommand failpoint only)");
         }
-        if (!command.containsKey("timesEntered")) {
-            return ErrorReplies.commandError(MISSING_REQUIRED_FIELD,
-                    "BSON field 'waitForFailPoint.timesEntered' is missing but a required field");
+        for (String required : new String[] {"timesEntered", "maxTimeMS"}) { // both required by the server's IDL
+            if (!command.containsKey(required)) {
+                return ErrorReplies.commandError(MISSING_REQUIRED_FIELD,
+                        "BSON field 'waitForFailPoint." + required + "' is missing but a required field");
+            }
         }
         for (String field : new String[] {"timesEntered", "maxTimeMS"}) {
             BsonValue value = command.get(field);

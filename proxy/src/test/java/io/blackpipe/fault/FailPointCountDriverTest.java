@@ -109,9 +109,22 @@ class FailPointCountDriverTest {
                 .append("timesEntered", 1).append("maxTimeMS", 100)), "a failpoint blackpipe does not have: FailPointSetFailed");
         assertEquals(40414, refused(new Document("waitForFailPoint", "failCommand").append("maxTimeMS", 100)),
                 "timesEntered is required");
-        assertEquals(14, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", "one")), "TypeMismatch");
-        assertEquals(14, refused(new Document("waitForFailPoint", 1).append("timesEntered", 1)), "TypeMismatch");
-        assertEquals(2, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", -1)), "BadValue");
+        assertEquals(40414, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", 1)),
+                "maxTimeMS is required too");
+        assertEquals(14, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", "one").append("maxTimeMS", 100)),
+                "TypeMismatch");
+        assertEquals(14, refused(new Document("waitForFailPoint", 1).append("timesEntered", 1).append("maxTimeMS", 100)), "TypeMismatch");
+        assertEquals(2, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", -1).append("maxTimeMS", 100)),
+                "BadValue");
+        // admin only, as on the server
+        MongoDatabase other = client.getDatabase("test");
+        MongoCommandException elsewhere = assertThrows(MongoCommandException.class, () -> other.runCommand(
+                new Document("waitForFailPoint", "failCommand").append("timesEntered", 0).append("maxTimeMS", 100)));
+        assertEquals(13, elsewhere.getErrorCode());
+        assertEquals("waitForFailPoint may only be run against the admin database.", elsewhere.getErrorMessage());
+        assertEquals(13, assertThrows(MongoCommandException.class, () -> other.runCommand(Document.parse(
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}}"))).getErrorCode());
+        assertEquals(0, proxy.rules().rules().size(), "a configureFailPoint refused adds no rule");
     }
 
     private int refused(Document command) {
