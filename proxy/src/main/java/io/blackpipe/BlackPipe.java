@@ -258,7 +258,10 @@ public final class BlackPipe implements AutoCloseable {
         proxy.scenarios().stop();
     }
 
-    /** Moves the primary role to another member (a real stepDown, or the simulated set's next member). */
+    /**
+     * Moves the primary role to another member: a real stepDown, or the simulated set's next member
+     * ({@link #reset()} puts a simulated set's first member back; a real set's election stays).
+     */
     public void failover() {
         ensureOpen();
         proxy.failover();
@@ -337,15 +340,18 @@ public final class BlackPipe implements AutoCloseable {
 
     /**
      * Back to a clean slate between tests: scenario stopped, rules cleared (and their fired counts zeroed),
-     * members restored, counters reset, history() emptied, and the sessions seen so far forgotten, so that a
-     * test's first command is never counted as a retry of the previous test's last (a shared MongoClient
-     * hands the same pooled session out again).
+     * members restored, a simulated set's first member primary again, counters reset, history() emptied, and
+     * the sessions seen so far forgotten, so that a test's first command is never counted as a retry of the
+     * previous test's last (a shared MongoClient hands the same pooled session out again). The primary moves
+     * back by one more simulated election, so drivers learn of it as of a {@link #failover()}. A real replica
+     * set's failover is not undone: its members elect their primary, not blackpipe.
      */
     public void reset() {
         proxy.scenarios().stop();
         proxy.rules().clear();
         proxy.rules().forgetFired();
         proxy.restore("all");
+        proxy.restoreSimulatedPrimary();
         proxy.retryTracker().forgetAll();
         counters.reset();
         historySince = System.nanoTime();

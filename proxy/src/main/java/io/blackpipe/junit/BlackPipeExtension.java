@@ -20,7 +20,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * variable {@value #UPSTREAM_ENV}. One instance per class that declares {@code @BlackPipeTest} (a
  * {@code @Nested} class without it shares its enclosing class's), started when first asked for,
  * closed after the class's tests; reset before each test ({@link BlackPipe#reset()}: no scenario, no
- * outage, counters at zero, an empty history, no session remembered from an earlier test) and given
+ * outage, a simulated set's first member primary again, counters at zero, an empty history, no session
+ * remembered from an earlier test) and given
  * back the rules its class set up before its first test (in {@code @BeforeAll}), fresh, and no others.
  * A {@code @Nested} class sharing its enclosing class's proxy gives back, when it ends, the rules in
  * force when it began: its own never reach the next nested class.

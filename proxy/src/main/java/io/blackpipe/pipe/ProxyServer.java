@@ -160,11 +160,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     /** What each simulated member says about itself, from the real node's hello. */
     private void observeSimulatedStates() {
-        for (Member member : members.members()) {
-            BsonDocument hello = deployment.hello().clone();
-            simulation.rewrite(hello, member.upstream());
-            context.memberStates().observe(member.upstream(), hello);
-        }
+        simulation.observe(deployment.hello(), context.memberStates());
     }
 
     private int listen(MemberAddress upstream, int port) throws InterruptedException {
@@ -329,7 +325,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     /** Applies a fault to each listener {@code member} selects; returns their upstream host:port. */
     private List<String> onEach(String member, ListenerFault fault) {
         List<String> done = new ArrayList<>();
-        for (MemberListener listener : selectSome(member)) {
+        for (MemberListener listener : selector.selectSome(member)) {
             try {
                 fault.apply(listener);
             } catch (InterruptedException e) {
@@ -357,6 +353,19 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         primaryStepDown.run(members.members(), context.memberStates());
     }
 
+    /**
+     * A simulated set back as it started (first member primary) by one more election, as a failover's; false when
+     * nothing moved. A real set's failovers are never undone: its members elect, not the proxy.
+     */
+    public boolean restoreSimulatedPrimary() {
+        MemberAddress first = simulation == null ? null : simulation.restoreFirstPrimary();
+        if (first != null) {
+            observeSimulatedStates();
+            log.info("failover undone (simulated): " + first + " is primary again");
+        }
+        return first != null;
+    }
+
     @Override
     public boolean knowsMember(String member) {
         return selector.knows(member);
@@ -370,10 +379,6 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     /** The listeners a member selector names now (see {@link DeploymentFaults}). */
     public List<MemberListener> select(String member) {
         return selector.select(member);
-    }
-
-    private List<MemberListener> selectSome(String member) {
-        return selector.selectSome(member);
     }
 
     @Override

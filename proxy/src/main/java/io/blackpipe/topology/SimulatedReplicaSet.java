@@ -18,7 +18,8 @@ import org.bson.types.ObjectId;
  * A replica set of N members presented over one real upstream node, so failover can be tested
  * where only a single node exists. Every simulated member dials the same upstream; hello replies
  * are rewritten per member (hosts, me, primary, role, electionId), and a failover moves the
- * primary role as an election would. topologyVersion is left out, so drivers poll and re-check
+ * primary role as an election would (as does putting it back on the first member: the electionId
+ * only ever grows). topologyVersion is left out, so drivers poll and re-check
  * a member whenever it reports a state change error, as they do with servers before 4.4.
  */
 public final class SimulatedReplicaSet {
@@ -79,6 +80,30 @@ public final class SimulatedReplicaSet {
         primary = (primary + 1) % members.size();
         election++;
         return members.get(primary);
+    }
+
+    /**
+     * Puts the primary role back on the first member, as the set started, by one more election:
+     * the term (electionId) moves on, never back, since a driver takes a primary with an older
+     * electionId than it has seen for a stale one and ignores it. Returns the first member, or
+     * null when it is primary already (nothing moved, no election).
+     */
+    public synchronized MemberAddress restoreFirstPrimary() {
+        if (primary == 0) {
+            return null;
+        }
+        primary = 0;
+        election++;
+        return members.get(0);
+    }
+
+    /** Records what each simulated member says about itself, from the real node's hello {@code realHello}. */
+    public void observe(BsonDocument realHello, MemberStates states) {
+        for (Member member : addresses.members()) {
+            BsonDocument hello = realHello.clone();
+            rewrite(hello, member.upstream());
+            states.observe(member.upstream(), hello);
+        }
     }
 
     /** Rewrites the upstream's hello reply as {@code member} of the simulated set would send it. */
