@@ -1,6 +1,7 @@
 package io.blackpipe;
 
 import io.blackpipe.admin.AdminServer;
+import io.blackpipe.fault.BundledScenarios;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleException;
@@ -251,6 +252,18 @@ public final class BlackPipe implements AutoCloseable {
         } catch (ScenarioException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
+    }
+
+    /**
+     * Starts a scenario shipped in blackpipe's jar, by name, as {@link #runScenario(Path)} starts a file:
+     * "transient-blip" is this repository's fault-scripts/transient-blip.yaml, so no checkout is needed.
+     *
+     * @throws IllegalArgumentException naming the bundled scenarios when none is called {@code name}, or
+     *                                  saying why the scenario does not fit this deployment
+     */
+    public void runBundledScenario(String name) {
+        ensureOpen();
+        proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), name));
     }
 
     /** Stops the running scenario: its pending steps are cancelled, its rules removed, its faulted members restored. */
