@@ -10,6 +10,13 @@ import java.util.logging.Logger;
 
 /** One line per log record on stderr: time, level, logger, message (and a trace for errors). */
 final class LogSetup {
+    /**
+     * The MongoDB driver's logger (the report runs the driver in this JVM). Without SLF4J the driver
+     * logs nothing but one WARNING that says so, at the top of the report's output; only its severe
+     * messages are shown. Held here: JUL keeps loggers weakly, and a collected one forgets its level.
+     */
+    private static final Logger DRIVER = Logger.getLogger("org.mongodb.driver");
+
     private LogSetup() {
     }
 
@@ -23,6 +30,7 @@ final class LogSetup {
         console.setLevel(Level.ALL);
         root.addHandler(console);
         root.setLevel(Level.INFO);
+        DRIVER.setLevel(Level.SEVERE);
     }
 
     private static final class OneLine extends Formatter {
