@@ -4,15 +4,15 @@ import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import java.io.IOException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import picocli.CommandLine.Option;
 
 /** How the proxy breaks and records things; shared by every command that starts one. */
 final class FaultOptions {
-    @Option(names = "--scenario", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_SCENARIO}", converter = OptionalPath.class,
-            description = "Run this scenario (YAML or JSON, see fault-scripts/) once the proxy listens (env BLACKPIPE_SCENARIO).")
+    @Option(names = "--scenario", paramLabel = "FILE|NAME", defaultValue = "${env:BLACKPIPE_SCENARIO}", converter = OptionalPath.class,
+            description = "Run this scenario (YAML or JSON, see fault-scripts/) once the proxy listens; when no such file exists, "
+                    + "the bundled scenario of that name (transient-blip, ...) (env BLACKPIPE_SCENARIO).")
     Path scenario;
 
     @Option(names = "--history", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_HISTORY}", converter = OptionalPath.class,
@@ -38,16 +38,16 @@ final class FaultOptions {
         return config.withHistoryFile(history).withFaultOptions(effectiveSeed(), forwardFailPoints);
     }
 
-    /** Loads and starts the --scenario, if any. @throws IllegalArgumentException with file:line: field: message */
+    /** Loads and starts the --scenario (a file, or a bundled scenario's name), if any. @throws IllegalArgumentException with file:line: field: message */
     void startScenario(ProxyServer proxy) {
         if (scenario == null) {
             return;
         }
+        ScenarioArgument argument = new ScenarioArgument(scenario);
         try {
-            proxy.scenarios().start(proxy.scenarioLoader().load(scenario));
+            proxy.scenarios().start(argument.load(proxy.scenarioLoader()));
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read scenario " + scenario + ": "
-                    + (e instanceof NoSuchFileException ? "no such file" : e.getMessage()), e);
+            throw new IllegalArgumentException("cannot read scenario " + argument.cannotRead(e), e);
         } catch (ScenarioException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }

@@ -6,9 +6,6 @@ import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.fault.ScenarioLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.bson.BsonDocument;
@@ -33,13 +30,9 @@ final class ScenarioCommand implements Runnable {
         throw new ParameterException(spec.commandLine(), "a subcommand is required: run, validate, status or stop");
     }
 
-    /** Reads and checks a scenario file offline; the failure message is "file:line: field: message". */
-    static Scenario check(Path file) throws ScenarioException, IOException {
-        return new ScenarioLoader(new RuleParser(0), member -> true).load(file);
-    }
-
-    static String cannotRead(Path file, IOException e) {
-        return "cannot read " + file + ": " + (e instanceof NoSuchFileException ? "no such file" : e.getMessage());
+    /** Reads and checks a scenario (file or bundled name) offline; the failure message is "file:line: field: message". */
+    static Scenario check(ScenarioArgument scenario) throws ScenarioException, IOException {
+        return scenario.load(new ScenarioLoader(new RuleParser(0), member -> true));
     }
 
     static String summary(Scenario scenario) {
@@ -48,29 +41,30 @@ final class ScenarioCommand implements Runnable {
     }
 
     @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = {"Check a scenario file offline (no proxy needed): every rule, step and duration.",
+            description = {"Check a scenario file (or bundled scenario, by name) offline (no proxy needed): every rule, step and duration.",
                     "Exit 0 when it is valid; exit 1 with file:line: field: message when not.",
                     "Member names are checked by the proxy when the scenario runs."})
     static final class Validate implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @Parameters(paramLabel = "FILE", description = "The scenario (YAML or JSON).")
+        @Parameters(paramLabel = "FILE|NAME", description = "The scenario (YAML or JSON); when no such file exists, the bundled scenario of that name.")
         Path file;
 
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();
             PrintWriter err = spec.commandLine().getErr();
+            ScenarioArgument argument = new ScenarioArgument(file);
             try {
-                Scenario scenario = check(file);
-                out.println(file + ": valid (" + summary(scenario) + ")");
+                Scenario scenario = check(argument);
+                out.println(argument.source() + ": valid (" + summary(scenario) + ")");
                 out.flush();
                 return 0;
             } catch (ScenarioException e) {
                 err.println(e.getMessage());
             } catch (IOException e) {
-                err.println("blackpipe: " + cannotRead(file, e));
+                err.println("blackpipe: cannot read " + argument.cannotRead(e));
             }
             err.flush();
             return 1;
@@ -78,20 +72,21 @@ final class ScenarioCommand implements Runnable {
     }
 
     @Command(name = "run", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = {"Check a scenario file, then run it on the proxy (stopping any scenario already running).",
+            description = {"Check a scenario file (or bundled scenario, by name), then run it on the proxy (stopping any scenario already running).",
                     "Its rules go live at once; its timeline steps fire at their offsets."})
     static final class Run extends AdminCommand {
-        @Parameters(paramLabel = "FILE", description = "The scenario (YAML or JSON).")
+        @Parameters(paramLabel = "FILE|NAME", description = "The scenario (YAML or JSON); when no such file exists, the bundled scenario of that name.")
         Path file;
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            ScenarioArgument argument = new ScenarioArgument(file);
             String text;
             try {
-                text = Files.readString(file, StandardCharsets.UTF_8);
-                check(file);
+                text = argument.text();
+                check(argument);
             } catch (IOException e) {
-                throw new AdminClient.Failure(cannotRead(file, e));
+                throw new AdminClient.Failure("cannot read " + argument.cannotRead(e));
             } catch (ScenarioException e) {
                 throw new AdminClient.Failure(e.getMessage());
             }
@@ -100,7 +95,7 @@ final class ScenarioCommand implements Runnable {
                 status = admin.json("POST", "scenario", text);
             } catch (AdminClient.Failure e) {
                 // the API reads the body as "request body"; say which file that was
-                throw new AdminClient.Failure(e.getMessage().replace(": request body:", ": " + file + ":"));
+                throw new AdminClient.Failure(e.getMessage().replace(": request body:", ": " + argument.source() + ":"));
             }
             out.println("started " + describe(status));
             return 0;
