@@ -97,8 +97,10 @@ final class Exchange {
                     BsonDocument command = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
                     frame.release();
                     FailPointCommand.answer(context, connection, facts.name(), command, reply -> {
-                        connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
-                        connection.flushClient();
+                        if (!facts.moreToCome()) { // sent with moreToCome it takes effect unanswered, as on mongod
+                            connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
+                            connection.flushClient();
+                        }
                     });
                 } else {
                     long fingerprint = facts.fingerprint();

@@ -102,6 +102,18 @@ class MoreToComeFaultTest {
                 "the w:0 attempt is closed, not left open for the next request to overwrite");
     }
 
+    /** A configureFailPoint sent with moreToCome takes effect unanswered: a reply would answer the next request's place. */
+    @org.junit.jupiter.api.Test
+    void aFailPointCommandSentWithMoreToComeTakesEffectWithoutAReply() throws IOException {
+        send(opMsg(1, MORE_TO_COME, BsonDocument.parse(
+                "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['ping'], errorCode: 13}, $db: 'admin'}")));
+        send(opMsg(2, 0, BsonDocument.parse("{ping: 1, $db: 'admin'}")));
+        Object[] reply = readReply();
+        assertEquals(2, reply[0], "the first reply answers the ping, not the configureFailPoint: " + reply[1]);
+        assertEquals(13, ((BsonDocument) reply[1]).getNumber("code").intValue(), "the rule took effect: " + reply[1]);
+        assertEquals(1, proxy.rules().fired("failCommand"));
+    }
+
     /** mongod closes the connection of a w:0 write refused as not primary, so that the client selects a server again (OP_MSG spec). */
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"error: 'NotWritablePrimary'", "errorCode: 10107, errorLabels: []", "errorCode: 13435", "errorCode: 189",
