@@ -1,10 +1,7 @@
 package io.blackpipe.bench;
 
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
@@ -14,27 +11,19 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.LengthFieldBasedFrameDecoder;
 import io.netty.util.concurrent.DefaultThreadFactory;
-import io.netty.util.concurrent.ScheduledFuture;
 import java.net.InetSocketAddress;
 import java.nio.ByteOrder;
-import java.util.Date;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import org.bson.BsonArray;
 import org.bson.BsonBinaryWriter;
 import org.bson.BsonBoolean;
-import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
-import org.bson.BsonDouble;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
-import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.EncoderContext;
@@ -63,32 +52,27 @@ public final class WireResponder implements AutoCloseable {
     public static final String BIG = "big";
     public static final int MAX_WIRE_VERSION = 21;
 
-    private static final int OP_REPLY = 1;
-    private static final int OP_QUERY = 2004;
-    private static final int OP_MSG = 2013;
-    private static final int FLAG_CHECKSUM = 1;
-    private static final int FLAG_MORE_TO_COME = 1 << 1;
-    private static final int FLAG_EXHAUST_ALLOWED = 1 << 16;
-    private static final int MAX_MESSAGE = 48_000_000;
-    private static final Set<String> HELLOS = Set.of("hello", "isMaster", "ismaster");
+    static final int MAX_MESSAGE = 48_000_000;
 
     private final EventLoopGroup group;
     private final Channel server;
     private final String host;
     private final int port;
-    private final byte[][] users;
-    private final byte[] bigData;
-    private final int[] bigOffsets;
-    private final ObjectId processId = new ObjectId();
-    private final ObjectId electionId = new ObjectId();
-    private final AtomicInteger requestIds = new AtomicInteger();
     private final AtomicInteger connectionIds = new AtomicInteger();
-    private final AtomicLong cursorIds = new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 50));
-    private final Map<Long, Cursor> cursors = new ConcurrentHashMap<>();
-    private final LongAdder requests = new LongAdder();
-    private final AtomicInteger open = new AtomicInteger();
+    // What the connections share (ResponderConnection reads them).
+    final byte[][] users;
+    final byte[] bigData;
+    final int[] bigOffsets;
+    final ObjectId processId = new ObjectId();
+    final ObjectId electionId = new ObjectId();
+    final AtomicInteger requestIds = new AtomicInteger();
+    final AtomicLong cursorIds = new AtomicLong(ThreadLocalRandom.current().nextLong(1L << 40, 1L << 50));
+    final Map<Long, Cursor> cursors = new ConcurrentHashMap<>();
+    final LongAdder requests = new LongAdder();
+    final AtomicInteger open = new AtomicInteger();
 
-    private static final class Cursor {
+    /** An open cursor on the large collection: the next document it returns. */
+    static final class Cursor {
         final String ns;
         int next;
 
@@ -129,7 +113,7 @@ public final class WireResponder implements AutoCloseable {
                     protected void initChannel(SocketChannel ch) {
                         ch.pipeline().addLast(
                                 new LengthFieldBasedFrameDecoder(ByteOrder.LITTLE_ENDIAN, MAX_MESSAGE, 0, 4, -4, 0, true),
-                                new Connection(connectionIds.incrementAndGet()));
+                                new ResponderConnection(WireResponder.this, connectionIds.incrementAndGet()));
                     }
                 })
                 .bind(host, port).sync().channel();
@@ -191,373 +175,11 @@ public final class WireResponder implements AutoCloseable {
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
-    private static byte[] encode(BsonDocument document) {
+    static byte[] encode(BsonDocument document) {
         BasicOutputBuffer out = new BasicOutputBuffer(256);
         try (BsonBinaryWriter writer = new BsonBinaryWriter(out)) {
             new BsonDocumentCodec().encode(writer, document, EncoderContext.builder().build());
         }
         return out.toByteArray();
-    }
-
-    /** The fields of a command the responder looks at. */
-    private static final class Command implements Bson.Visitor {
-        private final ByteBuf in;
-        String name = "";
-        String db = "";
-        String collection = "";
-        long cursorId;
-        int batchSize = -1;
-        boolean singleBatch;
-        boolean hasFilterId;
-        long filterId;
-        int documents;
-        long[] killCursors = new long[0];
-        boolean hasTopologyVersion;
-        long maxAwaitTimeMs = -1;
-        boolean helloOk;
-
-        Command(ByteBuf in, int body) {
-            this.in = in;
-            Bson.forEach(in, body, this);
-        }
-
-        @Override
-        public void element(byte type, String key, int at) {
-            if (name.isEmpty()) {
-                name = key;
-                if (type == Bson.STRING) {
-                    collection = Bson.string(in, at);
-                } else if (Bson.isNumber(type)) {
-                    cursorId = Bson.number(in, type, at);
-                }
-                return;
-            }
-            switch (key) {
-                case "$db" -> db = Bson.string(in, at);
-                case "collection" -> collection = Bson.string(in, at);
-                case "batchSize" -> batchSize = (int) Bson.number(in, type, at);
-                case "singleBatch" -> singleBatch = in.getByte(at) != 0;
-                case "documents" -> documents += type == Bson.ARRAY ? Bson.count(in, at) : 0;
-                case "topologyVersion" -> hasTopologyVersion = true;
-                case "maxAwaitTimeMS" -> maxAwaitTimeMs = Bson.number(in, type, at);
-                case "helloOk" -> helloOk = type == Bson.BOOLEAN && in.getByte(at) != 0;
-                case "filter" -> {
-                    if (type == Bson.DOCUMENT) {
-                        Bson.forEach(in, at, (t, k, v) -> {
-                            if (k.equals("_id") && Bson.isNumber(t)) {
-                                hasFilterId = true;
-                                filterId = Bson.number(in, t, v);
-                            }
-                        });
-                    }
-                }
-                case "cursors" -> {
-                    if (type == Bson.ARRAY) {
-                        long[] ids = new long[Bson.count(in, at)];
-                        int[] i = {0};
-                        Bson.forEach(in, at, (t, k, v) -> ids[i[0]++] = Bson.isNumber(t) ? Bson.number(in, t, v) : 0);
-                        killCursors = ids;
-                    }
-                }
-                default -> {
-                }
-            }
-        }
-    }
-
-    private final class Connection extends ChannelInboundHandlerAdapter {
-        private final int connectionId;
-        private ScheduledFuture<?> pendingHello;
-
-        Connection(int connectionId) {
-            this.connectionId = connectionId;
-        }
-
-        @Override
-        public void channelActive(ChannelHandlerContext ctx) {
-            open.incrementAndGet();
-            ctx.fireChannelActive();
-        }
-
-        @Override
-        public void channelInactive(ChannelHandlerContext ctx) {
-            open.decrementAndGet();
-            if (pendingHello != null) {
-                pendingHello.cancel(false);
-            }
-        }
-
-        @Override
-        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-            ByteBuf frame = (ByteBuf) msg;
-            try {
-                requests.increment();
-                switch (frame.getIntLE(12)) {
-                    case OP_MSG -> onMsg(ctx, frame);
-                    case OP_QUERY -> onQuery(ctx, frame);
-                    default -> ctx.close(); // mongod closes on opcodes it does not serve
-                }
-            } finally {
-                frame.release();
-            }
-        }
-
-        @Override
-        public void channelReadComplete(ChannelHandlerContext ctx) {
-            ctx.flush();
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            ctx.close();
-        }
-
-        private void onQuery(ChannelHandlerContext ctx, ByteBuf frame) {
-            int requestId = frame.getIntLE(4);
-            String ns = Bson.cString(frame, 20);
-            int doc = Bson.skipCString(frame, 20) + 8;
-            int[] wrapped = {-1};
-            Bson.forEach(frame, doc, (t, k, v) -> {
-                if (wrapped[0] < 0 && k.equals("$query") && t == Bson.DOCUMENT) {
-                    wrapped[0] = v;
-                }
-            });
-            Command command = new Command(frame, wrapped[0] >= 0 ? wrapped[0] : doc);
-            byte[] body;
-            if (ns.endsWith(".$cmd") && HELLOS.contains(command.name)) {
-                body = encode(hello(command));
-            } else {
-                body = encode(error(352, "UnsupportedOpQueryCommand", "Unsupported OP_QUERY command: " + command.name));
-            }
-            ByteBuf out = ctx.alloc().ioBuffer(36 + body.length);
-            out.writeIntLE(36 + body.length).writeIntLE(requestIds.incrementAndGet()).writeIntLE(requestId).writeIntLE(OP_REPLY);
-            out.writeIntLE(8).writeLongLE(0).writeIntLE(0).writeIntLE(1).writeBytes(body); // AwaitCapable, one document
-            ctx.write(out, ctx.voidPromise());
-        }
-
-        private void onMsg(ChannelHandlerContext ctx, ByteBuf frame) {
-            int requestId = frame.getIntLE(4);
-            int flags = frame.getIntLE(16);
-            int end = frame.getIntLE(0) - ((flags & FLAG_CHECKSUM) != 0 ? 4 : 0);
-            int at = 20;
-            int body = -1;
-            int sequenced = 0;
-            while (at < end) {
-                byte kind = frame.getByte(at++);
-                if (kind == 0) {
-                    body = at;
-                    at += frame.getIntLE(at);
-                } else if (kind == 1) {
-                    int sectionEnd = at + frame.getIntLE(at);
-                    int doc = Bson.skipCString(frame, at + 4);
-                    while (doc < sectionEnd) {
-                        sequenced++;
-                        doc += frame.getIntLE(doc);
-                    }
-                    at = sectionEnd;
-                } else {
-                    ctx.close();
-                    return;
-                }
-            }
-            if (body < 0) {
-                ctx.close();
-                return;
-            }
-            Command command = new Command(frame, body);
-            command.documents += sequenced;
-            if ((flags & FLAG_MORE_TO_COME) != 0) {
-                return; // w:0: nothing is answered
-            }
-            switch (command.name) {
-                case "hello", "isMaster", "ismaster" -> onHello(ctx, requestId, flags, command);
-                case "find" -> onFind(ctx, requestId, command);
-                case "getMore" -> onGetMore(ctx, requestId, command);
-                case "insert" -> {
-                    ByteBuf out = beginMsg(ctx, requestId, 0, 64);
-                    int doc = Bson.begin(out);
-                    Bson.int32(out, "n", command.documents);
-                    Bson.dbl(out, "ok", 1.0);
-                    Bson.end(out, doc);
-                    send(ctx, out);
-                }
-                case "killCursors" -> {
-                    BsonArray killed = new BsonArray();
-                    BsonArray notFound = new BsonArray();
-                    for (long id : command.killCursors) {
-                        (cursors.remove(id) != null ? killed : notFound).add(new BsonInt64(id));
-                    }
-                    sendDocument(ctx, requestId, 0, new BsonDocument("cursorsKilled", killed).append("cursorsNotFound", notFound)
-                            .append("cursorsAlive", new BsonArray()).append("cursorsUnknown", new BsonArray())
-                            .append("ok", new BsonDouble(1.0)));
-                }
-                case "buildInfo", "buildinfo" -> sendDocument(ctx, requestId, 0, new BsonDocument("version", new BsonString("7.0.0"))
-                        .append("versionArray", new BsonArray(java.util.List.of(new BsonInt32(7), new BsonInt32(0),
-                                new BsonInt32(0), new BsonInt32(0))))
-                        .append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024)).append("ok", new BsonDouble(1.0)));
-                case "ping", "endSessions", "drop", "createIndexes", "delete" -> sendOk(ctx, requestId);
-                default -> sendDocument(ctx, requestId, 0,
-                        error(59, "CommandNotFound", "no such command: '" + command.name + "' (blackpipe bench responder)"));
-            }
-        }
-
-        private void onHello(ChannelHandlerContext ctx, int requestId, int flags, Command command) {
-            if (!command.hasTopologyVersion || command.maxAwaitTimeMs < 0) {
-                sendDocument(ctx, requestId, 0, hello(command));
-                return;
-            }
-            // Awaitable hello of a server monitor: the topology never changes here, so the answer
-            // comes after maxAwaitTimeMS; with exhaustAllowed it keeps coming (moreToCome), each
-            // reply answering the previous one, as mongod streams it.
-            boolean streaming = (flags & FLAG_EXHAUST_ALLOWED) != 0;
-            long wait = Math.max(command.maxAwaitTimeMs, 1);
-            int[] responseTo = {requestId};
-            Runnable[] next = new Runnable[1];
-            next[0] = () -> {
-                if (!ctx.channel().isActive()) {
-                    return;
-                }
-                int sent = sendDocument(ctx, responseTo[0], streaming ? FLAG_MORE_TO_COME : 0, hello(command));
-                ctx.flush();
-                if (streaming) {
-                    responseTo[0] = sent;
-                    pendingHello = ctx.executor().schedule(next[0], wait, TimeUnit.MILLISECONDS);
-                } else {
-                    pendingHello = null;
-                }
-            };
-            pendingHello = ctx.executor().schedule(next[0], wait, TimeUnit.MILLISECONDS);
-        }
-
-        private void onFind(ChannelHandlerContext ctx, int requestId, Command command) {
-            String ns = command.db + "." + command.collection;
-            if (command.collection.equals(BIG)) {
-                int batch = command.batchSize < 0 ? 101 : command.batchSize == 0 ? 0 : command.batchSize;
-                int to = Math.min(batch, bigDocs());
-                long id = 0;
-                if (to < bigDocs() && !command.singleBatch) {
-                    id = cursorIds.incrementAndGet();
-                    cursors.put(id, new Cursor(ns, to));
-                }
-                sendBatch(ctx, requestId, "firstBatch", id, ns, 0, to);
-                return;
-            }
-            ByteBuf out = beginMsg(ctx, requestId, 0, 160);
-            int doc = Bson.begin(out);
-            int cursor = Bson.beginDocument(out, "cursor");
-            int batch = Bson.beginArray(out, "firstBatch");
-            if (command.hasFilterId && command.filterId >= 0 && command.filterId < users.length) {
-                Bson.indexKey(out, Bson.DOCUMENT, 0);
-                out.writeBytes(users[(int) command.filterId]);
-            }
-            Bson.end(out, batch);
-            Bson.int64(out, "id", 0);
-            Bson.string(out, "ns", ns);
-            Bson.end(out, cursor);
-            Bson.dbl(out, "ok", 1.0);
-            Bson.end(out, doc);
-            send(ctx, out);
-        }
-
-        private void onGetMore(ChannelHandlerContext ctx, int requestId, Command command) {
-            Cursor cursor = cursors.get(command.cursorId);
-            if (cursor == null) {
-                sendDocument(ctx, requestId, 0, error(43, "CursorNotFound", "cursor id " + command.cursorId + " not found"));
-                return;
-            }
-            int from;
-            int to;
-            synchronized (cursor) {
-                from = cursor.next;
-                to = command.batchSize > 0 ? Math.min(from + command.batchSize, bigDocs()) : bigDocs();
-                cursor.next = to;
-            }
-            long id = command.cursorId;
-            if (to >= bigDocs()) {
-                cursors.remove(id);
-                id = 0;
-            }
-            sendBatch(ctx, requestId, "nextBatch", id, cursor.ns, from, to);
-        }
-
-        private void sendBatch(ChannelHandlerContext ctx, int requestId, String field, long id, String ns, int from, int to) {
-            ByteBuf out = beginMsg(ctx, requestId, 0, 128 + bigOffsets[to] - bigOffsets[from] + (to - from) * 6);
-            int doc = Bson.begin(out);
-            int cursor = Bson.beginDocument(out, "cursor");
-            int batch = Bson.beginArray(out, field);
-            for (int i = from; i < to; i++) {
-                Bson.indexKey(out, Bson.DOCUMENT, i - from);
-                out.writeBytes(bigData, bigOffsets[i], bigOffsets[i + 1] - bigOffsets[i]);
-            }
-            Bson.end(out, batch);
-            Bson.int64(out, "id", id);
-            Bson.string(out, "ns", ns);
-            Bson.end(out, cursor);
-            Bson.dbl(out, "ok", 1.0);
-            Bson.end(out, doc);
-            send(ctx, out);
-        }
-
-        private void sendOk(ChannelHandlerContext ctx, int requestId) {
-            ByteBuf out = beginMsg(ctx, requestId, 0, 48);
-            int doc = Bson.begin(out);
-            Bson.dbl(out, "ok", 1.0);
-            Bson.end(out, doc);
-            send(ctx, out);
-        }
-
-        /** Sends a document built the slow way (handshakes, rare commands); returns the reply's requestId. */
-        private int sendDocument(ChannelHandlerContext ctx, int responseTo, int flags, BsonDocument document) {
-            byte[] body = encode(document);
-            ByteBuf out = beginMsg(ctx, responseTo, flags, 21 + body.length);
-            out.writeBytes(body);
-            int id = out.getIntLE(4);
-            send(ctx, out);
-            return id;
-        }
-
-        private ByteBuf beginMsg(ChannelHandlerContext ctx, int responseTo, int flags, int sizeHint) {
-            ByteBuf out = ctx.alloc().ioBuffer(sizeHint);
-            out.writeIntLE(0).writeIntLE(requestIds.incrementAndGet()).writeIntLE(responseTo).writeIntLE(OP_MSG);
-            out.writeIntLE(flags).writeByte(0);
-            return out;
-        }
-
-        private void send(ChannelHandlerContext ctx, ByteBuf out) {
-            out.setIntLE(0, out.writerIndex());
-            ctx.write(out, ctx.voidPromise()); // flushed once per read (channelReadComplete)
-        }
-
-        private BsonDocument hello(Command command) {
-            BsonDocument r = new BsonDocument();
-            if (command.helloOk) {
-                r.append("helloOk", BsonBoolean.TRUE);
-            }
-            r.append("topologyVersion", new BsonDocument("processId", new BsonObjectId(processId)).append("counter", new BsonInt64(0)));
-            r.append(command.name.equals("hello") ? "isWritablePrimary" : "ismaster", BsonBoolean.TRUE);
-            r.append("secondary", BsonBoolean.FALSE);
-            r.append("setName", new BsonString(SET_NAME));
-            r.append("setVersion", new BsonInt32(1));
-            r.append("hosts", new BsonArray(java.util.List.of(new BsonString(address()))));
-            r.append("primary", new BsonString(address()));
-            r.append("me", new BsonString(address()));
-            r.append("electionId", new BsonObjectId(electionId));
-            r.append("maxBsonObjectSize", new BsonInt32(16 * 1024 * 1024));
-            r.append("maxMessageSizeBytes", new BsonInt32(MAX_MESSAGE));
-            r.append("maxWriteBatchSize", new BsonInt32(100_000));
-            r.append("localTime", new BsonDateTime(new Date().getTime()));
-            r.append("logicalSessionTimeoutMinutes", new BsonInt32(30));
-            r.append("connectionId", new BsonInt32(connectionId));
-            r.append("minWireVersion", new BsonInt32(0));
-            r.append("maxWireVersion", new BsonInt32(MAX_WIRE_VERSION));
-            r.append("readOnly", BsonBoolean.FALSE);
-            r.append("ok", new BsonDouble(1.0));
-            return r;
-        }
-    }
-
-    private static BsonDocument error(int code, String codeName, String message) {
-        return new BsonDocument("ok", new BsonDouble(0.0)).append("errmsg", new BsonString(message))
-                .append("code", new BsonInt32(code)).append("codeName", new BsonString(codeName));
     }
 }
