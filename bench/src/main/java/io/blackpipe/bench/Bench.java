@@ -280,7 +280,7 @@ public final class Bench {
             Files.createDirectories(o.out);
             report.writeMarkdown(o.out.resolve("RESULTS.md"), machine, settings, upstream.kind + ": " + upstream.description,
                     commandLine(o.rawArgs));
-            Files.writeString(o.out.resolve("results.json"), report.json(machine, settings, upstream.kind + ": " + upstream.description));
+            Files.writeString(o.out.resolve("results.json"), ReportJson.of(report, machine, settings, upstream.kind + ": " + upstream.description));
             System.out.println("bench: wrote " + o.out.resolve("RESULTS.md") + " and " + o.out.resolve("results.json"));
         }
         return 0;

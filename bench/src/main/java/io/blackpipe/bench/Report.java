@@ -10,18 +10,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import org.bson.BsonArray;
-import org.bson.BsonDocument;
-import org.bson.BsonDouble;
-import org.bson.BsonInt32;
-import org.bson.BsonInt64;
-import org.bson.BsonNull;
-import org.bson.BsonString;
-import org.bson.BsonValue;
-import org.bson.json.JsonMode;
-import org.bson.json.JsonWriterSettings;
 
-/** Medians, ratios, the PASS/MISS lines of issue 7's targets, and the text table / JSON / RESULTS.md. */
+/** Medians, ratios, the PASS/MISS lines of issue 7's targets, the text table and RESULTS.md (the JSON: {@link ReportJson}). */
 final class Report {
     static final String NOTES_MARKER = "<!-- Everything below this line is kept when the harness rewrites this file. -->";
 
@@ -59,6 +49,15 @@ final class Report {
 
     void add(Cell cell, String target, Result result) {
         runs.computeIfAbsent(cell, c -> new LinkedHashMap<>()).computeIfAbsent(target, t -> new ArrayList<>()).add(result);
+    }
+
+    /** The results of every round of one target in one cell, in the order they ran. */
+    List<Result> rounds(Cell cell, String target) {
+        return runs.get(cell).get(target);
+    }
+
+    List<String> targets() {
+        return targets;
     }
 
     List<Cell> cells() {
@@ -309,100 +308,6 @@ final class Report {
             parts.add(String.format(Locale.ROOT, "%.0f", v));
         }
         return String.join(", ", parts);
-    }
-
-    // ---- JSON ----
-
-    String json(Map<String, String> machine, Map<String, String> settings, String upstream) {
-        BsonDocument root = new BsonDocument();
-        root.append("machine", strings(machine));
-        root.append("settings", strings(settings));
-        root.append("upstream", new BsonString(upstream));
-        root.append("targets", strings(targetDescriptions));
-        BsonArray results = new BsonArray();
-        for (Cell cell : cells()) {
-            for (String target : targets) {
-                Summary s = summary(cell, target);
-                if (s == null) {
-                    continue;
-                }
-                BsonArray rounds = new BsonArray();
-                for (Result r : runs.get(cell).get(target)) {
-                    rounds.add(new BsonDocument("opsPerSec", num(r.opsPerSec())).append("p50Micros", num(r.p50Micros()))
-                            .append("p99Micros", num(r.p99Micros())).append("ops", new BsonInt64(r.ops()))
-                            .append("proxyCpuMicrosPerOp", num(r.proxyCpuMicrosPerOp()))
-                            .append("proxyAllocBytesPerOp", num(r.proxyAllocBytesPerOp()))
-                            .append("machineCpuMicrosPerOp", num(r.machineCpuMicrosPerOp()))
-                            .append("machineBusyShare", num(r.machineBusyShare()))
-                            .append("errors", new BsonInt64(r.errors())));
-                }
-                results.add(new BsonDocument("workload", new BsonString(cell.workload().id))
-                        .append("threads", new BsonInt32(cell.threads()))
-                        .append("target", new BsonString(target))
-                        .append("opsPerSec", num(s.opsPerSec()))
-                        .append("p50Micros", num(s.p50Micros()))
-                        .append("p99Micros", num(s.p99Micros()))
-                        .append("ratioToDirect", num(s.ratio()))
-                        .append("ratioToDirectMin", num(s.ratioMin()))
-                        .append("ratioToDirectMax", num(s.ratioMax()))
-                        .append("addedP50Micros", target.equals(Target.DIRECT) ? BsonNull.VALUE : num(s.addedP50Micros()))
-                        .append("proxyCpuMicrosPerOp", num(s.cpuMicrosPerOp()))
-                        .append("proxyAllocBytesPerOp", num(s.allocBytesPerOp()))
-                        .append("machineCpuMicrosPerOp", num(s.machineCpuMicrosPerOp()))
-                        .append("machineBusyShare", num(s.machineBusyShare()))
-                        .append("errors", new BsonInt64(s.errors()))
-                        .append("rounds", rounds));
-            }
-        }
-        root.append("results", results);
-        if (idle != null) {
-            root.append("idleConnections", new BsonDocument("requested", new BsonInt32(idle.requested()))
-                    .append("held", new BsonInt32(idle.held()))
-                    .append("heapBeforeBytes", new BsonInt64(idle.heapBefore()))
-                    .append("heapAfterBytes", new BsonInt64(idle.heapAfter()))
-                    .append("heapBytesPerConnection", num(idle.bytesPerConnection()))
-                    .append("directBeforeBytes", new BsonInt64(idle.directBefore()))
-                    .append("directAfterBytes", new BsonInt64(idle.directAfter()))
-                    .append("proxyFdLimit", new BsonInt64(idle.proxyFdLimit()))
-                    .append("note", idle.limitNote() == null ? BsonNull.VALUE : new BsonString(idle.limitNote())));
-        } else if (idleError != null) {
-            root.append("idleConnections", new BsonDocument("error", new BsonString(idleError)));
-        }
-        if (startup != null) {
-            BsonArray runsMs = new BsonArray();
-            startup.runsMillis().forEach(v -> runsMs.add(num(v)));
-            BsonArray floorMs = new BsonArray();
-            startup.jvmFloorMillis().forEach(v -> floorMs.add(num(v)));
-            root.append("startup", new BsonDocument("command", new BsonString(startup.command()))
-                    .append("medianMillis", num(startup.medianMillis())).append("runsMillis", runsMs)
-                    .append("jvmFloorMedianMillis", num(startup.jvmFloorMedianMillis())).append("jvmFloorRunsMillis", floorMs));
-        } else if (startupError != null) {
-            root.append("startup", new BsonDocument("error", new BsonString(startupError)));
-        }
-        BsonArray checks = new BsonArray();
-        for (Check c : checks()) {
-            checks.add(new BsonDocument("cell", new BsonString(c.target())).append("check", new BsonString(c.what()))
-                    .append("value", new BsonString(c.value())).append("target", new BsonString(c.limit()))
-                    .append("result", new BsonString(c.pass() == null ? "SKIP" : c.pass() ? "PASS" : "MISS")));
-        }
-        root.append("checks", checks);
-        BsonArray notes = new BsonArray();
-        remarks.forEach(r -> notes.add(new BsonString(r)));
-        root.append("remarks", notes);
-        return root.toJson(JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).indent(true).build()) + "\n";
-    }
-
-    private static BsonValue num(double v) {
-        if (Double.isNaN(v) || Double.isInfinite(v)) {
-            return BsonNull.VALUE;
-        }
-        return new BsonDouble(Math.round(v * 1000) / 1000.0);
-    }
-
-    private static BsonDocument strings(Map<String, String> map) {
-        BsonDocument doc = new BsonDocument();
-        map.forEach((k, v) -> doc.append(k, v == null ? BsonNull.VALUE : new BsonString(v)));
-        return doc;
     }
 
     // ---- RESULTS.md ----
