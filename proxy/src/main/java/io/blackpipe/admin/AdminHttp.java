@@ -1,0 +1,186 @@
+package io.blackpipe.admin;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.bson.BsonDocument;
+import org.bson.json.JsonParseException;
+
+/**
+ * The client side of the admin API: requests to a running proxy's /api/v1 (and /health), with its
+ * bearer token. The CLI's control commands and {@code RemoteBlackPipe} both talk through it, so
+ * both say the same thing when it goes wrong: every failure (unreachable, timed out, non-2xx answer,
+ * unreadable body) is a {@link Failure} whose message names the request, the status and the API's
+ * own error message.
+ */
+public final class AdminHttp {
+    private static final HttpClient HTTP = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5))
+            .build();
+    private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
+
+    /** A request that did not work; the message is what a user reads. */
+    public static final class Failure extends RuntimeException {
+        private final int status;
+
+        Failure(int status, String message) {
+            super(message);
+            this.status = status;
+        }
+
+        /** The HTTP status the API answered; 0 when it did not answer (unreachable, timed out, interrupted). */
+        public int status() {
+            return status;
+        }
+    }
+
+    /** What the API answered: status and body. */
+    public record Answer(int status, String body) {
+        public boolean ok() {
+            return status >= 200 && status < 300;
+        }
+    }
+
+    private final String base;
+    private final String token;
+    private final String unreachableHint;
+    private final String tokenHint;
+
+    /**
+     * @param base            the admin URL without a trailing slash, e.g. http://127.0.0.1:9090
+     * @param token           the bearer token; null or empty: none is sent
+     * @param unreachableHint appended when the proxy cannot be reached: where the caller sets the address
+     * @param tokenHint       appended to a 401: where the caller sets the token
+     */
+    public AdminHttp(String base, String token, String unreachableHint, String tokenHint) {
+        this.base = base;
+        this.token = token == null || token.isEmpty() ? null : token;
+        this.unreachableHint = unreachableHint;
+        this.tokenHint = tokenHint;
+    }
+
+    public String base() {
+        return base;
+    }
+
+    /** Percent-encodes one path segment or query value. */
+    public static String encode(String value) {
+        return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");
+    }
+
+    /**
+     * Sends {@code method path}: a path under /api/v1 ("rules"), or one from the root when it starts with
+     * '/' ("/health"). Any answer is returned; only no answer at all is a Failure (status 0).
+     */
+    public Answer send(String method, String path, String body) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url(path)))
+                .timeout(REQUEST_TIMEOUT)
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody()
+                        : HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8));
+        if (body != null) {
+            request.header("Content-Type", "application/json");
+        }
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        try {
+            HttpResponse<String> response = HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return new Answer(response.statusCode(), response.body());
+        } catch (HttpConnectTimeoutException e) {
+            throw unreachable("the connection timed out");
+        } catch (HttpTimeoutException e) {
+            throw new Failure(0, method + " " + url(path) + " did not answer within " + REQUEST_TIMEOUT.toSeconds() + " s");
+        } catch (IOException e) {
+            throw unreachable(describe(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Failure(0, "interrupted while waiting for " + url(path));
+        }
+    }
+
+    /** Like {@link #send}, and a non-2xx answer is a Failure too. */
+    public Answer call(String method, String path, String body) {
+        Answer answer = send(method, path, body);
+        if (!answer.ok()) {
+            throw refused(method, path, answer);
+        }
+        return answer;
+    }
+
+    /** Like {@link #call} and parses the JSON body. */
+    public BsonDocument json(String method, String path, String body) {
+        Answer answer = call(method, path, body);
+        try {
+            return BsonDocument.parse(answer.body());
+        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+            throw new Failure(answer.status(), method + " " + url(path) + " answered " + answer.status()
+                    + " with a body that is not JSON: " + abbreviate(answer.body()));
+        }
+    }
+
+    /** The Failure a non-2xx {@code answer} is: "METHOD URL answered 400 Bad Request: the API's message". */
+    public Failure refused(String method, String path, Answer answer) {
+        return new Failure(answer.status(), method + " " + url(path) + " answered " + answer.status() + reason(answer.status())
+                + ": " + errorMessage(answer) + (answer.status() == 401 ? tokenHint : ""));
+    }
+
+    private String url(String path) {
+        return path.startsWith("/") ? base + path : base + "/api/v1/" + path;
+    }
+
+    private Failure unreachable(String why) {
+        return new Failure(0, "cannot reach the blackpipe admin API at " + base + " (" + why + "); is a proxy running there?"
+                + unreachableHint);
+    }
+
+    private static String describe(IOException e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.net.ConnectException) {
+                return cause.getMessage() == null || cause.getMessage().isBlank() ? "connection refused" : cause.getMessage();
+            }
+        }
+        Throwable cause = e;
+        while (cause.getCause() != null && (cause.getMessage() == null || cause.getMessage().isBlank())) {
+            cause = cause.getCause();
+        }
+        String message = cause.getMessage();
+        return message == null || message.isBlank() ? cause.getClass().getSimpleName() : message;
+    }
+
+    private static String reason(int status) {
+        switch (status) {
+            case 400: return " Bad Request";
+            case 401: return " Unauthorized";
+            case 404: return " Not Found";
+            case 405: return " Method Not Allowed";
+            case 409: return " Conflict";
+            default: return "";
+        }
+    }
+
+    /** The API's "error" field, else the body itself. */
+    private static String errorMessage(Answer answer) {
+        try {
+            BsonDocument body = BsonDocument.parse(answer.body());
+            if (body.isString("error")) {
+                return body.getString("error").getValue();
+            }
+        } catch (RuntimeException notJson) {
+            // fall through: show the body as it came
+        }
+        return abbreviate(answer.body());
+    }
+
+    private static String abbreviate(String body) {
+        String text = body == null ? "" : body.strip();
+        return text.length() > 300 ? text.substring(0, 300) + "..." : text.isEmpty() ? "(empty body)" : text;
+    }
+}
