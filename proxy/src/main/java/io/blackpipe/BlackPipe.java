@@ -360,12 +360,7 @@ public final class BlackPipe implements AutoCloseable {
      * set's failover is not undone: its members elect their primary, not blackpipe.
      */
     public void reset() {
-        proxy.scenarios().stop();
-        proxy.rules().clear();
-        proxy.rules().forgetFired();
-        proxy.restore("all");
-        proxy.restoreSimulatedPrimary();
-        proxy.retryTracker().forgetAll();
+        proxy.reset();
         counters.reset();
         historySince = System.nanoTime();
     }

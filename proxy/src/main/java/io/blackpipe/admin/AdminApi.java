@@ -1,5 +1,6 @@
 package io.blackpipe.admin;
 
+import io.blackpipe.fault.BundledScenarios;
 import io.blackpipe.fault.Durations;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Rule;
@@ -14,12 +15,14 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonInvalidOperationException;
@@ -27,8 +30,8 @@ import org.bson.BsonString;
 import org.bson.json.JsonParseException;
 
 /**
- * The control API's resources (under /api/v1): members, rules, scenario, connections, stats,
- * history. Every mutation is checked whole before it changes anything; PUT and DELETE are
+ * The control API's resources (under /api/v1): members, rules, scenario, connections, failover,
+ * reset, stats, history. Every mutation is checked whole before it changes anything; PUT and DELETE are
  * idempotent.
  */
 final class AdminApi {
@@ -58,10 +61,12 @@ final class AdminApi {
                 case "members":
                     return size == 1 ? members(method) : size == 3 ? memberAction(method, second, parts.get(2), query) : notFound(rawPath);
                 case "rules":
-                    return size <= 2 ? rules(method, second, body, rawPath) : notFound(rawPath);
+                    return size <= 2 ? rules(method, second, body, rawPath)
+                            : size == 3 && parts.get(2).equals("fired") ? fired(method, second, rawPath) : notFound(rawPath);
                 case "scenario":
                     return size == 1 ? scenario(method, body, false)
-                            : size == 2 && second.equals("validate") ? scenario(method, body, true) : notFound(rawPath);
+                            : size == 2 && second.equals("validate") ? scenario(method, body, true)
+                            : size == 3 && second.equals("bundled") ? bundledScenario(method, parts.get(2)) : notFound(rawPath);
                 case "connections":
                     return size == 1 ? members(method)
                             : size == 2 && second.equals("reset") ? resetConnections(method, query) : notFound(rawPath);
@@ -69,6 +74,12 @@ final class AdminApi {
                     return size == 1 ? post(method, () -> {
                         proxy.failover();
                         return AdminResponse.done();
+                    }) : notFound(rawPath);
+                case "reset":
+                    return size == 1 ? post(method, () -> {
+                        proxy.reset();
+                        // the proxy's clock now: a client that shows the history since the reset keeps what completed from then on
+                        return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("at", new BsonString(Instant.now().toString())));
                     }) : notFound(rawPath);
                 case "stats":
                     return size == 1 ? get(method, () -> AdminResponse.ok(StatsJson.of(proxy.registry()))) : notFound(rawPath);
@@ -188,6 +199,18 @@ final class AdminApi {
         return notAllowed(method, rawPath);
     }
 
+    /**
+     * GET /rules/{id}/fired: how many commands the rule {@code id} has faulted, 0 for an id never seen. As the
+     * server's failpoint count, it outlives the rule's replacement and removal (a rule of a stopped scenario too).
+     */
+    private AdminResponse fired(HttpMethod method, String id, String rawPath) {
+        if (id.isEmpty()) {
+            return AdminResponse.error(HttpResponseStatus.NOT_FOUND, "no rule with an empty id at " + rawPath);
+        }
+        return get(method, () -> AdminResponse.ok(new BsonDocument("id", new BsonString(id))
+                .append("fired", new BsonInt64(proxy.rules().fired(id)))));
+    }
+
     private Rule parseRule(String id, BsonDocument document) {
         if (RuleParser.isOff(document)) {
             throw new RuleException("mode", "\"off\" removes a rule: DELETE /api/v1/rules/{id} instead");
@@ -221,6 +244,22 @@ final class AdminApi {
             }
         }
         return notAllowed(method, "/api/v1/scenario");
+    }
+
+    /**
+     * POST /scenario/bundled/{name}: starts a scenario shipped in the proxy's jar (fault-scripts/NAME.yaml), as
+     * POST /scenario starts one sent whole; a 404 names the bundled ones when none is called {@code name}.
+     */
+    private AdminResponse bundledScenario(HttpMethod method, String name) {
+        return post(method, () -> {
+            try {
+                BundledScenarios.text(name);
+            } catch (IllegalArgumentException e) {
+                return AdminResponse.error(HttpResponseStatus.NOT_FOUND, e.getMessage());
+            }
+            proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), name)); // one that does not fit: a 400
+            return AdminResponse.ok(proxy.scenarios().status());
+        });
     }
 
     /** POST /connections/reset?member=X resets all of a member's connections (default: all members). */

@@ -366,6 +366,20 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         return first != null;
     }
 
+    /**
+     * A clean slate, as BlackPipe.reset() and POST /api/v1/reset give it: scenario stopped, rules cleared and their
+     * fired counts zeroed, members restored, a simulated set's first member primary again, the sessions seen forgotten
+     * (so the next command is no retry of an earlier one). Counters and history stay: they only grow.
+     */
+    public void reset() {
+        scenarios.stop();
+        rules.clear();
+        rules.forgetFired();
+        restore("all");
+        restoreSimulatedPrimary();
+        retryTracker.forgetAll();
+    }
+
     @Override
     public boolean knowsMember(String member) {
         return selector.knows(member);

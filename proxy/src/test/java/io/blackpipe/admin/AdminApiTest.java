@@ -3,6 +3,7 @@ package io.blackpipe.admin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -327,7 +328,12 @@ class AdminApiTest {
                 new String[] {"POST", "/api/v1/connections/reset/all", null},
                 new String[] {"POST", "/api/v1/failover/now", null},
                 new String[] {"GET", "/api/v1/stats/x", null},
-                new String[] {"GET", "/api/v1/history/", null})) {
+                new String[] {"GET", "/api/v1/history/", null},
+                new String[] {"GET", "/api/v1/rules/a/fired/x", null},
+                new String[] {"GET", "/api/v1/rules/a/count", null},
+                new String[] {"POST", "/api/v1/scenario/bundled/transient-blip/now", null},
+                new String[] {"POST", "/api/v1/scenario/shipped/transient-blip", null},
+                new String[] {"POST", "/api/v1/reset/all", null})) {
             HttpResponse<String> answer = send(request[0], request[1], request[2]);
             assertStatus(404, answer);
             assertTrue(json(answer).getString("error").getValue().contains("no resource at " + request[1]), answer::body);
@@ -419,6 +425,28 @@ class AdminApiTest {
     }
 
     @Test
+    void aBundledScenarioStartsByNameAndAnUnknownNameIsNotFoundNamingTheBundledOnes() throws Exception {
+        HttpResponse<String> started = send("POST", "/api/v1/scenario/bundled/transient-blip", null);
+        assertStatus(200, started);
+        assertEquals("running", json(started).getString("state").getValue());
+        assertEquals("transient-blip", json(started).getString("name").getValue(), "the jar's fault-scripts/transient-blip.yaml");
+        assertEquals(List.of("blip"), ruleIds());
+
+        for (String name : List.of("transient-blp", "report%2Fcommand-error", "..%2Ftransient-blip", "")) {
+            HttpResponse<String> unknown = send("POST", "/api/v1/scenario/bundled/" + name, null);
+            assertStatus(404, unknown);
+            String error = json(unknown).getString("error").getValue();
+            assertTrue(error.startsWith("no bundled scenario '" + java.net.URLDecoder.decode(name, java.nio.charset.StandardCharsets.UTF_8)
+                    + "' (bundled: ") && error.contains("transient-blip, "), error);
+        }
+        assertEquals("transient-blip", json(get("/api/v1/scenario")).getString("name").getValue(), "a refused name stops nothing");
+        assertStatus(405, send("GET", "/api/v1/scenario/bundled/transient-blip", null));
+        assertStatus(404, send("POST", "/api/v1/scenario/bundled", null));
+        assertStatus(200, send("DELETE", "/api/v1/scenario", null));
+        assertEquals(List.of(), ruleIds(), "stopped like any scenario: its rule is gone");
+    }
+
+    @Test
     void validateChecksAScenarioWithoutRunningIt() throws Exception {
         HttpResponse<String> bad = send("POST", "/api/v1/scenario/validate", """
                 name: broken
@@ -463,6 +491,65 @@ class AdminApiTest {
     }
 
     // ------------------------------------------------------------------ members
+
+    @Test
+    void aRulesFiredCountIsReadByIdAndOutlivesTheRule() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("apifired");
+        MongoCollection<Document> c = client("retryReads=false").getDatabase(db).getCollection("c");
+        assertStatus(200, send("PUT", "/api/v1/rules/team%2Fdeny", FIND_ERROR.replace("'alwaysOn'", "{times: 2}")));
+        assertEquals(0, fired("team%2Fdeny"), "nothing faulted yet");
+        for (int i = 0; i < 3; i++) {
+            try {
+                c.find().first();
+            } catch (MongoCommandException expected) {
+                assertEquals(2, expected.getErrorCode());
+            }
+        }
+        assertEquals(2, fired("team%2Fdeny"), "times: 2 faulted two of the three finds");
+        assertEquals(2, listedRule("team/deny").getNumber("fired").longValue(), "as the rule list says");
+
+        assertStatus(200, send("DELETE", "/api/v1/rules/team%2Fdeny", null));
+        assertEquals(2, fired("team%2Fdeny"), "the count outlives the rule, as the server's failpoint count does");
+        assertEquals(0, fired("never-seen"));
+        assertStatus(404, send("GET", "/api/v1/rules//fired", null));
+        assertStatus(405, send("POST", "/api/v1/rules/team%2Fdeny/fired", null));
+    }
+
+    private long fired(String encodedId) throws Exception {
+        HttpResponse<String> answer = get("/api/v1/rules/" + encodedId + "/fired");
+        assertStatus(200, answer);
+        assertEquals(java.net.URLDecoder.decode(encodedId, java.nio.charset.StandardCharsets.UTF_8),
+                json(answer).getString("id").getValue());
+        return json(answer).getNumber("fired").longValue();
+    }
+
+    @Test
+    void resetStopsTheScenarioClearsTheRulesAndTheirCountsAndRestoresTheMembers() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("apireset");
+        MongoCollection<Document> c = client("retryReads=false").getDatabase(db).getCollection("c");
+        assertStatus(200, send("POST", "/api/v1/scenario", SCENARIO));
+        assertStatus(201, send("POST", "/api/v1/rules", "{id: 'manual', " + FIND_ERROR.substring(1)));
+        assertThrows(MongoCommandException.class, () -> c.find().first());
+        assertEquals(1, fired("from-scenario"), "the scenario's rule, first in line, faulted the find");
+        Member member = proxy.members().get(0);
+        assertStatus(200, send("POST", "/api/v1/members/" + member.upstream() + "/blackhole", null));
+        long attemptsBefore = Meters.attempts(proxy.registry(), "find");
+
+        java.time.Instant before = java.time.Instant.now();
+        HttpResponse<String> reset = send("POST", "/api/v1/reset", null);
+        assertStatus(200, reset);
+        java.time.Instant at = java.time.Instant.parse(json(reset).getString("at").getValue());
+        assertFalse(at.isBefore(before.minusMillis(1)) || at.isAfter(java.time.Instant.now().plusMillis(1)),
+                "the proxy's clock at the reset: " + at);
+
+        assertEquals(List.of(), ruleIds());
+        assertEquals("stopped", json(get("/api/v1/scenario")).getString("state").getValue());
+        assertEquals("up", memberState(member.upstream().toString()));
+        assertEquals(0, fired("from-scenario"), "the rules' counts start again");
+        assertEquals(attemptsBefore, Meters.attempts(proxy.registry(), "find"), "/metrics stays monotonic: counters are not reset");
+        assertNull(c.find().first(), "nothing faults the find any more");
+        assertStatus(405, send("GET", "/api/v1/reset", null));
+    }
 
     @Test
     void membersAreListedAndCanBeTakenDownAndRestored() throws Exception {
@@ -720,6 +807,9 @@ class AdminApiTest {
                 new String[] {"POST", "/api/v1/scenario", SCENARIO},
                 new String[] {"POST", "/api/v1/scenario/validate", SCENARIO},
                 new String[] {"DELETE", "/api/v1/scenario", null},
+                new String[] {"POST", "/api/v1/scenario/bundled/transient-blip", null},
+                new String[] {"GET", "/api/v1/rules/keep/fired", null},
+                new String[] {"POST", "/api/v1/reset", null},
                 new String[] {"GET", "/api/v1/connections", null},
                 new String[] {"POST", "/api/v1/connections/reset?member=all", null},
                 new String[] {"POST", "/api/v1/failover", null},
