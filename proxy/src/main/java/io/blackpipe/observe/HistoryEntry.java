@@ -47,6 +47,34 @@ public record HistoryEntry(long invokedAtMicros, long completedAtMicros, String 
         return line.toJson(JSON);
     }
 
+    /**
+     * The entry a {@link #toJson()} line describes, as a client of the admin API's history reads it back: the same
+     * entry, field for field (a namespace splits at its first '.', which no database name holds).
+     *
+     * @throws IllegalArgumentException when the line is not such a line
+     */
+    public static HistoryEntry fromJson(String line) {
+        try {
+            BsonDocument json = BsonDocument.parse(line);
+            String ns = json.getString("ns").getValue();
+            int dot = ns.indexOf('.');
+            return new HistoryEntry(micros(json.getString("invoke").getValue()), micros(json.getString("complete").getValue()),
+                    json.getString("member").getValue(), json.getString("app").getValue(), json.getNumber("connection").longValue(),
+                    json.getString("command").getValue(), dot < 0 ? ns : ns.substring(0, dot), dot < 0 ? "" : ns.substring(dot + 1),
+                    json.isNull("lsid") ? null : UUID.fromString(json.getString("lsid").getValue()),
+                    json.isNull("txnNumber") ? -1 : json.getNumber("txnNumber").longValue(), json.getNumber("attempt").intValue(),
+                    json.isNull("fault") ? null : json.getString("fault").getValue(), json.getString("outcome").getValue(),
+                    json.getString("type").getValue(), json.containsKey("code") ? json.getNumber("code").intValue() : 0);
+        } catch (RuntimeException e) { // a missing field, a wrong type, not JSON at all
+            throw new IllegalArgumentException("not a history line (" + e.getMessage() + "): " + line, e);
+        }
+    }
+
+    private static long micros(String time) {
+        Instant instant = Instant.parse(time);
+        return Math.addExact(Math.multiplyExact(instant.getEpochSecond(), 1_000_000L), instant.getNano() / 1000);
+    }
+
     private static String time(long micros) {
         return Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1000).toString();
     }

@@ -220,6 +220,32 @@ class HistoryTest {
         }
     }
 
+    @Test
+    void aLineReadsBackAsTheSameEntryFieldForField() {
+        // what a client of GET /api/v1/history gets back: the entries the proxy recorded, not an approximation
+        String db = UpstreamLane.freshDatabaseName("history_back");
+        List<HistoryEntry> recorded;
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             MongoClient client = CountersMatchDriverTest.client(proxy, "bp-history-back", new DriverEvents(), "retryWrites=true")) {
+            CountersMatchDriverTest.rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: 1}, "
+                    + "data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}");
+            client.getDatabase(db).getCollection("c.with.dots").insertOne(new Document("_id", 1)); // faulted, retried
+            client.getDatabase(db).runCommand(new Document("ping", 1)); // no collection
+            recorded = proxy.history().recent();
+        }
+        assertTrue(recorded.stream().anyMatch(e -> e.fault() != null && e.errorCode() == 10107 && e.txnNumber() >= 0),
+                "an entry with a fault, a code and a txnNumber: " + recorded);
+        assertTrue(recorded.stream().anyMatch(e -> e.command().equals("ping") && e.collection().isEmpty()), recorded.toString());
+        List<HistoryEntry> all = new ArrayList<>(recorded);
+        all.add(new HistoryEntry(1_700_000_000_123_456L, 1_700_000_000_223_457L, "db:27017", "", 7, "find", "shop", "orders",
+                null, -1, 1, null, "no_reply", "info", 0)); // no session, no transaction, no fault
+        for (HistoryEntry entry : all) {
+            assertEquals(entry, HistoryEntry.fromJson(entry.toJson()));
+        }
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> HistoryEntry.fromJson("{\"type\": \"ok\"}"));
+        assertTrue(bad.getMessage().startsWith("not a history line ("), bad.getMessage());
+    }
+
     private static List<String> read(Path file) {
         try {
             return Files.readAllLines(file, StandardCharsets.UTF_8);
