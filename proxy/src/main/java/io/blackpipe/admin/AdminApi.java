@@ -15,7 +15,9 @@ import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,13 +80,13 @@ final class AdminApi {
                 case "reset":
                     return size == 1 ? post(method, () -> {
                         proxy.reset();
-                        // the proxy's clock now: a client that shows the history since the reset keeps what completed from then on
+                        // the proxy's clock now: GET /history?since= it shows what was recorded after the reset
                         return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("at", new BsonString(Instant.now().toString())));
                     }) : notFound(rawPath);
                 case "stats":
                     return size == 1 ? get(method, () -> AdminResponse.ok(StatsJson.of(proxy.registry()))) : notFound(rawPath);
                 case "history":
-                    return size == 1 ? get(method, this::history) : notFound(rawPath);
+                    return size == 1 ? get(method, () -> history(query)) : notFound(rawPath);
                 default:
                     return notFound(rawPath);
             }
@@ -274,9 +276,26 @@ final class AdminApi {
         });
     }
 
-    private AdminResponse history() {
+    /** GET /history, and ?since=INSTANT (ISO-8601, the proxy's clock): only the entries recorded from then on. */
+    private AdminResponse history(Map<String, List<String>> query) {
+        List<HistoryEntry> entries = proxy.history().recent();
+        if (query.containsKey("since")) {
+            String since = query.get("since").get(0);
+            Instant instant;
+            try {
+                instant = Instant.parse(since);
+            } catch (DateTimeParseException e) {
+                throw new IllegalArgumentException("since: '" + since + "' is not an instant such as 2025-01-31T12:00:00.000001Z");
+            }
+            // The history orders entries by System.nanoTime(): the instant becomes that clock's reading back then.
+            long nowNanos = System.nanoTime();
+            Duration ago = Duration.between(instant, Instant.now());
+            if (ago.compareTo(Duration.ofDays(365)) < 0) { // else: everything kept (and no overflow of nanoseconds)
+                entries = proxy.history().recentSince(nowNanos - ago.toNanos());
+            }
+        }
         StringBuilder lines = new StringBuilder();
-        for (HistoryEntry entry : proxy.history().recent()) {
+        for (HistoryEntry entry : entries) {
             lines.append(entry.toJson()).append('\n');
         }
         return AdminResponse.text(HttpResponseStatus.OK, "application/x-ndjson", lines.toString());

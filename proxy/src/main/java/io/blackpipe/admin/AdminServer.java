@@ -114,6 +114,9 @@ public final class AdminServer implements AutoCloseable {
                 return AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, "this resource needs Authorization: Bearer <admin token>");
             } else if (path.equals("/api/v1/history") && HttpMethod.GET.equals(request.method())
                     && uri.parameters().getOrDefault("follow", List.of("false")).get(0).equals("true")) {
+                if (uri.parameters().containsKey("since")) { // refused rather than ignored: the stream starts from the beginning
+                    return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "since: not with follow=true, which streams every entry kept");
+                }
                 HistoryStream.start(ctx, proxy.history());
                 return null;
             }

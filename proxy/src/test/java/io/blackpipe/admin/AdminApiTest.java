@@ -756,6 +756,31 @@ class AdminApiTest {
         assertEquals(2, lines.stream().filter(l -> l.getString("command").getValue().equals("find")).count());
     }
 
+    @Test
+    void historySinceAnInstantKeepsOnlyWhatWasRecordedFromThen() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("apisince");
+        MongoCollection<Document> c = client("retryWrites=true").getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 1));
+        String at = json(send("POST", "/api/v1/reset", null)).getString("at").getValue();
+        c.insertOne(new Document("_id", 2));
+
+        assertEquals(2, inserts(db, get("/api/v1/history")), "without since: everything kept");
+        assertEquals(1, inserts(db, get("/api/v1/history?since=" + java.net.URLEncoder.encode(at, java.nio.charset.StandardCharsets.UTF_8))),
+                "since the reset's instant: only the insert after it");
+        assertEquals(0, inserts(db, get("/api/v1/history?since=" + java.time.Instant.now().plusSeconds(60))));
+        assertEquals(2, inserts(db, get("/api/v1/history?since=1970-01-01T00:00:00Z")), "long ago: everything kept");
+        assertBadRequest(get("/api/v1/history?since=yesterday"), "since: 'yesterday' is not an instant");
+        assertBadRequest(get("/api/v1/history?follow=true&since=" + at), "since: not with follow=true");
+    }
+
+    /** How many inserts into {@code db} the history answer {@code history} lists. */
+    private static long inserts(String db, HttpResponse<String> history) {
+        assertStatus(200, history);
+        return history.body().lines().filter(l -> !l.isBlank()).map(BsonDocument::parse)
+                .filter(l -> l.getString("command").getValue().equals("insert") && l.getString("ns").getValue().equals(db + ".c"))
+                .count();
+    }
+
     // ------------------------------------------------------------------ token, 404, 405
 
     @Test
