@@ -127,7 +127,7 @@ public final class BlackPipe implements AutoCloseable {
 
     /** A rule on {@code commands}, built fluently: {@code fail("insert").times(1).with(Fault.RESET)}. */
     public FailRule fail(String... commands) {
-        return new FailRule(this, commands);
+        return new FailRule(this::addRule, commands);
     }
 
     /**
@@ -135,11 +135,15 @@ public final class BlackPipe implements AutoCloseable {
      * delay or a dropped reply: {@code failAll().onMember("primary").delay(Duration.ofMillis(50))}.
      */
     public FailRule failAll() {
-        return FailRule.onAllCommands(this);
+        return FailRule.onAllCommands(this::addRule);
+    }
+
+    private String addRule(String id, BsonDocument document) {
+        return rule(id != null ? id : nextId(), document);
     }
 
     /** rule-N, passing over any id a rule on the proxy already has (a rule the test named rule-1 is not replaced). */
-    String nextId() {
+    private String nextId() {
         Set<String> taken = new HashSet<>();
         proxy.rules().rules().forEach(r -> taken.add(r.id()));
         String id;
@@ -290,8 +294,8 @@ public final class BlackPipe implements AutoCloseable {
         proxy.outage(member(member), millis(duration));
     }
 
-    /** Zero: until restored; otherwise at least 1 ms, as the CLI, the admin API and scenarios take it. */
-    private static long millis(Duration duration) {
+    /** Zero: until restored; otherwise at least 1 ms, as the CLI, the admin API and scenarios take it (RemoteBlackPipe too). */
+    static long millis(Duration duration) {
         if (duration == null) {
             throw new IllegalArgumentException("duration: required (Duration.ZERO: until restored), got null");
         }

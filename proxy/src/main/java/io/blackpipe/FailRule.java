@@ -19,33 +19,40 @@ import org.bson.BsonValue;
  * blackPipe.fail("update").probability(0.1).delay(Duration.ofMillis(500));
  * }</pre>
  * The mode is alwaysOn unless times, skip or probability say otherwise. Each terminal method
- * returns the rule's id, for {@link BlackPipe#removeRule(String)}.
+ * returns the rule's id, for {@link BlackPipe#removeRule(String)} (or {@link RemoteBlackPipe#removeRule(String)}:
+ * a running proxy's {@code fail(...)} builds the same rules).
  */
 public final class FailRule {
-    private final BlackPipe blackPipe;
+    /** Where the rule goes when its last call adds it: a proxy in this JVM, or a running one over its admin API. */
+    interface Target {
+        /** Adds the rule, replacing one with the same id; {@code id} null: the target names it. Returns the id. */
+        String add(String id, BsonDocument failCommand);
+    }
+
+    private final Target target;
     private final BsonDocument data = new BsonDocument();
     private BsonValue mode = new BsonString("alwaysOn");
     /** The call that set the mode, e.g. "times(1)"; null while it is alwaysOn by default. */
     private String modeSetBy;
     private String id;
 
-    FailRule(BlackPipe blackPipe, String... commands) {
+    FailRule(Target target, String... commands) {
         if (commands == null || commands.length == 0) {
             throw new IllegalArgumentException("fail(): name at least one command, e.g. fail(\"insert\"), or use failAll()");
         }
-        this.blackPipe = blackPipe;
+        this.target = target;
         BsonArray names = new BsonArray();
         Arrays.stream(commands).map(name -> new BsonString(given(name, "fail(): a command name"))).forEach(names::add);
         data.put("failCommands", names);
     }
 
-    private FailRule(BlackPipe blackPipe) {
-        this.blackPipe = blackPipe;
+    private FailRule(Target target) {
+        this.target = target;
         data.put("failAllCommands", BsonBoolean.TRUE);
     }
 
-    static FailRule onAllCommands(BlackPipe blackPipe) {
-        return new FailRule(blackPipe);
+    static FailRule onAllCommands(Target target) {
+        return new FailRule(target);
     }
 
     /** Fire for the next {@code n} matching attempts, then stop. */
@@ -158,6 +165,6 @@ public final class FailRule {
         BsonDocument document = new BsonDocument("configureFailPoint", new BsonString("failCommand"))
                 .append("mode", mode)
                 .append("data", data);
-        return blackPipe.rule(id != null ? id : blackPipe.nextId(), document);
+        return target.add(id, document);
     }
 }

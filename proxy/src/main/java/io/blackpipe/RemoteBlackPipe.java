@@ -1,0 +1,366 @@
+package io.blackpipe;
+
+import io.blackpipe.admin.AdminHttp;
+import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.observe.Outcome;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonString;
+import org.bson.BsonValue;
+
+/**
+ * A blackpipe running elsewhere (a Testcontainers container, a sidecar, another JVM), driven through
+ * its admin API with the methods of the embedded {@link BlackPipe}: the same {@link FailRule}s,
+ * scenarios, deployment faults, counters, fired counts and history.
+ *
+ * <pre>{@code
+ * RemoteBlackPipe blackPipe = blackpipeContainer.control();   // or RemoteBlackPipe.connect("http://host:9090")
+ * String id = blackPipe.fail("insert").times(1).error("NotWritablePrimary");
+ * MongoClient client = MongoClients.create(blackPipe.connectionString());
+ * client.getDatabase("app").getCollection("orders").insertOne(new Document("x", 1)); // retried
+ * assertEquals(1, blackPipe.retries("insert"));
+ * assertEquals(1, blackPipe.fired(id));
+ * }</pre>
+ *
+ * <p>As with BlackPipe, {@link #resetCounters()} and {@link #reset()} keep their baseline in this
+ * object (the proxy's counters only grow, as Prometheus counters must), so two clients of one proxy
+ * count each from their own reset. What differs: a rule added without an id gets the proxy's (a
+ * UUID); there is no registry() or server() (read /metrics); nothing needs closing.
+ *
+ * <p>When the proxy refuses a request its message says why, in an exception: an
+ * {@link IllegalArgumentException} for what BlackPipe refuses so too (a bad rule, an unknown member,
+ * rule id or bundled scenario), an {@link IllegalStateException} for what cannot be done now (a
+ * failover without a replica set), a wrong admin token, or a proxy that does not answer.
+ */
+public final class RemoteBlackPipe {
+    private static final BsonDocument NO_COUNTS = new BsonDocument();
+
+    /** One member as the proxy reports it: role primary, secondary, ...; state up, outage or blackhole. */
+    public record MemberStatus(String upstream, String advertised, String role, String state, int openConnections) {
+    }
+
+    private final AdminHttp http;
+    /** GET /stats at the last resetCounters() or reset(); later reads subtract it. */
+    private volatile BsonDocument baseline = NO_COUNTS;
+    /** The proxy's clock at the last reset() (ISO-8601): history() shows what was recorded since; null: everything. */
+    private volatile String historySince;
+
+    private RemoteBlackPipe(AdminHttp http) {
+        this.http = http;
+    }
+
+    /** The proxy whose admin API is at {@code adminUrl} (http://host:port), without a token. */
+    public static RemoteBlackPipe connect(String adminUrl) {
+        return connect(adminUrl, null);
+    }
+
+    /** @param token the proxy's --admin-token (BLACKPIPE_ADMIN_TOKEN); null: none */
+    public static RemoteBlackPipe connect(String adminUrl, String token) {
+        String base = adminUrl == null ? "" : adminUrl.strip().replaceAll("/+$", "");
+        URI uri;
+        try {
+            uri = URI.create(base);
+        } catch (IllegalArgumentException e) {
+            uri = null;
+        }
+        if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
+                || uri.getQuery() != null || uri.getFragment() != null) {
+            throw new IllegalArgumentException("adminUrl: '" + adminUrl + "' is not a URL such as http://127.0.0.1:9090");
+        }
+        return new RemoteBlackPipe(new AdminHttp(base, token, "",
+                " (give the proxy's admin token: RemoteBlackPipe.connect(adminUrl, token))"));
+    }
+
+    public String adminUrl() {
+        return http.base();
+    }
+
+    /** The connection string the application under test should use, as the proxy reports it on /health. */
+    public String connectionString() {
+        return json("GET", "/health", null).getString("connectionString").getValue();
+    }
+
+    // ---- rules ----
+
+    /** Adds a failCommand document as a rule; its id is the document's "id" field, else the proxy's. Returns the id. */
+    public String rule(String failCommandJson) {
+        return json("POST", "rules", required(failCommandJson)).getString("id").getValue();
+    }
+
+    /** Adds (or replaces) the rule {@code id}; the document's own id, if any, must be the same. Returns the id. */
+    public String rule(String id, String failCommandJson) {
+        if (id == null) {
+            throw new IllegalArgumentException("id: required, got null");
+        }
+        return json("PUT", "rules/" + AdminHttp.encode(id), required(failCommandJson)).getString("id").getValue();
+    }
+
+    private static String required(String failCommandJson) {
+        if (failCommandJson == null) {
+            throw new IllegalArgumentException("rule: a failCommand document is required, got null");
+        }
+        return failCommandJson;
+    }
+
+    /** A rule on {@code commands}, built fluently as {@link BlackPipe#fail}: {@code fail("insert").times(1).with(Fault.RESET)}. */
+    public FailRule fail(String... commands) {
+        return new FailRule(this::addRule, commands);
+    }
+
+    /** A rule on every command, as {@link BlackPipe#failAll()}. */
+    public FailRule failAll() {
+        return FailRule.onAllCommands(this::addRule);
+    }
+
+    private String addRule(String id, BsonDocument document) {
+        return id == null ? rule(document.toJson()) : rule(id, document.toJson());
+    }
+
+    /** Removes the rule {@code id}; false when the proxy has none with that id. */
+    public boolean removeRule(String id) {
+        if (id == null) {
+            throw new IllegalArgumentException("id: required, got null");
+        }
+        String path = "rules/" + AdminHttp.encode(id);
+        AdminHttp.Answer answer = send("DELETE", path);
+        if (answer.status() == 404) {
+            return false;
+        }
+        if (!answer.ok()) {
+            throw translated(http.refused("DELETE", path, answer));
+        }
+        return true;
+    }
+
+    public void clearRules() {
+        call("DELETE", "rules");
+    }
+
+    /** How many commands the rule {@code id} has faulted (0 for an id never seen); survives its removal, as BlackPipe's. */
+    public long fired(String id) {
+        if (id == null) {
+            throw new IllegalArgumentException("id: required, got null");
+        }
+        return json("GET", "rules/" + AdminHttp.encode(id) + "/fired", null).getNumber("fired").longValue();
+    }
+
+    /** The active rules, each as its failCommand document in JSON (with its "id"). */
+    public List<String> rules() {
+        List<String> rules = new ArrayList<>();
+        for (BsonValue listed : json("GET", "rules", null).getArray("rules")) {
+            BsonDocument rule = listed.asDocument().getDocument("rule").clone();
+            rule.put("id", listed.asDocument().get("id")); // a rule POSTed without one has it only in the listing
+            rules.add(rule.toJson());
+        }
+        return rules;
+    }
+
+    // ---- counters (GET /api/v1/stats), named and checked as BlackPipe's ----
+
+    /** Attempts of {@code command} (first attempts and retries) since the last {@link #resetCounters()}; see {@link BlackPipe#attempts}. */
+    public long attempts(String command) {
+        return count("commands", "command", CounterView.command(command), "attempts");
+    }
+
+    /** Attempts of {@code command} the proxy recognised as retries. */
+    public long retries(String command) {
+        return count("commands", "command", CounterView.command(command), "retries");
+    }
+
+    /** Attempts of {@code command} that ended in {@code outcome}: ok, error, network_error or no_reply. */
+    public long outcomes(String command, String outcome) {
+        String label = CounterView.command(command);
+        return count("outcomes", "command", label, CounterView.outcome(outcome));
+    }
+
+    public long outcomes(String command, Outcome outcome) {
+        return outcomes(command, outcome.label());
+    }
+
+    /** Faults injected under the label {@code fault} (e.g. resetConnection, errorReply, outage), all commands. */
+    public long faultsInjected(String fault) {
+        return count("faults", "fault", CounterView.fault(fault), "count");
+    }
+
+    public long faultsInjected(Fault fault) {
+        return faultsInjected(fault.label());
+    }
+
+    /** Counts from zero again, as this object reports them; the proxy's counters and /metrics are untouched. */
+    public void resetCounters() {
+        baseline = stats();
+    }
+
+    private BsonDocument stats() {
+        return json("GET", "stats", null);
+    }
+
+    private long count(String table, String key, String label, String field) {
+        return sum(stats(), table, key, label, field) - sum(baseline, table, key, label, field);
+    }
+
+    /** The sum of {@code field} over the rows of {@code table} whose {@code key} is {@code label}: over members and apps. */
+    private static long sum(BsonDocument stats, String table, String key, String label, String field) {
+        long total = 0;
+        for (BsonValue value : stats.getArray(table, new BsonArray())) {
+            BsonDocument row = value.asDocument();
+            if (row.get(key, new BsonString("")).equals(new BsonString(label)) && row.isNumber(field)) {
+                total += row.getNumber(field).longValue();
+            }
+        }
+        return total;
+    }
+
+    // ---- scenarios and deployment faults ----
+
+    /** Reads a scenario file here and starts it on the proxy (checked whole first), stopping one still running. */
+    public void runScenario(Path file) {
+        if (file == null) {
+            throw new IllegalArgumentException("file: required, got null");
+        }
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read scenario " + file + ": " + e.getMessage(), e);
+        }
+        try {
+            http.call("POST", "scenario", text);
+        } catch (AdminHttp.Failure e) {
+            // the API reads the text as "request body"; say which file that was
+            throw translated(e, e.getMessage().replace(": request body:", ": " + file + ":"));
+        }
+    }
+
+    /** Starts a scenario shipped in the proxy's jar, by name ("transient-blip"); an unknown name's exception lists them. */
+    public void runBundledScenario(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("name: required, e.g. \"transient-blip\"");
+        }
+        call("POST", "scenario/bundled/" + AdminHttp.encode(name));
+    }
+
+    /** Stops the running scenario: its pending steps are cancelled, its rules removed, its faulted members restored. */
+    public void stopScenario() {
+        call("DELETE", "scenario");
+    }
+
+    /** Moves the primary role to another member: a real stepDown, or the simulated set's next member. */
+    public void failover() {
+        call("POST", "failover");
+    }
+
+    /** {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored). */
+    public void outage(String member, Duration duration) {
+        memberAction(member, "outage", BlackPipe.millis(duration));
+    }
+
+    /** {@code member} accepts connections but nothing passes for {@code duration} (zero: until restored). */
+    public void blackhole(String member, Duration duration) {
+        memberAction(member, "blackhole", BlackPipe.millis(duration));
+    }
+
+    /** Ends an outage or blackhole of {@code member} now. */
+    public void restore(String member) {
+        memberAction(member, "restore", 0);
+    }
+
+    private void memberAction(String member, String action, long millis) {
+        call("POST", "members/" + AdminHttp.encode(member(member)) + "/" + action + (millis == 0 ? "" : "?duration=" + millis + "ms"));
+    }
+
+    private static String member(String member) {
+        if (member == null) {
+            throw new IllegalArgumentException("member: required (primary, secondary, all or host:port), got null");
+        }
+        return member;
+    }
+
+    /** Resets (TCP RST) every open client connection of {@code member} now; returns how many, once they are reset. */
+    public int resetConnections(String member) {
+        return json("POST", "connections/reset?member=" + AdminHttp.encode(member(member)), null).getNumber("reset").intValue();
+    }
+
+    /** The members as the proxy sees them now: which is primary (after a failover too), which is down. */
+    public List<MemberStatus> members() {
+        List<MemberStatus> members = new ArrayList<>();
+        for (BsonValue value : json("GET", "members", null).getArray("members")) {
+            BsonDocument member = value.asDocument();
+            members.add(new MemberStatus(member.getString("upstream").getValue(), member.getString("advertised").getValue(),
+                    member.getString("role").getValue(), member.getString("state").getValue(),
+                    member.getNumber("openConnections").intValue()));
+        }
+        return members;
+    }
+
+    /** The latest application commands (up to 10,000), oldest first: those completed since the last {@link #reset()}. */
+    public List<HistoryEntry> history() {
+        String since = historySince;
+        String body = call("GET", since == null ? "history" : "history?since=" + AdminHttp.encode(since)).body();
+        List<HistoryEntry> entries = new ArrayList<>();
+        for (String line : body.split("\n")) {
+            if (!line.isBlank()) {
+                try {
+                    entries.add(HistoryEntry.fromJson(line));
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalStateException("GET " + adminUrl() + "/api/v1/history answered " + e.getMessage(), e);
+                }
+            }
+        }
+        return entries;
+    }
+
+    /**
+     * Back to a clean slate between tests, as {@link BlackPipe#reset()}: on the proxy (POST /api/v1/reset) scenario
+     * stopped, rules cleared with their fired counts, members restored, a simulated set's first member primary again,
+     * the sessions seen forgotten; here counters from zero and history() emptied.
+     */
+    public void reset() {
+        historySince = json("POST", "reset", null).getString("at").getValue();
+        baseline = stats();
+    }
+
+    // ---- HTTP ----
+
+    private AdminHttp.Answer send(String method, String path) {
+        try {
+            return http.send(method, path, null);
+        } catch (AdminHttp.Failure e) {
+            throw translated(e);
+        }
+    }
+
+    private AdminHttp.Answer call(String method, String path) {
+        try {
+            return http.call(method, path, null);
+        } catch (AdminHttp.Failure e) {
+            throw translated(e);
+        }
+    }
+
+    private BsonDocument json(String method, String path, String body) {
+        try {
+            return http.json(method, path, body);
+        } catch (AdminHttp.Failure e) {
+            throw translated(e);
+        }
+    }
+
+    /** 400 and 404: what BlackPipe refuses as an argument; anything else (409, 401, no answer): the state of things. */
+    private static RuntimeException translated(AdminHttp.Failure e) {
+        return translated(e, e.getMessage());
+    }
+
+    private static RuntimeException translated(AdminHttp.Failure e, String message) {
+        return e.status() == 400 || e.status() == 404 ? new IllegalArgumentException(message, e) : new IllegalStateException(message, e);
+    }
+}
