@@ -1,13 +1,8 @@
 package io.blackpipe.testcontainers;
 
-import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import io.blackpipe.RemoteBlackPipe;
 import java.nio.file.Path;
 import java.time.Duration;
-import org.bson.BsonDocument;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.images.builder.ImageFromDockerfile;
@@ -24,6 +19,9 @@ import org.testcontainers.utility.DockerImageName;
  * mongo.start();
  * blackpipe.start();
  * MongoClient client = MongoClients.create(blackpipe.getConnectionString());
+ * String id = blackpipe.control().fail("insert").times(1).error("NotWritablePrimary");
+ * // ... the app inserts ...
+ * assertEquals(1, blackpipe.control().retries("insert"));
  * }</pre>
  *
  * <h2>Which address the proxy advertises</h2>
@@ -58,6 +56,7 @@ public class BlackPipeContainer extends GenericContainer<BlackPipeContainer> {
     private int memberPorts = 3;
     private String advertisedHost;
     private int firstPort;
+    private RemoteBlackPipe control;
 
     /** A blackpipe image that already exists (pulled or built): {@code new BlackPipeContainer("blackpipe:latest")}. */
     public BlackPipeContainer(String image) {
@@ -146,26 +145,27 @@ public class BlackPipeContainer extends GenericContainer<BlackPipeContainer> {
         return firstPort;
     }
 
-    /** http://host:mapped-port of the admin API (/health, /metrics, /api/v1/...). */
+    /** http://host:mapped-port of the admin API (/health, /metrics, /api/v1/...); {@link #control()} drives it from Java. */
     public String getAdminUrl() {
         return "http://" + getHost() + ":" + getMappedPort(ADMIN_PORT);
     }
 
     /** The connection string apps should use, as the running proxy reports it on /health. */
     public String getConnectionString() {
-        try {
-            HttpResponse<String> response = HttpClient.newHttpClient().send(
-                    HttpRequest.newBuilder(URI.create(getAdminUrl() + "/health")).timeout(Duration.ofSeconds(10)).build(),
-                    HttpResponse.BodyHandlers.ofString());
-            if (response.statusCode() != 200) {
-                throw new IllegalStateException("GET /health answered " + response.statusCode() + ": " + response.body());
-            }
-            return BsonDocument.parse(response.body()).getString("connectionString").getValue();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot reach " + getAdminUrl() + "/health: " + e.getMessage(), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while asking " + getAdminUrl() + "/health", e);
+        return control().connectionString();
+    }
+
+    /**
+     * The running proxy's controls, with the embedded {@code BlackPipe}'s methods: rules
+     * ({@code control().fail("insert").times(1).with(Fault.RESET)}), scenarios (bundled ones by name),
+     * counters, fired counts, history, failover, member faults, resetConnections, reset(). The same client
+     * every call, so its counter baseline holds; it sends the BLACKPIPE_ADMIN_TOKEN given with withEnv, if any.
+     */
+    public synchronized RemoteBlackPipe control() {
+        String adminUrl = getAdminUrl();
+        if (control == null || !control.adminUrl().equals(adminUrl)) { // a restarted container maps its admin port anew
+            control = RemoteBlackPipe.connect(adminUrl, getEnvMap().get("BLACKPIPE_ADMIN_TOKEN"));
         }
+        return control;
     }
 }

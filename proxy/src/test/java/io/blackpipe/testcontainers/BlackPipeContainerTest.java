@@ -1,6 +1,7 @@
 package io.blackpipe.testcontainers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
@@ -10,6 +11,11 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
+import io.blackpipe.BlackPipe;
+import io.blackpipe.Fault;
+import io.blackpipe.RemoteBlackPipe;
+import io.blackpipe.admin.AdminServer;
+import io.blackpipe.testing.UpstreamLane;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -22,6 +28,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.bson.BsonArray;
 import org.bson.Document;
 import org.junit.jupiter.api.Assumptions;
@@ -33,9 +40,9 @@ import org.testcontainers.mongodb.MongoDBContainer;
 /**
  * The image the repository's Dockerfile builds, run the way a user with containerised MongoDB
  * runs it: a mongo:7.0 replica set and blackpipe on one Docker network, the Java driver on the
- * host dialling only blackpipe, a fault added through the admin API. That test needs a Docker
- * engine; where there is none it is skipped and says why. The build context and the port choice
- * are checked everywhere.
+ * host dialling only blackpipe, a fault added through {@code control()}. That test needs a Docker
+ * engine; where there is none it is skipped and says why. The build context, the port choice and
+ * control() against a blackpipe in this JVM are checked everywhere.
  */
 class BlackPipeContainerTest {
     private static final String MONGO_IMAGE = "mongo:7.0";
@@ -69,12 +76,7 @@ class BlackPipeContainerTest {
             assertTrue(connectionString.startsWith("mongodb://" + blackpipe.getHost() + ":" + blackpipe.getProxyPort()),
                     "advertises the Docker host and a port bound to the same number: " + connectionString);
 
-            HttpResponse<String> added = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                            URI.create(blackpipe.getAdminUrl() + "/api/v1/rules"))
-                    .POST(HttpRequest.BodyPublishers.ofString("{\"configureFailPoint\": \"failCommand\", \"mode\": {\"times\": 1},"
-                            + " \"data\": {\"failCommands\": [\"insert\"], \"resetConnection\": true}}"))
-                    .header("Content-Type", "application/json").build(), HttpResponse.BodyHandlers.ofString());
-            assertEquals(201, added.statusCode(), added.body());
+            String reset = blackpipe.control().fail("insert").times(1).with(Fault.RESET);
 
             try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
                     .applyConnectionString(new ConnectionString(connectionString))
@@ -92,6 +94,9 @@ class BlackPipeContainerTest {
                 orders.insertOne(new Document("order", 1));
                 assertEquals(2, inserts.get(), "the reset insert was retried once");
                 assertEquals(1, orders.countDocuments());
+                assertEquals(2, blackpipe.control().attempts("insert"), "the container's counters agree with the driver");
+                assertEquals(1, blackpipe.control().retries("insert"));
+                assertEquals(1, blackpipe.control().fired(reset));
             }
 
             String direct = mongo.getReplicaSetUrl("shop");
@@ -102,6 +107,51 @@ class BlackPipeContainerTest {
             String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(blackpipe.getAdminUrl() + "/metrics")).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             assertTrue(metrics.contains("blackpipe_faults_injected_total{command=\"insert\",fault=\"resetConnection\""), metrics);
+        }
+    }
+
+    /**
+     * control() and getConnectionString() where there is no Docker: the one thing only a started container
+     * has, its admin URL (a mapped port), leads to a real blackpipe's admin server in this JVM, behind the
+     * token the container was given with withEnv; from there on it is what a started container does.
+     */
+    @Test
+    void controlDrivesTheProxyBehindTheAdminUrlWithTheTokenGivenToTheContainer() throws Exception {
+        try (BlackPipe proxy = BlackPipe.start(UpstreamLane.uri());
+             AdminServer first = AdminServer.start(proxy.server(), "127.0.0.1", 0, "s3cret");
+             AdminServer afterRestart = AdminServer.start(proxy.server(), "127.0.0.1", 0, "s3cret")) {
+            AtomicReference<AdminServer> mapped = new AtomicReference<>(first);
+            BlackPipeContainer container = new BlackPipeContainer("blackpipe:never-pulled") {
+                @Override
+                public String getAdminUrl() {
+                    return "http://127.0.0.1:" + mapped.get().port();
+                }
+            }.withEnv("BLACKPIPE_ADMIN_TOKEN", "s3cret");
+
+            assertEquals(proxy.connectionString(), container.getConnectionString());
+            RemoteBlackPipe control = container.control();
+            assertSame(control, container.control(), "one client, so its counter baseline holds between calls");
+            String id = control.fail("insert").times(1).with(Fault.RESET);
+            assertEquals(List.of(id), control.rules().stream().map(r -> org.bson.BsonDocument.parse(r).getString("id").getValue()).toList(),
+                    "the token went with it: the proxy took the rule");
+            List<String> inserts = new java.util.concurrent.CopyOnWriteArrayList<>();
+            try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                    .applyConnectionString(new ConnectionString(container.getConnectionString() + "&retryWrites=true"))
+                    .addCommandListener(new CommandListener() {
+                        @Override
+                        public void commandStarted(CommandStartedEvent event) {
+                            inserts.add(event.getCommandName());
+                        }
+                    }).build())) {
+                client.getDatabase(UpstreamLane.freshDatabaseName("container")).getCollection("c").insertOne(new Document("_id", 1));
+            }
+            assertEquals(2, inserts.stream().filter("insert"::equals).count(), "reset once, retried once");
+            assertEquals(1, control.retries("insert"));
+            assertEquals(1, control.fired(id));
+
+            mapped.set(afterRestart); // a restarted container's admin port is mapped anew
+            assertEquals("http://127.0.0.1:" + afterRestart.port(), container.control().adminUrl());
+            assertEquals(1, container.control().fired(id));
         }
     }
 
