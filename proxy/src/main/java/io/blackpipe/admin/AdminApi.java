@@ -278,27 +278,28 @@ final class AdminApi {
 
     /** GET /history, and ?since=INSTANT (ISO-8601, the proxy's clock): only the entries recorded from then on. */
     private AdminResponse history(Map<String, List<String>> query) {
-        List<HistoryEntry> entries = proxy.history().recent();
-        if (query.containsKey("since")) {
-            String since = query.get("since").get(0);
-            Instant instant;
-            try {
-                instant = Instant.parse(since);
-            } catch (DateTimeParseException e) {
-                throw new IllegalArgumentException("since: '" + since + "' is not an instant such as 2025-01-31T12:00:00.000001Z");
-            }
-            // The history orders entries by System.nanoTime(): the instant becomes that clock's reading back then.
-            long nowNanos = System.nanoTime();
-            Duration ago = Duration.between(instant, Instant.now());
-            if (ago.compareTo(Duration.ofDays(365)) < 0) { // else: everything kept (and no overflow of nanoseconds)
-                entries = proxy.history().recentSince(nowNanos - ago.toNanos());
-            }
-        }
+        List<HistoryEntry> entries = query.containsKey("since") ? historySince(query.get("since").get(0)) : proxy.history().recent();
         StringBuilder lines = new StringBuilder();
         for (HistoryEntry entry : entries) {
             lines.append(entry.toJson()).append('\n');
         }
         return AdminResponse.text(HttpResponseStatus.OK, "application/x-ndjson", lines.toString());
+    }
+
+    private List<HistoryEntry> historySince(String since) {
+        Instant instant;
+        try {
+            instant = Instant.parse(since);
+        } catch (DateTimeParseException e) {
+            throw new IllegalArgumentException("since: '" + since + "' is not an instant such as 2025-01-31T12:00:00.000001Z");
+        }
+        // The history orders entries by System.nanoTime(): the instant becomes that clock's reading back then.
+        long nowNanos = System.nanoTime();
+        Duration ago = Duration.between(instant, Instant.now());
+        if (ago.abs().compareTo(Duration.ofDays(365)) > 0) { // far off: all or nothing (and no overflow of nanoseconds)
+            return ago.isNegative() ? List.of() : proxy.history().recent();
+        }
+        return proxy.history().recentSince(nowNanos - ago.toNanos());
     }
 
     private static BsonDocument parseBody(String body) {

@@ -768,6 +768,7 @@ class AdminApiTest {
         assertEquals(1, inserts(db, get("/api/v1/history?since=" + java.net.URLEncoder.encode(at, java.nio.charset.StandardCharsets.UTF_8))),
                 "since the reset's instant: only the insert after it");
         assertEquals(0, inserts(db, get("/api/v1/history?since=" + java.time.Instant.now().plusSeconds(60))));
+        assertEquals(0, inserts(db, get("/api/v1/history?since=9999-01-01T00:00:00Z")), "far off: nothing, not an overflow");
         assertEquals(2, inserts(db, get("/api/v1/history?since=1970-01-01T00:00:00Z")), "long ago: everything kept");
         assertBadRequest(get("/api/v1/history?since=yesterday"), "since: 'yesterday' is not an instant");
         assertBadRequest(get("/api/v1/history?follow=true&since=" + at), "since: not with follow=true");
