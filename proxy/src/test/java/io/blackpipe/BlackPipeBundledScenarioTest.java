@@ -66,7 +66,7 @@ class BlackPipeBundledScenarioTest {
             IllegalArgumentException typo = assertThrows(IllegalArgumentException.class,
                     () -> blackPipe.runBundledScenario("transient-blp"));
             assertEquals("no bundled scenario 'transient-blp' (bundled: " + String.join(", ", shipped)
-                    + "); for a file use runScenario(Path)", typo.getMessage());
+                    + ")", typo.getMessage());
             // the report's own scenarios are not among them, nor is anything outside fault-scripts/
             for (String name : new String[] {"report/command-error", "../fault-scripts/transient-blip", "transient-blip.yaml", "", null}) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> blackPipe.runBundledScenario(name));

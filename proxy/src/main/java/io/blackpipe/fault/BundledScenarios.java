@@ -52,7 +52,7 @@ public final class BundledScenarios {
         if (in == null) {
             List<String> names = names();
             throw new IllegalArgumentException("no bundled scenario '" + name + "' (bundled: "
-                    + (names.isEmpty() ? "none could be listed" : String.join(", ", names)) + "); for a file use runScenario(Path)");
+                    + (names.isEmpty() ? "none could be listed" : String.join(", ", names)) + ")");
         }
         try (in) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
