@@ -17,7 +17,6 @@ import io.blackpipe.topology.MemberMap;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
-import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.FrameDecoder;
 import io.blackpipe.wire.Tls;
 import io.netty.handler.ssl.SslContext;
@@ -34,9 +33,6 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import java.io.IOException;
-import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -81,15 +77,14 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         return thread;
     });
     private final ScenarioRunner scenarios;
-    private final SimulatedReplicaSet simulation;
     /** The listeners' TLS context; null: plaintext. */
     private final SslContext listenerTls;
     /** How members are dialled: plaintext or TLS, from the upstream URI. */
     private final Tls.Client upstreamTls;
     /** --max-connections; null: unlimited (nothing is counted). */
     private final ConnectionLimit connectionLimit;
-    /** failover on a real replica set (with the upstream URI's credentials). */
-    private final PrimaryStepDown primaryStepDown;
+    /** Who is primary, and the failovers that change it. */
+    private final MemberRoles roles;
 
     /** Sessions the retry tracker remembers at most, and how long an idle one is kept (the server's session timeout). */
     private static final int SESSIONS_TRACKED = 100_000;
@@ -101,11 +96,10 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.deployment = deployment;
             this.listenerTls = listenerTls;
             this.upstreamTls = upstreamTls;
-            this.primaryStepDown = new PrimaryStepDown(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis(), log);
             this.connectionLimit = config.maxConnections() > 0 ? new ConnectionLimit(config.maxConnections(), log) : null;
             this.members = new MemberMap(config.effectiveAdvertiseHost(), config.port(), config.memberPorts(),
                     deployment.dialAliases(), this::listen);
-            this.simulation = config.simulateMembers() == 0 ? null
+            SimulatedReplicaSet simulation = config.simulateMembers() == 0 ? null
                     : new SimulatedReplicaSet(deployment.setName(), deployment.members(), members);
             HelloRewriter rewriter = new HelloRewriter(members, deployment.isReplicaSet() && simulation == null, log::warn);
             this.history = History.open(10_000, config.historyFile());
@@ -118,6 +112,9 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                     config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
                     upstreamTls);
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
+            this.roles = new MemberRoles(deployment, members, context.memberStates(), simulation,
+                    new PrimaryStepDown(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis(), log),
+                    config.connectTimeoutMillis(), upstreamTls, log);
         } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up
             stopThreads();
             registry.close();
@@ -140,15 +137,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             for (MemberAddress member : server.deployment.members()) {
                 server.members.ensure(member);
             }
-            if (server.simulation != null) {
-                server.observeSimulatedStates();
-            } else {
-                server.primaryStepDown.warnIfItCannotAuthenticate(deployment);
-                if (deployment.answered() != null) {
-                    server.context.memberStates().observe(deployment.answered(), deployment.hello());
-                }
-                server.refreshMemberStates(deployment.answered());
-            }
+            server.roles.observeAtStart();
             return server;
         } catch (RuntimeException e) {
             if (server != null) {
@@ -156,11 +145,6 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             }
             throw e;
         }
-    }
-
-    /** What each simulated member says about itself, from the real node's hello. */
-    private void observeSimulatedStates() {
-        simulation.observe(deployment.hello(), context.memberStates());
     }
 
     private int listen(MemberAddress upstream, int port) throws InterruptedException {
@@ -280,25 +264,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
      * what was known.
      */
     public void refreshMemberStates() {
-        if (simulation != null) {
-            observeSimulatedStates();
-        } else {
-            refreshMemberStates(null);
-        }
-    }
-
-    private void refreshMemberStates(MemberAddress alreadyKnown) {
-        for (Member member : members.members()) {
-            if (member.upstream().equals(alreadyKnown)) {
-                continue;
-            }
-            try (BlockingCommandClient client = new BlockingCommandClient(member.dial().host(), member.dial().port(),
-                    config.connectTimeoutMillis(), upstreamTls)) {
-                context.memberStates().observe(member.upstream(), client.run("admin", new BsonDocument("hello", new BsonInt32(1))));
-            } catch (IOException | RuntimeException e) {
-                log.info("member " + member.upstream() + " did not answer hello: " + e.getMessage());
-            }
-        }
+        roles.refresh();
     }
 
     // ---- deployment-level faults ----
@@ -339,31 +305,12 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     @Override
     public void failover() {
-        if (simulation != null) {
-            MemberAddress next = simulation.failover();
-            observeSimulatedStates();
-            log.info("failover (simulated): " + next + " is primary now");
-            return;
-        }
-        if (!deployment.isReplicaSet() || members.members().size() < 2) {
-            throw new IllegalStateException("failover needs a replica set with more than one member; "
-                    + "this upstream is a " + deployment.kind() + " with " + members.members().size() + " member(s)");
-        }
-        refreshMemberStates();
-        primaryStepDown.run(members.members(), context.memberStates());
+        roles.failover();
     }
 
-    /**
-     * A simulated set back as it started (first member primary) by one more election, as a failover's; false when
-     * nothing moved. A real set's failovers are never undone: its members elect, not the proxy.
-     */
+    /** A simulated set back as it started (first member primary); false when nothing moved (see MemberRoles). */
     public boolean restoreSimulatedPrimary() {
-        MemberAddress first = simulation == null ? null : simulation.restoreFirstPrimary();
-        if (first != null) {
-            observeSimulatedStates();
-            log.info("failover undone (simulated): " + first + " is primary again");
-        }
-        return first != null;
+        return roles.restoreSimulatedPrimary();
     }
 
     /**
