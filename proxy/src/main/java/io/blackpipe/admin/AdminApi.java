@@ -68,6 +68,7 @@ final class AdminApi {
                 case "scenario":
                     return size == 1 ? scenario(method, body, false)
                             : size == 2 && second.equals("validate") ? scenario(method, body, true)
+                            : size == 2 && second.equals("bundled") ? bundledScenarios(method)
                             : size == 3 && second.equals("bundled") ? bundledScenario(method, parts.get(2)) : notFound(rawPath);
                 case "connections":
                     return size == 1 ? members(method)
@@ -246,6 +247,15 @@ final class AdminApi {
             }
         }
         return notAllowed(method, "/api/v1/scenario");
+    }
+
+    /** GET /scenario/bundled: the names POST /scenario/bundled/{name} takes, sorted. */
+    private AdminResponse bundledScenarios(HttpMethod method) {
+        return get(method, () -> {
+            BsonArray names = new BsonArray();
+            BundledScenarios.names().forEach(name -> names.add(new BsonString(name)));
+            return AdminResponse.ok("bundled", names);
+        });
     }
 
     /**

@@ -441,7 +441,12 @@ class AdminApiTest {
         }
         assertEquals("transient-blip", json(get("/api/v1/scenario")).getString("name").getValue(), "a refused name stops nothing");
         assertStatus(405, send("GET", "/api/v1/scenario/bundled/transient-blip", null));
-        assertStatus(404, send("POST", "/api/v1/scenario/bundled", null));
+        HttpResponse<String> listed = get("/api/v1/scenario/bundled");
+        assertStatus(200, listed);
+        List<String> names = json(listed).getArray("bundled").stream().map(v -> v.asString().getValue()).toList();
+        assertTrue(names.contains("transient-blip") && names.equals(names.stream().sorted().toList()), names.toString());
+        assertTrue(names.stream().noneMatch(n -> n.contains("/")), "the report's own scenarios are not bundled: " + names);
+        assertStatus(405, send("POST", "/api/v1/scenario/bundled", null));
         assertStatus(200, send("DELETE", "/api/v1/scenario", null));
         assertEquals(List.of(), ruleIds(), "stopped like any scenario: its rule is gone");
     }
