@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.topology.Member;
+import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.Messages;
@@ -28,9 +29,9 @@ final class ReplyRewrites {
             // NotWritablePrimary for an older one than they hold, and ignore it.
             return withBody(frame, alloc, body -> context.memberStates().shiftReply(member.upstream(), body));
         }
-        if (!reply.isError() && context.simulation() != null && request.name().equals("replSetGetStatus")) {
-            // the one real node speaks of itself; the driver asked this simulated member
-            return withBody(frame, alloc, body -> context.simulation().rewriteStatus(body, member.upstream()));
+        if (!reply.isError() && context.simulation() != null && SimulatedReplicaSet.describesTheSet(request)) {
+            // the one real node speaks of itself and its set; the driver asked this simulated member
+            return withBody(frame, alloc, body -> context.simulation().rewriteReply(request, body, member.upstream()));
         }
         return frame;
     }

@@ -1,9 +1,11 @@
 package io.blackpipe.topology;
 
+import io.blackpipe.wire.CommandFacts;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -23,6 +25,10 @@ import org.bson.types.ObjectId;
  * a member whenever it reports a state change error, as they do with servers before 4.4.
  */
 public final class SimulatedReplicaSet {
+    /** The configuration version every simulated member reports: the simulation never reconfigures. */
+    private static final int SET_VERSION = 1;
+    /** The commands whose replies describe the set or the member's role besides hello (see {@link #rewriteReply}). */
+    private static final Set<String> SET_DESCRIPTIONS = Set.of("replSetGetStatus", "replSetGetConfig", "serverStatus");
     private final String setName;
     private final List<MemberAddress> members;
     private final MemberMap addresses;
@@ -125,7 +131,7 @@ public final class SimulatedReplicaSet {
             hello.put("ismaster", BsonBoolean.valueOf(isPrimary));
         }
         hello.put("secondary", BsonBoolean.valueOf(!isPrimary));
-        hello.put("setVersion", new BsonInt32(1));
+        hello.put("setVersion", new BsonInt32(SET_VERSION));
         if (isPrimary) {
             hello.put("electionId", new BsonObjectId(electionId()));
         } else {
@@ -156,6 +162,9 @@ public final class SimulatedReplicaSet {
             entry.put("state", new BsonInt32(i == primaryNow ? 1 : 2));
             entry.put("stateStr", new BsonString(i == primaryNow ? "PRIMARY" : "SECONDARY"));
             inRole(entry, i == primaryNow, primaryNow);
+            if (entry.containsKey("configVersion")) {
+                entry.put("configVersion", new BsonInt32(SET_VERSION));
+            }
             if (members.get(i).equals(member)) {
                 entry.put("self", BsonBoolean.TRUE);
             } else {
@@ -172,6 +181,87 @@ public final class SimulatedReplicaSet {
         inRole(status, isPrimary, primaryNow);
         status.put("members", entries);
         return true;
+    }
+
+    /**
+     * Whether {@code command}'s reply describes the set or the member's role, as hello does (hello
+     * itself is {@link #rewrite}'s): replSetGetStatus, replSetGetConfig, serverStatus (its repl
+     * section is the server's hello), and a read of the stored configuration (local.system.replset,
+     * which older tools read for rs.conf()).
+     */
+    public static boolean describesTheSet(CommandFacts command) {
+        return SET_DESCRIPTIONS.contains(command.name()) || isStoredConfigRead(command);
+    }
+
+    private static boolean isStoredConfigRead(CommandFacts command) {
+        return (command.name().equals("find") || command.name().equals("getMore"))
+                && "local".equals(command.database()) && "system.replset".equals(command.collection());
+    }
+
+    /**
+     * Rewrites the real node's reply to a command that {@link #describesTheSet} as {@code member}
+     * of the simulated set would send it, in step with its hello; false when the reply holds none
+     * of what the real node says of itself (a standalone's serverStatus, say).
+     */
+    public boolean rewriteReply(CommandFacts command, BsonDocument reply, MemberAddress member) {
+        if (isStoredConfigRead(command)) {
+            return rewriteStoredConfig(reply);
+        }
+        return switch (command.name()) {
+            case "replSetGetStatus" -> rewriteStatus(reply, member);
+            case "replSetGetConfig" -> reply.isDocument("config") && rewriteConfig(reply.getDocument("config"));
+            // the repl section is the member's hello, rewritten as hello is
+            case "serverStatus" -> reply.isDocument("repl") && reply.getDocument("repl").containsKey("setName")
+                    && rewrite(reply.getDocument("repl"), member);
+            default -> false;
+        };
+    }
+
+    /**
+     * Rewrites the real node's replica set configuration as the simulated set's, in step with
+     * hello: its name, hello's setVersion, and one member per simulated member under the name
+     * hello lists, each like the real node's own entry (the config of the single node a simulation
+     * runs over names only it). False when the config has no member entry to start from.
+     */
+    public boolean rewriteConfig(BsonDocument config) {
+        BsonDocument pattern = firstEntry(config);
+        if (pattern == null) {
+            return false;
+        }
+        BsonArray entries = new BsonArray();
+        for (int i = 0; i < members.size(); i++) {
+            BsonDocument entry = pattern.clone();
+            entry.put("_id", new BsonInt32(i));
+            entry.put("host", new BsonString(advertised(members.get(i))));
+            entries.add(entry);
+        }
+        config.put("_id", new BsonString(setName));
+        config.put("version", new BsonInt32(SET_VERSION));
+        config.put("members", entries);
+        return true;
+    }
+
+    /** The configuration documents a find or getMore on local.system.replset returned. */
+    private boolean rewriteStoredConfig(BsonDocument reply) {
+        if (!reply.isDocument("cursor")) {
+            return false;
+        }
+        BsonDocument cursor = reply.getDocument("cursor");
+        BsonValue batch = cursor.containsKey("firstBatch") ? cursor.get("firstBatch") : cursor.get("nextBatch");
+        boolean changed = false;
+        if (batch != null && batch.isArray()) {
+            for (BsonValue config : batch.asArray()) {
+                changed |= config.isDocument() && rewriteConfig(config.asDocument());
+            }
+        }
+        return changed;
+    }
+
+    private static BsonDocument firstEntry(BsonDocument config) {
+        if (!config.isArray("members")) {
+            return null;
+        }
+        return config.getArray("members").stream().filter(BsonValue::isDocument).map(BsonValue::asDocument).findFirst().orElse(null);
     }
 
     /** The real node's entry in replSetGetStatus's members: the one marked self, else the first. */

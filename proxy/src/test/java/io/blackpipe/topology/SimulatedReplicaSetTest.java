@@ -1,0 +1,83 @@
+package io.blackpipe.topology;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.OpCode;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The replies that describe the set, as each simulated member of a set over one real node gives them. */
+class SimulatedReplicaSetTest {
+    private static final MemberAddress REAL = MemberAddress.parse("db.internal:27017");
+    private final List<MemberAddress> names = SimulatedReplicaSet.names(REAL, 3);
+    private SimulatedReplicaSet set;
+
+    @BeforeEach
+    void setUp() {
+        MemberMap addresses = new MemberMap("proxy.local", 40000, Map.of(), (upstream, port) -> port);
+        names.forEach(addresses::ensure);
+        set = new SimulatedReplicaSet("rs0", names, addresses);
+    }
+
+    /** mongod 4.4's serverStatus names the role ismaster, as its isMaster does: the field stays the one the server used. */
+    @Test
+    void serverStatusReplIsTheMembersHelloInTheServersOwnWords() {
+        BsonDocument status = BsonDocument.parse("{host: 'db.internal:27017', connections: {current: 3},"
+                + " repl: {topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '4'}},"
+                + " hosts: ['db.internal:27017'], setName: 'rs0', setVersion: 3, ismaster: true, secondary: false,"
+                + " primary: 'db.internal:27017', me: 'db.internal:27017', electionId: {$oid: '7fffffff0000000000000001'}, rbid: 1},"
+                + " ok: 1.0}");
+        assertTrue(set.rewriteReply(facts("serverStatus", "admin", ""), status, names.get(1)));
+        BsonDocument expectedRepl = BsonDocument.parse("{hosts: ['proxy.local:40000', 'proxy.local:40001', 'proxy.local:40002'],"
+                + " setName: 'rs0', setVersion: 1, ismaster: false, secondary: true, primary: 'proxy.local:40000',"
+                + " me: 'proxy.local:40001', rbid: 1}");
+        assertEquals(expectedRepl, status.getDocument("repl"));
+        assertEquals("db.internal:27017", status.getString("host").getValue(), "the process's own host name is not a member name");
+        assertEquals(BsonDocument.parse("{current: 3}"), status.getDocument("connections"));
+    }
+
+    @Test
+    void aServerStatusWithoutAReplicaSetIsLeftAlone() {
+        BsonDocument standalone = BsonDocument.parse("{host: 'db.internal:27017', repl: {rbid: 1}, ok: 1.0}");
+        assertFalse(set.rewriteReply(facts("serverStatus", "admin", ""), standalone, names.get(0)));
+        assertEquals(BsonDocument.parse("{host: 'db.internal:27017', repl: {rbid: 1}, ok: 1.0}"), standalone);
+    }
+
+    /** Every simulated member is the real node's entry under its own _id and name; the rest of the config stays. */
+    @Test
+    void replSetGetConfigListsTheSimulatedMembersLikeTheRealNodesEntry() {
+        BsonDocument reply = BsonDocument.parse("{config: {_id: 'rs0', version: 4, term: 2, members: [{_id: 5,"
+                + " host: 'db.internal:27017', arbiterOnly: false, priority: 1.0, tags: {dc: 'east'}, votes: 1}],"
+                + " protocolVersion: 1, settings: {chainingAllowed: true}}, ok: 1.0}");
+        assertTrue(set.rewriteReply(facts("replSetGetConfig", "admin", ""), reply, names.get(2)));
+        StringBuilder members = new StringBuilder();
+        for (int i = 0; i < 3; i++) {
+            members.append(i == 0 ? "" : ", ").append("{_id: ").append(i).append(", host: 'proxy.local:4000").append(i)
+                    .append("', arbiterOnly: false, priority: 1.0, tags: {dc: 'east'}, votes: 1}");
+        }
+        assertEquals(BsonDocument.parse("{_id: 'rs0', version: 1, term: 2, members: [" + members
+                + "], protocolVersion: 1, settings: {chainingAllowed: true}}"), reply.getDocument("config"));
+    }
+
+    @Test
+    void theStoredConfigIsRewrittenInTheCursorsBatch() {
+        BsonDocument reply = BsonDocument.parse("{cursor: {id: 0, ns: 'local.system.replset', firstBatch: [{_id: 'rs0',"
+                + " version: 4, members: [{_id: 0, host: 'db.internal:27017'}]}]}, ok: 1.0}");
+        assertTrue(SimulatedReplicaSet.describesTheSet(facts("find", "local", "system.replset")));
+        assertFalse(SimulatedReplicaSet.describesTheSet(facts("find", "test", "system.replset")));
+        assertTrue(set.rewriteReply(facts("find", "local", "system.replset"), reply, names.get(0)));
+        assertEquals(List.of("proxy.local:40000", "proxy.local:40001", "proxy.local:40002"),
+                reply.getDocument("cursor").getArray("firstBatch").get(0).asDocument().getArray("members").stream()
+                        .map(m -> m.asDocument().getString("host").getValue()).toList());
+    }
+
+    private static CommandFacts facts(String name, String database, String collection) {
+        return new CommandFacts(1, OpCode.OP_MSG, name, database, collection, 0, null, -1, false, false, false, false, null, 0);
+    }
+}
