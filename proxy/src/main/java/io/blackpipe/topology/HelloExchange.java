@@ -13,6 +13,7 @@ import io.netty.buffer.ByteBufAllocator;
 import java.util.Arrays;
 import java.util.List;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 
 /**
  * The hello conversation of one connection: remembers which requests were hellos so that exactly
@@ -28,10 +29,12 @@ public final class HelloExchange {
     private final RequestIds pending = new RequestIds();
     /** Awaitable hellos the proxy answered itself: the member's own reply, when it comes, is one too many. */
     private final RequestIds answeredEarly = new RequestIds();
-    /** Whether the member holds an awaitable hello without exhaustAllowed (one reply), and which. */
+    /** Whether an awaitable hello without exhaustAllowed (one reply) waits for its answer, and which. */
     private boolean awaiting;
     private int awaitingId;
     private String awaitingName;
+    /** Whether that hello waits here, in the member's place ({@link #standIn}), not at the member. */
+    private boolean awaitingHere;
     /** Whether the client streams hello (an awaitable hello with exhaustAllowed) and the member still answers it. */
     private boolean streaming;
     /** The responseTo of the member's next streamed reply: the request's id, then each reply's. */
@@ -117,13 +120,15 @@ public final class HelloExchange {
         if (pending.isEmpty() || !pending.remove(responseTo)) {
             return frame;
         }
-        if (awaiting && responseTo == awaitingId) {
+        if (awaiting && !awaitingHere && responseTo == awaitingId) {
             awaiting = false;
         }
         if (answeredEarly.remove(responseTo)) {
             observeLate(frame);
+            int lateId = Header.requestId(frame);
             frame.release();
-            return null;
+            // the member is free again: its latest word answers a hello that waited here (the client never sees this id)
+            return answeredEarly.isEmpty() && awaitingHere ? answerWaiting(alloc, lateId) : null;
         }
         int opCode = Header.opCode(frame);
         ByteBuf rewritten = null;
@@ -183,10 +188,9 @@ public final class HelloExchange {
      * client gets its answer now, with the new counter, rather than when the member's wait ends
      * (maxAwaitTimeMS). Returns that reply: the stream's next (moreToCome; the member's own next
      * streamed reply is then chained after it), or the answer to an awaitable hello without
-     * exhaustAllowed (the member's own answer to it is then dropped when it comes); null when no
-     * hello waits on this connection. The member still holds that hello until its wait ends, so the
-     * client's next one waits behind it there: its reply can come up to the rest of that wait later
-     * than from a server.
+     * exhaustAllowed (the member's own answer to it is then dropped when it comes), or to one that
+     * waits {@link #standIn here}; null when no hello waits on this connection. The member still
+     * holds a hello answered early until its wait ends: see {@link #memberHoldsAnsweredHello}.
      */
     public ByteBuf answerAwaitingNow(ByteBufAllocator alloc, int requestId) {
         if (lastFromMember == null || simulation != null) {
@@ -197,12 +201,69 @@ public final class HelloExchange {
             streamChain = requestId;
             return reply;
         }
-        if (awaiting) {
-            awaiting = false;
+        if (awaiting && !awaitingHere) {
             answeredEarly.add(awaitingId);
-            return Messages.opMsg(alloc, requestId, awaitingId, 0, lastHelloNow(awaitingName));
         }
-        return null;
+        return answerWaiting(alloc, requestId);
+    }
+
+    /**
+     * Whether the member still holds an awaitable hello the proxy answered early: it serves one
+     * request at a time per connection, so a hello forwarded now would wait behind that one, up to
+     * the rest of its maxAwaitTimeMS, for an answer a server would give at once. The caller has
+     * {@link #standIn} answer it instead.
+     */
+    public boolean memberHoldsAnsweredHello() {
+        return !answeredEarly.isEmpty();
+    }
+
+    /**
+     * Answers a hello (OP_MSG, one reply) in the member's place while {@link #memberHoldsAnsweredHello},
+     * as the member would: from its last hello, with the shifted counter, naming the proxy, in
+     * {@code facts}' command's words. That last hello is still its word: any change of its state
+     * would have ended its wait and brought its answer. Null when {@code request} is an awaitable
+     * hello that already knows the topologyVersion: a server holds it until that changes or its
+     * maxAwaitTimeMS ends, and so it waits here until {@link #answerAwaitingNow} (a change), the
+     * member's answer to the hello it holds (the member free again, its latest word), or {@link
+     * #answerWaitedHere} (the caller's timer, after maxAwaitTimeMS).
+     *
+     * @param requestId the id of the reply made here
+     */
+    public ByteBuf standIn(ByteBufAllocator alloc, BsonDocument request, CommandFacts facts, int requestId) {
+        BsonDocument reply = lastHelloNow(facts.name());
+        if (request.isNumber("maxAwaitTimeMS") && sameVersion(request.get("topologyVersion"), reply.get("topologyVersion"))) {
+            awaiting = true;
+            awaitingHere = true;
+            awaitingId = facts.requestId();
+            awaitingName = facts.name();
+            return null;
+        }
+        return Messages.opMsg(alloc, requestId, facts.requestId(), 0, reply);
+    }
+
+    /** The answer to the hello {@code requestId} that waited here until its maxAwaitTimeMS ended; null once answered otherwise. */
+    public ByteBuf answerWaitedHere(ByteBufAllocator alloc, int replyId, int requestId) {
+        return awaitingHere && awaitingId == requestId ? answerWaiting(alloc, replyId) : null;
+    }
+
+    /** Answers the one-reply awaitable hello that waits (at the member or here) from the member's last hello; null when none waits. */
+    private ByteBuf answerWaiting(ByteBufAllocator alloc, int replyId) {
+        if (!awaiting) {
+            return null;
+        }
+        awaiting = false;
+        awaitingHere = false;
+        return Messages.opMsg(alloc, replyId, awaitingId, 0, lastHelloNow(awaitingName));
+    }
+
+    private static boolean sameVersion(BsonValue asked, BsonValue current) {
+        if (asked == null || !asked.isDocument() || current == null || !current.isDocument()) {
+            return false;
+        }
+        BsonDocument a = asked.asDocument();
+        BsonDocument c = current.asDocument();
+        return a.isObjectId("processId") && a.isNumber("counter") && a.get("processId").equals(c.get("processId"))
+                && c.isNumber("counter") && a.getNumber("counter").longValue() == c.getNumber("counter").longValue();
     }
 
     /** The member's last hello reply, as it would answer {@code command} now: with the shifted counter, naming the proxy. */

@@ -229,6 +229,65 @@ class HelloExchangeTest {
         assertEquals(8, counterOf(reply(opMsg(973, 73, 0).body(REAL_REPLY).build())), "the next reply passes, shifted");
     }
 
+    /**
+     * While the member holds an awaitable hello answered early, the hellos after it are answered in
+     * its place: a plain one at once, in its command's words; an awaitable one knowing the counter
+     * waits until a change, or until the member's late answer, which then answers it (under the
+     * late reply's id, which the client never saw) instead of being dropped.
+     */
+    @Test
+    void whileTheMemberHoldsAnAnsweredHelloTheNextOnesAreAnsweredInItsPlace() {
+        String awaitable = "{hello: 1, topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '6'}},"
+                + " maxAwaitTimeMS: 10000, $db: 'admin'}";
+        sendMsg(opMsg(80, 0, 0).body("{hello: 1, $db: 'admin'}").build());
+        reply(opMsg(980, 80, 0).body(REAL_REPLY).build());
+        assertFalse(exchange.memberHoldsAnsweredHello());
+        sendMsg(opMsg(81, 0, 0).body(awaitable).build());
+        states.topologyVersion(MEMBER, true);
+        own(exchange.answerAwaitingNow(ALLOC, 1001));
+        assertTrue(exchange.memberHoldsAnsweredHello());
+
+        ByteBuf plain = own(exchange.standIn(ALLOC, BsonDocument.parse("{isMaster: 1, $db: 'admin'}"), facts(82, "{isMaster: 1, $db: 'admin'}"), 1002));
+        assertEquals(82, readLe32(bytesOf(plain), 8));
+        assertEquals(1002, readLe32(bytesOf(plain), 4));
+        assertEquals(7, counterOf(plain));
+        assertTrue(body(plain).getBoolean("ismaster").getValue(), "in isMaster's words");
+
+        String knowing = awaitable.replace("'6'", "'7'");
+        assertNull(exchange.standIn(ALLOC, BsonDocument.parse(knowing), facts(83, knowing), 1003), "it knows the counter: it waits");
+        assertNull(exchange.answerWaitedHere(ALLOC, 1004, 82), "no other hello waits");
+        states.topologyVersion(MEMBER, true);
+        ByteBuf changed = own(exchange.answerAwaitingNow(ALLOC, 1005));
+        assertEquals(83, readLe32(bytesOf(changed), 8));
+        assertEquals(8, counterOf(changed));
+        assertNull(exchange.answerWaitedHere(ALLOC, 1006, 83), "answered once");
+
+        String knowingNow = awaitable.replace("'6'", "'8'");
+        assertNull(exchange.standIn(ALLOC, BsonDocument.parse(knowingNow), facts(84, knowingNow), 1007));
+        ByteBuf late = buf(opMsg(981, 81, 0).body(REAL_REPLY.replace("'6'", "'9'")).build());
+        ByteBuf answer = pass(late, frame -> exchange.onReply(ALLOC, frame));
+        assertEquals(0, late.refCnt(), "the member's late reply is released");
+        assertEquals(84, readLe32(bytesOf(answer), 8), "the hello that waited gets the member's latest word");
+        assertEquals(981, readLe32(bytesOf(answer), 4));
+        assertEquals(11, counterOf(answer), "the member's new counter, shifted");
+        assertFalse(exchange.memberHoldsAnsweredHello());
+        assertFalse(exchange.expectsReplies());
+    }
+
+    private static CommandFacts facts(int requestId, String body) {
+        ByteBuf frame = buf(opMsg(requestId, 0, 0).body(body).build());
+        try {
+            return CommandFacts.ofOpMsg(frame, OpMsg.parse(frame));
+        } finally {
+            frame.release();
+        }
+    }
+
+    private static BsonDocument body(ByteBuf reply) {
+        OpMsg msg = OpMsg.parse(reply);
+        return BsonIo.decode(reply, msg.bodyOffset(), msg.sectionsEnd());
+    }
+
     private static long counterOf(ByteBuf reply) {
         OpMsg msg = OpMsg.parse(reply);
         return BsonIo.decode(reply, msg.bodyOffset(), msg.sectionsEnd()).getDocument("topologyVersion")
