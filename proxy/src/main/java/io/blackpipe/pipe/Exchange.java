@@ -36,6 +36,7 @@ final class Exchange {
     private final PipeContext context;
     private final Member member;
     private final HelloExchange hellos;
+    private final HelloStandIn standIn;
     private final ConnectionObserver observer;
     private final Supplier<MemberState> memberState;
     private final String advertisedMember;
@@ -49,6 +50,7 @@ final class Exchange {
         this.context = context;
         this.member = member;
         this.hellos = new HelloExchange(context.rewriter(), context.memberStates(), member.upstream(), context.simulation());
+        this.standIn = new HelloStandIn(connection, hellos, context);
         this.observer = context.observer().forConnection(member.upstream().toString());
         this.memberState = () -> context.memberStates().of(member.upstream());
         this.advertisedMember = member.advertised().toString();
@@ -160,7 +162,9 @@ final class Exchange {
     }
 
     void forwardHello(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
-        connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, query));
+        if (!standIn.tookOver(frame, facts, msg)) {
+            connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, query));
+        }
     }
 
     /**

@@ -12,6 +12,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.event.ConnectionPoolClearedEvent;
 import com.mongodb.event.ConnectionPoolListener;
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.ScriptedMongodFrame;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.WireSocket;
 import java.io.IOException;
@@ -78,7 +79,9 @@ class StreamedHelloFaultsTest {
      * streaming protocol when exhaust is not used; the Java driver always streams, so a bare socket
      * plays the monitor): after an injected state-change error with a newer topologyVersion the
      * proxy answers it at once, as a server does. The member's own answer, when its wait ends, is
-     * dropped: the client's next awaitable hello gets the next reply, in turn.
+     * dropped. The client's next awaitable hello, sent while the member still holds the first, waits
+     * at the proxy instead of behind the first, and is answered when its own wait ends; the one after
+     * the member's late answer reaches the member, and its reply is the next the client gets.
      */
     @Test
     void anAwaitableHelloWithoutExhaustIsAnsweredAtOnceToo() throws Exception {
@@ -108,12 +111,21 @@ class StreamedHelloFaultsTest {
             assertEquals(counter + 1, answer.getDocument("topologyVersion").getNumber("counter").longValue(), answer::toJson);
             assertEquals(ScriptedProxy.advertised(proxy), answer.getString("me").getValue());
 
-            // the next awaitable hello, with the counter just heard: the member answers it after its late
-            // answer to the first, which the client must never see
+            // the next awaitable hello, with the counter just heard, while the member still holds the first
             int nextId = monitor.sendMsg(0, awaitableHello(answer.getDocument("topologyVersion"), 300));
             byte[] next = monitor.read();
-            assertEquals(nextId, ScriptedMongodWire.responseTo(next), "the member's late answer to the first was dropped");
+            assertEquals(nextId, ScriptedMongodWire.responseTo(next));
             assertEquals(counter + 1, body(next).getDocument("topologyVersion").getNumber("counter").longValue());
+            assertEquals(1, awaitableHellos(scripted).size(), "it waited at the proxy, not at the member behind the first");
+            ScriptedMongodFrame first = EarlyAnsweredHelloTest.oneReplyAwaitableHellos(scripted).get(0);
+            assertEquals(List.of(), EarlyAnsweredHelloTest.answersTo(scripted, first),
+                    "answered when its own wait ended, before the member's for the first");
+
+            awaitTrue("the member answers the first when its wait ends", () -> EarlyAnsweredHelloTest.answersTo(scripted, first).size() == 1);
+            int thirdId = monitor.sendMsg(0, awaitableHello(body(next).getDocument("topologyVersion"), 300));
+            byte[] third = monitor.read();
+            assertEquals(thirdId, ScriptedMongodWire.responseTo(third), "the member's late answer to the first was dropped");
+            assertEquals(counter + 1, body(third).getDocument("topologyVersion").getNumber("counter").longValue());
             monitor.expectSilence(300);
             assertEquals(counter, awaitableHellos(scripted).get(1).getDocument("topologyVersion").getNumber("counter").longValue(),
                     "the member hears its own counter back");

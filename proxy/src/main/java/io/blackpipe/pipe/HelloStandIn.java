@@ -1,0 +1,79 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.topology.HelloExchange;
+import io.blackpipe.wire.BsonIo;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.OpMsg;
+import io.netty.buffer.ByteBuf;
+import org.bson.BsonDocument;
+
+/**
+ * The hellos of one connection that the proxy answers in the member's place while the member still
+ * holds an awaitable hello the proxy already answered early (see {@link
+ * HelloExchange#memberHoldsAnsweredHello}): forwarded, they would wait behind that one until its
+ * maxAwaitTimeMS ended, and the client would hear the member's state that much later than from a
+ * server. An awaitable hello that waits here gets its answer when its own maxAwaitTimeMS ends at
+ * the latest, as from a server. Used from the connection's event loop only.
+ */
+final class HelloStandIn {
+    private final ClientConnection connection;
+    private final HelloExchange hellos;
+    private final PipeContext context;
+
+    HelloStandIn(ClientConnection connection, HelloExchange hellos, PipeContext context) {
+        this.connection = connection;
+        this.hellos = hellos;
+        this.context = context;
+    }
+
+    /**
+     * True when the hello in {@code frame} (released then) was answered here or waits here; false:
+     * forward it as usual. A streamed (exhaustAllowed) or legacy OP_QUERY hello, and one the member
+     * would refuse as malformed, always go on.
+     */
+    boolean tookOver(ByteBuf frame, CommandFacts facts, OpMsg msg) {
+        if (msg == null || facts.exhaustAllowed() || facts.moreToCome() || !hellos.memberHoldsAnsweredHello()) {
+            return false;
+        }
+        BsonDocument request = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+        if (!wellFormed(request)) {
+            return false;
+        }
+        frame.release();
+        ByteBuf reply = hellos.standIn(connection.alloc(), request, facts, context.nextRequestId());
+        if (reply != null) {
+            send(reply);
+        } else {
+            connection.schedule(request.getNumber("maxAwaitTimeMS").longValue(), () -> answerAfterItsWait(facts.requestId()));
+        }
+        return true;
+    }
+
+    /** As the server checks an awaitable hello: topologyVersion and maxAwaitTimeMS together, a document and a number >= 0. */
+    private static boolean wellFormed(BsonDocument request) {
+        if (!request.containsKey("topologyVersion") && !request.containsKey("maxAwaitTimeMS")) {
+            return true;
+        }
+        return request.isDocument("topologyVersion") && request.isNumber("maxAwaitTimeMS")
+                && request.getNumber("maxAwaitTimeMS").longValue() >= 0;
+    }
+
+    /**
+     * The wait of a hello held here ended. Nothing crosses a blackhole: a hello held through one is
+     * answered by what ends the member's wait, when the blackhole lets that reply through.
+     */
+    private void answerAfterItsWait(int requestId) {
+        if (!connection.isOpen() || connection.blackholed()) {
+            return;
+        }
+        ByteBuf reply = hellos.answerWaitedHere(connection.alloc(), context.nextRequestId(), requestId);
+        if (reply != null) {
+            send(reply);
+        }
+    }
+
+    private void send(ByteBuf reply) {
+        connection.sendToClient(reply);
+        connection.flushClient();
+    }
+}
