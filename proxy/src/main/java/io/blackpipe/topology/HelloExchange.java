@@ -246,7 +246,7 @@ public final class HelloExchange {
         return awaitingHere && awaitingId == requestId ? answerWaiting(alloc, replyId) : null;
     }
 
-    /** Answers the one-reply awaitable hello that waits (at the member or here) from the member's last hello; null when none waits. */
+    /** Answers the one-reply awaitable hello that waits (at the member or here) from the member's last hello; null if none. */
     private ByteBuf answerWaiting(ByteBufAllocator alloc, int replyId) {
         if (!awaiting) {
             return null;

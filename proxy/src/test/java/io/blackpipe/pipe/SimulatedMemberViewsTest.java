@@ -108,7 +108,8 @@ class SimulatedMemberViewsTest {
             BsonDocument stored = member.getDatabase("local").getCollection("system.replset", BsonDocument.class).find().first();
             assertEquals(config, stored, me + " local.system.replset is the config replSetGetConfig gives");
         }
-        try (WireSocket raw = new WireSocket(proxy.members().get(index).advertised().port(), 1, (int) ScriptedProxy.WAIT.toMillis())) {
+        int port = proxy.members().get(index).advertised().port();
+        try (WireSocket raw = new WireSocket(port, 1, (int) ScriptedProxy.WAIT.toMillis())) {
             int requestId = 7;
             for (BsonDocument query : List.of(command("isMaster"), new BsonDocument("$query", command("isMaster")))) {
                 raw.sendRaw(ScriptedMongodWire.buildOpQuery(++requestId, 0, "admin.$cmd", 0, -1, query));

@@ -121,7 +121,8 @@ class StreamedHelloFaultsTest {
             assertEquals(List.of(), EarlyAnsweredHelloTest.answersTo(scripted, first),
                     "answered when its own wait ended, before the member's for the first");
 
-            awaitTrue("the member answers the first when its wait ends", () -> EarlyAnsweredHelloTest.answersTo(scripted, first).size() == 1);
+            awaitTrue("the member answers the first when its wait ends",
+                    () -> EarlyAnsweredHelloTest.answersTo(scripted, first).size() == 1);
             int thirdId = monitor.sendMsg(0, awaitableHello(body(next).getDocument("topologyVersion"), 300));
             byte[] third = monitor.read();
             assertEquals(thirdId, ScriptedMongodWire.responseTo(third), "the member's late answer to the first was dropped");

@@ -247,7 +247,8 @@ class HelloExchangeTest {
         own(exchange.answerAwaitingNow(ALLOC, 1001));
         assertTrue(exchange.memberHoldsAnsweredHello());
 
-        ByteBuf plain = own(exchange.standIn(ALLOC, BsonDocument.parse("{isMaster: 1, $db: 'admin'}"), facts(82, "{isMaster: 1, $db: 'admin'}"), 1002));
+        String isMaster = "{isMaster: 1, $db: 'admin'}";
+        ByteBuf plain = own(exchange.standIn(ALLOC, BsonDocument.parse(isMaster), facts(82, isMaster), 1002));
         assertEquals(82, readLe32(bytesOf(plain), 8));
         assertEquals(1002, readLe32(bytesOf(plain), 4));
         assertEquals(7, counterOf(plain));
