@@ -6,9 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.mongodb.MongoNotPrimaryException;
 import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongodFrame;
+import io.blackpipe.testing.ScriptedMongodWire;
+import io.blackpipe.testing.WireSocket;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -117,6 +121,48 @@ class EarlyAnsweredHelloTest {
 
             admin.runCommand(command("hello"), BsonDocument.class);
             assertEquals(1, hellosAfter(scripted, held), "with the member free, the next hello reaches it");
+        }
+    }
+
+    /**
+     * The member really steps down while the tool's next awaitable hello waits at the proxy: the
+     * member answers the hello it held at once, as a server does when its state changes, and that
+     * answer reaches the tool at once, naming the member a secondary, long before the tool's own
+     * wait (a minute) would end. The app here is a bare socket, so that the tool's are the only
+     * hellos the proxy counts.
+     */
+    @Test
+    void aRealStepDownReachesTheHelloWaitingAtTheProxyAtOnce() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             MongoClient tool = ScriptedProxy.client("mongodb://" + ScriptedProxy.advertised(proxy)
+                     + "/?directConnection=true&maxPoolSize=1&serverMonitoringMode=poll&heartbeatFrequencyMS=60000", null);
+             WireSocket app = new WireSocket(ScriptedProxy.port(proxy), 1_000, (int) ScriptedProxy.WAIT.toMillis());
+             MongoClient direct = MongoClients.create(scripted.uri("directConnection=true"))) {
+            MongoDatabase admin = tool.getDatabase("admin");
+            BsonDocument known = admin.runCommand(command("hello"), BsonDocument.class).getDocument("topologyVersion");
+            long counter = known.getInt64("counter").getValue();
+            CompletableFuture<BsonDocument> first = runAsync(admin, awaitable(known, MEMBER_WAIT_MILLIS));
+            awaitTrue("the member holds the tool's awaitable hello", () -> oneReplyAwaitableHellos(scripted).size() == 1);
+            ScriptedMongodFrame held = oneReplyAwaitableHellos(scripted).get(0);
+            proxy.rules().put(proxy.ruleParser().parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: {times: 1}, data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}")));
+            app.sendMsg(0, BsonDocument.parse("{insert: 'c', documents: [{_id: 1}], $db: 'test'}"));
+            assertEquals(10107, ScriptedMongodWire.parseOpMsg(app.read()).body().getInt32("code").getValue());
+            BsonDocument early = first.get(ScriptedProxy.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+
+            double hellos = Meters.sum(proxy.registry(), "blackpipe.monitoring.commands");
+            CompletableFuture<BsonDocument> waiting = runAsync(admin, awaitable(early.getDocument("topologyVersion"), 60_000));
+            awaitTrue("the proxy has the tool's next hello",
+                    () -> Meters.sum(proxy.registry(), "blackpipe.monitoring.commands") > hellos);
+            assertEquals(List.of(), answersTo(scripted, held), "the member still holds the first");
+            direct.getDatabase("admin").runCommand(new BsonDocument("replSetStepDown", new BsonInt32(10)));
+
+            BsonDocument stepped = waiting.get(ScriptedProxy.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            assertEquals(BsonBoolean.FALSE, stepped.get("isWritablePrimary"), stepped::toJson);
+            assertEquals(BsonBoolean.TRUE, stepped.get("secondary"));
+            assertEquals(counter + 2, counterOf(stepped), "the member's new counter, with the proxy's shift");
+            assertEquals(1, answersTo(scripted, held).size(), "what released it: the member's answer to the first");
+            assertEquals(0, hellosAfter(scripted, held), "it waited at the proxy, not at the member");
         }
     }
 
