@@ -33,14 +33,28 @@ public final class Discovery {
     private Discovery() {
     }
 
+    /**
+     * The deployment the first seed to answer belongs to. With replicaSet= in the URI, a seed that
+     * reports another set, or none, is passed over as a driver passes it over (the Server Discovery
+     * and Monitoring spec removes it from the topology); when no seed is left the start fails,
+     * naming the set required and what each seed reported.
+     *
+     * @throws IllegalStateException when no seed answered, or none is a member of the set the URI requires
+     */
     public static Deployment discover(UpstreamUri uri, int timeoutMillis) {
         List<String> failures = new ArrayList<>();
+        List<String> otherSets = new ArrayList<>();
         io.blackpipe.wire.Tls.Client tls = uri.tls();
         for (MemberAddress seed : uri.seeds()) {
             try (BlockingCommandClient client = new BlockingCommandClient(seed.host(), seed.port(), timeoutMillis, tls)) {
                 BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
                 if (!isOk(hello)) { // servers before 4.4.2 / 5.0 know only isMaster
                     hello = client.run("admin", new BsonDocument("isMaster", new BsonInt32(1)));
+                }
+                String otherSet = notInSet(uri.replicaSet(), hello);
+                if (otherSet != null) {
+                    otherSets.add(seed + " " + otherSet);
+                    continue;
                 }
                 Deployment deployment = describe(seed, hello, uri.directConnection());
                 MemberAddress me = hello.isString("me") && deployment.isReplicaSet()
@@ -50,7 +64,32 @@ public final class Discovery {
                 failures.add(seed + " (" + e.getMessage() + ")");
             }
         }
+        if (!otherSets.isEmpty()) {
+            throw new IllegalStateException("no upstream seed is a member of the replica set the URI names ("
+                    + uri.describeOption("replicaSet") + "): " + String.join("; ", otherSets)
+                    + (failures.isEmpty() ? "" : "; no answer from " + String.join(", ", failures))
+                    + ". A driver given this URI would use none of them: correct replicaSet, or leave it out to proxy"
+                    + " whatever the seeds report");
+        }
         throw new IllegalStateException("no upstream seed answered hello: " + String.join(", ", failures));
+    }
+
+    /**
+     * What a seed that is not a member of {@code required} is instead ("reports setName 'x'", "is a
+     * standalone ..."), or null when it is one, or when no set is required.
+     */
+    static String notInSet(String required, BsonDocument hello) {
+        if (required == null) {
+            return null;
+        }
+        if (hello.isString("setName")) {
+            String reported = hello.getString("setName").getValue();
+            return reported.equals(required) ? null : "reports setName '" + reported + "'";
+        }
+        if (org.bson.BsonBoolean.TRUE.equals(hello.get("isreplicaset"))) {
+            return "is a replica set member not yet initiated (its hello has isreplicaset: true and no setName)";
+        }
+        return "is a " + kindWithoutSet(hello) + " (its hello has no setName)";
     }
 
     private static boolean isOk(BsonDocument reply) {
@@ -58,10 +97,14 @@ public final class Discovery {
         return ok != null && ok.isNumber() && ok.asNumber().doubleValue() == 1.0;
     }
 
+    /** What a server whose hello names no set is: a mongos (msg: isdbgrid) or a standalone. */
+    private static String kindWithoutSet(BsonDocument hello) {
+        return "isdbgrid".equals(hello.getString("msg", new org.bson.BsonString("")).getValue()) ? "mongos" : "standalone";
+    }
+
     static Deployment describe(MemberAddress seed, BsonDocument hello, boolean directConnection) {
         if (!hello.isString("setName")) {
-            String kind = "isdbgrid".equals(hello.getString("msg", new org.bson.BsonString("")).getValue()) ? "mongos" : "standalone";
-            return new Deployment(null, List.of(seed), kind);
+            return new Deployment(null, List.of(seed), kindWithoutSet(hello));
         }
         if (directConnection && hello.isString("me")) {
             // The seed was dialled directly (e.g. a container's mapped port): the set may know it by a

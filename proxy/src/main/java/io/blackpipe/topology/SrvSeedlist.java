@@ -4,10 +4,12 @@ import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -37,8 +39,11 @@ final class SrvSeedlist {
     private SrvSeedlist() {
     }
 
-    /** The seeds from the SRV records, and the URI's options over the TXT record's, TLS on by default. */
-    record Resolved(List<MemberAddress> seeds, Map<String, String> options) {
+    /**
+     * The seeds from the SRV records, and the URI's options over the TXT record's, TLS on by default;
+     * {@code txtOptions} names those the TXT record gave (the URI did not set them).
+     */
+    record Resolved(List<MemberAddress> seeds, Map<String, String> options, Set<String> txtOptions) {
     }
 
     /**
@@ -122,7 +127,10 @@ final class SrvSeedlist {
             seeds = new ArrayList<>(seeds.subList(0, maxHosts));
         }
         Map<String, String> options = new LinkedHashMap<>(uriOptions);
-        txtOptions(host, dns).forEach(options::putIfAbsent); // the URI's own options win
+        Map<String, String> txt = txtOptions(host, dns);
+        txt.forEach(options::putIfAbsent); // the URI's own options win
+        Set<String> fromTxt = new HashSet<>(txt.keySet());
+        fromTxt.removeAll(uriOptions.keySet());
         if (!options.containsKey("tls") && !options.containsKey("ssl")) {
             options.put("tls", "true");
         }
@@ -130,7 +138,7 @@ final class SrvSeedlist {
         if (conflict != null) {
             throw new SeedlistException("the upstream URI option " + conflict + ", which the TXT record of " + host + " sets");
         }
-        return new Resolved(List.copyOf(seeds), Collections.unmodifiableMap(options));
+        return new Resolved(List.copyOf(seeds), Collections.unmodifiableMap(options), Set.copyOf(fromTxt));
     }
 
     private static List<MemberAddress> seeds(String srvName, String host, DnsRecords dns) {

@@ -2,7 +2,9 @@ package io.blackpipe.topology;
 
 import io.blackpipe.wire.auth.Credential;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The parts of a mongodb:// connection string the proxy needs: seeds, credentials, database,
@@ -11,11 +13,13 @@ import java.util.Map;
  * if the equivalent mongodb:// URI had been given. {@link #toString()} and every error message
  * mask the password.
  *
- * @param text     the URI as given (for mongodb+srv://, not the resolved one)
- * @param database the path's database (the default authSource), or null
+ * @param text       the URI as given (for mongodb+srv://, not the resolved one)
+ * @param database   the path's database (the default authSource), or null
+ * @param srvHost    the host of a mongodb+srv:// URI, whose DNS records were read; null for mongodb://
+ * @param txtOptions the options (lowercased names) that came from that host's TXT record, not from the URI
  */
 public record UpstreamUri(String text, List<MemberAddress> seeds, String username, String password, String database,
-                          Map<String, String> options) {
+                          Map<String, String> options, String srvHost, Set<String> txtOptions) {
 
     /**
      * @throws IllegalArgumentException naming what is wrong in the URI as given (found before any DNS
@@ -59,8 +63,22 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
         return UpstreamUriParser.masked(text);
     }
 
+    /** The replica set the URI requires its members to belong to (replicaSet=), or null for whatever they report. */
     public String replicaSet() {
         return options.get("replicaset");
+    }
+
+    /**
+     * An option as given, for messages: "replicaSet=rs0", and where it came from when the URI did not
+     * say it: "replicaSet=rs0, from the TXT record of cluster0.example.com".
+     */
+    public String describeOption(String name) {
+        String key = name.toLowerCase(Locale.ROOT);
+        if (txtOptions.contains(key)) {
+            return name + "=" + options.get(key) + ", from the TXT record of " + srvHost;
+        }
+        // a value that lies where the password may (an '@' after it) is not quoted, as toString() does not
+        return name + "=" + (UpstreamUriParser.showsOption(text, key, options.get(key)) ? options.get(key) : "****");
     }
 
     /** How to reach the members: plaintext, or TLS from the tls/ssl and tls* options. */

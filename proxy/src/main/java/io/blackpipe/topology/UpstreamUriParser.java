@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -47,6 +48,31 @@ final class UpstreamUriParser {
         int[] secret = secret(text);
         String shown = secret[0] == secret[1] ? text : text.substring(0, secret[0]) + MASK + text.substring(secret[1]);
         return SECRET_OPTIONS.matcher(shown).replaceAll("$1" + MASK);
+    }
+
+    /**
+     * Whether {@link #masked}{@code (text)} shows the option {@code key} (lowercased) with {@code value}:
+     * false when that value lies where the password may, and so is masked.
+     */
+    static boolean showsOption(String text, String key, String value) {
+        String shown = masked(text);
+        int question = shown.indexOf('?');
+        if (question < 0 || value == null) {
+            return false;
+        }
+        for (String pair : shown.substring(question + 1).split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0 && pair.substring(0, eq).toLowerCase(Locale.ROOT).equals(key)) {
+                try {
+                    if (URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8).equals(value)) {
+                        return true;
+                    }
+                } catch (IllegalArgumentException e) { // a malformed escape: not this option as parsed
+                    continue;
+                }
+            }
+        }
+        return false;
     }
 
     /**
@@ -98,7 +124,7 @@ final class UpstreamUriParser {
         Map<String, String> options = question >= 0 ? options(question + 1) : new LinkedHashMap<>();
         SrvSeedlist.checkOptions(options, srv);
         UpstreamUri parsed = new UpstreamUri(text, List.copyOf(seeds), username, password, database,
-                Collections.unmodifiableMap(options));
+                Collections.unmodifiableMap(options), srvHost, Set.of());
         try { // what a driver would refuse stops the start here: an authMechanism that is none, an empty authSource, tls=maybe
             parsed.credential();
             parsed.tls();
@@ -109,7 +135,7 @@ final class UpstreamUriParser {
         if (srv) { // every check of the URI as given is behind us: only now is DNS asked
             SrvSeedlist.Resolved resolved = SrvSeedlist.resolve(srvHost, options, dns);
             parsed = new UpstreamUri(text, List.copyOf(resolved.seeds()), username, password, database,
-                    Collections.unmodifiableMap(resolved.options()));
+                    Collections.unmodifiableMap(resolved.options()), srvHost, resolved.txtOptions());
         }
         return parsed;
     }

@@ -11,6 +11,7 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.blackpipe.testing.ScriptedDns;
+import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
@@ -24,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import javax.naming.Context;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -86,6 +88,23 @@ class SrvUpstreamCliTest {
             assertEquals(1, report.exitCode(), report::toString);
             assertTrue(report.err().startsWith("blackpipe: the SRV record of _mongodb._tcp.cluster0.blackpipe.test points to"
                     + " node1.elsewhere.test:27017, not a name under blackpipe.test"), report::toString);
+            assertEquals(List.of(), dns.errors());
+        }
+    }
+
+    @Test
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a start that wrongly succeeds serves forever
+    void aTxtRecordsReplicaSetTheSeedsAreNotMembersOfFailsTheStartWithExitOne() throws Exception {
+        try (ScriptedDns dns = new ScriptedDns(); ScriptedMongod member = ScriptedMongod.start()) {
+            // 127.0.0.1 lies in 0.0.1, the parent domain of cluster0.0.0.1: a target the spec allows, and one that needs no resolver
+            dns.srv("_mongodb._tcp.cluster0.0.0.1", member.port(), "127.0.0.1").txt("cluster0.0.0.1", "replicaSet=rs-other");
+            CliRun run = runResolvingThrough(dns, "proxy", "--upstream", "mongodb+srv://cluster0.0.0.1/?tls=false",
+                    "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1");
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().startsWith("blackpipe: no upstream seed is a member of the replica set the URI names"
+                    + " (replicaSet=rs-other, from the TXT record of cluster0.0.0.1): " + member.address()
+                    + " reports setName '" + ScriptedMongod.SET_NAME + "'"), run::toString);
+            assertFalse(run.err().contains("Usage:"), run::toString);
             assertEquals(List.of(), dns.errors());
         }
     }

@@ -170,6 +170,20 @@ public final class UpstreamLane {
         }
     }
 
+    /** The replica set the lane's members report; skips (not passes) the calling test on a lane that is no replica set. */
+    public static String setName() {
+        BsonDocument hello = directHello();
+        Assumptions.assumeTrue(hello.isString("setName"), () -> "the " + name() + " lane is no replica set: " + hello.toJson());
+        return hello.getString("setName").getValue();
+    }
+
+    /** The lane's URI with its replicaSet option (added, or replacing the lane's own) naming {@code setName}. */
+    public static String uriNaming(String setName) {
+        String uri = uri().replaceAll("(?i)([?&])replicaSet=[^&]*(&|$)", "$1").replaceAll("[?&]$", "");
+        String separator = uri.contains("?") ? "&" : uri.substring(uri.indexOf("://") + 3).contains("/") ? "?" : "/?";
+        return uri + separator + "replicaSet=" + setName;
+    }
+
     /** Sends hello straight to the upstream; handy for tests that assert on the lane's topology. */
     public static BsonDocument directHello() {
         try (MongoClient client = directClient()) {

@@ -76,4 +76,25 @@ class DiscoveryTest {
         assertEquals("standalone", d.kind());
         assertEquals(List.of(SEED), d.members());
     }
+
+    @Test
+    void aSeedOfTheSetTheUriNamesIsInIt() {
+        BsonDocument hello = BsonDocument.parse("{setName: 'rs0', hosts: ['a:27017'], ok: 1.0}");
+        assertNull(Discovery.notInSet("rs0", hello));
+        assertNull(Discovery.notInSet(null, hello), "without replicaSet any set will do");
+        assertNull(Discovery.notInSet(null, BsonDocument.parse("{ismaster: true, ok: 1.0}")), "and so will a standalone");
+    }
+
+    @Test
+    void aSeedOfAnotherSetOrOfNoneIsNot() {
+        assertEquals("reports setName 'rs1'", Discovery.notInSet("rs0", BsonDocument.parse("{setName: 'rs1', ok: 1.0}")));
+        assertEquals("reports setName 'RS0'", Discovery.notInSet("rs0", BsonDocument.parse("{setName: 'RS0', ok: 1.0}")),
+                "set names compare exactly, as drivers compare them");
+        assertEquals("is a standalone (its hello has no setName)",
+                Discovery.notInSet("rs0", BsonDocument.parse("{ismaster: true, maxWireVersion: 21, ok: 1.0}")));
+        assertEquals("is a mongos (its hello has no setName)",
+                Discovery.notInSet("rs0", BsonDocument.parse("{ismaster: true, msg: 'isdbgrid', ok: 1.0}")));
+        assertEquals("is a replica set member not yet initiated (its hello has isreplicaset: true and no setName)",
+                Discovery.notInSet("rs0", BsonDocument.parse("{ismaster: false, isreplicaset: true, ok: 1.0}")));
+    }
 }

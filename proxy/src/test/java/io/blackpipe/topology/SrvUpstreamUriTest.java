@@ -63,6 +63,8 @@ class SrvUpstreamUriTest {
         assertEquals(Set.of(new MemberAddress("node1.example.com", 27017), new MemberAddress("node2.example.com", 27018)),
                 new HashSet<>(uri.seeds()));
         assertEquals("rs0", uri.replicaSet());
+        assertEquals("replicaSet=rs0, from the TXT record of cluster0.example.com", uri.describeOption("replicaSet"),
+                "a message about the option says where it came from");
         assertEquals("admin", uri.options().get("authsource"));
         assertTrue(uri.tls().enabled(), "mongodb+srv:// turns TLS on");
         assertEquals("mongodb+srv://cluster0.example.com/", uri.text(), "the URI as given is kept");
@@ -85,6 +87,7 @@ class SrvUpstreamUriTest {
         UpstreamUri uri = parse("mongodb+srv://alice:pw@cluster0.example.com/app?authSource=users&replicaSet=mine");
         assertEquals("users", uri.options().get("authsource"));
         assertEquals("mine", uri.replicaSet());
+        assertEquals("replicaSet=mine", uri.describeOption("replicaSet"), "the URI's own, not the TXT record's");
         assertEquals("false", uri.options().get("loadbalanced"), "what the URI does not say comes from the TXT record");
         assertEquals("users", uri.credential().source());
     }

@@ -215,4 +215,14 @@ class UpstreamUriTest {
         assertThrows(UnsupportedOperationException.class, () -> uri.seeds().add(new MemberAddress("x", 1)));
         assertThrows(UnsupportedOperationException.class, () -> uri.options().put("w", "2"));
     }
+
+    @Test
+    void anOptionIsDescribedAsGivenUnlessItMayBePassword() {
+        assertEquals("replicaSet=rs 0", UpstreamUri.parse("mongodb://u:pw@db1/?replicaSet=rs%200").describeOption("replicaSet"));
+        assertEquals("replicaSet=rs0", UpstreamUri.parse("mongodb://db1/?REPLICASET=rs0").describeOption("replicaSet"));
+        // an '@' in a later option: everything up to it may be password, so no message quotes what lies there
+        UpstreamUri ambiguous = UpstreamUri.parse("mongodb://u:pw@db1/?replicaSet=Kq3v&appName=a@b");
+        assertEquals("Kq3v", ambiguous.replicaSet());
+        assertEquals("replicaSet=****", ambiguous.describeOption("replicaSet"));
+    }
 }

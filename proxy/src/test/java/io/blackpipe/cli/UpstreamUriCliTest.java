@@ -1,0 +1,30 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.topology.UpstreamUri;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * What the CLI makes of upstream URI options that decide which deployment is proxied: a
+ * replicaSet the seeds are not members of fails the start (exit 1, as a seed that does not answer).
+ */
+class UpstreamUriCliTest {
+
+    @Test
+    @Timeout(value = 30, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a start that wrongly succeeds serves forever
+    void aReplicaSetTheSeedsAreNotMembersOfExitsOneNamingTheSetAndWhatTheSeedReports() {
+        String reported = UpstreamLane.setName();
+        String uri = UpstreamLane.uriNaming("not-" + reported);
+        CliRun run = CliRun.of("proxy", "--upstream", uri, "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1");
+        assertEquals(1, run.exitCode(), run::toString);
+        assertTrue(run.err().startsWith("blackpipe: no upstream seed is a member of the replica set the URI names (replicaSet=not-"
+                + reported + "): " + UpstreamUri.parse(uri).seeds().get(0) + " reports setName '" + reported + "'"), run::toString);
+        assertFalse(run.err().contains("Usage:"), () -> "the URI was well formed, the deployment did not match it: " + run);
+        assertEquals("", run.out(), "nothing is announced when nothing is served");
+    }
+}
