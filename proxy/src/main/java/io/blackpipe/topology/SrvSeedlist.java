@@ -134,6 +134,10 @@ final class SrvSeedlist {
         if (!options.containsKey("tls") && !options.containsKey("ssl")) {
             options.put("tls", "true");
         }
+        if ("true".equalsIgnoreCase(options.get("loadbalanced"))) { // the URI's own loadBalanced=true was refused before
+            throw new SeedlistException("the TXT record of " + host + " sets loadBalanced=true, so the deployment is load-balanced"
+                    + " (an Atlas serverless instance, or mongos behind a load balancer): " + UpstreamUriParser.NO_LOAD_BALANCED_MODE);
+        }
         String conflict = maxHostsConflict(options); // the URI's own conflicts were refused before the lookups
         if (conflict != null) {
             throw new SeedlistException("the upstream URI option " + conflict + ", which the TXT record of " + host + " sets");
@@ -268,14 +272,14 @@ final class SrvSeedlist {
         throw new IllegalArgumentException("the upstream URI option srvMaxHosts=" + value + " must be a whole number, 0 or more");
     }
 
-    /** What srvMaxHosts conflicts with, as the spec says (a picked subset cannot be a whole set), or null. */
+    /**
+     * What srvMaxHosts conflicts with, as the spec says (a picked subset cannot be a whole set), or null.
+     * The spec's other conflict, loadBalanced=true, never gets here: blackpipe refuses that option first.
+     */
     private static String maxHostsConflict(Map<String, String> options) {
         int maxHosts = maxHosts(options);
         if (maxHosts > 0 && options.containsKey("replicaset")) {
             return "srvMaxHosts=" + maxHosts + " does not go with replicaSet=" + options.get("replicaset");
-        }
-        if (maxHosts > 0 && "true".equalsIgnoreCase(options.get("loadbalanced"))) {
-            return "srvMaxHosts=" + maxHosts + " does not go with loadBalanced=true";
         }
         return null;
     }

@@ -23,6 +23,11 @@ final class UpstreamUriParser {
     /** Options whose values are secrets, masked like the user info's password. */
     private static final Pattern SECRET_OPTIONS = Pattern.compile("(?i)([?&]tlsCertificateKeyFilePassword=)[^&]*");
     private static final String ESCAPE_HINT = "percent-encode '/', '?', '@' and ':' in a user name or password (%2F, %3F, %40, %3A)";
+    /** Why loadBalanced=true is refused, and what to give instead: for the URI's option and a TXT record's alike. */
+    static final String NO_LOAD_BALANCED_MODE = "blackpipe has no load-balanced mode (it proxies the members of a replica set,"
+            + " or one mongos, each at the address its hello gives, and rewrites those hellos; a load balancer hides the"
+            + " servers behind it, and its protocol (serviceId, connections pinned to a mongos) is not proxied); give the"
+            + " address of a mongos, or of the replica set's members, instead: a mongodb:// URI without loadBalanced";
 
     private final String text;
     /** A mongodb+srv:// URI, resolved through {@link #dns} once everything it says itself is checked. */
@@ -122,6 +127,7 @@ final class UpstreamUriParser {
             database = database(hostsEnd + 1, question >= 0 ? question : text.length());
         }
         Map<String, String> options = question >= 0 ? options(question + 1) : new LinkedHashMap<>();
+        checkLoadBalanced(options);
         SrvSeedlist.checkOptions(options, srv);
         UpstreamUri parsed = new UpstreamUri(text, List.copyOf(seeds), username, password, database,
                 Collections.unmodifiableMap(options), srvHost, Set.of());
@@ -138,6 +144,21 @@ final class UpstreamUriParser {
                     Collections.unmodifiableMap(resolved.options()), srvHost, resolved.txtOptions());
         }
         return parsed;
+    }
+
+    /**
+     * Refuses loadBalanced=true (see {@link #NO_LOAD_BALANCED_MODE}); loadBalanced=false is what blackpipe
+     * does anyway, and any other value drivers refuse too.
+     */
+    private static void checkLoadBalanced(Map<String, String> options) {
+        String value = options.get("loadbalanced");
+        if (value == null || value.equalsIgnoreCase("false")) {
+            return;
+        }
+        if (!value.equalsIgnoreCase("true")) {
+            throw new IllegalArgumentException("the upstream URI option loadBalanced=" + value + " must be true or false");
+        }
+        throw new IllegalArgumentException("the upstream URI option loadBalanced=true is not supported: " + NO_LOAD_BALANCED_MODE);
     }
 
     /** Where the host list ends: at the first '/' or '?' (an option value may itself contain '/'). */

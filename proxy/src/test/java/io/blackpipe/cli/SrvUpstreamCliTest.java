@@ -110,6 +110,21 @@ class SrvUpstreamCliTest {
     }
 
     @Test
+    void aTxtRecordsLoadBalancedTrueFailsTheStartWithExitOneNamingTheRecord() throws Exception {
+        try (ScriptedDns dns = new ScriptedDns()) {
+            dns.srv("_mongodb._tcp.serverless0.blackpipe.test", 27017, "lb.blackpipe.test").txt("serverless0.blackpipe.test", "loadBalanced=true");
+            CliRun run = runResolvingThrough(dns, "proxy", "--upstream", "mongodb+srv://serverless0.blackpipe.test/",
+                    "--port", "0", "--admin-port", "-1");
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().startsWith("blackpipe: the TXT record of serverless0.blackpipe.test sets loadBalanced=true,"
+                    + " so the deployment is load-balanced"), run::toString);
+            assertTrue(run.err().contains("give the address of a mongos, or of the replica set's members, instead"), run::toString);
+            assertFalse(run.err().contains("Usage:"), () -> "the URI was well formed, its DNS records name a deployment blackpipe cannot proxy: " + run);
+            assertEquals(List.of("SRV _mongodb._tcp.serverless0.blackpipe.test", "TXT serverless0.blackpipe.test"), dns.questions());
+        }
+    }
+
+    @Test
     void aProxyStartedFromTheCommandLineServesTheMembersTheSrvRecordsName() throws Exception {
         UpstreamUri lane = UpstreamUri.parse(UpstreamLane.uri());
         assumeTrue(lane.replicaSet() != null, () -> "the " + UpstreamLane.name() + " lane's URI names no replica set for the TXT record");

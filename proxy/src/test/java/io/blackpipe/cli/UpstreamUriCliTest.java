@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * What the CLI makes of upstream URI options that decide which deployment is proxied: a
- * replicaSet the seeds are not members of fails the start (exit 1, as a seed that does not answer).
+ * replicaSet the seeds are not members of fails the start (exit 1, as a seed that does not answer);
+ * loadBalanced=true asks for a mode blackpipe has not, a usage error (exit 2) before anything is dialled.
  */
 class UpstreamUriCliTest {
 
@@ -26,5 +27,18 @@ class UpstreamUriCliTest {
                 + reported + "): " + UpstreamUri.parse(uri).seeds().get(0) + " reports setName '" + reported + "'"), run::toString);
         assertFalse(run.err().contains("Usage:"), () -> "the URI was well formed, the deployment did not match it: " + run);
         assertEquals("", run.out(), "nothing is announced when nothing is served");
+    }
+
+    @Test
+    void loadBalancedTrueIsAUsageErrorOfProxyAndReportNamingWhatToGiveInstead() {
+        for (String command : new String[] {"proxy", "report"}) {
+            CliRun run = CliRun.of(command, "--upstream", "mongodb://u:s3cret@lb.example.com:27017/?loadBalanced=true");
+            assertEquals(2, run.exitCode(), run::toString);
+            assertTrue(run.err().startsWith("the upstream URI option loadBalanced=true is not supported: blackpipe has no"
+                    + " load-balanced mode"), run::toString);
+            assertTrue(run.err().contains("give the address of a mongos, or of the replica set's members, instead"), run::toString);
+            assertTrue(run.err().contains("Usage: blackpipe " + command), run::toString);
+            assertFalse(run.err().contains("s3cret"), run::toString);
+        }
     }
 }

@@ -230,7 +230,7 @@ class SrvUpstreamUriTest {
         refusedAsGiven("mongodb+srv://cluster0.example.com/?srvMaxHosts=1&replicaSet=rs0",
                 "srvMaxHosts=1 does not go with replicaSet=rs0");
         refusedAsGiven("mongodb+srv://cluster0.example.com/?srvMaxHosts=1&loadBalanced=true",
-                "srvMaxHosts=1 does not go with loadBalanced=true");
+                "the upstream URI option loadBalanced=true is not supported"); // whatever goes with it
     }
 
     @Test
@@ -260,5 +260,15 @@ class SrvUpstreamUriTest {
         dns.srv("_mongodb._tcp.cluster0.example.com", 27017, "node1.example.com").txt("cluster0.example.com", "replicaSet=rs0");
         refusedByDns("mongodb+srv://cluster0.example.com/?srvMaxHosts=1",
                 "srvMaxHosts=1 does not go with replicaSet=rs0, which the TXT record of cluster0.example.com sets");
+    }
+
+    @Test
+    void aTxtRecordsLoadBalancedTrueIsRefusedUnlessTheUriSaysFalse() {
+        dns.srv("_mongodb._tcp.serverless0.example.com", 27017, "lb.example.com").txt("serverless0.example.com", "loadBalanced=true");
+        refusedByDns("mongodb+srv://serverless0.example.com/", "the TXT record of serverless0.example.com sets loadBalanced=true,"
+                + " so the deployment is load-balanced (an Atlas serverless instance, or mongos behind a load balancer):"
+                + " blackpipe has no load-balanced mode");
+        assertEquals("false", parse("mongodb+srv://serverless0.example.com/?loadBalanced=false").options().get("loadbalanced"),
+                "the URI's own option wins over the TXT record's, as the spec says");
     }
 }

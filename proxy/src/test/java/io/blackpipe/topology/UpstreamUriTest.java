@@ -225,4 +225,17 @@ class UpstreamUriTest {
         assertEquals("Kq3v", ambiguous.replicaSet());
         assertEquals("replicaSet=****", ambiguous.describeOption("replicaSet"));
     }
+
+    @Test
+    void loadBalancedTrueIsRefusedNamingWhatToGiveInstead() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> UpstreamUri.parse("mongodb://u:pw@lb.example.com:27017/?loadBalanced=TRUE"));
+        assertTrue(e.getMessage().startsWith("the upstream URI option loadBalanced=true is not supported: blackpipe has no"
+                + " load-balanced mode"), e::getMessage);
+        assertTrue(e.getMessage().endsWith("give the address of a mongos, or of the replica set's members, instead:"
+                + " a mongodb:// URI without loadBalanced"), e::getMessage);
+        assertRejected("mongodb://db1/?loadBalanced=yes", "the upstream URI option loadBalanced=yes must be true or false");
+        assertEquals("false", UpstreamUri.parse("mongodb://db1/?loadBalanced=false").options().get("loadbalanced"),
+                "false is what blackpipe does anyway");
+    }
 }
