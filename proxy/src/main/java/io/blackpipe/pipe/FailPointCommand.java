@@ -59,8 +59,8 @@ final class FailPointCommand {
             answer.accept(refused);
             return;
         }
-        long target = command.getNumber("timesEntered").longValue();
-        long maxTimeMillis = command.getNumber("maxTimeMS").longValue();
+        long target = ServerNumbers.safeNumberLong(command.get("timesEntered")); // negative: reached already, as on the server
+        long maxTimeMillis = ServerNumbers.safeNumberLong(command.get("maxTimeMS")); // 0 to 2^31-1: checked above
         long deadline = maxTimeMillis > 0 ? System.nanoTime() + maxTimeMillis * 1_000_000 : Long.MAX_VALUE; // 0: no limit
         Runnable look = new Runnable() {
             @Override
@@ -94,20 +94,26 @@ final class FailPointCommand {
                 context.rules().put(context.ruleParser().parse(RULE_ID, command));
             }
             // as the server: the times the failpoint was entered so far, which a new mode does not reset
-            // (appended as the server's appendNumber does: an int while it is small)
-            long count = context.rules().fired(RULE_ID);
-            BsonValue countValue = count < (1 << 30) ? new BsonInt32((int) count) : new BsonInt64(count);
-            return new BsonDocument("count", countValue).append("ok", new BsonDouble(1));
+            return new BsonDocument("count", countValue(context.rules().fired(RULE_ID))).append("ok", new BsonDouble(1));
         } catch (RuleException e) {
             return ErrorReplies.badValue(e.getMessage());
         }
+    }
+
+    /**
+     * The failpoint's 64-bit count as the server's appendNumber appends it: an int while it lies within
+     * 2^30 of zero, a long beyond (drivers read either).
+     */
+    static BsonValue countValue(long count) {
+        return count > -(1 << 30) && count < (1 << 30) ? new BsonInt32((int) count) : new BsonInt64(count);
     }
 
     /** The server's refusal of a malformed waitForFailPoint, or null when it is well formed. */
     private static BsonDocument checkWait(BsonDocument command) {
         BsonValue failPoint = command.get(WAIT);
         if (!failPoint.isString()) {
-            return wrongType(WAIT, failPoint, "string");
+            return ErrorReplies.commandError(TYPE_MISMATCH, "BSON field 'waitForFailPoint." + WAIT + "' is the wrong type '"
+                    + ServerNumbers.typeName(failPoint) + "', expected type 'string'");
         }
         if (!RULE_ID.equals(failPoint.asString().getValue())) {
             // the proxy has one failpoint; the server's others do not exist here
@@ -120,20 +126,22 @@ final class FailPointCommand {
                         "BSON field 'waitForFailPoint." + required + "' is missing but a required field");
             }
         }
-        for (String field : new String[] {"timesEntered", "maxTimeMS"}) {
+        for (String field : new String[] {"timesEntered", "maxTimeMS"}) { // both safeInt64 in the server's IDL
             BsonValue value = command.get(field);
-            if (value != null && !value.isNumber()) {
-                return wrongType(field, value, "long");
-            }
-            if (value != null && value.asNumber().longValue() < 0) {
-                return ErrorReplies.badValue(field + " must be a non-negative number, got " + value.asNumber().longValue());
+            if (!ServerNumbers.isSafeInt64(value)) {
+                return ErrorReplies.commandError(TYPE_MISMATCH, "BSON field 'waitForFailPoint." + field + "' is the wrong type '"
+                        + ServerNumbers.typeName(value) + "', expected types '" + ServerNumbers.SAFE_INT64_TYPES);
             }
         }
+        // timesEntered may be any number (a negative one is reached already); maxTimeMS is checked as on every command
+        BsonValue maxTimeMS = command.get("maxTimeMS");
+        long maxTimeMillis = ServerNumbers.safeNumberLong(maxTimeMS);
+        if (maxTimeMillis < 0 || maxTimeMillis > Integer.MAX_VALUE) {
+            return ErrorReplies.badValue(maxTimeMillis + " value for maxTimeMS is out of range [0, " + Integer.MAX_VALUE + "]");
+        }
+        if (maxTimeMS.isDouble() && Math.floor(maxTimeMS.asDouble().getValue()) != maxTimeMS.asDouble().getValue()) {
+            return ErrorReplies.badValue("maxTimeMS has non-integral value");
+        }
         return null;
-    }
-
-    private static BsonDocument wrongType(String field, BsonValue value, String expected) {
-        return ErrorReplies.commandError(TYPE_MISMATCH, "BSON field 'waitForFailPoint." + field + "' is the wrong type '"
-                + value.getBsonType().name().toLowerCase() + "', expected type '" + expected + "'");
     }
 }

@@ -13,10 +13,19 @@ import com.mongodb.client.MongoDatabase;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.UpstreamLane;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.bson.BsonDecimal128;
+import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.bson.Document;
+import org.bson.types.Decimal128;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -111,11 +120,23 @@ class FailPointCountDriverTest {
                 "timesEntered is required");
         assertEquals(40414, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", 1)),
                 "maxTimeMS is required too");
-        assertEquals(14, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", "one").append("maxTimeMS", 100)),
+        MongoCommandException mistyped = assertThrows(MongoCommandException.class, () -> admin.runCommand(
+                new Document("waitForFailPoint", "failCommand").append("timesEntered", "one").append("maxTimeMS", 100)));
+        assertEquals(14, mistyped.getErrorCode(), "TypeMismatch");
+        assertEquals("BSON field 'waitForFailPoint.timesEntered' is the wrong type 'string', expected types"
+                + " '[long, int, decimal, double']", mistyped.getErrorMessage(), "the server's words, its odd quote included");
+        assertEquals(14, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", 1).append("maxTimeMS", true)),
                 "TypeMismatch");
         assertEquals(14, refused(new Document("waitForFailPoint", 1).append("timesEntered", 1).append("maxTimeMS", 100)), "TypeMismatch");
-        assertEquals(2, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", -1).append("maxTimeMS", 100)),
-                "BadValue");
+        // maxTimeMS as every command takes it: 0 to 2^31-1, a double only if whole (BadValue)
+        MongoCommandException negative = assertThrows(MongoCommandException.class, () -> admin.runCommand(
+                new Document("waitForFailPoint", "failCommand").append("timesEntered", 0).append("maxTimeMS", -1)));
+        assertEquals(2, negative.getErrorCode());
+        assertEquals("-1 value for maxTimeMS is out of range [0, 2147483647]", negative.getErrorMessage());
+        assertEquals(2, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", 0)
+                .append("maxTimeMS", Integer.MAX_VALUE + 1L)), "BadValue: past the 32-bit range");
+        assertEquals(2, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", 0).append("maxTimeMS", 2.5)),
+                "BadValue: non-integral");
         // admin only, as on the server
         MongoDatabase other = client.getDatabase("test");
         MongoCommandException elsewhere = assertThrows(MongoCommandException.class, () -> other.runCommand(
@@ -125,6 +146,29 @@ class FailPointCountDriverTest {
         assertEquals(13, assertThrows(MongoCommandException.class, () -> other.runCommand(Document.parse(
                 "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}}"))).getErrorCode());
         assertEquals(0, proxy.rules().rules().size(), "a configureFailPoint refused adds no rule");
+    }
+
+    @Test
+    void waitForFailPointTakesTimesEnteredAsAnyNumberTheServerTakesAndComparesItIn64Bits() {
+        long reached = configure("mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}") + 1;
+        findFails();
+        // as the server reads them: a double toward zero, a decimal half to even, a negative number reached already
+        for (BsonValue timesEntered : List.of(new BsonInt32((int) reached), new BsonInt64(reached), new BsonDouble(reached),
+                new BsonDouble(reached + 0.9), new BsonDecimal128(new Decimal128(reached)), new BsonInt64(-1),
+                new BsonDouble(Double.NaN))) {
+            assertEquals(1.0, waitFor(timesEntered, 1000).get("ok", Number.class).doubleValue(), timesEntered::toString);
+        }
+        // beyond 32 bits: a target cut to an int would be reached already (2^32 + n as n, 2^31 as negative)
+        for (BsonValue timesEntered : List.of(new BsonInt64((1L << 32) + reached), new BsonInt64(Integer.MAX_VALUE + 1L),
+                new BsonInt64(Long.MAX_VALUE), new BsonDouble(1e19), new BsonDecimal128(Decimal128.parse("1E+30")))) {
+            assertEquals(50, assertThrows(MongoExecutionTimeoutException.class, () -> waitFor(timesEntered, 50),
+                    timesEntered::toString).getCode());
+        }
+    }
+
+    private Document waitFor(BsonValue timesEntered, int maxTimeMillis) {
+        return admin.runCommand(new BsonDocument("waitForFailPoint", new BsonString("failCommand"))
+                .append("timesEntered", timesEntered).append("maxTimeMS", new BsonInt32(maxTimeMillis)));
     }
 
     private int refused(Document command) {
