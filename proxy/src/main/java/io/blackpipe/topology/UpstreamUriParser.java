@@ -128,6 +128,7 @@ final class UpstreamUriParser {
         }
         Map<String, String> options = question >= 0 ? options(question + 1) : new LinkedHashMap<>();
         checkLoadBalanced(options);
+        checkDirectConnection(options, seeds.size());
         SrvSeedlist.checkOptions(options, srv);
         UpstreamUri parsed = new UpstreamUri(text, List.copyOf(seeds), username, password, database,
                 Collections.unmodifiableMap(options), srvHost, Set.of());
@@ -148,17 +149,38 @@ final class UpstreamUriParser {
 
     /**
      * Refuses loadBalanced=true (see {@link #NO_LOAD_BALANCED_MODE}); loadBalanced=false is what blackpipe
-     * does anyway, and any other value drivers refuse too.
+     * does anyway.
      */
     private static void checkLoadBalanced(Map<String, String> options) {
-        String value = options.get("loadbalanced");
-        if (value == null || value.equalsIgnoreCase("false")) {
-            return;
+        if (Boolean.TRUE.equals(flag(options, "loadBalanced"))) {
+            throw new IllegalArgumentException("the upstream URI option loadBalanced=true is not supported: " + NO_LOAD_BALANCED_MODE);
         }
-        if (!value.equalsIgnoreCase("true")) {
-            throw new IllegalArgumentException("the upstream URI option loadBalanced=" + value + " must be true or false");
+    }
+
+    /**
+     * directConnection=true names one server, as drivers require: with several hosts it is refused
+     * rather than all but the first answering one left out unsaid.
+     */
+    private static void checkDirectConnection(Map<String, String> options, int hosts) {
+        if (Boolean.TRUE.equals(flag(options, "directConnection")) && hosts > 1) {
+            throw new IllegalArgumentException("the upstream URI option directConnection=true takes one host, the URI names "
+                    + hosts + ": name the one member to proxy, or leave directConnection out to proxy the whole deployment");
         }
-        throw new IllegalArgumentException("the upstream URI option loadBalanced=true is not supported: " + NO_LOAD_BALANCED_MODE);
+    }
+
+    /**
+     * A true/false option, either case; null when absent. Any other value is refused: the Java
+     * driver reads "yes" or "1" as true and anything else as false, with only a logged warning.
+     */
+    private static Boolean flag(Map<String, String> options, String name) {
+        String value = options.get(name.toLowerCase(Locale.ROOT));
+        if (value == null) {
+            return null;
+        }
+        if (value.equalsIgnoreCase("true") || value.equalsIgnoreCase("false")) {
+            return value.equalsIgnoreCase("true");
+        }
+        throw new IllegalArgumentException("the upstream URI option " + name + "=" + value + " must be true or false");
     }
 
     /** Where the host list ends: at the first '/' or '?' (an option value may itself contain '/'). */

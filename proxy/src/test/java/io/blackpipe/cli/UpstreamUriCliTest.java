@@ -12,7 +12,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * What the CLI makes of upstream URI options that decide which deployment is proxied: a
  * replicaSet the seeds are not members of fails the start (exit 1, as a seed that does not answer);
- * loadBalanced=true asks for a mode blackpipe has not, a usage error (exit 2) before anything is dialled.
+ * loadBalanced=true asks for a mode blackpipe has not, and directConnection must say one thing of one
+ * host: usage errors (exit 2) before anything is dialled.
  */
 class UpstreamUriCliTest {
 
@@ -40,5 +41,16 @@ class UpstreamUriCliTest {
             assertTrue(run.err().contains("Usage: blackpipe " + command), run::toString);
             assertFalse(run.err().contains("s3cret"), run::toString);
         }
+    }
+
+    @Test
+    void aDirectConnectionThatIsNeitherTrueNorFalseOrNamesTwoHostsIsAUsageError() {
+        CliRun yes = CliRun.of("proxy", "--upstream", "mongodb://127.0.0.1:27017/?directConnection=yes");
+        assertEquals(2, yes.exitCode(), yes::toString);
+        assertTrue(yes.err().startsWith("the upstream URI option directConnection=yes must be true or false"), yes::toString);
+        CliRun two = CliRun.of("proxy", "--upstream", "mongodb://127.0.0.1:27017,127.0.0.1:27018/?directConnection=true");
+        assertEquals(2, two.exitCode(), two::toString);
+        assertTrue(two.err().startsWith("the upstream URI option directConnection=true takes one host, the URI names 2"), two::toString);
+        assertTrue(two.err().contains("Usage: blackpipe proxy"), two::toString);
     }
 }

@@ -182,6 +182,17 @@ class UpstreamUriTest {
     }
 
     @Test
+    void directConnectionIsTrueOrFalseAndTrueTakesOneHost() {
+        assertTrue(UpstreamUri.parse("mongodb://h1/?directConnection=TRUE").directConnection());
+        // the Java driver would read "yes" as true: read as false, it proxied the whole set instead of the one member
+        assertRejected("mongodb://h1/?directConnection=yes", "the upstream URI option directConnection=yes must be true or false");
+        assertRejected("mongodb://h1,h2:27018/?directConnection=true",
+                "the upstream URI option directConnection=true takes one host, the URI names 2: name the one member to proxy,"
+                        + " or leave directConnection out to proxy the whole deployment");
+        assertEquals(2, UpstreamUri.parse("mongodb://h1,h2:27018/?directConnection=false").seeds().size());
+    }
+
+    @Test
     void srvOptionsBelongToSrvUrisOnly() {
         assertRejected("mongodb://h1/?srvServiceName=customname", "the upstream URI option srvServiceName is for mongodb+srv:// URIs only");
         assertRejected("mongodb://h1/?srvMaxHosts=2", "the upstream URI option srvMaxHosts is for mongodb+srv:// URIs only");
