@@ -131,8 +131,8 @@ public final class RuleParser {
         BsonDocument mode = value.asDocument();
         String key = mode.getFirstKey();
         switch (key) {
-            case "times": return Mode.times(nonNegative(mode, "times", "mode.times"));
-            case "skip": return Mode.skip(nonNegative(mode, "skip", "mode.skip"));
+            case "times": return Mode.times(modeCount(mode, "times"));
+            case "skip": return Mode.skip(modeCount(mode, "skip"));
             case "activationProbability": {
                 BsonValue p = mode.get(key);
                 // written so that NaN fails too: it compares false with everything, and would never fire
@@ -143,6 +143,19 @@ public final class RuleParser {
             }
             default: throw new RuleException("mode." + key, "unknown mode");
         }
+    }
+
+    /**
+     * times or skip as the server takes them: its failpoint keeps them in an int, so above 2^31-1 it
+     * refuses them ("'times' option to 'mode' is too large", BadValue) rather than wrap.
+     */
+    private static long modeCount(BsonDocument mode, String key) {
+        long count = nonNegative(mode, key, "mode." + key);
+        if (count > Integer.MAX_VALUE) {
+            throw new RuleException("mode." + key, count + " is too large: at most " + Integer.MAX_VALUE
+                    + " (2^31-1), as the server takes it");
+        }
+        return count;
     }
 
     /** The named commands; none when failAllCommands (which wins over failCommands, as on the server). */

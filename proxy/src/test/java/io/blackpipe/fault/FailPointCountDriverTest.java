@@ -80,6 +80,23 @@ class FailPointCountDriverTest {
     }
 
     @Test
+    void timesAndSkipAboveTwoToTheThirtyFirstMinusOneAreRefusedWithBadValueAsTheServerRefusesThem() {
+        for (String key : List.of("times", "skip")) {
+            MongoCommandException tooLarge = assertThrows(MongoCommandException.class, () -> admin.runCommand(
+                    new Document("configureFailPoint", "failCommand").append("mode", new Document(key, Integer.MAX_VALUE + 1L))
+                            .append("data", Document.parse("{failCommands: ['find'], errorCode: 2}"))));
+            assertEquals(2, tooLarge.getErrorCode(), "BadValue");
+            assertEquals("mode." + key + ": 2147483648 is too large: at most 2147483647 (2^31-1), as the server takes it",
+                    tooLarge.getErrorMessage());
+            assertEquals(0, proxy.rules().rules().size(), "a configureFailPoint refused adds no rule");
+        }
+        configure("mode: {skip: 2147483647}, data: {failCommands: ['find'], errorCode: 2}");
+        collection.find().first(); // skipped: the rule is in force and lets it pass
+        configure("mode: {times: {$numberLong: '2147483647'}}, data: {failCommands: ['find'], errorCode: 2}");
+        findFails();
+    }
+
+    @Test
     void waitForFailPointReturnsOnceTheFailpointIsEnteredThatManyTimes() throws Exception {
         long count = configure("mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}");
         AtomicLong findSentAt = new AtomicLong();

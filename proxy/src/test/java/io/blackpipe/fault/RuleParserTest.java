@@ -126,6 +126,24 @@ class RuleParserTest {
     }
 
     @Test
+    void timesAndSkipTakeUpToTwoToTheThirtyFirstMinusOneAsTheServerDoes() {
+        String data = "{failCommands: ['find'], errorCode: 2}";
+        for (String key : List.of("times", "skip")) {
+            for (String top : List.of("2147483647", "{$numberLong: '2147483647'}", "2147483647.0")) {
+                Mode mode = parse(rule("{" + key + ": " + top + "}", data)).mode();
+                assertEquals(key.equals("times"), draws(mode, 1).get(0), key + ": " + top + " is accepted");
+            }
+            for (String over : List.of("{$numberLong: '2147483648'}", "2147483648.0", "{$numberLong: '9223372036854775807'}")) {
+                RuleException refused = rejected(rule("{" + key + ": " + over + "}", data));
+                assertEquals("mode." + key, refused.field());
+                assertTrue(refused.getMessage().startsWith("mode." + key + ": ")
+                        && refused.getMessage().endsWith(" is too large: at most 2147483647 (2^31-1), as the server takes it"),
+                        refused::getMessage);
+            }
+        }
+    }
+
+    @Test
     void activationProbabilityZeroNeverFiresAndOneAlwaysFires() {
         Mode never = parse(rule("{activationProbability: 0}", "{failCommands: ['find'], errorCode: 2}")).mode();
         Mode always = parse(rule("{activationProbability: 1}", "{failCommands: ['find'], errorCode: 2}")).mode();
