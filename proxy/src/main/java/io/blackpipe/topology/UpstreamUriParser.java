@@ -38,6 +38,8 @@ final class UpstreamUriParser {
     private final int secretEnd;
     /** The raw spans of the options' values that may hold password, to keep them out of later messages. */
     private final List<String> secretValues = new ArrayList<>();
+    /** Every tls= and ssl= as written, repeats included: they must all say the same. */
+    private final List<String> tlsSwitches = new ArrayList<>();
 
     private UpstreamUriParser(String text, DnsRecords dns) {
         this.text = text;
@@ -133,6 +135,7 @@ final class UpstreamUriParser {
         UpstreamUri parsed = new UpstreamUri(text, List.copyOf(seeds), username, password, database,
                 Collections.unmodifiableMap(options), srvHost, Set.of());
         try { // what a driver would refuse stops the start here: an authMechanism that is none, an empty authSource, tls=maybe
+            UpstreamUriOptions.check(options, tlsSwitches);
             parsed.credential();
             parsed.tls();
         } catch (IllegalArgumentException e) {
@@ -247,6 +250,9 @@ final class UpstreamUriParser {
             if (mayHoldSecret(eq + 1, amp)) {
                 secretValues.add(value);
                 secretValues.add(text.substring(eq + 1, amp));
+            }
+            if (name.equals("tls") || name.equals("ssl")) {
+                tlsSwitches.add(text.substring(from, eq) + "=" + value);
             }
             options.put(name, value);
         }

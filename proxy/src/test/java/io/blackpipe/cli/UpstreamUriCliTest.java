@@ -53,4 +53,20 @@ class UpstreamUriCliTest {
         assertTrue(two.err().startsWith("the upstream URI option directConnection=true takes one host, the URI names 2"), two::toString);
         assertTrue(two.err().contains("Usage: blackpipe proxy"), two::toString);
     }
+
+    @Test
+    @Timeout(value = 60, threadMode = Timeout.ThreadMode.SEPARATE_THREAD) // a start that wrongly succeeds serves forever
+    void optionsThatConflictAndAnEmptyReplicaSetAreUsageErrorsNamingWhatIsWrong() {
+        String[][] cases = {
+                {"mongodb://127.0.0.1:27017/?tls=true&ssl=false", "the upstream URI options tls=true and ssl=false conflict"},
+                {"mongodb://127.0.0.1:27017/?tlsInsecure=true&tlsAllowInvalidHostnames=true",
+                        "the upstream URI sets both tlsInsecure and tlsAllowInvalidHostnames, which conflict"},
+                {"mongodb://127.0.0.1:27017/?replicaSet=", "the upstream URI's replicaSet= is empty"}};
+        for (String[] given : cases) {
+            CliRun run = CliRun.of("proxy", "--upstream", given[0], "--port", "0", "--admin-port", "-1");
+            assertEquals(2, run.exitCode(), run::toString);
+            assertTrue(run.err().startsWith(given[1]), run::toString);
+            assertTrue(run.err().contains("Usage: blackpipe proxy"), run::toString);
+        }
+    }
 }
