@@ -17,6 +17,7 @@ import io.blackpipe.topology.MemberMap;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
+import io.blackpipe.topology.UpstreamUri;
 import io.blackpipe.wire.FrameDecoder;
 import io.blackpipe.wire.Tls;
 import io.netty.handler.ssl.SslContext;
@@ -126,6 +127,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     public static ProxyServer start(ProxyConfig config) {
         ProxyServer server = null;
         try {
+            logUpstreamOptions(config.upstream());
             ProxyConfig.ListenerTls tls = config.listenerTls();
             SslContext listenerTls = tls == null ? null : Tls.server(tls.cert(), tls.key(), tls.clientCa());
             Tls.Client upstreamTls = config.upstream().tls();
@@ -144,6 +146,19 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                 server.close();
             }
             throw e;
+        }
+    }
+
+    /**
+     * Says, before anything is dialled, which URI options blackpipe does not know (a misspelt replSet
+     * would otherwise go unchecked without a word) and which it passes by, as they are the app's.
+     */
+    private static void logUpstreamOptions(UpstreamUri upstream) {
+        ProxyLog log = new ProxyLog();
+        upstream.unknownOptionWarnings().forEach(log::warn);
+        String passedBy = upstream.passedByOptionsNote();
+        if (passedBy != null) {
+            log.info(passedBy);
         }
     }
 

@@ -17,9 +17,11 @@ import java.util.Set;
  * @param database   the path's database (the default authSource), or null
  * @param srvHost    the host of a mongodb+srv:// URI, whose DNS records were read; null for mongodb://
  * @param txtOptions the options (lowercased names) that came from that host's TXT record, not from the URI
+ * @param optionNames the URI's own options as written ("ReadPreference"), by lowercased name; masked where
+ *                    they may be password
  */
 public record UpstreamUri(String text, List<MemberAddress> seeds, String username, String password, String database,
-                          Map<String, String> options, String srvHost, Set<String> txtOptions) {
+                          Map<String, String> options, String srvHost, Set<String> txtOptions, Map<String, String> optionNames) {
 
     /**
      * @throws IllegalArgumentException naming what is wrong in the URI as given (found before any DNS
@@ -79,6 +81,22 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
         }
         // a value that lies where the password may (an '@' after it) is not quoted, as toString() does not
         return name + "=" + (UpstreamUriParser.showsOption(text, key, options.get(key)) ? options.get(key) : "****");
+    }
+
+    /**
+     * One warning per option of the URI that no MongoDB connection string has ("replSet"), as drivers
+     * warn of them: it is ignored, and whatever it was meant to say goes unchecked.
+     */
+    public List<String> unknownOptionWarnings() {
+        return UpstreamUriOptions.unknownWarnings(optionNames);
+    }
+
+    /**
+     * What to say of the URI's options that are valid for drivers but that blackpipe passes by
+     * (readPreference, w, retryWrites, ...), or null when there are none.
+     */
+    public String passedByOptionsNote() {
+        return UpstreamUriOptions.passedByNote(optionNames);
     }
 
     /** How to reach the members: plaintext, or TLS from the tls/ssl and tls* options. */

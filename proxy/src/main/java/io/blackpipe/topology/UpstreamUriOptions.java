@@ -1,14 +1,36 @@
 package io.blackpipe.topology;
 
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What the upstream URI's options say together, checked as drivers check them: options the URI
- * Options spec says conflict, and a replicaSet that names no set.
+ * Options spec says conflict, and a replicaSet that names no set; and which options blackpipe uses,
+ * passes by, or does not know at all.
  */
 final class UpstreamUriOptions {
+    /** The options blackpipe's own connections to the deployment (discovery, role probes, proxied traffic, failover) use. */
+    private static final Set<String> USED = lowercased("replicaSet", "directConnection", "loadBalanced", "tls", "ssl",
+            "tlsCAFile", "tlsCertificateKeyFile", "tlsCertificateKeyFilePassword", "tlsAllowInvalidCertificates",
+            "tlsAllowInvalidHostnames", "tlsInsecure", "authSource", "authMechanism", "srvServiceName", "srvMaxHosts");
+    /**
+     * The rest of the URI Options spec's list, and the Java driver's own options: valid in a driver's
+     * connection string, where they shape the application's client, but not used by blackpipe.
+     */
+    private static final Set<String> PASSED_BY = lowercased("appName", "authMechanismProperties", "compressors",
+            "connectTimeoutMS", "heartbeatFrequencyMS", "journal", "localThresholdMS", "maxConnecting", "maxIdleTimeMS",
+            "maxPoolSize", "maxStalenessSeconds", "minPoolSize", "proxyHost", "proxyPort", "proxyUsername", "proxyPassword",
+            "readConcernLevel", "readPreference", "readPreferenceTags", "retryReads", "retryWrites", "serverMonitoringMode",
+            "serverSelectionTimeoutMS", "serverSelectionTryOnce", "socketTimeoutMS", "timeoutMS",
+            "tlsDisableCertificateRevocationCheck", "tlsDisableOCSPEndpointCheck", "w", "waitQueueTimeoutMS", "wTimeoutMS",
+            "zlibCompressionLevel",
+            // the Java driver's, beyond the spec's
+            "enableOverloadRetargeting", "gssapiServiceName", "maxAdaptiveRetries", "maxLifeTimeMS", "safe", "srvAllowedHostsSuffix",
+            "sslInvalidHostNameAllowed", "uuidRepresentation");
     /**
      * Pairs the URI Options spec forbids together, whatever their values (they relax certificate
      * checks in overlapping ways); the Java driver adds its alias sslInvalidHostNameAllowed.
@@ -63,6 +85,44 @@ final class UpstreamUriOptions {
                         + " (ssl is another name for tls, and drivers refuse a URI whose tls and ssl differ): give one value");
             }
         }
+    }
+
+    /** Whether a driver knows the option (its name lowercased). */
+    static boolean known(String name) {
+        return USED.contains(name) || PASSED_BY.contains(name);
+    }
+
+    /** @param names the URI's option names as written, by lowercased name */
+    static List<String> unknownWarnings(Map<String, String> names) {
+        List<String> warnings = new ArrayList<>();
+        names.forEach((key, written) -> {
+            if (!known(key)) {
+                warnings.add("the upstream URI option " + written + " is no MongoDB connection string option (misspelt?"
+                        + " names are case-insensitive): ignored");
+            }
+        });
+        return warnings;
+    }
+
+    /** @param names the URI's option names as written, by lowercased name */
+    static String passedByNote(Map<String, String> names) {
+        List<String> passed = new ArrayList<>();
+        names.forEach((key, written) -> {
+            if (PASSED_BY.contains(key)) {
+                passed.add(written);
+            }
+        });
+        return passed.isEmpty() ? null : "the upstream URI option" + (passed.size() == 1 ? " " : "s ") + String.join(", ", passed)
+                + " shape" + (passed.size() == 1 ? "s" : "") + " a driver's client, not blackpipe's connections to the"
+                + " deployment: give " + (passed.size() == 1 ? "it" : "them") + " in the application's connection string";
+    }
+
+    private static Set<String> lowercased(String... names) {
+        Set<String> set = new HashSet<>();
+        for (String name : names) {
+            set.add(key(name));
+        }
+        return Set.copyOf(set);
     }
 
     private static String key(String name) {

@@ -40,6 +40,8 @@ final class UpstreamUriParser {
     private final List<String> secretValues = new ArrayList<>();
     /** Every tls= and ssl= as written, repeats included: they must all say the same. */
     private final List<String> tlsSwitches = new ArrayList<>();
+    /** The options' names as written (the first spelling of each), by lowercased name; masked where they may be password. */
+    private final Map<String, String> optionNames = new LinkedHashMap<>();
 
     private UpstreamUriParser(String text, DnsRecords dns) {
         this.text = text;
@@ -133,7 +135,7 @@ final class UpstreamUriParser {
         checkDirectConnection(options, seeds.size());
         SrvSeedlist.checkOptions(options, srv);
         UpstreamUri parsed = new UpstreamUri(text, List.copyOf(seeds), username, password, database,
-                Collections.unmodifiableMap(options), srvHost, Set.of());
+                Collections.unmodifiableMap(options), srvHost, Set.of(), Collections.unmodifiableMap(optionNames));
         try { // what a driver would refuse stops the start here: an authMechanism that is none, an empty authSource, tls=maybe
             UpstreamUriOptions.check(options, tlsSwitches);
             parsed.credential();
@@ -145,7 +147,8 @@ final class UpstreamUriParser {
         if (srv) { // every check of the URI as given is behind us: only now is DNS asked
             SrvSeedlist.Resolved resolved = SrvSeedlist.resolve(srvHost, options, dns);
             parsed = new UpstreamUri(text, List.copyOf(resolved.seeds()), username, password, database,
-                    Collections.unmodifiableMap(resolved.options()), srvHost, resolved.txtOptions());
+                    Collections.unmodifiableMap(resolved.options()), srvHost, resolved.txtOptions(),
+                    Collections.unmodifiableMap(optionNames));
         }
         return parsed;
     }
@@ -251,6 +254,7 @@ final class UpstreamUriParser {
                 secretValues.add(value);
                 secretValues.add(text.substring(eq + 1, amp));
             }
+            optionNames.putIfAbsent(name, shown(from, eq));
             if (name.equals("tls") || name.equals("ssl")) {
                 tlsSwitches.add(text.substring(from, eq) + "=" + value);
             }
