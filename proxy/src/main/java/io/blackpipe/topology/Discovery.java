@@ -13,7 +13,7 @@ import org.bson.BsonValue;
 
 /** Asks the upstream's seeds what they are, once at start, to know which listeners to open. */
 public final class Discovery {
-    /** What the first answering seed said about the deployment. */
+    /** What the first usable seed said about the deployment. */
     public record Deployment(String setName, List<MemberAddress> members, String kind,
                              Map<MemberAddress, MemberAddress> dialAliases, MemberAddress answered, BsonDocument hello) {
         public Deployment(String setName, List<MemberAddress> members, String kind) {
@@ -34,16 +34,17 @@ public final class Discovery {
     }
 
     /**
-     * The deployment the first seed to answer belongs to. With replicaSet= in the URI, a seed that
-     * reports another set, or none, is passed over as a driver passes it over (the Server Discovery
-     * and Monitoring spec removes it from the topology); when no seed is left the start fails,
-     * naming the set required and what each seed reported.
+     * The deployment the first usable seed belongs to. A seed is passed over as a driver passes it
+     * over (the Server Discovery and Monitoring spec removes it from the topology): with replicaSet=
+     * in the URI, one that reports another set, or none; without it but with several seeds, a
+     * standalone (a lone seed that is one is proxied). When none is left the start fails, naming what
+     * each seed reported.
      *
-     * @throws IllegalStateException when no seed answered, or none is a member of the set the URI requires
+     * @throws IllegalStateException when no seed answered, or none is usable
      */
     public static Deployment discover(UpstreamUri uri, int timeoutMillis) {
         List<String> failures = new ArrayList<>();
-        List<String> otherSets = new ArrayList<>();
+        List<String> unusable = new ArrayList<>();
         io.blackpipe.wire.Tls.Client tls = uri.tls();
         for (MemberAddress seed : uri.seeds()) {
             try (BlockingCommandClient client = new BlockingCommandClient(seed.host(), seed.port(), timeoutMillis, tls)) {
@@ -51,9 +52,9 @@ public final class Discovery {
                 if (!isOk(hello)) { // servers before 4.4.2 / 5.0 know only isMaster
                     hello = client.run("admin", new BsonDocument("isMaster", new BsonInt32(1)));
                 }
-                String otherSet = notInSet(uri.replicaSet(), hello);
-                if (otherSet != null) {
-                    otherSets.add(seed + " " + otherSet);
+                String unfit = unfit(uri, hello);
+                if (unfit != null) {
+                    unusable.add(seed + " " + unfit);
                     continue;
                 }
                 Deployment deployment = describe(seed, hello, uri.directConnection());
@@ -64,14 +65,32 @@ public final class Discovery {
                 failures.add(seed + " (" + e.getMessage() + ")");
             }
         }
-        if (!otherSets.isEmpty()) {
+        if (unusable.isEmpty()) {
+            throw new IllegalStateException("no upstream seed answered hello: " + String.join(", ", failures));
+        }
+        String unanswered = failures.isEmpty() ? "" : "; no answer from " + String.join(", ", failures);
+        if (uri.replicaSet() != null) {
             throw new IllegalStateException("no upstream seed is a member of the replica set the URI names ("
-                    + uri.describeOption("replicaSet") + "): " + String.join("; ", otherSets)
-                    + (failures.isEmpty() ? "" : "; no answer from " + String.join(", ", failures))
+                    + uri.describeOption("replicaSet") + "): " + String.join("; ", unusable) + unanswered
                     + ". A driver given this URI would use none of them: correct replicaSet, or leave it out to proxy"
                     + " whatever the seeds report");
         }
-        throw new IllegalStateException("no upstream seed answered hello: " + String.join(", ", failures));
+        throw new IllegalStateException("no upstream seed can be proxied: " + String.join("; ", unusable) + unanswered
+                + ". A driver given several seeds uses no standalone (the Server Discovery and Monitoring spec removes it"
+                + " from the topology): give a standalone's address alone to proxy it");
+    }
+
+    /**
+     * Why a driver given this URI would pass the seed over ("reports setName 'x'", "is a standalone
+     * ..."), or null when it would use it.
+     */
+    private static String unfit(UpstreamUri uri, BsonDocument hello) {
+        if (uri.replicaSet() != null) {
+            return notInSet(uri.replicaSet(), hello);
+        }
+        boolean standalone = !hello.isString("setName") && !org.bson.BsonBoolean.TRUE.equals(hello.get("isreplicaset"))
+                && kindWithoutSet(hello).equals("standalone");
+        return standalone && uri.seeds().size() > 1 ? "is a standalone (its hello has no setName)" : null;
     }
 
     /**
