@@ -11,10 +11,12 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.bson.Document;
@@ -72,7 +74,8 @@ class BlackPipeReplicaSetNameTest {
         String reported = UpstreamLane.setName();
         UpstreamUri lane = UpstreamUri.parse(UpstreamLane.uri());
         assumeFalse(lane.directConnection(), () -> "the " + UpstreamLane.name() + " lane is dialled directly: one seed only");
-        try (ScriptedMongod standalone = ScriptedMongod.builder().standalone().start()) {
+        try (ScriptedMongod standalone = ScriptedMongod.builder().standalone().start();
+             LogCapture log = LogCapture.start()) {
             String seeds = standalone.address() + "," + lane.seeds().stream().map(MemberAddress::toString).collect(Collectors.joining(","));
             try (BlackPipe proxied = BlackPipe.start("mongodb://" + seeds + "/?replicaSet=" + reported);
                  MongoClient client = MongoClients.create(MongoClientSettings.builder()
@@ -82,6 +85,9 @@ class BlackPipeReplicaSetNameTest {
                 String database = UpstreamLane.freshDatabaseName("rsname");
                 client.getDatabase(database).getCollection("c").insertOne(new Document("_id", 1));
                 assertEquals(1, proxied.attempts("insert"), "the insert went through blackpipe to the set");
+                log.await(m -> m.equals("upstream seed " + standalone.address() + " passed over: it is a standalone (its hello"
+                        + " has no setName), and the URI names replicaSet=" + reported + "; using " + lane.seeds().get(0)),
+                        Duration.ZERO, "saying the standalone was passed over, and why");
             }
         }
     }

@@ -127,11 +127,12 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     public static ProxyServer start(ProxyConfig config) {
         ProxyServer server = null;
         try {
-            logUpstreamOptions(config.upstream());
+            ProxyLog startLog = new ProxyLog();
+            logUpstreamOptions(config.upstream(), startLog);
             ProxyConfig.ListenerTls tls = config.listenerTls();
             SslContext listenerTls = tls == null ? null : Tls.server(tls.cert(), tls.key(), tls.clientCa());
             Tls.Client upstreamTls = config.upstream().tls();
-            Discovery.Deployment deployment = Discovery.discover(config.upstream(), config.connectTimeoutMillis());
+            Discovery.Deployment deployment = Discovery.discover(config.upstream(), config.connectTimeoutMillis(), startLog::warn);
             if (config.simulateMembers() > 0) {
                 deployment = SimulatedReplicaSet.deployment(deployment, config.simulateMembers());
             }
@@ -153,8 +154,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
      * Says, before anything is dialled, which URI options blackpipe does not know (a misspelt replSet
      * would otherwise go unchecked without a word) and which it passes by, as they are the app's.
      */
-    private static void logUpstreamOptions(UpstreamUri upstream) {
-        ProxyLog log = new ProxyLog();
+    private static void logUpstreamOptions(UpstreamUri upstream, ProxyLog log) {
         upstream.unknownOptionWarnings().forEach(log::warn);
         String passedBy = upstream.passedByOptionsNote();
         if (passedBy != null) {

@@ -7,6 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonValue;
@@ -37,14 +38,16 @@ public final class Discovery {
      * The deployment the first usable seed belongs to. A seed is passed over as a driver passes it
      * over (the Server Discovery and Monitoring spec removes it from the topology): with replicaSet=
      * in the URI, one that reports another set, or none; without it but with several seeds, a
-     * standalone (a lone seed that is one is proxied). When none is left the start fails, naming what
-     * each seed reported.
+     * standalone (a lone seed that is one is proxied). Each seed passed over before the one used is
+     * logged; when none is left the start fails, naming what each seed reported.
      *
+     * @param warn where each seed passed over is said, once a later seed is used
      * @throws IllegalStateException when no seed answered, or none is usable
      */
-    public static Deployment discover(UpstreamUri uri, int timeoutMillis) {
+    public static Deployment discover(UpstreamUri uri, int timeoutMillis, Consumer<String> warn) {
         List<String> failures = new ArrayList<>();
         List<String> unusable = new ArrayList<>();
+        List<String> passedOver = new ArrayList<>();
         io.blackpipe.wire.Tls.Client tls = uri.tls();
         for (MemberAddress seed : uri.seeds()) {
             try (BlockingCommandClient client = new BlockingCommandClient(seed.host(), seed.port(), timeoutMillis, tls)) {
@@ -55,14 +58,19 @@ public final class Discovery {
                 String unfit = unfit(uri, hello);
                 if (unfit != null) {
                     unusable.add(seed + " " + unfit);
+                    passedOver.add("upstream seed " + seed + " passed over: it " + unfit + (uri.replicaSet() == null
+                            ? ", which a driver given several seeds does not use" : ", and the URI names "
+                            + uri.describeOption("replicaSet")));
                     continue;
                 }
                 Deployment deployment = describe(seed, hello, uri.directConnection());
                 MemberAddress me = hello.isString("me") && deployment.isReplicaSet()
                         ? MemberAddress.parse(hello.getString("me").getValue()) : seed;
+                passedOver.forEach(line -> warn.accept(line + "; using " + seed));
                 return deployment.answeredBy(me, hello);
             } catch (IOException | RuntimeException e) {
                 failures.add(seed + " (" + e.getMessage() + ")");
+                passedOver.add("upstream seed " + seed + " passed over: no answer to hello (" + e.getMessage() + ")");
             }
         }
         if (unusable.isEmpty()) {
