@@ -136,7 +136,8 @@ final class UpstreamUriParser {
         SrvSeedlist.checkOptions(options, srv);
         UpstreamUri parsed = new UpstreamUri(text, List.copyOf(seeds), username, password, database,
                 Collections.unmodifiableMap(options), srvHost, Set.of(), Collections.unmodifiableMap(optionNames));
-        try { // what a driver would refuse stops the start here: an authMechanism that is none, an empty authSource, tls=maybe
+        try { // what a driver would refuse stops the start here: options that conflict, an empty replicaSet or authSource,
+            // an authMechanism that is none, tls=maybe
             UpstreamUriOptions.check(options, tlsSwitches);
             parsed.credential();
             parsed.tls();
