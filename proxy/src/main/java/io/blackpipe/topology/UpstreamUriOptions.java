@@ -16,7 +16,7 @@ final class UpstreamUriOptions {
     /** The options blackpipe's own connections to the deployment (discovery, role probes, proxied traffic, failover) use. */
     private static final Set<String> USED = lowercased("replicaSet", "directConnection", "loadBalanced", "tls", "ssl",
             "tlsCAFile", "tlsCertificateKeyFile", "tlsCertificateKeyFilePassword", "tlsAllowInvalidCertificates",
-            "tlsAllowInvalidHostnames", "tlsInsecure", "authSource", "authMechanism", "srvServiceName", "srvMaxHosts");
+            "tlsAllowInvalidHostnames", "sslInvalidHostNameAllowed", "tlsInsecure", "authSource", "authMechanism", "srvServiceName", "srvMaxHosts");
     /**
      * The rest of the URI Options spec's list, and the Java driver's own options: valid in a driver's
      * connection string, where they shape the application's client, but not used by blackpipe.
@@ -30,7 +30,7 @@ final class UpstreamUriOptions {
             "zlibCompressionLevel",
             // the Java driver's, beyond the spec's
             "enableOverloadRetargeting", "gssapiServiceName", "maxAdaptiveRetries", "maxLifeTimeMS", "safe", "srvAllowedHostsSuffix",
-            "sslInvalidHostNameAllowed", "uuidRepresentation");
+            "uuidRepresentation");
     /**
      * Pairs the URI Options spec forbids together, whatever their values (they relax certificate
      * checks in overlapping ways); the Java driver adds its alias sslInvalidHostNameAllowed.

@@ -116,7 +116,9 @@ public final class Tls {
             if (keyPassword != null && certKey == null) {
                 throw new IllegalArgumentException("the upstream URI sets tlsCertificateKeyFilePassword but no tlsCertificateKeyFile");
             }
-            boolean allowInvalid = flag(options, "tlsallowinvalidhostnames", options.get("tlsallowinvalidhostnames"));
+            // sslInvalidHostNameAllowed: the Java driver's older name for it, still in connection strings written for it
+            String hostnames = options.containsKey("tlsallowinvalidhostnames") ? "tlsallowinvalidhostnames" : "sslinvalidhostnameallowed";
+            boolean allowInvalid = flag(options, hostnames, options.get(hostnames));
             boolean insecure = flag(options, "tlsinsecure", options.get("tlsinsecure"));
             // tlsAllowInvalidCertificates: the server's certificate is not checked, so neither is the name in it (as tlsInsecure)
             boolean invalidCertificates = flag(options, "tlsallowinvalidcertificates", options.get("tlsallowinvalidcertificates"));

@@ -14,12 +14,16 @@ import javax.net.ssl.SSLContext;
 
 /**
  * Certificates made for one test run with the openssl CLI: a CA, a server certificate for
- * 127.0.0.1/localhost, a client certificate, and an unrelated CA, all PEM (keys PKCS#8).
+ * 127.0.0.1/localhost, one signed by the same CA for another name only, a client certificate, and
+ * an unrelated CA, all PEM (keys PKCS#8).
  */
 final class TestCertificates {
     final Path ca;
     final Path serverCert;
     final Path serverKey;
+    /** Signed by the test CA for elsewhere.invalid only: a server reached as 127.0.0.1 presents a name that is not its own. */
+    final Path misnamedServerCert;
+    final Path misnamedServerKey;
     final Path clientCert;
     final Path clientKey;
     /** Client certificate and key in one file, as a URI's tlsCertificateKeyFile wants. */
@@ -30,6 +34,8 @@ final class TestCertificates {
         ca = dir.resolve("ca.pem");
         serverCert = dir.resolve("server.pem");
         serverKey = dir.resolve("server.key");
+        misnamedServerCert = dir.resolve("misnamed-server.pem");
+        misnamedServerKey = dir.resolve("misnamed-server.key");
         clientCert = dir.resolve("client.pem");
         clientKey = dir.resolve("client.key");
         clientCombined = dir.resolve("client-combined.pem");
@@ -41,11 +47,14 @@ final class TestCertificates {
         Path caKey = dir.resolve("ca.key");
         Files.writeString(dir.resolve("server.ext"), "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
                 + "extendedKeyUsage=serverAuth\nsubjectAltName=IP:127.0.0.1,DNS:localhost\n");
+        Files.writeString(dir.resolve("misnamed-server.ext"), "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,"
+                + "keyEncipherment\nextendedKeyUsage=serverAuth\nsubjectAltName=DNS:elsewhere.invalid\n");
         Files.writeString(dir.resolve("client.ext"), "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
                 + "extendedKeyUsage=clientAuth\n");
         selfSignedCa(dir, caKey, c.ca, "blackpipe test CA");
         selfSignedCa(dir, dir.resolve("other-ca.key"), c.otherCa, "some other CA");
         signed(dir, caKey, c.ca, c.serverKey, c.serverCert, "localhost", "server.ext");
+        signed(dir, caKey, c.ca, c.misnamedServerKey, c.misnamedServerCert, "elsewhere.invalid", "misnamed-server.ext");
         signed(dir, caKey, c.ca, c.clientKey, c.clientCert, "blackpipe test client", "client.ext");
         Files.writeString(c.clientCombined, Files.readString(c.clientCert) + Files.readString(c.clientKey));
         return c;

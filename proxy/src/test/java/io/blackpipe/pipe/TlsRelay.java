@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -28,7 +29,12 @@ final class TlsRelay implements AutoCloseable {
     private volatile int targetPort;
 
     TlsRelay(TestCertificates certificates) throws IOException {
-        JdkSslContext context = (JdkSslContext) Tls.server(certificates.serverCert, certificates.serverKey, certificates.ca);
+        this(certificates, certificates.serverCert, certificates.serverKey);
+    }
+
+    /** A relay presenting {@code cert} (signed by the test CA) instead of the certificate for 127.0.0.1. */
+    TlsRelay(TestCertificates certificates, Path cert, Path key) throws IOException {
+        JdkSslContext context = (JdkSslContext) Tls.server(cert, key, certificates.ca);
         server = (SSLServerSocket) context.context().getServerSocketFactory().createServerSocket();
         server.setNeedClientAuth(true);
         server.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);

@@ -179,6 +179,35 @@ class TlsTest {
         }
     }
 
+    /**
+     * A member whose certificate names another host is refused, as by a driver, unless the URI allows
+     * invalid hostnames: tlsAllowInvalidHostnames, or the Java driver's older name for it,
+     * sslInvalidHostNameAllowed.
+     */
+    @Test
+    void aCertificateForAnotherNameIsRefusedUnlessTheUriAllowsInvalidHostnames() throws Exception {
+        try (TlsRelay relay = new TlsRelay(certs, certs.misnamedServerCert, certs.misnamedServerKey);
+             ScriptedMongod mongod = ScriptedMongod.builder().hosts(List.of(relayAddress(relay)))
+                     .me(relayAddress(relay)).primary(relayAddress(relay)).start()) {
+            relay.relayTo(mongod.port());
+            String uri = "mongodb://" + relay.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME
+                    + "&tls=true&tlsCAFile=" + certs.ca + "&tlsCertificateKeyFile=" + certs.clientCombined;
+            IllegalStateException refused = assertThrows(IllegalStateException.class, () -> ProxyServer.start(ProxyConfig.embedded(uri)));
+            assertTrue(refused.getMessage().contains("TLS handshake") && refused.getMessage().contains(relay.address()),
+                    refused.getMessage());
+            assertEquals(0, mongod.connectionsAccepted(), "nothing may reach a member whose certificate names another host");
+            for (String allow : List.of("tlsAllowInvalidHostnames", "sslInvalidHostNameAllowed")) {
+                try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(uri + "&" + allow + "=true"));
+                     MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                             .applyConnectionString(new ConnectionString(proxy.connectionString()))
+                             .applyToClusterSettings(b -> b.serverSelectionTimeout(15, TimeUnit.SECONDS)).build())) {
+                    insertAndFind(client, allow);
+                }
+                assertEquals(1, mongod.documents(allow, "tls").size(), allow + ": the insert reached the member behind the relay");
+            }
+        }
+    }
+
     /** A file that is not what its option wants stops the start with a message naming the option, not just Netty's. */
     @Test
     void aTlsFileOfTheWrongKindIsNamedByItsOption() {
