@@ -37,6 +37,7 @@ import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -87,6 +88,8 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     /** Who is primary, and the failovers that change it. */
     private final MemberRoles roles;
 
+    /** The upstream URI's option notes already logged in this JVM (see logUpstreamOptions). */
+    private static final Set<String> OPTION_NOTES_SAID = ConcurrentHashMap.newKeySet();
     /** Sessions the retry tracker remembers at most, and how long an idle one is kept (the server's session timeout). */
     private static final int SESSIONS_TRACKED = 100_000;
     private static final long SESSION_IDLE_NANOS = TimeUnit.MINUTES.toNanos(30);
@@ -152,12 +155,13 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     /**
      * Says, before anything is dialled, which URI options blackpipe does not know (a misspelt replSet
-     * would otherwise go unchecked without a word) and which it passes by, as they are the app's.
+     * would otherwise go unchecked without a word) and which it passes by, as they are the app's;
+     * each line once per JVM: the report and test suites start a proxy per case on one URI.
      */
     private static void logUpstreamOptions(UpstreamUri upstream, ProxyLog log) {
-        upstream.unknownOptionWarnings().forEach(log::warn);
+        upstream.unknownOptionWarnings().stream().filter(OPTION_NOTES_SAID::add).forEach(log::warn);
         String passedBy = upstream.passedByOptionsNote();
-        if (passedBy != null) {
+        if (passedBy != null && OPTION_NOTES_SAID.add(passedBy)) {
             log.info(passedBy);
         }
     }
