@@ -21,6 +21,7 @@ import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -44,53 +45,24 @@ final class AdminApi {
     }
 
     /**
-     * @param rawPath the request's path as sent (still percent-encoded), starting with /api/v1/: it is
-     *                split on '/' first and each segment decoded alone, so a rule id may hold an encoded '/'
+     * @param rawPath      the request's path as sent (still percent-encoded), starting with /api/v1/: it is
+     *                     split on '/' first and each segment decoded alone, so a rule id may hold an encoded '/'
+     * @param followHistory starts the stream GET /history?follow=true answers
+     * @return the answer, or null when the request became that stream
      */
-    AdminResponse handle(HttpMethod method, String rawPath, Map<String, List<String>> query, String body) {
+    AdminResponse handle(HttpMethod method, String rawPath, Map<String, List<String>> query, String body, Runnable followHistory) {
         List<String> parts;
         try {
             parts = segments(rawPath.substring("/api/v1/".length()));
         } catch (IllegalArgumentException e) {
             return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "path " + rawPath + ": " + e.getMessage());
         }
-        int size = parts.size();
-        String second = size > 1 ? parts.get(1) : null;
+        AdminRoute route = route(parts, rawPath, query, body, followHistory);
+        if (route == null) {
+            return notFound(rawPath);
+        }
         try {
-            // Every route has a fixed number of segments: anything more, or a subresource the API does not
-            // know, is a 404, never the shorter route it starts with.
-            switch (parts.get(0)) {
-                case "members":
-                    return size == 1 ? members(method) : size == 3 ? memberAction(method, second, parts.get(2), query) : notFound(rawPath);
-                case "rules":
-                    return size <= 2 ? rules(method, second, body, rawPath)
-                            : size == 3 && parts.get(2).equals("fired") ? fired(method, second, rawPath) : notFound(rawPath);
-                case "scenario":
-                    return size == 1 ? scenario(method, body, false)
-                            : size == 2 && second.equals("validate") ? scenario(method, body, true)
-                            : size == 2 && second.equals("bundled") ? bundledScenarios(method)
-                            : size == 3 && second.equals("bundled") ? bundledScenario(method, parts.get(2)) : notFound(rawPath);
-                case "connections":
-                    return size == 1 ? members(method)
-                            : size == 2 && second.equals("reset") ? resetConnections(method, query) : notFound(rawPath);
-                case "failover":
-                    return size == 1 ? post(method, () -> {
-                        proxy.failover();
-                        return AdminResponse.done();
-                    }) : notFound(rawPath);
-                case "reset":
-                    return size == 1 ? post(method, () -> {
-                        proxy.reset();
-                        // the proxy's clock now: GET /history?since= it shows what was recorded after the reset
-                        return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("at", new BsonString(Instant.now().toString())));
-                    }) : notFound(rawPath);
-                case "stats":
-                    return size == 1 ? get(method, () -> AdminResponse.ok(StatsJson.of(proxy.registry()))) : notFound(rawPath);
-                case "history":
-                    return size == 1 ? get(method, () -> history(query)) : notFound(rawPath);
-                default:
-                    return notFound(rawPath);
-            }
+            return route.answer(method, rawPath, query);
         } catch (RuleException e) {
             return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
         } catch (JsonParseException | BsonInvalidOperationException e) {
@@ -100,6 +72,47 @@ final class AdminApi {
         } catch (IllegalStateException e) {
             return AdminResponse.error(HttpResponseStatus.CONFLICT, e.getMessage());
         }
+    }
+
+    /**
+     * The resource at {@code parts}, or null for none. Every route has a fixed number of segments: anything
+     * more, or a subresource the API does not know, is a 404, never the shorter route it starts with.
+     */
+    private AdminRoute route(List<String> parts, String rawPath, Map<String, List<String>> query, String body, Runnable followHistory) {
+        int size = parts.size();
+        String second = size > 1 ? parts.get(1) : null;
+        String third = size > 2 ? parts.get(2) : null;
+        return switch (parts.get(0)) {
+            case "members" -> size == 1 ? AdminRoute.get(this::members)
+                    : size == 3 && (third.equals("outage") || third.equals("blackhole"))
+                    ? AdminRoute.post(Set.of("duration"), () -> memberAction(second, third, query))
+                    : size == 3 && third.equals("restore") ? AdminRoute.post(() -> memberAction(second, third, query)) : null;
+            case "rules" -> size == 1 ? new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
+                    method -> method.equals(HttpMethod.GET) ? listRules() : method.equals(HttpMethod.POST) ? addRule(body) : clearRules())
+                    : size == 2 ? new AdminRoute(List.of(HttpMethod.PUT, HttpMethod.DELETE), Set.of(),
+                    method -> method.equals(HttpMethod.PUT) ? putRule(second, body, rawPath) : removeRule(second, rawPath))
+                    : size == 3 && third.equals("fired") ? AdminRoute.get(() -> fired(second, rawPath)) : null;
+            case "scenario" -> size == 1 ? new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
+                    method -> method.equals(HttpMethod.GET) ? AdminResponse.ok(proxy.scenarios().status())
+                            : method.equals(HttpMethod.POST) ? postScenario(body, false) : stopScenario())
+                    : size == 2 && second.equals("validate") ? AdminRoute.post(() -> postScenario(body, true))
+                    : size == 2 && second.equals("bundled") ? AdminRoute.get(this::bundledScenarios)
+                    : size == 3 && second.equals("bundled") ? AdminRoute.post(() -> bundledScenario(third)) : null;
+            case "connections" -> size == 1 ? AdminRoute.get(this::members)
+                    : size == 2 && second.equals("reset") ? AdminRoute.post(Set.of("member"), () -> resetConnections(query)) : null;
+            case "failover" -> size == 1 ? AdminRoute.post(() -> {
+                proxy.failover();
+                return AdminResponse.done();
+            }) : null;
+            case "reset" -> size == 1 ? AdminRoute.post(() -> {
+                proxy.reset();
+                // the proxy's clock now: GET /history?since= it shows what was recorded after the reset
+                return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("at", new BsonString(Instant.now().toString())));
+            }) : null;
+            case "stats" -> size == 1 ? AdminRoute.get(() -> AdminResponse.ok(StatsJson.of(proxy.registry()))) : null;
+            case "history" -> size == 1 ? AdminRoute.get(Set.of("since", "follow"), () -> history(query, followHistory)) : null;
+            default -> null;
+        };
     }
 
     /** The path's segments, each percent-decoded on its own ('+' stays a '+': this is a path, not a form). */
@@ -115,103 +128,103 @@ final class AdminApi {
         return parts;
     }
 
-    private AdminResponse members(HttpMethod method) {
-        return get(method, () -> {
-            BsonArray members = new BsonArray();
-            for (Member member : proxy.members()) {
-                MemberListener listener = proxy.listener(member.upstream());
-                members.add(new BsonDocument("upstream", new BsonString(member.upstream().toString()))
-                        .append("advertised", new BsonString(member.advertised().toString()))
-                        .append("role", new BsonString(proxy.memberState(member.upstream()).role().name().toLowerCase()))
-                        .append("openConnections", new BsonInt32(listener.openConnections()))
-                        .append("state", new BsonString(listener.down() ? "outage" : listener.blackholed() ? "blackhole" : "up")));
-            }
-            return AdminResponse.ok("members", members);
-        });
+    private AdminResponse members() {
+        BsonArray members = new BsonArray();
+        for (Member member : proxy.members()) {
+            MemberListener listener = proxy.listener(member.upstream());
+            members.add(new BsonDocument("upstream", new BsonString(member.upstream().toString()))
+                    .append("advertised", new BsonString(member.advertised().toString()))
+                    .append("role", new BsonString(proxy.memberState(member.upstream()).role().name().toLowerCase()))
+                    .append("openConnections", new BsonInt32(listener.openConnections()))
+                    .append("state", new BsonString(listener.down() ? "outage" : listener.blackholed() ? "blackhole" : "up")));
+        }
+        return AdminResponse.ok("members", members);
     }
 
     /** POST /members/{member}/outage?duration=5s, /blackhole?duration=..., /restore. */
-    private AdminResponse memberAction(HttpMethod method, String member, String action, Map<String, List<String>> query) {
+    private AdminResponse memberAction(String member, String action, Map<String, List<String>> query) {
         if (!proxy.knowsMember(member)) {
             return AdminResponse.error(HttpResponseStatus.NOT_FOUND, proxy.noMember(member));
         }
-        return post(method, () -> {
-            long millis = 0; // until restore
-            if (query.containsKey("duration")) {
-                String duration = query.get("duration").get(0);
-                try {
-                    millis = Durations.millis(duration);
-                } catch (IllegalArgumentException e) {
-                    throw new IllegalArgumentException("duration: " + e.getMessage(), e);
-                }
-                if (millis < 1) {
-                    // 0 is how "until restore" is told to the proxy: a zero duration would last forever
-                    throw new IllegalArgumentException("duration: must be at least 1ms, got '" + duration
-                            + "' (leave duration out to last until restore)");
-                }
+        long millis = 0; // until restore
+        if (query.containsKey("duration")) {
+            String duration = query.get("duration").get(0);
+            try {
+                millis = Durations.millis(duration);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("duration: " + e.getMessage(), e);
             }
-            switch (action == null ? "" : action) {
-                case "outage" -> proxy.outage(member, millis);
-                case "blackhole" -> proxy.blackhole(member, millis);
-                case "restore" -> proxy.restore(member);
-                default -> throw new IllegalArgumentException("member action must be outage, blackhole or restore, got '" + action + "'");
+            if (millis < 1) {
+                // 0 is how "until restore" is told to the proxy: a zero duration would last forever
+                throw new IllegalArgumentException("duration: must be at least 1ms, got '" + duration
+                        + "' (leave duration out to last until restore)");
             }
-            return AdminResponse.done();
-        });
+        }
+        switch (action) {
+            case "outage" -> proxy.outage(member, millis);
+            case "blackhole" -> proxy.blackhole(member, millis);
+            default -> proxy.restore(member);
+        }
+        return AdminResponse.done();
     }
 
-    /** /rules (id null) and /rules/{id}. */
-    private AdminResponse rules(HttpMethod method, String id, String body, String rawPath) {
-        if (id != null && id.isEmpty()) {
-            // e.g. `DELETE /api/v1/rules/$ID` with ID unset: it must not read as DELETE /api/v1/rules, which clears all
-            return AdminResponse.error(HttpResponseStatus.NOT_FOUND, "no rule with an empty id at " + rawPath
-                    + " (DELETE /api/v1/rules, without the trailing slash, removes every rule)");
+    private AdminResponse listRules() {
+        BsonArray rules = new BsonArray();
+        for (Rule rule : proxy.rules().rules()) {
+            rules.add(new BsonDocument("id", new BsonString(rule.id())).append("rule", rule.source())
+                    .append("mode", new BsonString(rule.mode().describe())).append("fault", new BsonString(rule.action().name()))
+                    .append("fired", new BsonInt64(proxy.rules().fired(rule.id()))));
         }
-        if (method.equals(HttpMethod.GET) && id == null) {
-            BsonArray rules = new BsonArray();
-            for (Rule rule : proxy.rules().rules()) {
-                rules.add(new BsonDocument("id", new BsonString(rule.id())).append("rule", rule.source())
-                        .append("mode", new BsonString(rule.mode().describe())).append("fault", new BsonString(rule.action().name()))
-                        .append("fired", new BsonInt64(proxy.rules().fired(rule.id()))));
-            }
-            return AdminResponse.ok("rules", rules);
+        return AdminResponse.ok("rules", rules);
+    }
+
+    private AdminResponse addRule(String body) {
+        BsonDocument document = parseBody(body);
+        String ruleId = document.isString("id") ? document.getString("id").getValue() : UUID.randomUUID().toString();
+        proxy.rules().put(parseRule(ruleId, document));
+        return AdminResponse.json(HttpResponseStatus.CREATED, new BsonDocument("id", new BsonString(ruleId)));
+    }
+
+    private AdminResponse clearRules() {
+        proxy.rules().clear();
+        return AdminResponse.done();
+    }
+
+    private AdminResponse putRule(String id, String body, String rawPath) {
+        if (id.isEmpty()) {
+            return emptyRuleId(rawPath);
         }
-        if (method.equals(HttpMethod.POST) && id == null) {
-            BsonDocument document = parseBody(body);
-            String ruleId = document.isString("id") ? document.getString("id").getValue() : UUID.randomUUID().toString();
-            proxy.rules().put(parseRule(ruleId, document));
-            return AdminResponse.json(HttpResponseStatus.CREATED, new BsonDocument("id", new BsonString(ruleId)));
+        BsonDocument document = parseBody(body);
+        if (document.isString("id") && !document.getString("id").getValue().equals(id)) {
+            throw new RuleException("id", "'" + document.getString("id").getValue() + "' differs from '" + id
+                    + "' in the path; leave it out or make them the same");
         }
-        if (method.equals(HttpMethod.PUT) && id != null) {
-            BsonDocument document = parseBody(body);
-            if (document.isString("id") && !document.getString("id").getValue().equals(id)) {
-                throw new RuleException("id", "'" + document.getString("id").getValue() + "' differs from '" + id
-                        + "' in the path; leave it out or make them the same");
-            }
-            proxy.rules().put(parseRule(id, document));
-            return AdminResponse.ok("id", new BsonString(id));
+        proxy.rules().put(parseRule(id, document));
+        return AdminResponse.ok("id", new BsonString(id));
+    }
+
+    private AdminResponse removeRule(String id, String rawPath) {
+        if (id.isEmpty()) {
+            return emptyRuleId(rawPath);
         }
-        if (method.equals(HttpMethod.DELETE)) {
-            if (id == null) {
-                proxy.rules().clear();
-            } else if (!proxy.rules().remove(id)) {
-                return notFound("rule " + id);
-            }
-            return AdminResponse.done();
-        }
-        return notAllowed(method, rawPath);
+        return proxy.rules().remove(id) ? AdminResponse.done() : notFound("rule " + id);
+    }
+
+    /** e.g. `DELETE /api/v1/rules/$ID` with ID unset: it must not read as DELETE /api/v1/rules, which clears all. */
+    private static AdminResponse emptyRuleId(String rawPath) {
+        return AdminResponse.error(HttpResponseStatus.NOT_FOUND, "no rule with an empty id at " + rawPath
+                + " (DELETE /api/v1/rules, without the trailing slash, removes every rule)");
     }
 
     /**
      * GET /rules/{id}/fired: how many commands the rule {@code id} has faulted, 0 for an id never seen. As the
      * server's failpoint count, it outlives the rule's replacement and removal (a rule of a stopped scenario too).
      */
-    private AdminResponse fired(HttpMethod method, String id, String rawPath) {
+    private AdminResponse fired(String id, String rawPath) {
         if (id.isEmpty()) {
             return AdminResponse.error(HttpResponseStatus.NOT_FOUND, "no rule with an empty id at " + rawPath);
         }
-        return get(method, () -> AdminResponse.ok(new BsonDocument("id", new BsonString(id))
-                .append("fired", new BsonInt64(proxy.rules().fired(id)))));
+        return AdminResponse.ok(new BsonDocument("id", new BsonString(id)).append("fired", new BsonInt64(proxy.rules().fired(id))));
     }
 
     private Rule parseRule(String id, BsonDocument document) {
@@ -221,73 +234,73 @@ final class AdminApi {
         return proxy.ruleParser().parse(id, document);
     }
 
-    /** /scenario, and /scenario/validate (POST only: checks, starts nothing). */
-    private AdminResponse scenario(HttpMethod method, String body, boolean validate) {
-        if (validate && !method.equals(HttpMethod.POST)) {
-            return notAllowed(method, "/api/v1/scenario/validate");
-        }
-        if (method.equals(HttpMethod.GET)) {
-            return AdminResponse.ok(proxy.scenarios().status());
-        }
-        if (method.equals(HttpMethod.DELETE)) {
-            proxy.scenarios().stop();
-            return AdminResponse.ok(proxy.scenarios().status());
-        }
-        if (method.equals(HttpMethod.POST)) {
-            try {
-                var scenario = proxy.scenarioLoader().parse("request body", body);
-                if (validate) {
-                    return AdminResponse.ok(new BsonDocument("valid", org.bson.BsonBoolean.TRUE)
-                            .append("name", new BsonString(scenario.name())));
-                }
-                proxy.scenarios().start(scenario);
-                return AdminResponse.ok(proxy.scenarios().status());
-            } catch (ScenarioException e) {
-                return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
+    /** POST /scenario (starts it) and /scenario/validate (checks it, starts nothing). */
+    private AdminResponse postScenario(String body, boolean validate) {
+        try {
+            var scenario = proxy.scenarioLoader().parse("request body", body);
+            if (validate) {
+                return AdminResponse.ok(new BsonDocument("valid", org.bson.BsonBoolean.TRUE)
+                        .append("name", new BsonString(scenario.name())));
             }
+            proxy.scenarios().start(scenario);
+            return AdminResponse.ok(proxy.scenarios().status());
+        } catch (ScenarioException e) {
+            return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
         }
-        return notAllowed(method, "/api/v1/scenario");
+    }
+
+    private AdminResponse stopScenario() {
+        proxy.scenarios().stop();
+        return AdminResponse.ok(proxy.scenarios().status());
     }
 
     /** GET /scenario/bundled: the names POST /scenario/bundled/{name} takes, sorted. */
-    private AdminResponse bundledScenarios(HttpMethod method) {
-        return get(method, () -> {
-            BsonArray names = new BsonArray();
-            BundledScenarios.names().forEach(name -> names.add(new BsonString(name)));
-            return AdminResponse.ok("bundled", names);
-        });
+    private AdminResponse bundledScenarios() {
+        BsonArray names = new BsonArray();
+        BundledScenarios.names().forEach(name -> names.add(new BsonString(name)));
+        return AdminResponse.ok("bundled", names);
     }
 
     /**
      * POST /scenario/bundled/{name}: starts a scenario shipped in the proxy's jar (fault-scripts/NAME.yaml), as
      * POST /scenario starts one sent whole; a 404 names the bundled ones when none is called {@code name}.
      */
-    private AdminResponse bundledScenario(HttpMethod method, String name) {
-        return post(method, () -> {
-            try {
-                BundledScenarios.text(name);
-            } catch (IllegalArgumentException e) {
-                return AdminResponse.error(HttpResponseStatus.NOT_FOUND, e.getMessage());
-            }
-            proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), name)); // one that does not fit: a 400
-            return AdminResponse.ok(proxy.scenarios().status());
-        });
+    private AdminResponse bundledScenario(String name) {
+        try {
+            BundledScenarios.text(name);
+        } catch (IllegalArgumentException e) {
+            return AdminResponse.error(HttpResponseStatus.NOT_FOUND, e.getMessage());
+        }
+        proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), name)); // one that does not fit: a 400
+        return AdminResponse.ok(proxy.scenarios().status());
     }
 
     /** POST /connections/reset?member=X resets all of a member's connections (default: all members). */
-    private AdminResponse resetConnections(HttpMethod method, Map<String, List<String>> query) {
-        return post(method, () -> {
-            String member = query.containsKey("member") ? query.get("member").get(0) : "all";
-            if (!proxy.knowsMember(member)) {
-                throw new IllegalArgumentException("member: " + proxy.noMember(member)); // naming the members there are
-            }
-            int reset = proxy.select(member).stream().mapToInt(MemberListener::resetConnections).sum();
-            return AdminResponse.ok("reset", new BsonInt32(reset));
-        });
+    private AdminResponse resetConnections(Map<String, List<String>> query) {
+        String member = query.containsKey("member") ? query.get("member").get(0) : "all";
+        if (!proxy.knowsMember(member)) {
+            throw new IllegalArgumentException("member: " + proxy.noMember(member)); // naming the members there are
+        }
+        int reset = proxy.select(member).stream().mapToInt(MemberListener::resetConnections).sum();
+        return AdminResponse.ok("reset", new BsonInt32(reset));
     }
 
-    /** GET /history, and ?since=INSTANT (ISO-8601, the proxy's clock): only the entries recorded from then on. */
-    private AdminResponse history(Map<String, List<String>> query) {
+    /**
+     * GET /history, and ?since=INSTANT (ISO-8601, the proxy's clock): only the entries recorded from then on;
+     * ?follow=true streams them (null: the stream answers).
+     */
+    private AdminResponse history(Map<String, List<String>> query, Runnable followHistory) {
+        String follow = query.containsKey("follow") ? query.get("follow").get(0) : "false";
+        if (!follow.equals("true") && !follow.equals("false")) {
+            throw new IllegalArgumentException("follow: must be true or false, got '" + follow + "'");
+        }
+        if (follow.equals("true")) {
+            if (query.containsKey("since")) { // refused rather than ignored: the stream starts from the beginning
+                throw new IllegalArgumentException("since: not with follow=true, which streams every entry kept");
+            }
+            followHistory.run();
+            return null;
+        }
         List<HistoryEntry> entries = query.containsKey("since") ? historySince(query.get("since").get(0)) : proxy.history().recent();
         StringBuilder lines = new StringBuilder();
         for (HistoryEntry entry : entries) {
@@ -319,20 +332,8 @@ final class AdminApi {
         return JsonDocuments.parseOne(body);
     }
 
-    private static AdminResponse get(HttpMethod method, java.util.function.Supplier<AdminResponse> handler) {
-        return method.equals(HttpMethod.GET) ? handler.get() : notAllowed(method, "this resource");
-    }
-
-    private static AdminResponse post(HttpMethod method, java.util.function.Supplier<AdminResponse> handler) {
-        return method.equals(HttpMethod.POST) ? handler.get() : notAllowed(method, "this resource");
-    }
-
     /** @param what a path (/api/v1/...) or a thing ("rule x") */
     private static AdminResponse notFound(String what) {
         return AdminResponse.error(HttpResponseStatus.NOT_FOUND, (what.startsWith("/") ? "no resource at " : "no ") + what);
-    }
-
-    private static AdminResponse notAllowed(HttpMethod method, String what) {
-        return AdminResponse.error(HttpResponseStatus.METHOD_NOT_ALLOWED, method + " is not allowed on " + what);
     }
 }

@@ -26,7 +26,6 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -104,23 +103,20 @@ public final class AdminServer implements AutoCloseable {
             String path = uri.rawPath();
             if (path.equals("/metrics") || path.equals("/health")) {
                 return !HttpMethod.GET.equals(request.method())
-                        ? AdminResponse.text(HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain", request.method() + " is not allowed on " + path + "\n")
+                        ? AdminResponse.text(HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain",
+                                request.method() + " is not allowed on " + path + " (allowed: GET)\n").withHeader("Allow", "GET")
                         : path.equals("/metrics")
                         ? AdminResponse.text(HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8", proxy.registry().scrape())
                         : AdminResponse.text(HttpResponseStatus.OK, "application/json", Health.json(proxy));
             } else if (!path.startsWith("/api/v1/")) {
                 return AdminResponse.text(HttpResponseStatus.NOT_FOUND, "text/plain", "no resource at " + path + "\n");
             } else if (!token.permits(request.headers().get(HttpHeaderNames.AUTHORIZATION))) {
-                return AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, "this resource needs Authorization: Bearer <admin token>");
-            } else if (path.equals("/api/v1/history") && HttpMethod.GET.equals(request.method())
-                    && uri.parameters().getOrDefault("follow", List.of("false")).get(0).equals("true")) {
-                if (uri.parameters().containsKey("since")) { // refused rather than ignored: the stream starts from the beginning
-                    return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "since: not with follow=true, which streams every entry kept");
-                }
-                HistoryStream.start(ctx, proxy.history());
-                return null;
+                // WWW-Authenticate: HTTP requires it on a 401, and it tells a client which scheme to answer with
+                return AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, "this resource needs Authorization: Bearer <admin token>")
+                        .withHeader("WWW-Authenticate", "Bearer realm=\"blackpipe\"");
             }
-            return api.handle(request.method(), path, uri.parameters(), request.content().toString(StandardCharsets.UTF_8));
+            return api.handle(request.method(), path, uri.parameters(), request.content().toString(StandardCharsets.UTF_8),
+                    () -> HistoryStream.start(ctx, proxy.history()));
         }
 
         @Override
@@ -133,6 +129,7 @@ public final class AdminServer implements AutoCloseable {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, answer.status(),
                 Unpooled.copiedBuffer(answer.body(), StandardCharsets.UTF_8));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
+        answer.headers().forEach(response.headers()::set);
         HttpUtil.setContentLength(response, response.content().readableBytes());
         HttpUtil.setKeepAlive(response, keepAlive);
         var written = ctx.writeAndFlush(response);

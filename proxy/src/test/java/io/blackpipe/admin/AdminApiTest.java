@@ -608,7 +608,9 @@ class AdminApiTest {
         HttpResponse<String> unknown = send("POST", "/api/v1/members/nowhere:1/outage", null);
         assertStatus(404, unknown);
         assertTrue(unknown.body().contains("no member 'nowhere:1' (known: primary, "), unknown::body); // names what would do
-        assertBadRequest(send("POST", "/api/v1/members/" + upstream + "/explode", null), "outage, blackhole or restore");
+        HttpResponse<String> explode = send("POST", "/api/v1/members/" + upstream + "/explode", null);
+        assertStatus(404, explode); // an unknown action is no route, as any other unknown path
+        assertTrue(json(explode).getString("error").getValue().contains("no resource at /api/v1/members/"), explode::body);
         assertBadRequest(send("POST", "/api/v1/members/" + upstream + "/outage?duration=soon", null), "duration: 'soon'");
         assertEquals("up", memberState(upstream), "a refused request changes nothing");
         assertStatus(405, send("GET", "/api/v1/members/" + upstream + "/outage", null));
