@@ -2,7 +2,9 @@ package io.blackpipe.fault;
 
 import java.io.IOException;
 import java.io.StringReader;
+import java.util.Locale;
 import org.bson.BsonDocument;
+import org.bson.BsonType;
 import org.bson.codecs.BsonDocumentCodec;
 import org.bson.codecs.DecoderContext;
 import org.bson.json.JsonParseException;
@@ -17,13 +19,18 @@ public final class JsonDocuments {
     }
 
     /**
-     * @throws JsonParseException when the text is not JSON or has anything but white space after the document
-     * @throws org.bson.BsonInvalidOperationException when the text is JSON but not a document
+     * @throws JsonParseException when the text is not JSON, is JSON but not a document, or has anything but white
+     *                            space after the document
      */
     public static BsonDocument parseOne(String json) {
         CountingReader source = new CountingReader(json);
         BsonDocument document;
         try (JsonReader reader = new JsonReader(source)) {
+            // the codec's own complaint about an array names its reader's states ("readStartDocument can only be called ...")
+            BsonType type = reader.readBsonType();
+            if (type != BsonType.DOCUMENT) {
+                throw new JsonParseException(kind(type) + " where one document {...} was expected");
+            }
             document = new BsonDocumentCodec().decode(reader, DecoderContext.builder().build());
         }
         String rest = json.substring(source.read).strip();
@@ -32,6 +39,17 @@ public final class JsonDocuments {
                     + (rest.length() > 40 ? rest.substring(0, 40) + "..." : rest) + "' (one document only)");
         }
         return document;
+    }
+
+    private static String kind(BsonType type) {
+        return switch (type) {
+            case ARRAY -> "an array";
+            case STRING -> "a string";
+            case BOOLEAN -> "a boolean";
+            case NULL -> "null";
+            case INT32, INT64, DOUBLE, DECIMAL128 -> "a number";
+            default -> "a " + type.name().toLowerCase(Locale.ROOT);
+        };
     }
 
     /** Counts the characters the JSON reader took: it reads one at a time and stops at the document's closing brace. */

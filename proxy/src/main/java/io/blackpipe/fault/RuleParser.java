@@ -12,6 +12,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -266,9 +267,13 @@ public final class RuleParser {
         }
         if (data.containsKey("error")) {
             BsonValue name = data.get("error");
-            Integer code = name.isString() ? ErrorCodes.code(name.asString().getValue()) : null;
+            if (!name.isString()) {
+                throw new RuleException("data.error", "must be an error name such as \"NotWritablePrimary\" (errorCode takes a number)");
+            }
+            Integer code = ErrorCodes.code(name.asString().getValue());
             if (code == null) {
-                throw new RuleException("data.error", "unknown error name " + name + "; known: " + ErrorCodes.presets().keySet());
+                throw new RuleException("data.error", "unknown error name " + name.asString().getValue() + "; known: "
+                        + new TreeSet<>(ErrorCodes.presets().keySet()));
             }
             return code;
         }

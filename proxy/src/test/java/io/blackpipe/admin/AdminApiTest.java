@@ -227,7 +227,11 @@ class AdminApiTest {
         String before = get("/api/v1/rules").body();
 
         assertBadRequest(send("POST", "/api/v1/rules", "{configureFailPoint: 'failCommand', mode: "), "malformed JSON");
-        assertBadRequest(send("POST", "/api/v1/rules", "[1, 2]"), "");
+        assertBadRequest(send("POST", "/api/v1/rules", "[1, 2]"), "malformed JSON body: an array where one document {...} was expected");
+        // the name as given, and the known ones in order: the README quotes this message
+        assertBadRequest(send("POST", "/api/v1/rules", FIND_ERROR.replace("errorCode: 2", "error: 'NoSuchError'")),
+                "data.error: unknown error name NoSuchError; known: [AuthenticationFailed, BackupCursorOpenConflictWithCheckpoint, BadValue,");
+        assertBadRequest(send("POST", "/api/v1/rules", FIND_ERROR.replace("errorCode: 2", "error: 91")), "data.error: must be an error name");
         assertBadRequest(send("POST", "/api/v1/rules", "   "), "JSON body");
         assertBadRequest(send("POST", "/api/v1/rules",
                 "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}, colour: 'red'}"),
