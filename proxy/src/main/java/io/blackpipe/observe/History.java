@@ -3,7 +3,10 @@ package io.blackpipe.observe;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
@@ -62,8 +65,22 @@ public final class History implements AutoCloseable {
         try {
             return new History(capacity, file);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot open the history file " + file + ": " + e.getMessage(), e);
+            throw new IllegalStateException("cannot open the history file " + file + ": " + why(e, file), e);
         }
+    }
+
+    /** What was wrong: a FileSystemException's message is the bare path ("h.jsonl: h.jsonl" said nothing). */
+    private static String why(IOException e, Path file) {
+        if (e instanceof NoSuchFileException) {
+            return "its directory " + file.toAbsolutePath().getParent() + " does not exist";
+        }
+        if (e instanceof AccessDeniedException) {
+            return "permission denied";
+        }
+        if (e instanceof FileSystemException fileSystem && fileSystem.getReason() != null) {
+            return fileSystem.getReason(); // e.g. "Is a directory"
+        }
+        return e.getMessage();
     }
 
     public static History inMemory(int capacity) {

@@ -10,6 +10,7 @@ import io.blackpipe.admin.AdminServer;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.wire.BlockingCommandClient;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -167,6 +168,18 @@ class CliTest {
         assertTrue(run.err().contains("127.0.0.1:" + first) && run.err().contains("127.0.0.1:" + second), run::toString);
         assertFalse(run.err().contains("Usage:"), "a failure is not a usage error: " + run);
         assertEquals("", run.out(), "nothing is announced when nothing is served");
+    }
+
+    @Test
+    void aHistoryFileThatCannotBeOpenedExitsOneSayingWhy() throws IOException {
+        Path noDirectory = temp.resolve("missing").resolve("h.jsonl");
+        for (String[] file : List.of(new String[] {noDirectory.toString(), "its directory " + noDirectory.getParent() + " does not exist"},
+                new String[] {temp.toString(), "cannot open the history file " + temp + ": Is a directory"})) {
+            CliRun run = run("proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
+                    "--history", file[0]);
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().contains(file[1]), run::toString); // it said "cannot open the history file X: X"
+        }
     }
 
     @Test
