@@ -32,7 +32,7 @@ final class ScenarioCommand implements Runnable {
 
     /** Reads and checks a scenario (file or bundled name) offline; the failure message is "file:line: field: message". */
     static Scenario check(ScenarioArgument scenario) throws ScenarioException, IOException {
-        return scenario.load(new ScenarioLoader(new RuleParser(0), member -> true));
+        return scenario.load(ScenarioLoader.offline(new RuleParser(0)));
     }
 
     static String summary(Scenario scenario) {
@@ -43,7 +43,7 @@ final class ScenarioCommand implements Runnable {
     @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = {"Check a scenario file (or bundled scenario, by name) offline (no proxy needed): every rule, step and duration.",
                     "Exit 0 when it is valid; exit 1 with file:line: field: message when not.",
-                    "Member names are checked by the proxy when the scenario runs."})
+                    "A member must be primary, secondary, all or a host:port; whether that host:port is one of the deployment's is checked by the proxy when the scenario runs."})
     static final class Validate implements Callable<Integer> {
         @Spec
         CommandSpec spec;

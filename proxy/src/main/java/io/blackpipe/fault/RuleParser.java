@@ -317,7 +317,7 @@ public final class RuleParser {
     }
 
     /** host:port with a port the matcher can ever see (a rule for "db1:" or "db1:port" would silently never fire). */
-    private static boolean isHostPort(String member) {
+    static boolean isHostPort(String member) {
         if (!member.matches(".+:[0-9]{1,5}")) {
             return false;
         }

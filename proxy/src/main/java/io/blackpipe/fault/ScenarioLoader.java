@@ -48,6 +48,16 @@ public final class ScenarioLoader {
         this.knownMember = knownMember;
     }
 
+    /**
+     * A loader for checking a scenario with no proxy at hand (`scenario validate`): which host:port is a
+     * member only a running proxy knows, but a name that is no role, no "all" and no host:port ("primry")
+     * names none anywhere, so it is refused here as the proxy would refuse it.
+     */
+    public static ScenarioLoader offline(RuleParser parser) {
+        return new ScenarioLoader(parser, member -> member.equals("primary") || member.equals("secondary") || member.equals("all")
+                || RuleParser.isHostPort(member));
+    }
+
     public Scenario load(Path file) throws IOException {
         if (Files.size(file) > MAX_SIZE) {
             throw new ScenarioException(file.toString(), 1, "(file)", "is larger than " + MAX_SIZE + " bytes");

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.UpstreamLane;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -83,6 +84,25 @@ class ScenarioCliTest {
             assertEquals(1, run.exitCode(), run::toString);
             assertTrue(run.err().contains(bad + ":4: timeline[0].outage.member: no member 'db9:27017'"), run::toString);
         }
+    }
+
+    @Test
+    void validateRefusesAMemberNameTheProxyWouldRefuseAndLeavesHostPortsToIt() throws Exception {
+        Path typo = temp.resolve("typo.yaml");
+        Files.writeString(typo, "name: t\ntimeline:\n  - at: 1s\n    outage: {member: primry, duration: 5s}\n");
+        String refused = typo + ":4: timeline[0].outage.member: no member 'primry' (use primary, secondary, all, or a member's host:port)";
+        CliRun offline = run("scenario", "validate", typo.toString());
+        assertEquals(1, offline.exitCode(), offline::toString); // it said "valid", then the proxy refused the file
+        assertTrue(offline.err().startsWith(refused), offline::toString);
+        CliRun online = run("proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
+                "--scenario", typo.toString());
+        assertEquals(1, online.exitCode(), online::toString);
+        assertTrue(online.err().contains(refused), "the proxy says the same: " + online);
+
+        Path hostPort = temp.resolve("host-port.yaml"); // may be a member of the deployment it runs against: the proxy decides
+        Files.writeString(hostPort, "name: h\ntimeline:\n  - at: 1s\n    blackhole: {member: \"db9:27017\"}\n  - at: 2s\n    restore: all\n");
+        CliRun valid = run("scenario", "validate", hostPort.toString());
+        assertEquals(0, valid.exitCode(), valid::toString);
     }
 
     @Test
