@@ -64,7 +64,7 @@ final class FaultAddCommand extends AdminCommand {
     @Option(names = "--close", description = "Close the connection before the server sees the command.")
     boolean close;
 
-    @Option(names = "--drop-reply", description = "Let the command run, then drop its reply and close the connection.")
+    @Option(names = "--drop-reply", description = "Let the command run, then drop its reply and reset the connection (TCP RST).")
     boolean dropReply;
 
     @Option(names = "--hang", description = "Never answer (until the client gives up).")
