@@ -36,7 +36,7 @@ final class ConnectionsCommand implements Runnable {
             description = "Reset (TCP RST) every open client connection of a member; clients see a network error.")
     static final class Reset extends AdminCommand {
         @Option(names = "--member", paramLabel = "MEMBER", required = true,
-                description = "primary, secondary, all, or a member's host:port (upstream or advertised).")
+                description = "primary, secondary (every secondary), all, or a member's host:port (upstream or advertised).")
         String member;
 
         @Override

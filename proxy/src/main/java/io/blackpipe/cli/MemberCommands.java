@@ -40,7 +40,7 @@ final class MemberCommands {
     @Command(name = "restore", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = "End an outage or blackhole of a member now.")
     static final class Restore extends AdminCommand {
-        @Parameters(paramLabel = "MEMBER", description = "primary, secondary, all, or a member's host:port.")
+        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String member;
 
         @Override
@@ -55,7 +55,7 @@ final class MemberCommands {
     abstract static class Timed extends AdminCommand {
         private final String action;
 
-        @Parameters(paramLabel = "MEMBER", description = "primary, secondary, all, or a member's host:port.")
+        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String member;
 
         @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,

@@ -607,6 +607,17 @@ class ControlCommandsTest {
             assertEquals(0, rig.run("restore", "all").exitCode());
             assertEquals("up", stateOf(rig.run("members"), second));
 
+            // "secondary" takes down every secondary at once, as the help now says (one of them: its host:port)
+            assertTrue(rig.run("outage", "--help").out().contains("secondary (every secondary)"));
+            assertEquals(0, rig.run("outage", "secondary").exitCode());
+            CliRun bothDown = rig.run("members");
+            for (var member : rig.proxy().members()) {
+                String advertised = member.advertised().toString();
+                assertEquals(roleOf(bothDown, advertised).equals("secondary") ? "outage" : "up", stateOf(bothDown, advertised), bothDown::toString);
+            }
+            assertEquals(2, bothDown.lines().stream().filter(l -> l.contains("  outage  ")).count(), bothDown::toString);
+            assertEquals(0, rig.run("restore", "all").exitCode());
+
             CliRun unknown = rig.run("outage", "db9:27017");
             assertEquals(1, unknown.exitCode(), unknown::toString);
             assertTrue(unknown.err().contains("404") && unknown.err().contains("no member 'db9:27017' (known: primary, secondary, all, "), unknown::toString);
