@@ -141,7 +141,8 @@ public final class AdminHttp {
                 + unreachableHint);
     }
 
-    private static String describe(IOException e) {
+    /** Why a request got no answer, in words ("connection refused"), not an exception's class name. */
+    public static String describe(IOException e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof java.net.ConnectException) {
                 return cause.getMessage() == null || cause.getMessage().isBlank() ? "connection refused" : cause.getMessage();

@@ -1,10 +1,13 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.admin.AdminHttp;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -33,14 +36,21 @@ final class HealthCommand implements Callable<Integer> {
             out.print(response.body());
             out.flush();
             return response.statusCode() == 200 ? 0 : 1;
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            PrintWriter err = spec.commandLine().getErr();
-            err.println("blackpipe: " + base + " did not answer: " + e);
-            err.flush();
-            return 1;
+        } catch (HttpTimeoutException e) {
+            return unhealthy(base + " did not answer within 2 s");
+        } catch (IOException e) {
+            // it printed the exception ("java.net.ConnectException"), where the control commands say "connection refused"
+            return unhealthy(base + " did not answer: " + AdminHttp.describe(e));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return unhealthy("interrupted while waiting for " + base);
         }
+    }
+
+    private int unhealthy(String why) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println("blackpipe: " + why);
+        err.flush();
+        return 1;
     }
 }

@@ -245,8 +245,10 @@ class CliTest {
             CliRun ok = run("health", "--admin", "http://127.0.0.1:" + admin.port());
             assertEquals(0, ok.exitCode(), ok::toString);
         }
-        CliRun down = run("health", "--admin", "http://127.0.0.1:" + closedPort());
+        int closed = closedPort();
+        CliRun down = run("health", "--admin", "http://127.0.0.1:" + closed);
         assertEquals(1, down.exitCode(), down::toString);
+        assertEquals("blackpipe: http://127.0.0.1:" + closed + " did not answer: connection refused", down.err().strip()); // not "java.net.ConnectException"
     }
 
     @Test
