@@ -37,6 +37,12 @@ final class EnvironmentDefaults implements IDefaultValueProvider {
         return fallback != null ? fallback : Option.NULL_VALUE; // NULL_VALUE: no default, the field stays unset
     }
 
+    /** The BLACKPIPE_* variable {@code arg}'s default reads, or null when it reads none. */
+    static String variableOf(ArgSpec arg) {
+        Matcher fromEnvironment = FROM_ENVIRONMENT.matcher(annotatedDefault(arg));
+        return fromEnvironment.matches() ? fromEnvironment.group(1) : null;
+    }
+
     /** The default as written on the option's field, before picocli resolves its variable; "" when none. */
     private static String annotatedDefault(ArgSpec arg) {
         if (arg.userObject() instanceof Field field && field.isAnnotationPresent(Option.class)) {

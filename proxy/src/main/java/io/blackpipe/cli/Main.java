@@ -35,6 +35,7 @@ public final class Main {
 
     /** The command tree, its BLACKPIPE_* defaults read from {@code environment}'s empty values as unset. */
     static CommandLine commandLine(Function<String, String> environment) {
-        return new CommandLine(new BlackpipeCommand()).setDefaultValueProvider(new EnvironmentDefaults(environment));
+        CommandLine cli = new CommandLine(new BlackpipeCommand()).setDefaultValueProvider(new EnvironmentDefaults(environment));
+        return cli.setParameterExceptionHandler(new EnvironmentErrors(cli.getParameterExceptionHandler(), environment));
     }
 }

@@ -390,12 +390,13 @@ class CliTest {
         }
     }
 
+    /** Configured by the environment alone (a compose file), the error names the variable too: nobody typed --port. */
     @ParameterizedTest(name = "{0}={1}")
-    @CsvSource({
-            "BLACKPIPE_CONNECT_TIMEOUT_MS, 0, --connect-timeout-ms must be positive",
-            "BLACKPIPE_PORT, next, --port",
-            "BLACKPIPE_MEMBER_PORTS, db1:27017, --member-port 'db1:27017' must be HOST:PORT=N"})
-    void aBadEnvironmentValueExitsTwoNamingTheOption(String variable, String value, String expected) throws Exception {
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+            "BLACKPIPE_CONNECT_TIMEOUT_MS | 0 | --connect-timeout-ms must be positive, got 0 (set by BLACKPIPE_CONNECT_TIMEOUT_MS)",
+            "BLACKPIPE_PORT | next | Invalid value for option '--port': 'next' is not an int (set by BLACKPIPE_PORT)",
+            "BLACKPIPE_MEMBER_PORTS | db1:27017 | --member-port 'db1:27017' must be HOST:PORT=N (set by BLACKPIPE_MEMBER_PORTS)"})
+    void aBadEnvironmentValueExitsTwoNamingTheOptionAndTheVariable(String variable, String value, String expected) throws Exception {
         try (CliChild child = new CliChild(temp, null, Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/",
                 variable, value), "proxy", "--admin-port", "-1")) {
             assertEquals(2, child.awaitExit(), child::describe);
@@ -403,5 +404,13 @@ class CliTest {
             assertTrue(firstLine.contains(expected), child::describe);
             assertTrue(child.stderrText().contains("Usage: blackpipe proxy"), child::describe);
         }
+    }
+
+    @Test
+    void aBadValueTypedOverItsVariableNamesOnlyTheOption() {
+        CliRun run = CliRun.withEnvironment(name -> name.equals("BLACKPIPE_CONNECT_TIMEOUT_MS") ? "5" : null,
+                "proxy", "--upstream", "mongodb://127.0.0.1:1/", "--connect-timeout-ms", "-1");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertEquals("--connect-timeout-ms must be positive, got -1", run.err().lines().findFirst().orElse(""), run::toString);
     }
 }
