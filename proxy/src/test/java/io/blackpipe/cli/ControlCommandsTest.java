@@ -29,6 +29,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -708,6 +710,22 @@ class ControlCommandsTest {
             assertEquals(0, run.exitCode(), () -> example + "\n" + run);
         }
         assertEquals(examples.size(), shared.ruleIds().size(), "every example added one rule");
+    }
+
+    /** docker-compose.yml's app only updates (updateOne, upsert): its comment must break what the README's sidecar example breaks. */
+    @Test
+    void theComposeFilesFaultExampleIsTheReadmesAndFaultsACommandTheAppSends() throws IOException {
+        Path root = script("README.md").getParent().getParent();
+        Pattern faultAdd = Pattern.compile("blackpipe\\.jar (fault add [^#\\n]*?)\\s*(#|\\n)");
+        Matcher inCompose = faultAdd.matcher(Files.readString(root.resolve("docker-compose.yml")));
+        String readme = Files.readString(root.resolve("README.md"));
+        Matcher inReadme = faultAdd.matcher(readme.substring(readme.indexOf("## Run as a sidecar")));
+        assertTrue(inCompose.find() && inReadme.find(), "both show a fault add");
+        assertEquals(inReadme.group(1), inCompose.group(1));
+        assertTrue(Files.readString(root.resolve("docker-compose.yml")).contains("db.counters.updateOne("), "the app sends update");
+        assertTrue(inCompose.group(1).contains("--command update"), inCompose.group(1));
+        CliRun run = shared.run(inCompose.group(1).split(" "));
+        assertEquals(0, run.exitCode(), run::toString);
     }
 
     // ------------------------------------------------------------------ help and completion
