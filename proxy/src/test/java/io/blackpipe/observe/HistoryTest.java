@@ -129,6 +129,23 @@ class HistoryTest {
             assertEquals(driver.failed(sent.get(i)) ? "fail" : "ok", lines.get(i).getString("type"), lines.get(i).toJson());
             assertNull(lines.get(i).get("fault"));
         }
+        assertTheReadmeNamesEveryKey(lines);
+    }
+
+    /** Users read the lines with jq: the README's history paragraph names each key as it is written ("ns", not "namespace"). */
+    private static void assertTheReadmeNamesEveryKey(List<Document> lines) throws Exception {
+        Path readme = Path.of("").toAbsolutePath();
+        while (!Files.isRegularFile(readme.resolve("README.md")) || !Files.isDirectory(readme.resolve("fault-scripts"))) {
+            readme = readme.getParent();
+        }
+        String text = Files.readString(readme.resolve("README.md"));
+        int start = text.indexOf("`--history FILE` (and `GET /api/v1/history`");
+        String paragraph = text.substring(start, text.indexOf("\n\n", start));
+        for (Document line : lines) {
+            for (String key : line.keySet()) {
+                assertTrue(paragraph.contains("`" + key + "`"), () -> "the README's history paragraph names `" + key + "`: " + paragraph);
+            }
+        }
     }
 
     @Test
