@@ -60,6 +60,19 @@ class LauncherScriptTest {
         assertEquals("-jar", launch("", "--version").get(0), "set empty: the JVM's defaults");
     }
 
+    /**
+     * The README's commands that keep running (proxy, local) start through ./blackpipe: from
+     * proxy/target/blackpipe.jar itself, a later rebuild pulls classes from under the proxy (a real
+     * one, started as the README said, failed to load Netty's classes and hung on Ctrl-C).
+     */
+    @Test
+    void theReadmeNeverStartsALongRunningCommandFromTheJarABuildRewrites() throws IOException {
+        List<String> fromTheBuildsJar = Files.readAllLines(repository().resolve("README.md")).stream().map(String::strip)
+                .filter(line -> line.matches("java (-\\S+ )*-jar proxy/target/blackpipe\\.jar (proxy|local|report)\\b.*"))
+                .toList();
+        assertEquals(List.of(), fromTheBuildsJar);
+    }
+
     /** A checkout with the launcher and the source paths it compares the jar's age to, all older than the jar. */
     private Path scratchCheckout() throws IOException {
         Files.copy(repository().resolve("blackpipe"), checkout.resolve("blackpipe"));
