@@ -10,6 +10,7 @@ import io.blackpipe.upstream.LocalUpstreams;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -111,11 +112,8 @@ final class ReportCommand implements Callable<Integer> {
             }
             err.println("upstream: " + description + "; seed " + runSeed + "; " + iterations + " increments per cell");
             err.flush();
-            ResilienceReport report = ResilienceReport.run(uri, description, iterations, runSeed, line -> {
-                err.print("\r\u001b[2K" + line);
-                err.flush();
-            });
-            err.println();
+            ResilienceReport report = ResilienceReport.run(uri, description, iterations, runSeed, progress(err));
+            endProgress(err);
             out.print(json ? report.json() + "\n" : markdown ? report.markdown() : report.text());
             out.flush();
             return 0;
@@ -134,13 +132,32 @@ final class ReportCommand implements Callable<Integer> {
         SpecDriver driver = driverCmd != null ? SpecDriver.external(driverCmd) : SpecDriver.bundledJava();
         err.println("upstream: " + description + "; driver: " + driver.name());
         err.flush();
-        SpecCheck check = SpecCheck.run(uri, description, driver, line -> {
-            err.print("\r\u001b[2K" + line);
-            err.flush();
-        });
-        err.println();
+        SpecCheck check = SpecCheck.run(uri, description, driver, progress(err));
+        endProgress(err);
         out.print(json ? check.json() + "\n" : markdown ? check.markdown() : check.text());
         out.flush();
         return check.allMatch() ? 0 : 3;
+    }
+
+    /**
+     * "[3/30] cell": on a terminal, each line overwrites the last; anywhere else (a CI log, a file) one line
+     * each, as the carriage return and the erase-line escape turned a log into one long garbled line.
+     */
+    private static Consumer<String> progress(PrintWriter err) {
+        boolean terminal = System.console() != null;
+        return line -> {
+            if (terminal) {
+                err.print("\r\u001b[2K" + line);
+            } else {
+                err.println(line);
+            }
+            err.flush();
+        };
+    }
+
+    private static void endProgress(PrintWriter err) {
+        if (System.console() != null) {
+            err.println();
+        }
     }
 }
