@@ -128,6 +128,9 @@ final class FaultAddCommand extends AdminCommand {
             } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
                 throw usage("JSON: not a JSON document: " + e.getMessage());
             }
+            if (RuleParser.isOff(document)) { // the API would answer with its own route, DELETE /api/v1/rules/{id}
+                throw usage("JSON: mode: \"off\" removes a rule: `fault remove ID` (or `fault clear`) instead");
+            }
             if (id != null) {
                 document.put("id", new BsonString(id));
             } else if (document.containsKey("id") && !document.isString("id")) {

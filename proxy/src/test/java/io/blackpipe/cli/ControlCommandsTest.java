@@ -353,6 +353,7 @@ class ControlCommandsTest {
                 Arguments.of("fault add --command insert --reset --member nowhere", "--member"),
                 Arguments.of("fault add {x", "JSON"),
                 Arguments.of("fault add [1]", "JSON: not a JSON document: an array where one document {...} was expected"),
+                Arguments.of("fault add {configureFailPoint:'failCommand',mode:'off'}", "JSON: mode: \"off\" removes a rule: `fault remove ID`"),
                 Arguments.of("fault add {} --command insert", "--command"),
                 Arguments.of("fault add --command insert --all-commands --reset", "--command and --all-commands"),
                 Arguments.of("fault add {} --all-commands", "--all-commands"),
