@@ -692,4 +692,14 @@ class ScenarioLoaderTest {
         assertEquals(8, example.timeline().size());
         assertEquals(Scenario.Kind.END, example.timeline().get(example.timeline().size() - 1).kind());
     }
+
+    /** `at: 5` reads as 5 seconds to many: the README warns that a bare number is milliseconds, which is what it is. */
+    @Test
+    void aBareNumberIsMillisecondsAsTheReadmeSays() throws IOException {
+        String readme = Files.readString(scriptsDir().resolve("README.md")).replaceAll("\\s+", " ");
+        assertTrue(readme.contains("a bare number is milliseconds"), "fault-scripts/README.md says what a bare number means");
+        Scenario bare = loader.parse("bare.yaml", "name: b\ntimeline:\n  - at: 5\n    outage: {member: primary, duration: 1500}\n");
+        assertEquals(5, bare.timeline().get(0).atMillis());
+        assertEquals(1500, bare.timeline().get(0).durationMillis());
+    }
 }
