@@ -10,6 +10,8 @@ class DurationConverter implements ITypeConverter<Long> {
     public Long convert(String value) {
         try {
             return Durations.millis(value);
+        } catch (Durations.TooShort e) {
+            throw new TypeConversionException(e.getMessage());
         } catch (IllegalArgumentException e) {
             throw new TypeConversionException("'" + value + "' is not a duration such as 500ms, 5s or 2m");
         }

@@ -208,6 +208,11 @@ final class FaultAddCommand extends AdminCommand {
         if (actions.isEmpty() && block == null) {
             throw usage("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --hang, --delay or --block");
         }
+        if (namespace != null && namespace.isBlank()) {
+            // mongod takes namespace: "" in a failCommand document and never matches it; a flag typed empty is a mistake
+            throw usage("--namespace must not be empty: a rule on namespace '" + namespace + "' would never fire"
+                    + " (give DB.COLL or DB, or leave it out for every namespace)");
+        }
         if (labels != null && !labels.isEmpty() && error == null && errorCode == null) {
             throw usage("--labels needs --error or --error-code (labels belong to an error reply)");
         }

@@ -2,16 +2,33 @@ package io.blackpipe.fault;
 
 import java.util.Locale;
 
-/** Durations as scenarios write them: "500ms", "5s", "2m", or a plain number of milliseconds. */
+/**
+ * Durations as scenarios write them: "500ms", "5s", "2m", or a plain number of milliseconds. blackpipe
+ * keeps whole milliseconds, so one above zero but under 1ms is refused rather than rounded: 0.4ms
+ * would otherwise become 0, which means "no delay" or "until restored", not a short fault.
+ */
 public final class Durations {
     private Durations() {
     }
 
-    /** @throws IllegalArgumentException naming what is wrong */
+    /** A duration above zero and under 1ms; its message quotes the value as written. */
+    public static final class TooShort extends IllegalArgumentException {
+        TooShort(String written) {
+            super("'" + written + "' is shorter than 1ms, the shortest duration blackpipe keeps");
+        }
+    }
+
+    /** @throws IllegalArgumentException naming what is wrong ({@link TooShort} for one under 1ms) */
     public static long millis(Object value) {
         if (value instanceof Number number) {
             if (number.doubleValue() < 0) {
                 throw new IllegalArgumentException("must not be negative");
+            }
+            if (Double.isNaN(number.doubleValue()) || Double.isInfinite(number.doubleValue())) {
+                throw new IllegalArgumentException("must be a duration such as 500ms, 5s or 2m");
+            }
+            if (value instanceof Double || value instanceof Float) {
+                return rounded(number.doubleValue(), String.valueOf(value));
             }
             return number.longValue();
         }
@@ -39,9 +56,16 @@ public final class Durations {
             if (amount < 0 || Double.isNaN(amount) || Double.isInfinite(amount)) {
                 throw new IllegalArgumentException("'" + text + "' must not be negative");
             }
-            return Math.round(amount * unit);
+            return rounded(amount * unit, text);
         } catch (NumberFormatException e) {
             throw new IllegalArgumentException("'" + text + "' is not a duration such as 500ms, 5s or 2m");
         }
+    }
+
+    private static long rounded(double millis, String written) {
+        if (millis > 0 && millis < 1) {
+            throw new TooShort(written);
+        }
+        return Math.round(millis);
     }
 }

@@ -288,7 +288,9 @@ public final class ScenarioLoader {
                 }
                 return 0;
             }
-            Object raw = value.isString() ? value.asString().getValue() : value.isNumber() ? value.asNumber().longValue() : null;
+            // a double as written (at: 0.4 is under 1ms, not 0)
+            Object raw = value.isString() ? value.asString().getValue() : value.isDouble() ? (Object) value.asDouble().getValue()
+                    : value.isNumber() ? (Object) value.asNumber().longValue() : null;
             try {
                 return Durations.millis(raw);
             } catch (IllegalArgumentException e) {

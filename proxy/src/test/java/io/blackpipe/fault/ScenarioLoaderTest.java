@@ -219,8 +219,9 @@ class ScenarioLoaderTest {
 
     /** The proxy takes 0 as "until restored": a duration written as zero must not silently mean forever. */
     @ParameterizedTest(name = "{0} for {1}")
-    @CsvSource({"outage, 0s", "outage, 0", "blackhole, 0ms", "blackhole, 0.4ms", "outage, 0m"})
+    @CsvSource({"outage, 0s", "outage, 0", "blackhole, 0ms", "blackhole, 0.0s", "outage, 0m"})
     void aZeroOutageOrBlackholeDurationIsRejected(String action, String written) {
+        // (one above zero and under 1ms is refused for every duration: NoOpInputsTest)
         assertRejected("name: d\ntimeline:\n  - at: 1s\n    " + action + ": {member: primary, duration: " + written + "}\n",
                 4, "timeline[0]." + action + ".duration", "must be at least 1ms (leave it out for until restored)");
         assertEquals(1, loader.parse("d.yaml", "name: d\ntimeline:\n  - at: 1s\n    " + action + ": {member: primary, duration: 1ms}\n")
