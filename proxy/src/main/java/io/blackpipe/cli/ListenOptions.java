@@ -37,7 +37,7 @@ final class ListenOptions {
     String adminToken;
 
     @Option(names = "--member-port", paramLabel = "HOST:PORT=N", split = ",", defaultValue = "${env:BLACKPIPE_MEMBER_PORTS}",
-            description = "Pin the listener port of one upstream member; repeatable (env BLACKPIPE_MEMBER_PORTS, comma-separated).")
+            description = "Pin the listener port of one upstream member, named as the replica set names it; repeatable (env BLACKPIPE_MEMBER_PORTS, comma-separated). A host that is no member is warned of at start.")
     List<String> memberPorts;
 
     @Option(names = "--simulate-members", paramLabel = "N", defaultValue = "${env:BLACKPIPE_SIMULATE_MEMBERS:-0}",

@@ -35,6 +35,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -143,6 +144,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             for (MemberAddress member : server.deployment.members()) {
                 server.members.ensure(member);
             }
+            warnOfPinsForNoMember(config, server.members.upstreams(), startLog);
             server.roles.observeAtStart();
             return server;
         } catch (RuntimeException e) {
@@ -164,6 +166,20 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         if (passedBy != null && OPTION_NOTES_SAID.add(passedBy)) {
             log.info(passedBy);
         }
+    }
+
+    /**
+     * A --member-port for a host the deployment does not have pins nothing now (a typo, or the
+     * address apps dial instead of the set's name); it is kept for a member that joins later.
+     */
+    private static void warnOfPinsForNoMember(ProxyConfig config, Collection<MemberAddress> members, ProxyLog log) {
+        config.memberPorts().forEach((pinned, port) -> {
+            if (!members.contains(pinned)) {
+                log.warn("--member-port " + pinned + "=" + port + ": " + pinned + " is not a member of the deployment (members: "
+                        + members.stream().map(MemberAddress::toString).collect(Collectors.joining(", "))
+                        + "); nothing listens on port " + port + " unless it joins the set later");
+            }
+        });
     }
 
     private int listen(MemberAddress upstream, int port) throws InterruptedException {
