@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.fault.Plural;
 import io.blackpipe.report.ResilienceReport;
 import io.blackpipe.report.SpecCheck;
 import io.blackpipe.report.SpecDriver;
@@ -110,7 +111,7 @@ final class ReportCommand implements Callable<Integer> {
             if (specCheck) {
                 return spec(uri, description, out, err);
             }
-            err.println("upstream: " + description + "; seed " + runSeed + "; " + iterations + " increments per cell");
+            err.println("upstream: " + description + "; seed " + runSeed + "; " + Plural.of(iterations, "increment") + " per cell");
             err.flush();
             ResilienceReport report = ResilienceReport.run(uri, description, iterations, runSeed, progress(err));
             endProgress(err);

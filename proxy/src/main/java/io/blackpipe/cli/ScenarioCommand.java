@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.fault.Plural;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.Scenario;
 import io.blackpipe.fault.ScenarioException;
@@ -36,8 +37,8 @@ final class ScenarioCommand implements Runnable {
     }
 
     static String summary(Scenario scenario) {
-        return "scenario '" + scenario.name() + "': " + scenario.rules().size() + " rule(s), "
-                + scenario.timeline().size() + " timeline step(s)";
+        return "scenario '" + scenario.name() + "': " + Plural.of(scenario.rules().size(), "rule") + ", "
+                + Plural.of(scenario.timeline().size(), "timeline step");
     }
 
     @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = Version.class,
@@ -150,12 +151,17 @@ final class ScenarioCommand implements Runnable {
     }
 
     static String describe(BsonDocument status) {
-        return "scenario '" + string(status, "name") + "' (" + string(status, "state") + "): " + number(status, "rules")
-                + " rule(s), " + number(status, "stepsLeft") + " timeline step(s) to come";
+        return "scenario '" + string(status, "name") + "' (" + string(status, "state") + "): " + counted(status, "rules", "rule")
+                + ", " + counted(status, "stepsLeft", "timeline step") + " to come";
     }
 
     static String string(BsonDocument document, String key) {
         return document.isString(key) ? document.getString(key).getValue() : "";
+    }
+
+    /** "1 rule", "3 rules"; "? rules" when the proxy's answer lacks the number. */
+    static String counted(BsonDocument document, String key, String noun) {
+        return document.isNumber(key) ? Plural.of(document.getNumber(key).longValue(), noun) : "? " + noun + "s";
     }
 
     static String number(BsonDocument document, String key) {

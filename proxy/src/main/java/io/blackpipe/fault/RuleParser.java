@@ -192,7 +192,7 @@ public final class RuleParser {
         Set<String> taking = new LinkedHashSet<>(commands);
         taking.retainAll(WriteConcernError.COMMANDS);
         if (taking.isEmpty()) {
-            throw new RuleException("data.writeConcernError", "none of failCommands " + commands + " takes a write concern, "
+            throw new RuleException("data.writeConcernError", "none of failCommands " + new TreeSet<>(commands) + " takes a write concern, "
                     + "and the server adds writeConcernError only to those that do (insert, update, delete, findAndModify, "
                     + "commitTransaction, createIndexes, ...)");
         }

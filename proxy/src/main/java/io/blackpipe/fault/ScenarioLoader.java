@@ -6,10 +6,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -30,7 +32,9 @@ import org.yaml.snakeyaml.resolver.Resolver;
  */
 public final class ScenarioLoader {
     private static final Set<String> TOP_LEVEL = Set.of("name", "description", "rules", "timeline");
-    private static final Set<String> STEP_ACTIONS = Set.of("add", "remove", "clear", "outage", "blackhole", "restore", "failover", "end");
+    /** Sorted, so the messages that list them read the same on every run (Set.of iterates in a random order). */
+    private static final Set<String> STEP_ACTIONS = Collections.unmodifiableSortedSet(new TreeSet<>(
+            List.of("add", "remove", "clear", "outage", "blackhole", "restore", "failover", "end")));
 
     /** Characters (bytes for a file) in a scenario; one is a few kilobytes. */
     static final int MAX_SIZE = 1 << 20;

@@ -56,7 +56,8 @@ public final class ScenarioRunner {
         faultedMembers.clear();
         stepsLeft = next.timeline().size();
         rules.putAll(next.rules());
-        log.accept("scenario '" + next.name() + "' started: " + next.rules().size() + " rules, " + stepsLeft + " timeline steps");
+        log.accept("scenario '" + next.name() + "' started: " + Plural.of(next.rules().size(), "rule") + ", "
+                + Plural.of(stepsLeft, "timeline step"));
         for (Scenario.Step step : next.timeline()) {
             if (step.atMillis() == 0) {
                 fire(next, step); // "at: 0s" is in force when start returns

@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.Plural;
 import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.topology.Member;
 import io.blackpipe.wire.CommandFacts;
@@ -158,7 +159,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     static String describeMissing(FrameDecoder.TruncatedFrame truncated) {
-        return truncated.missingBytes() < 0 ? "header incomplete" : truncated.missingBytes() + " bytes missing";
+        return truncated.missingBytes() < 0 ? "header incomplete" : Plural.of(truncated.missingBytes(), "byte") + " missing";
     }
 
     // ---- used by Exchange and its helpers, on this connection's event loop ----

@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.Plural;
 import io.blackpipe.topology.MemberAddress;
 import io.netty.channel.Channel;
 import java.util.concurrent.TimeUnit;
@@ -48,7 +49,7 @@ final class ConnectionLimit {
         if (now - last >= REPORT_INTERVAL_NANOS && lastReport.compareAndSet(last, now)) {
             long count = refusedSinceReport.getAndSet(0);
             log.warn("refused client " + client.remoteAddress() + " on member " + member + ": --max-connections " + max
-                    + " reached (" + count + " connection(s) refused since the last such line)");
+                    + " reached (" + Plural.of(count, "connection") + " refused since the last such line)");
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.Plural;
 import io.blackpipe.topology.Discovery;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
@@ -91,7 +92,7 @@ final class MemberRoles {
         }
         if (!deployment.isReplicaSet() || members.members().size() < 2) {
             throw new IllegalStateException("failover needs a replica set with more than one member; "
-                    + "this upstream is a " + deployment.kind() + " with " + members.members().size() + " member(s)");
+                    + "this upstream is a " + deployment.kind() + " with " + Plural.of(members.members().size(), "member"));
         }
         refresh();
         primaryStepDown.run(members.members(), states);

@@ -1,5 +1,6 @@
 package io.blackpipe.report;
 
+import io.blackpipe.fault.Plural;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -63,9 +64,9 @@ final class ReportRenderer {
             for (String fault : faults) {
                 Cell cell = find(cells, fault, strategy);
                 out.append(' ').append(cell.verdict()).append("<br>counter ").append(cell.counter()).append('/')
-                        .append(cell.expected()).append(", ").append(cell.errors()).append(" errors, ")
-                        .append(seconds(cell.millis())).append(", ").append(cell.attempts()).append(" attempts, ")
-                        .append(cell.retries()).append(" retries |");
+                        .append(cell.expected()).append(", ").append(Plural.of(cell.errors(), "error")).append(", ")
+                        .append(seconds(cell.millis())).append(", ").append(Plural.of(cell.attempts(), "attempt")).append(", ")
+                        .append(cell.retries() == 1 ? "1 retry" : cell.retries() + " retries").append(" |");
             }
             out.append('\n');
         }
