@@ -107,7 +107,7 @@ public final class AdminServer implements AutoCloseable {
                                 request.method() + " is not allowed on " + path + " (allowed: GET)\n").withHeader("Allow", "GET")
                         : path.equals("/metrics")
                         ? AdminResponse.text(HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8", proxy.registry().scrape())
-                        : AdminResponse.text(HttpResponseStatus.OK, "application/json", Health.json(proxy));
+                        : AdminResponse.ok(Health.document(proxy));
             } else if (!path.startsWith("/api/v1/")) {
                 return AdminResponse.text(HttpResponseStatus.NOT_FOUND, "text/plain", "no resource at " + path + "\n");
             } else if (!token.permits(request.headers().get(HttpHeaderNames.AUTHORIZATION))) {

@@ -6,15 +6,13 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
-import org.bson.json.JsonMode;
-import org.bson.json.JsonWriterSettings;
 
-/** The /health document: status, deployment kind and each member's addresses. */
+/** The /health document: status, deployment kind and each member's addresses; written as every admin answer is (indented). */
 final class Health {
     private Health() {
     }
 
-    static String json(ProxyServer proxy) {
+    static BsonDocument document(ProxyServer proxy) {
         BsonArray members = new BsonArray();
         for (Member member : proxy.members()) {
             members.add(new BsonDocument("upstream", new BsonString(member.upstream().toString()))
@@ -25,6 +23,6 @@ final class Health {
                 .append("deployment", new BsonString(proxy.deployment().kind()))
                 .append("connectionString", new BsonString(proxy.connectionString()))
                 .append("members", members);
-        return health.toJson(JsonWriterSettings.builder().outputMode(JsonMode.RELAXED).build()) + "\n";
+        return health;
     }
 }

@@ -29,7 +29,8 @@ final class ListenOptions {
     String adminHost;
 
     @Option(names = "--admin-port", defaultValue = "${env:BLACKPIPE_ADMIN_PORT:-9090}",
-            description = "Admin HTTP port serving /metrics and /health; 0 picks a free port, -1 disables it (env BLACKPIPE_ADMIN_PORT; default ${DEFAULT-VALUE}).")
+            description = "Admin HTTP port serving /metrics, /health and the control API (/api/v1/..., which the fault, scenario, stats and member commands use);"
+                    + " 0 picks a free port, -1 disables it all (env BLACKPIPE_ADMIN_PORT; default ${DEFAULT-VALUE}).")
     int adminPort;
 
     @Option(names = "--admin-token", paramLabel = "TOKEN", defaultValue = "${env:BLACKPIPE_ADMIN_TOKEN}",
