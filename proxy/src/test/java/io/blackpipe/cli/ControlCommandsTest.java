@@ -9,8 +9,6 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import io.blackpipe.admin.AdminServer;
-import io.blackpipe.fault.Rule;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
@@ -25,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -53,42 +50,13 @@ import org.junit.jupiter.params.provider.ValueSource;
  * did to the proxy — down to the real driver retrying an insert because of a rule the CLI added.
  */
 class ControlCommandsTest {
-    private static final String TOKEN = "cli-test-token";
+    private static final String TOKEN = AdminRig.TOKEN;
 
     /** The shared proxy (in front of the test lane's upstream) and its admin server. */
-    private static Rig shared;
+    private static AdminRig shared;
 
     @TempDir
     Path temp;
-
-    /** A proxy and its admin server on a free port, with {@link #TOKEN}. */
-    private record Rig(ProxyServer proxy, AdminServer admin) implements AutoCloseable {
-        static Rig start(ProxyConfig config) {
-            ProxyServer proxy = ProxyServer.start(config);
-            return new Rig(proxy, AdminServer.start(proxy, "127.0.0.1", 0, TOKEN));
-        }
-
-        String url() {
-            return "http://127.0.0.1:" + admin.port();
-        }
-
-        /** Runs a command against this rig's admin server, with the right token. */
-        CliRun run(String... args) {
-            List<String> all = new ArrayList<>(Arrays.asList(args));
-            all.addAll(List.of("--admin", url(), "--admin-token", TOKEN));
-            return ControlCommandsTest.run(all.toArray(new String[0]));
-        }
-
-        List<String> ruleIds() {
-            return proxy.rules().rules().stream().map(Rule::id).toList();
-        }
-
-        @Override
-        public void close() {
-            admin.close();
-            proxy.close();
-        }
-    }
 
     /** What one in-process run printed and returned. */
     static CliRun run(String... args) {
@@ -97,7 +65,7 @@ class ControlCommandsTest {
 
     @BeforeAll
     static void startShared() {
-        shared = Rig.start(ProxyConfig.embedded(UpstreamLane.uri()));
+        shared = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()));
     }
 
     @AfterAll
@@ -139,7 +107,7 @@ class ControlCommandsTest {
 
     @Test
     void aRuleAddedFromFlagsMakesTheDriverRetryAndStatsCountsIt() throws Exception {
-        try (Rig rig = Rig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
             CliRun added = rig.run("fault", "add", "--command", "insert", "--error", "NotWritablePrimary", "--times", "1");
             assertEquals(0, added.exitCode(), added::toString);
             String id = added.out().strip();
@@ -195,7 +163,7 @@ class ControlCommandsTest {
     @Test
     void statsSumsEveryClientAppIntoTheRowOfItsCommandAndMember() throws Exception {
         // the API has one entry per (command, member, app); the table's row is their sum, not the last one read
-        try (Rig rig = Rig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
             CommandLog log = new CommandLog();
             String uri = CommandLog.withOptions(rig.proxy().connectionString(), "retryWrites=true&socketTimeoutMS=5000&connectTimeoutMS=5000");
             String db = UpstreamLane.freshDatabaseName("cli_apps");
@@ -578,7 +546,7 @@ class ControlCommandsTest {
     void membersFailoverOutageBlackholeRestoreAndConnectionReset() throws Exception {
         // three simulated members over one scripted node: a failover and outages without touching the lane's deployment
         try (ScriptedMongod node = ScriptedMongod.start();
-             Rig rig = Rig.start(ProxyConfig.embedded("mongodb://" + node.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME)
+             AdminRig rig = AdminRig.start(ProxyConfig.embedded("mongodb://" + node.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME)
                      .withSimulatedMembers(3))) {
             String first = rig.proxy().members().get(0).advertised().toString();
             String second = rig.proxy().members().get(1).advertised().toString();
@@ -657,7 +625,7 @@ class ControlCommandsTest {
             secondary.setAdvertisedHosts(List.of(primary.address(), secondary.address()));
             String set = "@" + primary.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME;
 
-            try (Rig wrong = Rig.start(ProxyConfig.embedded("mongodb://alice:wrong" + set))) {
+            try (AdminRig wrong = AdminRig.start(ProxyConfig.embedded("mongodb://alice:wrong" + set))) {
                 CliRun failover = wrong.run("failover");
                 assertEquals(1, failover.exitCode(), failover::toString);
                 assertTrue(failover.err().startsWith("blackpipe: POST " + wrong.url() + "/api/v1/failover answered 409"), failover::toString);
@@ -667,7 +635,7 @@ class ControlCommandsTest {
                 assertEquals("primary", roleOf(wrong.run("members"), wrong.proxy().members().get(0).advertised().toString()),
                         "nothing changed, and the proxy still answers");
             }
-            try (Rig right = Rig.start(ProxyConfig.embedded("mongodb://alice:right%3Apw" + set))) {
+            try (AdminRig right = AdminRig.start(ProxyConfig.embedded("mongodb://alice:right%3Apw" + set))) {
                 CliRun failover = right.run("failover");
                 assertEquals(0, failover.exitCode(), failover::toString);
                 assertEquals(List.of(new ScriptedMongod.StepDownRequest("alice@admin", "SCRAM-SHA-256")), primary.stepDowns());
