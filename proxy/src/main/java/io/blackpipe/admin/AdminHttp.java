@@ -1,6 +1,7 @@
 package io.blackpipe.admin;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -10,6 +11,12 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 import org.bson.BsonDocument;
 import org.bson.json.JsonParseException;
 
@@ -103,6 +110,38 @@ public final class AdminHttp {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new Failure(0, "interrupted while waiting for " + url(path));
+        }
+    }
+
+    /**
+     * GET {@code path} as a stream of lines (history?follow=true): each line goes to {@code line} as it arrives,
+     * until the server ends the answer (returns) or the connection breaks (a Failure). Only the answer's head
+     * must come within the request timeout: the body may take as long as the server streams it.
+     */
+    public void streamLines(String path, Consumer<String> line) {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url(path))).GET();
+        if (token != null) {
+            request.header("Authorization", "Bearer " + token);
+        }
+        HttpResponse<Stream<String>> response;
+        try {
+            response = HTTP.sendAsync(request.build(), HttpResponse.BodyHandlers.ofLines())
+                    .get(REQUEST_TIMEOUT.toSeconds(), TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            throw new Failure(0, "GET " + url(path) + " did not answer within " + REQUEST_TIMEOUT.toSeconds() + " s");
+        } catch (ExecutionException e) {
+            throw unreachable(e.getCause() instanceof IOException io ? describe(io) : String.valueOf(e.getCause()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new Failure(0, "interrupted while waiting for " + url(path));
+        }
+        try (Stream<String> lines = response.body()) {
+            if (response.statusCode() < 200 || response.statusCode() >= 300) {
+                throw refused("GET", path, new Answer(response.statusCode(), lines.collect(Collectors.joining("\n"))));
+            }
+            lines.forEach(line);
+        } catch (UncheckedIOException e) {
+            throw new Failure(0, "the stream of " + url(path) + " ended (" + describe(e.getCause()) + "); did the proxy stop?");
         }
     }
 

@@ -47,6 +47,15 @@ final class AdminClient {
         }
     }
 
+    /** GET {@code path} line by line as the server streams it (history?follow=true); returns when it ends the stream. */
+    void streamLines(String path, java.util.function.Consumer<String> line) throws Failure {
+        try {
+            http.streamLines(path, line);
+        } catch (AdminHttp.Failure e) {
+            throw new Failure(e.getMessage());
+        }
+    }
+
     /** Like {@link #call} and parses the JSON body. */
     BsonDocument json(String method, String path, String body) throws Failure {
         try {

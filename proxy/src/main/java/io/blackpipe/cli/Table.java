@@ -14,13 +14,39 @@ final class Table {
     }
 
     Table row(Object... cells) {
+        rows.add(cells(cells));
+        return this;
+    }
+
+    /** The cells as printed: an empty or missing one is "-", so that every column has a word to split on. */
+    private static List<String> cells(Object... cells) {
         List<String> row = new ArrayList<>();
         for (Object cell : cells) {
             String text = cell == null ? "" : cell.toString();
             row.add(text.isEmpty() ? "-" : text);
         }
-        rows.add(row);
-        return this;
+        return row;
+    }
+
+    /**
+     * The header alone, its columns at least {@code widths} wide: for rows printed as they come ({@link #printRow}),
+     * as a stream cannot wait for its widest cell.
+     */
+    void printHeader(PrintWriter out, int... widths) {
+        line(out, header, atLeastHeader(widths));
+    }
+
+    /** One row now, padded as {@link #printHeader} padded the header; a wider cell pushes only its own row. */
+    void printRow(PrintWriter out, int[] widths, Object... cells) {
+        line(out, cells(cells), atLeastHeader(widths));
+    }
+
+    private int[] atLeastHeader(int[] widths) {
+        int[] result = new int[header.size()];
+        for (int i = 0; i < result.length; i++) {
+            result[i] = Math.max(header.get(i).length(), i < widths.length ? widths[i] : 0);
+        }
+        return result;
     }
 
     boolean isEmpty() {
@@ -46,7 +72,7 @@ final class Table {
         for (int i = 0; i < cells.size(); i++) {
             line.append(cells.get(i));
             if (i < cells.size() - 1) {
-                line.append(" ".repeat(widths[i] - cells.get(i).length() + 2));
+                line.append(" ".repeat(Math.max(widths[i] - cells.get(i).length(), 0) + 2));
             }
         }
         out.println(line);

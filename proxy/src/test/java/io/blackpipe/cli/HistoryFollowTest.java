@@ -1,0 +1,83 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.testing.UpstreamLane;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * `blackpipe history --follow`, run as its own process (as a CI script runs it in the background) against a real
+ * proxy: the commands kept so far, then each new one as the driver sends it, until stopped.
+ */
+class HistoryFollowTest {
+    @TempDir
+    Path temp;
+
+    private static CliChild follow(Path temp, AdminRig rig, String... more) throws Exception {
+        List<String> args = new java.util.ArrayList<>(List.of("history", "--follow", "--admin", rig.url(), "--admin-token", AdminRig.TOKEN));
+        args.addAll(List.of(more));
+        return new CliChild(temp, temp, Map.of(), args.toArray(new String[0]));
+    }
+
+    @Test
+    void followPrintsTheCommandsSoFarThenEachNewOneAsItHappens() throws Exception {
+        String earlier = UpstreamLane.freshDatabaseName("cli_follow_before") + ".c";
+        String later = UpstreamLane.freshDatabaseName("cli_follow_after") + ".c";
+        AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()));
+        boolean stopped = false;
+        try {
+            HistoryCommandTest.insert(rig, earlier, new Document("_id", 1));
+            try (CliChild table = follow(temp, rig); CliChild json = follow(temp, rig, "--json")) {
+                assertEquals(HistoryCommandTest.HEADER, List.of(table.awaitLine("TIME").split(" {2,}")));
+                awaitLineEndingWith(table, earlier); // the backlog: recorded before the child started
+                String backlog = json.awaitLine("{");
+                assertEquals(earlier, BsonDocument.parse(backlog).getString("ns").getValue(), backlog);
+
+                HistoryCommandTest.insert(rig, later, new Document("_id", 1)); // while both follow
+                String row = awaitLineEndingWith(table, later);
+                List<String> cells = List.of(row.split(" {2,}"));
+                assertEquals(List.of("insert", "1", "-", "ok", "-"), cells.subList(2, 7), row);
+                assertTrue(table.process.isAlive(), "still following: " + table.describe());
+
+                BsonDocument streamed = BsonDocument.parse(awaitJsonFor(json, later));
+                assertEquals("insert", streamed.getString("command").getValue());
+
+                // the proxy going away ends the stream: exit 1, saying so, for the script to notice
+                rig.close();
+                stopped = true;
+                assertEquals(1, json.awaitExit(), json::describe);
+                String error = json.stderrText().strip();
+                assertTrue(error.startsWith("blackpipe: the stream of " + rig.url() + "/api/v1/history?follow=true ended")
+                        && error.endsWith("did the proxy stop?"), json::describe);
+            }
+        } finally {
+            if (!stopped) {
+                rig.close();
+            }
+        }
+    }
+
+    private static String awaitLineEndingWith(CliChild child, String ns) throws Exception {
+        String line;
+        do {
+            line = child.awaitLine("");
+        } while (!line.endsWith(ns));
+        return line;
+    }
+
+    private static String awaitJsonFor(CliChild child, String ns) throws Exception {
+        String line;
+        do {
+            line = child.awaitLine("{");
+        } while (!BsonDocument.parse(line).getString("ns").getValue().equals(ns));
+        return line;
+    }
+}
