@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.fault.ErrorCodes;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +27,8 @@ final class FaultCommand implements Runnable {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "List the rules in force: id, mode (with what is left of it), fault, how many commands it faulted, commands and what else they match.")
+            description = "List the rules in force: id, mode (with what is left of it), fault and its details (error, labels,"
+                    + " block, delay), how many commands it faulted, commands and what else they match.")
     static final class ListRules extends AdminCommand {
         @Option(names = "--json", description = "Print the API's JSON instead of a table.")
         boolean json;
@@ -38,13 +40,14 @@ final class FaultCommand implements Runnable {
                 return 0;
             }
             BsonDocument answer = admin.get("rules");
-            Table table = new Table("ID", "MODE", "FAULT", "FIRED", "COMMANDS", "MATCHING");
+            Table table = new Table("ID", "MODE", "FAULT", "DETAIL", "FIRED", "COMMANDS", "MATCHING");
             for (BsonValue value : answer.getArray("rules")) {
                 BsonDocument entry = value.asDocument();
                 BsonDocument rule = entry.getDocument("rule", new BsonDocument());
                 BsonDocument data = rule.isDocument("data") ? rule.getDocument("data") : new BsonDocument();
                 String fired = entry.isNumber("fired") ? Long.toString(entry.getNumber("fired").longValue()) : "?";
-                table.row(text(entry, "id"), text(entry, "mode"), text(entry, "fault"), fired, commands(data), matching(data));
+                table.row(text(entry, "id"), text(entry, "mode"), text(entry, "fault"), detail(data), fired, commands(data),
+                        matching(data));
             }
             if (table.isEmpty()) {
                 out.println("no rules");
@@ -63,6 +66,46 @@ final class FaultCommand implements Runnable {
                 data.getArray("failCommands").forEach(v -> names.add(v.isString() ? v.asString().getValue() : v.toString()));
             }
             return String.join(",", names);
+        }
+
+        /**
+         * What tells two rules of the same fault apart: the error (name and code), its labels, the block before it,
+         * the delay, the writeConcernError's code. Short key=value words, as MATCHING has, so the table stays narrow.
+         */
+        static String detail(BsonDocument data) {
+            List<String> parts = new ArrayList<>();
+            if (data.isNumber("errorCode")) {
+                parts.add("error=" + errorName(data.getNumber("errorCode").intValue()));
+            } else if (data.isString("error")) { // the name as given (some codes have two), with its code
+                String name = data.getString("error").getValue();
+                Integer code = ErrorCodes.code(name);
+                parts.add("error=" + name + (code == null ? "" : "(" + code + ")"));
+            }
+            if (data.isDocument("writeConcernError")) {
+                BsonDocument error = data.getDocument("writeConcernError");
+                parts.add("writeConcernError=" + (error.isNumber("code") ? errorName(error.getNumber("code").intValue()) : "?"));
+            }
+            if (data.isArray("errorLabels") && !data.getArray("errorLabels").isEmpty()) {
+                List<String> labels = new ArrayList<>();
+                data.getArray("errorLabels").forEach(v -> labels.add(v.isString() ? v.asString().getValue() : v.toString()));
+                parts.add("labels=" + String.join(",", labels));
+            }
+            if (data.getBoolean("blockConnection", BsonBoolean.FALSE).getValue() && data.isNumber("blockTimeMS")) {
+                parts.add("block=" + data.getNumber("blockTimeMS").longValue() + "ms");
+            }
+            if (data.isNumber("delayReplyMS")) {
+                parts.add("delay=" + data.getNumber("delayReplyMS").longValue() + "ms");
+            }
+            if (data.isString("topologyVersion")) {
+                parts.add("topologyVersion=" + data.getString("topologyVersion").getValue());
+            }
+            return String.join(" ", parts);
+        }
+
+        /** "NotWritablePrimary(10107)", or the code alone when blackpipe knows no name for it. */
+        private static String errorName(int code) {
+            String name = ErrorCodes.name(code);
+            return ErrorCodes.code(name) == null ? Integer.toString(code) : name + "(" + code + ")";
         }
 
         private static String matching(BsonDocument data) {

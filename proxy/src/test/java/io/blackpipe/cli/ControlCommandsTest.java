@@ -156,7 +156,8 @@ class ControlCommandsTest {
             CliRun list = rig.run("fault", "list");
             assertEquals(0, list.exitCode(), list::toString);
             List<String> line = row(list, id).orElseThrow(() -> new AssertionError(list.toString()));
-            assertEquals(List.of(id, "{times: 1} (0 left)", "errorReply", "1", "insert", "-"), line, list::toString);
+            assertEquals(List.of(id, "{times: 1} (0 left)", "errorReply", "error=NotWritablePrimary(10107)", "1", "insert", "-"), line,
+                    list::toString);
         }
     }
 
@@ -218,11 +219,14 @@ class ControlCommandsTest {
 
         CliRun list = shared.run("fault", "list");
         assertEquals(0, list.exitCode(), list::toString);
-        assertEquals(List.of("ID", "MODE", "FAULT", "FIRED", "COMMANDS", "MATCHING"), List.of(list.lines().get(0).trim().split(" {2,}")));
-        assertEquals(List.of("by-json", "alwaysOn", "closeConnection", "0", "find", "-"), row(list, "by-json").orElseThrow(), list::toString);
-        assertEquals(List.of("by-flags", "{skip: 2} (2 to skip)", "resetConnection", "0", "update,delete",
+        assertEquals(List.of("ID", "MODE", "FAULT", "DETAIL", "FIRED", "COMMANDS", "MATCHING"),
+                List.of(list.lines().get(0).trim().split(" {2,}")));
+        assertEquals(List.of("by-json", "alwaysOn", "closeConnection", "-", "0", "find", "-"), row(list, "by-json").orElseThrow(),
+                list::toString);
+        assertEquals(List.of("by-flags", "{skip: 2} (2 to skip)", "resetConnection", "-", "0", "update,delete",
                 "member=primary app=shop attempt=retry"), row(list, "by-flags").orElseThrow(), list::toString);
-        assertEquals(List.of("by-all", "alwaysOn", "hang", "0", "(all)", "app=nobody"), row(list, "by-all").orElseThrow(), list::toString);
+        assertEquals(List.of("by-all", "alwaysOn", "hang", "-", "0", "(all)", "app=nobody"), row(list, "by-all").orElseThrow(),
+                list::toString);
 
         CliRun listJson = shared.run("fault", "list", "--json");
         assertEquals(0, listJson.exitCode(), listJson::toString);
