@@ -114,11 +114,12 @@ public final class AdminHttp {
     }
 
     /**
-     * GET {@code path} as a stream of lines (history?follow=true): each line goes to {@code line} as it arrives,
+     * GET {@code path} as a stream of lines (history?follow=true): {@code opened} runs once the server has said yes (a
+     * 2xx head), then each line goes to {@code line} as it arrives,
      * until the server ends the answer (returns) or the connection breaks (a Failure). Only the answer's head
      * must come within the request timeout: the body may take as long as the server streams it.
      */
-    public void streamLines(String path, Consumer<String> line) {
+    public void streamLines(String path, Runnable opened, Consumer<String> line) {
         HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(url(path))).GET();
         if (token != null) {
             request.header("Authorization", "Bearer " + token);
@@ -139,6 +140,7 @@ public final class AdminHttp {
             if (response.statusCode() < 200 || response.statusCode() >= 300) {
                 throw refused("GET", path, new Answer(response.statusCode(), lines.collect(Collectors.joining("\n"))));
             }
+            opened.run();
             lines.forEach(line);
         } catch (UncheckedIOException e) {
             throw new Failure(0, "the stream of " + url(path) + " ended (" + describe(e.getCause()) + "); did the proxy stop?");

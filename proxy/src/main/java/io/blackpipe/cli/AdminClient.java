@@ -47,10 +47,13 @@ final class AdminClient {
         }
     }
 
-    /** GET {@code path} line by line as the server streams it (history?follow=true); returns when it ends the stream. */
-    void streamLines(String path, java.util.function.Consumer<String> line) throws Failure {
+    /**
+     * GET {@code path} line by line as the server streams it (history?follow=true), {@code opened} first once it
+     * answered 2xx; returns when it ends the stream.
+     */
+    void streamLines(String path, Runnable opened, java.util.function.Consumer<String> line) throws Failure {
         try {
-            http.streamLines(path, line);
+            http.streamLines(path, opened, line);
         } catch (AdminHttp.Failure e) {
             throw new Failure(e.getMessage());
         }

@@ -82,12 +82,14 @@ final class HistoryCommand extends AdminCommand {
     /** Prints each line as it arrives; the proxy ending the stream (it stopped) is a failure: nothing more will come. */
     private int follow(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
         Table table = new Table(HEADER);
-        if (!json) {
-            table.printHeader(out, FOLLOW_WIDTHS);
-            out.flush();
-        }
+        Runnable header = () -> { // once the proxy said yes: a refusal prints nothing on stdout
+            if (!json) {
+                table.printHeader(out, FOLLOW_WIDTHS);
+                out.flush();
+            }
+        };
         try {
-            admin.streamLines("history?follow=true", line -> {
+            admin.streamLines("history?follow=true", header, line -> {
                 if (line.isBlank()) {
                     return;
                 }

@@ -427,7 +427,8 @@ class ControlCommandsTest {
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"fault list", "fault add --command insert --reset", "fault clear", "stats", "members",
-            "scenario status", "scenario stop", "failover", "connections reset --member all", "restore primary"})
+            "scenario status", "scenario stop", "failover", "connections reset --member all", "restore primary", "history",
+            "history --follow", "reset"})
     void anUnreachableProxyExitsOneNamingTheUrl(String args) throws IOException {
         String url = "http://127.0.0.1:" + closedPort();
         List<String> all = new ArrayList<>(List.of(args.split(" ")));
@@ -706,7 +707,7 @@ class ControlCommandsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"fault", "fault add", "fault list", "fault remove", "fault clear", "scenario", "scenario run",
             "scenario validate", "scenario status", "scenario stop", "stats", "members", "connections", "connections list",
-            "connections reset", "failover", "outage", "blackhole", "restore", "completion"})
+            "connections reset", "failover", "outage", "blackhole", "restore", "history", "reset", "completion"})
     void everyCommandHasHelp(String command) {
         for (String flag : List.of("--help", "-h")) {
             List<String> args = new ArrayList<>(List.of(command.split(" ")));
@@ -731,7 +732,7 @@ class ControlCommandsTest {
         assertTrue(run.out().contains("blackpipe"), run::toString);
         assertTrue(run.out().contains("complete -F _complete_blackpipe"), "registers the completion function");
         for (String word : List.of("fault", "scenario", "stats", "members", "connections", "failover", "outage", "--admin-token",
-                "--drop-reply", "--error-code")) {
+                "--drop-reply", "--error-code", "history", "--since", "--follow", "reset")) {
             assertTrue(run.out().contains(word), () -> word + " is completed");
         }
         assertEquals("", run.err());
