@@ -22,13 +22,17 @@ public final class LogCapture extends Handler implements AutoCloseable {
 
     private final List<LogRecord> records = new CopyOnWriteArrayList<>();
     private final SimpleFormatter formatter = new SimpleFormatter();
+    /** The logger's level before: an earlier test in this JVM may have quieted it (the report sets WARNING). */
+    private final Level levelBefore;
 
     private LogCapture() {
         setLevel(Level.ALL);
+        levelBefore = BLACKPIPE.getLevel();
     }
 
     public static LogCapture start() {
         LogCapture capture = new LogCapture();
+        BLACKPIPE.setLevel(Level.INFO); // the proxy's info lines are what most captures wait for
         BLACKPIPE.addHandler(capture);
         return capture;
     }
@@ -83,5 +87,6 @@ public final class LogCapture extends Handler implements AutoCloseable {
     @Override
     public void close() {
         BLACKPIPE.removeHandler(this);
+        BLACKPIPE.setLevel(levelBefore);
     }
 }
