@@ -3,10 +3,7 @@ package io.blackpipe.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.blackpipe.admin.AdminServer;
-import io.blackpipe.fault.Rule;
 import io.blackpipe.pipe.ProxyConfig;
-import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.URI;
@@ -34,46 +31,41 @@ import org.junit.jupiter.api.io.TempDir;
  * unknown name's error lists the bundled ones; an existing file of that name wins.
  */
 class BundledScenarioCliTest {
-    private static final String TOKEN = "bundled-test-token";
+    private static final String TOKEN = AdminRig.TOKEN;
     private static final Pattern ADMIN = Pattern.compile("^admin: http://([^/ ]+)/metrics");
     /** A file called like a bundled scenario, with another rule: which of the two ran shows in the rule id. */
     private static final String IMPOSTOR = "name: impostor\nrules:\n  - id: from-the-file\n    configureFailPoint: failCommand\n"
             + "    mode: {times: 1}\n    data: {failCommands: [find], errorCode: 91}\n";
 
-    private static ProxyServer proxy;
-    private static AdminServer admin;
+    private static AdminRig rig;
 
     @TempDir
     Path temp;
 
     @BeforeAll
     static void start() {
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
-        admin = AdminServer.start(proxy, "127.0.0.1", 0, TOKEN);
+        rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()));
     }
 
     @AfterAll
     static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
-        if (proxy != null) {
-            proxy.close();
+        if (rig != null) {
+            rig.close();
         }
     }
 
     @AfterEach
     void reset() {
-        proxy.scenarios().stop();
-        proxy.rules().clear();
+        rig.proxy().scenarios().stop();
+        rig.proxy().rules().clear();
     }
 
     private static String adminUrl() {
-        return "http://127.0.0.1:" + admin.port();
+        return rig.url();
     }
 
     private static List<String> ruleIds() {
-        return proxy.rules().rules().stream().map(Rule::id).toList();
+        return rig.ruleIds();
     }
 
     @Test

@@ -3,10 +3,7 @@ package io.blackpipe.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.blackpipe.admin.AdminServer;
-import io.blackpipe.fault.Rule;
 import io.blackpipe.pipe.ProxyConfig;
-import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -14,8 +11,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.AfterAll;
@@ -32,42 +27,35 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Each is refused where it is typed, naming it, and nothing reaches the real proxy behind the admin API.
  */
 class NoOpInputsTest {
-    private static ProxyServer proxy;
-    private static AdminServer admin;
+    private static AdminRig rig;
 
     @TempDir
     Path temp;
 
     @BeforeAll
     static void start() {
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
-        admin = AdminServer.start(proxy, "127.0.0.1", 0, null);
+        rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()));
     }
 
     @AfterAll
     static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
-        if (proxy != null) {
-            proxy.close();
+        if (rig != null) {
+            rig.close();
         }
     }
 
     @AfterEach
     void clear() {
-        proxy.rules().clear();
-        proxy.restore("all");
+        rig.proxy().rules().clear();
+        rig.proxy().restore("all");
     }
 
     private static CliRun run(String... args) {
-        List<String> all = new ArrayList<>(Arrays.asList(args));
-        all.addAll(List.of("--admin", "127.0.0.1:" + admin.port()));
-        return CliRun.of(all.toArray(new String[0]));
+        return rig.run(args);
     }
 
     private static List<String> ruleIds() {
-        return proxy.rules().rules().stream().map(Rule::id).toList();
+        return rig.ruleIds();
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -87,7 +75,7 @@ class NoOpInputsTest {
         CliRun rounded = run("fault", "add", "--command", "find", "--block", "1.4ms", "--reset", "--id", "rounded");
         assertEquals(0, rounded.exitCode(), rounded::toString);
         assertEquals(List.of("zero", "rounded"), ruleIds());
-        BsonDocument block = proxy.rules().rules().get(1).source().getDocument("data");
+        BsonDocument block = rig.proxy().rules().rules().get(1).source().getDocument("data");
         assertEquals(1, block.getNumber("blockTimeMS").longValue(), block::toJson);
     }
 
@@ -98,11 +86,11 @@ class NoOpInputsTest {
         assertTrue(run.err().startsWith("Invalid value for option '--duration': '0.6ms' is shorter than 1ms"), run::toString);
 
         HttpResponse<String> api = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + admin.port() + "/api/v1/members/primary/blackhole?duration=0.6ms"))
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+                        URI.create(rig.url() + "/api/v1/members/primary/blackhole?duration=0.6ms"))
+                .header("Authorization", "Bearer " + AdminRig.TOKEN).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(400, api.statusCode(), api::body);
         assertTrue(api.body().contains("duration: '0.6ms' is shorter than 1ms"), api::body);
-        assertTrue(proxy.select("all").stream().noneMatch(l -> l.down() || l.blackholed()), "no member was faulted");
+        assertTrue(rig.proxy().select("all").stream().noneMatch(l -> l.down() || l.blackholed()), "no member was faulted");
     }
 
     /** {@code step}: the step's YAML, its lines separated by '|'; {@code line}: where {@code field} is. */
