@@ -166,6 +166,9 @@ public final class BlackPipe implements AutoCloseable {
      * rule's replacement and removal, as the server's failpoint count does; {@link #reset()} zeroes it.
      */
     public long fired(String id) {
+        if (id == null) {
+            throw new IllegalArgumentException("id: required, got null");
+        }
         return proxy.rules().fired(id);
     }
 

@@ -150,6 +150,9 @@ public final class RemoteBlackPipe {
         if (id == null) {
             throw new IllegalArgumentException("id: required, got null");
         }
+        if (id.isEmpty()) {
+            return 0; // no rule has an empty id (the API has no route for one)
+        }
         return json("GET", "rules/" + AdminHttp.encode(id) + "/fired", null).getNumber("fired").longValue();
     }
 

@@ -118,6 +118,9 @@ class RemoteBlackPipeTest {
         assertTrue(blackPipe.removeRule(id));
         assertFalse(blackPipe.removeRule(id), "gone already");
         assertEquals(1, blackPipe.fired(id), "the count outlives the rule, as BlackPipe.fired's does");
+        assertEquals(0, blackPipe.fired(""), "no rule has an empty id: 0, as BlackPipe.fired says");
+        assertEquals(0, running.fired(""));
+        assertThrows(IllegalArgumentException.class, () -> running.fired(null), "null is refused by both");
         IllegalArgumentException typo = assertThrows(IllegalArgumentException.class, () -> blackPipe.attempts("insrt"));
         assertTrue(typo.getMessage().startsWith("command: 'insrt' is not a command blackpipe counts by name"), typo.getMessage());
     }
