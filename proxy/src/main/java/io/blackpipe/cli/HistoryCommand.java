@@ -35,7 +35,11 @@ final class HistoryCommand extends AdminCommand {
     @Option(names = "--json", description = "Print the API's JSON lines unchanged instead of a table.")
     boolean json;
 
-    /** Stdout went away (`history --follow | head`): nobody reads the stream any more. */
+    /**
+     * Stdout went away (`history --follow | head`): nobody reads the stream any more. picocli's writer wraps
+     * System.out in an OutputStreamWriter, and System.out, a PrintStream, swallows the broken pipe: only its
+     * own checkError() tells, the writer's never does.
+     */
     private static final class OutputClosed extends RuntimeException {
         OutputClosed() {
             super(null, null, false, false);
@@ -99,7 +103,7 @@ final class HistoryCommand extends AdminCommand {
                     table.printRow(out, FOLLOW_WIDTHS, cells(line));
                 }
                 out.flush();
-                if (out.checkError()) {
+                if (out.checkError() || System.out.checkError()) {
                     throw new OutputClosed();
                 }
             });

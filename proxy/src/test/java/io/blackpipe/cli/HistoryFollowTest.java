@@ -76,6 +76,51 @@ class HistoryFollowTest {
         }
     }
 
+    /**
+     * `history --follow --json | head -1`: once its reader is gone, the next entry ends the follower (exit 0) and
+     * its stream, instead of it following an unread pipe (and holding the proxy's stream open) forever.
+     */
+    @Test
+    void followEndsWhenItsStdoutIsClosed() throws Exception {
+        String ns = UpstreamLane.freshDatabaseName("cli_follow_closed") + ".c";
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            HistoryCommandTest.insert(rig, ns, new Document("_id", 0)); // a backlog: the first line comes at once
+            String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+            ProcessBuilder builder = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", classPath, "io.blackpipe.cli.Main", "history", "--follow", "--json", "--admin", rig.url(),
+                    "--admin-token", AdminRig.TOKEN)
+                    .redirectError(temp.resolve("follow.err").toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            builder.environment().keySet().removeIf(name -> name.startsWith("BLACKPIPE_"));
+            Process follower = builder.start();
+            try {
+                java.io.BufferedReader out = new java.io.BufferedReader(new java.io.InputStreamReader(
+                        follower.getInputStream(), java.nio.charset.StandardCharsets.UTF_8));
+                String first = out.readLine();
+                assertTrue(first != null && first.startsWith("{"), "first line: " + first);
+                out.close(); // as `head -1` exits
+                for (int i = 1; i <= 20 && follower.isAlive(); i++) {
+                    HistoryCommandTest.insert(rig, ns, new Document("_id", i)); // lines it can no longer write
+                    follower.waitFor(500, java.util.concurrent.TimeUnit.MILLISECONDS);
+                }
+                assertTrue(follower.waitFor(15, java.util.concurrent.TimeUnit.SECONDS),
+                        "still following a closed stdout; stderr: " + java.nio.file.Files.readString(temp.resolve("follow.err")));
+                assertEquals(0, follower.exitValue(), () -> "stderr: " + readQuietly(temp.resolve("follow.err")));
+            } finally {
+                follower.destroyForcibly();
+                follower.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static String readQuietly(Path file) {
+        try {
+            return java.nio.file.Files.readString(file);
+        } catch (java.io.IOException e) {
+            return e.toString();
+        }
+    }
+
     private static String awaitLineEndingWith(CliChild child, String ns) throws Exception {
         String line;
         do {
