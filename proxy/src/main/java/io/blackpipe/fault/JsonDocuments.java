@@ -47,6 +47,7 @@ public final class JsonDocuments {
             case STRING -> "a string";
             case BOOLEAN -> "a boolean";
             case NULL -> "null";
+            case END_OF_DOCUMENT -> "nothing (the text is empty)"; // `fault add --json ''`: not "a end_of_document"
             case INT32, INT64, DOUBLE, DECIMAL128 -> "a number";
             default -> "a " + type.name().toLowerCase(Locale.ROOT);
         };

@@ -347,6 +347,17 @@ class ControlCommandsTest {
                 Arguments.of("stats --no-such-flag", "--no-such-flag"));
     }
 
+    /** An empty or blank JSON argument (`--json "$RULE"` with RULE unset) is named as empty, not as a BSON reader state. */
+    @ParameterizedTest(name = "fault add --json ''{0}''")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"", "  "})
+    void anEmptyJsonRuleIsAUsageErrorSayingItIsEmpty(String json) {
+        CliRun run = shared.run("fault", "add", "--json", json);
+        assertEquals(2, run.exitCode(), run::toString);
+        String first = run.err().lines().findFirst().orElse("");
+        assertEquals("JSON: not a JSON document: nothing (the text is empty) where one document {...} was expected", first, run::toString);
+        assertEquals(List.of(), shared.ruleIds(), "a usage error sends nothing");
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("usageErrors")
     void badFlagCombinationsExitTwoNamingTheFlags(String args, String named) {
