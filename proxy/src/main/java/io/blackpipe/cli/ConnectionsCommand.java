@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.fault.Plural;
 import java.io.PrintWriter;
 import org.bson.BsonDocument;
 import picocli.CommandLine.Command;
@@ -42,7 +43,8 @@ final class ConnectionsCommand implements Runnable {
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
             BsonDocument answer = admin.json("POST", "connections/reset?member=" + AdminClient.encode(member), null);
-            out.println("reset " + ScenarioCommand.number(answer, "reset") + " connection(s) of " + member);
+            out.println("reset " + (answer.isNumber("reset") ? Plural.of(answer.getNumber("reset").longValue(), "connection")
+                    : "? connections") + " of " + member);
             return 0;
         }
     }
