@@ -82,27 +82,32 @@ public final class FailRule {
 
     /** Only on this member: "primary", "secondary" or an advertised or upstream host:port. */
     public FailRule onMember(String member) {
-        return put("member", member);
+        return put("onMember", "member", member);
     }
 
     /** Only for clients whose appName is {@code appName}. */
     public FailRule forApp(String appName) {
-        return put("appName", appName);
+        return put("forApp", "appName", appName);
     }
 
-    /** Only on this namespace ("db.collection"). */
+    /** Only on this namespace ("db.collection", or "db" for every collection of it). */
     public FailRule onNamespace(String namespace) {
-        return put("namespace", namespace);
+        if (namespace != null && namespace.isBlank()) {
+            // as the CLI's --namespace refuses it: a failCommand namespace "" never matches, the rule would never fire
+            throw new IllegalArgumentException("onNamespace(): must not be empty: a rule on namespace '" + namespace
+                    + "' would never fire (give \"db.collection\" or \"db\", or leave it out for every namespace)");
+        }
+        return put("onNamespace", "namespace", namespace);
     }
 
     /** Only on first attempts (a retry passes). */
     public FailRule firstAttempts() {
-        return put("attempt", "first");
+        return put("firstAttempts", "attempt", "first");
     }
 
     /** Only on attempts the proxy recognises as retries. */
     public FailRule retries() {
-        return put("attempt", "retry");
+        return put("retries", "attempt", "retry");
     }
 
     /** Name the rule (default: rule-N); a rule with the same id is replaced. */
@@ -148,8 +153,14 @@ public final class FailRule {
         return add();
     }
 
-    private FailRule put(String key, String value) {
-        data.put(key, new BsonString(given(value, key)));
+    /** Each filter once, as the mode: a second onMember (or retries() after firstAttempts()) would silently replace the first. */
+    private FailRule put(String call, String key, String value) {
+        BsonString chosen = new BsonString(given(value, key));
+        if (data.containsKey(key)) {
+            throw new IllegalStateException(call + "(): this rule's " + key + " is already '" + data.getString(key).getValue()
+                    + "'; a rule has one (a second rule can take '" + value + "')");
+        }
+        data.put(key, chosen);
         return this;
     }
 

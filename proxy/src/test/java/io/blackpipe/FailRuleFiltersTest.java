@@ -1,0 +1,54 @@
+package io.blackpipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+
+/** A filter set twice, or one that could never match, is refused as a mode set twice is: never a silent replacement. */
+class FailRuleFiltersTest {
+    private final List<BsonDocument> added = new ArrayList<>();
+
+    private FailRule fail(String... commands) {
+        return new FailRule((id, document) -> {
+            added.add(document);
+            return "rule-" + added.size();
+        }, commands);
+    }
+
+    @Test
+    void firstAttemptsThenRetriesIsRefusedNotTurnedIntoARuleOnRetriesOnly() {
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> fail("insert").firstAttempts().retries());
+        assertEquals("retries(): this rule's attempt is already 'first'; a rule has one (a second rule can take 'retry')",
+                e.getMessage());
+        assertEquals(List.of(), added);
+    }
+
+    @Test
+    void aSecondMemberAppOrNamespaceIsRefusedNamingTheFirst() {
+        assertEquals("onMember(): this rule's member is already 'primary'; a rule has one (a second rule can take 'secondary')",
+                assertThrows(IllegalStateException.class, () -> fail("find").onMember("primary").onMember("secondary")).getMessage());
+        assertThrows(IllegalStateException.class, () -> fail("find").forApp("a").forApp("b"));
+        assertThrows(IllegalStateException.class, () -> fail("find").onNamespace("shop").onNamespace("shop.orders"));
+    }
+
+    @Test
+    void anEmptyNamespaceIsRefusedAsTheCliRefusesIt() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> fail("insert").onNamespace(""));
+        assertEquals("onNamespace(): must not be empty: a rule on namespace '' would never fire"
+                + " (give \"db.collection\" or \"db\", or leave it out for every namespace)", e.getMessage());
+    }
+
+    @Test
+    void eachFilterOnceStillMakesOneRuleWithAllOfThem() {
+        fail("insert").onMember("primary").forApp("app").onNamespace("shop.orders").retries().errorCode(2);
+        BsonDocument data = added.get(0).getDocument("data");
+        assertEquals("primary", data.getString("member").getValue());
+        assertEquals("app", data.getString("appName").getValue());
+        assertEquals("shop.orders", data.getString("namespace").getValue());
+        assertEquals("retry", data.getString("attempt").getValue());
+    }
+}
