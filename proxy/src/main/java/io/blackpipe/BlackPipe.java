@@ -2,7 +2,6 @@ package io.blackpipe;
 
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.fault.BundledScenarios;
-import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
@@ -24,7 +23,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
-import org.bson.json.JsonParseException;
 
 /**
  * blackpipe inside a test JVM: a proxy in front of an upstream deployment, on loopback and free
@@ -97,13 +95,13 @@ public final class BlackPipe implements AutoCloseable {
 
     /** Adds a failCommand document as a rule; its id is the document's "id" field, else a new one. Returns the id. */
     public String rule(String failCommandJson) {
-        BsonDocument document = parse(failCommandJson);
+        BsonDocument document = Arguments.failCommand(failCommandJson);
         return rule(document.isString("id") ? document.getString("id").getValue() : nextId(), document);
     }
 
     /** Adds (or replaces) the rule {@code id}; the document's own id, if any, must be the same. Returns the id. */
     public String rule(String id, String failCommandJson) {
-        return rule(id, parse(failCommandJson));
+        return rule(Arguments.ruleId(id), Arguments.failCommand(failCommandJson));
     }
 
     String rule(String id, BsonDocument document) {
@@ -154,7 +152,7 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     public boolean removeRule(String id) {
-        return proxy.rules().remove(id);
+        return proxy.rules().remove(Arguments.required(id, "id"));
     }
 
     public void clearRules() {
@@ -166,26 +164,12 @@ public final class BlackPipe implements AutoCloseable {
      * rule's replacement and removal, as the server's failpoint count does; {@link #reset()} zeroes it.
      */
     public long fired(String id) {
-        if (id == null) {
-            throw new IllegalArgumentException("id: required, got null");
-        }
-        return proxy.rules().fired(id);
+        return proxy.rules().fired(Arguments.required(id, "id"));
     }
 
     /** The active rules, each as its failCommand document in JSON (with its "id"). */
     public List<String> rules() {
         return proxy.rules().rules().stream().map(Rule::source).map(BsonDocument::toJson).toList();
-    }
-
-    private static BsonDocument parse(String json) {
-        if (json == null) {
-            throw new IllegalArgumentException("rule: a failCommand document is required, got null");
-        }
-        try {
-            return JsonDocuments.parseOne(json); // one rule: anything after it is an error, not ignored
-        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
-            throw new IllegalArgumentException("not a JSON document: " + e.getMessage(), e);
-        }
     }
 
     // ---- counters ----
@@ -218,7 +202,7 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     public long outcomes(String command, Outcome outcome) {
-        return outcomes(command, outcome.label());
+        return outcomes(command, Arguments.required(outcome, "outcome").label());
     }
 
     /**
@@ -231,7 +215,7 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     public long faultsInjected(Fault fault) {
-        return faultsInjected(fault.label());
+        return faultsInjected(Arguments.required(fault, "fault").label());
     }
 
     /** Counts from zero again, as this object reports them; the registry and /metrics are untouched. */
@@ -253,7 +237,7 @@ public final class BlackPipe implements AutoCloseable {
     public void runScenario(Path file) {
         ensureOpen();
         try {
-            proxy.scenarios().start(proxy.scenarioLoader().load(file));
+            proxy.scenarios().start(proxy.scenarioLoader().load(Arguments.scenarioFile(file)));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read scenario " + file + ": " + e.getMessage(), e);
         } catch (ScenarioException e) {
@@ -270,7 +254,7 @@ public final class BlackPipe implements AutoCloseable {
      */
     public void runBundledScenario(String name) {
         ensureOpen();
-        proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), name));
+        proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), Arguments.scenarioName(name)));
     }
 
     /** Stops the running scenario: its pending steps are cancelled, its rules removed, its faulted members restored. */
@@ -294,26 +278,12 @@ public final class BlackPipe implements AutoCloseable {
      *                                  "secondary" where no member is one)
      */
     public void outage(String member, Duration duration) {
-        proxy.outage(member(member), millis(duration));
-    }
-
-    /** Zero: until restored; otherwise at least 1 ms, as the CLI, the admin API and scenarios take it (RemoteBlackPipe too). */
-    static long millis(Duration duration) {
-        if (duration == null) {
-            throw new IllegalArgumentException("duration: required (Duration.ZERO: until restored), got null");
-        }
-        if (duration.isNegative() || (!duration.isZero() && duration.toMillis() < 1)) {
-            throw new IllegalArgumentException("duration: must be zero (until restored) or at least 1ms, got " + duration);
-        }
-        return duration.toMillis();
+        proxy.outage(member(member), Arguments.millis(duration));
     }
 
     private String member(String member) {
         ensureOpen();
-        if (member == null) {
-            throw new IllegalArgumentException("member: required (primary, secondary, all or host:port), got null");
-        }
-        return member;
+        return Arguments.member(member);
     }
 
     /**
@@ -322,7 +292,7 @@ public final class BlackPipe implements AutoCloseable {
      * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
      */
     public void blackhole(String member, Duration duration) {
-        proxy.blackhole(member(member), millis(duration));
+        proxy.blackhole(member(member), Arguments.millis(duration));
     }
 
     /**

@@ -78,7 +78,7 @@ final class CounterView {
     }
 
     private static String oneOf(String what, String value, List<String> known) {
-        if (!known.contains(value)) {
+        if (value == null || !known.contains(value)) { // List.of(...).contains(null) throws a NullPointerException
             throw new IllegalArgumentException(what + ": " + (value == null ? "required" : "'" + value + "' is none of " + known));
         }
         return value;

@@ -98,10 +98,7 @@ public final class RemoteBlackPipe {
 
     /** Adds (or replaces) the rule {@code id}; the document's own id, if any, must be the same. Returns the id. */
     public String rule(String id, String failCommandJson) {
-        if (id == null) {
-            throw new IllegalArgumentException("id: required, got null");
-        }
-        return json("PUT", "rules/" + AdminHttp.encode(id), required(failCommandJson)).getString("id").getValue();
+        return json("PUT", "rules/" + AdminHttp.encode(Arguments.ruleId(id)), required(failCommandJson)).getString("id").getValue();
     }
 
     private static String required(String failCommandJson) {
@@ -186,7 +183,7 @@ public final class RemoteBlackPipe {
     }
 
     public long outcomes(String command, Outcome outcome) {
-        return outcomes(command, outcome.label());
+        return outcomes(command, Arguments.required(outcome, "outcome").label());
     }
 
     /** Faults injected under the label {@code fault} (e.g. resetConnection, errorReply, outage), all commands. */
@@ -195,7 +192,7 @@ public final class RemoteBlackPipe {
     }
 
     public long faultsInjected(Fault fault) {
-        return faultsInjected(fault.label());
+        return faultsInjected(Arguments.required(fault, "fault").label());
     }
 
     /** Counts from zero again, as this object reports them; the proxy's counters and /metrics are untouched. */
@@ -227,9 +224,7 @@ public final class RemoteBlackPipe {
 
     /** Reads a scenario file here and starts it on the proxy (checked whole first), stopping one still running. */
     public void runScenario(Path file) {
-        if (file == null) {
-            throw new IllegalArgumentException("file: required, got null");
-        }
+        Arguments.scenarioFile(file);
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
@@ -246,10 +241,7 @@ public final class RemoteBlackPipe {
 
     /** Starts a scenario shipped in the proxy's jar, by name ("transient-blip"); an unknown name's exception lists them. */
     public void runBundledScenario(String name) {
-        if (name == null) {
-            throw new IllegalArgumentException("name: required, e.g. \"transient-blip\"");
-        }
-        call("POST", "scenario/bundled/" + AdminHttp.encode(name));
+        call("POST", "scenario/bundled/" + AdminHttp.encode(Arguments.scenarioName(name)));
     }
 
     /** Stops the running scenario: its pending steps are cancelled, its rules removed, its faulted members restored. */
@@ -264,12 +256,12 @@ public final class RemoteBlackPipe {
 
     /** {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored). */
     public void outage(String member, Duration duration) {
-        memberAction(member, "outage", BlackPipe.millis(duration));
+        memberAction(member, "outage", Arguments.millis(duration));
     }
 
     /** {@code member} accepts connections but nothing passes for {@code duration} (zero: until restored). */
     public void blackhole(String member, Duration duration) {
-        memberAction(member, "blackhole", BlackPipe.millis(duration));
+        memberAction(member, "blackhole", Arguments.millis(duration));
     }
 
     /** Ends an outage or blackhole of {@code member} now. */
@@ -282,10 +274,7 @@ public final class RemoteBlackPipe {
     }
 
     private static String member(String member) {
-        if (member == null) {
-            throw new IllegalArgumentException("member: required (primary, secondary, all or host:port), got null");
-        }
-        return member;
+        return Arguments.member(member);
     }
 
     /** Resets (TCP RST) every open client connection of {@code member} now; returns how many, once they are reset. */

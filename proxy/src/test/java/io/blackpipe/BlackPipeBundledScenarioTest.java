@@ -68,10 +68,13 @@ class BlackPipeBundledScenarioTest {
             assertEquals("no bundled scenario 'transient-blp' (bundled: " + String.join(", ", shipped)
                     + ")", typo.getMessage());
             // the report's own scenarios are not among them, nor is anything outside fault-scripts/
-            for (String name : new String[] {"report/command-error", "../fault-scripts/transient-blip", "transient-blip.yaml", "", null}) {
+            for (String name : new String[] {"report/command-error", "../fault-scripts/transient-blip", "transient-blip.yaml", ""}) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> blackPipe.runBundledScenario(name));
                 assertTrue(e.getMessage().startsWith("no bundled scenario '" + name + "' (bundled: "), e.getMessage());
             }
+            // null is no name at all, as RemoteBlackPipe says of it (not a scenario called 'null')
+            assertEquals("name: required, e.g. \"transient-blip\"",
+                    assertThrows(IllegalArgumentException.class, () -> blackPipe.runBundledScenario(null)).getMessage());
             assertTrue(blackPipe.server().rules().rules().isEmpty(), "nothing was started");
         }
     }

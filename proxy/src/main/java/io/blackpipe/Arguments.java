@@ -1,0 +1,73 @@
+package io.blackpipe;
+
+import io.blackpipe.fault.JsonDocuments;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.bson.BsonDocument;
+import org.bson.json.JsonParseException;
+
+/**
+ * The arguments BlackPipe and RemoteBlackPipe check alike before anything is done with them: a
+ * mistake is an IllegalArgumentException naming the argument in both, never a NullPointerException
+ * or BSON's "Value can not be null".
+ */
+final class Arguments {
+    private Arguments() {
+    }
+
+    /** {@code value}, or an IllegalArgumentException "what: required, got null". */
+    static <T> T required(T value, String what) {
+        if (value == null) {
+            throw new IllegalArgumentException(what + ": required, got null");
+        }
+        return value;
+    }
+
+    static String ruleId(String id) {
+        if (required(id, "id").isEmpty()) {
+            throw new IllegalArgumentException("id: must not be empty");
+        }
+        return id;
+    }
+
+    static String member(String member) {
+        if (member == null) {
+            throw new IllegalArgumentException("member: required (primary, secondary, all or host:port), got null");
+        }
+        return member;
+    }
+
+    static String scenarioName(String name) {
+        if (name == null) {
+            throw new IllegalArgumentException("name: required, e.g. \"transient-blip\"");
+        }
+        return name;
+    }
+
+    static Path scenarioFile(Path file) {
+        return required(file, "file");
+    }
+
+    /** Zero: until restored; otherwise at least 1 ms, as the CLI, the admin API and scenarios take it. */
+    static long millis(Duration duration) {
+        if (duration == null) {
+            throw new IllegalArgumentException("duration: required (Duration.ZERO: until restored), got null");
+        }
+        if (duration.isNegative() || (!duration.isZero() && duration.toMillis() < 1)) {
+            throw new IllegalArgumentException("duration: must be zero (until restored) or at least 1ms, got " + duration);
+        }
+        return duration.toMillis();
+    }
+
+    /** One failCommand document: anything after it is an error, not ignored. */
+    static BsonDocument failCommand(String json) {
+        if (json == null) {
+            throw new IllegalArgumentException("rule: a failCommand document is required, got null");
+        }
+        try {
+            return JsonDocuments.parseOne(json);
+        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+            throw new IllegalArgumentException("not a JSON document: " + e.getMessage(), e);
+        }
+    }
+}

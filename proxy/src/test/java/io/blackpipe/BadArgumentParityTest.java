@@ -1,0 +1,64 @@
+package io.blackpipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.blackpipe.observe.Outcome;
+import io.blackpipe.testing.UpstreamLane;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * A missing or empty argument is the same IllegalArgumentException, naming the argument, from BlackPipe
+ * and from RemoteBlackPipe: never a NullPointerException, BSON's "Value can not be null", a false from
+ * removeRule(null), or a 404 about DELETE for an empty rule id given to PUT.
+ */
+class BadArgumentParityTest {
+    private static final String RULE = "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 2}}";
+    private static BlackPipe embedded;
+    private static RemoteBlackPipe remote;
+
+    @BeforeAll
+    static void start() {
+        embedded = BlackPipe.builder().upstream(UpstreamLane.uri()).adminPort(0).start();
+        remote = RemoteBlackPipe.connect(embedded.adminUrl());
+    }
+
+    @AfterAll
+    static void stop() {
+        embedded.close();
+    }
+
+    private static void bothSay(String message, Executable embeddedCall, Executable remoteCall) {
+        assertEquals(message, assertThrows(IllegalArgumentException.class, embeddedCall, "BlackPipe").getMessage());
+        assertEquals(message, assertThrows(IllegalArgumentException.class, remoteCall, "RemoteBlackPipe").getMessage());
+        assertEquals(List.of(), embedded.rules(), "nothing was added");
+    }
+
+    @Test
+    void aNullOrEmptyRuleIdIsNamed() {
+        bothSay("id: required, got null", () -> embedded.rule(null, RULE), () -> remote.rule(null, RULE));
+        bothSay("id: must not be empty", () -> embedded.rule("", RULE), () -> remote.rule("", RULE));
+        bothSay("id: must not be empty", () -> embedded.fail("ping").id("").errorCode(2), () -> remote.fail("ping").id("").errorCode(2));
+        bothSay("id: required, got null", () -> embedded.removeRule(null), () -> remote.removeRule(null));
+    }
+
+    @Test
+    void aNullScenarioIsNamed() {
+        bothSay("name: required, e.g. \"transient-blip\"", () -> embedded.runBundledScenario(null), () -> remote.runBundledScenario(null));
+        bothSay("file: required, got null", () -> embedded.runScenario((Path) null), () -> remote.runScenario((Path) null));
+    }
+
+    @Test
+    void aNullFaultOrOutcomeIsNamedWhenCountersAreRead() {
+        bothSay("fault: required, got null", () -> embedded.faultsInjected((Fault) null), () -> remote.faultsInjected((Fault) null));
+        bothSay("fault: required", () -> embedded.faultsInjected((String) null), () -> remote.faultsInjected((String) null));
+        bothSay("outcome: required, got null", () -> embedded.outcomes("insert", (Outcome) null),
+                () -> remote.outcomes("insert", (Outcome) null));
+        bothSay("outcome: required", () -> embedded.outcomes("insert", (String) null), () -> remote.outcomes("insert", (String) null));
+    }
+}
