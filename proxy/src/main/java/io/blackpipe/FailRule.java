@@ -35,6 +35,8 @@ public final class FailRule {
     /** The call that set the mode, e.g. "times(1)"; null while it is alwaysOn by default. */
     private String modeSetBy;
     private String id;
+    /** The id of the rule this builder added; a builder adds one rule. */
+    private String added;
 
     FailRule(Target target, String... commands) {
         if (commands == null || commands.length == 0) {
@@ -72,6 +74,7 @@ public final class FailRule {
 
     /** One mode per rule, as failCommand takes it (and the CLI's fault add): a second would silently replace the first. */
     private FailRule mode(String call, BsonValue chosen) {
+        unspent(call);
         if (modeSetBy != null) {
             throw new IllegalStateException(call + ": this rule's mode is already " + modeSetBy + "; a rule has one mode");
         }
@@ -112,30 +115,35 @@ public final class FailRule {
 
     /** Name the rule (default: rule-N); a rule with the same id is replaced. */
     public FailRule id(String ruleId) {
+        unspent("id");
         this.id = ruleId;
         return this;
     }
 
     /** Adds the rule: a connection-level fault. */
     public String with(Fault fault) {
+        unspent("with");
         data.put(given(fault, "with(): the fault").label(), BsonBoolean.TRUE);
         return add();
     }
 
     /** Adds the rule: an error reply with a named code, e.g. "NotWritablePrimary", with optional error labels. */
     public String error(String codeName, String... errorLabels) {
+        unspent("error");
         data.put("error", new BsonString(given(codeName, "error(): the code name")));
         return labels(errorLabels);
     }
 
     /** Adds the rule: an error reply with a numeric code. */
     public String errorCode(int code, String... errorLabels) {
+        unspent("errorCode");
         data.put("errorCode", new BsonInt32(code));
         return labels(errorLabels);
     }
 
     /** Adds the rule: the command runs, its reply is held for {@code delay} (at least 1 ms; the rule counts whole ms). */
     public String delay(Duration delay) {
+        unspent("delay");
         if (delay == null || delay.compareTo(Duration.ofMillis(1)) < 0) {
             // under 1 ms, delayReplyMS would silently be 0: no delay at all
             throw new IllegalArgumentException("delay: must be at least 1ms, got " + delay);
@@ -155,6 +163,7 @@ public final class FailRule {
 
     /** Each filter once, as the mode: a second onMember (or retries() after firstAttempts()) would silently replace the first. */
     private FailRule put(String call, String key, String value) {
+        unspent(call);
         BsonString chosen = new BsonString(given(value, key));
         if (data.containsKey(key)) {
             throw new IllegalStateException(call + "(): this rule's " + key + " is already '" + data.getString(key).getValue()
@@ -172,10 +181,22 @@ public final class FailRule {
         return value;
     }
 
+    /**
+     * A builder adds one rule: called again, it would add a second carrying the first's action too
+     * (with(RESET) then error(...) made an error rule that resets, as a reset wins over an error).
+     */
+    private void unspent(String call) {
+        if (added != null) {
+            throw new IllegalStateException(call + "(): this FailRule already added rule '" + added
+                    + "'; start another with fail(...) or failAll()");
+        }
+    }
+
     private String add() {
         BsonDocument document = new BsonDocument("configureFailPoint", new BsonString("failCommand"))
                 .append("mode", mode)
                 .append("data", data);
-        return target.add(id, document);
+        added = target.add(id, document);
+        return added;
     }
 }

@@ -8,7 +8,10 @@ import java.util.List;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 
-/** A filter set twice, or one that could never match, is refused as a mode set twice is: never a silent replacement. */
+/**
+ * A filter set twice, or one that could never match, is refused as a mode set twice is: never a silent replacement;
+ * and a builder adds one rule.
+ */
 class FailRuleFiltersTest {
     private final List<BsonDocument> added = new ArrayList<>();
 
@@ -50,5 +53,16 @@ class FailRuleFiltersTest {
         assertEquals("app", data.getString("appName").getValue());
         assertEquals("shop.orders", data.getString("namespace").getValue());
         assertEquals("retry", data.getString("attempt").getValue());
+    }
+
+    @Test
+    void aBuilderAddsOneRuleAndIsRefusedAfterwardsRatherThanAddingAResetThatCallsItselfAnError() {
+        FailRule rule = fail("insert").times(1);
+        assertEquals("rule-1", rule.with(Fault.RESET));
+        assertEquals("error(): this FailRule already added rule 'rule-1'; start another with fail(...) or failAll()",
+                assertThrows(IllegalStateException.class, () -> rule.error("NotWritablePrimary")).getMessage());
+        assertThrows(IllegalStateException.class, () -> rule.onMember("primary"));
+        assertThrows(IllegalStateException.class, () -> rule.skip(1));
+        assertEquals(1, added.size(), "only the first rule was added");
     }
 }
