@@ -2,7 +2,6 @@ package io.blackpipe;
 
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.fault.BundledScenarios;
-import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioException;
@@ -170,9 +169,16 @@ public final class BlackPipe implements AutoCloseable {
         return proxy.rules().fired(Arguments.required(id, "id"));
     }
 
-    /** The active rules, each as its failCommand document in JSON (with its "id"). */
+    /**
+     * The active rules, each as its failCommand document in JSON (with its "id": also for a rule whose
+     * document had none, added over the admin API, by a scenario or by an app's configureFailPoint).
+     */
     public List<String> rules() {
-        return proxy.rules().rules().stream().map(Rule::source).map(BsonDocument::toJson).toList();
+        return proxy.rules().rules().stream().map(rule -> {
+            BsonDocument source = rule.source().clone();
+            source.put("id", new BsonString(rule.id()));
+            return source.toJson();
+        }).toList();
     }
 
     // ---- counters ----
