@@ -2,7 +2,9 @@ package io.blackpipe;
 
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.observe.CommandNames;
+import io.blackpipe.observe.ConnectionObserver;
 import io.blackpipe.observe.Outcome;
+import io.blackpipe.wire.CommandFacts;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -60,6 +62,12 @@ final class CounterView {
     static String command(String command) {
         if (command == null || command.isEmpty()) {
             throw new IllegalArgumentException("command: required, e.g. \"insert\"");
+        }
+        if (CommandFacts.isHelloName(command) || ConnectionObserver.isAuthentication(command)) {
+            // never an attempt, an outcome or a retry: counted apart, so attempts("hello") would read 0 forever
+            throw new IllegalArgumentException("command: '" + command + "' is a handshake's or monitoring's command, counted"
+                    + " apart from the application's: read blackpipe.monitoring.commands from registry()"
+                    + " (blackpipe_monitoring_commands_total on /metrics); a rule's faults on it are in faultsInjected");
         }
         String label = CommandNames.label(command);
         if (label.equals("other") && !command.equals("other")) {

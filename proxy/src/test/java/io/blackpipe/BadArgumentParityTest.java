@@ -61,4 +61,21 @@ class BadArgumentParityTest {
                 () -> remote.outcomes("insert", (Outcome) null));
         bothSay("outcome: required", () -> embedded.outcomes("insert", (String) null), () -> remote.outcomes("insert", (String) null));
     }
+
+    @Test
+    void aHandshakeOrMonitoringCommandIsRefusedAsItWouldReadZeroForever() throws Exception {
+        try (com.mongodb.client.MongoClient client = com.mongodb.client.MongoClients.create(embedded.connectionString())) {
+            client.getDatabase("admin").runCommand(new org.bson.Document("ping", 1)); // a handshake and heartbeats: hellos
+        }
+        for (String command : List.of("hello", "isMaster", "ismaster", "saslStart", "saslContinue", "authenticate")) {
+            String message = "command: '" + command + "' is a handshake's or monitoring's command, counted apart from the"
+                    + " application's: read blackpipe.monitoring.commands from registry() (blackpipe_monitoring_commands_total"
+                    + " on /metrics); a rule's faults on it are in faultsInjected";
+            bothSay(message, () -> embedded.attempts(command), () -> remote.attempts(command));
+            bothSay(message, () -> embedded.outcomes(command, "ok"), () -> remote.outcomes(command, "ok"));
+        }
+        assertEquals(true, embedded.registry().find("blackpipe.monitoring.commands").tag("command", "hello").counters().stream()
+                .mapToDouble(c -> c.count()).sum() + embedded.registry().find("blackpipe.monitoring.commands").tag("command", "isMaster")
+                .counters().stream().mapToDouble(c -> c.count()).sum() > 0, "where hellos are counted");
+    }
 }

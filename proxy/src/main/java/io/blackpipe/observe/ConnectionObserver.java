@@ -50,7 +50,7 @@ public final class ConnectionObserver {
      * command, and reports it to no CommandListener. Like the hellos, it is counted apart and left out
      * of the attempts, outcomes and history; rules still apply to it, and their faults are counted.
      */
-    static boolean isAuthentication(String commandName) {
+    public static boolean isAuthentication(String commandName) {
         switch (commandName) {
             case "saslStart":
             case "saslContinue":
