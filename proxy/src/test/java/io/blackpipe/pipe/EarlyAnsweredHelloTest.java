@@ -45,10 +45,8 @@ class EarlyAnsweredHelloTest {
     @Test
     void theNextHelloIsAnsweredWhileTheMemberStillHoldsTheOneAnsweredEarly() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             MongoClient tool = ScriptedProxy.client("mongodb://" + ScriptedProxy.advertised(proxy)
-                     + "/?directConnection=true&maxPoolSize=1&serverMonitoringMode=poll", null);
-             MongoClient app = ScriptedProxy.client(proxy.connectionString() + "&retryWrites=false&serverMonitoringMode=poll",
-                     null)) {
+             MongoClient tool = tool(proxy);
+             MongoClient app = app(proxy)) {
             MongoDatabase admin = tool.getDatabase("admin");
             BsonDocument known = admin.runCommand(command("hello"), BsonDocument.class).getDocument("topologyVersion");
             long counter = known.getInt64("counter").getValue();
@@ -92,10 +90,8 @@ class EarlyAnsweredHelloTest {
     @Test
     void anAwaitableHelloWaitsAtTheProxyForAChangeOrForTheMembersLateAnswer() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             MongoClient tool = ScriptedProxy.client("mongodb://" + ScriptedProxy.advertised(proxy)
-                     + "/?directConnection=true&maxPoolSize=1&serverMonitoringMode=poll", null);
-             MongoClient app = ScriptedProxy.client(proxy.connectionString() + "&retryWrites=false&serverMonitoringMode=poll",
-                     null)) {
+             MongoClient tool = tool(proxy);
+             MongoClient app = app(proxy)) {
             MongoDatabase admin = tool.getDatabase("admin");
             BsonDocument known = admin.runCommand(command("hello"), BsonDocument.class).getDocument("topologyVersion");
             long counter = known.getInt64("counter").getValue();
@@ -167,6 +163,17 @@ class EarlyAnsweredHelloTest {
     }
 
     /** A NotWritablePrimary injected into an app's insert: the member's topologyVersion moves on, as in a real stepdown. */
+    /** The tool: one connection straight to the member's listener, so its hellos queue as on one server connection. */
+    private static MongoClient tool(ProxyServer proxy) {
+        return ScriptedProxy.client("mongodb://" + ScriptedProxy.advertised(proxy)
+                + "/?directConnection=true&maxPoolSize=1&serverMonitoringMode=poll", null);
+    }
+
+    /** The app whose insert meets the injected state-change error. */
+    private static MongoClient app(ProxyServer proxy) {
+        return ScriptedProxy.client(proxy.connectionString() + "&retryWrites=false&serverMonitoringMode=poll", null);
+    }
+
     private static void injectStateChangeError(ProxyServer proxy, MongoClient app) throws Exception {
         proxy.rules().put(proxy.ruleParser().parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand',"
                 + " mode: {times: 1}, data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}")));
