@@ -174,11 +174,7 @@ public final class BlackPipe implements AutoCloseable {
      * document had none, added over the admin API, by a scenario or by an app's configureFailPoint).
      */
     public List<String> rules() {
-        return proxy.rules().rules().stream().map(rule -> {
-            BsonDocument source = rule.source().clone();
-            source.put("id", new BsonString(rule.id()));
-            return source.toJson();
-        }).toList();
+        return proxy.rules().rules().stream().map(rule -> rule.document().toJson()).toList();
     }
 
     // ---- counters ----

@@ -157,9 +157,7 @@ public final class RemoteBlackPipe {
     public List<String> rules() {
         List<String> rules = new ArrayList<>();
         for (BsonValue listed : json("GET", "rules", null).getArray("rules")) {
-            BsonDocument rule = listed.asDocument().getDocument("rule").clone();
-            rule.put("id", listed.asDocument().get("id")); // a rule POSTed without one has it only in the listing
-            rules.add(rule.toJson());
+            rules.add(listed.asDocument().getDocument("rule").toJson()); // with its id, as the listing gives it
         }
         return rules;
     }

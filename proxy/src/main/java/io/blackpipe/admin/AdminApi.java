@@ -171,7 +171,7 @@ final class AdminApi {
     private AdminResponse listRules() {
         BsonArray rules = new BsonArray();
         for (Rule rule : proxy.rules().rules()) {
-            rules.add(new BsonDocument("id", new BsonString(rule.id())).append("rule", rule.source())
+            rules.add(new BsonDocument("id", new BsonString(rule.id())).append("rule", rule.document())
                     .append("mode", new BsonString(rule.mode().describe())).append("fault", new BsonString(rule.action().name()))
                     .append("fired", new BsonInt64(proxy.rules().fired(rule.id()))));
         }

@@ -192,6 +192,8 @@ class AdminApiTest {
         assertStatus(201, named);
         assertEquals("mine", json(named).getString("id").getValue());
         assertEquals(List.of(generated, "mine"), ruleIds());
+        assertEquals(generated, listedRule(generated).getDocument("rule").getString("id").getValue(),
+                "a rule posted without an id is listed with the one it got, so the document can be sent again or removed");
         BsonDocument mine = listedRule("mine");
         assertEquals("closeConnection", mine.getString("fault").getValue());
         assertEquals(List.of("insert"), mine.getDocument("rule").getDocument("data").getArray("failCommands").stream()
