@@ -1,6 +1,7 @@
 package io.blackpipe.fault;
 
 import io.blackpipe.fault.action.BlockConnection;
+import io.blackpipe.fault.action.CannedReply;
 import io.blackpipe.fault.action.CloseConnection;
 import io.blackpipe.fault.action.DelayReply;
 import io.blackpipe.fault.action.DropReply;
@@ -32,13 +33,16 @@ public final class RuleParser {
     private static final List<Set<String>> ALIASES = List.of(HELLO_NAMES, Set.of("findAndModify", "findandmodify"),
             Set.of("dropIndexes", "deleteIndexes"), Set.of("mapReduce", "mapreduce"), Set.of("buildInfo", "buildinfo"),
             Set.of("dbStats", "dbstats"), Set.of("collStats", "collstats"), Set.of("dataSize", "datasize"));
-    /** What happens to a forwarded command's reply: the proxy rewrites hello replies, so these do not apply to hello. */
-    private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS");
+    /**
+     * What happens to a forwarded command's reply, or the reply given in its place: the proxy rewrites
+     * hello replies (the addresses drivers connect to), so these do not apply to hello.
+     */
+    private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS", "cannedReply");
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
             "$clusterTime", "$readPreference");
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
             "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands", "failAllCommands",
-            "resetConnection", "dropReply", "hang", "delayReplyMS", "member", "attempt", "topologyVersion");
+            "resetConnection", "dropReply", "hang", "delayReplyMS", "cannedReply", "member", "attempt", "topologyVersion");
 
     private final long seed;
     private final AtomicLong parsed = new AtomicLong();
@@ -92,7 +96,7 @@ public final class RuleParser {
             for (String replyFate : REPLY_FATES) {
                 if (data.containsKey(replyFate)) {
                     throw new RuleException("data." + replyFate, "hello and isMaster can be failed with errorCode, "
-                            + "closeConnection, resetConnection, blockConnection or hang, not with a fate of their reply");
+                            + "closeConnection, resetConnection, blockConnection or hang, not with a fate of their reply or one in its place");
                 }
             }
         }
@@ -221,7 +225,9 @@ public final class RuleParser {
         ErrorReplies.TopologyVersionMode topologyVersion = topologyVersion(data);
 
         FaultAction action;
-        if (hang) {
+        if (data.containsKey("cannedReply")) {
+            action = CannedReply.of(data);
+        } else if (hang) {
             action = new Hang();
         } else if (reset) {
             action = new ResetConnection();
@@ -249,7 +255,7 @@ public final class RuleParser {
         }
         if (action == null) {
             throw new RuleException("data", "says nothing to do: give errorCode (or error), closeConnection, blockConnection, "
-                    + "writeConcernError, resetConnection, dropReply, hang or delayReplyMS");
+                    + "writeConcernError, resetConnection, dropReply, hang, delayReplyMS or cannedReply");
         }
         return action;
     }

@@ -108,6 +108,15 @@ public final class ConnectionObserver {
                 reply.writeConcernError(), true, reply);
     }
 
+    /**
+     * The attempt ended with a reply the proxy gave in the member's place (a rule's error or canned
+     * reply), counted as the member's would be; it made no round trip to the member.
+     */
+    public void completeAnswered(Attempt attempt, long fingerprint, ReplyFacts reply, String fault) {
+        complete(attempt, fingerprint, reply.isError() ? Outcome.ERROR : Outcome.OK, fault, reply.code(),
+                reply.writeConcernError(), false, reply);
+    }
+
     private void complete(Attempt attempt, long fingerprint, Outcome outcome, String fault, int errorCode,
                           boolean writeConcernError, boolean forwarded, ReplyFacts reply) {
         if (isAuthentication(attempt.command())) {

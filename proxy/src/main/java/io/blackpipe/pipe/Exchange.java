@@ -230,18 +230,20 @@ final class Exchange {
 
     /** A synthesized answer: the command never reached the server. */
     void answer(Attempt attempt, long fingerprint, String fault, BsonDocument reply) {
-        int code = reply.isNumber("code") ? reply.getNumber("code").intValue() : 0;
-        boolean failed = !reply.isNumber("ok") || reply.getNumber("ok").doubleValue() != 1.0;
-        observer.complete(attempt, fingerprint, failed ? Outcome.ERROR : Outcome.OK, fault, code, false, false);
+        ByteBuf frame = Messages.opMsg(connection.alloc(), context.nextRequestId(), attempt.facts().requestId(), 0, reply);
+        // read as the member's own reply would be: a canned one may carry writeErrors or a writeConcernError
+        ReplyFacts facts = ReplyFacts.of(frame);
+        observer.completeAnswered(attempt, fingerprint, facts, fault);
         if (attempt.facts().moreToCome()) {
+            frame.release();
             // a w:0 (moreToCome) request gets no reply: one now would answer the client's next request;
             // refused as "not primary", mongod closes the connection so the driver selects a server again
-            if (failed && ErrorCodes.NOT_PRIMARY.contains(code)) {
+            if (!facts.ok() && ErrorCodes.NOT_PRIMARY.contains(facts.code())) {
                 connection.closeClient(false);
             }
             return;
         }
-        connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), attempt.facts().requestId(), 0, reply));
+        connection.sendToClient(frame);
         connection.flushClient();
     }
 
