@@ -17,6 +17,7 @@ import org.bson.BsonValue;
  * blackPipe.fail("insert").times(1).with(Fault.RESET);
  * blackPipe.fail("find", "aggregate").onMember("primary").error("NotWritablePrimary");
  * blackPipe.fail("update").probability(0.1).delay(Duration.ofMillis(500));
+ * blackPipe.fail("insert").times(1).cannedReply(BsonDocument.parse("{ok: 1, n: 0, writeErrors: [...]}"));
  * }</pre>
  * The mode is alwaysOn unless times, skip or probability say otherwise. Each terminal method
  * returns the rule's id, for {@link BlackPipe#removeRule(String)} (or {@link RemoteBlackPipe#removeRule(String)}:
@@ -149,6 +150,17 @@ public final class FailRule {
             throw new IllegalArgumentException("delay: must be at least 1ms, got " + delay);
         }
         data.put("delayReplyMS", new BsonInt64(delay.toMillis()));
+        return add();
+    }
+
+    /**
+     * Adds the rule: answer with {@code reply}, sent exactly as given, instead of forwarding (the
+     * member never sees the command). For replies errorCode cannot shape, e.g. a duplicate key in
+     * {@code writeErrors} or an error's {@code errInfo}; it needs a numeric {@code ok}.
+     */
+    public String cannedReply(BsonDocument reply) {
+        unspent("cannedReply");
+        data.put("cannedReply", given(reply, "cannedReply(): the reply").clone());
         return add();
     }
 
