@@ -26,7 +26,7 @@ import picocli.CommandLine.Parameters;
         description = {"Add a fault rule to a running proxy and print its id.",
                 "Give the rule as a failCommand document (JSON), or build it from flags, e.g.",
                 "  fault add --command insert --error NotWritablePrimary --times 1",
-                "A rule has one action (--error/--error-code, --reset, --close, --drop-reply, --hang or --delay);"
+                "A rule has one action (--error/--error-code, --reset, --close, --drop-reply, --hang, --delay or --reply);"
                         + " --block holds the connection first and may come alone or with one of them."},
         sortOptions = false)
 final class FaultAddCommand extends AdminCommand {
@@ -73,6 +73,11 @@ final class FaultAddCommand extends AdminCommand {
     @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "Let the command run and hold its reply this long (500ms, 2s): delayReplyMS.")
     Long delay;
+
+    @Option(names = "--reply", paramLabel = "JSON",
+            description = "Answer with this reply, sent as given, instead of forwarding (cannedReply), e.g."
+                    + " '{\"ok\": 1, \"n\": 0, \"writeErrors\": [{\"index\": 0, \"code\": 11000, \"errmsg\": \"E11000 duplicate key\"}]}'.")
+    String reply;
 
     @Option(names = "--block", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "Hold the command this long before acting (blockConnection + blockTimeMS).")
@@ -180,6 +185,7 @@ final class FaultAddCommand extends AdminCommand {
         add(given, dropReply, "--drop-reply");
         add(given, hang, "--hang");
         add(given, delay != null, "--delay");
+        add(given, reply != null, "--reply");
         return given;
     }
 
@@ -206,7 +212,7 @@ final class FaultAddCommand extends AdminCommand {
             throw usage(String.join(" and ", actions) + " are two actions; a rule has one (--block may be combined with one of them)");
         }
         if (actions.isEmpty() && block == null) {
-            throw usage("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --hang, --delay or --block");
+            throw usage("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --hang, --delay, --reply or --block");
         }
         if (namespace != null && namespace.isBlank()) {
             // mongod takes namespace: "" in a failCommand document and never matches it; a flag typed empty is a mistake
@@ -254,6 +260,9 @@ final class FaultAddCommand extends AdminCommand {
         if (delay != null) {
             data.put("delayReplyMS", new BsonInt64(delay));
         }
+        if (reply != null) {
+            data.put("cannedReply", replyDocument());
+        }
         if (block != null) {
             data.put("blockConnection", BsonBoolean.TRUE);
             data.put("blockTimeMS", new BsonInt64(block));
@@ -297,10 +306,19 @@ final class FaultAddCommand extends AdminCommand {
             case "data.dropReply" -> "--drop-reply";
             case "data.hang" -> "--hang";
             case "data.delayReplyMS" -> "--delay";
+            case "data.cannedReply", "data.cannedReply.ok" -> "--reply";
             case "data.blockConnection", "data.blockTimeMS" -> "--block";
             case "data.attempt" -> "--attempt";
             default -> field;
         };
+    }
+
+    private BsonDocument replyDocument() {
+        try {
+            return JsonDocuments.parseOne(reply);
+        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+            throw usage("--reply: not a JSON document: " + e.getMessage());
+        }
     }
 
     private org.bson.BsonValue mode() {

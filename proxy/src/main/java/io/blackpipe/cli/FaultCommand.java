@@ -96,10 +96,17 @@ final class FaultCommand implements Runnable {
             if (data.isNumber("delayReplyMS")) {
                 parts.add("delay=" + data.getNumber("delayReplyMS").longValue() + "ms");
             }
+            if (data.isDocument("cannedReply")) {
+                parts.add("reply=" + abbreviated(data.getDocument("cannedReply").toJson(), 60));
+            }
             if (data.isString("topologyVersion")) {
                 parts.add("topologyVersion=" + data.getString("topologyVersion").getValue());
             }
             return String.join(" ", parts);
+        }
+
+        private static String abbreviated(String text, int max) {
+            return text.length() <= max ? text : text.substring(0, max - 3) + "...";
         }
 
         /** "NotWritablePrimary(10107)", or the code alone when blackpipe knows no name for it. */

@@ -27,6 +27,8 @@ class FaultListDetailTest {
             add(rig, "--id", "wce", "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['update'],"
                     + " writeConcernError: {code: 64, errmsg: 'waiting for replication timed out'}}}");
             add(rig, "--id", "plain", "--command", "delete", "--reset");
+            add(rig, "--id", "canned", "--command", "insert", "--reply",
+                    "{\"ok\": 1, \"n\": 0, \"writeErrors\": [{\"index\": 0, \"code\": 11000, \"errmsg\": \"E11000 duplicate key\"}]}");
 
             CliRun list = rig.run("fault", "list");
             assertEquals(0, list.exitCode(), list::toString);
@@ -42,6 +44,8 @@ class FaultListDetailTest {
                     list::toString);
             assertEquals(List.of("resetConnection", "-", "0", "delete", "-"), cells(list, "plain").subList(2, 7),
                     () -> "nothing to add: a dash keeps the columns: " + list);
+            assertEquals(List.of("cannedReply", "reply={\"ok\": 1, \"n\": 0, \"writeErrors\": [{\"index\": 0, \"code\": 11..."),
+                    cells(list, "canned").subList(2, 4), () -> "a long reply cut short: " + list);
             assertTrue(list.lines().stream().allMatch(l -> l.length() < 160), () -> "still a readable width: " + list);
         }
     }
