@@ -35,6 +35,7 @@ class ReadmeJavaExamplesTest {
             import io.blackpipe.testcontainers.*;
             import java.nio.file.Path;
             import java.time.Duration;
+            import org.bson.BsonDocument;
             import org.bson.Document;
             import org.junit.jupiter.api.Test;
             import org.testcontainers.containers.Network;
