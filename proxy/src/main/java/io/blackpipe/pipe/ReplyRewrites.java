@@ -1,7 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.topology.Member;
-import io.blackpipe.topology.SimulatedReplicaSet;
+import io.blackpipe.topology.SetDescriptions;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.Messages;
@@ -29,7 +29,7 @@ final class ReplyRewrites {
             // NotWritablePrimary for an older one than they hold, and ignore it.
             return withBody(frame, alloc, body -> context.memberStates().shiftReply(member.upstream(), body));
         }
-        if (!reply.isError() && context.simulation() != null && SimulatedReplicaSet.describesTheSet(request)) {
+        if (!reply.isError() && context.simulation() != null && SetDescriptions.describesTheSet(request)) {
             // the one real node speaks of itself and its set; the driver asked this simulated member
             return withBody(frame, alloc, body -> context.simulation().rewriteReply(request, body, member.upstream()));
         }

@@ -24,7 +24,7 @@ final class SimulatedSecondary {
      * Commands a secondary serves without secondaryOk (the server's AllowedOnSecondary::kAlways
      * among those drivers and tools send), passed to the real node as they are. The real node's
      * replSetGetStatus, replSetGetConfig and serverStatus name its own role and members: {@link
-     * ReplyRewrites} tells them as this member's (see SimulatedReplicaSet#describesTheSet). Left out, so
+     * ReplyRewrites} tells them as this member's (see SetDescriptions#describesTheSet). Left out, so
      * refused as writes: the kAlways commands that act on the member's role (replSetStepDown, which
      * a real secondary refuses the same way; replSetFreeze, replSetMaintenance, replSetSyncFrom),
      * which the one real node cannot do for one simulated member.

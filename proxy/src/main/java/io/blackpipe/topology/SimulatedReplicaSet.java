@@ -5,7 +5,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -27,8 +26,6 @@ import org.bson.types.ObjectId;
 public final class SimulatedReplicaSet {
     /** The configuration version every simulated member reports: the simulation never reconfigures. */
     private static final int SET_VERSION = 1;
-    /** The commands whose replies describe the set or the member's role besides hello (see {@link #rewriteReply}). */
-    private static final Set<String> SET_DESCRIPTIONS = Set.of("replSetGetStatus", "replSetGetConfig", "serverStatus");
     private final String setName;
     private final List<MemberAddress> members;
     private final MemberMap addresses;
@@ -184,37 +181,29 @@ public final class SimulatedReplicaSet {
     }
 
     /**
-     * Whether {@code command}'s reply describes the set or the member's role, as hello does (hello
-     * itself is {@link #rewrite}'s): replSetGetStatus, replSetGetConfig, serverStatus (its repl
-     * section is the server's hello), and a read of the stored configuration (local.system.replset,
-     * which older tools read for rs.conf()).
-     */
-    public static boolean describesTheSet(CommandFacts command) {
-        return SET_DESCRIPTIONS.contains(command.name()) || isStoredConfigRead(command);
-    }
-
-    private static boolean isStoredConfigRead(CommandFacts command) {
-        return (command.name().equals("find") || command.name().equals("getMore"))
-                && "local".equals(command.database()) && "system.replset".equals(command.collection());
-    }
-
-    /**
-     * Rewrites the real node's reply to a command that {@link #describesTheSet} as {@code member}
-     * of the simulated set would send it, in step with its hello; false when the reply holds none
-     * of what the real node says of itself (a standalone's serverStatus, say).
+     * Rewrites the real node's reply to a command that {@link SetDescriptions#describesTheSet} as
+     * {@code member} of the simulated set would send it, in step with its hello: replSetGetStatus
+     * ({@link #rewriteStatus}), serverStatus's repl section (the member's hello, rewritten as hello
+     * is), and replSetGetConfig and local.system.replset ({@link #rewriteConfig}); false when the
+     * reply holds none of what the real node says of itself (a standalone's serverStatus, say).
      */
     public boolean rewriteReply(CommandFacts command, BsonDocument reply, MemberAddress member) {
-        if (isStoredConfigRead(command)) {
-            return rewriteStoredConfig(reply);
-        }
-        return switch (command.name()) {
-            case "replSetGetStatus" -> rewriteStatus(reply, member);
-            case "replSetGetConfig" -> reply.isDocument("config") && rewriteConfig(reply.getDocument("config"));
-            // the repl section is the member's hello, rewritten as hello is
-            case "serverStatus" -> reply.isDocument("repl") && reply.getDocument("repl").containsKey("setName")
-                    && rewrite(reply.getDocument("repl"), member);
-            default -> false;
-        };
+        return SetDescriptions.rewrite(command, reply, new SetDescriptions.View() {
+            @Override
+            public boolean status(BsonDocument status) {
+                return rewriteStatus(status, member);
+            }
+
+            @Override
+            public boolean config(BsonDocument config) {
+                return rewriteConfig(config);
+            }
+
+            @Override
+            public boolean repl(BsonDocument repl) {
+                return rewrite(repl, member);
+            }
+        });
     }
 
     /**
@@ -239,22 +228,6 @@ public final class SimulatedReplicaSet {
         config.put("version", new BsonInt32(SET_VERSION));
         config.put("members", entries);
         return true;
-    }
-
-    /** The configuration documents a find or getMore on local.system.replset returned. */
-    private boolean rewriteStoredConfig(BsonDocument reply) {
-        if (!reply.isDocument("cursor")) {
-            return false;
-        }
-        BsonDocument cursor = reply.getDocument("cursor");
-        BsonValue batch = cursor.containsKey("firstBatch") ? cursor.get("firstBatch") : cursor.get("nextBatch");
-        boolean changed = false;
-        if (batch != null && batch.isArray()) {
-            for (BsonValue config : batch.asArray()) {
-                changed |= config.isDocument() && rewriteConfig(config.asDocument());
-            }
-        }
-        return changed;
     }
 
     private static BsonDocument firstEntry(BsonDocument config) {

@@ -69,8 +69,8 @@ class SimulatedReplicaSetTest {
     void theStoredConfigIsRewrittenInTheCursorsBatch() {
         BsonDocument reply = BsonDocument.parse("{cursor: {id: 0, ns: 'local.system.replset', firstBatch: [{_id: 'rs0',"
                 + " version: 4, members: [{_id: 0, host: 'db.internal:27017'}]}]}, ok: 1.0}");
-        assertTrue(SimulatedReplicaSet.describesTheSet(facts("find", "local", "system.replset")));
-        assertFalse(SimulatedReplicaSet.describesTheSet(facts("find", "test", "system.replset")));
+        assertTrue(SetDescriptions.describesTheSet(facts("find", "local", "system.replset")));
+        assertFalse(SetDescriptions.describesTheSet(facts("find", "test", "system.replset")));
         assertTrue(set.rewriteReply(facts("find", "local", "system.replset"), reply, names.get(0)));
         assertEquals(List.of("proxy.local:40000", "proxy.local:40001", "proxy.local:40002"),
                 reply.getDocument("cursor").getArray("firstBatch").get(0).asDocument().getArray("members").stream()

@@ -1,0 +1,80 @@
+package io.blackpipe.topology;
+
+import io.blackpipe.wire.CommandFacts;
+import java.util.Set;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * The replies besides hello's that describe the replica set and its members, and where in each
+ * reply that description is: replSetGetStatus (the whole reply), replSetGetConfig (its config),
+ * serverStatus (its repl section, the member's hello) and a find or getMore on
+ * local.system.replset (each configuration document of the batch; older tools read rs.conf()
+ * there). A real set's replies name the proxy there ({@link HelloRewriter}); a simulated set's
+ * tell the simulated members ({@link SimulatedReplicaSet}): each is a {@link View} of the same places.
+ */
+public final class SetDescriptions {
+    private static final Set<String> COMMANDS = Set.of("replSetGetStatus", "replSetGetConfig", "serverStatus");
+
+    private SetDescriptions() {
+    }
+
+    /** One way of telling the set; each method rewrites its part in place and returns whether it changed anything. */
+    interface View {
+        /** replSetGetStatus's reply. */
+        boolean status(BsonDocument status);
+
+        /** A replica set configuration: replSetGetConfig's config, or a document of local.system.replset. */
+        boolean config(BsonDocument config);
+
+        /** serverStatus's repl section of a replica set member (its hello, and more). */
+        boolean repl(BsonDocument repl);
+    }
+
+    /**
+     * Whether {@code command}'s reply describes the set or the member's role, as hello does;
+     * decided from the command's name (and, for a find or getMore, its namespace) alone.
+     */
+    public static boolean describesTheSet(CommandFacts command) {
+        return COMMANDS.contains(command.name()) || isStoredConfigRead(command);
+    }
+
+    private static boolean isStoredConfigRead(CommandFacts command) {
+        return (command.name().equals("find") || command.name().equals("getMore"))
+                && "local".equals(command.database()) && "system.replset".equals(command.collection());
+    }
+
+    /**
+     * Rewrites the parts of the reply to a command that {@link #describesTheSet} through {@code view};
+     * false when the reply holds none of them (a standalone's serverStatus, an empty batch) or the
+     * view changed nothing.
+     */
+    static boolean rewrite(CommandFacts command, BsonDocument reply, View view) {
+        if (isStoredConfigRead(command)) {
+            return storedConfigs(reply, view);
+        }
+        return switch (command.name()) {
+            case "replSetGetStatus" -> view.status(reply);
+            case "replSetGetConfig" -> reply.isDocument("config") && view.config(reply.getDocument("config"));
+            case "serverStatus" -> reply.isDocument("repl") && reply.getDocument("repl").containsKey("setName")
+                    && view.repl(reply.getDocument("repl"));
+            default -> false;
+        };
+    }
+
+    /** The configuration documents a find or getMore on local.system.replset returned. */
+    private static boolean storedConfigs(BsonDocument reply, View view) {
+        if (!reply.isDocument("cursor")) {
+            return false;
+        }
+        BsonDocument cursor = reply.getDocument("cursor");
+        BsonValue batch = cursor.containsKey("firstBatch") ? cursor.get("firstBatch") : cursor.get("nextBatch");
+        boolean changed = false;
+        if (batch != null && batch.isArray()) {
+            for (BsonValue config : batch.asArray()) {
+                changed |= config.isDocument() && view.config(config.asDocument());
+            }
+        }
+        return changed;
+    }
+}
