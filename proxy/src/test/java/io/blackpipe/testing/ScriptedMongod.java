@@ -77,6 +77,8 @@ public final class ScriptedMongod implements AutoCloseable {
     private volatile boolean closed;
 
     private volatile List<String> advertisedHosts;
+    /** Members in the set's configuration that hello never lists (hidden, or delayed). */
+    private volatile List<String> hiddenHosts = List.of();
     private volatile String advertisedMe;
     private volatile String advertisedPrimary;
 
@@ -244,6 +246,18 @@ public final class ScriptedMongod implements AutoCloseable {
 
     public List<String> advertisedHosts() {
         return advertisedHosts;
+    }
+
+    /**
+     * Members of the set that hello does not list, as a hidden (or delayed) member is: they show
+     * only in replSetGetStatus, replSetGetConfig and serverStatus's replicationProgress.
+     */
+    public void setHiddenHosts(List<String> hosts) {
+        this.hiddenHosts = List.copyOf(hosts);
+    }
+
+    public List<String> hiddenHosts() {
+        return hiddenHosts;
     }
 
     /** The current {processId, counter}. */
