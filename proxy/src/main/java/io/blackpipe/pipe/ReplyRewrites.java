@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.SetDescriptions;
+import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.Messages;
@@ -29,9 +30,17 @@ final class ReplyRewrites {
             // NotWritablePrimary for an older one than they hold, and ignore it.
             return withBody(frame, alloc, body -> context.memberStates().shiftReply(member.upstream(), body));
         }
-        if (!reply.isError() && context.simulation() != null && SetDescriptions.describesTheSet(request)) {
+        if (reply.isError() || !SetDescriptions.describesTheSet(request)) {
+            return frame; // what ordinary commands pay: one look at the command's name
+        }
+        SimulatedReplicaSet simulation = context.simulation();
+        if (simulation != null) {
             // the one real node speaks of itself and its set; the driver asked this simulated member
-            return withBody(frame, alloc, body -> context.simulation().rewriteReply(request, body, member.upstream()));
+            return withBody(frame, alloc, body -> simulation.rewriteReply(request, body, member.upstream()));
+        }
+        if (context.rewriter().rewritesAddresses()) {
+            // a real member names the members as they are: the proxy's addresses, as in its hello
+            return withBody(frame, alloc, body -> context.rewriter().rewriteSetDescription(request, body));
         }
         return frame;
     }
