@@ -9,10 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.MongoDatabase;
 import com.mongodb.client.model.Accumulators;
 import com.mongodb.client.model.Aggregates;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
@@ -31,8 +33,15 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.bson.BsonArray;
+import org.bson.BsonBoolean;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.BsonValue;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -239,5 +248,81 @@ class ReplicaSetProxyTest {
             Thread.sleep(20);
         }
         assertEquals(0, proxy.openConnections(first.upstream()), "closing the client must close its proxied connections");
+    }
+
+    /**
+     * rs.status(), rs.conf(), serverStatus's repl section and the stored configuration read through
+     * the proxy name every member by the proxy's address, as hello does. The jongodb lane answers
+     * none of the three commands (CommandNotFound: skipped, saying so) and holds no stored
+     * configuration, so there the test stores one naming the lane's real member first.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"replSetGetStatus", "replSetGetConfig", "serverStatus", "local.system.replset"})
+    void everyReplyThatDescribesTheSetNamesTheProxyAsHelloDoes(String reply) {
+        List<String> real = UpstreamLane.directHello().getArray("hosts").stream().map(h -> h.asString().getValue()).toList();
+        if (reply.equals("local.system.replset") && UpstreamLane.isJongodb()) {
+            MongoCollection<BsonDocument> stored = direct.getDatabase("local").getCollection("system.replset", BsonDocument.class);
+            if (stored.countDocuments() == 0) {
+                BsonArray members = new BsonArray();
+                for (int i = 0; i < real.size(); i++) {
+                    members.add(new BsonDocument("_id", new BsonInt32(i)).append("host", new BsonString(real.get(i))));
+                }
+                stored.insertOne(new BsonDocument("_id", new BsonString(proxy.deployment().setName())).append("version", new BsonInt32(1))
+                        .append("members", members));
+            }
+        }
+        try (MongoClient client = client("", null, null)) {
+            MongoDatabase admin = client.getDatabase("admin");
+            BsonDocument hello = admin.runCommand(new BsonDocument("hello", new BsonInt32(1)), BsonDocument.class);
+            Set<String> helloHosts = hello.getArray("hosts").stream().map(h -> h.asString().getValue()).collect(Collectors.toSet());
+            List<String> named = new ArrayList<>();
+            switch (reply) {
+                case "local.system.replset" -> {
+                    BsonDocument config = client.getDatabase("local").getCollection("system.replset", BsonDocument.class).find().first();
+                    assertNotNull(config, "the lane holds its set's configuration");
+                    config.getArray("members").forEach(m -> named.add(m.asDocument().getString("host").getValue()));
+                }
+                case "serverStatus" -> {
+                    BsonDocument repl = runOrSkip(admin, reply).getDocument("repl");
+                    for (String field : List.of("hosts", "primary", "me")) {
+                        assertEquals(hello.get(field), repl.get(field), "serverStatus.repl's " + field + " is hello's");
+                    }
+                    repl.getArray("hosts").forEach(h -> named.add(h.asString().getValue()));
+                    named.add(repl.getString("me").getValue());
+                }
+                case "replSetGetConfig" -> runOrSkip(admin, reply).getDocument("config").getArray("members")
+                        .forEach(m -> named.add(m.asDocument().getString("host").getValue()));
+                default -> {
+                    BsonDocument status = runOrSkip(admin, reply);
+                    for (BsonValue member : status.getArray("members")) {
+                        named.add(member.asDocument().getString("name").getValue());
+                        String syncSource = member.asDocument().getString("syncSourceHost", new BsonString("")).getValue();
+                        if (!syncSource.isEmpty()) {
+                            named.add(syncSource);
+                        }
+                        if (member.asDocument().getBoolean("self", BsonBoolean.FALSE).getValue()) {
+                            assertEquals(hello.getString("me").getValue(), member.asDocument().getString("name").getValue(),
+                                    "the member marked self is hello's me");
+                        }
+                    }
+                }
+            }
+            assertFalse(named.isEmpty(), reply + " names no member");
+            for (String address : named) {
+                assertTrue(proxyAddresses().contains(address), reply + " names " + address + ", not a proxy address " + proxyAddresses());
+            }
+            assertTrue(named.containsAll(helloHosts), reply + " names " + named + ", not every host hello names: " + helloHosts);
+        }
+    }
+
+    /** The command's reply; the test is skipped, saying why, on a lane whose server does not have the command. */
+    private static BsonDocument runOrSkip(MongoDatabase admin, String command) {
+        try {
+            return admin.runCommand(new BsonDocument(command, new BsonInt32(1)), BsonDocument.class);
+        } catch (MongoCommandException e) {
+            Assumptions.assumeFalse(e.getErrorCode() == 59, () -> "the " + UpstreamLane.name() + " lane (" + UpstreamLane.description()
+                    + ") has no " + command + " command");
+            throw e;
+        }
     }
 }
