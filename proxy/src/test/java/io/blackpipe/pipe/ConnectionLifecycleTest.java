@@ -332,8 +332,8 @@ class ConnectionLifecycleTest {
             if (bytes.length != FRAME_SIZE) {
                 throw new IllegalStateException("template is " + bytes.length + " bytes");
             }
-            int seq = indexOf(bytes, new byte[] {0x10, 's', 'e', 'q', 0}) + 5;
-            int pad = indexOf(bytes, new byte[] {0x05, 'p', 'a', 'd', 0}) + 5 + 4 + 1;
+            int seq = ScriptedMongodWire.indexOf(bytes, new byte[] {0x10, 's', 'e', 'q', 0}) + 5;
+            int pad = ScriptedMongodWire.indexOf(bytes, new byte[] {0x05, 'p', 'a', 'd', 0}) + 5 + 4 + 1;
             return new Template(bytes, seq, pad);
         }
 
@@ -344,19 +344,6 @@ class ConnectionLifecycleTest {
             }
             BsonDocument body = fields.clone().append("seq", new BsonInt32(0)).append("pad", new BsonBinary(pad));
             return ScriptedMongodWire.buildOpMsg(0, 0, 0, body, null);
-        }
-
-        private static int indexOf(byte[] haystack, byte[] needle) {
-            outer:
-            for (int i = 0; i <= haystack.length - needle.length; i++) {
-                for (int j = 0; j < needle.length; j++) {
-                    if (haystack[i + j] != needle[j]) {
-                        continue outer;
-                    }
-                }
-                return i;
-            }
-            throw new IllegalStateException("marker not found");
         }
 
         void stampInto(byte[] frame, int seq) {

@@ -129,6 +129,20 @@ public final class ScriptedMongodWire {
         b[off + 3] = (byte) (v >>> 24);
     }
 
+    /** Where {@code needle} first occurs in {@code haystack} (a BSON element's type and name, say); fails if nowhere. */
+    public static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i <= haystack.length - needle.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new IllegalStateException("marker not found");
+    }
+
     public static int messageLength(byte[] m) {
         return intLE(m, 0);
     }
