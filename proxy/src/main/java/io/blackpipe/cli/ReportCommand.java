@@ -113,8 +113,9 @@ final class ReportCommand implements Callable<Integer> {
             }
             err.println("upstream: " + description + "; seed " + runSeed + "; " + Plural.of(iterations, "increment") + " per cell");
             err.flush();
-            ResilienceReport report = ResilienceReport.run(uri, description, iterations, runSeed, progress(err));
-            endProgress(err);
+            boolean terminal = Terminal.stderr();
+            ResilienceReport report = ResilienceReport.run(uri, description, iterations, runSeed, progress(err, terminal));
+            endProgress(err, terminal);
             out.print(json ? report.json() + "\n" : markdown ? report.markdown() : report.text());
             out.flush();
             return 0;
@@ -133,8 +134,9 @@ final class ReportCommand implements Callable<Integer> {
         SpecDriver driver = driverCmd != null ? SpecDriver.external(driverCmd) : SpecDriver.bundledJava();
         err.println("upstream: " + description + "; driver: " + driver.name());
         err.flush();
-        SpecCheck check = SpecCheck.run(uri, description, driver, progress(err));
-        endProgress(err);
+        boolean terminal = Terminal.stderr();
+        SpecCheck check = SpecCheck.run(uri, description, driver, progress(err, terminal));
+        endProgress(err, terminal);
         out.print(json ? check.json() + "\n" : markdown ? check.markdown() : check.text());
         out.flush();
         return check.allMatch() ? 0 : 3;
@@ -144,8 +146,7 @@ final class ReportCommand implements Callable<Integer> {
      * "[3/30] cell": on a terminal, each line overwrites the last; anywhere else (a CI log, a file) one line
      * each, as the carriage return and the erase-line escape turned a log into one long garbled line.
      */
-    private static Consumer<String> progress(PrintWriter err) {
-        boolean terminal = System.console() != null;
+    private static Consumer<String> progress(PrintWriter err, boolean terminal) {
         return line -> {
             if (terminal) {
                 err.print("\r\u001b[2K" + line);
@@ -156,8 +157,8 @@ final class ReportCommand implements Callable<Integer> {
         };
     }
 
-    private static void endProgress(PrintWriter err) {
-        if (System.console() != null) {
+    private static void endProgress(PrintWriter err, boolean terminal) {
+        if (terminal) {
             err.println();
         }
     }

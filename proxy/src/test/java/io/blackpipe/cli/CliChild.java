@@ -30,10 +30,15 @@ final class CliChild implements AutoCloseable {
 
     /** As above, the JVM started with {@code jvmOptions} (e.g. -Dname=value). */
     CliChild(Path temp, Path directory, Map<String, String> env, List<String> jvmOptions, String... args) throws IOException {
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+        this(Path.of(System.getProperty("java.home")), temp, directory, env, jvmOptions, args);
+    }
+
+    /** As above, run by the JVM in {@code javaHome} (another Java than this test's, e.g. a newer one). */
+    CliChild(Path javaHome, Path temp, Path directory, Map<String, String> env, List<String> jvmOptions, String... args)
+            throws IOException {
+        List<String> command = new ArrayList<>(List.of(javaHome.resolve("bin/java").toString()));
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", classPath, "io.blackpipe.cli.Main"));
+        command.addAll(List.of("-cp", classPath(), "io.blackpipe.cli.Main"));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(directory == null ? null : directory.toFile());
         builder.environment().keySet().removeIf(name -> name.startsWith("BLACKPIPE_"));
@@ -54,6 +59,11 @@ final class CliChild implements AutoCloseable {
         }, "cli-child-stdout");
         reader.setDaemon(true);
         reader.start();
+    }
+
+    /** The test class path, which holds the CLI's classes and their dependencies. */
+    static String classPath() {
+        return System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     }
 
     String awaitLine(String prefix) throws Exception {
