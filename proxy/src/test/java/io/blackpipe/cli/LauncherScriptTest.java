@@ -4,6 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.blackpipe.upstream.PathLookup;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -19,6 +22,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The repository's {@code ./blackpipe} launcher, run by bash in a scratch checkout whose jar is
@@ -73,6 +78,37 @@ class LauncherScriptTest {
         assertEquals(List.of(), fromTheBuildsJar);
     }
 
+    /**
+     * What the scripts' builds print goes to standard error, a CI log or a terminal: `mvn -B -q` alone still wrote
+     * jansi's reset code (ESC[0m) there on Maven 3.8/3.9, on success too. Real Maven (the one on PATH), on a
+     * project of pom modules that builds in a second, offline or not, as the script runs it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"blackpipe, proxy", "bench/run, bench", "bench/per-command, bench"})
+    void theBuildsTheScriptsRunPrintNoEscapeCodes(String script, String module) throws Exception {
+        assumeTrue(PathLookup.find("mvn").isPresent(), "no mvn on PATH");
+        Path jar = scratchCheckout();
+        Files.createDirectories(checkout.resolve(script).getParent());
+        Files.copy(repository().resolve(script), checkout.resolve(script), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        Files.createDirectories(checkout.resolve(module + "/target"));
+        Files.writeString(checkout.resolve("pom.xml"), pom("root", "<modules><module>" + module + "</module></modules>"));
+        Files.writeString(checkout.resolve(module + "/pom.xml"), pom(module, ""));
+        Files.createDirectories(checkout.resolve("bench/target"));
+        Files.writeString(checkout.resolve("bench/target/classpath.txt"), "");
+        writeInPlace(jar, "an old build");
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now().minusSeconds(7200))); // older than the sources: rebuilt
+
+        List<String> output = run(script, null);
+        assertTrue(output.get(0).contains("building"), output::toString);
+        assertTrue(output.contains("-cp") || output.contains("-jar"), () -> "the build passed, then java ran: " + output);
+        assertFalse(output.toString().contains("\u001b"), () -> "escape codes in: " + output.toString().replace("\u001b", "ESC"));
+    }
+
+    private static String pom(String artifactId, String inside) {
+        return "<project><modelVersion>4.0.0</modelVersion><groupId>blackpipe.test</groupId><artifactId>" + artifactId
+                + "</artifactId><version>1</version><packaging>pom</packaging>" + inside + "</project>";
+    }
+
     /** A checkout with the launcher and the source paths it compares the jar's age to, all older than the jar. */
     private Path scratchCheckout() throws IOException {
         Files.copy(repository().resolve("blackpipe"), checkout.resolve("blackpipe"));
@@ -107,17 +143,25 @@ class LauncherScriptTest {
 
     /** Runs the launcher with BLACKPIPE_JAVA_OPTS (null: unset); the arguments the fake java got, one per element. */
     private List<String> launch(String javaOpts, String... args) throws Exception {
-        List<String> command = new java.util.ArrayList<>(List.of("bash", checkout.resolve("blackpipe").toString()));
+        return run("blackpipe", javaOpts, args);
+    }
+
+    /** Runs {@code script} of the scratch checkout; what it printed (the fake java's arguments, one per line). */
+    private List<String> run(String script, String javaOpts, String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of("bash", checkout.resolve(script).toString()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
         builder.environment().put("PATH", checkout.resolve("bin") + ":" + System.getenv("PATH"));
         builder.environment().remove("BLACKPIPE_JAVA_OPTS");
+        builder.environment().remove("BENCH_SKIP_BUILD");
+        builder.environment().remove("BENCH_JAVA_OPTS");
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home")); // Maven's own java, not the fake one on PATH
         if (javaOpts != null) {
             builder.environment().put("BLACKPIPE_JAVA_OPTS", javaOpts);
         }
         Process process = builder.start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(30, TimeUnit.SECONDS), "the launcher did not finish");
+        assertTrue(process.waitFor(120, TimeUnit.SECONDS), "the launcher did not finish");
         assertEquals(0, process.exitValue(), output);
         return output.lines().toList();
     }
