@@ -94,12 +94,14 @@ public final class BlackPipe implements AutoCloseable {
 
     /** Adds a failCommand document as a rule; its id is the document's "id" field, else a new one. Returns the id. */
     public String rule(String failCommandJson) {
+        ensureOpen();
         BsonDocument document = Arguments.failCommand(failCommandJson);
         return rule(document.isString("id") ? document.getString("id").getValue() : nextId(), document);
     }
 
     /** Adds (or replaces) the rule {@code id}; the document's own id, if any, must be the same. Returns the id. */
     public String rule(String id, String failCommandJson) {
+        ensureOpen();
         return rule(Arguments.ruleId(id), Arguments.failCommand(failCommandJson));
     }
 
@@ -124,6 +126,7 @@ public final class BlackPipe implements AutoCloseable {
 
     /** A rule on {@code commands}, built fluently: {@code fail("insert").times(1).with(Fault.RESET)}. */
     public FailRule fail(String... commands) {
+        ensureOpen();
         return new FailRule(this::addRule, commands);
     }
 
@@ -135,6 +138,7 @@ public final class BlackPipe implements AutoCloseable {
      * the app's next command. {@code onNamespace("shop")} keeps it to the app's commands on shop.
      */
     public FailRule failAll() {
+        ensureOpen();
         return FailRule.onAllCommands(this::addRule);
     }
 
@@ -154,10 +158,12 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     public boolean removeRule(String id) {
+        ensureOpen();
         return proxy.rules().remove(Arguments.required(id, "id"));
     }
 
     public void clearRules() {
+        ensureOpen();
         proxy.rules().clear();
     }
 
@@ -264,6 +270,7 @@ public final class BlackPipe implements AutoCloseable {
 
     /** Stops the running scenario: its pending steps are cancelled, its rules removed, its faulted members restored. */
     public void stopScenario() {
+        ensureOpen();
         proxy.scenarios().stop();
     }
 
@@ -283,12 +290,8 @@ public final class BlackPipe implements AutoCloseable {
      *                                  "secondary" where no member is one)
      */
     public void outage(String member, Duration duration) {
-        proxy.outage(member(member), Arguments.millis(duration));
-    }
-
-    private String member(String member) {
         ensureOpen();
-        return Arguments.member(member);
+        proxy.outage(Arguments.member(member), Arguments.millis(duration));
     }
 
     /**
@@ -297,7 +300,8 @@ public final class BlackPipe implements AutoCloseable {
      * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
      */
     public void blackhole(String member, Duration duration) {
-        proxy.blackhole(member(member), Arguments.millis(duration));
+        ensureOpen();
+        proxy.blackhole(Arguments.member(member), Arguments.millis(duration));
     }
 
     /**
@@ -306,7 +310,8 @@ public final class BlackPipe implements AutoCloseable {
      * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
      */
     public void restore(String member) {
-        proxy.restore(member(member));
+        ensureOpen();
+        proxy.restore(Arguments.member(member));
     }
 
     /**
@@ -317,7 +322,8 @@ public final class BlackPipe implements AutoCloseable {
      * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
      */
     public int resetConnections(String member) {
-        List<MemberListener> listeners = proxy.select(member(member));
+        ensureOpen();
+        List<MemberListener> listeners = proxy.select(Arguments.member(member));
         if (listeners.isEmpty()) {
             throw new IllegalArgumentException(proxy.noMember(member));
         }
@@ -342,6 +348,7 @@ public final class BlackPipe implements AutoCloseable {
      * set's failover is not undone: its members elect their primary, not blackpipe.
      */
     public void reset() {
+        ensureOpen();
         proxy.reset();
         counters.reset();
         historySince = System.nanoTime();
@@ -352,7 +359,12 @@ public final class BlackPipe implements AutoCloseable {
         return proxy;
     }
 
-    /** A fault set up on a closed proxy would do nothing: say so (a BlackPipe kept from a class whose proxy is closed). */
+    /**
+     * What would change a closed proxy (a rule, a fault, a scenario, a reset) would do nothing, or nothing that
+     * matters: say so, before looking at the arguments (a BlackPipe kept from a class whose proxy is closed).
+     * Reads (counts, rules, fired counts, history) and resetCounters(), which only moves this object's baseline,
+     * stay allowed.
+     */
     private void ensureOpen() {
         if (closed.get()) {
             throw new IllegalStateException("this BlackPipe is closed (its listeners are gone): start a new one");
@@ -361,7 +373,9 @@ public final class BlackPipe implements AutoCloseable {
 
     /**
      * Stops the admin server and every listener; open client connections are closed. Idempotent. Counters,
-     * rules and history can still be read; rules, scenarios and deployment faults are refused.
+     * rules, fired counts and history can still be read (and {@link #resetCounters()} still moves the baseline);
+     * every method that would change the proxy (rules, scenarios, deployment faults, {@link #reset()}) is an
+     * IllegalStateException.
      */
     @Override
     public void close() {

@@ -18,14 +18,20 @@ import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
+import java.lang.reflect.Array;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.net.ConnectException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
@@ -252,27 +258,74 @@ class BlackPipeApiTest {
         }
     }
 
+    private static final String CLOSED = "this BlackPipe is closed (its listeners are gone): start a new one";
+
     @Test
     void aClosedBlackPipeStillReportsButRefusesFaultsThatWouldDoNothing(@TempDir Path temp) throws Exception {
         Path scenario = temp.resolve("blip.yaml");
         Files.writeString(scenario, "name: blip\nrules:\n"
                 + "  - {configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insert], resetConnection: true}}\n");
-        BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri());
-        blackPipe.fail("find").with(Fault.HANG);
+        BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.uri()).adminPort(0).start();
+        String id = blackPipe.fail("find").with(Fault.HANG);
+        RemoteBlackPipe remote = RemoteBlackPipe.connect(blackPipe.adminUrl());
         blackPipe.close();
 
         List<Executable> refused = List.of(() -> blackPipe.fail("insert").with(Fault.RESET),
                 () -> blackPipe.rule("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: true}}"),
                 () -> blackPipe.runScenario(scenario), blackPipe::failover, () -> blackPipe.outage("primary", Duration.ZERO),
-                () -> blackPipe.blackhole("primary", Duration.ZERO), () -> blackPipe.restore("all"));
+                () -> blackPipe.blackhole("primary", Duration.ZERO), () -> blackPipe.restore("all"),
+                // these succeeded silently, doing nothing to a proxy that is gone
+                blackPipe::reset, blackPipe::clearRules, blackPipe::stopScenario, () -> blackPipe.removeRule(id),
+                () -> blackPipe.resetConnections("all"), () -> blackPipe.runBundledScenario("transient-blip"),
+                // refused before their arguments are looked at, as the proxy's state is the first thing wrong
+                () -> blackPipe.rule("not json"), () -> blackPipe.outage(null, null), () -> blackPipe.fail());
         for (Executable call : refused) {
-            assertEquals("this BlackPipe is closed (its listeners are gone): start a new one",
-                    assertThrows(IllegalStateException.class, call).getMessage());
+            assertEquals(CLOSED, assertThrows(IllegalStateException.class, call).getMessage());
         }
         assertEquals(1, blackPipe.rules().size(), "what it had can still be read");
+        assertEquals(0, blackPipe.fired(id));
         assertEquals(0, blackPipe.attempts("find"));
         assertTrue(blackPipe.history().isEmpty());
+        blackPipe.resetCounters(); // a read's baseline, in this object: nothing of the proxy's changes
         blackPipe.close(); // idempotent
+
+        // RemoteBlackPipe has no close(): a proxy that is gone refuses its changes as an IllegalStateException too
+        List<Executable> remoteRefused = List.of(remote::reset, remote::clearRules, remote::stopScenario,
+                () -> remote.removeRule(id), () -> remote.fail("insert").with(Fault.RESET));
+        for (Executable call : remoteRefused) {
+            assertTrue(assertThrows(IllegalStateException.class, call).getMessage().startsWith("cannot reach the blackpipe admin API"));
+        }
+    }
+
+    /**
+     * Every public method of a closed BlackPipe either reads (allowed) or refuses with the same
+     * IllegalStateException, whatever its arguments: a method added later must take a side here.
+     */
+    @Test
+    void everyPublicMethodOfAClosedBlackPipeReadsOrRefusesTheSameWay() throws Exception {
+        Set<String> reads = Set.of("connectionString", "adminUrl", "fired", "rules", "attempts", "retries", "outcomes",
+                "faultsInjected", "resetCounters", "registry", "history", "server", "close");
+        BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri());
+        blackPipe.close();
+        List<String> checked = new ArrayList<>();
+        for (Method method : BlackPipe.class.getDeclaredMethods()) {
+            if (!Modifier.isPublic(method.getModifiers()) || Modifier.isStatic(method.getModifiers()) || method.isSynthetic()
+                    || reads.contains(method.getName())) {
+                continue;
+            }
+            Object[] args = Arrays.stream(method.getParameterTypes())
+                    .map(type -> type == int.class ? 0 : type == long.class ? 0L : type == boolean.class ? false
+                            : type.isArray() ? Array.newInstance(type.getComponentType(), 0) : null)
+                    .toArray();
+            InvocationTargetException thrown = assertThrows(InvocationTargetException.class, () -> method.invoke(blackPipe, args),
+                    () -> method + " did nothing on a closed BlackPipe");
+            assertEquals(IllegalStateException.class, thrown.getCause().getClass(), method::toString);
+            assertEquals(CLOSED, thrown.getCause().getMessage(), method::toString);
+            checked.add(method.getName());
+        }
+        assertTrue(checked.containsAll(List.of("rule", "fail", "failAll", "removeRule", "clearRules", "runScenario",
+                "runBundledScenario", "stopScenario", "failover", "outage", "blackhole", "restore", "resetConnections", "reset")),
+                checked::toString);
     }
 
     @Test
