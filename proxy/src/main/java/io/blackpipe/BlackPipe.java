@@ -48,12 +48,15 @@ public final class BlackPipe implements AutoCloseable {
     private final CounterView counters;
     private final AtomicInteger generatedIds = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
+    /** Who closes this instance when it is {@link Managed} (its own close() then refuses); null: whoever holds it. */
+    private final String closedBy;
     /** System.nanoTime() of the last reset(): history() shows what was recorded since; null: everything. */
     private volatile Long historySince;
 
-    private BlackPipe(ProxyServer proxy, AdminServer admin) {
+    private BlackPipe(ProxyServer proxy, AdminServer admin, String closedBy) {
         this.proxy = proxy;
         this.admin = admin;
+        this.closedBy = closedBy;
         this.counters = new CounterView(proxy.registry());
     }
 
@@ -66,11 +69,12 @@ public final class BlackPipe implements AutoCloseable {
         return new BlackPipeBuilder();
     }
 
-    static BlackPipe start(ProxyConfig config) {
+    /** @param closedBy null, or who alone closes it (a {@link Managed} one) */
+    static BlackPipe start(ProxyConfig config, String closedBy) {
         ProxyServer proxy = ProxyServer.start(config);
         try {
             AdminServer admin = config.adminPort() < 0 ? null : AdminServer.start(proxy, config.adminHost(), config.adminPort());
-            return new BlackPipe(proxy, admin);
+            return new BlackPipe(proxy, admin, closedBy);
         } catch (RuntimeException e) {
             proxy.close();
             throw e;
@@ -372,13 +376,48 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
+     * A BlackPipe shared by code that must not close it, and the one handle that does: what a test framework's
+     * extension hands its tests ({@code @BlackPipeTest}'s, one proxy per test class). {@link #blackPipe()}'s own
+     * {@code close()} is an IllegalStateException saying who closes it, as a test that closed it would break every
+     * later test sharing it. Start one with {@link BlackPipeBuilder#startManaged(String)}.
+     */
+    public static final class Managed implements AutoCloseable {
+        private final BlackPipe blackPipe;
+
+        Managed(BlackPipe blackPipe) {
+            this.blackPipe = blackPipe;
+        }
+
+        /** The proxy to hand out. */
+        public BlackPipe blackPipe() {
+            return blackPipe;
+        }
+
+        /** Closes the proxy, as {@link BlackPipe#close()} does for one that is not managed. Idempotent. */
+        @Override
+        public void close() {
+            blackPipe.shutDown();
+        }
+    }
+
+    /**
      * Stops the admin server and every listener; open client connections are closed. Idempotent. Counters,
      * rules, fired counts and history can still be read (and {@link #resetCounters()} still moves the baseline);
      * every method that would change the proxy (rules, scenarios, deployment faults, {@link #reset()}) is an
      * IllegalStateException.
+     *
+     * @throws IllegalStateException for a {@link Managed} one, which only its handle closes (the {@code @BlackPipeTest}
+     *                               extension's, after the class's tests), saying so
      */
     @Override
     public void close() {
+        if (closedBy != null) {
+            throw new IllegalStateException("close(): this BlackPipe is closed by " + closedBy);
+        }
+        shutDown();
+    }
+
+    private void shutDown() {
         if (closed.compareAndSet(false, true)) {
             if (admin != null) {
                 admin.close();

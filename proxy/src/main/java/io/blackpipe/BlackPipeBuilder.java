@@ -124,6 +124,27 @@ public final class BlackPipeBuilder {
      * @throws IllegalArgumentException for a bad URI or option
      */
     public BlackPipe start() {
+        return BlackPipe.start(config(), null);
+    }
+
+    /**
+     * Starts the proxy as {@link #start()} does, for code that shares it with others who must not close it (a
+     * test framework extension and its tests): the BlackPipe's own {@code close()} is then an
+     * IllegalStateException, "close(): this BlackPipe is closed by " followed by {@code closedBy}, and only the
+     * returned handle closes it.
+     *
+     * @param closedBy who closes it and when, and what to do instead, completing that sentence (e.g. "the suite's
+     *                 extension after its last test, which share it")
+     */
+    public BlackPipe.Managed startManaged(String closedBy) {
+        if (closedBy == null || closedBy.isBlank()) {
+            throw new IllegalArgumentException("closedBy: say who closes this BlackPipe (e.g. \"the suite's extension\"), got "
+                    + (closedBy == null ? "null" : "'" + closedBy + "'"));
+        }
+        return new BlackPipe.Managed(BlackPipe.start(config(), closedBy));
+    }
+
+    private ProxyConfig config() {
         if (upstream == null || upstream.isBlank()) {
             throw new IllegalArgumentException("upstream: required, a mongodb:// or mongodb+srv:// URI");
         }
@@ -139,6 +160,6 @@ public final class BlackPipeBuilder {
                 .withSimulatedMembers(simulateMembers)
                 .withListenerTls(tlsCert == null ? null : new ProxyConfig.ListenerTls(tlsCert, tlsKey, tlsClientCa))
                 .withMaxConnections(maxConnections);
-        return BlackPipe.start(config);
+        return config;
     }
 }

@@ -19,7 +19,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * annotation's {@code upstream}, the system property {@value #UPSTREAM_PROPERTY}, the environment
  * variable {@value #UPSTREAM_ENV}. One instance per class that declares {@code @BlackPipeTest} (a
  * {@code @Nested} class without it shares its enclosing class's), started when first asked for,
- * closed after the class's tests; reset before each test ({@link BlackPipe#reset()}: no scenario, no
+ * closed after the class's tests (by this extension only: the tests get a {@link BlackPipe.Managed} one, whose
+ * close() they cannot call); reset before each test ({@link BlackPipe#reset()}: no scenario, no
  * outage, a simulated set's first member primary again, counters at zero, an empty history, no session
  * remembered from an earlier test) and given
  * back the rules its class set up before its first test (in {@code @BeforeAll}), fresh, and no others.
@@ -41,7 +42,8 @@ public final class BlackPipeExtension
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         ExtensionContext owner = owner(context);
-        return owner.getStore(NAMESPACE).getOrComputeIfAbsent(proxyKey(owner), key -> start(owner), BlackPipe.class);
+        return owner.getStore(NAMESPACE).getOrComputeIfAbsent(proxyKey(owner), key -> start(owner), BlackPipe.Managed.class)
+                .blackPipe();
     }
 
     /**
@@ -99,14 +101,14 @@ public final class BlackPipeExtension
             return;
         }
         // remove() looks in this class's own store only: a @Nested class never closes its outer class's proxy
-        BlackPipe blackPipe;
+        BlackPipe.Managed blackPipe;
         try {
-            blackPipe = context.getStore(NAMESPACE).remove(proxyKey(context), BlackPipe.class);
+            blackPipe = context.getStore(NAMESPACE).remove(proxyKey(context), BlackPipe.Managed.class);
         } catch (ExtensionConfigurationException startFailed) {
             return; // the store gives back the failure of start(): the tests that asked for the proxy reported it
         }
         if (blackPipe != null) {
-            blackPipe.close();
+            blackPipe.close(); // the tests' BlackPipe.close() refuses: they share it
         }
     }
 
@@ -114,7 +116,8 @@ public final class BlackPipeExtension
     private static BlackPipe running(ExtensionContext context) {
         ExtensionContext owner = owner(context);
         try {
-            return owner.getStore(NAMESPACE).get(proxyKey(owner), BlackPipe.class);
+            BlackPipe.Managed managed = owner.getStore(NAMESPACE).get(proxyKey(owner), BlackPipe.Managed.class);
+            return managed == null ? null : managed.blackPipe();
         } catch (ExtensionConfigurationException startFailed) {
             return null; // the store gives back the failure of start() on every read
         }
@@ -173,7 +176,7 @@ public final class BlackPipeExtension
         return classContext.getTestClass().map(c -> AnnotationSupport.isAnnotated(c, BlackPipeTest.class)).orElse(false);
     }
 
-    private static BlackPipe start(ExtensionContext classContext) {
+    private static BlackPipe.Managed start(ExtensionContext classContext) {
         Optional<BlackPipeTest> annotation = annotation(classContext.getTestClass().orElse(null));
         String upstream = upstream(annotation.map(BlackPipeTest::upstream).orElse(""));
         try {
@@ -181,12 +184,18 @@ public final class BlackPipeExtension
                     .upstream(upstream)
                     .simulateMembers(annotation.map(BlackPipeTest::simulateMembers).orElse(0))
                     .seed(annotation.map(BlackPipeTest::seed).orElse(0L))
-                    .start();
+                    .startManaged(closedBy(classContext));
         } catch (RuntimeException e) {
             // test reports end up in CI logs: never the upstream's password
             throw new ExtensionConfigurationException("blackpipe could not start in front of " + UpstreamUri.masked(upstream)
                     + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Completes "close(): this BlackPipe is closed by ...": a test closing the proxy its class shares would break the next. */
+    static String closedBy(ExtensionContext classContext) {
+        return "the @BlackPipeTest extension after the tests of " + classContext.getTestClass().map(Class::getName).orElse("its class")
+                + ", which share it: leave it open (a test that needs a proxy of its own starts one, BlackPipe.start(uri))";
     }
 
     /** The annotation on the class or, for @Nested classes, on the nearest enclosing class. */

@@ -19,7 +19,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  *     void survivesAFailover(BlackPipe blackPipe) { ... }
  * }
  * }</pre>
- * One proxy per test class, started on first use and closed after all its tests; a {@code @Nested}
+ * One proxy per test class, started on first use and closed after all its tests by the extension (a test's
+ * {@code close()} on it is an IllegalStateException: the tests after it share it); a {@code @Nested}
  * class shares its enclosing class's unless it carries this annotation itself. Under JUnit's parallel
  * execution the tests of one class take turns (classes still run side by side). Before each test
  * its scenario is stopped, outages restored, its counters reset, its history emptied, and its rules
