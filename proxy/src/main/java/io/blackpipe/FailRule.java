@@ -84,12 +84,18 @@ public final class FailRule {
         return this;
     }
 
-    /** Only on this member: "primary", "secondary" or an advertised or upstream host:port. */
+    /**
+     * Only on this member: "primary", "secondary" or an advertised or upstream host:port. One the proxy does not
+     * front (a typo; "secondary" with no secondary) is refused when the rule is added, naming those it does.
+     */
     public FailRule onMember(String member) {
         return put("onMember", "member", member);
     }
 
-    /** Only for clients whose appName is {@code appName}. */
+    /**
+     * Only for clients whose appName is {@code appName}; "" (as on mongod): only clients that send none. Each
+     * client names itself, so any name is taken (a typo matches no client).
+     */
     public FailRule forApp(String appName) {
         return put("forApp", "appName", appName);
     }
@@ -132,14 +138,17 @@ public final class FailRule {
     public String error(String codeName, String... errorLabels) {
         unspent("error");
         data.put("error", new BsonString(given(codeName, "error(): the code name")));
-        return labels(errorLabels);
+        return labels("error()", errorLabels);
     }
 
-    /** Adds the rule: an error reply with a numeric code. */
+    /**
+     * Adds the rule: an error reply with a numeric code. Code 0 is OK, no error: as mongod's failCommand, such a
+     * rule fires (its fired count grows, a times(n) is spent) and the command runs as sent.
+     */
     public String errorCode(int code, String... errorLabels) {
         unspent("errorCode");
         data.put("errorCode", new BsonInt32(code));
-        return labels(errorLabels);
+        return labels("errorCode()", errorLabels);
     }
 
     /** Adds the rule: the command runs, its reply is held for {@code delay} (at least 1 ms; the rule counts whole ms). */
@@ -164,10 +173,16 @@ public final class FailRule {
         return add();
     }
 
-    private String labels(String... errorLabels) {
+    private String labels(String call, String... errorLabels) {
         if (errorLabels.length > 0) {
             BsonArray labels = new BsonArray();
-            Arrays.stream(errorLabels).map(label -> new BsonString(given(label, "an error label"))).forEach(labels::add);
+            for (String label : errorLabels) {
+                if (given(label, call + ": an error label").isBlank()) {
+                    throw new IllegalArgumentException(call + ": an error label must not be empty, got '" + label
+                            + "' (labels are names such as RetryableWriteError)");
+                }
+                labels.add(new BsonString(label));
+            }
             data.put("errorLabels", labels);
         }
         return add();

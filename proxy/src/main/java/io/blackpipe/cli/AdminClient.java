@@ -18,6 +18,9 @@ final class AdminClient {
 
     /** What the API answered: status and body. */
     record Answer(int status, String body) {
+        boolean ok() {
+            return status >= 200 && status < 300;
+        }
     }
 
     private final AdminHttp http;
@@ -39,12 +42,26 @@ final class AdminClient {
 
     /** Sends {@code method path} (path under /api/v1, e.g. "rules"); a non-2xx answer is a Failure. */
     Answer call(String method, String path, String body) throws Failure {
+        Answer answer = send(method, path, body);
+        if (!answer.ok()) {
+            throw refused(method, path, answer);
+        }
+        return answer;
+    }
+
+    /** Sends {@code method path}; any answer is returned, a proxy that does not answer is a Failure. */
+    Answer send(String method, String path, String body) throws Failure {
         try {
-            AdminHttp.Answer answer = http.call(method, path, body);
+            AdminHttp.Answer answer = http.send(method, path, body);
             return new Answer(answer.status(), answer.body());
         } catch (AdminHttp.Failure e) {
             throw new Failure(e.getMessage());
         }
+    }
+
+    /** The Failure a non-2xx {@code answer} to {@code method path} is, as {@link #call} throws it. */
+    Failure refused(String method, String path, Answer answer) {
+        return new Failure(http.refused(method, path, new AdminHttp.Answer(answer.status(), answer.body())).getMessage());
     }
 
     /**

@@ -51,7 +51,8 @@ final class FaultAddCommand extends AdminCommand {
     @Option(names = "--error", paramLabel = "NAME", description = "Reply with this server error, by name (e.g. NotWritablePrimary).")
     String error;
 
-    @Option(names = "--error-code", paramLabel = "CODE", description = "Reply with this server error code (e.g. 10107).")
+    @Option(names = "--error-code", paramLabel = "CODE", description = "Reply with this server error code (e.g. 10107);"
+            + " 0 is OK, as on mongod: the rule fires and the command runs.")
     Integer errorCode;
 
     @Option(names = "--labels", paramLabel = "LABEL", split = ",",
@@ -93,10 +94,11 @@ final class FaultAddCommand extends AdminCommand {
             + " (mode {activationProbability: P}). Default mode without --times/--skip/--probability: alwaysOn.")
     Double probability;
 
-    @Option(names = "--member", paramLabel = "MEMBER", description = "Only on this member: primary, secondary or host:port.")
+    @Option(names = "--member", paramLabel = "MEMBER", description = "Only on this member: primary, secondary or host:port;"
+            + " the proxy refuses one it does not front, naming those it does.")
     String member;
 
-    @Option(names = "--app", paramLabel = "NAME", description = "Only for clients with this appName.")
+    @Option(names = "--app", paramLabel = "NAME", description = "Only for clients with this appName (\"\": clients that send none).")
     String app;
 
     @Option(names = "--namespace", paramLabel = "DB.COLL", description = "Only for commands on this namespace.")
@@ -111,9 +113,34 @@ final class FaultAddCommand extends AdminCommand {
     @Override
     int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
         BsonDocument rule = rule();
-        BsonDocument answer = admin.json("POST", "rules", rule.toJson());
+        AdminClient.Answer sent = admin.send("POST", "rules", rule.toJson());
+        if (sent.status() == 400 && json() == null) {
+            flagTheProxyRefused(sent.body());
+        }
+        if (!sent.ok()) {
+            throw admin.refused("POST", "rules", sent);
+        }
+        BsonDocument answer = BsonDocument.parse(sent.body());
         out.println(answer.isString("id") ? answer.getString("id").getValue() : answer.toJson());
         return 0;
+    }
+
+    /**
+     * What only the proxy can check of the rule the flags make (that --member is one of its members) is a usage
+     * error naming the flag, as what the flags are checked for here: the proxy's 400 names the rule's field.
+     */
+    private void flagTheProxyRefused(String body) {
+        String error;
+        try {
+            error = BsonDocument.parse(body).getString("error").getValue();
+        } catch (RuntimeException notTheApisError) {
+            return;
+        }
+        int colon = error.indexOf(": ");
+        String field = colon < 0 ? null : error.substring(0, colon);
+        if (field != null && !flag(field).equals(field)) {
+            throw usage(flag(field) + ": " + error.substring(colon + 2) + " (the proxy refused the rule the flags make)");
+        }
     }
 
     /** The rule to send; flag combinations that make no rule are usage errors naming the flags. */
@@ -250,7 +277,7 @@ final class FaultAddCommand extends AdminCommand {
         }
         if (labels != null && !labels.isEmpty()) {
             BsonArray array = new BsonArray();
-            labels.stream().map(String::strip).filter(l -> !l.isEmpty()).forEach(l -> array.add(new BsonString(l)));
+            labels.stream().map(String::strip).forEach(l -> array.add(new BsonString(l))); // an empty one: refused below
             data.put("errorLabels", array);
         }
         putFlag(data, "resetConnection", reset);

@@ -6,4 +6,12 @@ public interface FaultAction {
     String name();
 
     void apply(Interception command);
+
+    /**
+     * Whether firing it breaks the command, and is counted as a fault under {@link #name()}; false for a rule that
+     * fires and lets the command run (failCommand's errorCode 0, see {@link io.blackpipe.fault.action.NoError}).
+     */
+    default boolean injects() {
+        return true;
+    }
 }

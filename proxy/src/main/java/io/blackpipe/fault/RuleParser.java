@@ -7,6 +7,7 @@ import io.blackpipe.fault.action.DelayReply;
 import io.blackpipe.fault.action.DropReply;
 import io.blackpipe.fault.action.ErrorReply;
 import io.blackpipe.fault.action.Hang;
+import io.blackpipe.fault.action.NoError;
 import io.blackpipe.fault.action.ResetConnection;
 import io.blackpipe.fault.action.WriteConcernError;
 import java.util.LinkedHashSet;
@@ -15,6 +16,7 @@ import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -45,11 +47,29 @@ public final class RuleParser {
             "resetConnection", "dropReply", "hang", "delayReplyMS", "cannedReply", "member", "attempt", "topologyVersion");
 
     private final long seed;
+    /** Why a rule's member names none of the deployment's members (naming those it has); null when it names one. */
+    private final UnaryOperator<String> unknownMember;
     private final AtomicLong parsed = new AtomicLong();
 
-    /** @param seed the base of every {activationProbability} generator, so runs replay */
+    /**
+     * A parser with no deployment at hand (`scenario validate`, `fault add` checking its flags): a member is
+     * checked as a role or host:port only; the proxy the rule goes to checks that it is one of its own.
+     *
+     * @param seed the base of every {activationProbability} generator, so runs replay
+     */
     public RuleParser(long seed) {
+        this(seed, member -> null);
+    }
+
+    /**
+     * A proxy's parser: a rule's {@code member} must name one of its members, as its deployment faults' must.
+     *
+     * @param unknownMember why a member ("primary", "secondary" or host:port) names none of the proxy's members,
+     *                      naming those it has; null when it names one
+     */
+    public RuleParser(long seed, UnaryOperator<String> unknownMember) {
         this.seed = seed;
+        this.unknownMember = unknownMember;
     }
 
     /** True for {mode: "off"}: the document removes a rule rather than adding one. */
@@ -210,6 +230,12 @@ public final class RuleParser {
         boolean drop = flag(data, "dropReply");
         flag(data, "failInternalCommands"); // accepted for compatibility: no internal commands pass a proxy
         Integer code = errorCode(data);
+        // code 0 is OK: mongod raises a Status of code OK, i.e. nothing, and the command runs (after a block);
+        // its failpoint was entered all the same, so alone it is still a rule that fires, not "nothing to do"
+        boolean noError = code != null && code == 0;
+        if (noError) {
+            code = null;
+        }
         BsonArray labels = labels(data);
         BsonDocument writeConcernError = null;
         if (data.containsKey("writeConcernError")) {
@@ -252,6 +278,9 @@ public final class RuleParser {
         }
         if (data.containsKey("blockTimeMS")) {
             throw new RuleException("data.blockTimeMS", "only meaningful with blockConnection: true");
+        }
+        if (action == null && noError) {
+            return new NoError();
         }
         if (action == null) {
             throw new RuleException("data", "says nothing to do: give errorCode (or error), closeConnection, blockConnection, "
@@ -298,6 +327,11 @@ public final class RuleParser {
             if (!label.isString()) {
                 throw new RuleException("data.errorLabels", "must be an array of strings");
             }
+            if (label.asString().getValue().isBlank()) {
+                // mongod would send it as given; no driver acts on it, and it is a mistake (a label variable unset)
+                throw new RuleException("data.errorLabels", "an error label must not be empty, got '" + label.asString().getValue()
+                        + "' (labels are names such as RetryableWriteError; [] sends none)");
+            }
         }
         return value.asArray();
     }
@@ -314,10 +348,22 @@ public final class RuleParser {
         }
     }
 
-    private static String member(BsonDocument data) {
+    /**
+     * A rule on a member the proxy does not front would never fire, silently (a typo, "localhost:27017" for a
+     * member the proxy knows as 127.0.0.1:27017, "secondary" in a one-member deployment): refused, naming the
+     * members there are, as a deployment fault on it is.
+     */
+    private String member(BsonDocument data) {
         String member = string(data, "member");
-        if (member != null && !member.equals("primary") && !member.equals("secondary") && !isHostPort(member)) {
+        if (member == null) {
+            return null;
+        }
+        if (!member.equals("primary") && !member.equals("secondary") && !isHostPort(member)) {
             throw new RuleException("data.member", "must be \"primary\", \"secondary\" or host:port");
+        }
+        String unknown = unknownMember.apply(member);
+        if (unknown != null) {
+            throw new RuleException("data.member", unknown);
         }
         return member;
     }

@@ -55,7 +55,8 @@ public final class RuleSet {
     /**
      * How many commands each rule id has faulted, kept when the rule is replaced or removed: the
      * server's failpoint count (configureFailPoint's {@code count}, waitForFailPoint's
-     * {@code timesEntered}) never goes back either. Only faults touch it, never a forwarded command.
+     * {@code timesEntered}) never goes back either. Only a rule's firing touches it: a fault, or a rule of
+     * errorCode 0 that fires and forwards, as mongod's failpoint counts it; never a command no rule fired on.
      */
     private final Map<String, AtomicLong> firedById = new ConcurrentHashMap<>();
 

@@ -157,7 +157,9 @@ final class Exchange {
             forwardHello(frame, facts, msg, query);
             return;
         }
-        observer.faultInjected(hello, decision.action().name());
+        if (decision.action().injects()) {
+            observer.faultInjected(hello, decision.action().name());
+        }
         decision.action().apply(new InterceptedHello(this, frame, facts, msg, query));
     }
 
@@ -195,8 +197,11 @@ final class Exchange {
             forward(frame, attempt, fingerprint, null, null);
             return;
         }
-        observer.faultInjected(attempt, decision.action().name());
-        decision.action().apply(new InterceptedCommand(this, frame, attempt, fingerprint, decision.action().name()));
+        String fault = decision.action().injects() ? decision.action().name() : null; // null: it fired, nothing broke
+        if (fault != null) {
+            observer.faultInjected(attempt, fault);
+        }
+        decision.action().apply(new InterceptedCommand(this, frame, attempt, fingerprint, fault));
     }
 
     void forward(ByteBuf frame, Attempt attempt, long fingerprint, String fault, ReplyFate fate) {

@@ -57,7 +57,19 @@ final class MemberSelector {
 
     /** "no member 'x' (known: primary, secondary, all, db1:27017 / localhost:27017, ...)": why {@code member} selects none. */
     String noMember(String member) {
-        List<String> known = new ArrayList<>(canHaveSecondaries() ? List.of("primary", "secondary", "all") : List.of("primary", "all"));
+        return noMember(member, true);
+    }
+
+    /** The same for a rule's member, which is never "all" (a rule without one is on all). */
+    String noRuleMember(String member) {
+        return noMember(member, false);
+    }
+
+    private String noMember(String member, boolean all) {
+        List<String> known = new ArrayList<>(canHaveSecondaries() ? List.of("primary", "secondary") : List.of("primary"));
+        if (all) {
+            known.add("all");
+        }
         for (Member m : members.members()) {
             known.add(m.upstream().equals(m.advertised()) ? m.upstream().toString() : m.upstream() + " / " + m.advertised());
         }

@@ -109,7 +109,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             HelloRewriter rewriter = new HelloRewriter(members, deployment.isReplicaSet() && simulation == null, log::warn);
             this.history = History.open(10_000, config.historyFile());
             this.rules = new RuleSet();
-            this.ruleParser = new RuleParser(config.seed());
+            this.ruleParser = new RuleParser(config.seed(), this::unknownRuleMember); // asked once a rule comes, long after
             this.retryTracker = new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS);
             CommandObserver observer = new CommandObserver(registry, retryTracker, history);
             this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
@@ -365,6 +365,11 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     @Override
     public boolean knowsMember(String member) {
         return selector.knows(member);
+    }
+
+    /** Why a rule's member ("primary", "secondary" or host:port) can name none of the members; null when it can. */
+    private String unknownRuleMember(String member) {
+        return selector.knows(member) ? null : selector.noRuleMember(member);
     }
 
     /** "no member 'x' (known: ...)": why {@code member} selects no member now. */

@@ -258,9 +258,13 @@ class ControlCommandsTest {
                         "{configureFailPoint: 'failCommand', mode: {activationProbability: 0.5}, data: {failCommands: ['find', "
                                 + "'aggregate', 'count'], errorCode: 91, errorLabels: ['RetryableWriteError', 'Custom'],"
                                 + " blockConnection: true, blockTimeMS: 300, namespace: 'db.c', attempt: 'first'}}"),
-                Arguments.of(List.of("--command", "insert", "--delay", "1.5s", "--member", "127.0.0.1:27017"),
+                Arguments.of(List.of("--command", "insert", "--delay", "1.5s", "--member", "MEMBER"), // the proxy's member: below
                         "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert'], delayReplyMS: 1500,"
-                                + " member: '127.0.0.1:27017'}}"),
+                                + " member: 'MEMBER'}}"),
+                // as on mongod: code 0 is OK (the rule fires, the command runs); appName "" is the clients that send none
+                Arguments.of(List.of("--command", "ping", "--error-code", "0", "--app", ""),
+                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 0,"
+                                + " appName: ''}}"),
                 Arguments.of(List.of("--command", "insert", "--drop-reply", "--times", "2"),
                         "{configureFailPoint: 'failCommand', mode: {times: 2}, data: {failCommands: ['insert'], dropReply: true}}"),
                 Arguments.of(List.of("--command", "find", "--block", "2s"),
@@ -279,13 +283,14 @@ class ControlCommandsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("flagRules")
     void theFlagsBuildTheFailCommandDocumentTheProxyStores(List<String> flags, String expected) {
+        String member = shared.proxy().members().get(0).upstream().toString();
         List<String> args = new ArrayList<>(List.of("fault", "add", "--id", "r"));
-        args.addAll(flags);
+        flags.forEach(flag -> args.add(flag.replace("MEMBER", member)));
         CliRun run = shared.run(args.toArray(new String[0]));
         assertEquals(0, run.exitCode(), run::toString);
         assertEquals("r", run.out().strip());
         BsonDocument stored = shared.proxy().rules().rules().get(0).source();
-        BsonDocument want = BsonDocument.parse(expected).append("id", new org.bson.BsonString("r"));
+        BsonDocument want = BsonDocument.parse(expected.replace("MEMBER", member)).append("id", new org.bson.BsonString("r"));
         assertEquals(normalize(want), normalize(stored), () -> "stored " + stored.toJson());
     }
 
@@ -323,6 +328,10 @@ class ControlCommandsTest {
                 Arguments.of("fault add --command insert --delay soon", "--delay"),
                 Arguments.of("fault add --command insert --reset --attempt second", "--attempt"),
                 Arguments.of("fault add --command insert --reset --member nowhere", "--member"),
+                // only the proxy knows its members: its refusal is a usage error naming the flag, and those it has
+                Arguments.of("fault add --command insert --reset --member nosuch:1", "--member: no member 'nosuch:1' (known: primary"),
+                Arguments.of("fault add --command insert --error-code 91 --labels RetryableWriteError,,Custom",
+                        "--labels: an error label must not be empty, got ''"),
                 Arguments.of("fault add {x", "JSON"),
                 Arguments.of("fault add [1]", "JSON: not a JSON document: an array where one document {...} was expected"),
                 Arguments.of("fault add {configureFailPoint:'failCommand',mode:'off'}", "JSON: mode: \"off\" removes a rule: `fault remove ID`"),
@@ -355,6 +364,20 @@ class ControlCommandsTest {
         assertEquals(2, run.exitCode(), run::toString);
         String first = run.err().lines().findFirst().orElse("");
         assertEquals("JSON: not a JSON document: nothing (the text is empty) where one document {...} was expected", first, run::toString);
+        assertEquals(List.of(), shared.ruleIds(), "a usage error sends nothing");
+    }
+
+    /**
+     * `--labels "$LABEL"` with LABEL unset names the empty label, as the Java API and a JSON rule refuse it: it was
+     * dropped, and the rule went out with errorLabels: [], which takes away the labels the error would have had.
+     */
+    @ParameterizedTest(name = "--labels ''{0}''")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"", " "})
+    void anEmptyErrorLabelIsAUsageErrorNamingLabels(String label) {
+        CliRun run = shared.run("fault", "add", "--command", "insert", "--error-code", "91", "--labels", label);
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().startsWith("--labels: an error label must not be empty, got ''"), run::toString);
+        assertTrue(run.err().contains("Usage: blackpipe fault add"), run::toString);
         assertEquals(List.of(), shared.ruleIds(), "a usage error sends nothing");
     }
 

@@ -345,6 +345,8 @@ class RuleParserTest {
         "data.error                 | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], error: 10107}}",
         "data.errorLabels           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, errorLabels: 'x'}}",
         "data.errorLabels           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, errorLabels: [1]}}",
+        "data.errorLabels           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, errorLabels: ['']}}",
+        "data.errorLabels           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, errorLabels: ['RetryableWriteError', ' ']}}",
         "data.closeConnection       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], closeConnection: 'yes'}}",
         "data.resetConnection       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], resetConnection: 1}}",
         "data.dropReply             | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], dropReply: 'true'}}",
@@ -403,6 +405,37 @@ class RuleParserTest {
         for (String member : new String[] {"primary", "secondary", "db1.example:27017", "127.0.0.1:40001", "[::1]:27018"}) {
             assertEquals(member, parseData("{failCommands: ['find'], errorCode: 2, member: '" + member + "'}").matcher().member());
         }
+    }
+
+    /** Which host:port is a member only a proxy knows: its parser asks it; one with no deployment at hand takes any. */
+    @Test
+    void aMemberIsCheckedAgainstTheDeploymentWhereThereIsOne() {
+        RuleParser proxys = new RuleParser(0, member -> member.equals("db1:27017") || member.equals("primary") ? null
+                : "no member '" + member + "' (known: primary, db1:27017)");
+        String data = "{failCommands: ['find'], errorCode: 2, member: 'db9:27017'}";
+        RuleException unknown = assertThrows(RuleException.class, () -> proxys.parse("r", BsonDocument.parse(rule("'alwaysOn'", data))));
+        assertEquals("data.member: no member 'db9:27017' (known: primary, db1:27017)", unknown.getMessage());
+        assertEquals("db9:27017", parseData(data).matcher().member(), "offline: a host:port is all it can check");
+        assertEquals("db1:27017", proxys.parse("r", BsonDocument.parse(rule("'alwaysOn'", data.replace("db9", "db1"))))
+                .matcher().member());
+        RuleException typo = assertThrows(RuleException.class,
+                () -> proxys.parse("r", BsonDocument.parse(rule("'alwaysOn'", data.replace("db9:27017", "leader")))));
+        assertEquals("data.member: must be \"primary\", \"secondary\" or host:port", typo.getMessage(), "the syntax first");
+    }
+
+    /** mongod raises errorCode 0 as a Status of code OK, i.e. nothing: the failpoint fires, the command runs. */
+    @Test
+    void errorCodeZeroIsNoErrorTheRuleFiresAndForwardsUnlessAnotherActionSaysOtherwise() {
+        Rule alone = parseData("{failCommands: ['find'], errorCode: 0}");
+        assertEquals("none", alone.action().name());
+        assertFalse(alone.action().injects(), "nothing to count as a fault");
+        assertEquals("none", parseData("{failCommands: ['find'], errorCode: 0, errorLabels: ['RetryableWriteError']}").action().name());
+        assertEquals("blockConnection", parseData("{failCommands: ['find'], errorCode: 0, blockConnection: true, blockTimeMS: 5}")
+                .action().name(), "blocked, then forwarded");
+        assertEquals("closeConnection", parseData("{failCommands: ['find'], errorCode: 0, closeConnection: true}").action().name());
+        assertEquals("writeConcernError", parseData("{failCommands: ['insert'], errorCode: 0, writeConcernError: {code: 64}}")
+                .action().name());
+        assertTrue(parseData("{failCommands: ['find'], errorCode: 2}").action().injects());
     }
 
     @Test
