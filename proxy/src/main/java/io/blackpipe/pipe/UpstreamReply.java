@@ -41,28 +41,7 @@ final class UpstreamReply implements ReplyFate.Reply {
 
     @Override
     public void passAfter(long millis) {
-        ClientConnection connection = exchange.connection();
-        exchange.replies().hold(true); // later replies must not overtake this one
-        connection.pauseUpstreamReads(true); // nor pile up behind it
-        connection.schedule(millis, this::passNow);
-    }
-
-    private void passNow() {
-        ClientConnection connection = exchange.connection();
-        if (!connection.isOpen()) {
-            frame.release();
-            exchange.completeAsNetworkError(inFlight);
-            return; // the replies behind it are released with the connection
-        }
-        if (connection.blackholed()) { // a blackhole began during the delay: the reply waits for its end too
-            exchange.replies().sendAfterTheBlackhole(this::passNow);
-            return;
-        }
-        exchange.completeIfLast(inFlight, facts);
-        connection.sendToClient(frame);
-        exchange.replies().hold(false);
-        connection.flushClient();
-        connection.pauseUpstreamReads(false);
+        HeldReply.after(exchange, frame, inFlight, facts, millis);
     }
 
     @Override
