@@ -23,7 +23,7 @@ import java.util.Map;
 final class CounterView {
     /** Every label blackpipe_faults_injected_total has: the rule actions' (fault/action) and the deployment faults'. */
     private static final List<String> FAULTS = List.of("resetConnection", "closeConnection", "dropReply", "hang",
-            "errorReply", "writeConcernError", "delayReply", "blockConnection", "cannedReply",
+            "errorReply", "writeConcernError", "delayReply", "trickleReply", "blockConnection", "cannedReply",
             DeploymentFaults.BLACKHOLE, DeploymentFaults.OUTAGE, DeploymentFaults.CONNECTIONS_RESET);
     private static final List<String> OUTCOMES = Arrays.stream(Outcome.values()).map(Outcome::label).toList();
 

@@ -14,6 +14,9 @@ public interface ReplyFate {
 
         void passAfter(long millis);
 
+        /** Send the first {@code bytesPerPiece} bytes now, then as many every {@code intervalMillis} until all are sent. */
+        void passInPieces(int bytesPerPiece, long intervalMillis);
+
         /** Send {@code body} instead (header ids kept). */
         void replace(org.bson.BsonDocument body);
 

@@ -9,6 +9,7 @@ import io.blackpipe.fault.action.ErrorReply;
 import io.blackpipe.fault.action.Hang;
 import io.blackpipe.fault.action.NoError;
 import io.blackpipe.fault.action.ResetConnection;
+import io.blackpipe.fault.action.TrickleReply;
 import io.blackpipe.fault.action.WriteConcernError;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -39,12 +40,14 @@ public final class RuleParser {
      * What happens to a forwarded command's reply, or the reply given in its place: the proxy rewrites
      * hello replies (the addresses drivers connect to), so these do not apply to hello.
      */
-    private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS", "cannedReply");
+    private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS", "trickleReplyBytes",
+            "trickleReplyIntervalMS", "cannedReply");
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
             "$clusterTime", "$readPreference");
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
             "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands", "failAllCommands",
-            "resetConnection", "dropReply", "hang", "delayReplyMS", "cannedReply", "member", "attempt", "topologyVersion");
+            "resetConnection", "dropReply", "hang", "delayReplyMS", "trickleReplyBytes", "trickleReplyIntervalMS", "cannedReply",
+            "member", "attempt", "topologyVersion");
 
     private final long seed;
     /** Why a rule's member names none of the deployment's members (naming those it has); null when it names one. */
@@ -248,6 +251,7 @@ public final class RuleParser {
             }
         }
         Long delayReply = data.containsKey("delayReplyMS") ? nonNegative(data, "delayReplyMS", "data.delayReplyMS") : null;
+        TrickleReply trickle = trickle(data);
         ErrorReplies.TopologyVersionMode topologyVersion = topologyVersion(data);
 
         FaultAction action;
@@ -265,6 +269,8 @@ public final class RuleParser {
             action = new ErrorReply(code, null, labels, topologyVersion);
         } else if (writeConcernError != null) {
             action = new WriteConcernError(writeConcernError, labels);
+        } else if (trickle != null) {
+            action = trickle;
         } else if (delayReply != null) {
             action = new DelayReply(delayReply);
         } else {
@@ -284,9 +290,29 @@ public final class RuleParser {
         }
         if (action == null) {
             throw new RuleException("data", "says nothing to do: give errorCode (or error), closeConnection, blockConnection, "
-                    + "writeConcernError, resetConnection, dropReply, hang, delayReplyMS or cannedReply");
+                    + "writeConcernError, resetConnection, dropReply, hang, delayReplyMS, trickleReplyBytes with trickleReplyIntervalMS "
+                    + "or cannedReply");
         }
         return action;
+    }
+
+    /**
+     * trickleReplyBytes (each piece) and trickleReplyIntervalMS (the pause between pieces) come
+     * together, each a whole number from 1 (the interval as delayReplyMS takes it); null without both.
+     */
+    private static TrickleReply trickle(BsonDocument data) {
+        Long bytes = data.containsKey("trickleReplyBytes") ? atLeastOne(data, "trickleReplyBytes") : null;
+        Long interval = data.containsKey("trickleReplyIntervalMS") ? atLeastOne(data, "trickleReplyIntervalMS") : null;
+        if (bytes == null && interval == null) {
+            return null;
+        }
+        if (interval == null) {
+            throw new RuleException("data.trickleReplyIntervalMS", "required with trickleReplyBytes: the pause between pieces");
+        }
+        if (bytes == null) {
+            throw new RuleException("data.trickleReplyBytes", "required with trickleReplyIntervalMS: the bytes of each piece");
+        }
+        return new TrickleReply(bytes, interval);
     }
 
     private static Integer errorCode(BsonDocument data) {
@@ -410,11 +436,19 @@ public final class RuleParser {
         return value.asString().getValue();
     }
 
+    private static long atLeastOne(BsonDocument data, String key) {
+        return wholeNumber(data, key, "data." + key, 1);
+    }
+
     private static long nonNegative(BsonDocument document, String key, String field) {
+        return wholeNumber(document, key, field, 0);
+    }
+
+    private static long wholeNumber(BsonDocument document, String key, String field, long min) {
         BsonValue value = document.get(key);
-        if (value == null || !value.isNumber() || value.asNumber().doubleValue() < 0
+        if (value == null || !value.isNumber() || !(value.asNumber().doubleValue() >= min)
                 || value.asNumber().doubleValue() != value.asNumber().longValue()) {
-            throw new RuleException(field, "must be a non-negative integer");
+            throw new RuleException(field, min == 0 ? "must be a non-negative integer" : "must be a whole number of at least " + min);
         }
         return value.asNumber().longValue();
     }

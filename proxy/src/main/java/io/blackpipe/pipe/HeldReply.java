@@ -5,7 +5,7 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * A reply the client gets late: whole after a delay (delayReplyMS), or in pieces, the first at once
- * and one more every interval. Until its last byte is out the replies read after it
+ * and one more every interval (trickleReply). Until its last byte is out the replies read after it
  * wait behind it (an exhaust stream's next replies too: each answers the one before) and the
  * member's connection is not read, so nothing piles up. If the client leaves first, what is left
  * of it is released and the command ends as a network error; a blackhole that begins meanwhile
@@ -34,6 +34,11 @@ final class HeldReply {
     static void after(Exchange exchange, ByteBuf frame, InFlight inFlight, ReplyFacts facts, long millis) {
         HeldReply reply = new HeldReply(exchange, frame, inFlight, facts, Integer.MAX_VALUE, 0);
         exchange.connection().schedule(millis, reply::sendNext);
+    }
+
+    /** Sends {@code bytesPerPiece} bytes of the reply now, and as many every {@code intervalMillis} until it is out. */
+    static void inPieces(Exchange exchange, ByteBuf frame, InFlight inFlight, ReplyFacts facts, int bytesPerPiece, long intervalMillis) {
+        new HeldReply(exchange, frame, inFlight, facts, bytesPerPiece, intervalMillis).sendNext();
     }
 
     private void sendNext() {

@@ -45,6 +45,11 @@ final class UpstreamReply implements ReplyFate.Reply {
     }
 
     @Override
+    public void passInPieces(int bytesPerPiece, long intervalMillis) {
+        HeldReply.inPieces(exchange, frame, inFlight, facts, bytesPerPiece, intervalMillis);
+    }
+
+    @Override
     public void replace(BsonDocument replacement) {
         ByteBuf rewritten = Messages.opMsgWithBody(exchange.connection().alloc(), frame, OpMsg.parse(frame), replacement);
         frame.release();

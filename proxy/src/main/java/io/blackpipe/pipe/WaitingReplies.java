@@ -5,10 +5,11 @@ import java.util.ArrayDeque;
 import java.util.function.Consumer;
 
 /**
- * The replies of one connection that wait their turn: behind a delayed one (delayReplyMS; an
- * exhaust stream's replies each answer the one before, so none may overtake it) and in a blackhole
- * (a reply on its way arrives when it ends, as over a healed network). Once some wait, every reply
- * read later waits behind them. Used from the connection's event loop only.
+ * The replies of one connection that wait their turn: behind a held one (delayReplyMS, or
+ * trickleReply until its last piece; an exhaust stream's replies each answer the one before, so
+ * none may overtake it) and in a blackhole (a reply on its way arrives when it ends, as over a
+ * healed network). Once some wait, every reply read later waits behind them. Used from the
+ * connection's event loop only.
  */
 final class WaitingReplies {
     private final ClientConnection connection;
@@ -33,7 +34,7 @@ final class WaitingReplies {
         return true;
     }
 
-    /** A reply is held (delayReplyMS): the ones read after it wait; false lets them go on. */
+    /** A reply is held (delayReplyMS, trickleReply): the ones read after it wait; false lets them go on. */
     void hold(boolean holding) {
         this.holding = holding;
         release();

@@ -120,6 +120,8 @@ public final class FakeInterception implements Interception {
         private final BsonDocument body;
         public final List<String> calls = new ArrayList<>();
         public long passedAfter = -1;
+        /** What passInPieces was given: bytes per piece, interval in ms. */
+        public long[] pieces;
         public BsonDocument replacement;
 
         public FakeReply(BsonDocument body) {
@@ -140,6 +142,12 @@ public final class FakeInterception implements Interception {
         public void passAfter(long millis) {
             calls.add("passAfter");
             passedAfter = millis;
+        }
+
+        @Override
+        public void passInPieces(int bytesPerPiece, long intervalMillis) {
+            calls.add("passInPieces");
+            pieces = new long[] {bytesPerPiece, intervalMillis};
         }
 
         @Override

@@ -16,6 +16,7 @@ import io.blackpipe.fault.action.DropReply;
 import io.blackpipe.fault.action.ErrorReply;
 import io.blackpipe.fault.action.Hang;
 import io.blackpipe.fault.action.ResetConnection;
+import io.blackpipe.fault.action.TrickleReply;
 import io.blackpipe.fault.action.WriteConcernError;
 import java.util.ArrayList;
 import java.util.List;
@@ -245,6 +246,7 @@ class RuleParserTest {
         assertInstanceOf(DropReply.class, parseData("{failCommands: ['find'], dropReply: true}").action());
         assertInstanceOf(WriteConcernError.class, parseData("{failCommands: ['insert'], writeConcernError: {code: 64}}").action());
         assertInstanceOf(DelayReply.class, parseData("{failCommands: ['find'], delayReplyMS: 0}").action());
+        assertInstanceOf(TrickleReply.class, parseData("{failCommands: ['find'], trickleReplyBytes: 64, trickleReplyIntervalMS: 250}").action());
         assertInstanceOf(BlockConnection.class, parseData("{failCommands: ['find'], blockConnection: true, blockTimeMS: 10}").action());
     }
 
@@ -254,20 +256,22 @@ class RuleParserTest {
                 + " closeConnection: false, dropReply: false, blockConnection: false, errorCode: 2}").action());
     }
 
-    // ---- precedence: hang > resetConnection > closeConnection > dropReply > errorCode > writeConcernError > delayReplyMS ----
+    // ---- precedence: hang > resetConnection > closeConnection > dropReply > errorCode > writeConcernError > trickleReply > delayReplyMS ----
 
     @ParameterizedTest(name = "{0} wins")
     @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-        "hang              | hang: true, resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, delayReplyMS: 5",
-        "resetConnection  | resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, delayReplyMS: 5",
-        "closeConnection  | closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, delayReplyMS: 5",
-        "dropReply        | dropReply: true, errorCode: 91, writeConcernError: {code: 64}, delayReplyMS: 5",
-        "errorReply       | errorCode: 91, writeConcernError: {code: 64}, delayReplyMS: 5",
-        "writeConcernError| writeConcernError: {code: 64}, delayReplyMS: 5",
+        "hang              | hang: true, resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
+        "resetConnection  | resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
+        "closeConnection  | closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
+        "dropReply        | dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
+        "errorReply       | errorCode: 91, writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
+        "writeConcernError| writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
+        "trickleReply     | TRICKLE, delayReplyMS: 5",
         "delayReply       | delayReplyMS: 5",
     })
     void precedence(String winner, String fields) {
-        assertEquals(winner, parseData("{failCommands: ['insert'], " + fields + "}").action().name());
+        String data = fields.replace("TRICKLE", "trickleReplyBytes: 16, trickleReplyIntervalMS: 10");
+        assertEquals(winner, parseData("{failCommands: ['insert'], " + data + "}").action().name());
     }
 
     @Test
@@ -364,6 +368,18 @@ class RuleParserTest {
         "data.delayReplyMS          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: -5}}",
         "data.delayReplyMS          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: 'x'}}",
         "data.delayReplyMS          | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: 2.5}}",
+        "data.trickleReplyBytes     | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: 0, trickleReplyIntervalMS: 5}}",
+        "data.trickleReplyBytes     | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: -64, trickleReplyIntervalMS: 5}}",
+        "data.trickleReplyBytes     | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: '64', trickleReplyIntervalMS: 5}}",
+        "data.trickleReplyBytes     | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: 6.5, trickleReplyIntervalMS: 5}}",
+        "data.trickleReplyBytes     | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyIntervalMS: 5}}",
+        "data.trickleReplyBytes     | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: 0}}",
+        "data.trickleReplyIntervalMS | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: 64, trickleReplyIntervalMS: 0}}",
+        "data.trickleReplyIntervalMS | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: 64, trickleReplyIntervalMS: -1}}",
+        "data.trickleReplyIntervalMS | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: 64, trickleReplyIntervalMS: 'soon'}}",
+        "data.trickleReplyIntervalMS | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: 64, trickleReplyIntervalMS: 0.5}}",
+        "data.trickleReplyIntervalMS | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: 64}}",
+        "data.trickleReplyIntervalMS | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, trickleReplyBytes: 64}}",
         "data.appName               | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, appName: 5}}",
         "data.namespace             | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, namespace: {db: 'x'}}}",
         "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'leader'}}",
@@ -490,7 +506,8 @@ class RuleParserTest {
 
     @Test
     void helloTakesNoReplyFate() {
-        for (String fate : new String[] {"dropReply: true", "writeConcernError: {code: 64}", "delayReplyMS: 10"}) {
+        for (String fate : new String[] {"dropReply: true", "writeConcernError: {code: 64}", "delayReplyMS: 10",
+                "trickleReplyBytes: 64, trickleReplyIntervalMS: 10", "trickleReplyIntervalMS: 10"}) {
             RuleException e = rejected("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['isMaster'], "
                     + fate + "}}");
             assertEquals("data." + fate.substring(0, fate.indexOf(':')), e.field(), e.getMessage());
@@ -498,5 +515,32 @@ class RuleParserTest {
         }
         parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['hello'], blockConnection: true,"
                 + " blockTimeMS: 100, errorCode: 91}}");
+    }
+
+    @Test
+    void aTrickleNamesTheFieldItLacksAndWhatEachMustBe() {
+        assertEquals("data.trickleReplyIntervalMS: required with trickleReplyBytes: the pause between pieces",
+                rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyBytes: 64}")).getMessage());
+        assertEquals("data.trickleReplyBytes: required with trickleReplyIntervalMS: the bytes of each piece",
+                rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyIntervalMS: 250}")).getMessage());
+        assertEquals("data.trickleReplyBytes: must be a whole number of at least 1",
+                rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyBytes: 0}")).getMessage(),
+                "a bad value is named before the missing field");
+        assertEquals("data.trickleReplyIntervalMS: must be a whole number of at least 1",
+                rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyBytes: 1, trickleReplyIntervalMS: 0}")).getMessage());
+        parseData("{failCommands: ['find'], trickleReplyBytes: 1, trickleReplyIntervalMS: 1}");
+        parseData("{failCommands: ['find'], trickleReplyBytes: {$numberLong: '9000000000'}, trickleReplyIntervalMS: 3.0}");
+    }
+
+    @Test
+    void aTrickleOnAllCommandsLeavesTheHellosAloneAndWrapsInABlock() {
+        Matcher all = parseData("{failAllCommands: true, trickleReplyBytes: 64, trickleReplyIntervalMS: 10}").matcher();
+        assertEquals(Set.of("hello", "isMaster", "ismaster"), all.allBut());
+        BlockConnection block = assertInstanceOf(BlockConnection.class, parseData(
+                "{failCommands: ['find'], blockConnection: true, blockTimeMS: 50, trickleReplyBytes: 64, trickleReplyIntervalMS: 10}").action());
+        FakeInterception command = FakeInterception.retryableInsert();
+        block.apply(command);
+        command.elapse();
+        assertEquals(List.of("forward(fate)"), command.calls, "blocked, then forwarded to trickle");
     }
 }

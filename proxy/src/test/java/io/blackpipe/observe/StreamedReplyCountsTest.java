@@ -28,7 +28,7 @@ class StreamedReplyCountsTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"dropReply: true", "delayReplyMS: 2000"})
+    @ValueSource(strings = {"dropReply: true", "delayReplyMS: 2000", "trickleReplyBytes: 8, trickleReplyIntervalMS: 2000"})
     void anExhaustGetMoreWhoseStreamIsCutEndsOnce(String fate) throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(scripted.uri("replicaSet=" + ScriptedMongod.SET_NAME)))) {
@@ -46,7 +46,7 @@ class StreamedReplyCountsTest {
                 if (fate.startsWith("dropReply")) {
                     raw.expectClosed();
                 } else {
-                    Thread.sleep(300); // the first reply is held; the client gives up meanwhile
+                    Thread.sleep(300); // the first reply is held (or its first piece sent); the client gives up meanwhile
                 }
             }
             Await.until(WAIT, () -> "the getMore's outcome", () -> Meters.sum(proxy.registry(), "blackpipe.command.outcomes", "command", "getMore") > 0);

@@ -24,6 +24,8 @@ import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Wire paths the sync Java driver never takes (exhaust getMore, OP_MSG checksums), driven through
@@ -82,9 +84,13 @@ class ScriptedWireRawTest {
         }
     }
 
-    /** delayReplyMS holds an exhaust stream's first reply; the ones streamed after it wait behind it, each answering the one before. */
-    @Test
-    void aDelayedFirstExhaustReplyIsNotOvertakenByTheOnesStreamedAfterIt() throws Exception {
+    /**
+     * delayReplyMS holds an exhaust stream's first reply, trickleReply sends it in pieces (16 bytes every
+     * 40 ms); the ones streamed after it wait behind it, each answering the one before, and pass as they came.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {"delayReply | delayReplyMS: 300", "trickleReply | trickleReplyBytes: 16, trickleReplyIntervalMS: 40"})
+    void aHeldFirstExhaustReplyIsNotOvertakenByTheOnesStreamedAfterIt(String fault, String fate) throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
             scripted.insertDocuments("test", "ex", IntStream.range(0, 200)
@@ -93,7 +99,7 @@ class ScriptedWireRawTest {
                     .append("$db", new BsonString("test")));
             long cursorId = ScriptedMongodWire.parseOpMsg(raw.read()).body().getDocument("cursor").getInt64("id").getValue();
             proxy.rules().put(proxy.ruleParser().parse("slow", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: {times: 1}, data: {failCommands: ['getMore'], delayReplyMS: 300}}")));
+                    + " mode: {times: 1}, data: {failCommands: ['getMore'], " + fate + "}}")));
             long sent = System.nanoTime();
             int getMoreId = raw.sendMsg(ScriptedMongodWire.FLAG_EXHAUST_ALLOWED,
                     new BsonDocument("getMore", new BsonInt64(cursorId)).append("collection", new BsonString("ex"))
@@ -103,8 +109,9 @@ class ScriptedWireRawTest {
             long id = cursorId;
             while (id != 0) {
                 byte[] reply = raw.read();
-                if (streamedIds.isEmpty()) {
-                    assertTrue(System.nanoTime() - sent >= 300_000_000L, "the first reply was held 300 ms");
+                if (streamedIds.isEmpty()) { // held 300 ms, or sent in pieces, the first at once
+                    long least = fault.equals("delayReply") ? 300 : ((reply.length + 15) / 16 - 1) * 40L;
+                    assertTrue(System.nanoTime() - sent >= least * 1_000_000L, "the first reply took " + least + " ms at least");
                 }
                 BsonDocument cursor = ScriptedMongodWire.parseOpMsg(reply).body().getDocument("cursor");
                 assertEquals(expectedResponseTo, ScriptedMongodWire.responseTo(reply),
@@ -114,7 +121,8 @@ class ScriptedWireRawTest {
                 id = cursor.getInt64("id").getValue();
             }
             assertEquals(IntStream.range(2, 200).boxed().toList(), streamedIds);
-            assertEquals(1, Meters.faults(proxy.registry(), "delayReply", "getMore"));
+            assertEquals(1, Meters.faults(proxy.registry(), fault, "getMore"));
+            assertEquals(1, Meters.outcomes(proxy.registry(), "getMore", "ok"), "the stream's last reply ended it");
         }
     }
 
