@@ -27,6 +27,8 @@ import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A command its member's outage or a connections reset cuts is labelled with that fault, as a
@@ -135,13 +137,14 @@ class CutByDeploymentFaultTest {
     }
 
     /**
-     * A rule's delay still holding the reply did not end the command: the outage did, and names it.
-     * Both faults were injected, and both are counted.
+     * A rule's delay still holding the reply (or its trickle, the first piece sent) did not end the
+     * command: the outage did, and names it. Both faults were injected, and both are counted.
      */
-    @Test
-    void aDelayedReplyCutByAnOutageIsLabelledOutageAndBothFaultsCounted() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {"delayReply | delayReplyMS: 60000", "trickleReply | trickleReplyBytes: 8, trickleReplyIntervalMS: 60000"})
+    void aHeldReplyCutByAnOutageIsLabelledOutageAndBothFaultsCounted(String fault, String fate) throws Exception {
         proxy.rules().put(proxy.ruleParser().parse("slow", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                + " mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: 60000}}")));
+                + " mode: 'alwaysOn', data: {failCommands: ['find'], " + fate + "}}")));
         double repliedBefore = Meters.sum(proxy.registry(), "blackpipe.bytes", "direction", "upstream_to_client");
         CompletableFuture<Document> find = CompletableFuture.supplyAsync(() -> items.find().first());
         Await.until(WAIT, "the member's reply to reach the proxy and wait out the delay there",
@@ -152,8 +155,9 @@ class CutByDeploymentFaultTest {
         assertInstanceOf(MongoSocketException.class, failure(find));
         HistoryEntry entry = lastFind();
         assertEquals("outage", entry.fault(), entry::toJson);
-        assertEquals(1, Meters.faults(proxy.registry(), "delayReply", "find"));
+        assertEquals(1, Meters.faults(proxy.registry(), fault, "find"));
         assertEquals(1, Meters.faults(proxy.registry(), "outage", "find"));
+        assertEquals(1, Meters.outcomes(proxy.registry(), "find", "network_error"), "ended once");
     }
 
     /** A command that no deployment fault cut keeps what it had: here, no fault at all. */
