@@ -2,9 +2,13 @@ package io.blackpipe.pipe;
 
 import static io.blackpipe.wire.WireFixtures.opMsg;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.wire.Header;
+import io.netty.buffer.Unpooled;
+import java.io.ByteArrayOutputStream;
 import java.net.SocketTimeoutException;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -12,7 +16,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** A delayed reply or a blocked command whose time comes during a blackhole waits for its end too: nothing passes it. */
+/**
+ * A delayed reply, a trickling reply's next piece or a blocked command whose time comes during a
+ * blackhole waits for its end too: nothing passes it.
+ */
 class BlackholeAndTimersTest {
     private ScriptedMongod upstream;
     private ProxyServer proxy;
@@ -67,6 +74,44 @@ class BlackholeAndTimersTest {
             proxy.restore("all");
             ScriptedProxy.awaitTrue("the command goes on when the blackhole ends",
                     () -> !upstream.framesReceived(f -> f.requestId() == 7).isEmpty());
+        }
+    }
+
+    @Test
+    void aTrickleStopsInABlackholeThatBeganMeanwhileAndGoesOnWhenItEnds() throws Exception {
+        proxy.rules().put(proxy.ruleParser().parse("trickle", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                + " mode: 'alwaysOn', data: {failCommands: ['ping'], trickleReplyBytes: 16, trickleReplyIntervalMS: 100}}")));
+        try (RawClient client = RawClient.connect(ScriptedProxy.member(proxy).advertised())) {
+            client.send(opMsg(3, 0, 0).body("{ping: 1, $db: 'admin'}").build());
+            ScriptedProxy.awaitTrue("the ping answered by the member",
+                    () -> !upstream.framesSent(f -> f.connectionId() >= 2 && f.responseTo() == 3).isEmpty());
+            proxy.blackhole("all", 0);
+            ByteArrayOutputStream received = new ByteArrayOutputStream();
+            readFor(client, 300, received); // the pieces sent before it began
+            int beforeTheBlackhole = received.size();
+            assertTrue(beforeTheBlackhole >= 16, "the first piece at once: " + beforeTheBlackhole + " bytes");
+            int length = Header.messageLength(Unpooled.wrappedBuffer(received.toByteArray()));
+            assertTrue(beforeTheBlackhole < length, "some of the reply is left: " + beforeTheBlackhole + " of " + length + " bytes");
+            readFor(client, 1000, received);
+            assertEquals(beforeTheBlackhole, received.size(), "a piece crossed the blackhole");
+            proxy.restore("all");
+            client.socket.setSoTimeout(5000);
+            received.write(client.socket.getInputStream().readNBytes(length - received.size()));
+            assertEquals(3, Header.responseTo(Unpooled.wrappedBuffer(received.toByteArray())), "the rest passes when it ends");
+        }
+    }
+
+    /** Reads what arrives until nothing more does for {@code millis}. */
+    private static void readFor(RawClient client, int millis, ByteArrayOutputStream into) throws Exception {
+        client.socket.setSoTimeout(millis);
+        byte[] buffer = new byte[256];
+        try {
+            int n;
+            while ((n = client.socket.getInputStream().read(buffer)) > 0) {
+                into.write(buffer, 0, n);
+            }
+        } catch (SocketTimeoutException expected) {
+            // nothing more within the time
         }
     }
 }
