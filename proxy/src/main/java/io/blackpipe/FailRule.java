@@ -18,6 +18,7 @@ import org.bson.BsonValue;
  * blackPipe.fail("find", "aggregate").onMember("primary").error("NotWritablePrimary");
  * blackPipe.fail("update").probability(0.1).delay(Duration.ofMillis(500));
  * blackPipe.fail("insert").times(1).cannedReply(BsonDocument.parse("{ok: 1, n: 0, writeErrors: [...]}"));
+ * blackPipe.fail("find").times(1).trickleReply(256, Duration.ofMillis(100));
  * }</pre>
  * The mode is alwaysOn unless times, skip or probability say otherwise. Each terminal method
  * returns the rule's id, for {@link BlackPipe#removeRule(String)} (or {@link RemoteBlackPipe#removeRule(String)}:
@@ -170,6 +171,26 @@ public final class FailRule {
     public String cannedReply(BsonDocument reply) {
         unspent("cannedReply");
         data.put("cannedReply", given(reply, "cannedReply(): the reply").clone());
+        return add();
+    }
+
+    /**
+     * Adds the rule: the command runs, its reply goes out in pieces of {@code bytesPerPiece} bytes, the
+     * first at once and one more every {@code interval} (at least 1 ms; the rule counts whole ms).
+     * Each read of the client gets bytes well within its socketTimeoutMS, however long the whole reply
+     * takes; only an operation timeout (the driver's timeoutMS) ends the wait.
+     */
+    public String trickleReply(int bytesPerPiece, Duration interval) {
+        unspent("trickleReply");
+        if (bytesPerPiece < 1) {
+            throw new IllegalArgumentException("trickleReply(): bytesPerPiece must be at least 1, got " + bytesPerPiece);
+        }
+        if (Arguments.required(interval, "trickleReply(): the interval").compareTo(Duration.ofMillis(1)) < 0) {
+            // under 1 ms, trickleReplyIntervalMS would be 0, which the rule refuses: say so in the caller's terms
+            throw new IllegalArgumentException("trickleReply(): the interval must be at least 1ms, got " + interval);
+        }
+        data.put("trickleReplyBytes", new BsonInt32(bytesPerPiece));
+        data.put("trickleReplyIntervalMS", new BsonInt64(interval.toMillis()));
         return add();
     }
 
