@@ -26,7 +26,8 @@ import picocli.CommandLine.Parameters;
         description = {"Add a fault rule to a running proxy and print its id.",
                 "Give the rule as a failCommand document (JSON), or build it from flags, e.g.",
                 "  fault add --command insert --error NotWritablePrimary --times 1",
-                "A rule has one action (--error/--error-code, --reset, --close, --drop-reply, --hang, --delay or --reply);"
+                "A rule has one action (--error/--error-code, --reset, --close, --drop-reply, --hang, --delay, --trickle or"
+                        + " --reply);"
                         + " --block holds the connection first and may come alone or with one of them."},
         sortOptions = false)
 final class FaultAddCommand extends AdminCommand {
@@ -45,7 +46,7 @@ final class FaultAddCommand extends AdminCommand {
     List<String> commands;
 
     @Option(names = "--all-commands", description = "Fault every command instead of named ones (failAllCommands); "
-            + "hellos too, except with --delay or --drop-reply.")
+            + "hellos too, except with --delay, --trickle or --drop-reply.")
     boolean allCommands;
 
     @Option(names = "--error", paramLabel = "NAME", description = "Reply with this server error, by name (e.g. NotWritablePrimary).")
@@ -74,6 +75,11 @@ final class FaultAddCommand extends AdminCommand {
     @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
             description = "Let the command run and hold its reply this long (500ms, 2s): delayReplyMS.")
     Long delay;
+
+    @Option(names = "--trickle", paramLabel = "BYTES/INTERVAL", converter = TrickleConverter.class,
+            description = "Let the command run and send its reply in pieces of BYTES, the first at once and one more every"
+                    + " INTERVAL (64/250ms): trickleReplyBytes + trickleReplyIntervalMS.")
+    TrickleConverter.Trickle trickle;
 
     @Option(names = "--reply", paramLabel = "JSON",
             description = "Answer with this reply, sent as given, instead of forwarding (cannedReply), e.g."
@@ -212,6 +218,7 @@ final class FaultAddCommand extends AdminCommand {
         add(given, dropReply, "--drop-reply");
         add(given, hang, "--hang");
         add(given, delay != null, "--delay");
+        add(given, trickle != null, "--trickle");
         add(given, reply != null, "--reply");
         return given;
     }
@@ -239,7 +246,8 @@ final class FaultAddCommand extends AdminCommand {
             throw usage(String.join(" and ", actions) + " are two actions; a rule has one (--block may be combined with one of them)");
         }
         if (actions.isEmpty() && block == null) {
-            throw usage("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --hang, --delay, --reply or --block");
+            throw usage("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --hang, --delay, --trickle,"
+                    + " --reply or --block");
         }
         if (namespace != null && namespace.isBlank()) {
             // mongod takes namespace: "" in a failCommand document and never matches it; a flag typed empty is a mistake
@@ -287,6 +295,10 @@ final class FaultAddCommand extends AdminCommand {
         if (delay != null) {
             data.put("delayReplyMS", new BsonInt64(delay));
         }
+        if (trickle != null) {
+            data.put("trickleReplyBytes", new BsonInt64(trickle.bytes()));
+            data.put("trickleReplyIntervalMS", new BsonInt64(trickle.intervalMillis()));
+        }
         if (reply != null) {
             data.put("cannedReply", replyDocument());
         }
@@ -333,6 +345,7 @@ final class FaultAddCommand extends AdminCommand {
             case "data.dropReply" -> "--drop-reply";
             case "data.hang" -> "--hang";
             case "data.delayReplyMS" -> "--delay";
+            case "data.trickleReplyBytes", "data.trickleReplyIntervalMS" -> "--trickle";
             case "data.cannedReply", "data.cannedReply.ok" -> "--reply";
             case "data.blockConnection", "data.blockTimeMS" -> "--block";
             case "data.attempt" -> "--attempt";

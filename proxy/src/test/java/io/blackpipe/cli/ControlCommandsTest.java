@@ -265,6 +265,12 @@ class ControlCommandsTest {
                 Arguments.of(List.of("--command", "ping", "--error-code", "0", "--app", ""),
                         "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 0,"
                                 + " appName: ''}}"),
+                Arguments.of(List.of("--command", "find", "--trickle", "64/250ms", "--times", "1"),
+                        "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['find'], trickleReplyBytes: 64,"
+                                + " trickleReplyIntervalMS: 250}}"),
+                Arguments.of(List.of("--command", "find", "--trickle", "1B/1.5s", "--block", "10ms"),
+                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: 1,"
+                                + " trickleReplyIntervalMS: 1500, blockConnection: true, blockTimeMS: 10}}"),
                 Arguments.of(List.of("--command", "insert", "--drop-reply", "--times", "2"),
                         "{configureFailPoint: 'failCommand', mode: {times: 2}, data: {failCommands: ['insert'], dropReply: true}}"),
                 Arguments.of(List.of("--command", "find", "--block", "2s"),
@@ -326,6 +332,17 @@ class ControlCommandsTest {
                 Arguments.of("fault add --command insert --reset --labels RetryableWriteError", "--labels"),
                 Arguments.of("fault add --command insert --error NoSuchError", "--error 'NoSuchError'"),
                 Arguments.of("fault add --command insert --delay soon", "--delay"),
+                Arguments.of("fault add --command find --trickle 0/250ms", "--trickle"),
+                Arguments.of("fault add --command find --trickle -64/250ms", "--trickle"),
+                Arguments.of("fault add --command find --trickle many/250ms", "--trickle"),
+                Arguments.of("fault add --command find --trickle 64", "--trickle"),
+                Arguments.of("fault add --command find --trickle 64/", "--trickle"),
+                Arguments.of("fault add --command find --trickle 64/soon", "--trickle"),
+                Arguments.of("fault add --command find --trickle 64/0ms", "--trickle"),
+                Arguments.of("fault add --command find --trickle 64/-5ms", "--trickle"),
+                Arguments.of("fault add --command find --trickle 64/0.4ms", "--trickle"),
+                Arguments.of("fault add --command find --trickle 64/5ms --delay 1s", "--delay and --trickle"),
+                Arguments.of("fault add --command find --trickle 64/5ms --drop-reply", "--drop-reply and --trickle"),
                 Arguments.of("fault add --command insert --reset --attempt second", "--attempt"),
                 Arguments.of("fault add --command insert --reset --member nowhere", "--member"),
                 // only the proxy knows its members: its refusal is a usage error naming the flag, and those it has
@@ -350,6 +367,7 @@ class ControlCommandsTest {
                 Arguments.of("fault add --command insert --error 99999999999", "--error 99999999999 is out of range"),
                 Arguments.of("fault add --command hello --delay 5ms", "--delay: hello and isMaster"),
                 Arguments.of("fault add --command isMaster --drop-reply", "--drop-reply: hello and isMaster"),
+                Arguments.of("fault add --command hello --trickle 64/5ms", "--trickle: hello and isMaster"),
                 Arguments.of("fault add {configureFailPoint:'failCommand'}{x:1}", "trailing content after the document: '{x:1}'"),
                 Arguments.of("fault add {configureFailPoint:'failCommand'}trailing", "trailing content after the document: 'trailing'"),
                 Arguments.of("fault add {id:5,configureFailPoint:'failCommand'}", "JSON: id: must be a string"),
