@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.fault.action.DelayReply;
+import io.blackpipe.fault.action.TrickleReply;
 import io.blackpipe.fault.action.DropReply;
 import io.blackpipe.fault.action.ErrorReply;
 import io.blackpipe.fault.action.Hang;
@@ -239,6 +240,40 @@ class ScenarioLoaderTest {
         for (Object bad : new Object[] {"soon", "5h", "", "-5s", -1, "ms", null}) {
             assertThrows(IllegalArgumentException.class, () -> Durations.millis(bad), String.valueOf(bad));
         }
+    }
+
+    @Test
+    void aTrickleTakesTheRuleFieldsTheApiTakesAndAFieldWithoutTheOtherIsNamed() {
+        Scenario scenario = loader.parse("trickle.yaml", """
+                name: slow-link
+                rules:
+                  - id: trickle
+                    configureFailPoint: failCommand
+                    mode: {times: 1}
+                    data: {failCommands: [find], trickleReplyBytes: 64, trickleReplyIntervalMS: 250}
+                """);
+        assertInstanceOf(TrickleReply.class, scenario.rules().get(0).action());
+        assertRejected("""
+                name: x
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [find]
+                      trickleReplyBytes: 64
+                """, 6, "rules[0].data.trickleReplyIntervalMS", "required with trickleReplyBytes"); // the line of data, which lacks it
+        assertRejected("""
+                name: x
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [find]
+                      trickleReplyBytes: 64
+                      trickleReplyIntervalMS: 0.5
+                """, 9, "rules[0].data.trickleReplyIntervalMS", "must be a whole number of at least 1");
     }
 
     @Test
