@@ -3,7 +3,6 @@ package io.blackpipe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
@@ -13,13 +12,11 @@ import org.junit.jupiter.api.Test;
  * and a builder adds one rule.
  */
 class FailRuleFiltersTest {
-    private final List<BsonDocument> added = new ArrayList<>();
+    private final RecordedRules rules = new RecordedRules();
+    private final List<BsonDocument> added = rules.added;
 
     private FailRule fail(String... commands) {
-        return new FailRule((id, document) -> {
-            added.add(document);
-            return "rule-" + added.size();
-        }, commands);
+        return rules.fail(commands);
     }
 
     @Test

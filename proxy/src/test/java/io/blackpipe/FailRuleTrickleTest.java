@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.testing.UpstreamLane;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonDocument;
@@ -15,13 +14,11 @@ import org.junit.jupiter.api.function.Executable;
 
 /** FailRule.trickleReply: the rule it builds, and every refusal, each before anything is added. */
 class FailRuleTrickleTest {
-    private final List<BsonDocument> added = new ArrayList<>();
+    private final RecordedRules rules = new RecordedRules();
+    private final List<BsonDocument> added = rules.added;
 
     private FailRule fail(String... commands) {
-        return new FailRule((id, document) -> {
-            added.add(document);
-            return "rule-" + added.size();
-        }, commands);
+        return rules.fail(commands);
     }
 
     @Test

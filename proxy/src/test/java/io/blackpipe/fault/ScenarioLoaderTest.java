@@ -253,7 +253,7 @@ class ScenarioLoaderTest {
                     data: {failCommands: [find], trickleReplyBytes: 64, trickleReplyIntervalMS: 250}
                 """);
         assertInstanceOf(TrickleReply.class, scenario.rules().get(0).action());
-        assertRejected("""
+        String piecesAlone = """
                 name: x
                 rules:
                   - id: a
@@ -262,18 +262,11 @@ class ScenarioLoaderTest {
                     data:
                       failCommands: [find]
                       trickleReplyBytes: 64
-                """, 6, "rules[0].data.trickleReplyIntervalMS", "required with trickleReplyBytes"); // the line of data, which lacks it
-        assertRejected("""
-                name: x
-                rules:
-                  - id: a
-                    configureFailPoint: failCommand
-                    mode: alwaysOn
-                    data:
-                      failCommands: [find]
-                      trickleReplyBytes: 64
-                      trickleReplyIntervalMS: 0.5
-                """, 9, "rules[0].data.trickleReplyIntervalMS", "must be a whole number of at least 1");
+                """;
+        // the line of data, which lacks it
+        assertRejected(piecesAlone, 6, "rules[0].data.trickleReplyIntervalMS", "required with trickleReplyBytes");
+        assertRejected(piecesAlone + "      trickleReplyIntervalMS: 0.5\n", 9, "rules[0].data.trickleReplyIntervalMS",
+                "must be a whole number of at least 1");
     }
 
     @Test

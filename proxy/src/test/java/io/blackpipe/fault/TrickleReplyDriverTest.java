@@ -40,13 +40,14 @@ class TrickleReplyDriverTest extends DriverRigTest {
     }
 
     /**
-     * 24 documents of some 330 bytes on the server, and the least time the reply of a find of them all
-     * takes in pieces of {@link #PIECE} bytes every {@link #INTERVAL_MS} ms: the reply holds every
-     * document, so it has at least their bytes, the first piece going out at once.
+     * 24 documents of some 330 bytes on the server and a rule trickling the next find's reply in
+     * pieces of {@link #PIECE} bytes every {@link #INTERVAL_MS} ms; returns the least time that takes:
+     * the reply holds every document, so it has at least their bytes, the first piece going out at once.
      */
-    private long manyDocumentsAndTheirLeastTrickle(List<Document> documents) {
+    private long aTrickledFindOfManyDocuments(List<Document> documents) {
         IntStream.range(0, 24).forEach(i -> documents.add(new Document("_id", i).append("text", "x".repeat(300))));
         rig.serverSide("c").insertMany(documents);
+        rig.rule("{times: 1}", "find", TRICKLE);
         long bytes = documents.stream().mapToLong(d -> new RawBsonDocument(d, new DocumentCodec()).getByteBuffer().remaining()).sum();
         long pieces = (bytes + PIECE - 1) / PIECE;
         return (pieces - 1) * INTERVAL_MS;
@@ -55,9 +56,8 @@ class TrickleReplyDriverTest extends DriverRigTest {
     @Test
     void aTrickledFindArrivesWholeLongAfterTheSocketTimeoutWithoutTrippingIt() {
         List<Document> documents = new ArrayList<>();
-        long leastTrickle = manyDocumentsAndTheirLeastTrickle(documents);
+        long leastTrickle = aTrickledFindOfManyDocuments(documents);
         assertTrue(leastTrickle >= 3 * 600, "the whole trickle outlasts the socket timeout several times: " + leastTrickle + " ms");
-        rig.rule("{times: 1}", "find", TRICKLE);
         MongoCollection<Document> c = rig.collection(rig.client("socketTimeoutMS=600"));
 
         List<Document> found = new ArrayList<>();
@@ -99,8 +99,7 @@ class TrickleReplyDriverTest extends DriverRigTest {
     @Test
     void theOperationTimeoutEndsATrickleThatNoSocketTimeoutEnds() throws InterruptedException {
         List<Document> documents = new ArrayList<>();
-        long leastTrickle = manyDocumentsAndTheirLeastTrickle(documents);
-        rig.rule("{times: 1}", "find", TRICKLE);
+        long leastTrickle = aTrickledFindOfManyDocuments(documents);
         // each piece comes within 100 ms, far inside socketTimeoutMS; the whole outlasts timeoutMS
         MongoCollection<Document> c = rig.collection(rig.client("socketTimeoutMS=600&timeoutMS=1000&retryReads=false"));
 
@@ -119,8 +118,7 @@ class TrickleReplyDriverTest extends DriverRigTest {
     @Test
     void aTrickleHoldsOnlyItsOwnConnection() throws Exception {
         List<Document> documents = new ArrayList<>();
-        long leastTrickle = manyDocumentsAndTheirLeastTrickle(documents);
-        rig.rule("{times: 1}", "find", TRICKLE);
+        long leastTrickle = aTrickledFindOfManyDocuments(documents);
         MongoCollection<Document> slow = rig.collection(rig.client("socketTimeoutMS=600"));
         MongoCollection<Document> other = rig.collection(rig.client("socketTimeoutMS=600"));
 
