@@ -1,15 +1,5 @@
 package io.blackpipe.fault;
 
-import io.blackpipe.fault.action.BlockConnection;
-import io.blackpipe.fault.action.CannedReply;
-import io.blackpipe.fault.action.CloseConnection;
-import io.blackpipe.fault.action.DelayReply;
-import io.blackpipe.fault.action.DropReply;
-import io.blackpipe.fault.action.ErrorReply;
-import io.blackpipe.fault.action.Hang;
-import io.blackpipe.fault.action.NoError;
-import io.blackpipe.fault.action.ResetConnection;
-import io.blackpipe.fault.action.TrickleReply;
 import io.blackpipe.fault.action.WriteConcernError;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -18,7 +8,6 @@ import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
-import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -113,7 +102,7 @@ public final class RuleParser {
                 throw new RuleException("data." + key, "unknown field");
             }
         }
-        boolean allCommands = flag(data, "failAllCommands");
+        boolean allCommands = RuleFields.flag(data, "failAllCommands");
         Set<String> commands = commands(data, allCommands);
         if (!allCommands && commands.contains("hello")) {
             for (String replyFate : REPLY_FATES) {
@@ -123,11 +112,11 @@ public final class RuleParser {
                 }
             }
         }
-        String appName = string(data, "appName");
-        String namespace = string(data, "namespace");
+        String appName = RuleFields.string(data, "appName");
+        String namespace = RuleFields.string(data, "namespace");
         String member = member(data);
         String attempt = attempt(data);
-        FaultAction action = action(data);
+        FaultAction action = RuleActions.action(data);
         Matcher matcher;
         if (action instanceof WriteConcernError) {
             Set<String> taking = allCommands ? WriteConcernError.COMMANDS : takingAWriteConcern(commands);
@@ -178,7 +167,7 @@ public final class RuleParser {
      * refuses them ("'times' option to 'mode' is too large", BadValue) rather than wrap.
      */
     private static long modeCount(BsonDocument mode, String key) {
-        long count = nonNegative(mode, key, "mode." + key);
+        long count = RuleFields.nonNegative(mode, key, "mode." + key);
         if (count > Integer.MAX_VALUE) {
             throw new RuleException("mode." + key, count + " is too large: at most " + Integer.MAX_VALUE
                     + " (2^31-1), as the server takes it");
@@ -226,161 +215,13 @@ public final class RuleParser {
         return Set.copyOf(taking);
     }
 
-    private static FaultAction action(BsonDocument data) {
-        boolean hang = flag(data, "hang");
-        boolean reset = flag(data, "resetConnection");
-        boolean close = flag(data, "closeConnection");
-        boolean drop = flag(data, "dropReply");
-        flag(data, "failInternalCommands"); // accepted for compatibility: no internal commands pass a proxy
-        Integer code = errorCode(data);
-        // code 0 is OK: mongod raises a Status of code OK, i.e. nothing, and the command runs (after a block);
-        // its failpoint was entered all the same, so alone it is still a rule that fires, not "nothing to do"
-        boolean noError = code != null && code == 0;
-        if (noError) {
-            code = null;
-        }
-        BsonArray labels = labels(data);
-        BsonDocument writeConcernError = null;
-        if (data.containsKey("writeConcernError")) {
-            if (!data.isDocument("writeConcernError")) {
-                throw new RuleException("data.writeConcernError", "must be a document {code, codeName, errmsg, errInfo}");
-            }
-            writeConcernError = data.getDocument("writeConcernError");
-            if (writeConcernError.containsKey("code") && !writeConcernError.isNumber("code")) {
-                throw new RuleException("data.writeConcernError.code", "must be an integer");
-            }
-        }
-        Long delayReply = data.containsKey("delayReplyMS") ? nonNegative(data, "delayReplyMS", "data.delayReplyMS") : null;
-        TrickleReply trickle = trickle(data);
-        ErrorReplies.TopologyVersionMode topologyVersion = topologyVersion(data);
-
-        FaultAction action;
-        if (data.containsKey("cannedReply")) {
-            action = CannedReply.of(data);
-        } else if (hang) {
-            action = new Hang();
-        } else if (reset) {
-            action = new ResetConnection();
-        } else if (close) {
-            action = new CloseConnection();
-        } else if (drop) {
-            action = new DropReply();
-        } else if (code != null) {
-            action = new ErrorReply(code, null, labels, topologyVersion);
-        } else if (writeConcernError != null) {
-            action = new WriteConcernError(writeConcernError, labels);
-        } else if (trickle != null) {
-            action = trickle;
-        } else if (delayReply != null) {
-            action = new DelayReply(delayReply);
-        } else {
-            action = null;
-        }
-        if (flag(data, "blockConnection")) {
-            if (!data.containsKey("blockTimeMS")) {
-                throw new RuleException("data.blockTimeMS", "required with blockConnection");
-            }
-            return new BlockConnection(nonNegative(data, "blockTimeMS", "data.blockTimeMS"), action);
-        }
-        if (data.containsKey("blockTimeMS")) {
-            throw new RuleException("data.blockTimeMS", "only meaningful with blockConnection: true");
-        }
-        if (action == null && noError) {
-            return new NoError();
-        }
-        if (action == null) {
-            throw new RuleException("data", "says nothing to do: give errorCode (or error), closeConnection, blockConnection, "
-                    + "writeConcernError, resetConnection, dropReply, hang, delayReplyMS, trickleReplyBytes with trickleReplyIntervalMS "
-                    + "or cannedReply");
-        }
-        return action;
-    }
-
-    /**
-     * trickleReplyBytes (each piece) and trickleReplyIntervalMS (the pause between pieces) come
-     * together, each a whole number from 1 (the interval as delayReplyMS takes it); null without both.
-     */
-    private static TrickleReply trickle(BsonDocument data) {
-        Long bytes = data.containsKey("trickleReplyBytes") ? atLeastOne(data, "trickleReplyBytes") : null;
-        Long interval = data.containsKey("trickleReplyIntervalMS") ? atLeastOne(data, "trickleReplyIntervalMS") : null;
-        if (bytes == null && interval == null) {
-            return null;
-        }
-        if (interval == null) {
-            throw new RuleException("data.trickleReplyIntervalMS", "required with trickleReplyBytes: the pause between pieces");
-        }
-        if (bytes == null) {
-            throw new RuleException("data.trickleReplyBytes", "required with trickleReplyIntervalMS: the bytes of each piece");
-        }
-        return new TrickleReply(bytes, interval);
-    }
-
-    private static Integer errorCode(BsonDocument data) {
-        if (data.containsKey("errorCode") && data.containsKey("error")) {
-            throw new RuleException("data.error", "give errorCode or error, not both");
-        }
-        if (data.containsKey("errorCode")) {
-            BsonValue code = data.get("errorCode");
-            if (!code.isNumber() || code.asNumber().doubleValue() != code.asNumber().intValue()) {
-                throw new RuleException("data.errorCode", "must be an integer");
-            }
-            return code.asNumber().intValue();
-        }
-        if (data.containsKey("error")) {
-            BsonValue name = data.get("error");
-            if (!name.isString()) {
-                throw new RuleException("data.error", "must be an error name such as \"NotWritablePrimary\" (errorCode takes a number)");
-            }
-            Integer code = ErrorCodes.code(name.asString().getValue());
-            if (code == null) {
-                throw new RuleException("data.error", "unknown error name " + name.asString().getValue() + "; known: "
-                        + new TreeSet<>(ErrorCodes.presets().keySet()));
-            }
-            return code;
-        }
-        return null;
-    }
-
-    private static BsonArray labels(BsonDocument data) {
-        if (!data.containsKey("errorLabels")) {
-            return null;
-        }
-        BsonValue value = data.get("errorLabels");
-        if (!value.isArray()) {
-            throw new RuleException("data.errorLabels", "must be an array of strings");
-        }
-        for (BsonValue label : value.asArray()) {
-            if (!label.isString()) {
-                throw new RuleException("data.errorLabels", "must be an array of strings");
-            }
-            if (label.asString().getValue().isBlank()) {
-                // mongod would send it as given; no driver acts on it, and it is a mistake (a label variable unset)
-                throw new RuleException("data.errorLabels", "an error label must not be empty, got '" + label.asString().getValue()
-                        + "' (labels are names such as RetryableWriteError; [] sends none)");
-            }
-        }
-        return value.asArray();
-    }
-
-    private static ErrorReplies.TopologyVersionMode topologyVersion(BsonDocument data) {
-        String mode = string(data, "topologyVersion");
-        if (mode == null) {
-            return ErrorReplies.TopologyVersionMode.NEWER;
-        }
-        try {
-            return ErrorReplies.TopologyVersionMode.valueOf(mode.toUpperCase(Locale.ROOT));
-        } catch (IllegalArgumentException e) {
-            throw new RuleException("data.topologyVersion", "must be \"newer\", \"current\" or \"omit\"");
-        }
-    }
-
     /**
      * A rule on a member the proxy does not front would never fire, silently (a typo, "localhost:27017" for a
      * member the proxy knows as 127.0.0.1:27017, "secondary" in a one-member deployment): refused, naming the
      * members there are, as a deployment fault on it is.
      */
     private String member(BsonDocument data) {
-        String member = string(data, "member");
+        String member = RuleFields.string(data, "member");
         if (member == null) {
             return null;
         }
@@ -407,49 +248,11 @@ public final class RuleParser {
     }
 
     private static String attempt(BsonDocument data) {
-        String attempt = string(data, "attempt");
+        String attempt = RuleFields.string(data, "attempt");
         if (attempt != null && !attempt.equals("first") && !attempt.equals("retry")) {
             throw new RuleException("data.attempt", "must be \"first\" or \"retry\"");
         }
         return attempt;
     }
 
-    private static boolean flag(BsonDocument data, String key) {
-        BsonValue value = data.get(key);
-        if (value == null) {
-            return false;
-        }
-        if (!value.isBoolean()) {
-            throw new RuleException("data." + key, "must be true or false");
-        }
-        return value.asBoolean().getValue();
-    }
-
-    private static String string(BsonDocument data, String key) {
-        BsonValue value = data.get(key);
-        if (value == null) {
-            return null;
-        }
-        if (!value.isString()) {
-            throw new RuleException("data." + key, "must be a string");
-        }
-        return value.asString().getValue();
-    }
-
-    private static long atLeastOne(BsonDocument data, String key) {
-        return wholeNumber(data, key, "data." + key, 1);
-    }
-
-    private static long nonNegative(BsonDocument document, String key, String field) {
-        return wholeNumber(document, key, field, 0);
-    }
-
-    private static long wholeNumber(BsonDocument document, String key, String field, long min) {
-        BsonValue value = document.get(key);
-        if (value == null || !value.isNumber() || !(value.asNumber().doubleValue() >= min)
-                || value.asNumber().doubleValue() != value.asNumber().longValue()) {
-            throw new RuleException(field, min == 0 ? "must be a non-negative integer" : "must be a whole number of at least " + min);
-        }
-        return value.asNumber().longValue();
-    }
 }

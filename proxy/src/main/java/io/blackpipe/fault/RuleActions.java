@@ -1,0 +1,180 @@
+package io.blackpipe.fault;
+
+import static io.blackpipe.fault.RuleFields.atLeastOne;
+import static io.blackpipe.fault.RuleFields.flag;
+import static io.blackpipe.fault.RuleFields.nonNegative;
+import static io.blackpipe.fault.RuleFields.string;
+
+import io.blackpipe.fault.action.BlockConnection;
+import io.blackpipe.fault.action.CannedReply;
+import io.blackpipe.fault.action.CloseConnection;
+import io.blackpipe.fault.action.DelayReply;
+import io.blackpipe.fault.action.DropReply;
+import io.blackpipe.fault.action.ErrorReply;
+import io.blackpipe.fault.action.Hang;
+import io.blackpipe.fault.action.NoError;
+import io.blackpipe.fault.action.ResetConnection;
+import io.blackpipe.fault.action.TrickleReply;
+import io.blackpipe.fault.action.WriteConcernError;
+import java.util.Locale;
+import java.util.TreeSet;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * What a rule's {@code data} says to do, read into its {@link FaultAction}: the server's precedence
+ * between the fields that break a command, and blackpipe's own; {@link RuleParser} reads the rest.
+ */
+final class RuleActions {
+    private RuleActions() {
+    }
+
+    static FaultAction action(BsonDocument data) {
+        boolean hang = flag(data, "hang");
+        boolean reset = flag(data, "resetConnection");
+        boolean close = flag(data, "closeConnection");
+        boolean drop = flag(data, "dropReply");
+        flag(data, "failInternalCommands"); // accepted for compatibility: no internal commands pass a proxy
+        Integer code = errorCode(data);
+        // code 0 is OK: mongod raises a Status of code OK, i.e. nothing, and the command runs (after a block);
+        // its failpoint was entered all the same, so alone it is still a rule that fires, not "nothing to do"
+        boolean noError = code != null && code == 0;
+        if (noError) {
+            code = null;
+        }
+        BsonArray labels = labels(data);
+        BsonDocument writeConcernError = null;
+        if (data.containsKey("writeConcernError")) {
+            if (!data.isDocument("writeConcernError")) {
+                throw new RuleException("data.writeConcernError", "must be a document {code, codeName, errmsg, errInfo}");
+            }
+            writeConcernError = data.getDocument("writeConcernError");
+            if (writeConcernError.containsKey("code") && !writeConcernError.isNumber("code")) {
+                throw new RuleException("data.writeConcernError.code", "must be an integer");
+            }
+        }
+        Long delayReply = data.containsKey("delayReplyMS") ? nonNegative(data, "delayReplyMS", "data.delayReplyMS") : null;
+        TrickleReply trickle = trickle(data);
+        ErrorReplies.TopologyVersionMode topologyVersion = topologyVersion(data);
+
+        FaultAction action;
+        if (data.containsKey("cannedReply")) {
+            action = CannedReply.of(data);
+        } else if (hang) {
+            action = new Hang();
+        } else if (reset) {
+            action = new ResetConnection();
+        } else if (close) {
+            action = new CloseConnection();
+        } else if (drop) {
+            action = new DropReply();
+        } else if (code != null) {
+            action = new ErrorReply(code, null, labels, topologyVersion);
+        } else if (writeConcernError != null) {
+            action = new WriteConcernError(writeConcernError, labels);
+        } else if (trickle != null) {
+            action = trickle;
+        } else if (delayReply != null) {
+            action = new DelayReply(delayReply);
+        } else {
+            action = null;
+        }
+        if (flag(data, "blockConnection")) {
+            if (!data.containsKey("blockTimeMS")) {
+                throw new RuleException("data.blockTimeMS", "required with blockConnection");
+            }
+            return new BlockConnection(nonNegative(data, "blockTimeMS", "data.blockTimeMS"), action);
+        }
+        if (data.containsKey("blockTimeMS")) {
+            throw new RuleException("data.blockTimeMS", "only meaningful with blockConnection: true");
+        }
+        if (action == null && noError) {
+            return new NoError();
+        }
+        if (action == null) {
+            throw new RuleException("data", "says nothing to do: give errorCode (or error), closeConnection, blockConnection, "
+                    + "writeConcernError, resetConnection, dropReply, hang, delayReplyMS, trickleReplyBytes with trickleReplyIntervalMS "
+                    + "or cannedReply");
+        }
+        return action;
+    }
+
+    /**
+     * trickleReplyBytes (each piece) and trickleReplyIntervalMS (the pause between pieces) come
+     * together, each a whole number from 1 (the interval as delayReplyMS takes it); null without both.
+     */
+    private static TrickleReply trickle(BsonDocument data) {
+        Long bytes = data.containsKey("trickleReplyBytes") ? atLeastOne(data, "trickleReplyBytes") : null;
+        Long interval = data.containsKey("trickleReplyIntervalMS") ? atLeastOne(data, "trickleReplyIntervalMS") : null;
+        if (bytes == null && interval == null) {
+            return null;
+        }
+        if (interval == null) {
+            throw new RuleException("data.trickleReplyIntervalMS", "required with trickleReplyBytes: the pause between pieces");
+        }
+        if (bytes == null) {
+            throw new RuleException("data.trickleReplyBytes", "required with trickleReplyIntervalMS: the bytes of each piece");
+        }
+        return new TrickleReply(bytes, interval);
+    }
+
+    private static Integer errorCode(BsonDocument data) {
+        if (data.containsKey("errorCode") && data.containsKey("error")) {
+            throw new RuleException("data.error", "give errorCode or error, not both");
+        }
+        if (data.containsKey("errorCode")) {
+            BsonValue code = data.get("errorCode");
+            if (!code.isNumber() || code.asNumber().doubleValue() != code.asNumber().intValue()) {
+                throw new RuleException("data.errorCode", "must be an integer");
+            }
+            return code.asNumber().intValue();
+        }
+        if (data.containsKey("error")) {
+            BsonValue name = data.get("error");
+            if (!name.isString()) {
+                throw new RuleException("data.error", "must be an error name such as \"NotWritablePrimary\" (errorCode takes a number)");
+            }
+            Integer code = ErrorCodes.code(name.asString().getValue());
+            if (code == null) {
+                throw new RuleException("data.error", "unknown error name " + name.asString().getValue() + "; known: "
+                        + new TreeSet<>(ErrorCodes.presets().keySet()));
+            }
+            return code;
+        }
+        return null;
+    }
+
+    private static BsonArray labels(BsonDocument data) {
+        if (!data.containsKey("errorLabels")) {
+            return null;
+        }
+        BsonValue value = data.get("errorLabels");
+        if (!value.isArray()) {
+            throw new RuleException("data.errorLabels", "must be an array of strings");
+        }
+        for (BsonValue label : value.asArray()) {
+            if (!label.isString()) {
+                throw new RuleException("data.errorLabels", "must be an array of strings");
+            }
+            if (label.asString().getValue().isBlank()) {
+                // mongod would send it as given; no driver acts on it, and it is a mistake (a label variable unset)
+                throw new RuleException("data.errorLabels", "an error label must not be empty, got '" + label.asString().getValue()
+                        + "' (labels are names such as RetryableWriteError; [] sends none)");
+            }
+        }
+        return value.asArray();
+    }
+
+    private static ErrorReplies.TopologyVersionMode topologyVersion(BsonDocument data) {
+        String mode = string(data, "topologyVersion");
+        if (mode == null) {
+            return ErrorReplies.TopologyVersionMode.NEWER;
+        }
+        try {
+            return ErrorReplies.TopologyVersionMode.valueOf(mode.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw new RuleException("data.topologyVersion", "must be \"newer\", \"current\" or \"omit\"");
+        }
+    }
+}
