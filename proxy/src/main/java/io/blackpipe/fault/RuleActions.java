@@ -30,7 +30,8 @@ final class RuleActions {
     private RuleActions() {
     }
 
-    static FaultAction action(BsonDocument data) {
+    /** @param seeds the seed of each random generator an action needs (a jitter), so runs replay */
+    static FaultAction action(BsonDocument data, java.util.function.LongSupplier seeds) {
         boolean hang = flag(data, "hang");
         boolean reset = flag(data, "resetConnection");
         boolean close = flag(data, "closeConnection");
@@ -55,6 +56,10 @@ final class RuleActions {
             }
         }
         Long delayReply = data.containsKey("delayReplyMS") ? nonNegative(data, "delayReplyMS", "data.delayReplyMS") : null;
+        Long jitter = data.containsKey("delayReplyJitterMS") ? nonNegative(data, "delayReplyJitterMS", "data.delayReplyJitterMS") : null;
+        if (jitter != null && delayReply == null) {
+            throw new RuleException("data.delayReplyJitterMS", "only meaningful with delayReplyMS: the delay it varies");
+        }
         TrickleReply trickle = trickle(data);
         ErrorReplies.TopologyVersionMode topologyVersion = topologyVersion(data);
 
@@ -76,7 +81,7 @@ final class RuleActions {
         } else if (trickle != null) {
             action = trickle;
         } else if (delayReply != null) {
-            action = new DelayReply(delayReply);
+            action = new DelayReply(delayReply, jitter == null ? 0 : jitter, seeds.getAsLong());
         } else {
             action = null;
         }

@@ -29,13 +29,13 @@ public final class RuleParser {
      * What happens to a forwarded command's reply, or the reply given in its place: the proxy rewrites
      * hello replies (the addresses drivers connect to), so these do not apply to hello.
      */
-    private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS", "trickleReplyBytes",
-            "trickleReplyIntervalMS", "cannedReply");
+    private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS", "delayReplyJitterMS",
+            "trickleReplyBytes", "trickleReplyIntervalMS", "cannedReply");
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
             "$clusterTime", "$readPreference");
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
             "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands", "failAllCommands",
-            "resetConnection", "dropReply", "hang", "delayReplyMS", "trickleReplyBytes", "trickleReplyIntervalMS", "cannedReply",
+            "resetConnection", "dropReply", "hang", "delayReplyMS", "delayReplyJitterMS", "trickleReplyBytes", "trickleReplyIntervalMS", "cannedReply",
             "member", "attempt", "topologyVersion");
 
     private final long seed;
@@ -47,7 +47,7 @@ public final class RuleParser {
      * A parser with no deployment at hand (`scenario validate`, `fault add` checking its flags): a member is
      * checked as a role or host:port only; the proxy the rule goes to checks that it is one of its own.
      *
-     * @param seed the base of every {activationProbability} generator, so runs replay
+     * @param seed the base of every random generator ({activationProbability}, a delay's jitter), so runs replay
      */
     public RuleParser(long seed) {
         this(seed, member -> null);
@@ -116,7 +116,7 @@ public final class RuleParser {
         String namespace = RuleFields.string(data, "namespace");
         String member = member(data);
         String attempt = attempt(data);
-        FaultAction action = RuleActions.action(data);
+        FaultAction action = RuleActions.action(data, () -> seed + parsed.incrementAndGet());
         Matcher matcher;
         if (action instanceof WriteConcernError) {
             Set<String> taking = allCommands ? WriteConcernError.COMMANDS : takingAWriteConcern(commands);

@@ -1,10 +1,18 @@
 package io.blackpipe.fault.action;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.fault.FakeInterception;
+import io.blackpipe.fault.Rule;
+import io.blackpipe.fault.RuleException;
+import io.blackpipe.fault.RuleParser;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.LongSummaryStatistics;
+import java.util.stream.LongStream;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 
@@ -31,5 +39,57 @@ class DelayReplyTest {
         command.fate.decide(reply);
         assertEquals(List.of("passAfter"), reply.calls);
         assertEquals(0, reply.passedAfter);
+    }
+
+    private static List<Long> draws(DelayReply action, int n) {
+        List<Long> drawn = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            FakeInterception command = FakeInterception.retryableInsert();
+            action.apply(command);
+            FakeInterception.FakeReply reply = new FakeInterception.FakeReply(BsonDocument.parse("{ok: 1.0}"));
+            command.fate.decide(reply);
+            drawn.add(reply.passedAfter);
+        }
+        return drawn;
+    }
+
+    @Test
+    void aJitterDrawsEachDelayEvenlyAroundTheRulesAndTheSameSeedReplaysIt() {
+        List<Long> drawn = draws(new DelayReply(200, 50, 7), 2000);
+        LongSummaryStatistics stats = drawn.stream().mapToLong(Long::longValue).summaryStatistics();
+        assertEquals(150, stats.getMin(), "the lowest a 200 +- 50 ms delay can be is drawn in 2000 tries");
+        assertEquals(250, stats.getMax());
+        assertTrue(Math.abs(stats.getAverage() - 200) < 5, "evenly around the delay: mean " + stats.getAverage());
+        assertEquals(drawn, draws(new DelayReply(200, 50, 7), 2000), "the same seed, the same delays");
+        assertNotEquals(drawn, draws(new DelayReply(200, 50, 8), 2000));
+    }
+
+    @Test
+    void aJitterWiderThanTheDelayNeverHoldsAReplyLessThanZero() {
+        List<Long> drawn = draws(new DelayReply(10, 40, 1), 500);
+        assertTrue(drawn.stream().allMatch(d -> d >= 0 && d <= 50), drawn::toString);
+        assertTrue(drawn.contains(0L), "the draws below 0 are held for none");
+    }
+
+    @Test
+    void aRulesJitterIsReadFromItsDataAndNeedsADelay() {
+        RuleParser parser = new RuleParser(42);
+        Rule rule = parser.parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', "
+                + "data: {failCommands: ['find'], delayReplyMS: 100, delayReplyJitterMS: 30}}"));
+        List<Long> drawn = draws((DelayReply) rule.action(), 200);
+        assertTrue(drawn.stream().allMatch(d -> d >= 70 && d <= 130), drawn::toString);
+        assertTrue(LongStream.of(drawn.stream().mapToLong(Long::longValue).toArray()).distinct().count() > 20, "they vary");
+        Rule again = new RuleParser(42).parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', "
+                + "data: {failCommands: ['find'], delayReplyMS: 100, delayReplyJitterMS: 30}}"));
+        assertEquals(drawn, draws((DelayReply) again.action(), 200), "a proxy started with the same seed replays them");
+
+        for (String data : new String[] {"{failCommands: ['find'], delayReplyJitterMS: 30}",
+                "{failCommands: ['find'], delayReplyMS: 100, delayReplyJitterMS: -1}",
+                "{failCommands: ['find'], delayReplyMS: 100, delayReplyJitterMS: 'x'}",
+                "{failCommands: ['hello'], delayReplyMS: 100, delayReplyJitterMS: 30}"}) {
+            RuleException e = assertThrows(RuleException.class, () -> parser.parse("r", BsonDocument.parse(
+                    "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: " + data + "}")), data);
+            assertTrue(e.field().startsWith("data.delayReply"), e.getMessage());
+        }
     }
 }
