@@ -155,11 +155,32 @@ public final class FailRule {
     /** Adds the rule: the command runs, its reply is held for {@code delay} (at least 1 ms; the rule counts whole ms). */
     public String delay(Duration delay) {
         unspent("delay");
+        data.put("delayReplyMS", new BsonInt64(delayMillis(delay)));
+        return add();
+    }
+
+    private static long delayMillis(Duration delay) {
         if (delay == null || delay.compareTo(Duration.ofMillis(1)) < 0) {
             // under 1 ms, delayReplyMS would silently be 0: no delay at all
             throw new IllegalArgumentException("delay: must be at least 1ms, got " + delay);
         }
-        data.put("delayReplyMS", new BsonInt64(delay.toMillis()));
+        return delay.toMillis();
+    }
+
+    /**
+     * Adds the rule: the command runs, its reply is held for a time drawn evenly from {@code delay -
+     * jitter} to {@code delay + jitter} (never below 0; seeded: see {@link BlackPipeBuilder#seed}), a new
+     * draw for each command: a network whose latency varies. Both in whole ms, the delay at least 1 ms.
+     */
+    public String delay(Duration delay, Duration jitter) {
+        unspent("delay");
+        if (Arguments.required(jitter, "delay(): the jitter").isNegative()
+                || (!jitter.isZero() && jitter.compareTo(Duration.ofMillis(1)) < 0)) {
+            // under 1 ms, delayReplyJitterMS would silently be 0: no jitter at all
+            throw new IllegalArgumentException("delay(): the jitter must be 0 or at least 1ms, got " + jitter);
+        }
+        data.put("delayReplyMS", new BsonInt64(delayMillis(delay)));
+        data.put("delayReplyJitterMS", new BsonInt64(jitter.toMillis()));
         return add();
     }
 

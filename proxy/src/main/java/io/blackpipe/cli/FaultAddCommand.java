@@ -76,6 +76,11 @@ final class FaultAddCommand extends AdminCommand {
             description = "Let the command run and hold its reply this long (500ms, 2s): delayReplyMS.")
     Long delay;
 
+    @Option(names = "--jitter", paramLabel = "DURATION", converter = DurationConverter.class,
+            description = "With --delay: hold each reply for a time drawn evenly from DELAY - JITTER to DELAY + JITTER"
+                    + " (never below 0; seeded, see the proxy's --seed): delayReplyJitterMS.")
+    Long jitter;
+
     @Option(names = "--trickle", paramLabel = "BYTES/INTERVAL", converter = TrickleConverter.class,
             description = "Let the command run and send its reply in pieces of BYTES, the first at once and one more every"
                     + " INTERVAL (64/250ms): trickleReplyBytes + trickleReplyIntervalMS.")
@@ -197,6 +202,7 @@ final class FaultAddCommand extends AdminCommand {
         add(given, errorCode != null, "--error-code");
         add(given, labels != null && !labels.isEmpty(), "--labels");
         given.addAll(actions().stream().filter(a -> !a.startsWith("--error")).toList());
+        add(given, jitter != null, "--jitter");
         add(given, block != null, "--block");
         add(given, times != null, "--times");
         add(given, skip != null, "--skip");
@@ -244,6 +250,9 @@ final class FaultAddCommand extends AdminCommand {
         List<String> actions = actions();
         if (actions.size() > 1) {
             throw usage(String.join(" and ", actions) + " are two actions; a rule has one (--block may be combined with one of them)");
+        }
+        if (jitter != null && delay == null) {
+            throw usage("--jitter varies a --delay: give --delay too (e.g. --delay 200ms --jitter 50ms)");
         }
         if (actions.isEmpty() && block == null) {
             throw usage("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --hang, --delay, --trickle,"
@@ -295,6 +304,9 @@ final class FaultAddCommand extends AdminCommand {
         if (delay != null) {
             data.put("delayReplyMS", new BsonInt64(delay));
         }
+        if (jitter != null) {
+            data.put("delayReplyJitterMS", new BsonInt64(jitter));
+        }
         if (trickle != null) {
             data.put("trickleReplyBytes", new BsonInt64(trickle.bytes()));
             data.put("trickleReplyIntervalMS", new BsonInt64(trickle.intervalMillis()));
@@ -345,6 +357,7 @@ final class FaultAddCommand extends AdminCommand {
             case "data.dropReply" -> "--drop-reply";
             case "data.hang" -> "--hang";
             case "data.delayReplyMS" -> "--delay";
+            case "data.delayReplyJitterMS" -> "--jitter";
             case "data.trickleReplyBytes", "data.trickleReplyIntervalMS" -> "--trickle";
             case "data.cannedReply", "data.cannedReply.ok" -> "--reply";
             case "data.blockConnection", "data.blockTimeMS" -> "--block";

@@ -94,7 +94,8 @@ final class FaultCommand implements Runnable {
                 parts.add("block=" + data.getNumber("blockTimeMS").longValue() + "ms");
             }
             if (data.isNumber("delayReplyMS")) {
-                parts.add("delay=" + data.getNumber("delayReplyMS").longValue() + "ms");
+                long jitter = data.isNumber("delayReplyJitterMS") ? data.getNumber("delayReplyJitterMS").longValue() : 0;
+                parts.add("delay=" + data.getNumber("delayReplyMS").longValue() + "ms" + (jitter > 0 ? "+-" + jitter + "ms" : ""));
             }
             if (data.isNumber("trickleReplyBytes") && data.isNumber("trickleReplyIntervalMS")) {
                 parts.add("trickle=" + data.getNumber("trickleReplyBytes").longValue() + "B/"

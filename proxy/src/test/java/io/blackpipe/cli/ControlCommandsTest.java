@@ -265,6 +265,9 @@ class ControlCommandsTest {
                 Arguments.of(List.of("--command", "ping", "--error-code", "0", "--app", ""),
                         "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 0,"
                                 + " appName: ''}}"),
+                Arguments.of(List.of("--command", "find", "--delay", "200ms", "--jitter", "50ms"),
+                        "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: 200,"
+                                + " delayReplyJitterMS: 50}}"),
                 Arguments.of(List.of("--command", "find", "--trickle", "64/250ms", "--times", "1"),
                         "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['find'], trickleReplyBytes: 64,"
                                 + " trickleReplyIntervalMS: 250}}"),
@@ -342,6 +345,10 @@ class ControlCommandsTest {
                 Arguments.of("fault add --command find --trickle 64/-5ms", "--trickle"),
                 Arguments.of("fault add --command find --trickle 64/0.4ms", "--trickle"),
                 Arguments.of("fault add --command find --trickle 64/5ms --delay 1s", "--delay and --trickle"),
+                Arguments.of("fault add --command find --jitter 50ms", "--jitter varies a --delay"),
+                Arguments.of("fault add --command find --error-code 2 --jitter 50ms", "--jitter varies a --delay"),
+                Arguments.of("fault add --command find --delay 200ms --jitter 0.4ms", "--jitter"),
+                Arguments.of("fault add --command find --delay 200ms --jitter soon", "--jitter"),
                 Arguments.of("fault add --command find --trickle 64/5ms --drop-reply", "--drop-reply and --trickle"),
                 Arguments.of("fault add --command insert --reset --attempt second", "--attempt"),
                 Arguments.of("fault add --command insert --reset --member nowhere", "--member"),

@@ -23,6 +23,7 @@ class FaultListDetailTest {
                     "--block", "300ms", "--probability", "0.5");
             add(rig, "--id", "unnamed", "--command", "find", "--error-code", "12345");
             add(rig, "--id", "slow", "--command", "find", "--delay", "1.5s", "--skip", "2");
+            add(rig, "--id", "jittery", "--command", "find", "--delay", "200ms", "--jitter", "50ms");
             add(rig, "--id", "stall", "--command", "find", "--block", "2s");
             add(rig, "--id", "wce", "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['update'],"
                     + " writeConcernError: {code: 64, errmsg: 'waiting for replication timed out'}}}");
@@ -39,6 +40,7 @@ class FaultListDetailTest {
             assertNotEquals(cells(list, "not-primary").subList(1, 4), cells(list, "shutdown").subList(1, 4));
             assertEquals("error=12345", cells(list, "unnamed").get(3), () -> "a code without a name: " + list);
             assertEquals(List.of("{skip: 2} (2 to skip)", "delayReply", "delay=1500ms"), cells(list, "slow").subList(1, 4), list::toString);
+            assertEquals(List.of("delayReply", "delay=200ms+-50ms"), cells(list, "jittery").subList(2, 4), list::toString);
             assertEquals(List.of("blockConnection", "block=2000ms"), cells(list, "stall").subList(2, 4), list::toString);
             assertEquals(List.of("writeConcernError", "writeConcernError=WriteConcernFailed(64)"), cells(list, "wce").subList(2, 4),
                     list::toString);
