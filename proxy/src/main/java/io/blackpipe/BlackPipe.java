@@ -48,7 +48,7 @@ public final class BlackPipe implements AutoCloseable {
     private final CounterView counters;
     private final AtomicInteger generatedIds = new AtomicInteger();
     private final AtomicBoolean closed = new AtomicBoolean();
-    /** Who closes this instance when it is {@link Managed} (its own close() then refuses); null: whoever holds it. */
+    /** Who closes this instance when it is {@link ManagedBlackPipe} (its own close() then refuses); null: whoever holds it. */
     private final String closedBy;
     /** System.nanoTime() of the last reset(): history() shows what was recorded since; null: everything. */
     private volatile Long historySince;
@@ -69,7 +69,7 @@ public final class BlackPipe implements AutoCloseable {
         return new BlackPipeBuilder();
     }
 
-    /** @param closedBy null, or who alone closes it (a {@link Managed} one) */
+    /** @param closedBy null, or who alone closes it (a {@link ManagedBlackPipe} one) */
     static BlackPipe start(ProxyConfig config, String closedBy) {
         ProxyServer proxy = ProxyServer.start(config);
         try {
@@ -376,37 +376,12 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * A BlackPipe shared by code that must not close it, and the one handle that does: what a test framework's
-     * extension hands its tests ({@code @BlackPipeTest}'s, one proxy per test class). {@link #blackPipe()}'s own
-     * {@code close()} is an IllegalStateException saying who closes it, as a test that closed it would break every
-     * later test sharing it. Start one with {@link BlackPipeBuilder#startManaged(String)}.
-     */
-    public static final class Managed implements AutoCloseable {
-        private final BlackPipe blackPipe;
-
-        Managed(BlackPipe blackPipe) {
-            this.blackPipe = blackPipe;
-        }
-
-        /** The proxy to hand out. */
-        public BlackPipe blackPipe() {
-            return blackPipe;
-        }
-
-        /** Closes the proxy, as {@link BlackPipe#close()} does for one that is not managed. Idempotent. */
-        @Override
-        public void close() {
-            blackPipe.shutDown();
-        }
-    }
-
-    /**
      * Stops the admin server and every listener; open client connections are closed. Idempotent. Counters,
      * rules, fired counts and history can still be read (and {@link #resetCounters()} still moves the baseline);
      * every method that would change the proxy (rules, scenarios, deployment faults, {@link #reset()}) is an
      * IllegalStateException.
      *
-     * @throws IllegalStateException for a {@link Managed} one, which only its handle closes (the {@code @BlackPipeTest}
+     * @throws IllegalStateException for a {@link ManagedBlackPipe} one, which only its handle closes (the {@code @BlackPipeTest}
      *                               extension's, after the class's tests), saying so
      */
     @Override
@@ -417,7 +392,7 @@ public final class BlackPipe implements AutoCloseable {
         shutDown();
     }
 
-    private void shutDown() {
+    void shutDown() {
         if (closed.compareAndSet(false, true)) {
             if (admin != null) {
                 admin.close();

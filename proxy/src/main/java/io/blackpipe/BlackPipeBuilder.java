@@ -136,12 +136,12 @@ public final class BlackPipeBuilder {
      * @param closedBy who closes it and when, and what to do instead, completing that sentence (e.g. "the suite's
      *                 extension after its last test, which share it")
      */
-    public BlackPipe.Managed startManaged(String closedBy) {
+    public ManagedBlackPipe startManaged(String closedBy) {
         if (closedBy == null || closedBy.isBlank()) {
             throw new IllegalArgumentException("closedBy: say who closes this BlackPipe (e.g. \"the suite's extension\"), got "
                     + (closedBy == null ? "null" : "'" + closedBy + "'"));
         }
-        return new BlackPipe.Managed(BlackPipe.start(config(), closedBy));
+        return new ManagedBlackPipe(BlackPipe.start(config(), closedBy));
     }
 
     private ProxyConfig config() {

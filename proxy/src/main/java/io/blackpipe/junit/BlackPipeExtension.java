@@ -1,6 +1,7 @@
 package io.blackpipe.junit;
 
 import io.blackpipe.BlackPipe;
+import io.blackpipe.ManagedBlackPipe;
 import io.blackpipe.topology.UpstreamUri;
 import java.util.List;
 import java.util.Optional;
@@ -19,7 +20,7 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * annotation's {@code upstream}, the system property {@value #UPSTREAM_PROPERTY}, the environment
  * variable {@value #UPSTREAM_ENV}. One instance per class that declares {@code @BlackPipeTest} (a
  * {@code @Nested} class without it shares its enclosing class's), started when first asked for,
- * closed after the class's tests (by this extension only: the tests get a {@link BlackPipe.Managed} one, whose
+ * closed after the class's tests (by this extension only: the tests get a {@link ManagedBlackPipe} one, whose
  * close() they cannot call); reset before each test ({@link BlackPipe#reset()}: no scenario, no
  * outage, a simulated set's first member primary again, counters at zero, an empty history, no session
  * remembered from an earlier test) and given
@@ -42,7 +43,7 @@ public final class BlackPipeExtension
     @Override
     public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
         ExtensionContext owner = owner(context);
-        return owner.getStore(NAMESPACE).getOrComputeIfAbsent(proxyKey(owner), key -> start(owner), BlackPipe.Managed.class)
+        return owner.getStore(NAMESPACE).getOrComputeIfAbsent(proxyKey(owner), key -> start(owner), ManagedBlackPipe.class)
                 .blackPipe();
     }
 
@@ -101,9 +102,9 @@ public final class BlackPipeExtension
             return;
         }
         // remove() looks in this class's own store only: a @Nested class never closes its outer class's proxy
-        BlackPipe.Managed blackPipe;
+        ManagedBlackPipe blackPipe;
         try {
-            blackPipe = context.getStore(NAMESPACE).remove(proxyKey(context), BlackPipe.Managed.class);
+            blackPipe = context.getStore(NAMESPACE).remove(proxyKey(context), ManagedBlackPipe.class);
         } catch (ExtensionConfigurationException startFailed) {
             return; // the store gives back the failure of start(): the tests that asked for the proxy reported it
         }
@@ -116,7 +117,7 @@ public final class BlackPipeExtension
     private static BlackPipe running(ExtensionContext context) {
         ExtensionContext owner = owner(context);
         try {
-            BlackPipe.Managed managed = owner.getStore(NAMESPACE).get(proxyKey(owner), BlackPipe.Managed.class);
+            ManagedBlackPipe managed = owner.getStore(NAMESPACE).get(proxyKey(owner), ManagedBlackPipe.class);
             return managed == null ? null : managed.blackPipe();
         } catch (ExtensionConfigurationException startFailed) {
             return null; // the store gives back the failure of start() on every read
@@ -176,7 +177,7 @@ public final class BlackPipeExtension
         return classContext.getTestClass().map(c -> AnnotationSupport.isAnnotated(c, BlackPipeTest.class)).orElse(false);
     }
 
-    private static BlackPipe.Managed start(ExtensionContext classContext) {
+    private static ManagedBlackPipe start(ExtensionContext classContext) {
         Optional<BlackPipeTest> annotation = annotation(classContext.getTestClass().orElse(null));
         String upstream = upstream(annotation.map(BlackPipeTest::upstream).orElse(""));
         try {
