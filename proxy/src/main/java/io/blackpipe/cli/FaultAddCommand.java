@@ -1,6 +1,5 @@
 package io.blackpipe.cli;
 
-import io.blackpipe.fault.ErrorCodes;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
@@ -8,16 +7,15 @@ import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.TreeSet;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
-import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.json.JsonParseException;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
@@ -49,51 +47,8 @@ final class FaultAddCommand extends AdminCommand {
             + "hellos too, except with --delay, --trickle or --drop-reply.")
     boolean allCommands;
 
-    @Option(names = "--error", paramLabel = "NAME", description = "Reply with this server error, by name (e.g. NotWritablePrimary).")
-    String error;
-
-    @Option(names = "--error-code", paramLabel = "CODE", description = "Reply with this server error code (e.g. 10107);"
-            + " 0 is OK, as on mongod: the rule fires and the command runs.")
-    Integer errorCode;
-
-    @Option(names = "--labels", paramLabel = "LABEL", split = ",",
-            description = "errorLabels of the error reply (e.g. RetryableWriteError); with --error or --error-code.")
-    List<String> labels;
-
-    @Option(names = "--reset", description = "Reset the connection (TCP RST) before the server sees the command.")
-    boolean reset;
-
-    @Option(names = "--close", description = "Close the connection before the server sees the command.")
-    boolean close;
-
-    @Option(names = "--drop-reply", description = "Let the command run, then drop its reply and reset the connection (TCP RST).")
-    boolean dropReply;
-
-    @Option(names = "--hang", description = "Never answer (until the client gives up).")
-    boolean hang;
-
-    @Option(names = "--delay", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "Let the command run and hold its reply this long (500ms, 2s): delayReplyMS.")
-    Long delay;
-
-    @Option(names = "--jitter", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "With --delay: hold each reply for a time drawn evenly from DELAY - JITTER to DELAY + JITTER"
-                    + " (never below 0; seeded, see the proxy's --seed): delayReplyJitterMS.")
-    Long jitter;
-
-    @Option(names = "--trickle", paramLabel = "BYTES/INTERVAL", converter = TrickleConverter.class,
-            description = "Let the command run and send its reply in pieces of BYTES, the first at once and one more every"
-                    + " INTERVAL (64/250ms): trickleReplyBytes + trickleReplyIntervalMS.")
-    TrickleConverter.Trickle trickle;
-
-    @Option(names = "--reply", paramLabel = "JSON",
-            description = "Answer with this reply, sent as given, instead of forwarding (cannedReply), e.g."
-                    + " '{\"ok\": 1, \"n\": 0, \"writeErrors\": [{\"index\": 0, \"code\": 11000, \"errmsg\": \"E11000 duplicate key\"}]}'.")
-    String reply;
-
-    @Option(names = "--block", paramLabel = "DURATION", converter = DurationConverter.class,
-            description = "Hold the command this long before acting (blockConnection + blockTimeMS).")
-    Long block;
+    @Mixin
+    FaultActionFlags action = new FaultActionFlags();
 
     @Option(names = "--times", paramLabel = "N", description = "Fire on the next N matching commands, then stop (mode {times: N}).")
     Long times;
@@ -198,12 +153,7 @@ final class FaultAddCommand extends AdminCommand {
         List<String> given = new ArrayList<>();
         add(given, commands != null && !commands.isEmpty(), "--command");
         add(given, allCommands, "--all-commands");
-        add(given, error != null, "--error");
-        add(given, errorCode != null, "--error-code");
-        add(given, labels != null && !labels.isEmpty(), "--labels");
-        given.addAll(actions().stream().filter(a -> !a.startsWith("--error")).toList());
-        add(given, jitter != null, "--jitter");
-        add(given, block != null, "--block");
+        given.addAll(action.given());
         add(given, times != null, "--times");
         add(given, skip != null, "--skip");
         add(given, probability != null, "--probability");
@@ -211,21 +161,6 @@ final class FaultAddCommand extends AdminCommand {
         add(given, app != null, "--app");
         add(given, namespace != null, "--namespace");
         add(given, attempt != null, "--attempt");
-        return given;
-    }
-
-    /** The action flags given (--block is not one: it wraps one). */
-    private List<String> actions() {
-        List<String> given = new ArrayList<>();
-        add(given, error != null, "--error");
-        add(given, errorCode != null, "--error-code");
-        add(given, reset, "--reset");
-        add(given, close, "--close");
-        add(given, dropReply, "--drop-reply");
-        add(given, hang, "--hang");
-        add(given, delay != null, "--delay");
-        add(given, trickle != null, "--trickle");
-        add(given, reply != null, "--reply");
         return given;
     }
 
@@ -244,27 +179,11 @@ final class FaultAddCommand extends AdminCommand {
             throw usage("--command is required: which commands the rule faults (e.g. --command insert; or --all-commands),"
                     + " or give the rule as JSON");
         }
-        if (error != null && errorCode != null) {
-            throw usage("--error and --error-code both name the error; give one of them");
-        }
-        List<String> actions = actions();
-        if (actions.size() > 1) {
-            throw usage(String.join(" and ", actions) + " are two actions; a rule has one (--block may be combined with one of them)");
-        }
-        if (jitter != null && delay == null) {
-            throw usage("--jitter varies a --delay: give --delay too (e.g. --delay 200ms --jitter 50ms)");
-        }
-        if (actions.isEmpty() && block == null) {
-            throw usage("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --hang, --delay, --trickle,"
-                    + " --reply or --block");
-        }
+        action.check(this::usage);
         if (namespace != null && namespace.isBlank()) {
             // mongod takes namespace: "" in a failCommand document and never matches it; a flag typed empty is a mistake
             throw usage("--namespace must not be empty: a rule on namespace '" + namespace + "' would never fire"
                     + " (give DB.COLL or DB, or leave it out for every namespace)");
-        }
-        if (labels != null && !labels.isEmpty() && error == null && errorCode == null) {
-            throw usage("--labels needs --error or --error-code (labels belong to an error reply)");
         }
 
         BsonDocument data = new BsonDocument();
@@ -275,49 +194,7 @@ final class FaultAddCommand extends AdminCommand {
             commands.stream().map(String::strip).filter(c -> !c.isEmpty()).distinct().forEach(c -> failCommands.add(new BsonString(c)));
             data.put("failCommands", failCommands);
         }
-        if (error != null) {
-            if (error.matches("-?[0-9]+")) {
-                try {
-                    data.put("errorCode", new BsonInt32(Integer.parseInt(error)));
-                } catch (NumberFormatException e) {
-                    throw usage("--error " + error + " is out of range: an error code is a 32-bit integer");
-                }
-            } else if (ErrorCodes.code(error) == null) {
-                throw usage("--error '" + error + "' is not an error name blackpipe knows; known: "
-                        + new TreeSet<>(ErrorCodes.presets().keySet()) + " (or use --error-code N)");
-            } else {
-                data.put("error", new BsonString(error));
-            }
-        }
-        if (errorCode != null) {
-            data.put("errorCode", new BsonInt32(errorCode));
-        }
-        if (labels != null && !labels.isEmpty()) {
-            BsonArray array = new BsonArray();
-            labels.stream().map(String::strip).forEach(l -> array.add(new BsonString(l))); // an empty one: refused below
-            data.put("errorLabels", array);
-        }
-        putFlag(data, "resetConnection", reset);
-        putFlag(data, "closeConnection", close);
-        putFlag(data, "dropReply", dropReply);
-        putFlag(data, "hang", hang);
-        if (delay != null) {
-            data.put("delayReplyMS", new BsonInt64(delay));
-        }
-        if (jitter != null) {
-            data.put("delayReplyJitterMS", new BsonInt64(jitter));
-        }
-        if (trickle != null) {
-            data.put("trickleReplyBytes", new BsonInt64(trickle.bytes()));
-            data.put("trickleReplyIntervalMS", new BsonInt64(trickle.intervalMillis()));
-        }
-        if (reply != null) {
-            data.put("cannedReply", replyDocument());
-        }
-        if (block != null) {
-            data.put("blockConnection", BsonBoolean.TRUE);
-            data.put("blockTimeMS", new BsonInt64(block));
-        }
+        action.putInto(data, this::usage);
         putString(data, "appName", app);
         putString(data, "namespace", namespace);
         putString(data, "member", member);
@@ -349,29 +226,9 @@ final class FaultAddCommand extends AdminCommand {
             case "data.namespace" -> "--namespace";
             case "data.failCommands" -> "--command";
             case "data.failAllCommands" -> "--all-commands";
-            case "data.error" -> "--error";
-            case "data.errorCode" -> error != null ? "--error" : "--error-code";
-            case "data.errorLabels" -> "--labels";
-            case "data.resetConnection" -> "--reset";
-            case "data.closeConnection" -> "--close";
-            case "data.dropReply" -> "--drop-reply";
-            case "data.hang" -> "--hang";
-            case "data.delayReplyMS" -> "--delay";
-            case "data.delayReplyJitterMS" -> "--jitter";
-            case "data.trickleReplyBytes", "data.trickleReplyIntervalMS" -> "--trickle";
-            case "data.cannedReply", "data.cannedReply.ok" -> "--reply";
-            case "data.blockConnection", "data.blockTimeMS" -> "--block";
             case "data.attempt" -> "--attempt";
-            default -> field;
+            default -> action.flag(field);
         };
-    }
-
-    private BsonDocument replyDocument() {
-        try {
-            return JsonDocuments.parseOne(reply);
-        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
-            throw usage("--reply: not a JSON document: " + e.getMessage());
-        }
     }
 
     private org.bson.BsonValue mode() {
@@ -401,12 +258,6 @@ final class FaultAddCommand extends AdminCommand {
             return new BsonDocument("activationProbability", new BsonDouble(probability));
         }
         return new BsonString("alwaysOn");
-    }
-
-    private static void putFlag(BsonDocument data, String key, boolean on) {
-        if (on) {
-            data.put(key, BsonBoolean.TRUE);
-        }
     }
 
     private static void putString(BsonDocument data, String key, String value) {
