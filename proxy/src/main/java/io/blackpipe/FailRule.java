@@ -191,7 +191,12 @@ public final class FailRule {
      */
     public String cannedReply(BsonDocument reply) {
         unspent("cannedReply");
-        data.put("cannedReply", given(reply, "cannedReply(): the reply").clone());
+        if (!given(reply, "cannedReply(): the reply").isNumber("ok")) {
+            // drivers read ok first; say it in the caller's terms, not the rule field's
+            throw new IllegalArgumentException("cannedReply(): the reply needs a numeric ok (1, or 0 with code, codeName and errmsg), got "
+                    + reply.toJson());
+        }
+        data.put("cannedReply", reply.clone());
         return add();
     }
 

@@ -44,7 +44,7 @@ final class FaultAddCommand extends AdminCommand {
     List<String> commands;
 
     @Option(names = "--all-commands", description = "Fault every command instead of named ones (failAllCommands); "
-            + "hellos too, except with --delay, --trickle or --drop-reply.")
+            + "hellos too, except with --delay, --trickle, --reply or --drop-reply.")
     boolean allCommands;
 
     @Mixin

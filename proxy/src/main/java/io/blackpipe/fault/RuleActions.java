@@ -60,7 +60,14 @@ final class RuleActions {
         if (jitter != null && delayReply == null) {
             throw new RuleException("data.delayReplyJitterMS", "only meaningful with delayReplyMS: the delay it varies");
         }
+        if (jitter != null && jitter > Integer.MAX_VALUE) {
+            throw new RuleException("data.delayReplyJitterMS", jitter + " is too large: at most " + Integer.MAX_VALUE + " ms");
+        }
         TrickleReply trickle = trickle(data);
+        if (trickle != null && delayReply != null) {
+            // each holds the reply its own way; one would silently win
+            throw new RuleException("data.delayReplyMS", "give delayReplyMS or trickleReplyBytes + trickleReplyIntervalMS, not both");
+        }
         ErrorReplies.TopologyVersionMode topologyVersion = topologyVersion(data);
 
         FaultAction action;
@@ -81,7 +88,8 @@ final class RuleActions {
         } else if (trickle != null) {
             action = trickle;
         } else if (delayReply != null) {
-            action = new DelayReply(delayReply, jitter == null ? 0 : jitter, seeds.getAsLong());
+            // a seed only for a jitter: a plain delay leaves the seeds of later rules as they were, so seeded runs replay
+            action = jitter == null || jitter == 0 ? new DelayReply(delayReply) : new DelayReply(delayReply, jitter, seeds.getAsLong());
         } else {
             action = null;
         }

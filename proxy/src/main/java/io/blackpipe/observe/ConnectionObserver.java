@@ -104,8 +104,7 @@ public final class ConnectionObserver {
 
     /** The attempt ended with the upstream's {@code reply} (the last one, of a stream), passed on to the client. */
     public void complete(Attempt attempt, long fingerprint, ReplyFacts reply, String fault) {
-        complete(attempt, fingerprint, reply.isError() ? Outcome.ERROR : Outcome.OK, fault, reply.code(),
-                reply.writeConcernError(), true, reply);
+        complete(attempt, fingerprint, reply, fault, true);
     }
 
     /**
@@ -113,8 +112,12 @@ public final class ConnectionObserver {
      * reply), counted as the member's would be; it made no round trip to the member.
      */
     public void completeAnswered(Attempt attempt, long fingerprint, ReplyFacts reply, String fault) {
+        complete(attempt, fingerprint, reply, fault, false);
+    }
+
+    private void complete(Attempt attempt, long fingerprint, ReplyFacts reply, String fault, boolean forwarded) {
         complete(attempt, fingerprint, reply.isError() ? Outcome.ERROR : Outcome.OK, fault, reply.code(),
-                reply.writeConcernError(), false, reply);
+                reply.writeConcernError(), forwarded, reply);
     }
 
     private void complete(Attempt attempt, long fingerprint, Outcome outcome, String fault, int errorCode,

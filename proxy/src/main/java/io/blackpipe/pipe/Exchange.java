@@ -238,9 +238,9 @@ final class Exchange {
         ByteBuf frame = Messages.opMsg(connection.alloc(), context.nextRequestId(), attempt.facts().requestId(), 0, reply);
         // read as the member's own reply would be: a canned one may carry writeErrors or a writeConcernError
         ReplyFacts facts = ReplyFacts.of(frame);
-        observer.completeAnswered(attempt, fingerprint, facts, fault);
         if (attempt.facts().moreToCome()) {
-            frame.release();
+            frame.release(); // before anything that may throw: there is no one to send it to
+            observer.completeAnswered(attempt, fingerprint, facts, fault);
             // a w:0 (moreToCome) request gets no reply: one now would answer the client's next request;
             // refused as "not primary", mongod closes the connection so the driver selects a server again
             if (!facts.ok() && ErrorCodes.NOT_PRIMARY.contains(facts.code())) {
@@ -248,6 +248,7 @@ final class Exchange {
             }
             return;
         }
+        observer.completeAnswered(attempt, fingerprint, facts, fault);
         connection.sendToClient(frame);
         connection.flushClient();
     }

@@ -30,10 +30,11 @@ final class ReplyRewrites {
             // NotWritablePrimary for an older one than they hold, and ignore it.
             return withBody(frame, alloc, body -> context.memberStates().shiftReply(member.upstream(), body));
         }
-        if (reply.isError() || !SetDescriptions.describesTheSet(request)) {
+        SimulatedReplicaSet simulation = context.simulation();
+        if (reply.isError() || (simulation == null && !context.rewriter().rewritesAddresses())
+                || !SetDescriptions.describesTheSet(request)) {
             return frame; // what ordinary commands pay: one look at the command's name
         }
-        SimulatedReplicaSet simulation = context.simulation();
         if (simulation != null) {
             // the one real node speaks of itself and its set; the driver asked this simulated member
             return withBody(frame, alloc, body -> simulation.rewriteReply(request, body, member.upstream()));

@@ -256,22 +256,30 @@ class RuleParserTest {
                 + " closeConnection: false, dropReply: false, blockConnection: false, errorCode: 2}").action());
     }
 
-    // ---- precedence: hang > resetConnection > closeConnection > dropReply > errorCode > writeConcernError > trickleReply > delayReplyMS ----
+    // ---- precedence: hang > resetConnection > closeConnection > dropReply > errorCode > writeConcernError > trickleReply | delayReplyMS ----
 
     @ParameterizedTest(name = "{0} wins")
     @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
-        "hang              | hang: true, resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
-        "resetConnection  | resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
-        "closeConnection  | closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
-        "dropReply        | dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
-        "errorReply       | errorCode: 91, writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
-        "writeConcernError| writeConcernError: {code: 64}, TRICKLE, delayReplyMS: 5",
-        "trickleReply     | TRICKLE, delayReplyMS: 5",
+        "hang              | hang: true, resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE",
+        "resetConnection  | resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE",
+        "closeConnection  | closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE",
+        "dropReply        | dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE",
+        "errorReply       | errorCode: 91, writeConcernError: {code: 64}, TRICKLE",
+        "writeConcernError| writeConcernError: {code: 64}, TRICKLE",
+        "trickleReply     | TRICKLE",
         "delayReply       | delayReplyMS: 5",
+        "errorReply       | errorCode: 91, delayReplyMS: 5",
     })
     void precedence(String winner, String fields) {
         String data = fields.replace("TRICKLE", "trickleReplyBytes: 16, trickleReplyIntervalMS: 10");
         assertEquals(winner, parseData("{failCommands: ['insert'], " + data + "}").action().name());
+    }
+
+    @Test
+    void aTrickleAndADelayAreRefusedTogetherAsEachHoldsTheReplyItsOwnWay() {
+        RuleException e = rejected(rule("'alwaysOn'", "{failCommands: ['find'], delayReplyMS: 100, delayReplyJitterMS: 20,"
+                + " trickleReplyBytes: 16, trickleReplyIntervalMS: 10}"));
+        assertEquals("data.delayReplyMS: give delayReplyMS or trickleReplyBytes + trickleReplyIntervalMS, not both", e.getMessage());
     }
 
     @Test

@@ -80,7 +80,7 @@ class BlackholeAndTimersTest {
     @Test
     void aTrickleStopsInABlackholeThatBeganMeanwhileAndGoesOnWhenItEnds() throws Exception {
         proxy.rules().put(proxy.ruleParser().parse("trickle", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                + " mode: 'alwaysOn', data: {failCommands: ['ping'], trickleReplyBytes: 16, trickleReplyIntervalMS: 100}}")));
+                + " mode: 'alwaysOn', data: {failCommands: ['ping'], trickleReplyBytes: 16, trickleReplyIntervalMS: 300}}")));
         try (RawClient client = RawClient.connect(ScriptedProxy.member(proxy).advertised())) {
             client.send(opMsg(3, 0, 0).body("{ping: 1, $db: 'admin'}").build());
             ScriptedProxy.awaitTrue("the ping answered by the member",

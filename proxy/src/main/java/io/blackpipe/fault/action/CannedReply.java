@@ -3,6 +3,7 @@ package io.blackpipe.fault.action;
 import io.blackpipe.fault.FaultAction;
 import io.blackpipe.fault.Interception;
 import io.blackpipe.fault.RuleException;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -38,7 +39,7 @@ public final class CannedReply implements FaultAction {
                     + "drivers read it first");
         }
         for (String field : EXCLUSIVE_WITH) {
-            if (data.containsKey(field)) {
+            if (data.containsKey(field) && !BsonBoolean.FALSE.equals(data.get(field))) { // hang: false says nothing
                 throw new RuleException("data.cannedReply", "is the whole reply, sent as given: not with " + field
                         + " (put what it would add into the reply; blockConnection may come before it)");
             }

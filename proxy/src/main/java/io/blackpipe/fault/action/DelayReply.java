@@ -37,7 +37,7 @@ public final class DelayReply implements FaultAction {
 
     /** The delay of the next reply: the rule's, or one drawn around it. */
     long nextDelay() {
-        if (random == null) {
+        if (random == null || millis > Long.MAX_VALUE - 2 * jitterMillis) {
             return millis;
         }
         long drawn;

@@ -85,6 +85,12 @@ class CannedReplyTest {
     }
 
     @Test
+    void aFlagThatIsOffSaysNothingAndIsAccepted() {
+        Rule rule = parse("{failCommands: ['find'], cannedReply: {ok: 1}, hang: false, dropReply: false}");
+        assertEquals("cannedReply", rule.action().name());
+    }
+
+    @Test
     void helloIsNotAnsweredFromARule() {
         for (String name : new String[] {"hello", "isMaster", "ismaster"}) {
             RuleException e = refused("{failCommands: ['" + name + "'], cannedReply: {ok: 1, isWritablePrimary: true}}");

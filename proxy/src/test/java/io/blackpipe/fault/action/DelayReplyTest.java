@@ -92,4 +92,26 @@ class DelayReplyTest {
             assertTrue(e.field().startsWith("data.delayReply"), e.getMessage());
         }
     }
+
+    @Test
+    void aPlainDelayTakesNoSeedSoTheRulesAfterItReplayAsBefore() {
+        String sometimes = "{configureFailPoint: 'failCommand', mode: {activationProbability: 0.5}, data: {failCommands: ['find'], errorCode: 2}}";
+        Rule alone = new RuleParser(42).parse("p", BsonDocument.parse(sometimes));
+        RuleParser afterADelay = new RuleParser(42);
+        afterADelay.parse("d", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', "
+                + "data: {failCommands: ['insert'], delayReplyMS: 100}}"));
+        Rule after = afterADelay.parse("p", BsonDocument.parse(sometimes));
+        for (int i = 0; i < 64; i++) {
+            assertEquals(alone.mode().fire(), after.mode().fire(), "draw " + i);
+        }
+    }
+
+    @Test
+    void aJitterBeyondAnIntIsRefusedRatherThanOverflowingEveryDraw() {
+        RuleException e = assertThrows(RuleException.class, () -> new RuleParser(1).parse("r", BsonDocument.parse(
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: 100,"
+                        + " delayReplyJitterMS: 4611686018427387904}}")));
+        assertEquals("data.delayReplyJitterMS: 4611686018427387904 is too large: at most 2147483647 ms", e.getMessage());
+        assertEquals(List.of(Long.MAX_VALUE), draws(new DelayReply(Long.MAX_VALUE, 5, 1), 1), "no overflow near the top");
+    }
 }
