@@ -223,11 +223,16 @@ final class Exchange {
     /**
      * What this member does with a command: a simulated secondary refuses writes and reads without
      * secondaryOk (an error to answer with) and strips the read preference of the reads it serves;
-     * any other member takes the frame as it is.
+     * a real member takes the frame as it is, but for a replica set configuration that names the
+     * proxy's addresses (see {@link RequestRewrites}).
      */
     SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts) {
         SimulatedReplicaSet simulation = context.simulation();
-        if (simulation == null || simulation.isPrimary(member.upstream())) {
+        if (simulation == null) {
+            return new SimulatedSecondary.Verdict(null, RequestRewrites.asTheMembersKnowThem(frame, facts, context.rewriter(),
+                    connection.alloc()));
+        }
+        if (simulation.isPrimary(member.upstream())) {
             return new SimulatedSecondary.Verdict(null, frame);
         }
         return SimulatedSecondary.check(connection.alloc(), frame, facts, memberState());

@@ -28,6 +28,8 @@ public final class HelloRewriter {
     private final MemberMap members;
     private final boolean replicaSet;
     private final Consumer<String> warnings;
+    /** Hosts already warned of: rs.status() or serverStatus polled each second would repeat the warning each time. */
+    private final java.util.Set<String> unproxiable = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final SetDescriptions.View namingTheProxy = new NamingTheProxy();
 
     /** With {@code replicaSet} false (standalone, mongos) addresses are left alone. */
@@ -64,6 +66,40 @@ public final class HelloRewriter {
      */
     public boolean rewriteSetDescription(CommandFacts command, BsonDocument reply) {
         return replicaSet && SetDescriptions.rewrite(command, reply, namingTheProxy);
+    }
+
+    /**
+     * A replica set configuration sent through the proxy ({@code replSetReconfig} or {@code
+     * replSetInitiate}: {@code command} is its name, its value the config) names the members as the
+     * member knows them: rs.conf() through the proxy shows the proxy's addresses, and mongosh's
+     * rs.add, rs.reconfig(rs.conf()) send that config back whole; written to the set as they are,
+     * the members would replicate through the proxy, and lose each other when it stops. A host the
+     * proxy does not advertise is left as written. False when nothing was changed.
+     */
+    public boolean namingTheMembers(String command, BsonDocument body) {
+        BsonValue config = body.get(command);
+        if (!replicaSet || config == null || !config.isDocument() || !config.asDocument().isArray("members")) {
+            return false;
+        }
+        boolean changed = false;
+        for (BsonValue entry : config.asDocument().getArray("members")) {
+            if (entry.isDocument() && entry.asDocument().isString("host")) {
+                Member member = byAdvertised(entry.asDocument().getString("host").getValue());
+                if (member != null) {
+                    entry.asDocument().put("host", new BsonString(member.upstream().toString()));
+                    changed = true;
+                }
+            }
+        }
+        return changed;
+    }
+
+    private Member byAdvertised(String host) {
+        try {
+            return members.byAdvertised(MemberAddress.parse(host));
+        } catch (RuntimeException notAnAddress) {
+            return null; // the member refuses it in its own words
+        }
     }
 
     private final class NamingTheProxy implements SetDescriptions.View {
@@ -144,7 +180,9 @@ public final class HelloRewriter {
             return proxied.equals(host.getValue()) ? host : new BsonString(proxied);
         } catch (RuntimeException e) {
             // Leaving the real address would let the driver bypass the proxy; the failure is loud instead.
-            warnings.accept("cannot proxy member " + host.getValue() + ": " + e.getMessage());
+            if (unproxiable.add(host.getValue())) {
+                warnings.accept("cannot proxy member " + host.getValue() + ": " + e.getMessage());
+            }
             return host;
         }
     }

@@ -77,6 +77,16 @@ public final class MemberMap {
         return members.get(upstream);
     }
 
+    /** The member the proxy advertises at {@code advertised}, or null. */
+    public synchronized Member byAdvertised(MemberAddress advertised) {
+        for (Member member : members.values()) {
+            if (member.advertised().equals(advertised)) {
+                return member;
+            }
+        }
+        return null;
+    }
+
     public synchronized List<Member> members() {
         return new ArrayList<>(members.values());
     }

@@ -108,6 +108,37 @@ class RealSetViewsTest {
         }
     }
 
+    /**
+     * rs.reconfig(rs.conf()) and rs.add through the proxy: the config read names the proxy's addresses,
+     * and the one sent back reaches the member naming theirs, so the set never replicates through the
+     * proxy; a host the proxy does not advertise (one being added) goes as written.
+     */
+    @Test
+    void aConfigurationSentBackThroughTheProxyReachesTheMemberNamingTheRealAddresses() throws Exception {
+        try (MongoClient client = setClient()) {
+            awaitPrimaryAndSecondaries(client);
+            MongoDatabase admin = client.getDatabase("admin");
+            BsonDocument config = admin.runCommand(command("replSetGetConfig"), BsonDocument.class).getDocument("config");
+            assertNoRealAddress(config, "rs.conf()");
+            config.getArray("members").add(new BsonDocument("_id", new BsonInt32(9)).append("host", new BsonString("newhost:27017")));
+            config.put("version", new BsonInt32(config.getNumber("version").intValue() + 1));
+            try {
+                admin.runCommand(new BsonDocument("replSetReconfig", config));
+            } catch (com.mongodb.MongoCommandException scriptedMembersDoNotReconfigure) {
+                // what the member answers is not the point: what it was sent is
+            }
+        }
+        List<ScriptedMongodFrame> sent = a.commandsReceived("replSetReconfig");
+        assertEquals(1, sent.size(), "the primary got the reconfig: " + sent);
+        BsonDocument received = sent.get(0).document().getDocument("replSetReconfig");
+        assertEquals(List.of(a.address(), b.address(), c.address(), hidden.address(), "newhost:27017"),
+                names(received.getArray("members"), "host"));
+        String json = sent.get(0).document().toJson();
+        for (Member member : proxy.members()) {
+            assertFalse(json.contains(member.advertised().toString()), "the member was sent the proxy's address: " + json);
+        }
+    }
+
     /** The hello and the four other replies {@code member} gives, read with {@code read} (which must pick it). */
     private void assertEveryViewNamesTheProxy(MongoDatabase admin, MongoDatabase local, ScriptedMongod member, ReadPreference read) {
         String what = "member " + member.address() + " (" + advertised(member) + ")";

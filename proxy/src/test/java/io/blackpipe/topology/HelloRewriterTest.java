@@ -88,11 +88,29 @@ class HelloRewriterTest {
     @Test
     void memberWhoseListenerCannotOpenIsWarnedAboutAndLeftAsIs() {
         BsonDocument reply = BsonDocument.parse("{hosts: ['a:27017', 'unbindable:27017'], me: 'a:27017'}");
-        assertTrue(new HelloRewriter(members, true, warnings::add).rewriteReply(reply));
+        HelloRewriter rewriter = new HelloRewriter(members, true, warnings::add);
+        assertTrue(rewriter.rewriteReply(reply));
+        rewriter.rewriteReply(BsonDocument.parse("{hosts: ['a:27017', 'unbindable:27017'], me: 'a:27017'}"));
         assertEquals(BsonDocument.parse("{hosts: ['proxy.local:40000', 'unbindable:27017'], me: 'proxy.local:40000'}"), reply);
-        assertEquals(1, warnings.size(), warnings.toString());
+        assertEquals(1, warnings.size(), "once per host, however often it is named: " + warnings);
         assertTrue(warnings.get(0).startsWith("cannot proxy member unbindable:27017: "), warnings.get(0));
         assertTrue(warnings.get(0).contains("Address already in use"), warnings.get(0));
+    }
+
+    @Test
+    void aConfigurationSentThroughTheProxyNamesTheMembersAsTheyAre() {
+        HelloRewriter rewriter = new HelloRewriter(members, true, warnings::add);
+        rewriter.rewriteReply(BsonDocument.parse("{hosts: ['a:27017', 'b:27017'], me: 'a:27017'}")); // proxy.local:40000, :40001
+        BsonDocument reconfig = BsonDocument.parse("{replSetReconfig: {_id: 'rs0', version: 2, members: [{_id: 0, host: 'proxy.local:40000'},"
+                + " {_id: 1, host: 'proxy.local:40001'}, {_id: 2, host: 'c:27017'}, {_id: 3, host: 'not an address'}]}, $db: 'admin'}");
+        assertTrue(rewriter.namingTheMembers("replSetReconfig", reconfig));
+        assertEquals(BsonDocument.parse("{replSetReconfig: {_id: 'rs0', version: 2, members: [{_id: 0, host: 'a:27017'},"
+                + " {_id: 1, host: 'b:27017'}, {_id: 2, host: 'c:27017'}, {_id: 3, host: 'not an address'}]}, $db: 'admin'}"), reconfig);
+        assertFalse(rewriter.namingTheMembers("replSetReconfig", reconfig), "nothing left to change");
+        BsonDocument standalone = BsonDocument.parse("{replSetInitiate: {_id: 'rs0', members: [{_id: 0, host: 'proxy.local:40000'}]}}");
+        assertFalse(new HelloRewriter(members, false, warnings::add).namingTheMembers("replSetInitiate", standalone));
+        assertFalse(rewriter.namingTheMembers("replSetInitiate", BsonDocument.parse("{replSetInitiate: 1}")), "no config given");
+        assertEquals(List.of(), warnings);
     }
 
     @Test

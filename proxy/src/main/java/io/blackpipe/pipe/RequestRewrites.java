@@ -1,0 +1,41 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.topology.HelloRewriter;
+import io.blackpipe.wire.BsonIo;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.Header;
+import io.blackpipe.wire.Messages;
+import io.blackpipe.wire.OpCode;
+import io.blackpipe.wire.OpMsg;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import org.bson.BsonDocument;
+
+/**
+ * The few requests the proxy changes on their way to a real member, so that what the proxy made the
+ * members say of each other does not come back to them as their own: a replica set configuration
+ * read through the proxy names the proxy's addresses, and one written through it must name theirs.
+ */
+final class RequestRewrites {
+    private RequestRewrites() {
+    }
+
+    /** {@code frame} as the member should get it: the same frame, or a rewritten one that replaces it. */
+    static ByteBuf asTheMembersKnowThem(ByteBuf frame, CommandFacts facts, HelloRewriter rewriter, ByteBufAllocator alloc) {
+        String name = facts.name();
+        if (!(name.equals("replSetReconfig") || name.equals("replSetInitiate")) || !rewriter.rewritesAddresses()) {
+            return frame; // what every other command pays: two comparisons of its name
+        }
+        if (Header.opCode(frame) != OpCode.OP_MSG) {
+            return frame;
+        }
+        OpMsg msg = OpMsg.parse(frame);
+        BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+        if (!rewriter.namingTheMembers(name, body)) {
+            return frame;
+        }
+        ByteBuf rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
+        frame.release();
+        return rewritten;
+    }
+}
