@@ -91,7 +91,8 @@ final class FaultActionFlags {
         return given;
     }
 
-    private static void add(List<String> list, boolean given, String flag) {
+    /** Adds {@code flag} to {@code list} when it was given. */
+    static void add(List<String> list, boolean given, String flag) {
         if (given) {
             list.add(flag);
         }

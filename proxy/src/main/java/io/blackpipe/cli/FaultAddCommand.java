@@ -1,5 +1,7 @@
 package io.blackpipe.cli;
 
+import static io.blackpipe.cli.FaultActionFlags.add;
+
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
@@ -162,12 +164,6 @@ final class FaultAddCommand extends AdminCommand {
         add(given, namespace != null, "--namespace");
         add(given, attempt != null, "--attempt");
         return given;
-    }
-
-    private static void add(List<String> list, boolean given, String flag) {
-        if (given) {
-            list.add(flag);
-        }
     }
 
     private BsonDocument fromFlags() {
