@@ -23,6 +23,14 @@ final class Arguments {
         return value;
     }
 
+    /** A document's own id, if it has one, must be the id the rule is added under, as PUT /api/v1/rules/{id} refuses another. */
+    static void sameId(String id, BsonDocument document) {
+        if (document.containsKey("id") && !(document.isString("id") && document.getString("id").getValue().equals(id))) {
+            throw new IllegalArgumentException("id: " + (document.isString("id") ? "'" + document.getString("id").getValue()
+                    + "' differs from '" + id + "'" : "must be a string, got " + document.get("id").getBsonType().name().toLowerCase()));
+        }
+    }
+
     static String ruleId(String id) {
         if (required(id, "id").isEmpty()) {
             throw new IllegalArgumentException("id: must not be empty");

@@ -114,11 +114,7 @@ public final class BlackPipe implements AutoCloseable {
         if (RuleParser.isOff(document)) {
             throw new IllegalArgumentException("mode: \"off\" removes a rule; call removeRule(id) instead");
         }
-        if (document.containsKey("id") && !(document.isString("id") && document.getString("id").getValue().equals(id))) {
-            // as PUT /api/v1/rules/{id} refuses it: a non-string id, or another one than the rule is added under
-            throw new IllegalArgumentException("id: " + (document.isString("id") ? "'" + document.getString("id").getValue()
-                    + "' differs from '" + id + "'" : "must be a string, got " + document.get("id").getBsonType().name().toLowerCase()));
-        }
+        Arguments.sameId(id, document);
         document.put("id", new BsonString(id));
         try {
             proxy.rules().put(proxy.ruleParser().parse(id, document));
@@ -135,8 +131,8 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * A rule on every command (failCommand's failAllCommands), hellos included except for a
-     * delay or a dropped reply: {@code failAll().onMember("primary").delay(Duration.ofMillis(50))}.
+     * A rule on every command (failCommand's failAllCommands), hellos included except for a fate
+     * of the reply (a delay, a trickle, a dropped or canned reply): {@code failAll().onMember("primary").delay(Duration.ofMillis(50))}.
      * A {@code times(n)} or {@code skip(n)} counts the hellos it matches too, and hellos are no attempts
      * nor history lines: {@code failAll().times(1).error(...)} may be spent on a driver's handshake before
      * the app's next command. {@code onNamespace("shop")} keeps it to the app's commands on shop.

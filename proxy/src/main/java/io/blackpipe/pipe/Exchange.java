@@ -10,7 +10,6 @@ import io.blackpipe.observe.Outcome;
 import io.blackpipe.topology.HelloExchange;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberState;
-import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.CommandScanner;
@@ -220,22 +219,9 @@ final class Exchange {
         connection.sendUpstream(frame);
     }
 
-    /**
-     * What this member does with a command: a simulated secondary refuses writes and reads without
-     * secondaryOk (an error to answer with) and strips the read preference of the reads it serves;
-     * a real member takes the frame as it is, but for a replica set configuration that names the
-     * proxy's addresses (see {@link RequestRewrites}).
-     */
+    /** What this member does with a command (see {@link RequestRewrites#asThisMemberTakesIt}). */
     SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts) {
-        SimulatedReplicaSet simulation = context.simulation();
-        if (simulation == null) {
-            return new SimulatedSecondary.Verdict(null, RequestRewrites.asTheMembersKnowThem(frame, facts, context.rewriter(),
-                    connection.alloc()));
-        }
-        if (simulation.isPrimary(member.upstream())) {
-            return new SimulatedSecondary.Verdict(null, frame);
-        }
-        return SimulatedSecondary.check(connection.alloc(), frame, facts, memberState());
+        return RequestRewrites.asThisMemberTakesIt(frame, facts, context, member, memberState(), connection.alloc());
     }
 
     /** A synthesized answer: the command never reached the server. */

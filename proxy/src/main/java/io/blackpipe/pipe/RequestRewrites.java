@@ -1,6 +1,9 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.topology.HelloRewriter;
+import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberState;
+import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.Header;
@@ -20,8 +23,26 @@ final class RequestRewrites {
     private RequestRewrites() {
     }
 
+    /**
+     * What this member does with a command: a simulated secondary refuses writes and reads without
+     * secondaryOk (an error to answer with) and strips the read preference of the reads it serves;
+     * a real member takes the frame as it is, but for a replica set configuration that names the
+     * proxy's addresses.
+     */
+    static SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context, Member member,
+                                                          MemberState state, ByteBufAllocator alloc) {
+        SimulatedReplicaSet simulation = context.simulation();
+        if (simulation == null) {
+            return new SimulatedSecondary.Verdict(null, asTheMembersKnowThem(frame, facts, context.rewriter(), alloc));
+        }
+        if (simulation.isPrimary(member.upstream())) {
+            return new SimulatedSecondary.Verdict(null, frame);
+        }
+        return SimulatedSecondary.check(alloc, frame, facts, state);
+    }
+
     /** {@code frame} as the member should get it: the same frame, or a rewritten one that replaces it. */
-    static ByteBuf asTheMembersKnowThem(ByteBuf frame, CommandFacts facts, HelloRewriter rewriter, ByteBufAllocator alloc) {
+    private static ByteBuf asTheMembersKnowThem(ByteBuf frame, CommandFacts facts, HelloRewriter rewriter, ByteBufAllocator alloc) {
         String name = facts.name();
         if (!(name.equals("replSetReconfig") || name.equals("replSetInitiate")) || !rewriter.rewritesAddresses()) {
             return frame; // what every other command pays: two comparisons of its name
