@@ -3,9 +3,7 @@ package io.blackpipe.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.testing.ScriptedMongod;
-import io.blackpipe.testing.UpstreamLane;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -19,10 +17,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -37,35 +34,24 @@ class BundledScenarioCliTest {
     private static final String IMPOSTOR = "name: impostor\nrules:\n  - id: from-the-file\n    configureFailPoint: failCommand\n"
             + "    mode: {times: 1}\n    data: {failCommands: [find], errorCode: 91}\n";
 
-    private static AdminRig rig;
+    @RegisterExtension
+    static final SharedAdminRig shared = new SharedAdminRig();
 
     @TempDir
     Path temp;
 
-    @BeforeAll
-    static void start() {
-        rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (rig != null) {
-            rig.close();
-        }
-    }
-
     @AfterEach
     void reset() {
-        rig.proxy().scenarios().stop();
-        rig.proxy().rules().clear();
+        shared.rig().proxy().scenarios().stop();
+        shared.rig().proxy().rules().clear();
     }
 
     private static String adminUrl() {
-        return rig.url();
+        return shared.rig().url();
     }
 
     private static List<String> ruleIds() {
-        return rig.ruleIds();
+        return shared.rig().ruleIds();
     }
 
     @Test

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.blackpipe.admin.AdminHttp;
-import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.UpstreamLane;
@@ -19,9 +18,8 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.bson.BsonDocument;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -33,19 +31,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class HistoryCommandTest {
     static final List<String> HEADER = List.of("TIME", "MEMBER", "COMMAND", "ATTEMPT", "RETRY", "OUTCOME", "FAULT", "DURATION", "NS");
 
-    private static AdminRig rig;
-
-    @BeforeAll
-    static void start() {
-        rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (rig != null) {
-            rig.close();
-        }
-    }
+    @RegisterExtension
+    static final SharedAdminRig shared = new SharedAdminRig();
 
     /** Inserts {@code documents} into {@code ns} (db.collection) through the proxy with retryable writes. */
     static void insert(AdminRig rig, String ns, Document... documents) {
@@ -78,20 +65,20 @@ class HistoryCommandTest {
     @Test
     void aFaultedInsertAndItsRetryAreTwoRowsTheSecondMarkedAsARetry() throws Exception {
         String ns = UpstreamLane.freshDatabaseName("cli_history") + ".c";
-        CliRun added = rig.run("fault", "add", "--command", "insert", "--error", "NotWritablePrimary", "--times", "1", "--namespace", ns);
+        CliRun added = shared.rig().run("fault", "add", "--command", "insert", "--error", "NotWritablePrimary", "--times", "1", "--namespace", ns);
         assertEquals(0, added.exitCode(), added::toString);
         CommandLog log = new CommandLog();
-        String uri = CommandLog.withOptions(rig.proxy().connectionString(), "retryWrites=true&socketTimeoutMS=5000");
+        String uri = CommandLog.withOptions(shared.rig().proxy().connectionString(), "retryWrites=true&socketTimeoutMS=5000");
         try (MongoClient client = MongoClients.create(log.driverOn(uri).build())) {
             client.getDatabase(ns.substring(0, ns.indexOf('.'))).getCollection("c").insertOne(new Document("_id", 1));
         }
         assertEquals(2, log.startedCount("insert"), "the driver retried the insert");
 
-        List<List<String>> rows = rowsOf(rig, ns, 2);
+        List<List<String>> rows = rowsOf(shared.rig(), ns, 2);
         assertEquals(2, rows.size(), rows::toString);
         List<String> first = rows.get(0);
         List<String> retry = rows.get(1);
-        String member = rig.proxy().members().get(0).upstream().toString();
+        String member = shared.rig().proxy().members().get(0).upstream().toString();
         assertEquals(List.of(member, "insert", "1", "-", "error 10107", "errorReply"), first.subList(1, 7), rows::toString);
         assertEquals(List.of(member, "insert", "2", "retry", "ok", "-"), retry.subList(1, 7), rows::toString);
         for (List<String> row : rows) {
@@ -104,12 +91,12 @@ class HistoryCommandTest {
     @Test
     void jsonPassesTheApisLinesThroughUnchanged() throws Exception {
         String ns = UpstreamLane.freshDatabaseName("cli_history_json") + ".c";
-        insert(rig, ns, new Document("_id", 1));
-        rowsOf(rig, ns, 1);
+        insert(shared.rig(), ns, new Document("_id", 1));
+        rowsOf(shared.rig(), ns, 1);
 
-        CliRun json = rig.run("history", "--json");
+        CliRun json = shared.rig().run("history", "--json");
         assertEquals(0, json.exitCode(), json::toString);
-        String api = new AdminHttp(rig.url(), AdminRig.TOKEN, "", "").call("GET", "history", null).body();
+        String api = new AdminHttp(shared.rig().url(), AdminRig.TOKEN, "", "").call("GET", "history", null).body();
         assertEquals(api, json.out(), "byte for byte what GET /api/v1/history answered");
         List<BsonDocument> lines = json.lines().stream().map(BsonDocument::parse).toList();
         BsonDocument insert = lines.stream().filter(l -> l.getString("ns").getValue().equals(ns)).findFirst().orElseThrow();
@@ -122,20 +109,20 @@ class HistoryCommandTest {
     void sinceShowsOnlyWhatWasRecordedFromThatInstantOn() throws Exception {
         String before = UpstreamLane.freshDatabaseName("cli_before") + ".c";
         String after = UpstreamLane.freshDatabaseName("cli_after") + ".c";
-        insert(rig, before, new Document("_id", 1));
-        rowsOf(rig, before, 1);
+        insert(shared.rig(), before, new Document("_id", 1));
+        rowsOf(shared.rig(), before, 1);
         Instant since = Instant.now(); // the proxy runs in this JVM: the same clock
-        insert(rig, after, new Document("_id", 1));
+        insert(shared.rig(), after, new Document("_id", 1));
 
-        assertEquals(1, rowsOf(rig, after, 1, "--since", since.toString()).size());
-        CliRun table = rig.run("history", "--since", since.toString());
+        assertEquals(1, rowsOf(shared.rig(), after, 1, "--since", since.toString()).size());
+        CliRun table = shared.rig().run("history", "--since", since.toString());
         assertTrue(rows(table, before).isEmpty(), table::toString);
-        CliRun json = rig.run("history", "--since", since.toString(), "--json");
+        CliRun json = shared.rig().run("history", "--since", since.toString(), "--json");
         assertEquals(0, json.exitCode(), json::toString);
         List<String> namespaces = json.lines().stream().map(l -> BsonDocument.parse(l).getString("ns").getValue()).toList();
         assertTrue(namespaces.contains(after) && !namespaces.contains(before), namespaces::toString);
 
-        CliRun future = rig.run("history", "--since", Instant.now().plusSeconds(3600).toString());
+        CliRun future = shared.rig().run("history", "--since", Instant.now().plusSeconds(3600).toString());
         assertEquals("no commands recorded since", future.out().strip().replaceAll(" \\S+$", ""), future::toString);
     }
 
@@ -143,10 +130,10 @@ class HistoryCommandTest {
     void aLongNamespaceLengthensOnlyItsOwnLineAndCutsNothing() throws Exception {
         String shortNs = UpstreamLane.freshDatabaseName("cli_short") + ".c";
         String longNs = UpstreamLane.freshDatabaseName("cli_long") + "." + "orders_archive_".repeat(8) + "end";
-        insert(rig, shortNs, new Document("_id", 1));
-        insert(rig, longNs, new Document("_id", 1));
-        rowsOf(rig, longNs, 1);
-        CliRun history = rig.run("history");
+        insert(shared.rig(), shortNs, new Document("_id", 1));
+        insert(shared.rig(), longNs, new Document("_id", 1));
+        rowsOf(shared.rig(), longNs, 1);
+        CliRun history = shared.rig().run("history");
         String header = history.lines().get(0);
         int nsColumn = header.indexOf("NS");
         assertTrue(nsColumn < longNs.length(), "the columns are not as wide as the long namespace: " + header);
@@ -171,7 +158,7 @@ class HistoryCommandTest {
     @MethodSource("usageErrors")
     void badArgumentsExitTwoWithUsage(List<String> args, String named) {
         String[] all = Stream.concat(Stream.of("history"), args.stream()).toArray(String[]::new);
-        CliRun run = rig.run(all);
+        CliRun run = shared.rig().run(all);
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().lines().findFirst().orElse("").contains(named), run::toString);
         assertTrue(run.err().contains("Usage: blackpipe history"), run::toString);
@@ -191,7 +178,7 @@ class HistoryCommandTest {
             assertTrue(unreachable.err().startsWith("blackpipe: cannot reach the blackpipe admin API at http://127.0.0.1:" + closed),
                     unreachable::toString);
 
-            String[] wrong = Stream.concat(Stream.of("history", "--admin", rig.url(), "--admin-token", "not-it", "--json"),
+            String[] wrong = Stream.concat(Stream.of("history", "--admin", shared.rig().url(), "--admin-token", "not-it", "--json"),
                     options.stream()).toArray(String[]::new);
             CliRun unauthorized = CliRun.of(wrong);
             assertEquals(1, unauthorized.exitCode(), unauthorized::toString);

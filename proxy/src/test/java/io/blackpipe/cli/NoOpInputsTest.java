@@ -3,8 +3,6 @@ package io.blackpipe.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.blackpipe.pipe.ProxyConfig;
-import io.blackpipe.testing.UpstreamLane;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,10 +11,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.bson.BsonDocument;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -27,35 +24,24 @@ import org.junit.jupiter.params.provider.CsvSource;
  * Each is refused where it is typed, naming it, and nothing reaches the real proxy behind the admin API.
  */
 class NoOpInputsTest {
-    private static AdminRig rig;
+    @RegisterExtension
+    static final SharedAdminRig shared = new SharedAdminRig();
 
     @TempDir
     Path temp;
 
-    @BeforeAll
-    static void start() {
-        rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (rig != null) {
-            rig.close();
-        }
-    }
-
     @AfterEach
     void clear() {
-        rig.proxy().rules().clear();
-        rig.proxy().restore("all");
+        shared.rig().proxy().rules().clear();
+        shared.rig().proxy().restore("all");
     }
 
     private static CliRun run(String... args) {
-        return rig.run(args);
+        return shared.rig().run(args);
     }
 
     private static List<String> ruleIds() {
-        return rig.ruleIds();
+        return shared.rig().ruleIds();
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -75,7 +61,7 @@ class NoOpInputsTest {
         CliRun rounded = run("fault", "add", "--command", "find", "--block", "1.4ms", "--reset", "--id", "rounded");
         assertEquals(0, rounded.exitCode(), rounded::toString);
         assertEquals(List.of("zero", "rounded"), ruleIds());
-        BsonDocument block = rig.proxy().rules().rules().get(1).source().getDocument("data");
+        BsonDocument block = shared.rig().proxy().rules().rules().get(1).source().getDocument("data");
         assertEquals(1, block.getNumber("blockTimeMS").longValue(), block::toJson);
     }
 
@@ -86,11 +72,11 @@ class NoOpInputsTest {
         assertTrue(run.err().startsWith("Invalid value for option '--duration': '0.6ms' is shorter than 1ms"), run::toString);
 
         HttpResponse<String> api = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(rig.url() + "/api/v1/members/primary/blackhole?duration=0.6ms"))
+                        URI.create(shared.rig().url() + "/api/v1/members/primary/blackhole?duration=0.6ms"))
                 .header("Authorization", "Bearer " + AdminRig.TOKEN).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(400, api.statusCode(), api::body);
         assertTrue(api.body().contains("duration: '0.6ms' is shorter than 1ms"), api::body);
-        assertTrue(rig.proxy().select("all").stream().noneMatch(l -> l.down() || l.blackholed()), "no member was faulted");
+        assertTrue(shared.rig().proxy().select("all").stream().noneMatch(l -> l.down() || l.blackholed()), "no member was faulted");
     }
 
     /** {@code step}: the step's YAML, its lines separated by '|'; {@code line}: where {@code field} is. */
