@@ -8,15 +8,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.MongoSocketReadException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import io.blackpipe.admin.AdminServer;
-import io.blackpipe.pipe.ProxyConfig;
-import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.SocketException;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -26,19 +23,12 @@ import org.junit.jupiter.params.provider.CsvSource;
  * (the help of --drop-reply said it closed the connection).
  */
 class FaultAddActionsCliTest {
-    private ProxyServer proxy;
-    private AdminServer admin;
-
-    @BeforeEach
-    void start() {
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
-        admin = AdminServer.start(proxy, "127.0.0.1", 0, null);
-    }
+    @RegisterExtension
+    static final SharedAdminRig shared = new SharedAdminRig();
 
     @AfterEach
-    void stop() {
-        admin.close();
-        proxy.close();
+    void clearRules() { // each case spends its times: 1 rule; one a failure left unspent must not fire in the next
+        shared.rig().proxy().rules().clear();
     }
 
     @ParameterizedTest(name = "{0}")
@@ -51,10 +41,10 @@ class FaultAddActionsCliTest {
         String described = usage.out().replaceAll("\\s+", " ");
         assertTrue(described.contains(flag + " " + help), () -> "the help of " + flag + ": " + usage.out());
 
-        CliRun added = CliRun.of("fault", "add", "--command", "insert", flag, "--times", "1", "--admin", "127.0.0.1:" + admin.port());
+        CliRun added = shared.rig().run("fault", "add", "--command", "insert", flag, "--times", "1");
         assertEquals(0, added.exitCode(), added::toString);
         String db = UpstreamLane.freshDatabaseName("cut");
-        String uri = CommandLog.withOptions(proxy.connectionString(), "retryWrites=false&socketTimeoutMS=10000");
+        String uri = CommandLog.withOptions(shared.rig().proxy().connectionString(), "retryWrites=false&socketTimeoutMS=10000");
         try (MongoClient client = MongoClients.create(uri); MongoClient direct = UpstreamLane.directClient()) {
             MongoSocketReadException cut = assertThrows(MongoSocketReadException.class,
                     () -> client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)));
