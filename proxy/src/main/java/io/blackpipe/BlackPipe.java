@@ -2,9 +2,11 @@ package io.blackpipe;
 
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.fault.BundledScenarios;
+import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioException;
+import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
 import io.blackpipe.pipe.MemberListener;
@@ -194,12 +196,12 @@ public final class BlackPipe implements AutoCloseable {
      *                                  know), which would otherwise read 0 forever
      */
     public long attempts(String command) {
-        return counters.sum("blackpipe.command.attempts", "command", CounterView.command(command));
+        return counters.sum("blackpipe.command.attempts", "command", CounterLabels.command(command));
     }
 
     /** Attempts of {@code command} the proxy recognised as retries; {@code command} as for {@link #attempts}. */
     public long retries(String command) {
-        return counters.sum("blackpipe.command.retries", "command", CounterView.command(command));
+        return counters.sum("blackpipe.command.retries", "command", CounterLabels.command(command));
     }
 
     /**
@@ -208,8 +210,8 @@ public final class BlackPipe implements AutoCloseable {
      * @throws IllegalArgumentException for another outcome, or a command as {@link #attempts} refuses it
      */
     public long outcomes(String command, String outcome) {
-        return counters.sum("blackpipe.command.outcomes", "command", CounterView.command(command),
-                "outcome", CounterView.outcome(outcome));
+        return counters.sum("blackpipe.command.outcomes", "command", CounterLabels.command(command),
+                "outcome", CounterLabels.outcome(outcome));
     }
 
     public long outcomes(String command, Outcome outcome) {
@@ -222,7 +224,7 @@ public final class BlackPipe implements AutoCloseable {
      * @throws IllegalArgumentException for a label no fault is counted under
      */
     public long faultsInjected(String fault) {
-        return counters.sum("blackpipe.faults.injected", "fault", CounterView.fault(fault));
+        return counters.sum("blackpipe.faults.injected", "fault", FaultLabels.check(fault));
     }
 
     public long faultsInjected(Fault fault) {

@@ -1,6 +1,9 @@
 package io.blackpipe;
 
 import io.blackpipe.admin.AdminHttp;
+import io.blackpipe.admin.StatsJson;
+import io.blackpipe.fault.FaultLabels;
+import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
 import java.io.IOException;
@@ -12,9 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.bson.BsonArray;
 import org.bson.BsonDocument;
-import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
@@ -166,18 +167,18 @@ public final class RemoteBlackPipe {
 
     /** Attempts of {@code command} (first attempts and retries) since the last {@link #resetCounters()}; see {@link BlackPipe#attempts}. */
     public long attempts(String command) {
-        return count("commands", "command", CounterView.command(command), "attempts");
+        return count("commands", "command", CounterLabels.command(command), "attempts");
     }
 
     /** Attempts of {@code command} the proxy recognised as retries. */
     public long retries(String command) {
-        return count("commands", "command", CounterView.command(command), "retries");
+        return count("commands", "command", CounterLabels.command(command), "retries");
     }
 
     /** Attempts of {@code command} that ended in {@code outcome}: ok, error, network_error or no_reply. */
     public long outcomes(String command, String outcome) {
-        String label = CounterView.command(command);
-        return count("outcomes", "command", label, CounterView.outcome(outcome));
+        String label = CounterLabels.command(command);
+        return count("outcomes", "command", label, CounterLabels.outcome(outcome));
     }
 
     public long outcomes(String command, Outcome outcome) {
@@ -186,7 +187,7 @@ public final class RemoteBlackPipe {
 
     /** Faults injected under the label {@code fault} (e.g. resetConnection, errorReply, outage), all commands. */
     public long faultsInjected(String fault) {
-        return count("faults", "fault", CounterView.fault(fault), "count");
+        return count("faults", "fault", FaultLabels.check(fault), "count");
     }
 
     public long faultsInjected(Fault fault) {
@@ -203,19 +204,7 @@ public final class RemoteBlackPipe {
     }
 
     private long count(String table, String key, String label, String field) {
-        return sum(stats(), table, key, label, field) - sum(baseline, table, key, label, field);
-    }
-
-    /** The sum of {@code field} over the rows of {@code table} whose {@code key} is {@code label}: over members and apps. */
-    private static long sum(BsonDocument stats, String table, String key, String label, String field) {
-        long total = 0;
-        for (BsonValue value : stats.getArray(table, new BsonArray())) {
-            BsonDocument row = value.asDocument();
-            if (row.get(key, new BsonString("")).equals(new BsonString(label)) && row.isNumber(field)) {
-                total += row.getNumber(field).longValue();
-            }
-        }
-        return total;
+        return StatsJson.sum(stats(), table, field, key, label) - StatsJson.sum(baseline, table, field, key, label);
     }
 
     // ---- scenarios and deployment faults ----

@@ -9,12 +9,13 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 
 /**
  * The command counters as JSON, one row per (command, member, app) with attempts, retries,
  * outcomes and faults: the same numbers /metrics exposes, shaped for the CLI's stats table.
  */
-final class StatsJson {
+public final class StatsJson {
     private StatsJson() {
     }
 
@@ -47,6 +48,25 @@ final class StatsJson {
         BsonArray outcomeRows = new BsonArray();
         outcomes.values().forEach(outcomeRows::add);
         return new BsonDocument("commands", commands).append("outcomes", outcomeRows).append("faults", faults);
+    }
+
+    /**
+     * The sum of {@code field} over the rows of {@code table} ("commands", "outcomes" or "faults") whose
+     * keys have the given values ({@code "command", "insert"}, ...): over the members and apps not named.
+     */
+    public static long sum(BsonDocument stats, String table, String field, String... keyValuePairs) {
+        long total = 0;
+        for (BsonValue value : stats.getArray(table, new BsonArray())) {
+            BsonDocument row = value.asDocument();
+            boolean matches = row.isNumber(field);
+            for (int i = 0; matches && i + 1 < keyValuePairs.length; i += 2) {
+                matches = row.get(keyValuePairs[i], new BsonString("")).equals(new BsonString(keyValuePairs[i + 1]));
+            }
+            if (matches) {
+                total += row.getNumber(field).longValue();
+            }
+        }
+        return total;
     }
 
     private static BsonDocument row(Map<String, BsonDocument> rows, Meter meter) {

@@ -1,0 +1,48 @@
+package io.blackpipe.observe;
+
+import io.blackpipe.wire.CommandFacts;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The labels a reader of the counters names (BlackPipe, RemoteBlackPipe, `blackpipe expect`), checked:
+ * a name the counters never carry would read 0 forever, and a check of "0 retries" would pass on a typo.
+ */
+public final class CounterLabels {
+    private static final List<String> OUTCOMES = Arrays.stream(Outcome.values()).map(Outcome::label).toList();
+
+    private CounterLabels() {
+    }
+
+    /** The command label {@code command} is counted under; a name counted as "other" is refused, as it would read 0. */
+    public static String command(String command) {
+        if (command == null || command.isEmpty()) {
+            throw new IllegalArgumentException("command: required, e.g. \"insert\"");
+        }
+        if (CommandFacts.isHelloName(command) || ConnectionObserver.isAuthentication(command)) {
+            // never an attempt, an outcome or a retry: counted apart, so attempts("hello") would read 0 forever
+            throw new IllegalArgumentException("command: '" + command + "' is a handshake's or monitoring's command, counted"
+                    + " apart from the application's: blackpipe_monitoring_commands_total on /metrics (in registry():"
+                    + " blackpipe.monitoring.commands); a rule's faults on it are counted with the other faults");
+        }
+        String label = CommandNames.label(command);
+        if (label.equals("other") && !command.equals("other")) {
+            throw new IllegalArgumentException("command: '" + command + "' is not a command blackpipe counts by name"
+                    + " (command names are case-sensitive); it counts it, with every command it does not know, as \"other\"");
+        }
+        return label;
+    }
+
+    /** One of ok, error, network_error, no_reply. */
+    public static String outcome(String outcome) {
+        return oneOf("outcome", outcome, OUTCOMES);
+    }
+
+    /** {@code value} when {@code known} holds it, else an IllegalArgumentException naming {@code what} and the known ones. */
+    public static String oneOf(String what, String value, List<String> known) {
+        if (value == null || !known.contains(value)) { // List.of(...).contains(null) throws a NullPointerException
+            throw new IllegalArgumentException(what + ": " + (value == null ? "required" : "'" + value + "' is none of " + known));
+        }
+        return value;
+    }
+}
