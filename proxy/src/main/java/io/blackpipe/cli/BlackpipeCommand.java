@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
         versionProvider = Version.class,
         description = "A MongoDB wire-protocol proxy that breaks the conversation on purpose.",
         subcommands = {ProxyCommand.class, LocalCommand.class, ReportCommand.class, HealthCommand.class,
-                FaultCommand.class, ScenarioCommand.class, StatsCommand.class, HistoryCommand.class, MembersCommand.class,
+                FaultCommand.class, ScenarioCommand.class, StatsCommand.class, ExpectCommand.class, HistoryCommand.class, MembersCommand.class,
                 ConnectionsCommand.class, ResetCommand.class,
                 MemberCommands.Failover.class, MemberCommands.Outage.class, MemberCommands.Blackhole.class,
                 MemberCommands.Restore.class, CompletionCommand.class, picocli.CommandLine.HelpCommand.class})

@@ -766,7 +766,7 @@ class ControlCommandsTest {
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"fault", "fault add", "fault list", "fault remove", "fault clear", "scenario", "scenario run",
             "scenario validate", "scenario status", "scenario stop", "stats", "members", "connections", "connections list",
-            "connections reset", "failover", "outage", "blackhole", "restore", "history", "reset", "completion"})
+            "connections reset", "failover", "outage", "blackhole", "restore", "history", "reset", "expect", "completion"})
     void everyCommandHasHelp(String command) {
         for (String flag : List.of("--help", "-h")) {
             List<String> args = new ArrayList<>(List.of(command.split(" ")));

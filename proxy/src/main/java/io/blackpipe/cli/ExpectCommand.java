@@ -1,0 +1,74 @@
+package io.blackpipe.cli;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.bson.BsonDocument;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+
+@Command(name = "expect", mixinStandardHelpOptions = true, versionProvider = Version.class,
+        description = {"Check what a running proxy counted, for a CI job: a line per expectation, ok or FAIL with what was"
+                + " counted; exit 0 when every one holds, 1 when one does not (after --wait) or the proxy cannot be asked.",
+                "Counts are summed over members and apps, from the proxy's start (`blackpipe reset` keeps them); N is"
+                        + " written =N, >=N or <=N. Names are checked: a misspelt command, outcome or fault is a usage error,"
+                        + " never a count of 0."})
+final class ExpectCommand extends AdminCommand {
+    private static final long POLL_MILLIS = 100;
+
+    @Option(names = "--attempts", paramLabel = "COMMAND=N", converter = Expectation.Attempts.class,
+            description = "Attempts of a command, first ones and retries (e.g. insert=2). Repeatable, as are the others.")
+    List<Expectation> attempts = new ArrayList<>();
+
+    @Option(names = "--retries", paramLabel = "COMMAND=N", converter = Expectation.Retries.class,
+            description = "Attempts of a command recognised as retries (e.g. insert=1).")
+    List<Expectation> retries = new ArrayList<>();
+
+    @Option(names = "--outcomes", paramLabel = "COMMAND:OUTCOME=N", converter = Expectation.Outcomes.class,
+            description = "Attempts of a command that ended so: ok, error, network_error or no_reply (e.g. insert:network_error=1).")
+    List<Expectation> outcomes = new ArrayList<>();
+
+    @Option(names = "--faults", paramLabel = "FAULT[:COMMAND]=N", converter = Expectation.Faults.class,
+            description = "Faults injected under a label (resetConnection, errorReply, outage, ...), of every command or"
+                    + " of one (e.g. resetConnection=1, dropReply:update>=1).")
+    List<Expectation> faults = new ArrayList<>();
+
+    @Option(names = "--wait", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "0",
+            description = "Ask again every 100ms until every expectation holds, for up to this long (e.g. 10s; default: ask"
+                    + " once). Counts only grow: wait for one to reach a value, not to stay below it.")
+    long waitMillis;
+
+    @Override
+    int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+        List<Expectation> all = Stream.of(attempts, retries, outcomes, faults).flatMap(List::stream).toList();
+        if (all.isEmpty()) {
+            throw new ParameterException(spec.commandLine(), "nothing to expect: give --attempts, --retries, --outcomes or --faults");
+        }
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+        while (true) {
+            BsonDocument stats = admin.get("stats");
+            boolean allHold = all.stream().allMatch(expectation -> expectation.holds(expectation.counted(stats)));
+            if (allHold || System.nanoTime() - deadline >= 0 || !pause()) {
+                for (Expectation expectation : all) {
+                    long counted = expectation.counted(stats);
+                    out.printf("%-5s %s (counted %d)%n", expectation.holds(counted) ? "ok" : "FAIL", expectation, counted);
+                }
+                return allHold ? 0 : 1;
+            }
+        }
+    }
+
+    /** Waits before asking again; false when interrupted, to answer with what was counted last. */
+    private static boolean pause() {
+        try {
+            Thread.sleep(POLL_MILLIS);
+            return true;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+}

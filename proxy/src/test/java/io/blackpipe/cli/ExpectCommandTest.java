@@ -1,0 +1,128 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.UpstreamLane;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** `blackpipe expect`: a CI job's check of what the proxy counted, against a real driver's retried insert. */
+class ExpectCommandTest {
+
+    @Test
+    void theCountsOfARetriedInsertHoldAndAWrongOneFailsNamingWhatWasCounted() {
+        String db = UpstreamLane.freshDatabaseName("expect");
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            assertEquals(0, rig.run("fault", "add", "--command", "insert", "--reset", "--times", "1").exitCode());
+            CommandLog log = new CommandLog();
+            String uri = CommandLog.withOptions(rig.proxy().connectionString(), "retryWrites=true");
+            try (MongoClient client = MongoClients.create(log.driverOn(uri).build());
+                 MongoClient direct = UpstreamLane.directClient()) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)); // reset, then retried
+                assertEquals(2, log.startedCount("insert"), "the driver sent the insert twice");
+                assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "the server holds it once");
+            }
+
+            CliRun holds = rig.run("expect", "--attempts", "insert=2", "--retries", "insert=1", "--outcomes", "insert:network_error=1",
+                    "--outcomes", "insert:ok=1", "--faults", "resetConnection=1", "--faults", "resetConnection:insert>=1",
+                    "--faults", "dropReply<=0", "--wait", "10s");
+            assertEquals(0, holds.exitCode(), holds::toString);
+            assertEquals(List.of("ok    attempts insert=2 (counted 2)", "ok    retries insert=1 (counted 1)",
+                    "ok    outcomes insert:network_error=1 (counted 1)", "ok    outcomes insert:ok=1 (counted 1)",
+                    "ok    faults resetConnection=1 (counted 1)", "ok    faults resetConnection:insert>=1 (counted 1)",
+                    "ok    faults dropReply<=0 (counted 0)"), holds.lines());
+
+            CliRun fails = rig.run("expect", "--retries", "insert==2", "--attempts", "insert>=2", "--faults", "resetConnection:find=1");
+            assertEquals(1, fails.exitCode(), fails::toString);
+            assertEquals(List.of("ok    attempts insert>=2 (counted 2)", "FAIL  retries insert=2 (counted 1)",
+                    "FAIL  faults resetConnection:find=1 (counted 0)"), fails.lines());
+        }
+    }
+
+    @Test
+    void waitAsksAgainUntilTheCountArrivesOrTheTimeIsUp() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("expectWait");
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            CliRun once = rig.run("expect", "--attempts", "insert=1");
+            assertEquals(List.of("FAIL  attempts insert=1 (counted 0)"), once.lines(), once::toString);
+
+            long start = System.nanoTime();
+            CliRun timedOut = rig.run("expect", "--attempts", "insert=1", "--wait", "300ms");
+            assertEquals(1, timedOut.exitCode(), timedOut::toString);
+            assertTrue(System.nanoTime() - start >= TimeUnit.MILLISECONDS.toNanos(300), "it waited the 300ms out");
+
+            CompletableFuture<CliRun> waiting = CompletableFuture.supplyAsync(() -> rig.run("expect", "--attempts", "insert=1", "--wait", "60s"));
+            Thread.sleep(300);
+            assertFalse(waiting.isDone(), "still asking: nothing was inserted yet");
+            try (MongoClient client = MongoClients.create(rig.proxy().connectionString())) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            }
+            CliRun arrived = waiting.get(30, TimeUnit.SECONDS);
+            assertEquals(0, arrived.exitCode(), arrived::toString);
+            assertEquals(List.of("ok    attempts insert=1 (counted 1)"), arrived.lines());
+        }
+    }
+
+    /** Every `expect` the README shows is one the command takes (it may fail: nothing was counted here). */
+    @Test
+    void theReadmesExamplesAreWellFormed() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md")).replace("\\\n", " ");
+        List<String> examples = readme.lines().map(String::strip).filter(line -> line.matches("(blackpipe|java -jar \\S+) expect --.*"))
+                .map(line -> line.replaceAll("\\s+#.*$", "")).toList();
+        assertTrue(examples.size() >= 2, () -> "the control and sidecar sections show it: " + examples);
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            for (String example : examples) {
+                String[] args = example.substring(example.indexOf("expect")).replace("--wait 10s", "").strip().split("\\s+");
+                CliRun run = rig.run(args);
+                assertEquals(1, run.exitCode(), () -> example + "\n" + run);
+                assertTrue(run.lines().stream().allMatch(line -> line.startsWith("FAIL  ") || line.startsWith("ok    ")), run::toString);
+            }
+        }
+    }
+
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource(delimiter = '|', value = {
+            "--retries|insrt=1|Invalid value for option '--retries' (COMMAND=N): 'insrt=1': command: 'insrt' is not a command blackpipe counts by name",
+            "--retries|insert|Invalid value for option '--retries' (COMMAND=N): 'insert' is not COMMAND=N such as insert=1",
+            "--retries|insert=-1|'insert=-1' is not COMMAND=N such as insert=1",
+            "--retries|insert=99999999999999999999|is not COMMAND=N such as insert=1",
+            "--retries|insert:ok=1|'insert:ok=1' is not COMMAND=N such as insert=1",
+            "--attempts|hello=1|'hello=1': command: 'hello' is a handshake's or monitoring's command",
+            "--outcomes|insert=1|'insert=1' is not COMMAND:OUTCOME=N such as insert:network_error=1",
+            "--outcomes|insert:networkError=1|'insert:networkError=1': outcome: 'networkError' is none of [ok, error, network_error, no_reply]",
+            "--faults|reset=1|'reset=1': fault: 'reset' is none of [resetConnection, ",
+            "--faults|resetConnection:insert:x=1|is not FAULT[:COMMAND]=N such as resetConnection:insert=1",
+            "--faults|resetConnection:insrt=1|command: 'insrt' is not a command blackpipe counts by name",
+            "--wait|soon|Invalid value for option '--wait': 'soon' is not a duration"})
+    void aNameOrCountThatCannotBeCheckedIsAUsageError(String option, String value, String message) {
+        CliRun run = CliRun.of("expect", option, value, "--attempts", "insert=1", "--admin", "http://127.0.0.1:1");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains(message), run::toString);
+        assertTrue(run.err().contains("Usage: blackpipe expect"), run::toString);
+    }
+
+    @Test
+    void nothingToExpectIsAUsageErrorAndAnUnreachableProxyAFailure() {
+        CliRun nothing = CliRun.of("expect", "--admin", "http://127.0.0.1:1");
+        assertEquals(2, nothing.exitCode(), nothing::toString);
+        assertTrue(nothing.err().contains("nothing to expect: give --attempts, --retries, --outcomes or --faults"), nothing::toString);
+
+        CliRun unreachable = CliRun.of("expect", "--attempts", "insert=0", "--admin", "http://127.0.0.1:1");
+        assertEquals(1, unreachable.exitCode(), unreachable::toString);
+        assertTrue(unreachable.err().startsWith("blackpipe: "), unreachable::toString);
+        assertEquals("", unreachable.out(), "no verdict without counts");
+    }
+}
