@@ -131,15 +131,14 @@ public final class FailRule {
     /** Adds the rule: a connection-level fault. */
     public String with(Fault fault) {
         unspent("with");
-        data.put(given(fault, "with(): the fault").label(), BsonBoolean.TRUE);
-        return add();
+        return add(new BsonDocument(given(fault, "with(): the fault").label(), BsonBoolean.TRUE));
     }
 
     /** Adds the rule: an error reply with a named code, e.g. "NotWritablePrimary", with optional error labels. */
     public String error(String codeName, String... errorLabels) {
         unspent("error");
-        data.put("error", new BsonString(given(codeName, "error(): the code name")));
-        return labels("error()", errorLabels);
+        BsonDocument action = new BsonDocument("error", new BsonString(given(codeName, "error(): the code name")));
+        return add(withLabels(action, "error()", errorLabels));
     }
 
     /**
@@ -148,15 +147,13 @@ public final class FailRule {
      */
     public String errorCode(int code, String... errorLabels) {
         unspent("errorCode");
-        data.put("errorCode", new BsonInt32(code));
-        return labels("errorCode()", errorLabels);
+        return add(withLabels(new BsonDocument("errorCode", new BsonInt32(code)), "errorCode()", errorLabels));
     }
 
     /** Adds the rule: the command runs, its reply is held for {@code delay} (at least 1 ms; the rule counts whole ms). */
     public String delay(Duration delay) {
         unspent("delay");
-        data.put("delayReplyMS", new BsonInt64(delayMillis(delay)));
-        return add();
+        return add(new BsonDocument("delayReplyMS", new BsonInt64(delayMillis(delay))));
     }
 
     private static long delayMillis(Duration delay) {
@@ -179,9 +176,8 @@ public final class FailRule {
             // under 1 ms, delayReplyJitterMS would silently be 0: no jitter at all
             throw new IllegalArgumentException("delay(): the jitter must be 0 or at least 1ms, got " + jitter);
         }
-        data.put("delayReplyMS", new BsonInt64(delayMillis(delay)));
-        data.put("delayReplyJitterMS", new BsonInt64(jitter.toMillis()));
-        return add();
+        return add(new BsonDocument("delayReplyMS", new BsonInt64(delayMillis(delay)))
+                .append("delayReplyJitterMS", new BsonInt64(jitter.toMillis())));
     }
 
     /**
@@ -196,8 +192,7 @@ public final class FailRule {
             throw new IllegalArgumentException("cannedReply(): the reply needs a numeric ok (1, or 0 with code, codeName and errmsg), got "
                     + reply.toJson());
         }
-        data.put("cannedReply", reply.clone());
-        return add();
+        return add(new BsonDocument("cannedReply", reply.clone()));
     }
 
     /**
@@ -215,12 +210,11 @@ public final class FailRule {
             // under 1 ms, trickleReplyIntervalMS would be 0, which the rule refuses: say so in the caller's terms
             throw new IllegalArgumentException("trickleReply(): the interval must be at least 1ms, got " + interval);
         }
-        data.put("trickleReplyBytes", new BsonInt32(bytesPerPiece));
-        data.put("trickleReplyIntervalMS", new BsonInt64(interval.toMillis()));
-        return add();
+        return add(new BsonDocument("trickleReplyBytes", new BsonInt32(bytesPerPiece))
+                .append("trickleReplyIntervalMS", new BsonInt64(interval.toMillis())));
     }
 
-    private String labels(String call, String... errorLabels) {
+    private static BsonDocument withLabels(BsonDocument action, String call, String... errorLabels) {
         if (errorLabels.length > 0) {
             BsonArray labels = new BsonArray();
             for (String label : errorLabels) {
@@ -230,9 +224,9 @@ public final class FailRule {
                 }
                 labels.add(new BsonString(label));
             }
-            data.put("errorLabels", labels);
+            action.put("errorLabels", labels);
         }
-        return add();
+        return action;
     }
 
     /** Each filter once, as the mode: a second onMember (or retries() after firstAttempts()) would silently replace the first. */
@@ -266,10 +260,17 @@ public final class FailRule {
         }
     }
 
-    private String add() {
+    /**
+     * Adds the rule: the filters so far plus {@code action}. The builder keeps only the filters, so a
+     * terminal call that was refused (a bad label, a member the proxy does not front) leaves nothing
+     * of its action behind for the next terminal call to carry.
+     */
+    private String add(BsonDocument action) {
+        BsonDocument ruleData = data.clone();
+        ruleData.putAll(action);
         BsonDocument document = new BsonDocument("configureFailPoint", new BsonString("failCommand"))
                 .append("mode", mode)
-                .append("data", data);
+                .append("data", ruleData);
         added = target.add(id, document);
         return added;
     }

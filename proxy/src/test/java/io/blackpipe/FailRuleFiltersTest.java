@@ -62,4 +62,31 @@ class FailRuleFiltersTest {
         assertThrows(IllegalStateException.class, () -> rule.skip(1));
         assertEquals(1, added.size(), "only the first rule was added");
     }
+
+    /** A terminal call that was refused leaves nothing of its action behind: the next one's rule is its own alone. */
+    @Test
+    void aRefusedActionLeavesNothingForTheNextOneToCarry() {
+        FailRule rule = fail("insert").times(1).onNamespace("shop");
+        assertThrows(IllegalArgumentException.class, () -> rule.error("NotWritablePrimary", ""));
+        assertThrows(IllegalArgumentException.class, () -> rule.delay(java.time.Duration.ofMillis(5), java.time.Duration.ofNanos(5)));
+        assertEquals(List.of(), added, "nothing was added");
+        assertEquals("rule-1", rule.with(Fault.RESET));
+        assertEquals(BsonDocument.parse("{failCommands: ['insert'], namespace: 'shop', resetConnection: true}"),
+                added.get(0).getDocument("data"));
+    }
+
+    /** The same when the proxy refuses the rule (a member it does not front): the builder can try another action. */
+    @Test
+    void anActionTheProxyRefusedLeavesNothingBehindEither() {
+        FailRule.Target refusesErrors = (id, failCommand) -> {
+            if (failCommand.getDocument("data").containsKey("errorCode")) {
+                throw new IllegalArgumentException("refused");
+            }
+            return rules.add(id, failCommand);
+        };
+        FailRule rule = new FailRule(refusesErrors, "find");
+        assertThrows(IllegalArgumentException.class, () -> rule.errorCode(91));
+        rule.delay(java.time.Duration.ofMillis(5));
+        assertEquals(BsonDocument.parse("{failCommands: ['find'], delayReplyMS: {$numberLong: '5'}}"), added.get(0).getDocument("data"));
+    }
 }
