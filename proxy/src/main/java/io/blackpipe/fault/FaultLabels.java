@@ -5,7 +5,7 @@ import java.util.List;
 
 /** Every label blackpipe_faults_injected_total (and the history's "fault") has: the rule actions' and the deployment faults'. */
 public final class FaultLabels {
-    public static final List<String> ALL = List.of("resetConnection", "closeConnection", "dropReply", "hang",
+    public static final List<String> ALL = List.of("resetConnection", "closeConnection", "dropReply", "truncateReply", "hang",
             "errorReply", "writeConcernError", "delayReply", "trickleReply", "blockConnection", "cannedReply",
             DeploymentFaults.BLACKHOLE, DeploymentFaults.OUTAGE, DeploymentFaults.CONNECTIONS_RESET);
 

@@ -22,5 +22,11 @@ public interface ReplyFate {
 
         /** Discard the reply and reset the client connection: the write happened, the client cannot know. */
         void dropAndReset();
+
+        /**
+         * Send the first {@code bytes} bytes of the reply (all but its last byte when it has no more), then close
+         * the client connection (FIN): the reply is always cut, the write happened, the client cannot know.
+         */
+        void truncateAndClose(int bytes);
     }
 }

@@ -15,6 +15,7 @@ import io.blackpipe.fault.action.Hang;
 import io.blackpipe.fault.action.NoError;
 import io.blackpipe.fault.action.ResetConnection;
 import io.blackpipe.fault.action.TrickleReply;
+import io.blackpipe.fault.action.TruncateReply;
 import io.blackpipe.fault.action.WriteConcernError;
 import java.util.Locale;
 import java.util.TreeSet;
@@ -68,6 +69,7 @@ final class RuleActions {
             // each holds the reply its own way; one would silently win
             throw new RuleException("data.delayReplyMS", "give delayReplyMS or trickleReplyBytes + trickleReplyIntervalMS, not both");
         }
+        TruncateReply truncate = truncate(data, drop, trickle != null, delayReply != null);
         ErrorReplies.TopologyVersionMode topologyVersion = topologyVersion(data);
 
         FaultAction action;
@@ -81,6 +83,8 @@ final class RuleActions {
             action = new CloseConnection();
         } else if (drop) {
             action = new DropReply();
+        } else if (truncate != null) {
+            action = truncate;
         } else if (code != null) {
             action = new ErrorReply(code, null, labels, topologyVersion);
         } else if (writeConcernError != null) {
@@ -107,8 +111,8 @@ final class RuleActions {
         }
         if (action == null) {
             throw new RuleException("data", "says nothing to do: give errorCode (or error), closeConnection, blockConnection, "
-                    + "writeConcernError, resetConnection, dropReply, hang, delayReplyMS, trickleReplyBytes with trickleReplyIntervalMS "
-                    + "or cannedReply");
+                    + "writeConcernError, resetConnection, dropReply, truncateReplyBytes, hang, delayReplyMS, trickleReplyBytes with "
+                    + "trickleReplyIntervalMS or cannedReply");
         }
         return action;
     }
@@ -130,6 +134,24 @@ final class RuleActions {
             throw new RuleException("data.trickleReplyBytes", "required with trickleReplyIntervalMS: the bytes of each piece");
         }
         return new TrickleReply(bytes, interval);
+    }
+
+    /**
+     * truncateReplyBytes, a whole number from 1: the reply cut after that many bytes, then a FIN. It decides how the
+     * reply ends, as dropReply does (an RST before any byte) and a delay or a trickle do (whole, late): with one of
+     * them it is refused, naming both, rather than one silently winning. Null without it.
+     */
+    private static TruncateReply truncate(BsonDocument data, boolean drop, boolean trickle, boolean delay) {
+        if (!data.containsKey("truncateReplyBytes")) {
+            return null;
+        }
+        long bytes = atLeastOne(data, "truncateReplyBytes");
+        String other = drop ? "dropReply" : trickle ? "trickleReplyBytes + trickleReplyIntervalMS" : delay ? "delayReplyMS" : null;
+        if (other != null) {
+            throw new RuleException("data.truncateReplyBytes", "give " + other + " or truncateReplyBytes, not both: each decides"
+                    + " how the reply reaches the client (truncateReplyBytes: its first bytes, then the connection closes)");
+        }
+        return new TruncateReply(bytes);
     }
 
     private static Integer errorCode(BsonDocument data) {

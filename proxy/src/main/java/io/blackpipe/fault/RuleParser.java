@@ -29,14 +29,14 @@ public final class RuleParser {
      * What happens to a forwarded command's reply, or the reply given in its place: the proxy rewrites
      * hello replies (the addresses drivers connect to), so these do not apply to hello.
      */
-    private static final List<String> REPLY_FATES = List.of("dropReply", "writeConcernError", "delayReplyMS", "delayReplyJitterMS",
-            "trickleReplyBytes", "trickleReplyIntervalMS", "cannedReply");
+    private static final List<String> REPLY_FATES = List.of("dropReply", "truncateReplyBytes", "writeConcernError", "delayReplyMS",
+            "delayReplyJitterMS", "trickleReplyBytes", "trickleReplyIntervalMS", "cannedReply");
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
             "$clusterTime", "$readPreference");
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
             "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands", "failAllCommands",
-            "resetConnection", "dropReply", "hang", "delayReplyMS", "delayReplyJitterMS", "trickleReplyBytes", "trickleReplyIntervalMS", "cannedReply",
-            "member", "attempt", "topologyVersion");
+            "resetConnection", "dropReply", "truncateReplyBytes", "hang", "delayReplyMS", "delayReplyJitterMS", "trickleReplyBytes",
+            "trickleReplyIntervalMS", "cannedReply", "member", "attempt", "topologyVersion");
 
     private final long seed;
     /** Why a rule's member names none of the deployment's members (naming those it has); null when it names one. */

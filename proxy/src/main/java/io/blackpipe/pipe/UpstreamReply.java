@@ -63,4 +63,14 @@ final class UpstreamReply implements ReplyFate.Reply {
         exchange.completeAsNetworkError(inFlight);
         exchange.connection().closeClient(true);
     }
+
+    @Override
+    public void truncateAndClose(int bytes) {
+        // one byte short at least: a whole reply would be a success, and the rule promises a cut
+        ByteBuf cut = frame.retainedSlice(frame.readerIndex(), Math.min(bytes, frame.readableBytes() - 1));
+        frame.release();
+        exchange.completeAsNetworkError(inFlight);
+        exchange.connection().sendToClient(cut);
+        exchange.connection().closeClient(false); // FIN once the cut is flushed: the client reads end of stream
+    }
 }

@@ -123,6 +123,8 @@ public final class FakeInterception implements Interception {
         /** What passInPieces was given: bytes per piece, interval in ms. */
         public long[] pieces;
         public BsonDocument replacement;
+        /** What truncateAndClose was given: the bytes the client gets; -1 when it was not called. */
+        public int truncatedAt = -1;
 
         public FakeReply(BsonDocument body) {
             this.body = body;
@@ -159,6 +161,12 @@ public final class FakeInterception implements Interception {
         @Override
         public void dropAndReset() {
             calls.add("dropAndReset");
+        }
+
+        @Override
+        public void truncateAndClose(int bytes) {
+            calls.add("truncateAndClose");
+            truncatedAt = bytes;
         }
     }
 

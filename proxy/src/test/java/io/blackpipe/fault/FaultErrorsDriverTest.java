@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoSocketException;
+import com.mongodb.MongoSocketReadException;
 import com.mongodb.MongoSocketReadTimeoutException;
 import com.mongodb.MongoWriteConcernException;
 import com.mongodb.client.MongoClient;
@@ -280,6 +281,7 @@ class FaultErrorsDriverTest extends DriverRigTest {
                 Arguments.of("resetConnection", "resetConnection: true", MongoSocketException.class, 0, "resetConnection"),
                 Arguments.of("hang", "hang: true", MongoSocketReadTimeoutException.class, 0, "hang"),
                 Arguments.of("dropReply", "dropReply: true", MongoSocketException.class, 1, "dropReply"),
+                Arguments.of("truncateReplyBytes", "truncateReplyBytes: 30", MongoSocketReadException.class, 1, "truncateReply"),
                 Arguments.of("delayReplyMS", "delayReplyMS: 300", null, 1, "delayReply"),
                 Arguments.of("blockConnection", "blockConnection: true, blockTimeMS: 300", null, 1, "blockConnection"),
                 Arguments.of("blockConnection+errorCode", "blockConnection: true, blockTimeMS: 300, errorCode: 13",

@@ -256,7 +256,8 @@ class RuleParserTest {
                 + " closeConnection: false, dropReply: false, blockConnection: false, errorCode: 2}").action());
     }
 
-    // ---- precedence: hang > resetConnection > closeConnection > dropReply > errorCode > writeConcernError > trickleReply | delayReplyMS ----
+    // ---- precedence: hang > resetConnection > closeConnection > dropReply | truncateReplyBytes > errorCode > writeConcernError
+    //      > trickleReply | delayReplyMS ----
 
     @ParameterizedTest(name = "{0} wins")
     @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
@@ -264,6 +265,9 @@ class RuleParserTest {
         "resetConnection  | resetConnection: true, closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE",
         "closeConnection  | closeConnection: true, dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE",
         "dropReply        | dropReply: true, errorCode: 91, writeConcernError: {code: 64}, TRICKLE",
+        "closeConnection  | closeConnection: true, truncateReplyBytes: 100, errorCode: 91, writeConcernError: {code: 64}",
+        "truncateReply    | truncateReplyBytes: 100, errorCode: 91, writeConcernError: {code: 64}",
+        "truncateReply    | truncateReplyBytes: 100, errorCode: 0",
         "errorReply       | errorCode: 91, writeConcernError: {code: 64}, TRICKLE",
         "writeConcernError| writeConcernError: {code: 64}, TRICKLE",
         "trickleReply     | TRICKLE",
@@ -515,7 +519,7 @@ class RuleParserTest {
     @Test
     void helloTakesNoReplyFate() {
         for (String fate : new String[] {"dropReply: true", "writeConcernError: {code: 64}", "delayReplyMS: 10",
-                "trickleReplyBytes: 64, trickleReplyIntervalMS: 10", "trickleReplyIntervalMS: 10"}) {
+                "trickleReplyBytes: 64, trickleReplyIntervalMS: 10", "trickleReplyIntervalMS: 10", "truncateReplyBytes: 100"}) {
             RuleException e = rejected("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['isMaster'], "
                     + fate + "}}");
             assertEquals("data." + fate.substring(0, fate.indexOf(':')), e.field(), e.getMessage());

@@ -66,6 +66,8 @@ class CountersMatchDriverTest {
         RESET("resetConnection", "resetConnection: true", Ends.NETWORK_ERROR, false),
         CLOSE("closeConnection", "closeConnection: true", Ends.NETWORK_ERROR, false),
         DROP_REPLY("dropReply", "dropReply: true", Ends.NETWORK_ERROR, true),
+        /** The reply's first 20 bytes, then a FIN: the header and a little of the body. */
+        TRUNCATE_REPLY("truncateReply", "truncateReplyBytes: 20", Ends.NETWORK_ERROR, true),
         NOT_WRITABLE_PRIMARY("errorReply", "errorCode: 10107", Ends.ERROR, false),
         UNAUTHORIZED("errorReply", "errorCode: 13", Ends.ERROR, false),
         HANG("hang", "hang: true", Ends.NETWORK_ERROR, false),
@@ -98,11 +100,11 @@ class CountersMatchDriverTest {
     enum Workload {
         /** insertOne with retryWrites=true: lsid + txnNumber. */
         RETRYABLE_WRITE("insert", "retryWrites=true",
-                EnumSet.of(Fault.RESET, Fault.CLOSE, Fault.DROP_REPLY, Fault.NOT_WRITABLE_PRIMARY, Fault.HANG,
+                EnumSet.of(Fault.RESET, Fault.CLOSE, Fault.DROP_REPLY, Fault.TRUNCATE_REPLY, Fault.NOT_WRITABLE_PRIMARY, Fault.HANG,
                         Fault.RETRYABLE_WRITE_CONCERN_ERROR)),
         /** find with retryReads=true, then (if it worked) the same find again: no txnNumber, fingerprint. */
         RETRYABLE_READ("find", "retryReads=true",
-                EnumSet.of(Fault.RESET, Fault.CLOSE, Fault.DROP_REPLY, Fault.NOT_WRITABLE_PRIMARY, Fault.HANG)),
+                EnumSet.of(Fault.RESET, Fault.CLOSE, Fault.DROP_REPLY, Fault.TRUNCATE_REPLY, Fault.NOT_WRITABLE_PRIMARY, Fault.HANG)),
         /** insertOne with retryWrites=false (no txnNumber), then another insertOne in the same session. */
         NON_RETRYABLE_WRITE("insert", "retryWrites=false", EnumSet.noneOf(Fault.class)),
         /** A cursor whose first getMore is faulted: drivers never retry getMore. */

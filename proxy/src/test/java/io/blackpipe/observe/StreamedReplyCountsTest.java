@@ -1,6 +1,7 @@
 package io.blackpipe.observe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
@@ -9,6 +10,7 @@ import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.WireSocket;
+import java.io.EOFException;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.IntStream;
@@ -28,7 +30,7 @@ class StreamedReplyCountsTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"dropReply: true", "delayReplyMS: 2000", "trickleReplyBytes: 8, trickleReplyIntervalMS: 2000"})
+    @ValueSource(strings = {"dropReply: true", "truncateReplyBytes: 40", "delayReplyMS: 2000", "trickleReplyBytes: 8, trickleReplyIntervalMS: 2000"})
     void anExhaustGetMoreWhoseStreamIsCutEndsOnce(String fate) throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(scripted.uri("replicaSet=" + ScriptedMongod.SET_NAME)))) {
@@ -45,6 +47,8 @@ class StreamedReplyCountsTest {
                                 .append("batchSize", new BsonInt32(2)).append("$db", new BsonString("test")));
                 if (fate.startsWith("dropReply")) {
                     raw.expectClosed();
+                } else if (fate.startsWith("truncateReplyBytes")) { // the first reply's first 40 bytes, then the end: nothing follows
+                    assertThrows(EOFException.class, raw::read);
                 } else {
                     Thread.sleep(300); // the first reply is held (or its first piece sent); the client gives up meanwhile
                 }

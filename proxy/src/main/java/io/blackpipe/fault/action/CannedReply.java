@@ -16,7 +16,8 @@ import org.bson.BsonValue;
 public final class CannedReply implements FaultAction {
     /** The rule fields a canned reply cannot go with: each decides the reply, or what becomes of the command, too. */
     public static final String[] EXCLUSIVE_WITH = {"errorCode", "error", "errorLabels", "writeConcernError", "delayReplyMS", "delayReplyJitterMS",
-            "trickleReplyBytes", "trickleReplyIntervalMS", "dropReply", "hang", "resetConnection", "closeConnection", "topologyVersion"};
+            "trickleReplyBytes", "trickleReplyIntervalMS", "dropReply", "truncateReplyBytes", "hang", "resetConnection", "closeConnection",
+            "topologyVersion"};
 
     private final BsonDocument reply;
 

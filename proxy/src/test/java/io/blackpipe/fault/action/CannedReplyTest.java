@@ -75,7 +75,7 @@ class CannedReplyTest {
     @ParameterizedTest
     @ValueSource(strings = {"errorCode: 91", "error: 'NotWritablePrimary'", "errorLabels: ['RetryableWriteError']",
             "writeConcernError: {code: 64}", "delayReplyMS: 10",
-            "trickleReplyBytes: 64, trickleReplyIntervalMS: 10", "dropReply: true", "hang: true", "resetConnection: true",
+            "trickleReplyBytes: 64, trickleReplyIntervalMS: 10", "dropReply: true", "truncateReplyBytes: 100", "hang: true", "resetConnection: true",
             "closeConnection: true", "topologyVersion: 'omit'"})
     void isTheWholeReplySoNothingElseMayDecideIt(String other) {
         RuleException e = refused("{failCommands: ['insert'], cannedReply: {ok: 1}, " + other + "}");
