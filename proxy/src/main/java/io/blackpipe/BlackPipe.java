@@ -133,11 +133,11 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * A rule on every command (failCommand's failAllCommands), hellos included except for a fate
-     * of the reply (a delay, a trickle, a dropped or canned reply): {@code failAll().onMember("primary").delay(Duration.ofMillis(50))}.
-     * A {@code times(n)} or {@code skip(n)} counts the hellos it matches too, and hellos are no attempts
-     * nor history lines: {@code failAll().times(1).error(...)} may be spent on a driver's handshake before
-     * the app's next command. {@code onNamespace("shop")} keeps it to the app's commands on shop.
+     * A rule on every command (failCommand's failAllCommands), hellos included except for a fate of the reply (a delay,
+     * a trickle, a dropped, truncated or canned reply): {@code failAll().onMember("primary").delay(Duration.ofMillis(50))}.
+     * A {@code times(n)} or {@code skip(n)} counts the hellos it matches too, and hellos are no attempts nor history
+     * lines: {@code failAll().times(1).error(...)} may be spent on a driver's handshake before the app's next command.
+     * {@code onNamespace("shop")} keeps it to the app's commands on shop.
      */
     public FailRule failAll() {
         ensureOpen();

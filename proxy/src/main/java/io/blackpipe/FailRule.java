@@ -19,6 +19,7 @@ import org.bson.BsonValue;
  * blackPipe.fail("update").probability(0.1).delay(Duration.ofMillis(500));
  * blackPipe.fail("insert").times(1).cannedReply(BsonDocument.parse("{ok: 1, n: 0, writeErrors: [...]}"));
  * blackPipe.fail("find").times(1).trickleReply(256, Duration.ofMillis(100));
+ * blackPipe.fail("insert").times(1).truncateReply(20);
  * }</pre>
  * The mode is alwaysOn unless times, skip or probability say otherwise. Each terminal method
  * returns the rule's id, for {@link BlackPipe#removeRule(String)} (or {@link RemoteBlackPipe#removeRule(String)}:
@@ -212,6 +213,19 @@ public final class FailRule {
         }
         return add(new BsonDocument("trickleReplyBytes", new BsonInt32(bytesPerPiece))
                 .append("trickleReplyIntervalMS", new BsonInt64(interval.toMillis())));
+    }
+
+    /**
+     * Adds the rule: the command runs, the client gets the first {@code bytes} bytes of its reply (all but the last
+     * when the reply is no longer, so it is always cut) and then the connection closes (FIN): Toxiproxy's limit_data,
+     * for one command. The driver reads "Prematurely reached end of stream" for a command that ran.
+     */
+    public String truncateReply(int bytes) {
+        unspent("truncateReply");
+        if (bytes < 1) {
+            throw new IllegalArgumentException("truncateReply(): bytes must be at least 1, got " + bytes);
+        }
+        return add(new BsonDocument("truncateReplyBytes", new BsonInt32(bytes)));
     }
 
     private static BsonDocument withLabels(BsonDocument action, String call, String... errorLabels) {
