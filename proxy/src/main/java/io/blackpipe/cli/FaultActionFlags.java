@@ -41,6 +41,11 @@ final class FaultActionFlags {
     @Option(names = "--drop-reply", description = "Let the command run, then drop its reply and reset the connection (TCP RST).")
     boolean dropReply;
 
+    @Option(names = "--truncate", paramLabel = "BYTES", converter = ByteCountConverter.class,
+            description = "Let the command run, send the first BYTES of its reply (all but its last byte when it is no longer),"
+                    + " then close the connection (FIN): truncateReplyBytes.")
+    Long truncate;
+
     @Option(names = "--hang", description = "Never answer (until the client gives up).")
     boolean hang;
 
@@ -84,6 +89,7 @@ final class FaultActionFlags {
         add(given, reset, "--reset");
         add(given, close, "--close");
         add(given, dropReply, "--drop-reply");
+        add(given, truncate != null, "--truncate");
         add(given, hang, "--hang");
         add(given, delay != null, "--delay");
         add(given, trickle != null, "--trickle");
@@ -111,8 +117,8 @@ final class FaultActionFlags {
             throw usage.apply("--jitter varies a --delay: give --delay too (e.g. --delay 200ms --jitter 50ms)");
         }
         if (actions.isEmpty() && block == null) {
-            throw usage.apply("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --hang, --delay, --trickle,"
-                    + " --reply or --block");
+            throw usage.apply("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --truncate, --hang, --delay,"
+                    + " --trickle, --reply or --block");
         }
         if (labels != null && !labels.isEmpty() && error == null && errorCode == null) {
             throw usage.apply("--labels needs --error or --error-code (labels belong to an error reply)");
@@ -146,6 +152,9 @@ final class FaultActionFlags {
         putFlag(data, "resetConnection", reset);
         putFlag(data, "closeConnection", close);
         putFlag(data, "dropReply", dropReply);
+        if (truncate != null) {
+            data.put("truncateReplyBytes", new BsonInt64(truncate));
+        }
         putFlag(data, "hang", hang);
         if (delay != null) {
             data.put("delayReplyMS", new BsonInt64(delay));
@@ -185,6 +194,7 @@ final class FaultActionFlags {
             case "data.resetConnection" -> "--reset";
             case "data.closeConnection" -> "--close";
             case "data.dropReply" -> "--drop-reply";
+            case "data.truncateReplyBytes" -> "--truncate";
             case "data.hang" -> "--hang";
             case "data.delayReplyMS" -> "--delay";
             case "data.delayReplyJitterMS" -> "--jitter";

@@ -26,8 +26,8 @@ import picocli.CommandLine.Parameters;
         description = {"Add a fault rule to a running proxy and print its id.",
                 "Give the rule as a failCommand document (JSON), or build it from flags, e.g.",
                 "  fault add --command insert --error NotWritablePrimary --times 1",
-                "A rule has one action (--error/--error-code, --reset, --close, --drop-reply, --hang, --delay, --trickle or"
-                        + " --reply);"
+                "A rule has one action (--error/--error-code, --reset, --close, --drop-reply, --truncate, --hang, --delay,"
+                        + " --trickle or --reply);"
                         + " --block holds the connection first and may come alone or with one of them."},
         sortOptions = false)
 final class FaultAddCommand extends AdminCommand {
@@ -46,7 +46,7 @@ final class FaultAddCommand extends AdminCommand {
     List<String> commands;
 
     @Option(names = "--all-commands", description = "Fault every command instead of named ones (failAllCommands); "
-            + "hellos too, except with --delay, --trickle, --reply or --drop-reply.")
+            + "hellos too, except with --delay, --trickle, --reply, --drop-reply or --truncate.")
     boolean allCommands;
 
     @Mixin

@@ -28,7 +28,7 @@ final class FaultCommand implements Runnable {
 
     @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = "List the rules in force: id, mode (with what is left of it), fault and its details (error, labels,"
-                    + " block, delay, trickle), how many commands it faulted, commands and what else they match.")
+                    + " block, delay, trickle, truncate), how many commands it faulted, commands and what else they match.")
     static final class ListRules extends AdminCommand {
         @Option(names = "--json", description = "Print the API's JSON instead of a table.")
         boolean json;
@@ -70,7 +70,8 @@ final class FaultCommand implements Runnable {
 
         /**
          * What tells two rules of the same fault apart: the error (name and code), its labels, the block before it,
-         * the delay, the trickle, the writeConcernError's code. Short key=value words, as MATCHING has, so the table stays narrow.
+         * the delay, the trickle, the truncation, the writeConcernError's code. Short key=value words, as MATCHING has,
+         * so the table stays narrow.
          */
         static String detail(BsonDocument data) {
             List<String> parts = new ArrayList<>();
@@ -100,6 +101,9 @@ final class FaultCommand implements Runnable {
             if (data.isNumber("trickleReplyBytes") && data.isNumber("trickleReplyIntervalMS")) {
                 parts.add("trickle=" + data.getNumber("trickleReplyBytes").longValue() + "B/"
                         + data.getNumber("trickleReplyIntervalMS").longValue() + "ms");
+            }
+            if (data.isNumber("truncateReplyBytes")) {
+                parts.add("truncate=" + data.getNumber("truncateReplyBytes").longValue() + "B");
             }
             if (data.isDocument("cannedReply")) {
                 parts.add("reply=" + abbreviated(data.getDocument("cannedReply").toJson(), 60));

@@ -19,17 +19,8 @@ final class TrickleConverter implements ITypeConverter<TrickleConverter.Trickle>
         if (slash < 0) {
             throw new TypeConversionException("'" + value + "' is not BYTES/INTERVAL such as 64/250ms");
         }
-        String bytes = value.substring(0, slash).strip();
-        if (bytes.endsWith("B") || bytes.endsWith("b")) {
-            bytes = bytes.substring(0, bytes.length() - 1);
-        }
-        long pieces;
-        try {
-            pieces = Long.parseLong(bytes);
-        } catch (NumberFormatException e) {
-            pieces = 0;
-        }
-        if (pieces < 1) {
+        Long pieces = ByteCountConverter.parse(value.substring(0, slash));
+        if (pieces == null) {
             throw new TypeConversionException("'" + value + "': the bytes of a piece must be a whole number of at least 1");
         }
         long interval = new DurationConverter().convert(value.substring(slash + 1));
