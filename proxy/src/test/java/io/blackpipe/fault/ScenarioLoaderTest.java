@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.fault.action.DelayReply;
 import io.blackpipe.fault.action.TrickleReply;
+import io.blackpipe.fault.action.TruncateReply;
 import io.blackpipe.fault.action.DropReply;
 import io.blackpipe.fault.action.ErrorReply;
 import io.blackpipe.fault.action.Hang;
@@ -267,6 +268,31 @@ class ScenarioLoaderTest {
         assertRejected(piecesAlone, 6, "rules[0].data.trickleReplyIntervalMS", "required with trickleReplyBytes");
         assertRejected(piecesAlone + "      trickleReplyIntervalMS: 0.5\n", 9, "rules[0].data.trickleReplyIntervalMS",
                 "must be a whole number of at least 1");
+    }
+
+    @Test
+    void aTruncationTakesTheRuleFieldTheApiTakesAndABadOneIsNamedWithItsLine() {
+        Scenario scenario = loader.parse("cut.yaml", """
+                name: cut-reply
+                rules:
+                  - id: cut
+                    configureFailPoint: failCommand
+                    mode: {times: 1}
+                    data: {failCommands: [insert], truncateReplyBytes: 20}
+                """);
+        assertInstanceOf(TruncateReply.class, scenario.rules().get(0).action());
+        String cut = """
+                name: x
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [insert]
+                """;
+        assertRejected(cut + "      truncateReplyBytes: 0\n", 8, "rules[0].data.truncateReplyBytes", "must be a whole number of at least 1");
+        assertRejected(cut + "      truncateReplyBytes: 20\n      dropReply: true\n", 8, "rules[0].data.truncateReplyBytes",
+                "give dropReply or truncateReplyBytes, not both");
     }
 
     @Test
