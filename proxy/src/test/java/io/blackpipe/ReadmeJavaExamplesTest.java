@@ -1,10 +1,19 @@
 package io.blackpipe;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.platform.engine.discovery.DiscoverySelectors.selectClass;
 
+import io.blackpipe.junit.BlackPipeExtension;
+import io.blackpipe.testing.UpstreamLane;
+import java.io.InputStream;
+import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,16 +26,22 @@ import javax.tools.SimpleJavaFileObject;
 import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.platform.launcher.core.LauncherDiscoveryRequestBuilder;
+import org.junit.platform.launcher.core.LauncherFactory;
+import org.junit.platform.launcher.listeners.SummaryGeneratingListener;
+import org.junit.platform.launcher.listeners.TestExecutionSummary;
 
 /**
- * The README's Java examples compile against the API as it is: a user copies them first, and a
- * renamed method or a changed signature must fail here, not in their IDE. Each ```java block is
- * compiled with the imports a user would add: a block that declares a class as a nested class, any
- * other as a method body. What the examples do is proven by the tests of each API (BlackPipeApiTest,
- * BlackPipeExtensionTest, RemoteBlackPipeTest, BlackPipeContainerTest).
+ * The README's Java examples compile against the API as it is, and the in-process and JUnit ones run
+ * as written against the test lane's upstream: a user copies them first, and a renamed method, a
+ * changed signature or an example that throws must fail here, not in their IDE. Only the example's
+ * upstream URI and scenario file are swapped for the lane's and a temporary one. The Testcontainers
+ * example needs Docker: it is compiled here and run by BlackPipeContainerTest's lane.
  */
 class ReadmeJavaExamplesTest {
     private static final Pattern JAVA_BLOCK = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL);
+    private static final String README_UPSTREAM = "mongodb://localhost:27017/?replicaSet=rs0";
+    private static final String README_SCENARIO = "src/test/resources/my-scenario.yaml";
     private static final String IMPORTS = """
             import static org.junit.jupiter.api.Assertions.*;
             import com.mongodb.client.*;
@@ -41,24 +56,130 @@ class ReadmeJavaExamplesTest {
             import org.testcontainers.containers.Network;
             import org.testcontainers.mongodb.MongoDBContainer;
             """;
+    /** The application code the JUnit example calls. */
+    private static final String SHOP = """
+            package readme;
+            import com.mongodb.client.*;
+            import org.bson.Document;
+            public final class Shop {
+                public static void checkout(String connectionString) {
+                    try (MongoClient client = MongoClients.create(connectionString)) {
+                        client.getDatabase("shop").getCollection("orders").insertOne(new Document("order", 1));
+                    }
+                }
+            }
+            """;
 
     @Test
     void everyJavaExampleOfTheReadmeCompiles(@TempDir Path out) throws Exception {
-        String readme = Files.readString(Path.of("..", "README.md"));
-        List<String> blocks = new ArrayList<>();
+        List<Example> examples = examples();
+        assertTrue(examples.size() >= 3, "the README's in-process, JUnit and Testcontainers examples: found " + examples.size());
+        List<JavaFileObject> sources = new ArrayList<>();
         StringBuilder where = new StringBuilder();
+        for (int i = 0; i < examples.size(); i++) {
+            sources.add(source("ReadmeExample" + i, nestedExample("ReadmeExample" + i, examples.get(i).code())));
+            where.append("ReadmeExample").append(i).append(": the block at README.md line ").append(examples.get(i).line()).append('\n');
+        }
+        compile(out, sources, where.toString());
+    }
+
+    @Test
+    void theInProcessExampleRunsAsWritten(@TempDir Path dir) throws Throwable {
+        String block = exampleStartingWith("try (BlackPipe blackPipe = BlackPipe.start(");
+        Path scenario = dir.resolve("my-scenario.yaml");
+        try (InputStream bundled = getClass().getResourceAsStream("/fault-scripts/slow-primary.yaml")) {
+            Files.copy(bundled, scenario);
+        }
+        String runnable = replaceOnce(replaceOnce(block, README_UPSTREAM, UpstreamLane.uri()), README_SCENARIO, scenario.toString());
+        Class<?> example = compileAndLoad(dir, List.of(source("InProcessExample", "package readme;\n" + IMPORTS
+                + "public class InProcessExample {\npublic static void run() throws Exception {\n" + runnable + "}\n}\n")))
+                .loadClass("readme.InProcessExample");
+        try {
+            example.getMethod("run").invoke(null);
+        } catch (InvocationTargetException e) {
+            throw e.getCause(); // the example's own exception or assertion, not reflection's wrapper
+        }
+    }
+
+    @Test
+    void theJUnitExampleRunsAsWritten(@TempDir Path dir) throws Exception {
+        String block = exampleStartingWith("@BlackPipeTest");
+        Matcher declared = Pattern.compile("class (\\w+)").matcher(block);
+        assertTrue(declared.find(), "the JUnit example declares its test class:\n" + block);
+        String name = declared.group(1);
+        ClassLoader loader = compileAndLoad(dir, List.of(source("Shop", SHOP),
+                source(name, "package readme;\n" + IMPORTS + "import static readme.Shop.checkout;\n" + block)));
+
+        // as the example's comment says to run it: -Dblackpipe.upstream=...
+        String previous = System.setProperty(BlackPipeExtension.UPSTREAM_PROPERTY, UpstreamLane.uri());
+        SummaryGeneratingListener listener = new SummaryGeneratingListener();
+        try {
+            LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()
+                    .selectors(selectClass(loader.loadClass("readme." + name))).build(), listener);
+        } finally {
+            if (previous == null) {
+                System.clearProperty(BlackPipeExtension.UPSTREAM_PROPERTY);
+            } else {
+                System.setProperty(BlackPipeExtension.UPSTREAM_PROPERTY, previous);
+            }
+        }
+        TestExecutionSummary summary = listener.getSummary();
+        StringWriter failures = new StringWriter();
+        summary.printFailuresTo(new PrintWriter(failures), 10);
+        assertEquals(0, summary.getTotalFailureCount(), failures::toString);
+        assertEquals(1, summary.getTestsSucceededCount(), "the example's one test ran and passed");
+    }
+
+    /** A ```java block of the README and the line it starts on. */
+    private record Example(String code, long line) {
+    }
+
+    private static List<Example> examples() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        List<Example> examples = new ArrayList<>();
         Matcher matcher = JAVA_BLOCK.matcher(readme);
         while (matcher.find()) {
             long line = readme.substring(0, matcher.start()).chars().filter(c -> c == '\n').count() + 1;
-            where.append("ReadmeExample").append(blocks.size()).append(": the block at README.md line ").append(line).append('\n');
-            blocks.add(matcher.group(1));
+            examples.add(new Example(matcher.group(1), line));
         }
-        assertTrue(blocks.size() >= 3, "the README's in-process, JUnit and Testcontainers examples: found " + blocks.size());
+        return examples;
+    }
 
-        List<JavaFileObject> sources = new ArrayList<>();
-        for (int i = 0; i < blocks.size(); i++) {
-            sources.add(source("ReadmeExample" + i, blocks.get(i)));
-        }
+    private static String exampleStartingWith(String start) throws Exception {
+        List<String> found = examples().stream().map(Example::code).filter(code -> code.startsWith(start)).toList();
+        assertEquals(1, found.size(), "README.md has one ```java block starting with " + start);
+        return found.get(0);
+    }
+
+    /** {@code text} with {@code literal}, which it must hold exactly once, replaced: the example must not drift from it. */
+    private static String replaceOnce(String text, String literal, String replacement) {
+        int at = text.indexOf(literal);
+        assertTrue(at >= 0 && text.indexOf(literal, at + 1) < 0, "the example names " + literal + " once:\n" + text);
+        return text.substring(0, at) + replacement + text.substring(at + literal.length());
+    }
+
+    /**
+     * One example as a compilation unit. A block declaring a class (the JUnit example) becomes a
+     * nested class, beside the application method it calls; any other becomes a method body.
+     */
+    private static String nestedExample(String name, String block) {
+        boolean declaresAClass = Pattern.compile("(?m)^\\s*(@\\w+.*\\n\\s*)*class \\w+").matcher(block).find();
+        String body = declaresAClass
+                ? "static void checkout(String connectionString) { } // the application's own code\n" + block
+                : "void example() throws Exception {\n" + block + "}\n";
+        return "package readme;\n" + IMPORTS + "class " + name + " {\n" + body + "}\n";
+    }
+
+    private static JavaFileObject source(String name, String text) {
+        return new SimpleJavaFileObject(URI.create("string:///readme/" + name + ".java"), JavaFileObject.Kind.SOURCE) {
+            @Override
+            public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+                return text;
+            }
+        };
+    }
+
+    private static void compile(Path out, List<JavaFileObject> sources, String where) {
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         assertNotNull(javac, "a JDK's compiler (the tests run on a JDK)");
         String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -68,21 +189,9 @@ class ReadmeJavaExamplesTest {
         assertTrue(compiled, "README.md's Java examples do not compile:\n" + where + errors);
     }
 
-    /**
-     * One example as a compilation unit. A block declaring a class (the JUnit example) becomes a
-     * nested class, beside the application method it calls; any other becomes a method body.
-     */
-    private static JavaFileObject source(String name, String block) {
-        boolean declaresAClass = Pattern.compile("(?m)^\\s*(@\\w+.*\\n\\s*)*class \\w+").matcher(block).find();
-        String body = declaresAClass
-                ? "static void checkout(String connectionString) { } // the application's own code\n" + block
-                : "void example() throws Exception {\n" + block + "}\n";
-        String text = "package readme;\n" + IMPORTS + "class " + name + " {\n" + body + "}\n";
-        return new SimpleJavaFileObject(URI.create("string:///readme/" + name + ".java"), JavaFileObject.Kind.SOURCE) {
-            @Override
-            public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-                return text;
-            }
-        };
+    private static ClassLoader compileAndLoad(Path dir, List<JavaFileObject> sources) throws Exception {
+        Path out = Files.createDirectories(dir.resolve("classes"));
+        compile(out, sources, "");
+        return new URLClassLoader(new URL[] {out.toUri().toURL()}, ReadmeJavaExamplesTest.class.getClassLoader());
     }
 }
