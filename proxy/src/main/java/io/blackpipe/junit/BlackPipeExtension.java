@@ -63,6 +63,7 @@ public final class BlackPipeExtension
     @Override
     @SuppressWarnings("unchecked")
     public void beforeEach(ExtensionContext context) {
+        TurnTaking.check(context);
         BlackPipe blackPipe = running(context);
         ExtensionContext classContext = classContext(context);
         List<String> classRules = classContext.getStore(NAMESPACE).getOrComputeIfAbsent(classRulesKey(classContext),

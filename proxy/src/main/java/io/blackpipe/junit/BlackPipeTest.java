@@ -7,6 +7,7 @@ import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
 import java.lang.annotation.Target;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
@@ -22,7 +23,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * One proxy per test class, started on first use and closed after all its tests by the extension (a test's
  * {@code close()} on it is an IllegalStateException: the tests after it share it); a {@code @Nested}
  * class shares its enclosing class's unless it carries this annotation itself. Under JUnit's parallel
- * execution the tests of one class take turns (classes still run side by side). Before each test
+ * execution the tests of one class take turns (classes still run side by side; before JUnit 5.12, which cannot
+ * make them take turns, a test that would run concurrently fails saying so). Before each test
  * its scenario is stopped, outages restored, its counters reset, its history emptied, and its rules
  * put back to those its class set up in {@code @BeforeAll}, fresh; a test's own rules go after it.
  *
@@ -33,7 +35,9 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 @Documented
 @Inherited
 @ExtendWith(BlackPipeExtension.class)
-@ResourceLock(providers = OneTestAtATime.class)
+// JUnit before 5.12 has no providers and requires value: without one its engine failed every class of the run
+// (IncompleteAnnotationException). A lock all classes share to read blocks nothing; providers gives each class its own.
+@ResourceLock(value = "io.blackpipe.junit.BlackPipeTest", mode = ResourceAccessMode.READ, providers = OneTestAtATime.class)
 public @interface BlackPipeTest {
     /** mongodb:// or mongodb+srv:// URI of the upstream; empty: system property blackpipe.upstream, else env BLACKPIPE_UPSTREAM. */
     String upstream() default "";
