@@ -120,7 +120,8 @@ public final class BlackPipeBuilder {
      * Discovers the upstream and opens the listeners.
      *
      * @throws IllegalStateException when no upstream member answers, or a mongodb+srv:// host's DNS records
-     *                               give no seeds ({@link io.blackpipe.topology.SeedlistException})
+     *                               give no seeds ({@link io.blackpipe.topology.SeedlistException}), or the
+     *                               classpath has a Netty older than 4.2
      * @throws IllegalArgumentException for a bad URI or option
      */
     public BlackPipe start() {
@@ -145,6 +146,7 @@ public final class BlackPipeBuilder {
     }
 
     private ProxyConfig config() {
+        NettyRequirement.check();
         if (upstream == null || upstream.isBlank()) {
             throw new IllegalArgumentException("upstream: required, a mongodb:// or mongodb+srv:// URI");
         }
