@@ -44,6 +44,8 @@ final class LocalCommand implements Callable<Integer> {
             return 1;
         }
         out.println("upstream: " + upstream.description());
+        // for tests that start their own proxy in front of it (BlackPipe.start, -Dblackpipe.upstream)
+        out.println("upstream uri: " + upstream.uri());
         RunningProxy running = null;
         try {
             running = RunningProxy.start(Cli.config(spec, listen, faults, upstream.uri()), listen.adminToken);

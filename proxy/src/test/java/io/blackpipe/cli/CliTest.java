@@ -144,6 +144,8 @@ class CliTest {
                 run::toString);
         assertTrue(run.out().contains("connection string: mongodb://127.0.0.1:"), run::toString);
         assertFalse(run.out().contains("serving;"), "--check exits after the check: " + run);
+        // what a user's own tests put an in-process proxy in front of (BlackPipe.start, -Dblackpipe.upstream)
+        assertTrue(run.out().matches("(?s).*\nupstream uri: mongodb://127\\.0\\.0\\.1:\\d+[^\n]*\n.*"), run::toString);
     }
 
     // ------------------------------------------------------------------ failures: exit 1
