@@ -83,6 +83,24 @@ class ReadmeJavaExamplesTest {
         compile(out, sources, where.toString());
     }
 
+    /** The snippet a user pastes into their POM names this build, version included, not one that went before. */
+    @Test
+    void theDependencySnippetNamesThisBuild() throws Exception {
+        String readme = Files.readString(Path.of("..", "README.md"));
+        Matcher snippet = Pattern.compile("```xml\n<dependency>\n  <groupId>(.*?)</groupId>\n  <artifactId>(.*?)</artifactId>\n"
+                + "  <version>(.*?)</version>\n  <scope>test</scope>\n</dependency>\n```").matcher(readme);
+        assertTrue(snippet.find(), "README.md shows the test-scoped <dependency> to add");
+        String pom = Files.readString(Path.of("pom.xml"));
+        String parent = pom.substring(pom.indexOf("<parent>"), pom.indexOf("</parent>"));
+        String own = pom.substring(pom.indexOf("</parent>"));
+        assertEquals(between(parent, "groupId") + ":" + between(own, "artifactId") + ":" + between(parent, "version"),
+                snippet.group(1) + ":" + snippet.group(2) + ":" + snippet.group(3));
+    }
+
+    private static String between(String xml, String tag) {
+        return xml.substring(xml.indexOf("<" + tag + ">") + tag.length() + 2, xml.indexOf("</" + tag + ">"));
+    }
+
     @Test
     void theInProcessExampleRunsAsWritten(@TempDir Path dir) throws Throwable {
         String block = exampleStartingWith("try (BlackPipe blackPipe = BlackPipe.start(");
