@@ -3,7 +3,6 @@ package io.blackpipe;
 import io.blackpipe.pipe.ProxyConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Objects;
 
 /**
  * Options of an in-process blackpipe: {@code BlackPipe.builder().upstream(uri).simulateMembers(3).seed(42).start()}.
@@ -12,6 +11,7 @@ import java.util.Objects;
  * connections ({@link #maxConnections(int)}).
  */
 public final class BlackPipeBuilder {
+    private static final String UPSTREAM_REQUIRED = "upstream: required, a mongodb:// or mongodb+srv:// URI";
     private String upstream;
     private int simulateMembers;
     private long seed;
@@ -28,7 +28,10 @@ public final class BlackPipeBuilder {
 
     /** The deployment to put the proxy in front of (mongodb://; required). */
     public BlackPipeBuilder upstream(String uri) {
-        this.upstream = Objects.requireNonNull(uri, "upstream");
+        if (uri == null) {
+            throw new IllegalArgumentException(UPSTREAM_REQUIRED + ", got null");
+        }
+        this.upstream = uri;
         return this;
     }
 
@@ -148,7 +151,7 @@ public final class BlackPipeBuilder {
     private ProxyConfig config() {
         NettyRequirement.check();
         if (upstream == null || upstream.isBlank()) {
-            throw new IllegalArgumentException("upstream: required, a mongodb:// or mongodb+srv:// URI");
+            throw new IllegalArgumentException(UPSTREAM_REQUIRED);
         }
         if (tlsClientCa != null && tlsCert == null) {
             throw new IllegalArgumentException(

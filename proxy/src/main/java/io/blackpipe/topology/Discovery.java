@@ -2,6 +2,7 @@ package io.blackpipe.topology;
 
 import io.blackpipe.wire.BlockingCommandClient;
 import java.io.IOException;
+import java.net.UnknownHostException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -69,8 +70,8 @@ public final class Discovery {
                 passedOver.forEach(line -> warn.accept(line + "; using " + seed));
                 return deployment.answeredBy(me, hello);
             } catch (IOException | RuntimeException e) {
-                failures.add(seed + " (" + e.getMessage() + ")");
-                passedOver.add("upstream seed " + seed + " passed over: no answer to hello (" + e.getMessage() + ")");
+                failures.add(seed + " (" + why(e) + ")");
+                passedOver.add("upstream seed " + seed + " passed over: no answer to hello (" + why(e) + ")");
             }
         }
         if (unusable.isEmpty()) {
@@ -86,6 +87,11 @@ public final class Discovery {
         throw new IllegalStateException("no upstream seed can be proxied: " + String.join("; ", unusable) + unanswered
                 + ". A driver given several seeds uses no standalone (the Server Discovery and Monitoring spec removes it"
                 + " from the topology): give a standalone's address alone to proxy it");
+    }
+
+    /** Why a seed did not answer; an unknown host's exception says no more than the host's name. */
+    private static String why(Exception e) {
+        return e instanceof UnknownHostException ? "unknown host " + e.getMessage() : e.getMessage();
     }
 
     /**

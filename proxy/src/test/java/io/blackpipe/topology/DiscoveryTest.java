@@ -3,6 +3,7 @@ package io.blackpipe.topology;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
@@ -96,5 +97,14 @@ class DiscoveryTest {
                 Discovery.notInSet("rs0", BsonDocument.parse("{ismaster: true, msg: 'isdbgrid', ok: 1.0}")));
         assertEquals("is a replica set member not yet initiated (its hello has isreplicaset: true and no setName)",
                 Discovery.notInSet("rs0", BsonDocument.parse("{ismaster: false, isreplicaset: true, ok: 1.0}")));
+    }
+
+    @Test
+    void aSeedWhoseHostDoesNotResolveIsSaidToBeUnknown() {
+        IllegalStateException failed = assertThrows(IllegalStateException.class,
+                () -> Discovery.discover(UpstreamUri.parse("mongodb://no-such-host.invalid:27017/"), 2000, line -> { }));
+        // it read "no-such-host.invalid:27017 (no-such-host.invalid)": the exception's message is the bare host
+        assertEquals("no upstream seed answered hello: no-such-host.invalid:27017 (unknown host no-such-host.invalid)",
+                failed.getMessage());
     }
 }
