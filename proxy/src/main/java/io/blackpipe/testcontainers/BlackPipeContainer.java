@@ -78,7 +78,12 @@ public class BlackPipeContainer extends GenericContainer<BlackPipeContainer> {
         waitingFor(Wait.forHttp("/health").forPort(ADMIN_PORT).forStatusCode(200).withStartupTimeout(Duration.ofMinutes(2)));
     }
 
-    /** Builds the repository's Dockerfile, found in the working directory or one of its parents. */
+    /**
+     * Builds the repository's Dockerfile, found in the working directory or one of its parents.
+     *
+     * @throws IllegalStateException outside a checkout (a user's own project), naming {@link #fromDockerfile(Path)}
+     *                               and an existing image as the ways out
+     */
     public static BlackPipeContainer fromDockerfile() {
         return fromDockerfile(DockerfileImage.findRepository());
     }

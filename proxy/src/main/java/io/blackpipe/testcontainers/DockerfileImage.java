@@ -20,17 +20,37 @@ final class DockerfileImage {
 
     /** The blackpipe checkout (Dockerfile and proxy/pom.xml) at the working directory or above it. */
     static Path findRepository() {
-        Path dir = Path.of("").toAbsolutePath();
+        return findRepository(Path.of(""));
+    }
+
+    static Path findRepository(Path from) {
+        Path dir = from.toAbsolutePath();
         for (Path p = dir; p != null; p = p.getParent()) {
-            if (Files.isRegularFile(p.resolve("Dockerfile")) && Files.isRegularFile(p.resolve("proxy/pom.xml"))) {
+            if (isCheckout(p)) {
                 return p;
             }
         }
-        throw new IllegalStateException("no blackpipe checkout (Dockerfile and proxy/pom.xml) in " + dir + " or its parents");
+        // a user's own project is no checkout: the README's fromDockerfile() failed there with no way out
+        throw new IllegalStateException("no blackpipe checkout (Dockerfile and proxy/pom.xml) in " + dir + " or its parents:"
+                + " outside the checkout, name it, BlackPipeContainer.fromDockerfile(Path.of(\"/path/to/blackpipe\")), or run an"
+                + " image already built, new BlackPipeContainer(\"blackpipe:latest\")");
     }
 
-    /** {@code repository}/Dockerfile built as {@code name}, kept after the JVM exits. */
+    private static boolean isCheckout(Path dir) {
+        return Files.isRegularFile(dir.resolve("Dockerfile")) && Files.isRegularFile(dir.resolve("proxy/pom.xml"));
+    }
+
+    /**
+     * {@code repository}/Dockerfile built as {@code name}, kept after the JVM exits.
+     *
+     * @throws IllegalArgumentException when {@code repository} is no blackpipe checkout: another project's
+     *                                  Dockerfile would be built, and tagged as blackpipe's
+     */
     static ImageFromDockerfile of(Path repository, String name) {
+        if (repository == null || !isCheckout(repository)) {
+            throw new IllegalArgumentException("fromDockerfile: " + repository + " is no blackpipe checkout (it needs Dockerfile"
+                    + " and proxy/pom.xml)");
+        }
         ImageFromDockerfile image = new ImageFromDockerfile(name, false);
         try {
             Files.walkFileTree(repository, new SimpleFileVisitor<>() {
