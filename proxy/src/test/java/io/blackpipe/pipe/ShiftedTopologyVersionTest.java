@@ -80,7 +80,11 @@ class ShiftedTopologyVersionTest {
 
             notWritablePrimaryOnce(proxy); // the proxy shifts the member's counter by one
             assertThrows(MongoNotPrimaryException.class, () -> c.insertOne(new Document("_id", 1)));
-            awaitTrue("the driver re-checked after the injected error", () -> only(client).getType() == ServerType.REPLICA_SET_PRIMARY);
+            // the listener hears of a change after the description shows it: wait for both, or the re-check's
+            // PRIMARY could land in the list after 'before' and be read as the next error's verdict
+            awaitTrue("the driver re-checked after the injected error, and its listener heard Unknown then Primary",
+                    () -> only(client).getType() == ServerType.REPLICA_SET_PRIMARY && changes.contains(ServerType.UNKNOWN)
+                            && changes.lastIndexOf(ServerType.REPLICA_SET_PRIMARY) > changes.lastIndexOf(ServerType.UNKNOWN));
             assertEquals(start + 1, only(client).getTopologyVersion().getCounter());
             int before = changes.size();
 
@@ -120,7 +124,9 @@ class ShiftedTopologyVersionTest {
                 proxy.rules().put(proxy.ruleParser().parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1},"
                         + " data: {failCommands: ['insert'], error: '" + step[0] + "', topologyVersion: '" + step[1] + "'}}")));
                 assertThrows(MongoCommandException.class, () -> c.insertOne(new Document("_id", 99)), what);
-                awaitTrue("primary again after " + what, () -> only(client).getType() == ServerType.REPLICA_SET_PRIMARY);
+                // the description first, then its listener: whatever it heard since the step ends in Primary
+                awaitTrue("primary again after " + what, () -> only(client).getType() == ServerType.REPLICA_SET_PRIMARY
+                        && (changes.size() == changesBefore || changes.get(changes.size() - 1) == ServerType.REPLICA_SET_PRIMARY));
                 Thread.sleep(200); // a description change still under way would show now
                 long unknowns = changes.subList(changesBefore, changes.size()).stream().filter(t -> t == ServerType.UNKNOWN).count();
                 assertEquals(Long.parseLong(step[2]), unknowns, what + ": times marked Unknown");
