@@ -61,6 +61,11 @@ public final class MemberListener {
     private volatile boolean blackholed;
     private volatile boolean down;
     private ScheduledFuture<?> pendingEnd;
+    /**
+     * Moves on with every fault, restore and close: a timed end whose time came while one of them held
+     * this listener (too late to cancel, it waits for the lock) ends nothing once it gets the lock.
+     */
+    private long faultGeneration;
 
     MemberListener(MemberAddress upstream, ServerBootstrap bootstrap, String bindHost, ProxyLog log, MemberMap members) {
         this.upstream = upstream;
@@ -217,17 +222,24 @@ public final class MemberListener {
 
     private void scheduleEnd(long millis) {
         if (millis > 0) {
-            pendingEnd = FAULT_ENDS.schedule(() -> {
-                try {
-                    restore();
-                } catch (Exception e) {
-                    log.warn("could not end the fault on member " + upstream + ": " + e.getMessage());
-                }
-            }, millis, TimeUnit.MILLISECONDS);
+            long generation = faultGeneration;
+            pendingEnd = FAULT_ENDS.schedule(() -> endIfStill(generation), millis, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private synchronized void endIfStill(long generation) {
+        if (generation != faultGeneration) {
+            return; // a newer fault, restore or close came first: the fault this end was for is gone
+        }
+        try {
+            restore();
+        } catch (Exception e) {
+            log.warn("could not end the fault on member " + upstream + ": " + e.getMessage());
         }
     }
 
     private void cancelPendingEnd() {
+        faultGeneration++;
         if (pendingEnd != null) {
             pendingEnd.cancel(false);
             pendingEnd = null;
