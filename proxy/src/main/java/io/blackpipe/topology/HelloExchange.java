@@ -297,9 +297,8 @@ public final class HelloExchange {
      */
     private boolean rewriteReply(BsonDocument body) {
         if (simulation != null) {
-            simulation.rewrite(body, member);
             rewriter.rewriteReply(body);
-            states.observe(member, body);
+            simulation.rewriteAndObserve(body, member, states);
             return true;
         }
         states.observe(member, body);

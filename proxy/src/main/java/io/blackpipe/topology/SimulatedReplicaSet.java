@@ -101,7 +101,7 @@ public final class SimulatedReplicaSet {
     }
 
     /** Records what each simulated member says about itself, from the real node's hello {@code realHello}. */
-    public void observe(BsonDocument realHello, MemberStates states) {
+    public synchronized void observe(BsonDocument realHello, MemberStates states) {
         for (Member member : addresses.members()) {
             BsonDocument hello = realHello.clone();
             rewrite(hello, member.upstream());
@@ -109,8 +109,22 @@ public final class SimulatedReplicaSet {
         }
     }
 
-    /** Rewrites the upstream's hello reply as {@code member} of the simulated set would send it. */
-    public boolean rewrite(BsonDocument hello, MemberAddress member) {
+    /**
+     * Rewrites the upstream's hello reply passing to a client as {@code member} would send it, and records that as
+     * the member's state, in one step: a failover on another thread comes before or after both, never between
+     * (else the member's record would keep the role it had before the failover until its next hello).
+     */
+    public synchronized void rewriteAndObserve(BsonDocument hello, MemberAddress member, MemberStates states) {
+        rewrite(hello, member);
+        states.observe(member, hello);
+    }
+
+    /**
+     * Rewrites the upstream's hello reply as {@code member} of the simulated set would send it. Under the lock a
+     * failover takes, so that one reply names one primary and its election: its role, its primary and its
+     * electionId read apart would mix the roles before a failover with the election after it.
+     */
+    public synchronized boolean rewrite(BsonDocument hello, MemberAddress member) {
         boolean isPrimary = isPrimary(member);
         BsonArray hosts = new BsonArray();
         for (MemberAddress name : members) {
@@ -145,7 +159,7 @@ public final class SimulatedReplicaSet {
      * hello's electionId counts. The real node's own entry is the pattern of every entry. False
      * when the reply has no member entry to start from.
      */
-    public boolean rewriteStatus(BsonDocument status, MemberAddress member) {
+    public synchronized boolean rewriteStatus(BsonDocument status, MemberAddress member) {
         BsonDocument pattern = ownEntry(status);
         if (pattern == null) {
             return false;
