@@ -17,7 +17,6 @@ import io.blackpipe.topology.MemberMap;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
-import io.blackpipe.topology.UpstreamUri;
 import io.blackpipe.wire.FrameDecoder;
 import io.blackpipe.wire.Tls;
 import io.netty.handler.ssl.SslContext;
@@ -35,10 +34,8 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -89,8 +86,6 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     /** Who is primary, and the failovers that change it. */
     private final MemberRoles roles;
 
-    /** The upstream URI's option notes already logged in this JVM (see logUpstreamOptions). */
-    private static final Set<String> OPTION_NOTES_SAID = ConcurrentHashMap.newKeySet();
     /** Sessions the retry tracker remembers at most, and how long an idle one is kept (the server's session timeout). */
     private static final int SESSIONS_TRACKED = 100_000;
     private static final long SESSION_IDLE_NANOS = TimeUnit.MINUTES.toNanos(30);
@@ -132,7 +127,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         ProxyServer server = null;
         try {
             ProxyLog startLog = new ProxyLog();
-            logUpstreamOptions(config.upstream(), startLog);
+            StartupNotes.logUpstreamOptions(config.upstream(), startLog);
             ProxyConfig.ListenerTls tls = config.listenerTls();
             SslContext listenerTls = tls == null ? null : Tls.server(tls.cert(), tls.key(), tls.clientCa());
             Tls.Client upstreamTls = config.upstream().tls();
@@ -144,7 +139,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             for (MemberAddress member : server.deployment.members()) {
                 server.members.ensure(member);
             }
-            warnOfPinsForNoMember(config, server.members.upstreams(), startLog);
+            StartupNotes.warnOfPinsForNoMember(config, server.members.upstreams(), startLog);
             server.roles.observeAtStart();
             return server;
         } catch (RuntimeException e) {
@@ -153,33 +148,6 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             }
             throw e;
         }
-    }
-
-    /**
-     * Says, before anything is dialled, which URI options blackpipe does not know (a misspelt replSet
-     * would otherwise go unchecked without a word) and which it passes by, as they are the app's;
-     * each line once per JVM: the report and test suites start a proxy per case on one URI.
-     */
-    private static void logUpstreamOptions(UpstreamUri upstream, ProxyLog log) {
-        upstream.unknownOptionWarnings().stream().filter(OPTION_NOTES_SAID::add).forEach(log::warn);
-        String passedBy = upstream.passedByOptionsNote();
-        if (passedBy != null && OPTION_NOTES_SAID.add(passedBy)) {
-            log.info(passedBy);
-        }
-    }
-
-    /**
-     * A --member-port for a host the deployment does not have pins nothing now (a typo, or the
-     * address apps dial instead of the set's name); it is kept for a member that joins later.
-     */
-    private static void warnOfPinsForNoMember(ProxyConfig config, Collection<MemberAddress> members, ProxyLog log) {
-        config.memberPorts().forEach((pinned, port) -> {
-            if (!members.contains(pinned)) {
-                log.warn("--member-port " + pinned + "=" + port + ": " + pinned + " is not a member of the deployment (members: "
-                        + members.stream().map(MemberAddress::toString).collect(Collectors.joining(", "))
-                        + "); nothing listens on port " + port + " unless it joins the set later");
-            }
-        });
     }
 
     private int listen(MemberAddress upstream, int port) throws InterruptedException {
