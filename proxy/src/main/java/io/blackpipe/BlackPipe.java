@@ -270,7 +270,7 @@ public final class BlackPipe implements AutoCloseable {
         proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), Arguments.scenarioName(name)));
     }
 
-    /** Stops the running scenario: its pending steps are cancelled, its rules removed, its faulted members restored. */
+    /** Stops the running scenario: its pending steps are cancelled, its rules removed, its outages and blackholes still in force ended. */
     public void stopScenario() {
         ensureOpen();
         proxy.scenarios().stop();

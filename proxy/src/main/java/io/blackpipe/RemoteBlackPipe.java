@@ -231,7 +231,7 @@ public final class RemoteBlackPipe {
         call("POST", "scenario/bundled/" + AdminHttp.encode(Arguments.scenarioName(name)));
     }
 
-    /** Stops the running scenario: its pending steps are cancelled, its rules removed, its faulted members restored. */
+    /** Stops the running scenario: its pending steps are cancelled, its rules removed, its outages and blackholes still in force ended. */
     public void stopScenario() {
         call("DELETE", "scenario");
     }

@@ -1,6 +1,6 @@
 package io.blackpipe.fault;
 
-import java.util.List;
+import java.util.Map;
 
 /**
  * Faults that act on whole members rather than on one command; the proxy implements them.
@@ -20,18 +20,25 @@ public interface DeploymentFaults {
 
     /**
      * The member refuses new connections and resets open ones for {@code millis} (0: until restored).
-     * Returns the upstream host:port of each member it took down, to restore exactly those later.
+     * Returns the upstream host:port of each member it took down, with the mark of this fault there, to
+     * end exactly this fault later ({@link #restoreIfStill}).
      */
-    List<String> outage(String member, long millis);
+    Map<String, Long> outage(String member, long millis);
 
     /**
      * The member accepts connections but nothing passes either way for {@code millis} (0: until
-     * restored). Returns the upstream host:port of each member it blackholed.
+     * restored). Returns the upstream host:port of each member it blackholed, with the mark of this fault.
      */
-    List<String> blackhole(String member, long millis);
+    Map<String, Long> blackhole(String member, long millis);
 
     /** Ends an outage or blackhole now. */
     void restore(String member);
+
+    /**
+     * Ends the fault {@code mark} on the member {@code upstream} (as {@link #outage} returned them), unless it
+     * ended already: restored, over, or followed by another fault there, which is not this one to end.
+     */
+    void restoreIfStill(String upstream, long mark);
 
     /** Moves the primary role to another member, as an election would. */
     void failover();

@@ -2,9 +2,9 @@ package io.blackpipe.fault;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
+import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -19,7 +19,8 @@ import org.bson.BsonString;
 /**
  * Runs one scenario at a time: its rules go live together, its timeline steps fire at their
  * offsets. It runs until an "end" step or a stop, which cancel what has not fired, remove the
- * scenario's rules and restore any member it faulted.
+ * scenario's rules and restore any member it faulted whose fault from it is still in force (not one an
+ * operator restored, or faulted again, since).
  */
 public final class ScenarioRunner {
     public enum State { IDLE, RUNNING, FINISHED, STOPPED }
@@ -33,8 +34,11 @@ public final class ScenarioRunner {
     private Instant startedAt;
     private final List<ScheduledFuture<?>> pending = new ArrayList<>();
     private final List<String> done = new ArrayList<>();
-    /** Upstream host:port of every member a step took down or blackholed, restored when the scenario ends. */
-    private final Set<String> faultedMembers = new LinkedHashSet<>();
+    /**
+     * Upstream host:port of every member a step took down or blackholed, with the mark of its latest fault there:
+     * restored when the scenario ends if that fault is still in force (an operator's since is not the scenario's).
+     */
+    private final Map<String, Long> faultedMembers = new LinkedHashMap<>();
     private int stepsLeft;
 
     public ScenarioRunner(RuleSet rules, DeploymentFaults deployment, ScheduledExecutorService timer, Consumer<String> log) {
@@ -87,8 +91,8 @@ public final class ScenarioRunner {
             case REMOVE -> rules.remove(step.target());
             case CLEAR -> rules.clear();
             // the members themselves, not the selector: after a failover "primary" is another one
-            case OUTAGE -> faultedMembers.addAll(deployment.outage(step.target(), step.durationMillis()));
-            case BLACKHOLE -> faultedMembers.addAll(deployment.blackhole(step.target(), step.durationMillis()));
+            case OUTAGE -> faultedMembers.putAll(deployment.outage(step.target(), step.durationMillis()));
+            case BLACKHOLE -> faultedMembers.putAll(deployment.blackhole(step.target(), step.durationMillis()));
             case RESTORE -> deployment.restore(step.target());
             case FAILOVER -> deployment.failover();
             case END -> finish(State.FINISHED);
@@ -108,9 +112,7 @@ public final class ScenarioRunner {
         scenario.rules().forEach(r -> ids.add(r.id()));
         scenario.timeline().stream().filter(s -> s.rule() != null).forEach(s -> ids.add(s.rule().id()));
         rules.removeIf(r -> ids.contains(r.id()));
-        for (String member : faultedMembers) {
-            deployment.restore(member);
-        }
+        faultedMembers.forEach(deployment::restoreIfStill);
         state = end;
         log.accept("scenario '" + scenario.name() + "' " + end.name().toLowerCase());
     }

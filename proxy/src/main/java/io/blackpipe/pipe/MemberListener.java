@@ -182,8 +182,11 @@ public final class MemberListener {
         }));
     }
 
-    /** The member goes away for {@code millis} (0: until {@link #restore()}): refused and reset. */
-    public synchronized void outage(long millis) throws InterruptedException {
+    /**
+     * The member goes away for {@code millis} (0: until {@link #restore()}): refused and reset. Returns the
+     * mark of this fault, for {@link #restoreIfStill}.
+     */
+    public synchronized long outage(long millis) throws InterruptedException {
         cancelPendingEnd();
         if (!down) {
             down = true;
@@ -196,14 +199,19 @@ public final class MemberListener {
             log.info("outage of member " + upstream + ": listener " + bindHost + ":" + port + " closed");
         }
         scheduleEnd(millis);
+        return faultGeneration;
     }
 
-    /** Connections are accepted but nothing passes, in either direction, for {@code millis} (0: until restored). */
-    public synchronized void blackhole(long millis) {
+    /**
+     * Connections are accepted but nothing passes, in either direction, for {@code millis} (0: until restored).
+     * Returns the mark of this fault, for {@link #restoreIfStill}.
+     */
+    public synchronized long blackhole(long millis) {
         cancelPendingEnd();
         blackholed = true;
         log.info("blackhole on member " + upstream);
         scheduleEnd(millis);
+        return faultGeneration;
     }
 
     /** Ends an outage or blackhole: the listener is back on its old port. */
@@ -223,11 +231,15 @@ public final class MemberListener {
     private void scheduleEnd(long millis) {
         if (millis > 0) {
             long generation = faultGeneration;
-            pendingEnd = FAULT_ENDS.schedule(() -> endIfStill(generation), millis, TimeUnit.MILLISECONDS);
+            pendingEnd = FAULT_ENDS.schedule(() -> restoreIfStill(generation), millis, TimeUnit.MILLISECONDS);
         }
     }
 
-    private synchronized void endIfStill(long generation) {
+    /**
+     * Ends the fault {@code generation} marks (what {@link #outage} or {@link #blackhole} returned) if it is
+     * still the one in force: not when a newer fault, a restore, its own end or the listener's close came after it.
+     */
+    public synchronized void restoreIfStill(long generation) {
         if (generation != faultGeneration) {
             return; // a newer fault, restore or close came first: the fault this end was for is gone
         }

@@ -33,7 +33,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -273,35 +273,43 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     // ---- deployment-level faults ----
 
     @Override
-    public List<String> outage(String member, long millis) {
+    public Map<String, Long> outage(String member, long millis) {
         return onEach(member, listener -> listener.outage(millis));
     }
 
     @Override
-    public List<String> blackhole(String member, long millis) {
+    public Map<String, Long> blackhole(String member, long millis) {
         return onEach(member, listener -> listener.blackhole(millis));
     }
 
     @Override
     public void restore(String member) {
-        onEach(member, MemberListener::restore);
+        onEach(member, listener -> {
+            listener.restore();
+            return 0L;
+        });
+    }
+
+    @Override
+    public void restoreIfStill(String upstream, long mark) {
+        selector.select(upstream).forEach(listener -> listener.restoreIfStill(mark));
     }
 
     private interface ListenerFault {
-        void apply(MemberListener listener) throws InterruptedException;
+        /** Returns the mark of the fault it began (see {@link MemberListener#restoreIfStill}). */
+        long apply(MemberListener listener) throws InterruptedException;
     }
 
-    /** Applies a fault to each listener {@code member} selects; returns their upstream host:port. */
-    private List<String> onEach(String member, ListenerFault fault) {
-        List<String> done = new ArrayList<>();
+    /** Applies a fault to each listener {@code member} selects; returns their upstream host:port, with the fault's mark. */
+    private Map<String, Long> onEach(String member, ListenerFault fault) {
+        Map<String, Long> done = new LinkedHashMap<>();
         for (MemberListener listener : selector.selectSome(member)) {
             try {
-                fault.apply(listener);
+                done.put(listener.member().upstream().toString(), fault.apply(listener));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while acting on the listener of " + listener.member().upstream());
             }
-            done.add(listener.member().upstream().toString());
         }
         return done;
     }
