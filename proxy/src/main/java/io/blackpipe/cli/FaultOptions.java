@@ -19,7 +19,7 @@ final class FaultOptions {
             description = "Append one JSON line per application command to FILE: Jepsen-style operation history (env BLACKPIPE_HISTORY).")
     Path history;
 
-    @Option(names = "--seed", defaultValue = "${env:BLACKPIPE_SEED}",
+    @Option(names = "--seed", paramLabel = "N", defaultValue = "${env:BLACKPIPE_SEED}",
             description = "Seed of every random fault decision (activationProbability), to replay a run; default: random, printed at start (env BLACKPIPE_SEED).")
     Long seed;
 
