@@ -75,43 +75,66 @@ final class AdminApi {
     }
 
     /**
-     * The resource at {@code parts}, or null for none. Every route has a fixed number of segments: anything
-     * more, or a subresource the API does not know, is a 404, never the shorter route it starts with.
+     * Every resource of the API, a path under /api/v1 whose {placeholder} segments match any one segment; the
+     * README's API table lists the same (ReadmeApiTruthTest). A path matches one only with as many segments:
+     * anything more, or a subresource the API does not know, is a 404, never the shorter route it starts with.
      */
-    private AdminRoute route(List<String> parts, String rawPath, Map<String, List<String>> query, String body, Runnable followHistory) {
-        int size = parts.size();
-        String second = size > 1 ? parts.get(1) : null;
-        String third = size > 2 ? parts.get(2) : null;
-        return switch (parts.get(0)) {
-            case "members" -> size == 1 ? AdminRoute.get(this::members)
-                    : size == 3 && (third.equals("outage") || third.equals("blackhole"))
-                    ? AdminRoute.post(Set.of("duration"), () -> memberAction(second, third, query))
-                    : size == 3 && third.equals("restore") ? AdminRoute.post(() -> memberAction(second, third, query)) : null;
-            case "rules" -> size == 1 ? new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
-                    method -> method.equals(HttpMethod.GET) ? listRules() : method.equals(HttpMethod.POST) ? addRule(body) : clearRules())
-                    : size == 2 ? new AdminRoute(List.of(HttpMethod.PUT, HttpMethod.DELETE), Set.of(),
-                    method -> method.equals(HttpMethod.PUT) ? putRule(second, body, rawPath) : removeRule(second, rawPath))
-                    : size == 3 && third.equals("fired") ? AdminRoute.get(() -> fired(second, rawPath)) : null;
-            case "scenario" -> size == 1 ? new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
+    static final List<String> RESOURCES = List.of("members", "members/{member}/outage", "members/{member}/blackhole",
+            "members/{member}/restore", "rules", "rules/{id}", "rules/{id}/fired", "scenario", "scenario/validate",
+            "scenario/bundled", "scenario/bundled/{name}", "connections", "connections/reset", "failover", "reset", "stats", "history");
+
+    /** The first of {@link #RESOURCES} that {@code parts} (decoded segments) match, or null for none. */
+    static String resourceOf(List<String> parts) {
+        for (String resource : RESOURCES) {
+            String[] template = resource.split("/");
+            boolean matches = template.length == parts.size();
+            for (int i = 0; matches && i < template.length; i++) {
+                matches = template[i].startsWith("{") || template[i].equals(parts.get(i));
+            }
+            if (matches) {
+                return resource;
+            }
+        }
+        return null;
+    }
+
+    /** The route at {@code parts}, or null for none (a 404). */
+    AdminRoute route(List<String> parts, String rawPath, Map<String, List<String>> query, String body, Runnable followHistory) {
+        String resource = resourceOf(parts);
+        if (resource == null) {
+            return null;
+        }
+        String second = parts.size() > 1 ? parts.get(1) : null;
+        String third = parts.size() > 2 ? parts.get(2) : null;
+        return switch (resource) {
+            case "members", "connections" -> AdminRoute.get(this::members);
+            case "members/{member}/outage", "members/{member}/blackhole" ->
+                    AdminRoute.post(Set.of("duration"), () -> memberAction(second, third, query));
+            case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query));
+            case "rules" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
+                    method -> method.equals(HttpMethod.GET) ? listRules() : method.equals(HttpMethod.POST) ? addRule(body) : clearRules());
+            case "rules/{id}" -> new AdminRoute(List.of(HttpMethod.PUT, HttpMethod.DELETE), Set.of(),
+                    method -> method.equals(HttpMethod.PUT) ? putRule(second, body, rawPath) : removeRule(second, rawPath));
+            case "rules/{id}/fired" -> AdminRoute.get(() -> fired(second, rawPath));
+            case "scenario" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
                     method -> method.equals(HttpMethod.GET) ? AdminResponse.ok(proxy.scenarios().status())
-                            : method.equals(HttpMethod.POST) ? postScenario(body, false) : stopScenario())
-                    : size == 2 && second.equals("validate") ? AdminRoute.post(() -> postScenario(body, true))
-                    : size == 2 && second.equals("bundled") ? AdminRoute.get(this::bundledScenarios)
-                    : size == 3 && second.equals("bundled") ? AdminRoute.post(() -> bundledScenario(third)) : null;
-            case "connections" -> size == 1 ? AdminRoute.get(this::members)
-                    : size == 2 && second.equals("reset") ? AdminRoute.post(Set.of("member"), () -> resetConnections(query)) : null;
-            case "failover" -> size == 1 ? AdminRoute.post(() -> {
+                            : method.equals(HttpMethod.POST) ? postScenario(body, false) : stopScenario());
+            case "scenario/validate" -> AdminRoute.post(() -> postScenario(body, true));
+            case "scenario/bundled" -> AdminRoute.get(this::bundledScenarios);
+            case "scenario/bundled/{name}" -> AdminRoute.post(() -> bundledScenario(third));
+            case "connections/reset" -> AdminRoute.post(Set.of("member"), () -> resetConnections(query));
+            case "failover" -> AdminRoute.post(() -> {
                 proxy.failover();
                 return AdminResponse.done();
-            }) : null;
-            case "reset" -> size == 1 ? AdminRoute.post(() -> {
+            });
+            case "reset" -> AdminRoute.post(() -> {
                 proxy.reset();
                 // the proxy's clock now: GET /history?since= it shows what was recorded after the reset
                 return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("at", new BsonString(Instant.now().toString())));
-            }) : null;
-            case "stats" -> size == 1 ? AdminRoute.get(() -> AdminResponse.ok(StatsJson.of(proxy.registry()))) : null;
-            case "history" -> size == 1 ? AdminRoute.get(Set.of("since", "follow"), () -> history(query, followHistory)) : null;
-            default -> null;
+            });
+            case "stats" -> AdminRoute.get(() -> AdminResponse.ok(StatsJson.of(proxy.registry())));
+            case "history" -> AdminRoute.get(Set.of("since", "follow"), () -> history(query, followHistory));
+            default -> throw new IllegalStateException("resource " + resource + " has no route");
         };
     }
 
