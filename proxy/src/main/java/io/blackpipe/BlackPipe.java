@@ -17,11 +17,8 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 
@@ -48,7 +45,7 @@ public final class BlackPipe implements AutoCloseable {
     private final ProxyServer proxy;
     private final AdminServer admin;
     private final CounterView counters;
-    private final AtomicInteger generatedIds = new AtomicInteger();
+    private final GeneratedRuleIds generatedIds = new GeneratedRuleIds();
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Who closes this instance when it is {@link ManagedBlackPipe} (its own close() then refuses); null: whoever holds it. */
     private final String closedBy;
@@ -148,15 +145,8 @@ public final class BlackPipe implements AutoCloseable {
         return rule(id != null ? id : nextId(), document);
     }
 
-    /** rule-N, passing over any id a rule on the proxy already has (a rule the test named rule-1 is not replaced). */
     private String nextId() {
-        Set<String> taken = new HashSet<>();
-        proxy.rules().rules().forEach(r -> taken.add(r.id()));
-        String id;
-        do {
-            id = "rule-" + generatedIds.incrementAndGet();
-        } while (taken.contains(id));
-        return id;
+        return generatedIds.next(proxy.rules());
     }
 
     public boolean removeRule(String id) {
