@@ -1,6 +1,6 @@
 package io.blackpipe.fault;
 
-import java.util.Map;
+import java.util.List;
 
 /**
  * Faults that act on whole members rather than on one command; the proxy implements them.
@@ -19,26 +19,32 @@ public interface DeploymentFaults {
     String CONNECTIONS_RESET = "connectionsReset";
 
     /**
-     * The member refuses new connections and resets open ones for {@code millis} (0: until restored).
-     * Returns the upstream host:port of each member it took down, with the mark of this fault there, to
-     * end exactly this fault later ({@link #restoreIfStill}).
+     * One fault begun on one member: its upstream host:port, its kind ({@link #OUTAGE} or {@link #BLACKHOLE})
+     * and its mark there, to end exactly this fault later ({@link #endIfStill}).
      */
-    Map<String, Long> outage(String member, long millis);
+    record Begun(String upstream, String fault, long mark) {
+    }
+
+    /**
+     * The member refuses new connections and resets open ones for {@code millis} (0: until restored).
+     * Returns the outage begun on each member it took down.
+     */
+    List<Begun> outage(String member, long millis);
 
     /**
      * The member accepts connections but nothing passes either way for {@code millis} (0: until
-     * restored). Returns the upstream host:port of each member it blackholed, with the mark of this fault.
+     * restored). Returns the blackhole begun on each member.
      */
-    Map<String, Long> blackhole(String member, long millis);
+    List<Begun> blackhole(String member, long millis);
 
-    /** Ends an outage or blackhole now. */
+    /** Ends every outage and blackhole of the member now. */
     void restore(String member);
 
     /**
-     * Ends the fault {@code mark} on the member {@code upstream} (as {@link #outage} returned them), unless it
-     * ended already: restored, over, or followed by another fault there, which is not this one to end.
+     * Ends the fault {@code begun} unless it ended already: restored, over, or followed by another fault of its
+     * kind there, which is not this one to end (nor is a fault of the other kind).
      */
-    void restoreIfStill(String upstream, long mark);
+    void endIfStill(Begun begun);
 
     /** Moves the primary role to another member, as an election would. */
     void failover();

@@ -2,9 +2,7 @@ package io.blackpipe.fault;
 
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -35,10 +33,10 @@ public final class ScenarioRunner {
     private final List<ScheduledFuture<?>> pending = new ArrayList<>();
     private final List<String> done = new ArrayList<>();
     /**
-     * Upstream host:port of every member a step took down or blackholed, with the mark of its latest fault there:
-     * restored when the scenario ends if that fault is still in force (an operator's since is not the scenario's).
+     * Every outage and blackhole a step began, on each member: ended when the scenario ends if still in force
+     * (one an operator restored, or replaced with a fault of its own, is not the scenario's to end).
      */
-    private final Map<String, Long> faultedMembers = new LinkedHashMap<>();
+    private final List<DeploymentFaults.Begun> begun = new ArrayList<>();
     private int stepsLeft;
 
     public ScenarioRunner(RuleSet rules, DeploymentFaults deployment, ScheduledExecutorService timer, Consumer<String> log) {
@@ -57,7 +55,7 @@ public final class ScenarioRunner {
         state = State.RUNNING;
         startedAt = Instant.now();
         done.clear();
-        faultedMembers.clear();
+        begun.clear();
         stepsLeft = next.timeline().size();
         rules.putAll(next.rules());
         log.accept("scenario '" + next.name() + "' started: " + Plural.of(next.rules().size(), "rule") + ", "
@@ -91,8 +89,8 @@ public final class ScenarioRunner {
             case REMOVE -> rules.remove(step.target());
             case CLEAR -> rules.clear();
             // the members themselves, not the selector: after a failover "primary" is another one
-            case OUTAGE -> faultedMembers.putAll(deployment.outage(step.target(), step.durationMillis()));
-            case BLACKHOLE -> faultedMembers.putAll(deployment.blackhole(step.target(), step.durationMillis()));
+            case OUTAGE -> begun.addAll(deployment.outage(step.target(), step.durationMillis()));
+            case BLACKHOLE -> begun.addAll(deployment.blackhole(step.target(), step.durationMillis()));
             case RESTORE -> deployment.restore(step.target());
             case FAILOVER -> deployment.failover();
             case END -> finish(State.FINISHED);
@@ -112,9 +110,22 @@ public final class ScenarioRunner {
         scenario.rules().forEach(r -> ids.add(r.id()));
         scenario.timeline().stream().filter(s -> s.rule() != null).forEach(s -> ids.add(s.rule().id()));
         rules.removeIf(r -> ids.contains(r.id()));
-        faultedMembers.forEach(deployment::restoreIfStill);
+        List<String> notEnded = new ArrayList<>();
+        for (DeploymentFaults.Begun fault : begun) {
+            try {
+                deployment.endIfStill(fault);
+            } catch (Exception e) { // a member whose port cannot be bound again: the others still end
+                notEnded.add(fault.fault() + " of " + fault.upstream() + " (" + e.getMessage() + ")");
+            }
+        }
+        begun.clear();
         state = end;
         log.accept("scenario '" + scenario.name() + "' " + end.name().toLowerCase());
+        if (!notEnded.isEmpty()) {
+            done.add("ending its faults FAILED: " + String.join(", ", notEnded));
+            throw new IllegalStateException("scenario '" + scenario.name() + "' " + end.name().toLowerCase()
+                    + ", but could not end its " + String.join(", ", notEnded));
+        }
     }
 
     public synchronized State state() {

@@ -60,12 +60,9 @@ public final class MemberListener {
     private Channel channel;
     private volatile boolean blackholed;
     private volatile boolean down;
-    private ScheduledFuture<?> pendingEnd;
-    /**
-     * Moves on with every fault, restore and close: a timed end whose time came while one of them held
-     * this listener (too late to cancel, it waits for the lock) ends nothing once it gets the lock.
-     */
-    private long faultGeneration;
+    /** An outage and a blackhole are faults of their own: each has its marks and its timed end. */
+    private final FaultClock outages = new FaultClock();
+    private final FaultClock blackholes = new FaultClock();
 
     MemberListener(MemberAddress upstream, ServerBootstrap bootstrap, String bindHost, ProxyLog log, MemberMap members) {
         this.upstream = upstream;
@@ -184,10 +181,10 @@ public final class MemberListener {
 
     /**
      * The member goes away for {@code millis} (0: until {@link #restore()}): refused and reset. Returns the
-     * mark of this fault, for {@link #restoreIfStill}.
+     * mark of this outage, for {@link #endIfStill}.
      */
     public synchronized long outage(long millis) throws InterruptedException {
-        cancelPendingEnd();
+        long mark = outages.begin();
         if (!down) {
             down = true;
             channel.close().sync();
@@ -198,29 +195,54 @@ public final class MemberListener {
             resetConnections(DeploymentFaults.OUTAGE);
             log.info("outage of member " + upstream + ": listener " + bindHost + ":" + port + " closed");
         }
-        scheduleEnd(millis);
-        return faultGeneration;
+        outages.endAfter(millis, () -> endOnTime(DeploymentFaults.OUTAGE, mark));
+        return mark;
     }
 
     /**
      * Connections are accepted but nothing passes, in either direction, for {@code millis} (0: until restored).
-     * Returns the mark of this fault, for {@link #restoreIfStill}.
+     * Returns the mark of this blackhole, for {@link #endIfStill}.
      */
     public synchronized long blackhole(long millis) {
-        cancelPendingEnd();
+        long mark = blackholes.begin();
         blackholed = true;
         log.info("blackhole on member " + upstream);
-        scheduleEnd(millis);
-        return faultGeneration;
+        blackholes.endAfter(millis, () -> endOnTime(DeploymentFaults.BLACKHOLE, mark));
+        return mark;
     }
 
-    /** Ends an outage or blackhole: the listener is back on its old port. */
+    /** Ends an outage and a blackhole: the listener is back on its old port, and what waited goes on. */
     public synchronized void restore() throws InterruptedException {
-        cancelPendingEnd();
-        if (blackholed) {
-            blackholed = false;
-            eachConnection(ClientConnection::blackholeEnded); // what waited in it goes on
+        endBlackhole();
+        endOutage();
+    }
+
+    /**
+     * Ends the {@code fault} (outage or blackhole) {@code mark} marks, as {@link #outage} or {@link #blackhole}
+     * returned it, if it is still the one in force: not when a newer fault of its kind, a restore, its own
+     * timed end or the listener's close came after it. A fault of the other kind is not this one to end.
+     */
+    public synchronized void endIfStill(String fault, long mark) throws InterruptedException {
+        if (fault.equals(DeploymentFaults.OUTAGE) && outages.isCurrent(mark)) {
+            endOutage();
+        } else if (fault.equals(DeploymentFaults.BLACKHOLE) && blackholes.isCurrent(mark)) {
+            endBlackhole();
         }
+    }
+
+    /** A timed end: nobody to tell when it fails, so the log says it. */
+    private void endOnTime(String fault, long mark) {
+        try {
+            endIfStill(fault, mark);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.warn("could not end the " + fault + " of member " + upstream + ": " + e.getMessage());
+        }
+    }
+
+    private void endOutage() throws InterruptedException {
+        outages.cancel();
         if (down) {
             channel = bootstrap.bind(bindHost, port).sync().channel();
             down = false;
@@ -228,41 +250,55 @@ public final class MemberListener {
         }
     }
 
-    private void scheduleEnd(long millis) {
-        if (millis > 0) {
-            long generation = faultGeneration;
-            pendingEnd = FAULT_ENDS.schedule(() -> restoreIfStill(generation), millis, TimeUnit.MILLISECONDS);
-        }
-    }
-
-    /**
-     * Ends the fault {@code generation} marks (what {@link #outage} or {@link #blackhole} returned) if it is
-     * still the one in force: not when a newer fault, a restore, its own end or the listener's close came after it.
-     */
-    public synchronized void restoreIfStill(long generation) {
-        if (generation != faultGeneration) {
-            return; // a newer fault, restore or close came first: the fault this end was for is gone
-        }
-        try {
-            restore();
-        } catch (Exception e) {
-            log.warn("could not end the fault on member " + upstream + ": " + e.getMessage());
-        }
-    }
-
-    private void cancelPendingEnd() {
-        faultGeneration++;
-        if (pendingEnd != null) {
-            pendingEnd.cancel(false);
-            pendingEnd = null;
+    private void endBlackhole() {
+        blackholes.cancel();
+        if (blackholed) {
+            blackholed = false;
+            eachConnection(ClientConnection::blackholeEnded); // what waited in it goes on
         }
     }
 
     synchronized void close() {
-        cancelPendingEnd();
+        outages.cancel();
+        blackholes.cancel();
         if (channel != null) {
             channel.close();
         }
         connections.close();
+    }
+
+    /**
+     * The marks and the timed end of one kind of fault, used under the listener's lock. The mark moves on with
+     * every fault of its kind, restore and close: an end (timed, or a scenario's) made for an older mark ends
+     * nothing, as a timed end that fired while another operation held the listener (too late to cancel, it
+     * waited for the lock) must not end the fault that replaced its own.
+     */
+    private static final class FaultClock {
+        private long mark;
+        private ScheduledFuture<?> pendingEnd;
+
+        /** A new fault of this kind: the last one's timed end is off. Returns the new fault's mark. */
+        long begin() {
+            cancel();
+            return mark;
+        }
+
+        void endAfter(long millis, Runnable end) {
+            if (millis > 0) {
+                pendingEnd = FAULT_ENDS.schedule(end, millis, TimeUnit.MILLISECONDS);
+            }
+        }
+
+        boolean isCurrent(long faultMark) {
+            return faultMark == mark;
+        }
+
+        void cancel() {
+            mark++;
+            if (pendingEnd != null) {
+                pendingEnd.cancel(false);
+                pendingEnd = null;
+            }
+        }
     }
 }

@@ -33,7 +33,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -273,45 +273,52 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     // ---- deployment-level faults ----
 
     @Override
-    public Map<String, Long> outage(String member, long millis) {
-        return onEach(member, listener -> listener.outage(millis));
+    public List<Begun> outage(String member, long millis) {
+        return onEach(member, DeploymentFaults.OUTAGE, listener -> listener.outage(millis));
     }
 
     @Override
-    public Map<String, Long> blackhole(String member, long millis) {
-        return onEach(member, listener -> listener.blackhole(millis));
+    public List<Begun> blackhole(String member, long millis) {
+        return onEach(member, DeploymentFaults.BLACKHOLE, listener -> listener.blackhole(millis));
     }
 
     @Override
     public void restore(String member) {
-        onEach(member, listener -> {
+        onEach(member, "restore", listener -> {
             listener.restore();
             return 0L;
         });
     }
 
     @Override
-    public void restoreIfStill(String upstream, long mark) {
-        selector.select(upstream).forEach(listener -> listener.restoreIfStill(mark));
+    public void endIfStill(Begun begun) {
+        for (MemberListener listener : selector.select(begun.upstream())) {
+            try {
+                listener.endIfStill(begun.fault(), begun.mark());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while ending the " + begun.fault() + " of " + begun.upstream());
+            }
+        }
     }
 
     private interface ListenerFault {
-        /** Returns the mark of the fault it began (see {@link MemberListener#restoreIfStill}). */
+        /** Returns the mark of the fault it began (see {@link MemberListener#endIfStill}). */
         long apply(MemberListener listener) throws InterruptedException;
     }
 
-    /** Applies a fault to each listener {@code member} selects; returns their upstream host:port, with the fault's mark. */
-    private Map<String, Long> onEach(String member, ListenerFault fault) {
-        Map<String, Long> done = new LinkedHashMap<>();
+    /** Applies {@code fault} to each listener {@code member} selects; returns what it began on each. */
+    private List<Begun> onEach(String member, String fault, ListenerFault action) {
+        List<Begun> begun = new ArrayList<>();
         for (MemberListener listener : selector.selectSome(member)) {
             try {
-                done.put(listener.member().upstream().toString(), fault.apply(listener));
+                begun.add(new Begun(listener.member().upstream().toString(), fault, action.apply(listener)));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new IllegalStateException("interrupted while acting on the listener of " + listener.member().upstream());
             }
         }
-        return done;
+        return begun;
     }
 
     @Override
@@ -330,7 +337,11 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
      * (so the next command is no retry of an earlier one). Counters and history stay: they only grow.
      */
     public void reset() {
-        scenarios.stop();
+        try {
+            scenarios.stop();
+        } catch (IllegalStateException e) {
+            // a fault of the scenario's that could not be ended: restore("all") below tries every member again
+        }
         rules.clear();
         rules.forgetFired();
         restore("all");

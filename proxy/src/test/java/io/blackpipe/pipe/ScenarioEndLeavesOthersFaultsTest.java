@@ -1,10 +1,15 @@
 package io.blackpipe.pipe;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.fault.ScenarioRunner;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.ScriptedMongod;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -60,6 +65,46 @@ class ScenarioEndLeavesOthersFaultsTest {
         startScenario("timeline:\n  - at: 0s\n    outage: {member: all}\n  - at: 0s\n    blackhole: {member: all}\n");
         proxy.scenarios().stop();
         assertFalse(listener.down() || listener.blackholed(), "the scenario's own faults outlived it");
+    }
+
+    /** An outage and a blackhole are faults of their own: ending the scenario's ends its own kind, not the operator's. */
+    @Test
+    void stoppingAScenarioEndsItsOutageButNotTheBlackholeAnOperatorAddedSince() {
+        startScenario("timeline:\n  - at: 0s\n    outage: {member: all}\n");
+        proxy.blackhole(member, 0);
+        proxy.scenarios().stop();
+        assertFalse(listener.down(), "the scenario's outage outlived it");
+        assertTrue(listener.blackholed(), "stopping the scenario ended the operator's blackhole");
+    }
+
+    @Test
+    void stoppingAScenarioEndsItsBlackholeButNotTheOutageAnOperatorBeganBefore() {
+        proxy.outage(member, 0);
+        startScenario("timeline:\n  - at: 0s\n    blackhole: {member: all}\n");
+        proxy.scenarios().stop();
+        assertFalse(listener.blackholed(), "the scenario's blackhole outlived it");
+        assertTrue(listener.down(), "stopping the scenario ended the operator's outage");
+    }
+
+    @Test
+    void aTimedOutageEndsOnTimeThoughABlackholeBeganMeanwhile() throws Exception {
+        proxy.outage(member, 200);
+        proxy.blackhole(member, 0);
+        Await.until(Duration.ofSeconds(10), "the 200ms outage to end by itself", () -> !listener.down());
+        assertTrue(listener.blackholed(), "the blackhole lasts until restored");
+    }
+
+    /** A member whose port cannot be bound again: the stop says so, and the scenario is stopped all the same. */
+    @Test
+    void aScenarioStopThatCannotEndItsOutageSaysSo() throws Exception {
+        startScenario("timeline:\n  - at: 0s\n    outage: {member: all}\n");
+        int port = ScriptedProxy.member(proxy).advertised().port();
+        try (ServerSocket squatter = new ServerSocket()) {
+            squatter.bind(new InetSocketAddress("127.0.0.1", port));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> proxy.scenarios().stop());
+            assertTrue(e.getMessage().startsWith("scenario 's' stopped, but could not end its outage of " + member), e.getMessage());
+            assertEquals(ScenarioRunner.State.STOPPED, proxy.scenarios().state());
+        }
     }
 
     private void startScenario(String timeline) {
