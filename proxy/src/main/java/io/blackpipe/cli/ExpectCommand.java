@@ -49,7 +49,7 @@ final class ExpectCommand extends AdminCommand {
         }
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         while (true) {
-            BsonDocument stats = admin.get("stats");
+            BsonDocument stats = stats(admin, deadline);
             boolean allHold = all.stream().allMatch(expectation -> expectation.holds(expectation.counted(stats)));
             if (allHold || System.nanoTime() - deadline >= 0 || !pause()) {
                 for (Expectation expectation : all) {
@@ -58,6 +58,28 @@ final class ExpectCommand extends AdminCommand {
                 }
                 return allHold ? 0 : 1;
             }
+        }
+    }
+
+    /**
+     * The proxy's counts. A proxy that does not answer yet (a sidecar still starting) is asked again until the
+     * deadline; one that answers with an error (a wrong token) is a failure at once.
+     */
+    private static BsonDocument stats(AdminClient admin, long deadline) throws AdminClient.Failure {
+        while (true) {
+            AdminClient.Answer answer;
+            try {
+                answer = admin.send("GET", "stats", null);
+            } catch (AdminClient.Failure unanswered) {
+                if (System.nanoTime() - deadline >= 0 || !pause()) {
+                    throw unanswered;
+                }
+                continue;
+            }
+            if (!answer.ok()) {
+                throw admin.refused("GET", "stats", answer);
+            }
+            return BsonDocument.parse(answer.body());
         }
     }
 

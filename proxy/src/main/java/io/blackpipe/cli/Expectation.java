@@ -3,6 +3,8 @@ package io.blackpipe.cli;
 import io.blackpipe.admin.StatsJson;
 import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.observe.CounterLabels;
+import io.blackpipe.wire.CommandFacts;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -45,8 +47,14 @@ record Expectation(Counter counter, String subject, String detail, String compar
             case RETRIES -> StatsJson.sum(stats, "commands", "retries", "command", subject);
             case OUTCOMES -> StatsJson.sum(stats, "outcomes", detail, "command", subject);
             case FAULTS -> detail == null ? StatsJson.sum(stats, "faults", "count", "fault", subject)
-                    : StatsJson.sum(stats, "faults", "count", "fault", subject, "command", detail);
+                    : commandNames(detail).stream()
+                            .mapToLong(name -> StatsJson.sum(stats, "faults", "count", "fault", subject, "command", name)).sum();
         };
+    }
+
+    /** A fault on hello counts under the name the driver sent, isMaster on a first handshake: hello is any of them, as in a rule. */
+    private static List<String> commandNames(String command) {
+        return CommandFacts.isHelloName(command) ? List.of("hello", "isMaster", "ismaster") : List.of(command);
     }
 
     boolean holds(long counted) {
@@ -79,7 +87,7 @@ record Expectation(Counter counter, String subject, String detail, String compar
                 case OUTCOMES -> new Expectation(counter, CounterLabels.command(names[0]), CounterLabels.outcome(names[1]),
                         comparison, expected);
                 case FAULTS -> new Expectation(counter, FaultLabels.check(names[0]),
-                        names.length == 2 ? CounterLabels.command(names[1]) : null, comparison, expected);
+                        names.length == 2 ? CounterLabels.faultedCommand(names[1]) : null, comparison, expected);
             };
         } catch (IllegalArgumentException e) {
             throw new TypeConversionException("'" + text + "': " + e.getMessage());

@@ -25,6 +25,22 @@ public final class CounterLabels {
                     + " apart from the application's: blackpipe_monitoring_commands_total on /metrics (in registry():"
                     + " blackpipe.monitoring.commands); a rule's faults on it are counted with the other faults");
         }
+        return known(command);
+    }
+
+    /**
+     * The command label a fault on {@code command} is counted under: an application's command, or a handshake's or
+     * monitoring's (hello, saslStart, ...), whose faults are counted with the others.
+     */
+    public static String faultedCommand(String command) {
+        if (command == null || command.isEmpty()) {
+            throw new IllegalArgumentException("command: required, e.g. \"insert\"");
+        }
+        return known(command);
+    }
+
+    /** A name counted as "other" is refused, as it would read 0. */
+    private static String known(String command) {
         String label = CommandNames.label(command);
         if (label.equals("other") && !command.equals("other")) {
             throw new IllegalArgumentException("command: '" + command + "' is not a command blackpipe counts by name"

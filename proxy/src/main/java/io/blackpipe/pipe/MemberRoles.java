@@ -93,8 +93,8 @@ final class MemberRoles {
         if (!deployment.isReplicaSet() || members.members().size() < 2) {
             throw new IllegalStateException("failover needs a replica set with more than one member; "
                     + "this upstream is a " + deployment.kind() + " with " + Plural.of(members.members().size(), "member")
-                    + " (blackpipe can present one node as a set: --simulate-members 3, BlackPipe.builder().simulateMembers(3),"
-                    + " @BlackPipeTest(simulateMembers = 3))");
+                    + (members.members().size() == 1 ? " (blackpipe can present one node as a set: --simulate-members 3,"
+                            + " BlackPipe.builder().simulateMembers(3), @BlackPipeTest(simulateMembers = 3))" : ""));
         }
         refresh();
         primaryStepDown.run(members.members(), states);

@@ -6,7 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import io.blackpipe.admin.AdminServer;
 import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.UpstreamLane;
 import java.nio.file.Files;
@@ -73,6 +75,42 @@ class ExpectCommandTest {
             CliRun arrived = waiting.get(30, TimeUnit.SECONDS);
             assertEquals(0, arrived.exitCode(), arrived::toString);
             assertEquals(List.of("ok    attempts insert=1 (counted 1)"), arrived.lines());
+        }
+    }
+
+    /** A sidecar still starting: --wait asks until the proxy answers, then until the counts hold. */
+    @Test
+    void waitAsksAgainUntilTheProxyAnswers() throws Exception {
+        int port;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            port = free.getLocalPort();
+        }
+        String url = "http://127.0.0.1:" + port;
+        CompletableFuture<CliRun> waiting = CompletableFuture.supplyAsync(() -> CliRun.of("expect", "--attempts", "insert=0",
+                "--wait", "60s", "--admin", url, "--admin-token", AdminRig.TOKEN));
+        Thread.sleep(500);
+        assertFalse(waiting.isDone(), "still asking: nothing answers on " + url);
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", port, AdminRig.TOKEN)) {
+            CliRun answered = waiting.get(30, TimeUnit.SECONDS);
+            assertEquals(0, answered.exitCode(), answered::toString);
+            assertEquals(List.of("ok    attempts insert=0 (counted 0)"), answered.lines());
+            CliRun wrongToken = CliRun.of("expect", "--attempts", "insert=0", "--wait", "60s", "--admin", url, "--admin-token", "nope");
+            assertEquals(1, wrongToken.exitCode(), "an answer that refuses is a failure at once, not waited out: " + wrongToken);
+        }
+    }
+
+    /** A handshake's faults are counted per command too: hello is no application command, but its faults are faults. */
+    @Test
+    void theFaultsOfAHandshakeCommandAreChecked() {
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            assertEquals(0, rig.run("fault", "add", "--command", "hello", "--close", "--times", "1", "--app", "expect-hello").exitCode());
+            try (MongoClient client = MongoClients.create(rig.proxy().connectionString() + "&appName=expect-hello")) {
+                client.getDatabase("admin").runCommand(new Document("ping", 1)); // its first handshake is closed, the next one works
+            }
+            CliRun run = rig.run("expect", "--faults", "closeConnection:hello=1", "--wait", "10s");
+            assertEquals(0, run.exitCode(), run::toString);
+            assertEquals(List.of("ok    faults closeConnection:hello=1 (counted 1)"), run.lines());
         }
     }
 
