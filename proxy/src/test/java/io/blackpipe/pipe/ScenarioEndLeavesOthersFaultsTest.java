@@ -107,6 +107,23 @@ class ScenarioEndLeavesOthersFaultsTest {
         }
     }
 
+    /** A reset is not cut short by the scenario's fault it cannot end: its rules are cleared all the same. */
+    @Test
+    void aResetGoesOnWhenTheScenarioCannotEndItsOutage() throws Exception {
+        proxy.rules().put(proxy.ruleParser().parse("operator", org.bson.BsonDocument.parse(
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}}")));
+        startScenario("timeline:\n  - at: 0s\n    outage: {member: all}\n");
+        int port = ScriptedProxy.member(proxy).advertised().port();
+        try (ServerSocket squatter = new ServerSocket()) {
+            squatter.bind(new InetSocketAddress("127.0.0.1", port));
+            assertThrows(Exception.class, () -> proxy.reset(), "the member cannot be restored while its port is taken");
+            assertTrue(proxy.rules().rules().isEmpty(), "the reset cleared the rules all the same: " + proxy.rules().rules());
+            assertEquals(ScenarioRunner.State.STOPPED, proxy.scenarios().state());
+        }
+        proxy.restore(member);
+        assertFalse(listener.down(), "restored once the port is free");
+    }
+
     private void startScenario(String timeline) {
         proxy.scenarios().start(proxy.scenarioLoader().parse("test", "name: s\ndescription: d\n" + timeline));
     }
