@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.MongoSocketReadTimeoutException;
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.LogCapture;
@@ -121,13 +122,16 @@ class TrickleReplyDriverTest extends DriverRigTest {
         List<Document> documents = new ArrayList<>();
         long leastTrickle = aTrickledFindOfManyDocuments(documents);
         MongoCollection<Document> slow = rig.collection(rig.client("socketTimeoutMS=600"));
-        MongoCollection<Document> other = rig.collection(rig.client("socketTimeoutMS=600"));
+        MongoClient otherClient = rig.client("socketTimeoutMS=600");
+        MongoCollection<Document> other = rig.collection(otherClient);
+        // its write goes to another collection: the trickled find may reach the server after it
+        MongoCollection<Document> elsewhere = otherClient.getDatabase(rig.db).getCollection("elsewhere");
 
         CompletableFuture<List<Document>> trickled = CompletableFuture.supplyAsync(() -> slow.find().into(new ArrayList<>()));
         Await.until(Duration.ofSeconds(10), "the find's trickle to begin", () -> rig.faults("trickleReply", "find") == 1);
         long took = elapsedMillis(() -> {
-            other.insertOne(new Document("_id", "other"));
-            assertEquals(1, other.countDocuments(new Document("_id", "other")));
+            elsewhere.insertOne(new Document("_id", "other"));
+            assertEquals(1, elsewhere.countDocuments(new Document("_id", "other")));
             assertEquals(List.of(documents.get(0)), other.find(new Document("_id", 0)).into(new ArrayList<>()));
         });
         assertFalse(trickled.isDone(), "another connection's commands (" + took + " ms) went by the trickle, which lasts "
