@@ -70,8 +70,8 @@ public final class Discovery {
                 passedOver.forEach(line -> warn.accept(line + "; using " + seed));
                 return deployment.answeredBy(me, hello);
             } catch (IOException | RuntimeException e) {
-                failures.add(seed + " (" + why(e) + ")");
-                passedOver.add("upstream seed " + seed + " passed over: no answer to hello (" + why(e) + ")");
+                failures.add(seed + " (" + why(e, tls) + ")");
+                passedOver.add("upstream seed " + seed + " passed over: no answer to hello (" + why(e, tls) + ")");
             }
         }
         if (unusable.isEmpty()) {
@@ -89,9 +89,18 @@ public final class Discovery {
                 + " from the topology): give a standalone's address alone to proxy it");
     }
 
-    /** Why a seed did not answer; an unknown host's exception says no more than the host's name. */
-    private static String why(Exception e) {
-        return e instanceof UnknownHostException ? "unknown host " + e.getMessage() : e.getMessage();
+    /**
+     * Why a seed did not answer; an unknown host's exception says no more than the host's name, and a
+     * server that closes a plain connection unanswered is most often one that requires TLS.
+     */
+    private static String why(Exception e, io.blackpipe.wire.Tls.Client tls) {
+        if (e instanceof UnknownHostException) {
+            return "unknown host " + e.getMessage();
+        }
+        if (e instanceof BlockingCommandClient.ClosedWithoutReplyException && !tls.enabled()) {
+            return e.getMessage() + ", as a server that requires TLS does to a client without it: add tls=true to the URI if so";
+        }
+        return e.getMessage();
     }
 
     /**

@@ -177,10 +177,16 @@ public final class Tls {
             } catch (IOException e) {
                 socket.close();
                 throw new SSLException("TLS handshake with " + host + ":" + port + " failed: " + e.getMessage()
-                        + " (check the upstream URI's tlsCAFile / tlsAllowInvalidCertificates / tlsAllowInvalidHostnames"
-                        + " / tlsCertificateKeyFile)", e);
+                        + (answeredWithoutTls(e) ? " (it answered without TLS: leave tls=true out of the URI if it does not use TLS)"
+                        : " (check the upstream URI's tlsCAFile / tlsAllowInvalidCertificates / tlsAllowInvalidHostnames"
+                        + " / tlsCertificateKeyFile)"), e);
             }
             return socket;
+        }
+
+        /** The JDK's words for a first record that is no TLS record: the server spoke in the clear. */
+        private static boolean answeredWithoutTls(IOException e) {
+            return e.getMessage() != null && e.getMessage().contains("Unsupported or unrecognized SSL message");
         }
 
         /** @throws IllegalStateException naming the URI option whose file cannot be used */
