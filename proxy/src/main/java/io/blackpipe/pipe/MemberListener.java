@@ -244,8 +244,14 @@ public final class MemberListener {
     private void endOutage() throws InterruptedException {
         outages.cancel();
         if (down) {
-            channel = bootstrap.bind(bindHost, port).sync().channel();
+            // up before the bind: a client accepted the instant it binds must not be taken for one the outage cuts
             down = false;
+            try {
+                channel = bootstrap.bind(bindHost, port).sync().channel();
+            } catch (Throwable e) { // the port taken (Netty rethrows the BindException unchecked): still down
+                down = true;
+                throw e;
+            }
             log.info("member " + upstream + " is back on " + bindHost + ":" + port);
         }
     }

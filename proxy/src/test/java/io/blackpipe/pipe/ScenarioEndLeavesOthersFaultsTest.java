@@ -117,6 +117,7 @@ class ScenarioEndLeavesOthersFaultsTest {
         try (ServerSocket squatter = new ServerSocket()) {
             squatter.bind(new InetSocketAddress("127.0.0.1", port));
             assertThrows(Exception.class, () -> proxy.reset(), "the member cannot be restored while its port is taken");
+            assertTrue(listener.down(), "still down: its port is taken");
             assertTrue(proxy.rules().rules().isEmpty(), "the reset cleared the rules all the same: " + proxy.rules().rules());
             assertEquals(ScenarioRunner.State.STOPPED, proxy.scenarios().state());
         }
