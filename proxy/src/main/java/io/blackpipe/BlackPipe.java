@@ -88,7 +88,7 @@ public final class BlackPipe implements AutoCloseable {
     /** http://127.0.0.1:PORT of the admin API, when the builder enabled it (adminPort 0 or a port). */
     public String adminUrl() {
         if (admin == null) {
-            throw new IllegalStateException("the admin server is off; start with BlackPipe.builder().adminPort(0)");
+            throw new IllegalStateException("the admin server is off; start with BlackPipe.builder().adminPort(0) or @BlackPipeTest(adminPort = 0)");
         }
         return "http://127.0.0.1:" + admin.port();
     }

@@ -186,6 +186,8 @@ public final class BlackPipeExtension
                     .upstream(upstream)
                     .simulateMembers(annotation.map(BlackPipeTest::simulateMembers).orElse(0))
                     .seed(annotation.map(BlackPipeTest::seed).orElse(0L))
+                    .adminPort(annotation.map(BlackPipeTest::adminPort).orElse(-1))
+                    .forwardFailPoints(annotation.map(BlackPipeTest::forwardFailPoints).orElse(false))
                     .startManaged(closedBy(classContext));
         } catch (RuntimeException e) {
             // test reports end up in CI logs: never the upstream's password

@@ -47,4 +47,13 @@ public @interface BlackPipeTest {
 
     /** Seed of every random fault decision. */
     long seed() default 0;
+
+    /**
+     * The admin HTTP server (/metrics, /health, the control API the CLI uses), on loopback: -1 off, 0 a free
+     * port, which {@link io.blackpipe.BlackPipe#adminUrl()} names.
+     */
+    int adminPort() default -1;
+
+    /** Pass the application's own configureFailPoint commands on to the server instead of taking them as rules. */
+    boolean forwardFailPoints() default false;
 }
