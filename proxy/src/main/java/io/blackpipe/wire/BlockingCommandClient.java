@@ -101,7 +101,7 @@ public final class BlockingCommandClient implements AutoCloseable {
     }
 
     /** A reply whose header is no MongoDB message's: another protocol on that port, most often HTTP. */
-    static String notAMongoDbReply(byte[] header, int length) {
+    private static String notAMongoDbReply(byte[] header, int length) {
         String start = new String(header, StandardCharsets.ISO_8859_1);
         if (start.startsWith("HTTP/")) {
             int end = start.indexOf('\r');
