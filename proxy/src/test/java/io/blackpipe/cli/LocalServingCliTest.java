@@ -1,0 +1,53 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * `blackpipe local` without --check, as the README has a user run it: it starts its own upstream,
+ * serves an app's driver through the proxy until stopped, and on SIGTERM (Ctrl-C) stops the
+ * upstream it started, so nothing is left running.
+ */
+class LocalServingCliTest {
+    @TempDir
+    Path temp;
+
+    private static MongoClient client(String uri) {
+        return MongoClients.create(MongoClientSettings.builder().applyConnectionString(new ConnectionString(uri))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(2, TimeUnit.SECONDS)).build());
+    }
+
+    @Test
+    void localServesAnAppThroughTheProxyAndStopsItsUpstreamWithIt() throws Exception {
+        String upstreamUri;
+        try (CliChild local = new CliChild(temp, null, Map.of(), "local", "--port", "0", "--admin-port", "-1")) {
+            upstreamUri = local.awaitLine("upstream uri: ").substring("upstream uri: ".length()).trim();
+            String proxied = local.awaitLine("connection string: ").substring("connection string: ".length()).trim();
+            local.awaitLine("serving;");
+            try (MongoClient app = client(proxied); MongoClient direct = client(upstreamUri)) {
+                MongoCollection<Document> orders = app.getDatabase("local_serving").getCollection("orders");
+                orders.insertOne(new Document("_id", 1).append("item", "tea"));
+                assertEquals("tea", orders.find().first().getString("item"), "read back through the proxy");
+                assertEquals(1, direct.getDatabase("local_serving").getCollection("orders").countDocuments(),
+                        "the upstream local started holds it");
+            }
+        } // SIGTERM, as Ctrl-C
+        try (MongoClient direct = client(upstreamUri)) {
+            assertThrows(MongoException.class, () -> direct.getDatabase("admin").runCommand(new Document("ping", 1)),
+                    "the upstream local started is gone with it");
+        }
+    }
+}
