@@ -30,8 +30,8 @@ final class ConnectionLimit {
     boolean admit(Channel client, MemberAddress member) {
         if (open.incrementAndGet() > max) {
             open.decrementAndGet();
+            refused(client, member); // before the close: a client that sees it closed finds its refusal counted (and logged, if due)
             client.close();
-            refused(client, member);
             return false;
         }
         client.closeFuture().addListener(f -> open.decrementAndGet());
