@@ -1,0 +1,92 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.event.CommandStartedEvent;
+import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.UpstreamLane;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.bson.BsonBinary;
+import org.bson.Document;
+import org.bson.UuidRepresentation;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * `blackpipe proxy --history FILE`, as a user starts it, with a rule added by `fault add --command insert
+ * --reset --times 1`: once the proxy is stopped (SIGTERM), FILE holds one JSON line per command attempt the
+ * driver sent, as its command monitoring reports them: the reset first insert (fault resetConnection,
+ * network_error, info), its retry (same lsid and txnNumber, attempt 2, ok); the server holds the one document.
+ */
+class HistoryFileCliTest {
+    @TempDir
+    Path temp;
+
+    private static UUID lsidOf(CommandStartedEvent event) {
+        BsonBinary id = event.getCommand().getDocument("lsid").getBinary("id");
+        return id.asUuid(UuidRepresentation.STANDARD);
+    }
+
+    @Test
+    void theHistoryFileHoldsALinePerAttemptTheResetInsertThenItsRetry() throws Exception {
+        Path history = temp.resolve("history.jsonl");
+        String db = UpstreamLane.freshDatabaseName("historyFile");
+        CommandLog driverSaw = new CommandLog();
+        try (CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
+                "--port", "0", "--admin-port", "0", "--history", history.toString())) {
+            String adminLine = child.awaitLine("admin: ");
+            String admin = adminLine.substring("admin: ".length()).split("\\s+")[0].replace("/metrics", "");
+            String uri = child.awaitLine("connection string: ").substring("connection string: ".length()).trim();
+
+            CliRun added = CliRun.of("fault", "add", "--admin", admin, "--command", "insert", "--reset", "--times", "1");
+            assertEquals(0, added.exitCode(), added::toString);
+            try (MongoClient client = MongoClients.create(driverSaw.driverOn(CommandLog.withOptions(uri, "retryWrites=true"))
+                    .applicationName("history-cli").build())) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1).append("x", "once"));
+            } // the driver's endSessions, if it sends one, is an attempt too
+        } // SIGTERM: the proxy completes the file as it stops
+
+        try (MongoClient direct = UpstreamLane.directClient()) {
+            assertEquals(List.of(new Document("_id", 1).append("x", "once")),
+                    direct.getDatabase(db).getCollection("c").find().into(new ArrayList<>()), "the server holds the document once");
+        }
+
+        assertTrue(Files.exists(history), "the proxy wrote " + history);
+        List<HistoryEntry> entries = Files.readAllLines(history).stream().map(HistoryEntry::fromJson).toList();
+        assertEquals(driverSaw.started.stream().map(CommandStartedEvent::getCommandName).toList(),
+                entries.stream().map(HistoryEntry::command).toList(), "a line per command attempt the driver sent, in order");
+
+        HistoryEntry reset = entries.get(0);
+        HistoryEntry retry = entries.get(1);
+        CommandStartedEvent first = driverSaw.started.get(0);
+        assertEquals("insert", reset.command());
+        assertEquals(db + ".c", reset.namespace());
+        assertEquals("history-cli", reset.app());
+        assertEquals(1, reset.attempt());
+        assertEquals("resetConnection", reset.fault());
+        assertEquals("network_error", reset.outcome());
+        assertEquals("info", reset.type(), "a reset leaves the client not knowing: Jepsen's info");
+        assertEquals(lsidOf(first), reset.lsid(), "the driver's session");
+        assertEquals(first.getCommand().getInt64("txnNumber").longValue(), reset.txnNumber());
+
+        assertEquals("insert", retry.command());
+        assertEquals(2, retry.attempt(), "the retry is counted as the second attempt");
+        assertNull(retry.fault());
+        assertEquals("ok", retry.outcome());
+        assertEquals("ok", retry.type());
+        assertEquals(reset.lsid(), retry.lsid());
+        assertEquals(reset.txnNumber(), retry.txnNumber(), "the retry carries the first attempt's txnNumber");
+        assertTrue(retry.connectionId() != reset.connectionId(), "the retry came on a new connection, the first was reset");
+        assertTrue(entries.stream().skip(2).noneMatch(e -> e.command().equals("insert")), () -> "two inserts only: " + entries);
+    }
+}
