@@ -17,18 +17,18 @@ import javax.net.ssl.SSLContext;
  * 127.0.0.1/localhost, one signed by the same CA for another name only, a client certificate, and
  * an unrelated CA, all PEM (keys PKCS#8).
  */
-final class TestCertificates {
-    final Path ca;
-    final Path serverCert;
-    final Path serverKey;
+public final class TestCertificates {
+    public final Path ca;
+    public final Path serverCert;
+    public final Path serverKey;
     /** Signed by the test CA for elsewhere.invalid only: a server reached as 127.0.0.1 presents a name that is not its own. */
-    final Path misnamedServerCert;
-    final Path misnamedServerKey;
-    final Path clientCert;
-    final Path clientKey;
+    public final Path misnamedServerCert;
+    public final Path misnamedServerKey;
+    public final Path clientCert;
+    public final Path clientKey;
     /** Client certificate and key in one file, as a URI's tlsCertificateKeyFile wants. */
-    final Path clientCombined;
-    final Path otherCa;
+    public final Path clientCombined;
+    public final Path otherCa;
 
     private TestCertificates(Path dir) {
         ca = dir.resolve("ca.pem");
@@ -42,7 +42,7 @@ final class TestCertificates {
         otherCa = dir.resolve("other-ca.pem");
     }
 
-    static TestCertificates generate(Path dir) throws IOException, InterruptedException {
+    public static TestCertificates generate(Path dir) throws IOException, InterruptedException {
         TestCertificates c = new TestCertificates(dir);
         Path caKey = dir.resolve("ca.key");
         Files.writeString(dir.resolve("server.ext"), "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n"
@@ -85,7 +85,7 @@ final class TestCertificates {
     }
 
     /** A JDK SSLContext trusting the test CA, presenting the client certificate when asked to. */
-    SSLContext clientContext(boolean withClientCertificate) throws IOException {
+    public SSLContext clientContext(boolean withClientCertificate) throws IOException {
         SslContextBuilder builder = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).trustManager(ca.toFile());
         if (withClientCertificate) {
             builder.keyManager(clientCert.toFile(), clientKey.toFile());
