@@ -35,10 +35,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * `blackpipe proxy --max-connections 2`, as a user starts it: with two raw connections open and served,
- * a third is closed on accept, without a reply to its hello, and the two keep being served; a driver
- * holding the two connections it needs (one monitor, one for its commands) keeps inserting while a third
- * connection is refused, and the server holds its documents.
+ * `blackpipe proxy --max-connections N`, as a user starts it, N being what a driver needs here (one
+ * monitoring connection per member, one for its commands: 2 on a one-member set): with N raw
+ * connections open and served, one more is closed on accept, without a reply to its hello, and the N
+ * keep being served; a driver holding its N connections keeps inserting while one more connection is
+ * refused, and the server holds its documents.
  */
 class MaxConnectionsCliTest {
     @TempDir
@@ -86,26 +87,30 @@ class MaxConnectionsCliTest {
     }
 
     @Test
-    void aThirdConnectionIsClosedOnAcceptWhileTwoStayServedRawOrADrivers() throws Exception {
+    void aConnectionOverTheLimitIsClosedOnAcceptWhileThoseUnderItStayServedRawOrADrivers() throws Exception {
         String db = UpstreamLane.freshDatabaseName("maxConnectionsCli");
         HttpClient http = HttpClient.newHttpClient();
+        BsonDocument lane = UpstreamLane.directHello();
+        int members = lane.containsKey("hosts") ? lane.getArray("hosts").size() : 1; // a standalone lane lists none
+        int limit = members + 1; // the driver's monitors and its one pooled connection
         try (CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
-                "--port", "0", "--admin-port", "0", "--max-connections", "2")) {
+                "--port", "0", "--admin-port", "0", "--max-connections", String.valueOf(limit))) {
             String admin = child.awaitLine("admin: ").substring("admin: ".length()).split("\\s+")[0].replace("/metrics", "");
             String uri = child.awaitLine("connection string: ").substring("connection string: ".length()).trim();
-            MemberAddress member = MemberAddress.parse(new ConnectionString(uri).getHosts().get(0)); // the lane's set has one member
+            MemberAddress member = MemberAddress.parse(new ConnectionString(uri).getHosts().get(0));
 
             List<Socket> raw = new ArrayList<>();
             try {
-                raw.add(connect(member));
-                raw.add(connect(member));
-                assertServed(raw.get(0), 1);
-                assertServed(raw.get(1), 2);
-                try (Socket third = connect(member)) {
-                    assertNull(hello(third, 3), "the third connection must be closed, its hello unanswered");
+                for (int i = 0; i < limit; i++) {
+                    raw.add(connect(member));
+                    assertServed(raw.get(i), 1);
                 }
-                assertServed(raw.get(0), 4);
-                assertServed(raw.get(1), 5);
+                try (Socket oneMore = connect(member)) {
+                    assertNull(hello(oneMore, 2), "the connection over the limit must be closed, its hello unanswered");
+                }
+                for (Socket served : raw) {
+                    assertServed(served, 3);
+                }
             } finally {
                 for (Socket socket : raw) {
                     socket.close();
@@ -121,9 +126,9 @@ class MaxConnectionsCliTest {
                     .applyToClusterSettings(b -> b.serverSelectionTimeout(30, TimeUnit.SECONDS)).build())) {
                 MongoCollection<Document> collection = driver.getDatabase(db).getCollection("c");
                 collection.insertOne(new Document("_id", 1));
-                Await.until(Duration.ofSeconds(60), "the driver's two connections", () -> connectionsOpen(http, admin) == 2);
-                try (Socket third = connect(member)) {
-                    assertNull(hello(third, 6), "a connection beyond the driver's two must be closed");
+                Await.until(Duration.ofSeconds(60), "the driver's connections", () -> connectionsOpen(http, admin) == limit);
+                try (Socket oneMore = connect(member)) {
+                    assertNull(hello(oneMore, 4), "a connection beyond the driver's must be closed");
                 }
                 collection.insertOne(new Document("_id", 2));
                 assertEquals(2, collection.countDocuments(), "the driver's connections keep being served");
