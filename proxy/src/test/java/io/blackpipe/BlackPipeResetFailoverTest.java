@@ -36,7 +36,7 @@ class BlackPipeResetFailoverTest {
     @Test
     void afterAFailoverResetMakesTheFirstMemberPrimaryAgainAndTheDriversWriteGoesThere() throws InterruptedException {
         String db = UpstreamLane.freshDatabaseName("api-reset-failover");
-        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.uri()).simulateMembers(3).start();
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start();
              // no heartbeat during the test: the driver learns of each election from the old primary's refusal
              MongoClient client = MongoClients.create(MongoClientSettings.builder()
                      .applyConnectionString(new ConnectionString(blackPipe.connectionString()
@@ -80,7 +80,7 @@ class BlackPipeResetFailoverTest {
 
     @Test
     void aResetWithoutAFailoverHoldsNoElection() {
-        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.uri()).simulateMembers(2).start()) {
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(2).start()) {
             Member first = blackPipe.server().members().get(0);
             ObjectId before = electionId(first);
             blackPipe.reset();

@@ -45,8 +45,9 @@ class RemoteBlackPipeTest {
     private BlackPipe running;
     private final List<MongoClient> clients = new CopyOnWriteArrayList<>();
 
+    /** On one node of the lane, whatever the lane: a simulated set needs one, and failover's 409 is a one-node set's. */
     private RemoteBlackPipe start(BlackPipeBuilder builder) {
-        running = builder.upstream(UpstreamLane.uri()).adminPort(0).start();
+        running = builder.upstream(UpstreamLane.singleNodeUri()).adminPort(0).start();
         return RemoteBlackPipe.connect(running.adminUrl());
     }
 

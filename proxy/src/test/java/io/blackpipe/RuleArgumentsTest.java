@@ -119,7 +119,7 @@ class RuleArgumentsTest {
                     assertThrows(IllegalArgumentException.class, () -> single.outage("secondary", java.time.Duration.ZERO))
                             .getMessage(), "as an outage of one is refused");
         }
-        try (BlackPipe simulated = BlackPipe.builder().upstream(UpstreamLane.uri()).simulateMembers(3).start()) {
+        try (BlackPipe simulated = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start()) {
             simulated.fail("find").onMember("secondary").errorCode(2);
             assertEquals(1, simulated.rules().size());
         }

@@ -37,7 +37,7 @@ class ResetCommandTest {
     @Test
     void resetClearsRulesScenarioMemberFaultsAndTheFailoverButKeepsTheCounters() throws Exception {
         String db = UpstreamLane.freshDatabaseName("cli_reset");
-        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()).withSimulatedMembers(3))) {
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3))) {
             assertEquals(0, rig.run("fault", "add", "--id", "once", "--command", "insert", "--error", "NotWritablePrimary",
                     "--times", "1").exitCode());
             CommandLog log = new CommandLog();

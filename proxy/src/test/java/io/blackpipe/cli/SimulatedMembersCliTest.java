@@ -48,7 +48,7 @@ class SimulatedMembersCliTest {
 
     @Test
     void threeSimulatedMembersOnePrimaryAndTheCliFailoverMovesItWhileRetryableWritesLandOnce() throws Exception {
-        try (CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
+        try (CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.singleNodeUri(), "--host", "127.0.0.1",
                 "--port", "0", "--admin-port", "0", "--simulate-members", "3")) {
             String uri = child.awaitLine("connection string: ").substring("connection string: ".length()).trim();
             List<String> advertised = child.seen.stream().map(ADVERTISED::matcher).filter(Matcher::matches).map(m -> m.group(1)).toList();

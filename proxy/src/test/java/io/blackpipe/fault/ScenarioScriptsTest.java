@@ -336,7 +336,7 @@ class ScenarioScriptsTest {
     @Test
     void stopAndEndRestoreTheMembersTheScenarioTookDownEvenAfterAFailover() throws Exception {
         proxy.close();
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withSimulatedMembers(3));
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
         MemberListener first = proxy.select("primary").get(0);
 
         run(proxy.scenarioLoader().parse("outfail.yaml", "name: outfail\ntimeline:\n"
@@ -445,7 +445,7 @@ class ScenarioScriptsTest {
     @Test
     void failoverDuringWritesOnASimulatedReplicaSetKeepsTheWritesGoing() throws Exception {
         proxy.close();
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withSimulatedMembers(3));
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
         String text = Files.readString(ScenarioLoaderTest.script("failover-during-writes"));
         Scenario scenario = proxy.scenarioLoader().parse("failover-during-writes.yaml (1s)", text.replace("at: 5s", "at: 1s"));
         String db = UpstreamLane.freshDatabaseName("simfailover");

@@ -55,7 +55,7 @@ final class JUnitRun {
     }
 
     private TestExecutionSummary run() {
-        String previous = System.setProperty(BlackPipeExtension.UPSTREAM_PROPERTY, UpstreamLane.uri());
+        String previous = System.setProperty(BlackPipeExtension.UPSTREAM_PROPERTY, UpstreamLane.singleNodeUri());
         SummaryGeneratingListener listener = new SummaryGeneratingListener();
         try {
             LauncherFactory.create().execute(LauncherDiscoveryRequestBuilder.request()

@@ -41,7 +41,7 @@ class SimulatedFailoverTest {
 
     @BeforeEach
     void start() {
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withSimulatedMembers(3));
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
         direct = UpstreamLane.directClient();
     }
 

@@ -193,6 +193,28 @@ public final class UpstreamLane {
         return uri + separator + "replicaSet=" + setName;
     }
 
+    /**
+     * One node of the lane, for what needs a single upstream node (--simulate-members presents a set over
+     * one): the lane's own URI where it is one node (jongodb), else its primary dialled directly (the mongod
+     * lane's 3-member set), with the lane's credentials and options but its replicaSet.
+     */
+    public static String singleNodeUri() {
+        BsonDocument hello = directHello();
+        String uri = uri();
+        if (!hello.containsKey("hosts") || hello.getArray("hosts").size() <= 1 || !uri.startsWith("mongodb://")) {
+            return uri; // one node already; an SRV lane is left as it is (blackpipe says what it needs)
+        }
+        return directlyTo(uri, hello.getString("primary").getValue());
+    }
+
+    /** {@code uri} with {@code host} for its seeds, directConnection=true for its replicaSet; user and options kept. */
+    static String directlyTo(String uri, String host) {
+        String oneHost = uri.replaceFirst("^(mongodb://(?:[^@/]*@)?)[^/?]+", "$1" + java.util.regex.Matcher.quoteReplacement(host));
+        String withoutSet = oneHost.replaceAll("(?i)([?&])replicaSet=[^&]*(&|$)", "$1").replaceAll("[?&]$", "");
+        String separator = withoutSet.contains("?") ? "&" : withoutSet.substring(withoutSet.indexOf("://") + 3).contains("/") ? "?" : "/?";
+        return withoutSet + separator + "directConnection=true";
+    }
+
     /** Sends hello straight to the upstream; handy for tests that assert on the lane's topology. */
     public static BsonDocument directHello() {
         try (MongoClient client = directClient()) {

@@ -27,6 +27,22 @@ class UpstreamLaneTest {
         assertEquals(!UpstreamLane.isJongodb(), UpstreamLane.supportsRetryDedup());
     }
 
+    /** What needs one node (--simulate-members) gets one on every lane: the mongod lane's primary, dialled directly. */
+    @Test
+    void singleNodeUriIsOneNodeOnEveryLane() {
+        try (MongoClient client = com.mongodb.client.MongoClients.create(UpstreamLane.singleNodeUri())) {
+            BsonDocument hello = client.getDatabase("admin").runCommand(new BsonDocument("hello", new org.bson.BsonInt32(1)),
+                    BsonDocument.class);
+            assertTrue(hello.getBoolean("isWritablePrimary", hello.getBoolean("ismaster", org.bson.BsonBoolean.FALSE)).getValue(),
+                    hello::toJson);
+        }
+        assertEquals("mongodb://u:p@b:2/?authSource=admin&directConnection=true",
+                UpstreamLane.directlyTo("mongodb://u:p@a:1,b:2,c:3/?replicaSet=rs0&authSource=admin", "b:2"));
+        assertEquals("mongodb://b:2/?directConnection=true", UpstreamLane.directlyTo("mongodb://a:1,b:2/?replicaSet=rs0", "b:2"));
+        assertEquals("mongodb://b:2/db?directConnection=true", UpstreamLane.directlyTo("mongodb://a:1,b:2/db", "b:2"));
+        assertEquals("mongodb://b:2/?directConnection=true", UpstreamLane.directlyTo("mongodb://a:1,b:2", "b:2"));
+    }
+
     @Test
     void isJongodbMatchesWhatTheServerSaysItIs() {
         try (MongoClient client = UpstreamLane.directClient()) {
