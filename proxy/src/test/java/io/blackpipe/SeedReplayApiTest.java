@@ -61,6 +61,23 @@ class SeedReplayApiTest {
         return failed;
     }
 
+    /**
+     * A reset is a fresh proxy's slate for the draws too: the same rule after it fails the same inserts, so a
+     * test run alone decides as it did after others (the JUnit extension resets before each test).
+     */
+    @Test
+    void afterAResetTheSameRuleFailsTheSameInserts() {
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.uri()).seed(7).start()) {
+            blackPipe.fail("insert").probability(0.5).errorCode(2);
+            List<Boolean> first = runInserts(blackPipe.connectionString());
+            blackPipe.fail("find").probability(0.5).errorCode(2); // one more rule, as another test would add
+            blackPipe.reset();
+            blackPipe.fail("insert").probability(0.5).errorCode(2);
+            assertEquals(first, runInserts(blackPipe.connectionString()), "the draws start over at a reset");
+            assertEquals(first, failuresUnderBuilderSeed(7), "as on a proxy just started with the seed");
+        }
+    }
+
     @Test
     void theSameBuilderSeedReplaysTheSameFailuresAndAnotherSeedGivesOthers() {
         List<Boolean> first = failuresUnderBuilderSeed(7);

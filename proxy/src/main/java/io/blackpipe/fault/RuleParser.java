@@ -44,6 +44,15 @@ public final class RuleParser {
     private final AtomicLong parsed = new AtomicLong();
 
     /**
+     * The rules parsed from now on draw as those of a parser just made: a reset's clean slate replays, so a
+     * test run alone decides as it did among others (each rule's generator is the seed plus its place in the
+     * sequence of rules parsed).
+     */
+    public void restartDraws() {
+        parsed.set(0);
+    }
+
+    /**
      * A parser with no deployment at hand (`scenario validate`, `fault add` checking its flags): a member is
      * checked as a role or host:port only; the proxy the rule goes to checks that it is one of its own.
      *

@@ -344,6 +344,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         }
         rules.clear();
         rules.forgetFired();
+        ruleParser.restartDraws();
         restore("all");
         restoreSimulatedPrimary();
         retryTracker.forgetAll();
