@@ -244,14 +244,11 @@ public final class MemberListener {
     private void endOutage() throws InterruptedException {
         outages.cancel();
         if (down) {
-            // up before the bind: a client accepted the instant it binds must not be taken for one the outage cuts
+            // Up once bound, so that "up" means listening (a failed bind, the port taken, leaves it down). A client
+            // accepted before the next line is read only once its upstream connection is up (no auto-read till then),
+            // an upstream connect later: only a thread descheduled here that long would see it taken for one cut.
+            channel = bootstrap.bind(bindHost, port).sync().channel();
             down = false;
-            try {
-                channel = bootstrap.bind(bindHost, port).sync().channel();
-            } catch (Throwable e) { // the port taken (Netty rethrows the BindException unchecked): still down
-                down = true;
-                throw e;
-            }
             log.info("member " + upstream + " is back on " + bindHost + ":" + port);
         }
     }
