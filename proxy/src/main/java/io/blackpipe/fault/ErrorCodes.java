@@ -32,10 +32,12 @@ public final class ErrorCodes {
         define("DocumentValidationFailure", 121);
         define("FailedToSatisfyReadPreference", 133);
         define("ReadConcernMajorityNotAvailableYet", 134);
+        define("CappedPositionLost", 136);
         define("StaleEpoch", 150);
         define("PrimarySteppedDown", 189);
         define("TransactionTooOld", 225);
         define("RetryChangeStream", 234);
+        define("CursorKilled", 237);
         define("SnapshotTooOld", 239);
         define("SnapshotUnavailable", 246);
         define("StaleDbVersion", 249);
@@ -47,6 +49,7 @@ public final class ErrorCodes {
         define("OperationNotSupportedInTransaction", 263);
         define("PreparedTransactionInProgress", 267);
         define("MigrationConflict", 272);
+        define("ChangeStreamFatalError", 280);
         define("ChangeStreamHistoryLost", 286);
         define("ShardCannotRefreshDueToLocksHeld", 343);
         define("InternalTransactionNotSupported", 358);
@@ -94,6 +97,14 @@ public final class ErrorCodes {
      */
     static final Set<Integer> TRANSIENT_IN_ANY_TRANSACTION_COMMAND = Set.of(112, 24, 267, 343, 249, 239, 246, 250, 272, 150, 13388);
     /**
+     * Codes a 4.4+ server labels ResumableChangeStreamError on a change stream's aggregate or
+     * getMore (error_labels.cpp): the RetriableError category, the NetworkError and
+     * NeedRetargettingError ones, RetryChangeStream and FailedToSatisfyReadPreference.
+     */
+    static final Set<Integer> RESUMABLE_CHANGE_STREAM = union(SERVER_RETRIABLE, Set.of(6, 7, 89, 9001, 150, 13388, 234, 133));
+    /** The server's NonResumableChangeStreamError category, labelled so on any command. */
+    static final Set<Integer> NON_RESUMABLE_CHANGE_STREAM = Set.of(280, 286);
+    /**
      * The server's NotPrimaryError category: after one of these on a w:0 (moreToCome) write, mongod
      * closes the connection so that the client selects a server again (OP_MSG spec).
      */
@@ -102,6 +113,12 @@ public final class ErrorCodes {
     public static final Set<Integer> STATE_CHANGE = Set.of(10107, 13435, 10058, 11600, 11602, 13436, 189, 91);
 
     private ErrorCodes() {
+    }
+
+    private static Set<Integer> union(Set<Integer> a, Set<Integer> b) {
+        Set<Integer> all = new java.util.HashSet<>(a);
+        all.addAll(b);
+        return Set.copyOf(all);
     }
 
     private static void define(String name, int code) {

@@ -29,11 +29,20 @@ public final class ErrorReplies {
     /** @param topologyVersion sent with state-change errors; null to send none */
     public static BsonDocument error(int code, String errmsg, BsonArray errorLabels, BsonDocument topologyVersion,
                                      CommandFacts facts, MemberState member) {
+        return error(code, errmsg, errorLabels, topologyVersion, facts, facts.changeStream(), member);
+    }
+
+    /**
+     * @param topologyVersion sent with state-change errors; null to send none
+     * @param onChangeStream  the command opens or reads a change stream (see {@link Interception#onChangeStream})
+     */
+    public static BsonDocument error(int code, String errmsg, BsonArray errorLabels, BsonDocument topologyVersion,
+                                     CommandFacts facts, boolean onChangeStream, MemberState member) {
         BsonDocument reply = new BsonDocument("ok", new BsonDouble(0))
                 .append("errmsg", new BsonString(errmsg != null ? errmsg : defaultMessage(code, facts)))
                 .append("code", new BsonInt32(code))
                 .append("codeName", new BsonString(ErrorCodes.name(code)));
-        BsonArray labels = errorLabels != null ? errorLabels : labels(code, null, facts, member, true);
+        BsonArray labels = errorLabels != null ? errorLabels : labels(code, null, facts, onChangeStream, member, true);
         if (!labels.isEmpty()) {
             reply.append("errorLabels", labels);
         }
@@ -53,7 +62,7 @@ public final class ErrorReplies {
         error.putIfAbsent("codeName", new BsonString(ErrorCodes.name(code)));
         error.putIfAbsent("errmsg", new BsonString("waiting for replication timed out"));
         copy.put("writeConcernError", error);
-        BsonArray labels = errorLabels != null ? errorLabels : labels(null, code, facts, member, false);
+        BsonArray labels = errorLabels != null ? errorLabels : labels(null, code, facts, false, member, false);
         if (!labels.isEmpty()) {
             copy.put("errorLabels", labels);
         }
@@ -65,29 +74,43 @@ public final class ErrorReplies {
      * error in a transaction command that the whole transaction may be retried after; else
      * RetryableWriteError (4.4+) for a retriable code, as the error or as the writeConcernError, on
      * a retryable write (txnNumber) or a commit/abort, with NoWritesPerformed (6.0+) when the
-     * command never ran.
+     * command never ran; else ResumableChangeStreamError (4.4+) for a resumable code on a change
+     * stream's aggregate or getMore; NonResumableChangeStreamError for its codes on any command.
      *
-     * @param code   the reply's error code, null when it only carries a writeConcernError
-     * @param wcCode the writeConcernError's code, or null
+     * @param code           the reply's error code, null when it only carries a writeConcernError
+     * @param wcCode         the writeConcernError's code, or null
+     * @param onChangeStream the command opens or reads a change stream
      */
-    static BsonArray labels(Integer code, Integer wcCode, CommandFacts facts, MemberState member, boolean nothingWritten) {
+    static BsonArray labels(Integer code, Integer wcCode, CommandFacts facts, boolean onChangeStream, MemberState member,
+                            boolean nothingWritten) {
         BsonArray labels = new BsonArray();
         boolean commitOrAbort = facts.name().equals("commitTransaction") || facts.name().equals("abortTransaction");
         boolean transactionCommand = facts.inTransaction() || commitOrAbort;
-        if (transactionCommand && code != null && isTransientTransactionError(code, wcCode != null, commitOrAbort)) {
-            labels.add(new BsonString("TransientTransactionError"));
-            return labels;
-        }
         boolean retryableWrite = facts.hasTxnNumber() && !facts.inTransaction() || commitOrAbort;
         boolean retriable = code != null && ErrorCodes.SERVER_RETRIABLE.contains(code)
                 || wcCode != null && ErrorCodes.SERVER_RETRIABLE.contains(wcCode);
-        if (retryableWrite && retriable && member.maxWireVersion() >= WIRE_4_4) {
+        if (transactionCommand && code != null && isTransientTransactionError(code, wcCode != null, commitOrAbort)) {
+            labels.add(new BsonString("TransientTransactionError"));
+        } else if (retryableWrite && retriable && member.maxWireVersion() >= WIRE_4_4) {
             labels.add(new BsonString("RetryableWriteError"));
             if (nothingWritten && member.maxWireVersion() >= WIRE_6_0) {
                 labels.add(new BsonString("NoWritesPerformed"));
             }
         }
+        if (labels.isEmpty() && isResumableChangeStreamError(code, wcCode, facts, onChangeStream, member)) {
+            labels.add(new BsonString("ResumableChangeStreamError"));
+        } else if (code != null && ErrorCodes.NON_RESUMABLE_CHANGE_STREAM.contains(code)) {
+            labels.add(new BsonString("NonResumableChangeStreamError"));
+        }
         return labels;
+    }
+
+    /** error_labels.cpp's isResumableChangeStreamError; drivers resume a 4.4+ server's change stream only on this label. */
+    private static boolean isResumableChangeStreamError(Integer code, Integer wcCode, CommandFacts facts, boolean onChangeStream,
+                                                        MemberState member) {
+        boolean aggregateOrGetMore = facts.name().equals("aggregate") || facts.name().equals("getMore");
+        return onChangeStream && aggregateOrGetMore && code != null && wcCode == null
+                && ErrorCodes.RESUMABLE_CHANGE_STREAM.contains(code) && member.maxWireVersion() >= WIRE_4_4;
     }
 
     /** error_labels.cpp's isTransientTransactionError. */

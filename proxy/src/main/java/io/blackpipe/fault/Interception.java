@@ -20,6 +20,13 @@ public interface Interception {
      */
     BsonDocument topologyVersion(boolean newer);
 
+    /**
+     * True when the command opens a change stream (an aggregate whose first stage is $changeStream)
+     * or reads one (a getMore of a cursor such an aggregate opened on this member): mongod labels
+     * its resumable errors ResumableChangeStreamError, and drivers resume only on that label.
+     */
+    boolean onChangeStream();
+
     /** Send the command on, untouched. */
     void forward();
 

@@ -13,6 +13,7 @@ import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.CommandScanner;
+import io.blackpipe.wire.CursorIds;
 import io.blackpipe.wire.Header;
 import io.blackpipe.wire.MalformedMessageException;
 import io.blackpipe.wire.Messages;
@@ -307,6 +308,9 @@ final class Exchange {
             return;
         }
         ReplyFacts reply = ReplyFacts.of(frame);
+        if (current.attempt.facts().changeStream() && !reply.isError()) {
+            context.changeStreams().opened(member.upstream(), CursorIds.ofReply(frame));
+        }
         if (reply.moreToCome()) {
             current.awaitedResponseTo = Header.requestId(frame); // the next streamed reply answers this one
         } else {

@@ -2,6 +2,8 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Interception;
 import io.blackpipe.topology.MemberState;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.CursorIds;
 import io.netty.buffer.ByteBuf;
 import org.bson.BsonDocument;
 
@@ -23,5 +25,12 @@ abstract class ExchangeInterception implements Interception {
     @Override
     public BsonDocument topologyVersion(boolean newer) {
         return exchange.topologyVersion(newer);
+    }
+
+    @Override
+    public boolean onChangeStream() {
+        CommandFacts facts = facts();
+        return facts.changeStream() || facts.name().equals("getMore")
+                && exchange.context().changeStreams().isChangeStream(exchange.member().upstream(), CursorIds.ofGetMore(frame));
     }
 }

@@ -13,12 +13,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * What every connection pair shares: meters, rules, the hello rewriter, member states, the log,
  * the simulated replica set when the proxy presents one (else null), and how to dial members
- * (plaintext or TLS).
+ * (plaintext or TLS), and the change stream cursors members opened.
  */
 record PipeContext(ConnectionMeters.Registry meters, CommandObserver observer, RuleSet rules, RuleParser ruleParser,
                    boolean forwardFailPoints, HelloRewriter rewriter, MemberStates memberStates, ProxyLog log,
                    int connectTimeoutMillis, AtomicInteger requestIds, SimulatedReplicaSet simulation,
-                   Tls.Client upstreamTls) {
+                   Tls.Client upstreamTls, ChangeStreamCursors changeStreams) {
 
     /** A request id for a message the proxy writes itself. */
     int nextRequestId() {

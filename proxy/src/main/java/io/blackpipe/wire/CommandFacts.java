@@ -14,6 +14,7 @@ import java.util.UUID;
  * @param lsid          the logical session id, or null
  * @param txnNumber     the transaction number, or -1 when absent
  * @param inTransaction true when the command is part of a multi-document transaction (autocommit:false)
+ * @param changeStream  true for an aggregate whose pipeline opens a change stream (its first stage is $changeStream)
  * @param handshake     true for the connection handshake (hello/isMaster carrying client metadata)
  * @param compressionRequested true when the handshake lists compressors
  * @param appName       client.application.name from the handshake, or null
@@ -31,6 +32,7 @@ public record CommandFacts(
         long txnNumber,
         boolean inTransaction,
         boolean startTransaction,
+        boolean changeStream,
         boolean handshake,
         boolean compressionRequested,
         String appName,
@@ -78,12 +80,14 @@ public record CommandFacts(
         long txnNumber = -1;
         boolean inTransaction = false;
         boolean startTransaction = false;
+        boolean changeStream = false;
         boolean hasClient = false;
         boolean compression = false;
         String appName = null;
         CommandFingerprint.Runs runs = msg == null ? null : scanner.runs.clear();
         boolean first = true;
         boolean getMore = false;
+        boolean aggregate = false;
         while (body.next()) {
             if (runs != null) {
                 runs.add(body);
@@ -95,6 +99,9 @@ public record CommandFacts(
                     collection = body.stringValue(recent);
                 }
                 getMore = name.equals("getMore");
+                aggregate = name.equals("aggregate");
+            } else if (aggregate && body.nameIs("pipeline") && body.type() == BsonCursor.ARRAY) {
+                changeStream = opensChangeStream(body.documentValue());
             } else if (getMore && body.nameIs("collection") && body.type() == BsonCursor.STRING) {
                 collection = body.stringValue(recent); // getMore's first value is the cursor id; the server takes its namespace from here
             } else if (body.nameIs("$db") && body.type() == BsonCursor.STRING) {
@@ -118,7 +125,16 @@ public record CommandFacts(
         long fingerprint = runs != null && lsid != null && txnNumber < 0 ? runs.hash(frame, msg) : 0;
         return new CommandFacts(frame.getIntLE(frame.readerIndex() + 4), opCode, name,
                 database == null ? "" : database, collection, flags, lsid, txnNumber, inTransaction,
-                startTransaction, handshake, compression, appName, fingerprint);
+                startTransaction, changeStream, handshake, compression, appName, fingerprint);
+    }
+
+    /** mongod runs $changeStream only as a pipeline's first stage. */
+    private static boolean opensChangeStream(BsonCursor pipeline) {
+        if (!pipeline.next() || pipeline.type() != BsonCursor.DOCUMENT) {
+            return false;
+        }
+        BsonCursor stage = pipeline.documentValue();
+        return stage.next() && stage.nameIs("$changeStream");
     }
 
     private static UUID sessionId(ByteBuf frame, BsonCursor lsid, CommandScanner scanner) {

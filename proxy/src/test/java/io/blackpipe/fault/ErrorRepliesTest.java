@@ -25,7 +25,7 @@ class ErrorRepliesTest {
     }
 
     private static BsonArray labels(int code, CommandFacts facts, int wire) {
-        return ErrorReplies.labels(code, null, facts, wire(wire), true);
+        return ErrorReplies.labels(code, null, facts, false, wire(wire), true);
     }
 
     @Test
@@ -75,7 +75,7 @@ class ErrorRepliesTest {
         // as an error or as a writeConcernError, although the first retryable-writes spec listed it
         CommandFacts write = Facts.insert().txnNumber(1).build();
         assertEquals(NONE, labels(64, write, 17));
-        assertEquals(NONE, ErrorReplies.labels(null, 64, write, wire(17), false));
+        assertEquals(NONE, ErrorReplies.labels(null, 64, write, false, wire(17), false));
     }
 
     @Test
@@ -93,7 +93,7 @@ class ErrorRepliesTest {
         assertEquals(RETRYABLE, labels(189, write, 16));
         assertEquals(RETRYABLE_NO_WRITES, labels(189, write, 17));
         assertEquals(RETRYABLE_NO_WRITES, labels(189, write, 25));
-        assertEquals(RETRYABLE, ErrorReplies.labels(null, 91, write, wire(25), false), "after a write (writeConcernError)");
+        assertEquals(RETRYABLE, ErrorReplies.labels(null, 91, write, false, wire(25), false), "after a write (writeConcernError)");
     }
 
     @Test
@@ -114,9 +114,9 @@ class ErrorRepliesTest {
             assertEquals(TRANSIENT, labels(251, facts, 17), end + ": NoSuchTransaction");
             assertEquals(TRANSIENT, labels(112, facts, 17), end + ": WriteConflict");
             assertEquals(TRANSIENT, labels(246, facts, 17), end + ": SnapshotUnavailable");
-            assertEquals(NONE, ErrorReplies.labels(251, 64, facts, wire(17), true),
+            assertEquals(NONE, ErrorReplies.labels(251, 64, facts, false, wire(17), true),
                     end + ": NoSuchTransaction with a writeConcernError may have been committed elsewhere");
-            assertEquals(RETRYABLE, ErrorReplies.labels(null, 91, facts, wire(17), false), end + ": a retriable writeConcernError");
+            assertEquals(RETRYABLE, ErrorReplies.labels(null, 91, facts, false, wire(17), false), end + ": a retriable writeConcernError");
         }
     }
 
@@ -161,5 +161,61 @@ class ErrorRepliesTest {
     void badValueIsTheWireCommandsRejection() {
         assertEquals(BsonDocument.parse("{ok: 0.0, errmsg: 'data.errorCode: must be an integer', code: 2, codeName: 'BadValue'}"),
                 ErrorReplies.badValue("data.errorCode: must be an integer"));
+    }
+
+    private static final BsonArray RESUMABLE = BsonArray.parse("['ResumableChangeStreamError']");
+    private static final BsonArray NON_RESUMABLE = BsonArray.parse("['NonResumableChangeStreamError']");
+
+    private static BsonArray changeStreamLabels(int code, String command, int wire) {
+        return ErrorReplies.labels(code, null, Facts.command(command).build(), true, wire(wire), true);
+    }
+
+    /**
+     * error_labels.cpp's isResumableChangeStreamError: on a change stream's aggregate or getMore a
+     * 4.4+ server labels the RetriableError, NetworkError and NeedRetargettingError categories,
+     * RetryChangeStream and FailedToSatisfyReadPreference; drivers resume on the label alone
+     * (the change streams spec, and the Java driver's ChangeStreamBatchCursorHelper).
+     */
+    @Test
+    void aChangeStreamsResumableErrorsAreLabelledResumable() {
+        Set<Integer> resumable = new HashSet<>(ErrorCodes.SERVER_RETRIABLE);
+        resumable.addAll(Set.of(6, 7, 89, 9001, 150, 13388, 234, 133));
+        for (int code : resumable) {
+            assertEquals(RESUMABLE, changeStreamLabels(code, "getMore", 21), "getMore, code " + code);
+            assertEquals(RESUMABLE, changeStreamLabels(code, "aggregate", 9), "aggregate on 4.4, code " + code);
+            assertEquals(NONE, changeStreamLabels(code, "getMore", 8), "a 4.2 server has no such label, code " + code);
+            assertEquals(NONE, ErrorReplies.labels(code, null, Facts.command("getMore").build(), false, wire(21), true),
+                    "a getMore of another cursor, code " + code);
+            assertEquals(NONE, changeStreamLabels(code, "find", 21), "only aggregate and getMore, code " + code);
+        }
+        for (int code : new int[] {43, 50, 11601, 136, 237, 2, 13, 26, 112}) {
+            assertEquals(NONE, changeStreamLabels(code, "getMore", 21), "not resumable by label: code " + code);
+        }
+        assertEquals(NONE, ErrorReplies.labels(null, 91, Facts.command("aggregate").build(), true, wire(21), false),
+                "never with a writeConcernError");
+        for (int code : resumable) {
+            assertFalse(ErrorCodes.name(code).startsWith("Location"), "code " + code + " has its name");
+        }
+    }
+
+    @Test
+    void nonResumableChangeStreamErrorsAreLabelledSoOnAnyCommand() {
+        for (int code : new int[] {280, 286}) {
+            assertEquals(NON_RESUMABLE, changeStreamLabels(code, "getMore", 21), "code " + code);
+            assertEquals(NON_RESUMABLE, labels(code, Facts.command("find").build(), 17), "mongod labels by code alone: " + code);
+        }
+        assertEquals("ChangeStreamFatalError", ErrorCodes.name(280));
+        assertEquals("ChangeStreamHistoryLost", ErrorCodes.name(286));
+    }
+
+    @Test
+    void aChangeStreamErrorReplyCarriesTheLabelUnlessTheRuleGivesItsOwn() {
+        CommandFacts getMore = Facts.command("getMore").build();
+        BsonDocument computed = ErrorReplies.error(6, null, null, null, getMore, true, wire(21));
+        assertEquals(RESUMABLE, computed.getArray("errorLabels"));
+        assertFalse(ErrorReplies.error(6, null, new BsonArray(), null, getMore, true, wire(21)).containsKey("errorLabels"),
+                "errorLabels: [] suppresses it, as failCommand's errorLabels do");
+        assertFalse(ErrorReplies.error(6, null, null, null, getMore, wire(21)).containsKey("errorLabels"),
+                "the facts alone do not make a getMore a change stream's");
     }
 }

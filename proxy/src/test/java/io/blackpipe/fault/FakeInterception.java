@@ -65,6 +65,14 @@ public final class FakeInterception implements Interception {
                 .append("counter", new BsonInt64(member.topologyCounter() + (newer ? 1 : 0)));
     }
 
+    /** The fake's command is a change stream's (its aggregate, or a getMore of its cursor). */
+    public boolean changeStream;
+
+    @Override
+    public boolean onChangeStream() {
+        return changeStream || facts.changeStream();
+    }
+
     @Override
     public void forward() {
         calls.add("forward");
@@ -223,7 +231,7 @@ public final class FakeInterception implements Interception {
 
         public CommandFacts build() {
             return new CommandFacts(42, OpCode.OP_MSG, name, database, collection, 0, lsid, txnNumber, inTransaction,
-                    startTransaction, false, false, null, 0);
+                    startTransaction, false, false, false, null, 0);
         }
 
         public Attempt attempt(String appName, int attemptNumber) {

@@ -46,7 +46,7 @@ class ReplyRewritesTest {
 
     private PipeContext context(boolean replicaSet) {
         return new PipeContext(null, null, null, null, false, new HelloRewriter(members, replicaSet, w -> { }), new MemberStates(),
-                null, 0, null, null, null);
+                null, 0, null, null, null, null);
     }
 
     private ByteBuf reply(String body, int flags) {
@@ -127,6 +127,6 @@ class ReplyRewritesTest {
     }
 
     private static CommandFacts facts(String name, String database, String collection) {
-        return new CommandFacts(3, OpCode.OP_MSG, name, database, collection, 0, null, -1, false, false, false, false, null, 0);
+        return new CommandFacts(3, OpCode.OP_MSG, name, database, collection, 0, null, -1, false, false, false, false, false, null, 0);
     }
 }

@@ -291,4 +291,17 @@ class CommandFactsTest {
         assertFalse(CommandFacts.isHelloName("ISMASTER"));
         assertFalse(CommandFacts.isHelloName(""));
     }
+
+    @Test
+    void anAggregateOpensAChangeStreamWhenItsFirstStageIsChangeStream() {
+        assertTrue(ofOpMsg(opMsg(1, 0, 0).body(bson("{aggregate: 'c', pipeline: [{$changeStream: {}}, {$match: {x: 1}}],"
+                + " cursor: {}, $db: 'd'}")).build()).changeStream());
+        assertTrue(ofOpMsg(opMsg(1, 0, 0).body(bson("{aggregate: 1, pipeline: [{$changeStream: {allChangesForCluster: true}}],"
+                + " cursor: {}, $db: 'admin'}")).build()).changeStream(), "a database's or the cluster's");
+        assertFalse(ofOpMsg(opMsg(1, 0, 0).body(bson("{aggregate: 'c', pipeline: [{$match: {x: 1}}, {$changeStream: {}}],"
+                + " cursor: {}, $db: 'd'}")).build()).changeStream(), "only as the first stage");
+        assertFalse(ofOpMsg(opMsg(1, 0, 0).body(bson("{aggregate: 'c', pipeline: [], cursor: {}, $db: 'd'}")).build()).changeStream());
+        assertFalse(ofOpMsg(opMsg(1, 0, 0).body(bson("{find: 'c', pipeline: [{$changeStream: {}}], $db: 'd'}")).build())
+                .changeStream(), "only an aggregate");
+    }
 }

@@ -35,6 +35,7 @@ public final class ErrorReply implements FaultAction {
     public void apply(Interception command) {
         BsonDocument version = ErrorCodes.STATE_CHANGE.contains(code) && topologyVersion != ErrorReplies.TopologyVersionMode.OMIT
                 ? command.topologyVersion(topologyVersion == ErrorReplies.TopologyVersionMode.NEWER) : null;
-        command.answer(ErrorReplies.error(code, errmsg, errorLabels, version, command.facts(), command.memberState()));
+        command.answer(ErrorReplies.error(code, errmsg, errorLabels, version, command.facts(), command.onChangeStream(),
+                command.memberState()));
     }
 }
