@@ -37,7 +37,8 @@ import org.bson.types.ObjectId;
  * lacks: streaming (exhaust) hello with moreToCome replies, exhaust getMore, silence on
  * moreToCome requests (w:0), OP_COMPRESSED negotiation and replies (snappy, zlib, zstd), OP_MSG
  * checksums. Enough of insert/find/getMore/killCursors/count/aggregate is implemented, over an
- * in-memory store, for the real Java driver to do real work against it.
+ * in-memory store, for the real Java driver to do real work against it, change streams included
+ * (watch(), resuming from tokens, awaiting getMore: see {@link ScriptedMongodChangeStreams}).
  *
  * <p>Every frame in both directions is recorded for assertions. One thread per connection.
  */
@@ -523,9 +524,19 @@ public final class ScriptedMongod implements AutoCloseable {
         return commands.namespaces();
     }
 
-    /** Ids of cursors that are still open. */
+    /** Ids of cursors that are still open (change stream cursors included). */
     public Set<Long> openCursorIds() {
         return commands.openCursorIds();
+    }
+
+    /**
+     * Copies of the change events logged so far, oldest first (the latest
+     * {@value ScriptedMongodChangeStreams#MAX_EVENTS} are kept), each as a change stream with
+     * fullDocument "default" shows it: every insert, delete and drop this server applied, including
+     * {@link #insertDocuments seeded} documents.
+     */
+    public List<BsonDocument> changeEvents() {
+        return commands.changeStreams().events();
     }
 
     // ---------------------------------------------------------------- plumbing

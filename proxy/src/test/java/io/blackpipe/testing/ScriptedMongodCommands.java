@@ -30,6 +30,7 @@ final class ScriptedMongodCommands {
     private static final int DEFAULT_FIRST_BATCH = 101;
 
     private final ScriptedMongod server;
+    private final ScriptedMongodChangeStreams changeStreams;
     private final Map<String, List<BsonDocument>> store = new LinkedHashMap<>();
     private final Map<Long, Cursor> cursors = new HashMap<>();
     /** Replies of retryable writes by lsid.id + txnNumber, so a retry is answered, not re-applied. */
@@ -54,6 +55,11 @@ final class ScriptedMongodCommands {
 
     ScriptedMongodCommands(ScriptedMongod server) {
         this.server = server;
+        this.changeStreams = new ScriptedMongodChangeStreams(server);
+    }
+
+    ScriptedMongodChangeStreams changeStreams() {
+        return changeStreams;
     }
 
     // ---------------------------------------------------------------- reply helpers
@@ -73,14 +79,22 @@ final class ScriptedMongodCommands {
     }
 
     /** Runs one command (not hello, which the connection handles) and returns the reply body. */
-    synchronized BsonDocument run(String name, BsonDocument cmd) {
+    BsonDocument run(String name, BsonDocument cmd) {
         BsonDocument reply;
         try {
             if (cmd.containsKey("autocommit") || cmd.containsKey("startTransaction")) {
                 reply = error(20, "IllegalOperation", "ScriptedMongod does not implement transactions");
+            } else if (name.equals("getMore") && changeStreams.isCursor(cmd.get("getMore"))) {
+                // Not under this lock: it awaits events, which writes (holding this lock) append.
+                reply = changeStreams.getMore(cmd);
             } else {
-                reply = dispatch(name, cmd);
+                synchronized (this) {
+                    reply = dispatch(name, cmd);
+                }
             }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the server is closing this connection
+            reply = error(11600, "InterruptedAtShutdown", "interrupted at shutdown");
         } catch (Unsupported e) {
             reply = error(2, "BadValue", e.getMessage());
         } catch (ClassCastException | org.bson.BsonInvalidOperationException e) {
@@ -136,9 +150,12 @@ final class ScriptedMongodCommands {
     }
 
     private BsonDocument writeReply(int n) {
+        // A write that changed documents logged a change event per document, each at its own tick:
+        // its opTime is the last of them, as mongod's is its last oplog entry's.
         return new BsonDocument("n", new BsonInt32(n))
                 .append("electionId", new BsonObjectId(ScriptedMongod.ELECTION_ID))
-                .append("opTime", new BsonDocument("ts", server.tick()).append("t", new BsonInt64(1)))
+                .append("opTime", new BsonDocument("ts", n > 0 ? server.clusterTime() : server.tick())
+                        .append("t", new BsonInt64(1)))
                 .append("ok", new BsonDouble(1.0));
     }
 
@@ -181,6 +198,7 @@ final class ScriptedMongodCommands {
                 continue;
             }
             target.add(doc);
+            changeStreams.inserted(ns, doc);
             n++;
         }
         BsonDocument reply = writeReply(n);
@@ -199,8 +217,10 @@ final class ScriptedMongodCommands {
             BsonDocument q = spec.getDocument("q", new BsonDocument());
             long limit = spec.isNumber("limit") ? spec.getNumber("limit").longValue() : 0;
             for (Iterator<BsonDocument> it = target.iterator(); it.hasNext(); ) {
-                if (matches(it.next(), q)) {
+                BsonDocument doc = it.next();
+                if (matches(doc, q)) {
                     it.remove();
+                    changeStreams.deleted(ns, doc);
                     n++;
                     if (limit == 1) {
                         break;
@@ -281,7 +301,7 @@ final class ScriptedMongodCommands {
         BsonArray notFound = new BsonArray();
         for (BsonValue v : cmd.getArray("cursors", new BsonArray())) {
             long id = v.asNumber().longValue();
-            (cursors.remove(id) != null ? killed : notFound).add(new BsonInt64(id));
+            (cursors.remove(id) != null || changeStreams.kill(id) ? killed : notFound).add(new BsonInt64(id));
         }
         return new BsonDocument("cursorsKilled", killed).append("cursorsNotFound", notFound)
                 .append("cursorsAlive", new BsonArray()).append("cursorsUnknown", new BsonArray())
@@ -298,6 +318,9 @@ final class ScriptedMongodCommands {
 
     /** $match (equality), $skip, $limit, $count, and $group with a constant _id and constant $sum. */
     private BsonDocument aggregate(BsonDocument cmd) {
+        if (ScriptedMongodChangeStreams.involved(cmd)) {
+            return changeStreams.aggregate(cmd);
+        }
         if (!cmd.isString("aggregate")) {
             throw new Unsupported("ScriptedMongod implements only collection aggregates");
         }
@@ -347,7 +370,11 @@ final class ScriptedMongodCommands {
 
     private BsonDocument drop(BsonDocument cmd) {
         String ns = ns(cmd, "drop");
-        BsonDocument reply = store.remove(ns) != null
+        boolean existed = store.remove(ns) != null;
+        if (existed) {
+            changeStreams.dropped(ns);
+        }
+        BsonDocument reply = existed
                 ? new BsonDocument("nIndexesWas", new BsonInt32(1)).append("ns", new BsonString(ns)) : new BsonDocument();
         cursors.values().removeIf(c -> c.ns.equals(ns));
         return reply.append("ok", new BsonDouble(1.0));
@@ -469,7 +496,9 @@ final class ScriptedMongodCommands {
     synchronized void seed(String ns, List<BsonDocument> docs) {
         List<BsonDocument> target = store.computeIfAbsent(ns, k -> new ArrayList<>());
         for (BsonDocument d : docs) {
-            target.add(withId(d));
+            BsonDocument doc = withId(d);
+            target.add(doc);
+            changeStreams.inserted(ns, doc);
         }
     }
 
@@ -484,6 +513,8 @@ final class ScriptedMongodCommands {
     }
 
     synchronized Set<Long> openCursorIds() {
-        return new TreeSet<>(cursors.keySet());
+        Set<Long> out = new TreeSet<>(cursors.keySet());
+        out.addAll(changeStreams.cursorIds());
+        return out;
     }
 }
