@@ -39,6 +39,7 @@ import org.bson.types.ObjectId;
  * checksums. Enough of insert/find/getMore/killCursors/count/aggregate is implemented, over an
  * in-memory store, for the real Java driver to do real work against it, change streams included
  * (watch(), resuming from tokens, awaiting getMore: see {@link ScriptedMongodChangeStreams}).
+ * {@link #failNext} answers a command once with a scripted reply, as a failCommand failpoint does.
  *
  * <p>Every frame in both directions is recorded for assertions. One thread per connection.
  */
@@ -96,6 +97,8 @@ public final class ScriptedMongod implements AutoCloseable {
     private final Map<ScriptedMongodCompressor, AtomicLong> compressedReceived = new EnumMap<>(ScriptedMongodCompressor.class);
     private final Map<ScriptedMongodCompressor, AtomicLong> compressedSent = new EnumMap<>(ScriptedMongodCompressor.class);
     private final AtomicLong moreToComeRepliesSent = new AtomicLong();
+    /** One-shot replies tests scripted with {@link #failNext}, by command name, in order. */
+    private final List<Map.Entry<String, BsonDocument>> scriptedReplies = new ArrayList<>(); // guarded by itself
 
     private ScriptedMongod(Builder b) throws IOException {
         this.role = b.role;
@@ -537,6 +540,43 @@ public final class ScriptedMongod implements AutoCloseable {
      */
     public List<BsonDocument> changeEvents() {
         return commands.changeStreams().events();
+    }
+
+    // ---------------------------------------------------------------- scripted replies
+
+    /**
+     * Answers the next request named {@code commandName} with {@code reply} instead of running it,
+     * once, as mongod's failCommand failpoint does with {@code times: 1}: the reply is sent as given
+     * (its errorLabels are exactly the ones given, as failCommand's errorLabels replace the server's)
+     * with $clusterTime and operationTime added. Any command but hello (and requests sent with
+     * moreToCome, which get no reply) can be scripted. Several calls queue in order; a getMore
+     * failed this way leaves its cursor open, as failCommand does.
+     */
+    public void failNext(String commandName, BsonDocument reply) {
+        synchronized (scriptedReplies) {
+            scriptedReplies.add(Map.entry(commandName, reply.clone()));
+        }
+    }
+
+    /** Scripted replies not yet sent. */
+    public int pendingScriptedReplies() {
+        synchronized (scriptedReplies) {
+            return scriptedReplies.size();
+        }
+    }
+
+    /** The scripted reply for this request, removing it, or null when none is queued for {@code commandName}. */
+    BsonDocument takeScriptedReply(String commandName) {
+        synchronized (scriptedReplies) {
+            for (int i = 0; i < scriptedReplies.size(); i++) {
+                if (scriptedReplies.get(i).getKey().equals(commandName)) {
+                    BsonDocument reply = scriptedReplies.remove(i).getValue().clone();
+                    appendClusterTime(reply);
+                    return reply;
+                }
+            }
+            return null;
+        }
     }
 
     // ---------------------------------------------------------------- plumbing

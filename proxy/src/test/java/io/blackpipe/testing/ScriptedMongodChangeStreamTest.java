@@ -1,6 +1,7 @@
 package io.blackpipe.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -26,10 +27,12 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonTimestamp;
+import org.bson.BsonValue;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -291,6 +294,71 @@ class ScriptedMongodChangeStreamTest {
     }
 
     @Test
+    void aResumableErrorOnGetMoreResumesAfterTheLastEventSeen() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start(); MongoClient client = MongoClients.create(server.uri())) {
+            MongoCollection<Document> coll = client.getDatabase("test").getCollection("c");
+            try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor =
+                         coll.watch().maxAwaitTime(100, TimeUnit.MILLISECONDS).cursor()) {
+                long firstCursor = cursorIdOfAggregate(server, 0);
+                coll.insertMany(List.of(doc(1), doc(2)));
+                List<ChangeStreamDocument<Document>> seen = new ArrayList<>(next(cursor, 2));
+                BsonDocument lastSeen = seen.get(1).getResumeToken();
+
+                // The next getMore fails as a mongod's would on a lost host, labelled resumable.
+                server.failNext("getMore", hostUnreachable(true));
+                coll.insertMany(List.of(doc(3), doc(4)));
+                seen.addAll(next(cursor, 2));
+
+                // Every event exactly once, in order.
+                assertEquals(List.of(1, 2, 3, 4), ids(seen));
+                assertEquals(0, server.pendingScriptedReplies(), "the scripted error was sent");
+                ScriptedMongodFrame failed = server.framesSent(f -> "getMore".equals(f.commandName())
+                        && f.document().getDouble("ok").getValue() == 0).get(0);
+                assertEquals(6, failed.document().getInt32("code").getValue());
+                assertTrue(failed.document().containsKey("operationTime"), "a scripted reply gossips as any reply");
+
+                // The driver killed the cursor the getMore failed on, then re-ran the aggregate
+                // with resumeAfter = the last event it had seen.
+                List<ScriptedMongodFrame> aggregates = server.commandsReceived("aggregate");
+                assertEquals(2, aggregates.size());
+                BsonDocument spec = aggregates.get(1).document().getArray("pipeline").get(0).asDocument()
+                        .getDocument("$changeStream");
+                assertEquals(lastSeen, spec.getDocument("resumeAfter"));
+                assertFalse(spec.containsKey("startAtOperationTime"));
+                List<ScriptedMongodFrame> kills = server.commandsReceived("killCursors");
+                assertEquals(1, kills.size());
+                assertEquals(new BsonArray(List.of(new BsonInt64(firstCursor))), kills.get(0).document().getArray("cursors"));
+                long resumed = cursorIdOfAggregate(server, 1);
+                assertEquals(Set.of(resumed), server.openCursorIds());
+                assertTrue(server.framesReceived().indexOf(kills.get(0)) < server.framesReceived().indexOf(aggregates.get(1)),
+                        "killed before the aggregate that resumed");
+            }
+            assertTrue(server.openCursorIds().isEmpty());
+            assertEquals(List.of(), server.errors());
+        }
+    }
+
+    @Test
+    void theSameErrorWithoutTheLabelReachesTheApplication() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start(); MongoClient client = MongoClients.create(server.uri())) {
+            MongoCollection<Document> coll = client.getDatabase("test").getCollection("c");
+            try (MongoChangeStreamCursor<ChangeStreamDocument<Document>> cursor =
+                         coll.watch().maxAwaitTime(100, TimeUnit.MILLISECONDS).cursor()) {
+                long id = cursorIdOfAggregate(server, 0);
+                server.failNext("getMore", hostUnreachable(false));
+                coll.insertOne(doc(1));
+                // Wire version 21 >= 9: the driver resumes only on the ResumableChangeStreamError label.
+                MongoCommandException e = assertThrows(MongoCommandException.class, cursor::tryNext);
+                assertEquals(6, e.getErrorCode());
+                assertEquals(1, server.commandsReceived("aggregate").size(), "no resume");
+                assertEquals(Set.of(id), server.openCursorIds(), "the failed getMore left the cursor open");
+            }
+            assertTrue(server.openCursorIds().isEmpty(), "closing the stream killed it");
+            assertEquals(List.of(), server.errors());
+        }
+    }
+
+    @Test
     void dropInvalidatesACollectionStreamAndStartAfterGoesOnPastIt() throws Exception {
         try (ScriptedMongod server = ScriptedMongod.start(); MongoClient client = MongoClients.create(server.uri())) {
             MongoCollection<Document> coll = client.getDatabase("test").getCollection("c");
@@ -406,6 +474,17 @@ class ScriptedMongodChangeStreamTest {
     private static long cursorIdOfAggregate(ScriptedMongod server, int index) {
         return server.framesSent(f -> "aggregate".equals(f.commandName())).get(index).document()
                 .getDocument("cursor").getInt64("id").getValue();
+    }
+
+    private static BsonDocument hostUnreachable(boolean resumableLabel) {
+        BsonDocument reply = new BsonDocument("ok", new BsonDouble(0))
+                .append("errmsg", new BsonString("scripted: host unreachable"))
+                .append("code", new BsonInt32(6))
+                .append("codeName", new BsonString("HostUnreachable"));
+        if (resumableLabel) {
+            reply.append("errorLabels", new BsonArray(List.<BsonValue>of(new BsonString("ResumableChangeStreamError"))));
+        }
+        return reply;
     }
 
     private static void assertRefused(int code, String inMessage, org.junit.jupiter.api.function.Executable open) {

@@ -194,12 +194,15 @@ final class ScriptedMongodConnection implements Runnable {
                     "OP_MSG requests require a $db argument"), 0);
             return;
         }
+        BsonDocument scripted;
         if (HELLO_NAMES.contains(name)) {
             handleHello(m, cmd, name, reply);
         } else if (!allowed(name)) {
             BsonDocument refused = ScriptedMongodCommands.error(13, "Unauthorized", "Command " + name + " requires authentication");
             server.appendClusterTime(refused);
             reply.send(refused, 0);
+        } else if ((scripted = server.takeScriptedReply(name)) != null) {
+            reply.send(scripted, 0);
         } else if (auth != null && ScriptedScramServer.AUTH_COMMANDS.contains(name)) {
             BsonDocument answer = auth.run(name, cmd);
             server.appendClusterTime(answer);
