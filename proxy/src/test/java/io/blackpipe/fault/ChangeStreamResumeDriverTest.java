@@ -10,7 +10,6 @@ import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoChangeStreamCursor;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.changestream.ChangeStreamDocument;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
@@ -46,14 +45,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 class ChangeStreamResumeDriverTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 
-    /** Where the change stream's events come from, and how the test writes them past the proxy. */
-    interface Upstream extends AutoCloseable {
-        String uri();
-
-        MongoCollection<Document> direct(String db, String collection);
-
-        @Override
-        void close();
+    /** Where the change stream's events come from: the proxy dials {@code uri}; the test writes past it with {@code direct}. */
+    record Upstream(String uri, MongoClient direct, Runnable stop) {
+        void close() {
+            direct.close();
+            stop.run();
+        }
     }
 
     private Upstream upstream;
@@ -67,24 +64,8 @@ class ChangeStreamResumeDriverTest {
     /** The scripted upstream; {@link ChangeStreamResumeLaneTest} gives the lane's. */
     Upstream startUpstream() throws IOException {
         ScriptedMongod scripted = ScriptedMongod.start();
-        MongoClient direct = MongoClients.create(scripted.uri("directConnection=true"));
-        return new Upstream() {
-            @Override
-            public String uri() {
-                return scripted.uri("replicaSet=" + ScriptedMongod.SET_NAME);
-            }
-
-            @Override
-            public MongoCollection<Document> direct(String db, String collection) {
-                return direct.getDatabase(db).getCollection(collection);
-            }
-
-            @Override
-            public void close() {
-                direct.close();
-                scripted.close();
-            }
-        };
+        return new Upstream(scripted.uri("replicaSet=" + ScriptedMongod.SET_NAME),
+                MongoClients.create(scripted.uri("directConnection=true")), scripted::close);
     }
 
     @BeforeEach
@@ -122,7 +103,7 @@ class ChangeStreamResumeDriverTest {
 
     private void insertPastTheProxy(int... ids) {
         for (int id : ids) {
-            upstream.direct(db, "c").insertOne(new Document("_id", id));
+            upstream.direct().getDatabase(db).getCollection("c").insertOne(new Document("_id", id));
         }
     }
 
