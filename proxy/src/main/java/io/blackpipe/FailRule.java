@@ -151,6 +151,17 @@ public final class FailRule {
         return add(withLabels(new BsonDocument("errorCode", new BsonInt32(code)), "errorCode()", errorLabels));
     }
 
+    /**
+     * Adds the rule: an error reply with a numeric code and the extra information its errors carry after
+     * codeName (failCommand's errorExtraInfo), e.g. 11000 with {@code {keyPattern: {sku: 1}, keyValue: {sku: "A1"}}}.
+     */
+    public String errorCode(int code, BsonDocument extraInfo, String... errorLabels) {
+        unspent("errorCode");
+        BsonDocument action = new BsonDocument("errorCode", new BsonInt32(code))
+                .append("errorExtraInfo", given(extraInfo, "errorCode(): the extra information").clone());
+        return add(withLabels(action, "errorCode()", errorLabels));
+    }
+
     /** Adds the rule: the command runs, its reply is held for {@code delay} (at least 1 ms; the rule counts whole ms). */
     public String delay(Duration delay) {
         unspent("delay");

@@ -32,6 +32,11 @@ final class FaultActionFlags {
             description = "errorLabels of the error reply (e.g. RetryableWriteError); with --error or --error-code.")
     List<String> labels;
 
+    @Option(names = "--extra-info", paramLabel = "JSON",
+            description = "Fields the error reply carries after codeName, for a code whose errors have them (errorExtraInfo),"
+                    + " e.g. --error-code 11000 --extra-info '{\"keyPattern\": {\"sku\": 1}, \"keyValue\": {\"sku\": \"A1\"}}'.")
+    String extraInfo;
+
     @Option(names = "--reset", description = "Reset the connection (TCP RST) before the server sees the command.")
     boolean reset;
 
@@ -76,6 +81,7 @@ final class FaultActionFlags {
     List<String> given() {
         List<String> given = actions();
         add(given, labels != null && !labels.isEmpty(), "--labels");
+        add(given, extraInfo != null, "--extra-info");
         add(given, jitter != null, "--jitter");
         add(given, block != null, "--block");
         return given;
@@ -123,6 +129,9 @@ final class FaultActionFlags {
         if (labels != null && !labels.isEmpty() && error == null && errorCode == null) {
             throw usage.apply("--labels needs --error or --error-code (labels belong to an error reply)");
         }
+        if (extraInfo != null && error == null && errorCode == null) {
+            throw usage.apply("--extra-info needs --error or --error-code (it completes an error reply)");
+        }
     }
 
     /** Writes the action's fields into the rule's {@code data}. */
@@ -149,6 +158,9 @@ final class FaultActionFlags {
             labels.stream().map(String::strip).forEach(l -> array.add(new BsonString(l))); // an empty one: the rule refuses it
             data.put("errorLabels", array);
         }
+        if (extraInfo != null) {
+            data.put("errorExtraInfo", json("--extra-info", extraInfo, usage));
+        }
         putFlag(data, "resetConnection", reset);
         putFlag(data, "closeConnection", close);
         putFlag(data, "dropReply", dropReply);
@@ -167,15 +179,19 @@ final class FaultActionFlags {
             data.put("trickleReplyIntervalMS", new BsonInt64(trickle.intervalMillis()));
         }
         if (reply != null) {
-            try {
-                data.put("cannedReply", JsonDocuments.parseOne(reply));
-            } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
-                throw usage.apply("--reply: not a JSON document: " + e.getMessage());
-            }
+            data.put("cannedReply", json("--reply", reply, usage));
         }
         if (block != null) {
             data.put("blockConnection", BsonBoolean.TRUE);
             data.put("blockTimeMS", new BsonInt64(block));
+        }
+    }
+
+    private static BsonDocument json(String flag, String text, Function<String, ParameterException> usage) {
+        try {
+            return JsonDocuments.parseOne(text);
+        } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+            throw usage.apply(flag + ": not a JSON document: " + e.getMessage());
         }
     }
 
@@ -191,6 +207,7 @@ final class FaultActionFlags {
             case "data.error" -> "--error";
             case "data.errorCode" -> error != null ? "--error" : "--error-code";
             case "data.errorLabels" -> "--labels";
+            case "data.errorExtraInfo" -> "--extra-info";
             case "data.resetConnection" -> "--reset";
             case "data.closeConnection" -> "--close";
             case "data.dropReply" -> "--drop-reply";

@@ -82,6 +82,9 @@ final class FaultCommand implements Runnable {
                 Integer code = ErrorCodes.code(name);
                 parts.add("error=" + name + (code == null ? "" : "(" + code + ")"));
             }
+            if (data.isDocument("errorExtraInfo")) {
+                parts.add("extra=" + String.join(",", data.getDocument("errorExtraInfo").keySet()));
+            }
             if (data.isDocument("writeConcernError")) {
                 BsonDocument error = data.getDocument("writeConcernError");
                 parts.add("writeConcernError=" + (error.isNumber("code") ? errorName(error.getNumber("code").intValue()) : "?"));

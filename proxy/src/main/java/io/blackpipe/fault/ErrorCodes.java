@@ -102,6 +102,13 @@ public final class ErrorCodes {
      * NeedRetargettingError ones, RetryChangeStream and FailedToSatisfyReadPreference.
      */
     static final Set<Integer> RESUMABLE_CHANGE_STREAM = union(SERVER_RETRIABLE, Set.of(6, 7, 89, 9001, 150, 13388, 234, 133));
+    /**
+     * Codes whose errors carry extra information in their reply (error_codes.yml's {@code extra}), the
+     * only ones mongod's failCommand keeps errorExtraInfo for: e.g. 11000 DuplicateKey's keyPattern and
+     * keyValue, 121 DocumentValidationFailure's errInfo, 13388 StaleConfig's versions. Internal-only ones left out.
+     */
+    public static final Set<Integer> WITH_EXTRA_INFO = Set.of(65, 91, 121, 143, 150, 169, 227, 236, 249, 271, 283, 284, 318,
+            343, 346, 348, 351, 356, 359, 361, 409, 413, 435, 11000, 13388, 1003141);
     /** The server's NonResumableChangeStreamError category, labelled so on any command. */
     static final Set<Integer> NON_RESUMABLE_CHANGE_STREAM = Set.of(280, 286);
     /**

@@ -2,11 +2,14 @@ package io.blackpipe.fault;
 
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.CommandFacts;
+import java.util.Map;
+import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 
 /**
  * Error replies shaped as a real server of the member's version sends them: code, codeName,
@@ -48,6 +51,22 @@ public final class ErrorReplies {
         }
         if (topologyVersion != null) {
             reply.append("topologyVersion", topologyVersion);
+        }
+        return reply;
+    }
+
+    /** The fields of an error reply that extra information may not replace. */
+    public static final Set<String> OWN_FIELDS = Set.of("ok", "errmsg", "code", "codeName", "errorLabels",
+            "topologyVersion", "$clusterTime", "operationTime");
+
+    /** {@code error} with {@code extraInfo}'s fields after codeName, where mongod serializes an error's extra information. */
+    public static BsonDocument withExtraInfo(BsonDocument error, BsonDocument extraInfo) {
+        BsonDocument reply = new BsonDocument();
+        for (Map.Entry<String, BsonValue> field : error.entrySet()) {
+            reply.append(field.getKey(), field.getValue());
+            if (field.getKey().equals("codeName")) {
+                reply.putAll(extraInfo.clone()); // a copy: the rule's document is used again by its next reply
+            }
         }
         return reply;
     }

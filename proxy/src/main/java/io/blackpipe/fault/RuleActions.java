@@ -46,6 +46,7 @@ final class RuleActions {
             code = null;
         }
         BsonArray labels = labels(data);
+        BsonDocument extraInfo = extraInfo(data, code);
         BsonDocument writeConcernError = null;
         if (data.containsKey("writeConcernError")) {
             if (!data.isDocument("writeConcernError")) {
@@ -86,7 +87,7 @@ final class RuleActions {
         } else if (truncate != null) {
             action = truncate;
         } else if (code != null) {
-            action = new ErrorReply(code, null, labels, topologyVersion);
+            action = new ErrorReply(code, null, labels, extraInfo, topologyVersion);
         } else if (writeConcernError != null) {
             action = new WriteConcernError(writeConcernError, labels);
         } else if (trickle != null) {
@@ -178,6 +179,36 @@ final class RuleActions {
             return code;
         }
         return null;
+    }
+
+    /**
+     * failCommand's errorExtraInfo: fields the error reply carries after codeName, for a code whose
+     * errors have them (mongod drops it for any other code, so a rule giving it there is a mistake).
+     */
+    private static BsonDocument extraInfo(BsonDocument data, Integer code) {
+        if (!data.containsKey("errorExtraInfo")) {
+            return null;
+        }
+        if (!data.isDocument("errorExtraInfo")) {
+            throw new RuleException("data.errorExtraInfo", "must be a document: the fields the error reply carries after codeName,"
+                    + " e.g. {keyPattern: {sku: 1}, keyValue: {sku: \"A1\"}} for 11000 DuplicateKey");
+        }
+        if (code == null) {
+            throw new RuleException("data.errorExtraInfo", "only meaningful with errorCode (or error): the error it completes");
+        }
+        if (!ErrorCodes.WITH_EXTRA_INFO.contains(code)) {
+            throw new RuleException("data.errorExtraInfo", "error " + code + " (" + ErrorCodes.name(code) + ") carries no extra"
+                    + " information, and mongod drops it; codes that do include 11000 DuplicateKey, 121 DocumentValidationFailure,"
+                    + " 150 StaleEpoch, 13388 StaleConfig, 361 CollectionUUIDMismatch");
+        }
+        BsonDocument extraInfo = data.getDocument("errorExtraInfo");
+        for (String key : extraInfo.keySet()) {
+            if (ErrorReplies.OWN_FIELDS.contains(key)) {
+                throw new RuleException("data.errorExtraInfo", "'" + key + "' is the error reply's own field (errorCode,"
+                        + " errorLabels and topologyVersion set it); extra information is what follows codeName");
+            }
+        }
+        return extraInfo;
     }
 
     private static BsonArray labels(BsonDocument data) {

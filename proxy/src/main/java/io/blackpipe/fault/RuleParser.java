@@ -36,7 +36,7 @@ public final class RuleParser {
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
             "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands", "failAllCommands",
             "resetConnection", "dropReply", "truncateReplyBytes", "hang", "delayReplyMS", "delayReplyJitterMS", "trickleReplyBytes",
-            "trickleReplyIntervalMS", "cannedReply", "member", "attempt", "topologyVersion");
+            "trickleReplyIntervalMS", "cannedReply", "member", "attempt", "topologyVersion", "errorExtraInfo");
 
     private final long seed;
     /** Why a rule's member names none of the deployment's members (naming those it has); null when it names one. */

@@ -17,7 +17,7 @@ public final class CannedReply implements FaultAction {
     /** The rule fields a canned reply cannot go with: each decides the reply, or what becomes of the command, too. */
     public static final String[] EXCLUSIVE_WITH = {"errorCode", "error", "errorLabels", "writeConcernError", "delayReplyMS", "delayReplyJitterMS",
             "trickleReplyBytes", "trickleReplyIntervalMS", "dropReply", "truncateReplyBytes", "hang", "resetConnection", "closeConnection",
-            "topologyVersion"};
+            "topologyVersion", "errorExtraInfo"};
 
     private final BsonDocument reply;
 

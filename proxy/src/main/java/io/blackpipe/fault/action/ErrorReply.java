@@ -12,13 +12,19 @@ public final class ErrorReply implements FaultAction {
     private final int code;
     private final String errmsg;
     private final BsonArray errorLabels;
+    private final BsonDocument extraInfo;
     private final ErrorReplies.TopologyVersionMode topologyVersion;
 
-    /** @param errorLabels the labels to send exactly, or null to compute them as the server does */
-    public ErrorReply(int code, String errmsg, BsonArray errorLabels, ErrorReplies.TopologyVersionMode topologyVersion) {
+    /**
+     * @param errorLabels the labels to send exactly, or null to compute them as the server does
+     * @param extraInfo   fields the reply carries after codeName (failCommand's errorExtraInfo), or null
+     */
+    public ErrorReply(int code, String errmsg, BsonArray errorLabels, BsonDocument extraInfo,
+                      ErrorReplies.TopologyVersionMode topologyVersion) {
         this.code = code;
         this.errmsg = errmsg;
         this.errorLabels = errorLabels;
+        this.extraInfo = extraInfo;
         this.topologyVersion = topologyVersion;
     }
 
@@ -35,7 +41,8 @@ public final class ErrorReply implements FaultAction {
     public void apply(Interception command) {
         BsonDocument version = ErrorCodes.STATE_CHANGE.contains(code) && topologyVersion != ErrorReplies.TopologyVersionMode.OMIT
                 ? command.topologyVersion(topologyVersion == ErrorReplies.TopologyVersionMode.NEWER) : null;
-        command.answer(ErrorReplies.error(code, errmsg, errorLabels, version, command.facts(), command.onChangeStream(),
-                command.memberState()));
+        BsonDocument reply = ErrorReplies.error(code, errmsg, errorLabels, version, command.facts(), command.onChangeStream(),
+                command.memberState());
+        command.answer(extraInfo == null ? reply : ErrorReplies.withExtraInfo(reply, extraInfo));
     }
 }

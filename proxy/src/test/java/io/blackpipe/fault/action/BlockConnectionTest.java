@@ -25,7 +25,7 @@ class BlockConnectionTest {
     @Test
     void withAnErrorWaitsThenAnswersWithIt() {
         FakeInterception command = FakeInterception.retryableInsert();
-        BlockConnection block = new BlockConnection(300, new ErrorReply(13, null, null, ErrorReplies.TopologyVersionMode.NEWER));
+        BlockConnection block = new BlockConnection(300, new ErrorReply(13, null, null, null, ErrorReplies.TopologyVersionMode.NEWER));
         block.apply(command);
         assertTrue(command.calls.isEmpty());
         command.elapse();

@@ -24,7 +24,7 @@ class ErrorReplyTest {
 
     @Test
     void buildsCodeCodeNameErrmsgAndOkZero() {
-        BsonDocument reply = answer(FakeInterception.retryableInsert(), new ErrorReply(10107, null, null, TopologyVersionMode.NEWER));
+        BsonDocument reply = answer(FakeInterception.retryableInsert(), new ErrorReply(10107, null, null, null, TopologyVersionMode.NEWER));
         assertEquals(0.0, reply.getNumber("ok").doubleValue());
         assertEquals(10107, reply.getInt32("code").getValue());
         assertEquals("NotWritablePrimary", reply.getString("codeName").getValue());
@@ -33,22 +33,22 @@ class ErrorReplyTest {
 
     @Test
     void computesTheServersLabelsForARetryableWrite() {
-        BsonDocument reply = answer(FakeInterception.retryableInsert(), new ErrorReply(189, null, null, TopologyVersionMode.NEWER));
+        BsonDocument reply = answer(FakeInterception.retryableInsert(), new ErrorReply(189, null, null, null, TopologyVersionMode.NEWER));
         assertEquals(BsonArray.parse("['RetryableWriteError', 'NoWritesPerformed']"), reply.getArray("errorLabels"));
     }
 
     @Test
     void explicitLabelsAreSentExactlyAndAnEmptyListSuppressesThem() {
         BsonDocument custom = answer(FakeInterception.retryableInsert(),
-                new ErrorReply(10107, null, BsonArray.parse("['Mine']"), TopologyVersionMode.NEWER));
+                new ErrorReply(10107, null, BsonArray.parse("['Mine']"), null, TopologyVersionMode.NEWER));
         assertEquals(BsonArray.parse("['Mine']"), custom.getArray("errorLabels"));
-        BsonDocument none = answer(FakeInterception.retryableInsert(), new ErrorReply(10107, null, new BsonArray(), TopologyVersionMode.NEWER));
+        BsonDocument none = answer(FakeInterception.retryableInsert(), new ErrorReply(10107, null, new BsonArray(), null, TopologyVersionMode.NEWER));
         assertFalse(none.containsKey("errorLabels"));
     }
 
     @Test
     void aCustomMessageIsKept() {
-        BsonDocument reply = answer(FakeInterception.retryableInsert(), new ErrorReply(2, "bad thing", null, TopologyVersionMode.NEWER));
+        BsonDocument reply = answer(FakeInterception.retryableInsert(), new ErrorReply(2, "bad thing", null, null, TopologyVersionMode.NEWER));
         assertEquals("bad thing", reply.getString("errmsg").getValue());
         assertEquals("BadValue", reply.getString("codeName").getValue());
     }
@@ -57,7 +57,7 @@ class ErrorReplyTest {
     void stateChangeErrorsCarryANewerTopologyVersionByDefault() {
         for (int code : new int[] {10107, 13435, 10058, 11600, 11602, 13436, 189, 91}) {
             FakeInterception command = FakeInterception.retryableInsert();
-            BsonDocument reply = answer(command, new ErrorReply(code, null, null, TopologyVersionMode.NEWER));
+            BsonDocument reply = answer(command, new ErrorReply(code, null, null, null, TopologyVersionMode.NEWER));
             assertEquals(List.of(true), command.topologyVersionRequests, "code " + code);
             assertEquals(new BsonDocument("processId", new BsonObjectId(FakeInterception.PROCESS_ID)).append("counter", new BsonInt64(8)),
                     reply.getDocument("topologyVersion"), "code " + code);
@@ -67,7 +67,7 @@ class ErrorReplyTest {
     @Test
     void currentSendsTheMembersOwnTopologyVersion() {
         FakeInterception command = FakeInterception.retryableInsert();
-        BsonDocument reply = answer(command, new ErrorReply(10107, null, null, TopologyVersionMode.CURRENT));
+        BsonDocument reply = answer(command, new ErrorReply(10107, null, null, null, TopologyVersionMode.CURRENT));
         assertEquals(List.of(false), command.topologyVersionRequests);
         assertEquals(7, reply.getDocument("topologyVersion").getInt64("counter").getValue());
     }
@@ -75,7 +75,7 @@ class ErrorReplyTest {
     @Test
     void omitSendsNoneAndDoesNotShiftTheMember() {
         FakeInterception command = FakeInterception.retryableInsert();
-        BsonDocument reply = answer(command, new ErrorReply(10107, null, null, TopologyVersionMode.OMIT));
+        BsonDocument reply = answer(command, new ErrorReply(10107, null, null, null, TopologyVersionMode.OMIT));
         assertTrue(command.topologyVersionRequests.isEmpty(), "asking for a newer one would shift the member");
         assertFalse(reply.containsKey("topologyVersion"));
     }
@@ -85,7 +85,7 @@ class ErrorReplyTest {
         for (int code : new int[] {13, 2, 11000, 262, 64, 9001}) {
             for (TopologyVersionMode mode : TopologyVersionMode.values()) {
                 FakeInterception command = FakeInterception.retryableInsert();
-                BsonDocument reply = answer(command, new ErrorReply(code, null, null, mode));
+                BsonDocument reply = answer(command, new ErrorReply(code, null, null, null, mode));
                 assertTrue(command.topologyVersionRequests.isEmpty(), code + " " + mode);
                 assertFalse(reply.containsKey("topologyVersion"), code + " " + mode);
             }
@@ -96,18 +96,18 @@ class ErrorReplyTest {
     void aMemberWithoutTopologyVersionGetsAnErrorWithoutOne() {
         FakeInterception command = new FakeInterception(Facts.insert().txnNumber(3).build(),
                 new MemberState(MemberState.Role.PRIMARY, 17, null, -1));
-        BsonDocument reply = answer(command, new ErrorReply(10107, null, null, TopologyVersionMode.NEWER));
+        BsonDocument reply = answer(command, new ErrorReply(10107, null, null, null, TopologyVersionMode.NEWER));
         assertFalse(reply.containsKey("topologyVersion"));
     }
 
     @Test
     void unauthorizedNamesTheDatabaseAndCommandLikeTheServer() {
         FakeInterception command = new FakeInterception(Facts.command("find").database("shop").build(), FakeInterception.primary(17));
-        BsonDocument reply = answer(command, new ErrorReply(13, null, null, TopologyVersionMode.NEWER));
+        BsonDocument reply = answer(command, new ErrorReply(13, null, null, null, TopologyVersionMode.NEWER));
         assertEquals("Unauthorized", reply.getString("codeName").getValue());
         assertTrue(reply.getString("errmsg").getValue().contains("not authorized on shop"));
         assertFalse(reply.containsKey("errorLabels"));
-        assertEquals(13, new ErrorReply(13, null, null, TopologyVersionMode.NEWER).code());
-        assertEquals("errorReply", new ErrorReply(13, null, null, TopologyVersionMode.NEWER).name());
+        assertEquals(13, new ErrorReply(13, null, null, null, TopologyVersionMode.NEWER).code());
+        assertEquals("errorReply", new ErrorReply(13, null, null, null, TopologyVersionMode.NEWER).name());
     }
 }
