@@ -21,6 +21,10 @@ public final class ErrorReplies {
     /** Which topologyVersion a state-change error carries. */
     public enum TopologyVersionMode { NEWER, CURRENT, OMIT }
 
+    /** The fields of an error reply that extra information may not replace. */
+    public static final Set<String> OWN_FIELDS = Set.of("ok", "errmsg", "code", "codeName", "errorLabels",
+            "topologyVersion", "$clusterTime", "operationTime");
+
     /** maxWireVersion of MongoDB 4.4, from which drivers retry writes only on the RetryableWriteError label. */
     private static final int WIRE_4_4 = 9;
     /** maxWireVersion of MongoDB 6.0, whose servers also add NoWritesPerformed. */
@@ -54,10 +58,6 @@ public final class ErrorReplies {
         }
         return reply;
     }
-
-    /** The fields of an error reply that extra information may not replace. */
-    public static final Set<String> OWN_FIELDS = Set.of("ok", "errmsg", "code", "codeName", "errorLabels",
-            "topologyVersion", "$clusterTime", "operationTime");
 
     /** {@code error} with {@code extraInfo}'s fields after codeName, where mongod serializes an error's extra information. */
     public static BsonDocument withExtraInfo(BsonDocument error, BsonDocument extraInfo) {
