@@ -47,7 +47,7 @@ class MaxConnectionsCliTest {
 
     private static final BsonDocument HELLO = new BsonDocument("hello", new BsonInt32(1)).append("$db", new BsonString("admin"));
 
-    private static Socket connect(MemberAddress member) throws IOException {
+    static Socket connect(MemberAddress member) throws IOException {
         Socket socket = new Socket();
         socket.connect(new InetSocketAddress(member.host(), member.port()), 30_000);
         socket.setSoTimeout(60_000);
@@ -55,7 +55,7 @@ class MaxConnectionsCliTest {
     }
 
     /** A hello sent on {@code socket}, and its reply's body; null when the proxy closed the connection instead of replying. */
-    private static BsonDocument hello(Socket socket, int requestId) throws IOException {
+    static BsonDocument hello(Socket socket, int requestId) throws IOException {
         try {
             socket.getOutputStream().write(ScriptedMongodWire.buildOpMsg(requestId, 0, 0, HELLO, null));
             socket.getOutputStream().flush();
@@ -72,7 +72,7 @@ class MaxConnectionsCliTest {
     }
 
     /** The sum of blackpipe_connections_open over the members, from /metrics. */
-    private static double connectionsOpen(HttpClient http, String admin) {
+    static double connectionsOpen(HttpClient http, String admin) {
         try {
             String metrics = http.send(HttpRequest.newBuilder(URI.create(admin + "/metrics")).timeout(Duration.ofSeconds(30)).build(),
                     HttpResponse.BodyHandlers.ofString()).body();

@@ -1,0 +1,271 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoTimeoutException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.connection.ServerDescription;
+import com.mongodb.connection.ServerMonitoringMode;
+import io.blackpipe.BlackPipe;
+import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.pipe.TestCertificates;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.topology.MemberAddress;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.net.ssl.SSLContext;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The BLACKPIPE_* variables of the README's option table that no test set to a value of effect
+ * (BLACKPIPE_ADMIN_HOST, _SEED, _HISTORY, _SIMULATE_MEMBERS, _MAX_CONNECTIONS, _TLS_CERT, _TLS_KEY,
+ * _TLS_CLIENT_CA, _FORWARD_FAILPOINTS), each given to `blackpipe proxy` as a compose file or the Docker image
+ * gives it: a child process configured by its environment alone, its effect met by the real driver. A bad value
+ * in a variable is a usage error (exit 2, with usage) naming the option and the variable, never the value's secret.
+ */
+class EnvironmentVariablesCliTest {
+    private static final Pattern ADMIN = Pattern.compile("^admin: (http://[^/ ]+)/metrics");
+    private static final Pattern ADVERTISED = Pattern.compile("^  upstream .* -> advertised (\\S+)$");
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    @TempDir
+    Path temp;
+
+    private static String connectionString(CliChild child) throws Exception {
+        return child.awaitLine("connection string: ").substring("connection string: ".length()).trim();
+    }
+
+    private static String admin(CliChild child) {
+        return child.seen.stream().map(ADMIN::matcher).filter(Matcher::find).map(m -> m.group(1)).findFirst()
+                .orElseThrow(() -> new AssertionError("no admin line in " + child.seen));
+    }
+
+    private static int health(String admin) throws IOException, InterruptedException {
+        return HTTP.send(HttpRequest.newBuilder(URI.create(admin + "/health")).timeout(Duration.ofSeconds(30)).build(),
+                HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    private static int closedPort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Test
+    void theSeedTheHistoryFileAndTheAdminHostComeFromTheEnvironment() throws Exception {
+        Path history = temp.resolve("env-history.jsonl");
+        Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_HOST", "127.0.0.1", "BLACKPIPE_PORT", "0",
+                "BLACKPIPE_ADMIN_HOST", "127.0.0.2", "BLACKPIPE_ADMIN_PORT", "0", "BLACKPIPE_SEED", "7",
+                "BLACKPIPE_HISTORY", history.toString());
+        List<Boolean> failed;
+        try (CliChild child = new CliChild(temp, null, env, "proxy")) {
+            String uri = connectionString(child);
+            assertTrue(child.seen.contains("fault seed: 7 (replay with --seed 7)"), child.seen::toString);
+
+            String admin = admin(child);
+            assertTrue(admin.startsWith("http://127.0.0.2:"), () -> "the admin server binds BLACKPIPE_ADMIN_HOST: " + child.seen);
+            assertEquals(200, health(admin));
+            String elsewhere = admin.replace("127.0.0.2", "127.0.0.1");
+            assertThrows(ConnectException.class, () -> health(elsewhere), "nothing listens on the default admin host");
+
+            CliRun add = CliRun.of("fault", "add", "--command", "insert", "--error-code", "2", "--probability", "0.5", "--admin", admin);
+            assertEquals(0, add.exitCode(), add::toString);
+            failed = SeedReplayCliTest.runInserts(uri);
+        } // SIGTERM: the history file is completed as the proxy stops
+
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.uri()).seed(7).start()) {
+            blackPipe.fail("insert").probability(0.5).errorCode(2);
+            assertEquals(failed, SeedReplayCliTest.runInserts(blackPipe.connectionString()),
+                    "BLACKPIPE_SEED=7 decides as seed 7 does");
+        }
+
+        assertTrue(Files.exists(history), "the proxy wrote BLACKPIPE_HISTORY " + history);
+        List<HistoryEntry> inserts = Files.readAllLines(history).stream().map(HistoryEntry::fromJson)
+                .filter(e -> e.command().equals("insert")).toList();
+        assertEquals(failed.size(), inserts.size(), "a line per insert the driver sent");
+        for (int i = 0; i < failed.size(); i++) {
+            HistoryEntry entry = inserts.get(i);
+            assertEquals(failed.get(i) ? "fail" : "ok", entry.type(), entry::toJson);
+            assertEquals(failed.get(i) ? "errorReply" : null, entry.fault(), entry::toJson);
+        }
+    }
+
+    @Test
+    void theSimulatedMembersAndTheConnectionLimitComeFromTheEnvironment() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("envMembers");
+        int limit = 4; // the driver's three (polling) monitors, and its one pooled connection
+        Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.singleNodeUri(), "BLACKPIPE_HOST", "127.0.0.1",
+                "BLACKPIPE_PORT", "0", "BLACKPIPE_ADMIN_PORT", "0", "BLACKPIPE_SIMULATE_MEMBERS", "3",
+                "BLACKPIPE_MAX_CONNECTIONS", String.valueOf(limit));
+        try (CliChild child = new CliChild(temp, null, env, "proxy")) {
+            String uri = connectionString(child);
+            String admin = admin(child);
+            List<String> advertised = child.seen.stream().map(ADVERTISED::matcher).filter(Matcher::matches).map(m -> m.group(1)).toList();
+            assertEquals(3, advertised.size(), () -> "BLACKPIPE_SIMULATE_MEMBERS=3: three members: " + child.seen);
+            assertEquals(java.util.Set.copyOf(advertised), java.util.Set.copyOf(new ConnectionString(uri).getHosts()), "the connection string names them");
+
+            try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                    .applyConnectionString(new ConnectionString(uri + "&retryWrites=false&socketTimeoutMS=30000"))
+                    .applyToServerSettings(b -> b.serverMonitoringMode(ServerMonitoringMode.POLL))
+                    .applyToConnectionPoolSettings(b -> b.maxSize(1))
+                    .applyToClusterSettings(b -> b.serverSelectionTimeout(30, TimeUnit.SECONDS)).build())) {
+                MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+                c.insertOne(new Document("_id", 1));
+                Await.until(Duration.ofSeconds(60), () -> "a primary and two secondaries: " + client.getClusterDescription(), () ->
+                        client.getClusterDescription().getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() == 2
+                                && client.getClusterDescription().getServerDescriptions().stream().anyMatch(ServerDescription::isPrimary));
+                Await.until(Duration.ofSeconds(60), "the driver's connections", () -> MaxConnectionsCliTest.connectionsOpen(HTTP, admin) == limit);
+                try (Socket oneMore = MaxConnectionsCliTest.connect(MemberAddress.parse(advertised.get(0)))) {
+                    assertNull(MaxConnectionsCliTest.hello(oneMore, 1), "BLACKPIPE_MAX_CONNECTIONS=4: a fifth connection is closed on accept");
+                }
+                c.insertOne(new Document("_id", 2));
+            }
+        }
+        try (MongoClient direct = UpstreamLane.directClient()) {
+            assertEquals(List.of(new Document("_id", 1), new Document("_id", 2)),
+                    direct.getDatabase(db).getCollection("c").find().sort(new Document("_id", 1)).into(new ArrayList<>()));
+        }
+    }
+
+    private static MongoClient tlsDriver(String uri, SSLContext context, int selectionSeconds) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(uri))
+                .applyToSslSettings(b -> b.enabled(true).context(context))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(selectionSeconds, TimeUnit.SECONDS))
+                .build());
+    }
+
+    @Test
+    void theListenersTlsAndItsClientCaComeFromTheEnvironment() throws Exception {
+        TestCertificates certs = TestCertificates.generate(temp);
+        String db = UpstreamLane.freshDatabaseName("envTls");
+        Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_HOST", "127.0.0.1", "BLACKPIPE_PORT", "0",
+                "BLACKPIPE_ADMIN_PORT", "-1", "BLACKPIPE_TLS_CERT", certs.serverCert.toString(),
+                "BLACKPIPE_TLS_KEY", certs.serverKey.toString(), "BLACKPIPE_TLS_CLIENT_CA", certs.ca.toString());
+        try (CliChild child = new CliChild(temp, null, env, "proxy")) {
+            String uri = connectionString(child);
+            assertTrue(uri.contains("tls=true"), uri);
+            try (MongoClient anonymous = tlsDriver(uri, certs.clientContext(false), 5)) {
+                assertThrows(MongoTimeoutException.class,
+                        () -> anonymous.getDatabase(db).getCollection("c").insertOne(new Document("_id", "anonymous")),
+                        "BLACKPIPE_TLS_CLIENT_CA: a driver without a client certificate must not get through");
+            }
+            try (MongoClient certified = tlsDriver(uri, certs.clientContext(true), 30)) {
+                certified.getDatabase(db).getCollection("c").insertOne(new Document("_id", "certified"));
+            }
+        }
+        try (MongoClient direct = UpstreamLane.directClient()) {
+            assertEquals(List.of(new Document("_id", "certified")), direct.getDatabase(db).getCollection("c").find().into(new ArrayList<>()));
+        }
+    }
+
+    private static final Document FAIL_POINT = Document.parse("{configureFailPoint: 'failCommand', mode: {times: 1},"
+            + " data: {failCommands: ['count'], errorCode: 2}}");
+
+    /** What {@code client}'s configureFailPoint gets: "ok", or the error's code name; a server that took it is told to forget it. */
+    private static String configureFailPoint(MongoClient client) {
+        try {
+            client.getDatabase("admin").runCommand(FAIL_POINT);
+            return "ok";
+        } catch (MongoCommandException e) {
+            return e.getErrorCodeName();
+        } finally {
+            try (MongoClient direct = UpstreamLane.directClient()) {
+                direct.getDatabase("admin").runCommand(new Document("configureFailPoint", "failCommand").append("mode", "off"));
+            } catch (MongoCommandException refused) {
+                // a lane without test commands (jongodb) holds no failpoint to forget
+            }
+        }
+    }
+
+    /** What configureFailPoint gets through a proxy started with {@code env} besides the upstream and its ports. */
+    private String configureFailPointThrough(Map<String, String> env) throws Exception {
+        Map<String, String> all = new HashMap<>(env);
+        all.putAll(Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_HOST", "127.0.0.1", "BLACKPIPE_PORT", "0",
+                "BLACKPIPE_ADMIN_PORT", "-1"));
+        try (CliChild child = new CliChild(temp, null, all, "proxy");
+             MongoClient client = MongoClients.create(connectionString(child))) {
+            return configureFailPoint(client);
+        }
+    }
+
+    @Test
+    void forwardingFailPointsComesFromTheEnvironment() throws Exception {
+        String directly;
+        try (MongoClient direct = UpstreamLane.directClient()) {
+            directly = configureFailPoint(direct); // the jongodb lane refuses it, a mongod with test commands takes it
+        }
+        assertEquals(directly, configureFailPointThrough(Map.of("BLACKPIPE_FORWARD_FAILPOINTS", "true")), "the server's own answer");
+        assertEquals("ok", configureFailPointThrough(Map.of("BLACKPIPE_FORWARD_FAILPOINTS", "false")), "blackpipe takes it as a rule");
+    }
+
+    /** Configured by the environment alone, a bad value names the variable too: nobody typed the option it names. */
+    @ParameterizedTest(name = "{0}={1}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+            "BLACKPIPE_ADMIN_HOST | 999.1.1.1 | --admin-host '999.1.1.1' is neither an IP address nor a host name that resolves"
+                    + " (set by BLACKPIPE_ADMIN_HOST)",
+            "BLACKPIPE_HOST | 999.1.1.1 | --host '999.1.1.1' is neither an IP address nor a host name that resolves (set by BLACKPIPE_HOST)",
+            "BLACKPIPE_ADMIN_PORT | 70000 | --admin-port 70000 is out of range (-1 disables, 0 picks a free port) (set by BLACKPIPE_ADMIN_PORT)",
+            "BLACKPIPE_SIMULATE_MEMBERS | 9 | --simulate-members 9 must be from 2 to 7 (0 turns it off) (set by BLACKPIPE_SIMULATE_MEMBERS)",
+            "BLACKPIPE_MAX_CONNECTIONS | -1 | --max-connections -1 must be 0 (unlimited) or more (set by BLACKPIPE_MAX_CONNECTIONS)",
+            "BLACKPIPE_MAX_CONNECTIONS | many | Invalid value for option '--max-connections': 'many' is not an int (set by BLACKPIPE_MAX_CONNECTIONS)",
+            "BLACKPIPE_SEED | abc | Invalid value for option '--seed': 'abc' is not a long (set by BLACKPIPE_SEED)",
+            "BLACKPIPE_FORWARD_FAILPOINTS | maybe | Invalid value for option '--forward-failpoints': 'maybe' is not a boolean"
+                    + " (set by BLACKPIPE_FORWARD_FAILPOINTS)",
+            "BLACKPIPE_TLS_CLIENT_CA | /nowhere/ca.pem | --tls-client-ca needs --tls-cert and --tls-key (TLS on the listeners)"
+                    + " (set by BLACKPIPE_TLS_CLIENT_CA)",
+            "BLACKPIPE_TLS_CERT | /nowhere/cert.pem | --tls-cert and --tls-key go together; got only --tls-cert (set by BLACKPIPE_TLS_CERT)"})
+    void aBadValueInAVariableExitsTwoNamingTheOptionAndTheVariable(String variable, String value, String expected) throws Exception {
+        Map<String, String> env = new HashMap<>(Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/"));
+        env.put(variable, value);
+        try (CliChild child = new CliChild(temp, null, env, "proxy")) {
+            assertEquals(2, child.awaitExit(), child::describe); // an unreachable upstream would be 1: the bad value is caught first
+            String err = child.stderrText();
+            assertEquals(expected, err.lines().findFirst().orElse(""), child::describe);
+            assertTrue(err.contains("Usage: blackpipe proxy"), child::describe);
+            assertFalse(err.contains("s3cret"), child::describe);
+        }
+    }
+
+    @Test
+    void aBadAdminUrlInTheControlCommandsVariableExitsTwoNamingIt() throws Exception {
+        try (CliChild child = new CliChild(temp, null, Map.of("BLACKPIPE_ADMIN", "ftp://127.0.0.1:9090"), "stats")) {
+            assertEquals(2, child.awaitExit(), child::describe);
+            String err = child.stderrText();
+            assertEquals("--admin 'ftp://127.0.0.1:9090' is not a URL such as http://127.0.0.1:9090 (set by BLACKPIPE_ADMIN)",
+                    err.lines().findFirst().orElse(""), child::describe);
+            assertTrue(err.contains("Usage: blackpipe stats"), child::describe);
+        }
+    }
+}
