@@ -36,7 +36,10 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
         return standard.handleParseException(named, args);
     }
 
-    /** The option the error is about: picocli's own errors carry it; the commands' checks start with its name. */
+    /**
+     * The option the error is about: picocli's own errors carry it; the commands' checks start with its name, and the
+     * upstream URI's own checks (UpstreamUri, shared with BlackPipe.start) with "the upstream URI", which --upstream holds.
+     */
     private static OptionSpec optionOf(ParameterException e) {
         ArgSpec arg = e.getArgSpec();
         if (arg instanceof OptionSpec option) {
@@ -45,7 +48,8 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
         String message = e.getMessage() == null ? "" : e.getMessage();
         for (OptionSpec option : e.getCommandLine().getCommandSpec().options()) {
             String name = option.longestName();
-            if (message.startsWith(name + " ") || message.startsWith(name + ":")) {
+            if (message.startsWith(name + " ") || message.startsWith(name + ":")
+                    || name.equals("--upstream") && message.startsWith("the upstream URI")) {
                 return option;
             }
         }

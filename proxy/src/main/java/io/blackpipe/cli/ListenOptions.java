@@ -94,7 +94,8 @@ final class ListenOptions {
             return null;
         }
         if (tlsCert == null || tlsKey == null) {
-            throw new IllegalArgumentException("--tls-cert and --tls-key go together; got only " + (tlsCert == null ? "--tls-key" : "--tls-cert"));
+            String given = tlsCert == null ? "--tls-key" : "--tls-cert"; // named first: the error is about it, and its variable if it set it
+            throw new IllegalArgumentException(given + " and " + (tlsCert == null ? "--tls-cert" : "--tls-key") + " go together; got only " + given);
         }
         return new ProxyConfig.ListenerTls(tlsCert, tlsKey, tlsClientCa);
     }

@@ -245,7 +245,12 @@ class EnvironmentVariablesCliTest {
                     + " (set by BLACKPIPE_FORWARD_FAILPOINTS)",
             "BLACKPIPE_TLS_CLIENT_CA | /nowhere/ca.pem | --tls-client-ca needs --tls-cert and --tls-key (TLS on the listeners)"
                     + " (set by BLACKPIPE_TLS_CLIENT_CA)",
-            "BLACKPIPE_TLS_CERT | /nowhere/cert.pem | --tls-cert and --tls-key go together; got only --tls-cert (set by BLACKPIPE_TLS_CERT)"})
+            "BLACKPIPE_TLS_CERT | /nowhere/cert.pem | --tls-cert and --tls-key go together; got only --tls-cert (set by BLACKPIPE_TLS_CERT)",
+            "BLACKPIPE_TLS_KEY | /nowhere/key.pem | --tls-key and --tls-cert go together; got only --tls-key (set by BLACKPIPE_TLS_KEY)",
+            "BLACKPIPE_UPSTREAM | notauri | the upstream URI must start with mongodb:// or mongodb+srv://, got 'notauri'"
+                    + " (set by BLACKPIPE_UPSTREAM)",
+            "BLACKPIPE_UPSTREAM | mongodb://alice:s3cret@db1:27017/?tls=maybe | the upstream URI option tls=maybe must be true or false"
+                    + " (set by BLACKPIPE_UPSTREAM)"})
     void aBadValueInAVariableExitsTwoNamingTheOptionAndTheVariable(String variable, String value, String expected) throws Exception {
         Map<String, String> env = new HashMap<>(Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/"));
         env.put(variable, value);
