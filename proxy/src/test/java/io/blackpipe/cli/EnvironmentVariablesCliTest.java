@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
-import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -40,7 +39,6 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import javax.net.ssl.SSLContext;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -158,14 +156,6 @@ class EnvironmentVariablesCliTest {
         }
     }
 
-    private static MongoClient tlsDriver(String uri, SSLContext context, int selectionSeconds) {
-        return MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(uri))
-                .applyToSslSettings(b -> b.enabled(true).context(context))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(selectionSeconds, TimeUnit.SECONDS))
-                .build());
-    }
-
     @Test
     void theListenersTlsAndItsClientCaComeFromTheEnvironment() throws Exception {
         TestCertificates certs = TestCertificates.generate(temp);
@@ -174,19 +164,7 @@ class EnvironmentVariablesCliTest {
                 "BLACKPIPE_ADMIN_PORT", "-1", "BLACKPIPE_TLS_CERT", certs.serverCert.toString(),
                 "BLACKPIPE_TLS_KEY", certs.serverKey.toString(), "BLACKPIPE_TLS_CLIENT_CA", certs.ca.toString());
         try (CliChild child = new CliChild(temp, null, env, "proxy")) {
-            String uri = connectionString(child);
-            assertTrue(uri.contains("tls=true"), uri);
-            try (MongoClient anonymous = tlsDriver(uri, certs.clientContext(false), 5)) {
-                assertThrows(MongoTimeoutException.class,
-                        () -> anonymous.getDatabase(db).getCollection("c").insertOne(new Document("_id", "anonymous")),
-                        "BLACKPIPE_TLS_CLIENT_CA: a driver without a client certificate must not get through");
-            }
-            try (MongoClient certified = tlsDriver(uri, certs.clientContext(true), 30)) {
-                certified.getDatabase(db).getCollection("c").insertOne(new Document("_id", "certified"));
-            }
-        }
-        try (MongoClient direct = UpstreamLane.directClient()) {
-            assertEquals(List.of(new Document("_id", "certified")), direct.getDatabase(db).getCollection("c").find().into(new ArrayList<>()));
+            ListenerTlsCliTest.assertOnlyACertifiedDriverGetsThrough(connectionString(child), certs, db);
         }
     }
 

@@ -100,16 +100,23 @@ class ListenerTlsCliTest {
     void withAClientCaOnlyADriverPresentingACertificateItSignedGetsThrough() throws Exception {
         String db = UpstreamLane.freshDatabaseName("tlsCliClientCa");
         try (CliChild child = tlsProxy("--tls-client-ca", certs.ca.toString())) {
-            String uri = connectionString(child);
-            assertTrue(uri.contains("tls=true"), uri);
-            try (MongoClient anonymous = driver(uri, certs.clientContext(false), 5)) {
-                assertThrows(MongoTimeoutException.class,
-                        () -> anonymous.getDatabase(db).getCollection("c").insertOne(new Document("_id", "anonymous")),
-                        "a driver without a client certificate must not get through");
-            }
-            try (MongoClient withCertificate = driver(uri, certs.clientContext(true), 30)) {
-                withCertificate.getDatabase(db).getCollection("c").insertOne(new Document("_id", "certified"));
-            }
+            assertOnlyACertifiedDriverGetsThrough(connectionString(child), certs, db);
+        }
+    }
+
+    /**
+     * Through the TLS listener at {@code uri} (its client CA {@code certs.ca}): a driver without a client
+     * certificate finds no server, one with a certificate the CA signed inserts, and the server holds that insert only.
+     */
+    static void assertOnlyACertifiedDriverGetsThrough(String uri, TestCertificates certs, String db) throws Exception {
+        assertTrue(uri.contains("tls=true"), uri);
+        try (MongoClient anonymous = driver(uri, certs.clientContext(false), 5)) {
+            assertThrows(MongoTimeoutException.class,
+                    () -> anonymous.getDatabase(db).getCollection("c").insertOne(new Document("_id", "anonymous")),
+                    "a driver without a client certificate must not get through");
+        }
+        try (MongoClient withCertificate = driver(uri, certs.clientContext(true), 30)) {
+            withCertificate.getDatabase(db).getCollection("c").insertOne(new Document("_id", "certified"));
         }
         assertEquals(List.of(new Document("_id", "certified")), onTheServer(db),
                 "the server holds the insert of the driver with a certificate only");
