@@ -2,10 +2,12 @@ package io.blackpipe.cli;
 
 import java.util.Arrays;
 import java.util.function.Function;
+import picocli.CommandLine;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.Model.ArgSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
 
 /**
  * A usage error about an option whose value came from its BLACKPIPE_* variable says so: configured
@@ -45,15 +47,34 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
         if (arg instanceof OptionSpec option) {
             return option;
         }
-        String message = e.getMessage() == null ? "" : e.getMessage();
-        for (OptionSpec option : e.getCommandLine().getCommandSpec().options()) {
+        return optionNamedBy(e.getCommandLine(), e.getMessage());
+    }
+
+    /** The option a message begins with (the commands' checks do), or null. */
+    private static OptionSpec optionNamedBy(CommandLine line, String message) {
+        String text = message == null ? "" : message;
+        for (OptionSpec option : line.getCommandSpec().options()) {
             String name = option.longestName();
-            if (message.startsWith(name + " ") || message.startsWith(name + ":")
-                    || name.equals("--upstream") && message.startsWith("the upstream URI")) {
+            if (text.startsWith(name + " ") || text.startsWith(name + ":")
+                    || name.equals("--upstream") && text.startsWith("the upstream URI")) {
                 return option;
             }
         }
         return null;
+    }
+
+    /**
+     * A failed start's message (exit 1: e.g. "--tls-cert /certs/x.pem is not a readable file") with the
+     * variable that set its option, when no flag did: a compose file's BLACKPIPE_TLS_CERT, not a --tls-cert nobody typed.
+     */
+    static String namingTheVariable(CommandLine line, String message) {
+        OptionSpec option = optionNamedBy(line, message);
+        String variable = option == null ? null : EnvironmentDefaults.variableOf(option);
+        ParseResult parsed = line.getParseResult();
+        if (variable == null || parsed == null || parsed.hasMatchedOption(option)) {
+            return message;
+        }
+        return message + " (set by " + variable + ")";
     }
 
     private static boolean typed(OptionSpec option, String[] args) {

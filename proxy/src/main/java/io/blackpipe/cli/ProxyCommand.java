@@ -42,7 +42,7 @@ final class ProxyCommand implements Callable<Integer> {
         try {
             running = RunningProxy.start(config, listen.adminToken);
         } catch (RuntimeException e) {
-            spec.commandLine().getErr().println("blackpipe: " + e.getMessage());
+            spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e.getMessage()));
             return 1;
         }
         try {

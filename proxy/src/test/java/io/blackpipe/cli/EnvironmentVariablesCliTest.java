@@ -251,4 +251,26 @@ class EnvironmentVariablesCliTest {
             assertTrue(err.contains("Usage: blackpipe stats"), child::describe);
         }
     }
+
+    /**
+     * A failed start (exit 1) about an option its variable set names the variable too: the TLS files are
+     * checked when the listener starts, not as usage; a flag typed on the command line is named alone.
+     */
+    @Test
+    void anUnreadableFileFromAVariableFailsTheStartNamingTheVariable() throws Exception {
+        Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_PORT", "0", "BLACKPIPE_ADMIN_PORT", "-1",
+                "BLACKPIPE_TLS_CERT", "/nowhere/cert.pem", "BLACKPIPE_TLS_KEY", "/nowhere/key.pem");
+        try (CliChild child = new CliChild(temp, null, env, "proxy")) {
+            assertEquals(1, child.awaitExit(), child::describe);
+            assertTrue(child.stderrText().contains("blackpipe: --tls-cert /nowhere/cert.pem is not a readable file"
+                    + " (set by BLACKPIPE_TLS_CERT)"), child::describe);
+        }
+        try (CliChild child = new CliChild(temp, null, Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_PORT", "0",
+                "BLACKPIPE_ADMIN_PORT", "-1"), "proxy", "--tls-cert", "/nowhere/cert.pem", "--tls-key", "/nowhere/key.pem")) {
+            assertEquals(1, child.awaitExit(), child::describe);
+            String err = child.stderrText();
+            assertTrue(err.contains("blackpipe: --tls-cert /nowhere/cert.pem is not a readable file"), child::describe);
+            assertFalse(err.contains("set by"), child::describe);
+        }
+    }
 }
