@@ -78,6 +78,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 });
         ChannelFuture connect = bootstrap.connect(member.dial().host(), member.dial().port());
         upstream = connect.channel();
+        context.openConnections().add(upstream);
         connect.addListener(f -> {
             if (f.isSuccess()) {
                 updateClientAutoRead();

@@ -8,17 +8,19 @@ import io.blackpipe.topology.HelloRewriter;
 import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.Tls;
+import io.netty.channel.group.ChannelGroup;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * What every connection pair shares: meters, rules, the hello rewriter, member states, the log,
  * the simulated replica set when the proxy presents one (else null), and how to dial members
- * (plaintext or TLS), and the change stream cursors members opened.
+ * (plaintext or TLS), the change stream cursors members opened, and every connection open (which the
+ * proxy's close() closes).
  */
 record PipeContext(ConnectionMeters.Registry meters, CommandObserver observer, RuleSet rules, RuleParser ruleParser,
                    boolean forwardFailPoints, HelloRewriter rewriter, MemberStates memberStates, ProxyLog log,
                    int connectTimeoutMillis, AtomicInteger requestIds, SimulatedReplicaSet simulation,
-                   Tls.Client upstreamTls, ChangeStreamCursors changeStreams) {
+                   Tls.Client upstreamTls, ChangeStreamCursors changeStreams, ChannelGroup openConnections) {
 
     /** A request id for a message the proxy writes itself. */
     int nextRequestId() {

@@ -30,9 +30,12 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +63,13 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     private final ProxyConfig config;
     private final EventLoopGroup acceptors = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
+    /**
+     * Every connection open on the workers, clients' and members': close() closes them itself before it
+     * stops the loops. Netty's shutdown with no quiet period can end a loop that was busy as it began
+     * without closing the loop's channels, and a member's connection still in its TLS handshake, told to
+     * close once a client's last request is flushed, would stay open holding that request's buffer.
+     */
+    private final ChannelGroup openConnections = new DefaultChannelGroup("blackpipe-connections", GlobalEventExecutor.INSTANCE);
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ProxyLog log = new ProxyLog();
     private final Map<MemberAddress, MemberListener> listeners = new ConcurrentHashMap<>();
@@ -110,7 +120,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                     config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
-                    upstreamTls, new ChangeStreamCursors());
+                    upstreamTls, new ChangeStreamCursors(), openConnections);
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
             this.roles = new MemberRoles(deployment, members, context.memberStates(), simulation,
                     new PrimaryStepDown(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis(), log),
@@ -164,6 +174,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        openConnections.add(ch);
                         if (connectionLimit != null && !connectionLimit.admit(ch, upstream)) {
                             return; // closed: over --max-connections
                         }
@@ -374,6 +385,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     public void close() {
         scenarios.stop();
         listeners.values().forEach(MemberListener::close);
+        openConnections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         stopThreads();
         history.close();
         registry.close();

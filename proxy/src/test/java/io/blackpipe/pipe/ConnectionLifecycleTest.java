@@ -15,12 +15,14 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.LogCapture;
+import io.blackpipe.testing.NettyLeakCheck;
 import io.blackpipe.testing.RawUpstream;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.TcpTap;
 import io.blackpipe.topology.Member;
 import io.blackpipe.wire.BlockingCommandClient;
+import io.netty.channel.EventLoop;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -31,6 +33,7 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -490,6 +493,81 @@ class ConnectionLifecycleTest {
             assertNull(readerFailure.get(), () -> "the upstream reader failed: " + readerFailure.get());
             assertEquals((double) TOTAL, proxied(proxy, "client_to_upstream"));
             assertEquals(List.of(), upstream.errors());
+        }
+    }
+
+    /**
+     * A member's connection whose last writes cannot be flushed (the member reads nothing) is told to close
+     * once they are, when its client goes. The proxy's close() must end it anyway, even on event loops busy as
+     * their shutdown begins: Netty's shutdown with no quiet period then stops a loop without closing its
+     * channels, which left the socket open and the unflushed requests' buffers unreleased.
+     */
+    @Test
+    void closingTheProxyEndsAMemberConnectionStuckFlushingEvenOnBusyLoops() throws Exception {
+        Template template = Template.of(new BsonDocument("insert", new BsonString("c")).append("$db", new BsonString("test")));
+        CountDownLatch proxyClosed = new CountDownLatch(1);
+        AtomicReference<String> memberSaw = new AtomicReference<>();
+        CountDownLatch memberDone = new CountDownLatch(1);
+        try (RawUpstream upstream = new RawUpstream((socket, index) -> {
+            if (index == 0) {
+                RawUpstream.answerHellos(socket);
+                return;
+            }
+            try {
+                proxyClosed.await(); // reads nothing until then: the proxy's writes pile up unflushed
+                socket.setSoTimeout((int) TIMEOUT.toMillis());
+                InputStream in = socket.getInputStream();
+                byte[] drain = new byte[64 * 1024];
+                while (in.read(drain) >= 0) {
+                    // what the kernel already holds, then the end of the stream
+                }
+                memberSaw.set("closed");
+            } catch (java.net.SocketTimeoutException e) {
+                memberSaw.set("still open " + TIMEOUT + " after the proxy closed");
+            } finally {
+                memberDone.countDown();
+            }
+        })) {
+            ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + upstream.address() + "/"));
+            Member member = proxy.members().get(0);
+            try (RawClient client = RawClient.connect(member.advertised())) {
+                AtomicLong written = new AtomicLong();
+                Thread writer = new Thread(() -> {
+                    try {
+                        stream(client.socket.getOutputStream(), template, written);
+                    } catch (IOException expected) {
+                        // the proxy closes the client below
+                    }
+                }, "stuck-flush-client-writer");
+                writer.setDaemon(true);
+                writer.start();
+                awaitStall(written::get, Duration.ofSeconds(15), Duration.ofMillis(500));
+                Set<EventLoop> loops = proxy.listener(member.upstream()).eventLoops();
+                CountDownLatch busy = new CountDownLatch(loops.size());
+                for (EventLoop loop : loops) {
+                    loop.execute(() -> busyUntilShutdownBegins(loop, busy));
+                }
+                assertTrue(busy.await(TIMEOUT.toSeconds(), TimeUnit.SECONDS), "every loop busy before the proxy closes");
+                proxy.close();
+                proxyClosed.countDown();
+                assertTrue(memberDone.await(2 * TIMEOUT.toSeconds(), TimeUnit.SECONDS), "the member's reader ended");
+                assertEquals("closed", memberSaw.get(), "the proxy's connection to the member");
+            }
+        }
+        assertEquals(List.of(), NettyLeakCheck.detectLeaks(), "the unflushed requests' buffers are released");
+    }
+
+    /** Keeps {@code loop} running this task until its shutdown has begun and set its quiet period (its fields follow its state). */
+    private static void busyUntilShutdownBegins(EventLoop loop, CountDownLatch busy) {
+        busy.countDown();
+        long giveUp = System.nanoTime() + TIMEOUT.toNanos();
+        while (!loop.isShuttingDown() && System.nanoTime() < giveUp) {
+            Thread.onSpinWait();
+        }
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
