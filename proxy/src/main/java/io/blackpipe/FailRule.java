@@ -20,6 +20,7 @@ import org.bson.BsonValue;
  * blackPipe.fail("insert").times(1).cannedReply(BsonDocument.parse("{ok: 1, n: 0, writeErrors: [...]}"));
  * blackPipe.fail("find").times(1).trickleReply(256, Duration.ofMillis(100));
  * blackPipe.fail("insert").times(1).truncateReply(20);
+ * blackPipe.fail("update").whereCommand(BsonDocument.parse("{'updates.q._id': 42}")).with(Fault.DROP_REPLY);
  * }</pre>
  * The mode is alwaysOn unless times, skip or probability say otherwise. Each terminal method
  * returns the rule's id, for {@link BlackPipe#removeRule(String)} (or {@link RemoteBlackPipe#removeRule(String)}:
@@ -110,6 +111,23 @@ public final class FailRule {
                     + "' would never fire (give \"db.collection\" or \"db\", or leave it out for every namespace)");
         }
         return put("onNamespace", "namespace", namespace);
+    }
+
+    /**
+     * Only on commands that hold these fields, by dotted path into the command as the server reads it, e.g.
+     * {@code whereCommand(new BsonDocument("documents.sku", new BsonString("A1")))} for the insert of that
+     * document alone, or {@code "updates.q._id"} for one update's filter. Compared as a query's equality
+     * (numbers by value, a path through an array looks into its elements); operators are refused.
+     */
+    public FailRule whereCommand(BsonDocument fields) {
+        unspent("whereCommand");
+        given(fields, "whereCommand(): the fields");
+        if (data.containsKey("commandMatches")) {
+            throw new IllegalStateException("whereCommand(): this rule's commandMatches is already "
+                    + data.getDocument("commandMatches").toJson() + "; give every field in one call");
+        }
+        data.put("commandMatches", fields.clone());
+        return this;
     }
 
     /** Only on first attempts (a retry passes). */

@@ -72,6 +72,11 @@ final class FaultAddCommand extends AdminCommand {
     @Option(names = "--namespace", paramLabel = "DB.COLL", description = "Only for commands on this namespace.")
     String namespace;
 
+    @Option(names = "--match", paramLabel = "JSON", description = "Only on commands holding these fields, by dotted path into"
+            + " the command (an insert's documents, an update's updates included), e.g. '{\"documents.sku\": \"A1\"}'"
+            + " (commandMatches: values compared as a query's equality; no operators).")
+    String match;
+
     @Option(names = "--attempt", paramLabel = "first|retry", description = "Only the first attempt of an operation, or only retries.")
     Attempt attempt;
 
@@ -162,6 +167,7 @@ final class FaultAddCommand extends AdminCommand {
         add(given, member != null, "--member");
         add(given, app != null, "--app");
         add(given, namespace != null, "--namespace");
+        add(given, match != null, "--match");
         add(given, attempt != null, "--attempt");
         return given;
     }
@@ -194,6 +200,13 @@ final class FaultAddCommand extends AdminCommand {
         putString(data, "appName", app);
         putString(data, "namespace", namespace);
         putString(data, "member", member);
+        if (match != null) {
+            try {
+                data.put("commandMatches", JsonDocuments.parseOne(match));
+            } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
+                throw usage("--match: not a JSON document: " + e.getMessage());
+            }
+        }
         if (attempt != null) {
             data.put("attempt", new BsonString(attempt.name()));
         }
@@ -213,6 +226,9 @@ final class FaultAddCommand extends AdminCommand {
 
     /** The flag that set a field of the rule the flags build, so an error names what the user typed. */
     private String flag(String field) {
+        if (field.startsWith("data.commandMatches")) {
+            return "--match";
+        }
         return switch (field) {
             case "id" -> "--id";
             case "mode", "mode.times", "mode.skip", "mode.activationProbability" ->

@@ -135,6 +135,9 @@ final class FaultCommand implements Runnable {
                     parts.add(field[1] + "=" + data.getString(field[0]).getValue());
                 }
             }
+            if (data.isDocument("commandMatches")) {
+                parts.add("match=" + data.getDocument("commandMatches").toJson());
+            }
             return String.join(" ", parts);
         }
 

@@ -3,23 +3,34 @@ package io.blackpipe.fault;
 import io.blackpipe.observe.Attempt;
 import io.blackpipe.topology.MemberState;
 import java.util.Set;
+import java.util.function.Supplier;
+import org.bson.BsonDocument;
 
 /**
  * Which commands a rule applies to: failCommand's failCommands (or failAllCommands), appName and
  * namespace, plus blackpipe's member ("primary", "secondary" or host:port) and attempt ("first" or
- * "retry"). Null fields match everything; null {@code commands} is every command but those in
- * {@code allBut}.
+ * "retry") and commandMatches (fields the command holds). Null fields match everything; null
+ * {@code commands} is every command but those in {@code allBut}.
  */
 public record Matcher(Set<String> commands, Set<String> allBut, String appName, String namespace, String member,
-                      String attempt) {
+                      String attempt, CommandPattern pattern) {
+    /** A command no rule looks into: a pattern then matches nothing. */
+    private static final Supplier<BsonDocument> NO_COMMAND = BsonDocument::new;
+
     /** A rule on the named commands. */
     public Matcher(Set<String> commands, String appName, String namespace, String member, String attempt) {
-        this(commands, Set.of(), appName, namespace, member, attempt);
+        this(commands, Set.of(), appName, namespace, member, attempt, null);
+    }
+
+    /** A rule on the named commands whose documents hold what {@code pattern} says. */
+    public Matcher(Set<String> commands, String appName, String namespace, String member, String attempt, CommandPattern pattern) {
+        this(commands, Set.of(), appName, namespace, member, attempt, pattern);
     }
 
     /** A rule on every command (failAllCommands) but those in {@code allBut}. */
-    public static Matcher allCommandsBut(Set<String> allBut, String appName, String namespace, String member, String attempt) {
-        return new Matcher(null, allBut, appName, namespace, member, attempt);
+    public static Matcher allCommandsBut(Set<String> allBut, String appName, String namespace, String member, String attempt,
+                                         CommandPattern pattern) {
+        return new Matcher(null, allBut, appName, namespace, member, attempt, pattern);
     }
 
     public boolean allCommands() {
@@ -27,6 +38,11 @@ public record Matcher(Set<String> commands, Set<String> allBut, String appName, 
     }
 
     public boolean matches(Attempt attempt, MemberState state, String advertisedMember) {
+        return matches(attempt, state, advertisedMember, NO_COMMAND);
+    }
+
+    /** @param command the command's document, decoded only if this rule looks into it (and only then asked for) */
+    public boolean matches(Attempt attempt, MemberState state, String advertisedMember, Supplier<BsonDocument> command) {
         if (commands == null ? allBut.contains(attempt.command()) : !commands.contains(attempt.command())) {
             return false;
         }
@@ -39,10 +55,10 @@ public record Matcher(Set<String> commands, Set<String> allBut, String appName, 
         if (member != null && !memberMatches(attempt.member(), advertisedMember, state)) {
             return false;
         }
-        if (this.attempt != null) {
-            return this.attempt.equals("retry") == attempt.isRetry();
+        if (this.attempt != null && this.attempt.equals("retry") != attempt.isRetry()) {
+            return false;
         }
-        return true;
+        return pattern == null || pattern.matches(command.get()); // last: the one that decodes the command
     }
 
     private boolean namespaceMatches(Attempt attempt) {

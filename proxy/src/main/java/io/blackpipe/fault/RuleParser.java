@@ -36,7 +36,7 @@ public final class RuleParser {
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
             "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands", "failAllCommands",
             "resetConnection", "dropReply", "truncateReplyBytes", "hang", "delayReplyMS", "delayReplyJitterMS", "trickleReplyBytes",
-            "trickleReplyIntervalMS", "cannedReply", "member", "attempt", "topologyVersion", "errorExtraInfo");
+            "trickleReplyIntervalMS", "cannedReply", "member", "attempt", "topologyVersion", "errorExtraInfo", "commandMatches");
 
     private final long seed;
     /** Why a rule's member names none of the deployment's members (naming those it has); null when it names one. */
@@ -125,17 +125,18 @@ public final class RuleParser {
         String namespace = RuleFields.string(data, "namespace");
         String member = member(data);
         String attempt = attempt(data);
+        CommandPattern pattern = data.containsKey("commandMatches") ? CommandPattern.parse("data.commandMatches", data.get("commandMatches")) : null;
         FaultAction action = RuleActions.action(data, () -> seed + parsed.incrementAndGet());
         Matcher matcher;
         if (action instanceof WriteConcernError) {
             Set<String> taking = allCommands ? WriteConcernError.COMMANDS : takingAWriteConcern(commands);
-            matcher = new Matcher(taking, appName, namespace, member, attempt);
+            matcher = new Matcher(taking, appName, namespace, member, attempt, pattern);
         } else if (allCommands) {
             // as on the server, hellos too; but the proxy rewrites their replies, so not with a fate of the reply
             boolean replyFate = REPLY_FATES.stream().anyMatch(data::containsKey);
-            matcher = Matcher.allCommandsBut(replyFate ? HELLO_NAMES : Set.of(), appName, namespace, member, attempt);
+            matcher = Matcher.allCommandsBut(replyFate ? HELLO_NAMES : Set.of(), appName, namespace, member, attempt, pattern);
         } else {
-            matcher = new Matcher(commands, appName, namespace, member, attempt);
+            matcher = new Matcher(commands, appName, namespace, member, attempt, pattern);
         }
         return new Rule(id, matcher, mode, action, document.clone());
     }

@@ -10,6 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
+import org.bson.BsonDocument;
 
 /**
  * The active rules. Readers (every command) see an immutable snapshot indexed by command name,
@@ -62,14 +63,15 @@ public final class RuleSet {
 
     /** The first rule (in the order added) that matches and whose mode fires, or null. */
     public Decision decide(Attempt attempt, MemberState state, String advertisedMember) {
-        return decide(attempt, () -> state, advertisedMember);
+        return decide(attempt, () -> state, advertisedMember, BsonDocument::new);
     }
 
     /**
-     * The same, reading the member's state only when a rule names the command: most commands
-     * match no rule, and the proxy asks for every one.
+     * The same, reading the member's state only when a rule names the command, and the command's document
+     * only when such a rule looks into it (commandMatches): most commands match no rule, and the proxy asks for
+     * every one.
      */
-    public Decision decide(Attempt attempt, Supplier<MemberState> state, String advertisedMember) {
+    public Decision decide(Attempt attempt, Supplier<MemberState> state, String advertisedMember, Supplier<BsonDocument> command) {
         Snapshot rules = snapshot;
         Rule[] candidates = rules.byCommand.get(attempt.command());
         if (candidates == null) {
@@ -80,7 +82,7 @@ public final class RuleSet {
         }
         MemberState current = state.get();
         for (Rule rule : candidates) {
-            if (!rule.mode().spent() && rule.matcher().matches(attempt, current, advertisedMember) && rule.mode().fire()) {
+            if (!rule.mode().spent() && rule.matcher().matches(attempt, current, advertisedMember, command) && rule.mode().fire()) {
                 firedById.computeIfAbsent(rule.id(), id -> new AtomicLong()).incrementAndGet();
                 return new Decision(rule, rule.action());
             }

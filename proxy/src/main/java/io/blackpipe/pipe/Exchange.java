@@ -41,6 +41,7 @@ final class Exchange {
     private final Supplier<MemberState> memberState;
     private final String advertisedMember;
     private final CommandScanner scanner = new CommandScanner();
+    private final RequestDocument request = new RequestDocument();
     private final WaitingRequests waiting;
     private final WaitingReplies replies;
     private InFlight inFlight;
@@ -112,7 +113,7 @@ final class Exchange {
                         waiting.holdThroughTheBlackhole(frame, () -> forward(frame, attempt, fingerprint, BLACKHOLE, null),
                                 () -> abandon(attempt, fingerprint, BLACKHOLE));
                     } else {
-                        decide(frame, attempt, fingerprint);
+                        decide(frame, msg, attempt, fingerprint);
                     }
                 }
                 return;
@@ -152,7 +153,8 @@ final class Exchange {
      */
     private void helloUnlessFaulted(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
         Attempt hello = observer.helloForRules(facts);
-        RuleSet.Decision decision = context.rules().decide(hello, memberState, advertisedMember);
+        RuleSet.Decision decision = context.rules().decide(hello, memberState, advertisedMember, request.of(frame, msg, query));
+        request.clear();
         if (decision == null) {
             forwardHello(frame, facts, msg, query);
             return;
@@ -191,8 +193,9 @@ final class Exchange {
                 fault, 0, false, false);
     }
 
-    private void decide(ByteBuf frame, Attempt attempt, long fingerprint) {
-        RuleSet.Decision decision = context.rules().decide(attempt, memberState, advertisedMember);
+    private void decide(ByteBuf frame, OpMsg msg, Attempt attempt, long fingerprint) {
+        RuleSet.Decision decision = context.rules().decide(attempt, memberState, advertisedMember, request.of(frame, msg, null));
+        request.clear();
         if (decision == null) {
             forward(frame, attempt, fingerprint, null, null);
             return;

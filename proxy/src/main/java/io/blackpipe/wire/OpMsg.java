@@ -1,6 +1,9 @@
 package io.blackpipe.wire;
 
 import io.netty.buffer.ByteBuf;
+import java.nio.charset.StandardCharsets;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
 
 /**
  * A checked view of one OP_MSG frame: flag bits, where the body document is, and where the
@@ -124,5 +127,31 @@ public final class OpMsg {
 
     public BsonCursor body(ByteBuf frame) {
         return BsonCursor.over(frame, bodyOffset, sectionsEnd);
+    }
+
+    /**
+     * The command as the server reads it: the body, with each document sequence (an insert's documents,
+     * an update's updates) as an array under its identifier. Decodes every document: for the few requests
+     * a rule asks to look into, not for every one.
+     */
+    public BsonDocument command(ByteBuf frame) {
+        BsonDocument command = BsonIo.decode(frame, bodyOffset, sectionsEnd);
+        int pos = frame.readerIndex() + Frames.HEADER_LENGTH + 4;
+        while (pos < sectionsEnd) {
+            byte kind = frame.getByte(pos++);
+            if (kind == 0) {
+                pos += frame.getIntLE(pos);
+                continue;
+            }
+            int end = pos + frame.getIntLE(pos);
+            int idEnd = frame.indexOf(pos + 4, end, (byte) 0);
+            BsonArray documents = new BsonArray();
+            for (int doc = idEnd + 1; doc < end; doc += frame.getIntLE(doc)) {
+                documents.add(BsonIo.decode(frame, doc, end));
+            }
+            command.put(frame.toString(pos + 4, idEnd - pos - 4, StandardCharsets.UTF_8), documents);
+            pos = end;
+        }
+        return command;
     }
 }

@@ -70,4 +70,10 @@ public final class OpQuery {
         }
         return BsonCursor.over(frame, queryOffset, queryEnd);
     }
+
+    /** {@link #command} decoded whole (see {@link OpMsg#command}). */
+    public org.bson.BsonDocument commandDocument(ByteBuf frame) {
+        org.bson.BsonDocument query = BsonIo.decode(frame, queryOffset, queryEnd);
+        return !query.isEmpty() && query.getFirstKey().equals("$query") && query.isDocument("$query") ? query.getDocument("$query") : query;
+    }
 }

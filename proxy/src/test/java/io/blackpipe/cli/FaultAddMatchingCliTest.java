@@ -2,6 +2,7 @@ package io.blackpipe.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoWriteConcernException;
@@ -141,6 +142,34 @@ class FaultAddMatchingCliTest {
         assertEquals(List.of(), onTheServer(db, "a"));
         assertEquals(List.of(new Document("_id", 1)), onTheServer(db, "b"));
         assertEquals(List.of(new Document("_id", 1), new Document("_id", 2)), onTheServer(other, "a"));
+    }
+
+    @Test
+    void matchFaultsOnlyTheCommandsHoldingItsFieldsAndListShowsIt() {
+        String id = add("--command", "insert", "--error-code", "2", "--match", "{\"documents.sku\": \"B2\"}");
+        try (MongoClient client = driver(NO_RETRIES)) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1).append("sku", "A1"));
+            assertFailsWith(2, () -> c.insertOne(new Document("_id", 2).append("sku", "B2")));
+            c.insertOne(new Document("_id", 3).append("sku", "C3"));
+        }
+        assertEquals(List.of(new Document("_id", 1).append("sku", "A1"), new Document("_id", 3).append("sku", "C3")), onTheServer(db, "c"));
+        assertEquals(1, fired(id));
+        CliRun list = shared.rig().run("fault", "list");
+        assertEquals(0, list.exitCode(), list::toString);
+        assertTrue(list.out().contains("match={\"documents.sku\": \"B2\"}"), list::toString);
+    }
+
+    @Test
+    void aMistakenMatchIsAUsageErrorNamingTheFlagAndNoRuleIsAdded() {
+        for (String[] bad : new String[][] {{"{sku:", "--match: not a JSON document"},
+                {"{\"documents.qty\": {\"$gt\": 5}}", "--match: $gt is a query operator"},
+                {"{}", "--match: must be a non-empty document"}}) {
+            CliRun run = shared.rig().run("fault", "add", "--command", "insert", "--close", "--match", bad[0]);
+            assertEquals(2, run.exitCode(), run::toString);
+            assertTrue(run.err().contains(bad[1]), run::toString);
+        }
+        assertEquals(List.of(), shared.rig().ruleIds(), "nothing was added");
     }
 
     @Test

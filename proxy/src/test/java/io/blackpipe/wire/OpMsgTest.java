@@ -17,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
+import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -100,6 +101,21 @@ class OpMsgTest {
             assertEquals("update", body.name());
             assertEquals(frame.length, msg.sectionsEnd());
         });
+    }
+
+    @Test
+    void theCommandHoldsEachSequenceUnderItsIdentifierAsTheServerReadsIt() {
+        byte[] frame = opMsg(10, 0, OpMsg.CHECKSUM_PRESENT)
+                .sequence("updates", bson("{q: {_id: 2}, u: {$set: {x: 1}}}"))
+                .body(bson("{update: 'c', $db: 'd'}"))
+                .sequence("empty")
+                .sequence("documents", DOC1, DOC2)
+                .build();
+        useBuf(frame, buf -> assertEquals(BsonDocument.parse("{update: 'c', $db: 'd', updates: [{q: {_id: 2}, u: {$set: {x: 1}}}],"
+                + " empty: [], documents: [{_id: 1, item: 'a'}, {_id: 2, item: 'bb', qty: {$numberLong: '5'}}]}"),
+                OpMsg.parse(buf).command(buf)));
+        useBuf(opMsg(7, 0, 0).body(PING_BODY).build(), buf -> assertEquals(BsonDocument.parse("{ping: 1, $db: 'admin'}"),
+                OpMsg.parse(buf).command(buf), "a body alone is the command"));
     }
 
     @Test

@@ -1,0 +1,118 @@
+package io.blackpipe.fault;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.fault.FakeInterception.Facts;
+import io.blackpipe.observe.Attempt;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** commandMatches: which commands a pattern holds, as a MongoDB query's equality reads them, and what it refuses. */
+class CommandPatternTest {
+    private static final BsonDocument INSERT = BsonDocument.parse("{insert: 'orders', ordered: true, $db: 'shop', lsid: {id: 1},"
+            + " documents: [{_id: 1, sku: 'A1', qty: 5, tags: ['new', 'red'], size: {w: 2, h: 3}},"
+            + " {_id: 2, sku: 'B2', qty: {$numberLong: '7'}, price: 1.5, note: null}]}");
+
+    private static CommandPattern pattern(String json) {
+        return CommandPattern.parse("data.commandMatches", BsonDocument.parse(json));
+    }
+
+    private static boolean holds(String json) {
+        return pattern(json).matches(INSERT);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "{insert: 'orders'}                                  | true",
+            "{insert: 'other'}                                   | false",
+            "{'lsid.id': 1}                                      | true",
+            "{'documents.sku': 'B2'}                             | true",  // any element of the array
+            "{'documents.sku': 'C3'}                             | false",
+            "{'documents.1.sku': 'B2'}                           | true",  // the element a numeric part names
+            "{'documents.0.sku': 'B2'}                           | false",
+            "{'documents.tags': 'red'}                           | true",  // a value matches an array holding it
+            "{'documents.tags': ['new', 'red']}                  | true",  // and the whole array
+            "{'documents.tags': ['red', 'new']}                  | false", // in its order
+            "{'documents.qty': 7}                                | true",  // an int64 by an int32: numbers by value
+            "{'documents.qty': 5.0}                              | true",
+            "{'documents.qty': {$numberDecimal: '7.00'}}         | true",
+            "{'documents.qty': 6}                                | false",
+            "{'documents.price': {$numberDecimal: '1.5'}}        | true",
+            "{'documents.size': {w: 2, h: 3}}                    | true",
+            "{'documents.size': {h: 3, w: 2}}                    | false", // a document field by field in order
+            "{'documents.size': {w: 2.0, h: {$numberLong: '3'}}} | true",
+            "{'documents.note': null}                            | true",  // null, and missing: the first has none
+            "{'documents.0.note': null}                          | true",
+            "{'documents.sku': null}                             | false",
+            "{writeConcern: null}                                | true",
+            "{ordered: true, 'documents._id': 2}                 | true",  // every field must match
+            "{ordered: false, 'documents._id': 2}                | false",
+            "{'ordered.x': true}                                 | false", // a path through a scalar holds nothing
+    })
+    void aPatternHoldsWhatAQuerysEqualityWouldMatch(String json, boolean expected) {
+        assertEquals(expected, holds(json), json);
+    }
+
+    @Test
+    void notANumberEqualsItselfAndMinusZeroIsZero() {
+        BsonDocument command = BsonDocument.parse("{x: NaN, y: -0.0, z: {$numberDecimal: '-0'}}");
+        assertTrue(pattern("{x: NaN}").matches(command));
+        assertFalse(pattern("{x: 1}").matches(command));
+        assertTrue(pattern("{y: 0}").matches(command));
+        assertTrue(pattern("{z: 0}").matches(command));
+        assertTrue(pattern("{x: {$numberDecimal: 'NaN'}}").matches(command));
+        BsonDocument tenth = BsonDocument.parse("{d: 0.1, e: 0.5}");
+        assertFalse(pattern("{d: {$numberDecimal: '0.1'}}").matches(tenth), "a double 0.1 is not exactly the decimal 0.1");
+        assertTrue(pattern("{e: {$numberDecimal: '0.5'}}").matches(tenth), "0.5 is");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "{}                          | data.commandMatches: must be a non-empty document",
+            "{'': 1}                     | data.commandMatches: '' is not a dotted path",
+            "{'documents..sku': 1}       | data.commandMatches: 'documents..sku' is not a dotted path",
+            "{'documents.': 1}           | data.commandMatches: 'documents.' is not a dotted path",
+            "{$or: [{a: 1}]}             | data.commandMatches: '$or': operators are not supported",
+            "{'documents.qty': {$gt: 5}} | data.commandMatches.documents.qty: $gt is a query operator",
+    })
+    void whatIsNoPatternIsRefusedNamingTheField(String json, String message) {
+        RuleException e = assertThrows(RuleException.class, () -> pattern(json));
+        assertTrue(e.getMessage().startsWith(message), e.getMessage());
+    }
+
+    @Test
+    void aPatternMustBeADocument() {
+        for (BsonValue notOne : new BsonValue[] {new org.bson.BsonString("documents.sku"), new org.bson.BsonArray(), null}) {
+            RuleException e = assertThrows(RuleException.class, () -> CommandPattern.parse("data.commandMatches", notOne));
+            assertEquals("data.commandMatches", e.field());
+        }
+    }
+
+    @Test
+    void aRuleParsesItAndItsMatcherDecodesTheCommandOnlyOnceEverythingElseMatched() {
+        Rule rule = new RuleParser(1).parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn',"
+                + " data: {failCommands: ['insert'], appName: 'shop', commandMatches: {'documents.sku': 'B2'}, closeConnection: true}}"));
+        AtomicInteger decoded = new AtomicInteger();
+        Attempt ofShop = Facts.insert().attempt("shop", 1);
+        Attempt ofAnotherApp = Facts.insert().attempt("other", 1);
+        assertTrue(rule.matcher().matches(ofShop, FakeInterception.primary(17), "x:1", () -> {
+            decoded.incrementAndGet();
+            return INSERT;
+        }));
+        assertFalse(rule.matcher().matches(ofAnotherApp, FakeInterception.primary(17), "x:1", () -> {
+            decoded.incrementAndGet();
+            return INSERT;
+        }));
+        assertEquals(1, decoded.get(), "another app's insert is passed over before its command is read");
+        assertFalse(rule.matcher().matches(ofShop, FakeInterception.primary(17), "x:1", () -> BsonDocument.parse("{insert: 'orders'}")));
+        assertEquals(Set.of("insert"), rule.matcher().commands());
+    }
+}
