@@ -24,6 +24,7 @@ import java.util.TreeMap;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -293,6 +294,39 @@ class ScenarioLoaderTest {
         assertRejected(cut + "      truncateReplyBytes: 0\n", 8, "rules[0].data.truncateReplyBytes", "must be a whole number of at least 1");
         assertRejected(cut + "      truncateReplyBytes: 20\n      dropReply: true\n", 8, "rules[0].data.truncateReplyBytes",
                 "give dropReply or truncateReplyBytes, not both");
+    }
+
+    @Test
+    void commandMatchesTakesDottedPathsAsYamlKeysAndAnOperatorIsNamedWithItsLine() {
+        Scenario scenario = loader.parse("one-order.yaml", """
+                name: one-order
+                rules:
+                  - id: lost
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [update]
+                      commandMatches: {"updates.q._id": 42}
+                      dropReply: true
+                """);
+        Matcher matcher = scenario.rules().get(0).matcher();
+        FakeInterception.Facts update = FakeInterception.Facts.command("update");
+        assertTrue(matcher.matches(update.attempt("", 1), FakeInterception.primary(17), "x:1",
+                () -> BsonDocument.parse("{update: 'c', updates: [{q: {_id: {$numberLong: '42'}}, u: {x: 1}}]}")));
+        assertFalse(matcher.matches(update.attempt("", 1), FakeInterception.primary(17), "x:1",
+                () -> BsonDocument.parse("{update: 'c', updates: [{q: {_id: 41}, u: {x: 1}}]}")));
+        assertRejected("""
+                name: x
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [update]
+                      commandMatches:
+                        updates.q.qty: {$gt: 5}
+                      dropReply: true
+                """, 9, "rules[0].data.commandMatches.updates.q.qty", "$gt is a query operator");
     }
 
     @Test
