@@ -253,23 +253,32 @@ class EnvironmentVariablesCliTest {
     }
 
     /**
-     * A failed start (exit 1) about an option its variable set names the variable too: the TLS files are
-     * checked when the listener starts, not as usage; a flag typed on the command line is named alone.
+     * A failed start (exit 1) about an option its variable set names the variable too: the TLS files are read, and
+     * the history file opened, when the proxy starts, not checked as usage; a flag typed on the command line is named alone.
      */
-    @Test
-    void anUnreadableFileFromAVariableFailsTheStartNamingTheVariable() throws Exception {
-        Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_PORT", "0", "BLACKPIPE_ADMIN_PORT", "-1",
-                "BLACKPIPE_TLS_CERT", "/nowhere/cert.pem", "BLACKPIPE_TLS_KEY", "/nowhere/key.pem");
+    @ParameterizedTest(name = "{1}")
+    @CsvSource(delimiter = '|', value = {
+            "--tls-cert /nowhere/cert.pem --tls-key /nowhere/key.pem | BLACKPIPE_TLS_CERT | --tls-cert /nowhere/cert.pem is not a readable file",
+            "--history /nowhere/history.jsonl | BLACKPIPE_HISTORY"
+                    + " | cannot open the history file /nowhere/history.jsonl: its directory /nowhere does not exist"})
+    void aFileFromAVariableThatTheStartCannotUseFailsItNamingTheVariable(String flags, String variable, String failure) throws Exception {
+        Map<String, String> upstream = Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_PORT", "0", "BLACKPIPE_ADMIN_PORT", "-1");
+        List<String> typed = List.of(flags.split(" "));
+        Map<String, String> env = new HashMap<>(upstream);
+        for (int i = 0; i < typed.size(); i += 2) { // --tls-cert FILE is BLACKPIPE_TLS_CERT=FILE
+            env.put("BLACKPIPE_" + typed.get(i).substring(2).replace('-', '_').toUpperCase(java.util.Locale.ROOT), typed.get(i + 1));
+        }
         try (CliChild child = new CliChild(temp, null, env, "proxy")) {
             assertEquals(1, child.awaitExit(), child::describe);
-            assertTrue(child.stderrText().contains("blackpipe: --tls-cert /nowhere/cert.pem is not a readable file"
-                    + " (set by BLACKPIPE_TLS_CERT)"), child::describe);
+            assertEquals("blackpipe: " + failure + " (set by " + variable + ")", child.stderrText().lines()
+                    .filter(line -> line.startsWith("blackpipe: ")).findFirst().orElse(""), child::describe);
         }
-        try (CliChild child = new CliChild(temp, null, Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_PORT", "0",
-                "BLACKPIPE_ADMIN_PORT", "-1"), "proxy", "--tls-cert", "/nowhere/cert.pem", "--tls-key", "/nowhere/key.pem")) {
+        List<String> args = new ArrayList<>(List.of("proxy"));
+        args.addAll(typed);
+        try (CliChild child = new CliChild(temp, null, upstream, args.toArray(String[]::new))) {
             assertEquals(1, child.awaitExit(), child::describe);
             String err = child.stderrText();
-            assertTrue(err.contains("blackpipe: --tls-cert /nowhere/cert.pem is not a readable file"), child::describe);
+            assertTrue(err.contains("blackpipe: " + failure), child::describe);
             assertFalse(err.contains("set by"), child::describe);
         }
     }
