@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
+import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -18,9 +19,11 @@ import io.blackpipe.BlackPipe;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.pipe.TestCertificates;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.RawUpstream;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.MemberAddress;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -35,6 +38,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
@@ -44,6 +48,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The BLACKPIPE_* variables of the README's option table that no test set to a value of effect
@@ -263,23 +268,69 @@ class EnvironmentVariablesCliTest {
                     + " | cannot open the history file /nowhere/history.jsonl: its directory /nowhere does not exist"})
     void aFileFromAVariableThatTheStartCannotUseFailsItNamingTheVariable(String flags, String variable, String failure) throws Exception {
         Map<String, String> upstream = Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_PORT", "0", "BLACKPIPE_ADMIN_PORT", "-1");
-        List<String> typed = List.of(flags.split(" "));
-        Map<String, String> env = new HashMap<>(upstream);
-        for (int i = 0; i < typed.size(); i += 2) { // --tls-cert FILE is BLACKPIPE_TLS_CERT=FILE
-            env.put("BLACKPIPE_" + typed.get(i).substring(2).replace('-', '_').toUpperCase(java.util.Locale.ROOT), typed.get(i + 1));
-        }
-        try (CliChild child = new CliChild(temp, null, env, "proxy")) {
+        try (CliChild child = proxy(false, upstream, flags.split(" "))) {
             assertEquals(1, child.awaitExit(), child::describe);
             assertEquals("blackpipe: " + failure + " (set by " + variable + ")", child.stderrText().lines()
                     .filter(line -> line.startsWith("blackpipe: ")).findFirst().orElse(""), child::describe);
         }
-        List<String> args = new ArrayList<>(List.of("proxy"));
-        args.addAll(typed);
-        try (CliChild child = new CliChild(temp, null, upstream, args.toArray(String[]::new))) {
+        try (CliChild child = proxy(true, upstream, flags.split(" "))) {
             assertEquals(1, child.awaitExit(), child::describe);
             String err = child.stderrText();
             assertTrue(err.contains("blackpipe: " + failure), child::describe);
             assertFalse(err.contains("set by"), child::describe);
+        }
+    }
+
+    /**
+     * `blackpipe proxy` configured by {@code env} and by {@code flagsAndValues} (--tls-cert FILE ...): typed on the
+     * command line, or each given as its variable instead (BLACKPIPE_TLS_CERT=FILE), as a compose file gives it.
+     */
+    private CliChild proxy(boolean typed, Map<String, String> env, String... flagsAndValues) throws IOException {
+        Map<String, String> all = new HashMap<>(env);
+        List<String> args = new ArrayList<>(List.of("proxy"));
+        for (int i = 0; i < flagsAndValues.length; i += 2) {
+            if (typed) {
+                args.addAll(List.of(flagsAndValues[i], flagsAndValues[i + 1]));
+            } else {
+                all.put("BLACKPIPE_" + flagsAndValues[i].substring(2).replace('-', '_').toUpperCase(Locale.ROOT), flagsAndValues[i + 1]);
+            }
+        }
+        return new CliChild(temp, null, all, args.toArray(String[]::new));
+    }
+
+    private static String stderr(CliChild child) {
+        try {
+            return child.stderrText();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * BLACKPIPE_CONNECT_TIMEOUT_MS (or --connect-timeout-ms) is how long a client of the proxy waits on a member whose
+     * connects hang (its packets dropped, here a full backlog): the proxy gives up dialling it after 300 ms, not the
+     * default 5 s, and closes the client's connection as a down member's would be, logging the member it could not reach.
+     */
+    @ParameterizedTest(name = "typed: {0}")
+    @ValueSource(booleans = {false, true})
+    void theConnectTimeoutToAMemberComesFromTheEnvironmentOrItsFlag(boolean typed) throws Exception {
+        try (RawUpstream member = new RawUpstream((socket, index) -> RawUpstream.answerHellos(socket));
+             CliChild child = proxy(typed, Map.of("BLACKPIPE_UPSTREAM", "mongodb://" + member.address() + "/", "BLACKPIPE_HOST", "127.0.0.1",
+                     "BLACKPIPE_PORT", "0", "BLACKPIPE_ADMIN_PORT", "-1"), "--connect-timeout-ms", "300");
+             MongoClient client = MongoClients.create(MongoClientSettings.builder().applyConnectionString(new ConnectionString(connectionString(child)))
+                     .applyToServerSettings(b -> b.serverMonitoringMode(ServerMonitoringMode.POLL)).retryReads(false).build())) {
+            Await.until(Duration.ofSeconds(30), () -> "the driver's monitor is through to the member: " + client.getClusterDescription(),
+                    () -> client.getClusterDescription().getServerDescriptions().stream().anyMatch(ServerDescription::isOk));
+            member.stopAccepting(); // the monitor's connection stays; the pool's first is dialled now
+
+            long start = System.nanoTime();
+            assertThrows(MongoSocketException.class, () -> client.getDatabase("admin").runCommand(new Document("ping", 1)));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(tookMillis >= 300 && tookMillis < 3_000, "the connection was closed after " + tookMillis + " ms: 300 ms of dialling,"
+                    + " not the default 5000");
+            String unreachable = "upstream " + member.address() + " unreachable for client";
+            Await.until(Duration.ofSeconds(10), () -> "the proxy logs the member it could not reach: " + child.describe(),
+                    () -> stderr(child).lines().anyMatch(line -> line.contains(unreachable) && line.contains("300 ms")));
         }
     }
 }
