@@ -19,6 +19,7 @@ import io.blackpipe.BlackPipe;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.pipe.TestCertificates;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.RawUpstream;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.MemberAddress;
@@ -40,9 +41,11 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,8 +56,9 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * The BLACKPIPE_* variables of the README's option table that no test set to a value of effect
  * (BLACKPIPE_ADMIN_HOST, _SEED, _HISTORY, _SIMULATE_MEMBERS, _MAX_CONNECTIONS, _TLS_CERT, _TLS_KEY,
- * _TLS_CLIENT_CA, _FORWARD_FAILPOINTS), each given to `blackpipe proxy` as a compose file or the Docker image
- * gives it: a child process configured by its environment alone, its effect met by the real driver. A bad value
+ * _TLS_CLIENT_CA, _FORWARD_FAILPOINTS, and, with their flags, _CONNECT_TIMEOUT_MS and _ADVERTISE_HOST), each given to
+ * `blackpipe proxy` as a compose file or the Docker image gives it: a child process configured by its environment
+ * alone, its effect met by the real driver. A bad value
  * in a variable is a usage error (exit 2, with usage) naming the option and the variable, never the value's secret.
  */
 class EnvironmentVariablesCliTest {
@@ -136,7 +140,7 @@ class EnvironmentVariablesCliTest {
             String admin = admin(child);
             List<String> advertised = child.seen.stream().map(ADVERTISED::matcher).filter(Matcher::matches).map(m -> m.group(1)).toList();
             assertEquals(3, advertised.size(), () -> "BLACKPIPE_SIMULATE_MEMBERS=3: three members: " + child.seen);
-            assertEquals(java.util.Set.copyOf(advertised), java.util.Set.copyOf(new ConnectionString(uri).getHosts()), "the connection string names them");
+            assertEquals(Set.copyOf(advertised), Set.copyOf(new ConnectionString(uri).getHosts()), "the connection string names them");
 
             try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
                     .applyConnectionString(new ConnectionString(uri + "&retryWrites=false&socketTimeoutMS=30000"))
@@ -331,6 +335,44 @@ class EnvironmentVariablesCliTest {
             String unreachable = "upstream " + member.address() + " unreachable for client";
             Await.until(Duration.ofSeconds(10), () -> "the proxy logs the member it could not reach: " + child.describe(),
                     () -> stderr(child).lines().anyMatch(line -> line.contains(unreachable) && line.contains("300 ms")));
+        }
+    }
+
+    /**
+     * BLACKPIPE_ADVERTISE_HOST (or --advertise-host) names the members in the hello replies the real driver gets
+     * through the proxy (CliTest reads `me` off a raw hello): a driver seeded with the listener's 127.0.0.1 address
+     * trades it for the advertised names the set's hello lists (`hosts`, `me`), and its writes go to them.
+     */
+    @ParameterizedTest(name = "typed: {0}")
+    @ValueSource(booleans = {false, true})
+    void theAdvertisedHostComesFromTheEnvironmentOrItsFlag(boolean typed) throws Exception {
+        String db = UpstreamLane.freshDatabaseName("envAdvertise");
+        CommandLog commands = new CommandLog();
+        try (CliChild child = proxy(typed, Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_HOST", "127.0.0.1", "BLACKPIPE_PORT", "0",
+                "BLACKPIPE_ADMIN_PORT", "-1"), "--advertise-host", "localhost")) {
+            ConnectionString advertised = new ConnectionString(connectionString(child));
+            Set<String> hosts = Set.copyOf(advertised.getHosts());
+            assertTrue(hosts.stream().allMatch(host -> host.startsWith("localhost:")), advertised::toString);
+            String seed = "mongodb://" + advertised.getHosts().get(0).replace("localhost:", "127.0.0.1:") + "/?replicaSet="
+                    + advertised.getRequiredReplicaSetName();
+            try (MongoClient client = MongoClients.create(commands.driverOn(seed)
+                    .applyToClusterSettings(b -> b.serverSelectionTimeout(30, TimeUnit.SECONDS)).build())) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+                List<ServerDescription> servers = client.getClusterDescription().getServerDescriptions();
+                assertEquals(hosts, servers.stream().map(server -> server.getAddress().toString()).collect(Collectors.toSet()),
+                        () -> "the driver's members are the advertised ones, the 127.0.0.1 seed dropped: " + servers);
+                for (ServerDescription server : servers.stream().filter(ServerDescription::isOk).toList()) {
+                    assertEquals(hosts, Set.copyOf(server.getHosts()), () -> "the hello's hosts: " + server);
+                    assertEquals(server.getAddress().toString(), server.getCanonicalAddress(), () -> "the hello's me: " + server);
+                }
+                List<String> insertedAt = commands.succeeded.stream().filter(insert -> insert.getCommandName().equals("insert"))
+                        .map(insert -> insert.getConnectionDescription().getServerAddress().toString()).toList();
+                assertEquals(1, insertedAt.size(), insertedAt::toString);
+                assertTrue(hosts.contains(insertedAt.get(0)), () -> "the insert went through an advertised name: " + insertedAt);
+            }
+        }
+        try (MongoClient direct = UpstreamLane.directClient()) {
+            assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments());
         }
     }
 }
