@@ -1,6 +1,7 @@
 package io.blackpipe.cli;
 
 import java.util.Arrays;
+import java.util.Map;
 import java.util.function.Function;
 import picocli.CommandLine;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -16,6 +17,9 @@ import picocli.CommandLine.ParseResult;
  * may hold secrets.
  */
 final class EnvironmentErrors implements IParameterExceptionHandler {
+    /** How the shared checks' messages about an option begin, by the option's name (see {@link #optionNamedBy}). */
+    private static final Map<String, String> OPENINGS = Map.of("--upstream", "the upstream URI", "--history", "cannot open the history file");
+
     private final IParameterExceptionHandler standard;
     private final Function<String, String> environment;
 
@@ -38,10 +42,7 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
         return standard.handleParseException(named, args);
     }
 
-    /**
-     * The option the error is about: picocli's own errors carry it; the commands' checks start with its name, and the
-     * upstream URI's own checks (UpstreamUri, shared with BlackPipe.start) with "the upstream URI", which --upstream holds.
-     */
+    /** The option the error is about: picocli's own errors carry it; the commands' checks start with its name (or see OPENINGS). */
     private static OptionSpec optionOf(ParameterException e) {
         ArgSpec arg = e.getArgSpec();
         if (arg instanceof OptionSpec option) {
@@ -50,13 +51,17 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
         return optionNamedBy(e.getCommandLine(), e.getMessage());
     }
 
-    /** The option a message begins with (the commands' checks do), or null. */
+    /**
+     * The option a message begins with (the commands' checks do), or null. Checks shared with BlackPipe.start, whose
+     * callers typed no flag, begin with what the option holds instead: the upstream URI's (UpstreamUri), and the
+     * history file's (History.open, when the proxy starts).
+     */
     private static OptionSpec optionNamedBy(CommandLine line, String message) {
         String text = message == null ? "" : message;
         for (OptionSpec option : line.getCommandSpec().options()) {
             String name = option.longestName();
             if (text.startsWith(name + " ") || text.startsWith(name + ":")
-                    || name.equals("--upstream") && text.startsWith("the upstream URI")) {
+                    || OPENINGS.containsKey(name) && text.startsWith(OPENINGS.get(name))) {
                 return option;
             }
         }

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
+import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -18,9 +19,12 @@ import io.blackpipe.BlackPipe;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.pipe.TestCertificates;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.RawUpstream;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.MemberAddress;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -35,21 +39,26 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The BLACKPIPE_* variables of the README's option table that no test set to a value of effect
  * (BLACKPIPE_ADMIN_HOST, _SEED, _HISTORY, _SIMULATE_MEMBERS, _MAX_CONNECTIONS, _TLS_CERT, _TLS_KEY,
- * _TLS_CLIENT_CA, _FORWARD_FAILPOINTS), each given to `blackpipe proxy` as a compose file or the Docker image
- * gives it: a child process configured by its environment alone, its effect met by the real driver. A bad value
+ * _TLS_CLIENT_CA, _FORWARD_FAILPOINTS, and, with their flags, _CONNECT_TIMEOUT_MS and _ADVERTISE_HOST), each given to
+ * `blackpipe proxy` as a compose file or the Docker image gives it: a child process configured by its environment
+ * alone, its effect met by the real driver. A bad value
  * in a variable is a usage error (exit 2, with usage) naming the option and the variable, never the value's secret.
  */
 class EnvironmentVariablesCliTest {
@@ -131,7 +140,7 @@ class EnvironmentVariablesCliTest {
             String admin = admin(child);
             List<String> advertised = child.seen.stream().map(ADVERTISED::matcher).filter(Matcher::matches).map(m -> m.group(1)).toList();
             assertEquals(3, advertised.size(), () -> "BLACKPIPE_SIMULATE_MEMBERS=3: three members: " + child.seen);
-            assertEquals(java.util.Set.copyOf(advertised), java.util.Set.copyOf(new ConnectionString(uri).getHosts()), "the connection string names them");
+            assertEquals(Set.copyOf(advertised), Set.copyOf(new ConnectionString(uri).getHosts()), "the connection string names them");
 
             try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
                     .applyConnectionString(new ConnectionString(uri + "&retryWrites=false&socketTimeoutMS=30000"))
@@ -253,24 +262,117 @@ class EnvironmentVariablesCliTest {
     }
 
     /**
-     * A failed start (exit 1) about an option its variable set names the variable too: the TLS files are
-     * checked when the listener starts, not as usage; a flag typed on the command line is named alone.
+     * A failed start (exit 1) about an option its variable set names the variable too: the TLS files are read, and
+     * the history file opened, when the proxy starts, not checked as usage; a flag typed on the command line is named alone.
      */
-    @Test
-    void anUnreadableFileFromAVariableFailsTheStartNamingTheVariable() throws Exception {
-        Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_PORT", "0", "BLACKPIPE_ADMIN_PORT", "-1",
-                "BLACKPIPE_TLS_CERT", "/nowhere/cert.pem", "BLACKPIPE_TLS_KEY", "/nowhere/key.pem");
-        try (CliChild child = new CliChild(temp, null, env, "proxy")) {
+    @ParameterizedTest(name = "{1}")
+    @CsvSource(delimiter = '|', value = {
+            "--tls-cert /nowhere/cert.pem --tls-key /nowhere/key.pem | BLACKPIPE_TLS_CERT | --tls-cert /nowhere/cert.pem is not a readable file",
+            "--history /nowhere/history.jsonl | BLACKPIPE_HISTORY"
+                    + " | cannot open the history file /nowhere/history.jsonl: its directory /nowhere does not exist"})
+    void aFileFromAVariableThatTheStartCannotUseFailsItNamingTheVariable(String flags, String variable, String failure) throws Exception {
+        Map<String, String> upstream = Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_PORT", "0", "BLACKPIPE_ADMIN_PORT", "-1");
+        try (CliChild child = proxy(false, upstream, flags.split(" "))) {
             assertEquals(1, child.awaitExit(), child::describe);
-            assertTrue(child.stderrText().contains("blackpipe: --tls-cert /nowhere/cert.pem is not a readable file"
-                    + " (set by BLACKPIPE_TLS_CERT)"), child::describe);
+            assertEquals("blackpipe: " + failure + " (set by " + variable + ")", child.stderrText().lines()
+                    .filter(line -> line.startsWith("blackpipe: ")).findFirst().orElse(""), child::describe);
         }
-        try (CliChild child = new CliChild(temp, null, Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_PORT", "0",
-                "BLACKPIPE_ADMIN_PORT", "-1"), "proxy", "--tls-cert", "/nowhere/cert.pem", "--tls-key", "/nowhere/key.pem")) {
+        try (CliChild child = proxy(true, upstream, flags.split(" "))) {
             assertEquals(1, child.awaitExit(), child::describe);
             String err = child.stderrText();
-            assertTrue(err.contains("blackpipe: --tls-cert /nowhere/cert.pem is not a readable file"), child::describe);
+            assertTrue(err.contains("blackpipe: " + failure), child::describe);
             assertFalse(err.contains("set by"), child::describe);
+        }
+    }
+
+    /**
+     * `blackpipe proxy` configured by {@code env} and by {@code flagsAndValues} (--tls-cert FILE ...): typed on the
+     * command line, or each given as its variable instead (BLACKPIPE_TLS_CERT=FILE), as a compose file gives it.
+     */
+    private CliChild proxy(boolean typed, Map<String, String> env, String... flagsAndValues) throws IOException {
+        Map<String, String> all = new HashMap<>(env);
+        List<String> args = new ArrayList<>(List.of("proxy"));
+        for (int i = 0; i < flagsAndValues.length; i += 2) {
+            if (typed) {
+                args.addAll(List.of(flagsAndValues[i], flagsAndValues[i + 1]));
+            } else {
+                all.put("BLACKPIPE_" + flagsAndValues[i].substring(2).replace('-', '_').toUpperCase(Locale.ROOT), flagsAndValues[i + 1]);
+            }
+        }
+        return new CliChild(temp, null, all, args.toArray(String[]::new));
+    }
+
+    private static String stderr(CliChild child) {
+        try {
+            return child.stderrText();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * BLACKPIPE_CONNECT_TIMEOUT_MS (or --connect-timeout-ms) is how long a client of the proxy waits on a member whose
+     * connects hang (its packets dropped, here a full backlog): the proxy gives up dialling it after 300 ms, not the
+     * default 5 s, and closes the client's connection as a down member's would be, logging the member it could not reach.
+     */
+    @ParameterizedTest(name = "typed: {0}")
+    @ValueSource(booleans = {false, true})
+    void theConnectTimeoutToAMemberComesFromTheEnvironmentOrItsFlag(boolean typed) throws Exception {
+        try (RawUpstream member = new RawUpstream((socket, index) -> RawUpstream.answerHellos(socket));
+             CliChild child = proxy(typed, Map.of("BLACKPIPE_UPSTREAM", "mongodb://" + member.address() + "/", "BLACKPIPE_HOST", "127.0.0.1",
+                     "BLACKPIPE_PORT", "0", "BLACKPIPE_ADMIN_PORT", "-1"), "--connect-timeout-ms", "300");
+             MongoClient client = MongoClients.create(MongoClientSettings.builder().applyConnectionString(new ConnectionString(connectionString(child)))
+                     .applyToServerSettings(b -> b.serverMonitoringMode(ServerMonitoringMode.POLL)).retryReads(false).build())) {
+            Await.until(Duration.ofSeconds(30), () -> "the driver's monitor is through to the member: " + client.getClusterDescription(),
+                    () -> client.getClusterDescription().getServerDescriptions().stream().anyMatch(ServerDescription::isOk));
+            member.stopAccepting(); // the monitor's connection stays; the pool's first is dialled now
+
+            long start = System.nanoTime();
+            assertThrows(MongoSocketException.class, () -> client.getDatabase("admin").runCommand(new Document("ping", 1)));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertTrue(tookMillis >= 300 && tookMillis < 3_000, "the connection was closed after " + tookMillis + " ms: 300 ms of dialling,"
+                    + " not the default 5000");
+            String unreachable = "upstream " + member.address() + " unreachable for client";
+            Await.until(Duration.ofSeconds(10), () -> "the proxy logs the member it could not reach: " + child.describe(),
+                    () -> stderr(child).lines().anyMatch(line -> line.contains(unreachable) && line.contains("300 ms")));
+        }
+    }
+
+    /**
+     * BLACKPIPE_ADVERTISE_HOST (or --advertise-host) names the members in the hello replies the real driver gets
+     * through the proxy (CliTest reads `me` off a raw hello): a driver seeded with the listener's 127.0.0.1 address
+     * trades it for the advertised names the set's hello lists (`hosts`, `me`), and its writes go to them.
+     */
+    @ParameterizedTest(name = "typed: {0}")
+    @ValueSource(booleans = {false, true})
+    void theAdvertisedHostComesFromTheEnvironmentOrItsFlag(boolean typed) throws Exception {
+        String db = UpstreamLane.freshDatabaseName("envAdvertise");
+        CommandLog commands = new CommandLog();
+        try (CliChild child = proxy(typed, Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_HOST", "127.0.0.1", "BLACKPIPE_PORT", "0",
+                "BLACKPIPE_ADMIN_PORT", "-1"), "--advertise-host", "localhost")) {
+            ConnectionString advertised = new ConnectionString(connectionString(child));
+            Set<String> hosts = Set.copyOf(advertised.getHosts());
+            assertTrue(hosts.stream().allMatch(host -> host.startsWith("localhost:")), advertised::toString);
+            String seed = "mongodb://" + advertised.getHosts().get(0).replace("localhost:", "127.0.0.1:") + "/?replicaSet="
+                    + advertised.getRequiredReplicaSetName();
+            try (MongoClient client = MongoClients.create(commands.driverOn(seed)
+                    .applyToClusterSettings(b -> b.serverSelectionTimeout(30, TimeUnit.SECONDS)).build())) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+                List<ServerDescription> servers = client.getClusterDescription().getServerDescriptions();
+                assertEquals(hosts, servers.stream().map(server -> server.getAddress().toString()).collect(Collectors.toSet()),
+                        () -> "the driver's members are the advertised ones, the 127.0.0.1 seed dropped: " + servers);
+                for (ServerDescription server : servers.stream().filter(ServerDescription::isOk).toList()) {
+                    assertEquals(hosts, Set.copyOf(server.getHosts()), () -> "the hello's hosts: " + server);
+                    assertEquals(server.getAddress().toString(), server.getCanonicalAddress(), () -> "the hello's me: " + server);
+                }
+                List<String> insertedAt = commands.succeeded.stream().filter(insert -> insert.getCommandName().equals("insert"))
+                        .map(insert -> insert.getConnectionDescription().getServerAddress().toString()).toList();
+                assertEquals(1, insertedAt.size(), insertedAt::toString);
+                assertTrue(hosts.contains(insertedAt.get(0)), () -> "the insert went through an advertised name: " + insertedAt);
+            }
+        }
+        try (MongoClient direct = UpstreamLane.directClient()) {
+            assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments());
         }
     }
 }

@@ -4,8 +4,10 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -32,13 +34,37 @@ public final class RawUpstream implements AutoCloseable {
     private final AtomicInteger accepted = new AtomicInteger();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
     private final List<Throwable> errors = new CopyOnWriteArrayList<>();
+    private final Thread acceptor;
+    private volatile boolean accepting = true;
 
     public RawUpstream(Script script) throws IOException {
         this.script = script;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        Thread acceptor = new Thread(this::acceptLoop, "raw-upstream-accept-" + port());
+        server.setSoTimeout(50); // the acceptor looks up now and then: stopAccepting() needs it out of accept()
+        acceptor = new Thread(this::acceptLoop, "raw-upstream-accept-" + port());
         acceptor.setDaemon(true);
         acceptor.start();
+    }
+
+    /**
+     * From now on a connect to this member hangs, as to a host whose packets are dropped: nothing accepts any more,
+     * and the listener's backlog is filled, so the kernel drops every further SYN. Connections already accepted go
+     * on. Returns once a connect of its own timed out.
+     */
+    public void stopAccepting() throws IOException, InterruptedException {
+        accepting = false;
+        acceptor.join();
+        InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port());
+        while (true) {
+            Socket filler = new Socket();
+            try {
+                filler.connect(address, 200);
+            } catch (SocketTimeoutException full) {
+                filler.close();
+                return;
+            }
+            sockets.add(filler);
+        }
     }
 
     public int port() {
@@ -60,10 +86,12 @@ public final class RawUpstream implements AutoCloseable {
     }
 
     private void acceptLoop() {
-        while (!server.isClosed()) {
+        while (accepting && !server.isClosed()) {
             Socket socket;
             try {
                 socket = server.accept();
+            } catch (SocketTimeoutException idle) {
+                continue;
             } catch (IOException e) {
                 return;
             }
