@@ -55,7 +55,7 @@ final class LocalCommand implements Callable<Integer> {
                 running.close();
             }
             upstream.close();
-            spec.commandLine().getErr().println("blackpipe: " + e.getMessage());
+            spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e.getMessage()));
             return 1;
         }
         running.printBanner(out);

@@ -1,7 +1,9 @@
 package io.blackpipe.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -49,5 +51,20 @@ class LocalServingCliTest {
             assertThrows(MongoException.class, () -> direct.getDatabase("admin").runCommand(new Document("ping", 1)),
                     "the upstream local started is gone with it");
         }
+    }
+
+    /** As `blackpipe proxy` does (EnvironmentVariablesCliTest): a compose file's unusable file blames its variable, not a flag nobody typed. */
+    @Test
+    void aFailedStartAboutAnOptionOnlyItsVariableSetNamesTheVariable() throws Exception {
+        String[] args = {"local", "--check", "--port", "0", "--admin-port", "-1"};
+        try (CliChild local = new CliChild(temp, null, Map.of("BLACKPIPE_HISTORY", "/nowhere/history.jsonl"), args)) {
+            assertEquals(1, local.awaitExit(), local::describe);
+            assertTrue(local.stderrText().contains("blackpipe: cannot open the history file /nowhere/history.jsonl: its directory"
+                    + " /nowhere does not exist (set by BLACKPIPE_HISTORY)"), local::describe);
+        }
+        CliRun typed = CliRun.of("local", "--check", "--port", "0", "--admin-port", "-1", "--history", "/nowhere/history.jsonl");
+        assertEquals(1, typed.exitCode(), typed::toString);
+        assertTrue(typed.err().contains("blackpipe: cannot open the history file"), typed::toString);
+        assertFalse(typed.err().contains("set by"), typed::toString);
     }
 }
