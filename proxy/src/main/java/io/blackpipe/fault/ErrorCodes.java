@@ -53,10 +53,12 @@ public final class ErrorCodes {
         define("ChangeStreamHistoryLost", 286);
         define("ShardCannotRefreshDueToLocksHeld", 343);
         define("InternalTransactionNotSupported", 358);
+        define("TemporarilyUnavailable", 365);
         define("ResourceExhausted", 402);
         define("MigrationBlockingOperationCoordinatorCleaningUp", 406);
         define("PooledConnectionAcquisitionExceededTimeLimit", 407);
         define("UpdatesStillPending", 412);
+        define("AdmissionQueueOverflow", 433);
         define("InterruptedDueToReshardingCriticalSection", 453);
         define("IngressRequestRateLimitExceeded", 462);
         define("LegacyNotPrimary", 10058);
@@ -109,6 +111,13 @@ public final class ErrorCodes {
      */
     public static final Set<Integer> WITH_EXTRA_INFO = Set.of(65, 91, 121, 143, 150, 169, 227, 236, 249, 271, 283, 284, 318,
             343, 346, 348, 351, 356, 359, 361, 409, 413, 435, 11000, 13388, 1003141);
+    /**
+     * The server's SystemOverloadedError category (error_codes.yml), which an 8.2+ server labels
+     * SystemOverloadedError on any command: TemporarilyUnavailable and AdmissionQueueOverflow (the
+     * category as 8.0 defines it) and the 8.2 ingress rate limiter's IngressRequestRateLimitExceeded.
+     * Codes that only later or Atlas servers send (463, 473, 512) are not in it.
+     */
+    static final Set<Integer> SYSTEM_OVERLOADED = Set.of(365, 433, 462);
     /** The server's NonResumableChangeStreamError category, labelled so on any command. */
     static final Set<Integer> NON_RESUMABLE_CHANGE_STREAM = Set.of(280, 286);
     /**

@@ -29,6 +29,8 @@ public final class ErrorReplies {
     private static final int WIRE_4_4 = 9;
     /** maxWireVersion of MongoDB 6.0, whose servers also add NoWritesPerformed. */
     private static final int WIRE_6_0 = 17;
+    /** maxWireVersion of MongoDB 8.2, whose servers label their overload codes SystemOverloadedError. */
+    private static final int WIRE_8_2 = 27;
 
     private ErrorReplies() {
     }
@@ -94,7 +96,10 @@ public final class ErrorReplies {
      * RetryableWriteError (4.4+) for a retriable code, as the error or as the writeConcernError, on
      * a retryable write (txnNumber) or a commit/abort, with NoWritesPerformed (6.0+) when the
      * command never ran; else ResumableChangeStreamError (4.4+) for a resumable code on a change
-     * stream's aggregate or getMore; NonResumableChangeStreamError for its codes on any command.
+     * stream's aggregate or getMore; NonResumableChangeStreamError for its codes on any command;
+     * and, after those, SystemOverloadedError (8.2+) for an overload code on any command. Never
+     * RetryableError: mongod's label builder, which failCommand's errors go through, does not add
+     * it; a server sends it (with NoWritesPerformed) on the requests its rate limiter turns away.
      *
      * @param code           the reply's error code, null when it only carries a writeConcernError
      * @param wcCode         the writeConcernError's code, or null
@@ -120,6 +125,9 @@ public final class ErrorReplies {
             labels.add(new BsonString("ResumableChangeStreamError"));
         } else if (code != null && ErrorCodes.NON_RESUMABLE_CHANGE_STREAM.contains(code)) {
             labels.add(new BsonString("NonResumableChangeStreamError"));
+        }
+        if (code != null && ErrorCodes.SYSTEM_OVERLOADED.contains(code) && member.maxWireVersion() >= WIRE_8_2) {
+            labels.add(new BsonString("SystemOverloadedError"));
         }
         return labels;
     }

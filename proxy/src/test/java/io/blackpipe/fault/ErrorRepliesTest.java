@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 
 /** The error labels a real server computes, and that blackpipe therefore synthesizes. */
@@ -217,5 +218,75 @@ class ErrorRepliesTest {
                 "errorLabels: [] suppresses it, as failCommand's errorLabels do");
         assertFalse(ErrorReplies.error(6, null, null, null, getMore, wire(21)).containsKey("errorLabels"),
                 "the facts alone do not make a getMore a change stream's");
+    }
+
+    private static final BsonArray OVERLOADED = BsonArray.parse("['SystemOverloadedError']");
+    private static final BsonString SYSTEM_OVERLOADED_ERROR = new BsonString("SystemOverloadedError");
+    private static final BsonString RETRYABLE_ERROR = new BsonString("RetryableError");
+
+    /**
+     * error_labels.cpp's isSystemOverloadedError (8.2, SERVER-101699): an overload code is
+     * labelled SystemOverloadedError on any command, read or write, with a session or without.
+     */
+    @Test
+    void anOverloadCodeIsLabelledSystemOverloadedErrorOnAnyCommandFrom82() {
+        for (int code : new int[] {365, 433, 462}) {
+            assertEquals(OVERLOADED, labels(code, Facts.command("find").build(), 27), "find, code " + code);
+            assertEquals(OVERLOADED, labels(code, Facts.insert().noSession().build(), 27), "a write without session, code " + code);
+            assertEquals(OVERLOADED, labels(code, Facts.command("getMore").build(), 29), "getMore on 9.0, code " + code);
+            assertEquals(NONE, labels(code, Facts.command("find").build(), 26), "an 8.1 server has no such label, code " + code);
+            assertEquals(NONE, labels(code, Facts.command("find").build(), 25), "nor has 8.0, which has the category, code " + code);
+            assertFalse(ErrorCodes.name(code).startsWith("Location"), "code " + code + " has its name");
+        }
+        assertEquals("TemporarilyUnavailable", ErrorCodes.name(365));
+        assertEquals("AdmissionQueueOverflow", ErrorCodes.name(433));
+    }
+
+    @Test
+    void otherCodesAreNotOverloadErrors() {
+        for (int code : new int[] {2, 6, 24, 50, 91, 112, 134, 262, 402, 407, 10107, 11600}) {
+            assertFalse(labels(code, Facts.command("find").build(), 29).contains(SYSTEM_OVERLOADED_ERROR), "code " + code);
+            assertFalse(labels(code, Facts.insert().txnNumber(1).build(), 29).contains(SYSTEM_OVERLOADED_ERROR), "write, code " + code);
+        }
+    }
+
+    @Test
+    void systemOverloadedErrorComesAfterTheOtherLabelsItDoesNotReplace() {
+        assertEquals(BsonArray.parse("['RetryableWriteError', 'NoWritesPerformed', 'SystemOverloadedError']"),
+                labels(462, Facts.insert().txnNumber(1).build(), 27), "a retryable write: 462 is also a retriable code");
+        assertEquals(BsonArray.parse("['TransientTransactionError', 'SystemOverloadedError']"),
+                labels(462, Facts.insert().inTransaction(true).build(), 27), "a statement in a transaction");
+        assertEquals(BsonArray.parse("['ResumableChangeStreamError', 'SystemOverloadedError']"),
+                ErrorReplies.labels(462, null, Facts.command("getMore").build(), true, wire(27), true), "a change stream's getMore");
+        assertEquals(OVERLOADED, labels(365, Facts.insert().txnNumber(1).build(), 27), "365 is not retriable: the label alone");
+    }
+
+    @Test
+    void systemOverloadedErrorLabelsTheErrorNotAWriteConcernError() {
+        CommandFacts write = Facts.insert().txnNumber(1).build();
+        assertEquals(BsonArray.parse("['RetryableWriteError']"), ErrorReplies.labels(null, 462, write, false, wire(27), false),
+                "mongod checks the reply's code only");
+        assertEquals(NONE, ErrorReplies.labels(null, 365, write, false, wire(27), false));
+    }
+
+    /**
+     * mongod's label builder never adds RetryableError to failCommand's errors (its
+     * isOperationIdempotent() is false); a real rate-limiter rejection carries it because the
+     * limiter adds it, which an injected code does not imitate unless the rule says so.
+     */
+    @Test
+    void retryableErrorIsNeverComputed() {
+        for (int code : new int[] {365, 433, 462, 91, 6}) {
+            for (CommandFacts facts : new CommandFacts[] {Facts.command("find").build(), Facts.insert().build(),
+                    Facts.insert().txnNumber(1).build(), Facts.command("getMore").build()}) {
+                assertFalse(labels(code, facts, 29).contains(RETRYABLE_ERROR), "code " + code);
+            }
+        }
+        BsonDocument injected = ErrorReplies.error(462, null, BsonArray.parse("['SystemOverloadedError', 'RetryableError']"), null,
+                Facts.command("find").build(), wire(27));
+        assertEquals(BsonArray.parse("['SystemOverloadedError', 'RetryableError']"), injected.getArray("errorLabels"),
+                "a rule's errorLabels give a rejection's labels");
+        assertFalse(ErrorReplies.error(462, null, new BsonArray(), null, Facts.command("find").build(), wire(27))
+                .containsKey("errorLabels"), "errorLabels: [] suppresses SystemOverloadedError too");
     }
 }

@@ -45,6 +45,7 @@ import org.bson.types.ObjectId;
  */
 public final class ScriptedMongod implements AutoCloseable {
     public static final String SET_NAME = "scripted-rs";
+    /** The maxWireVersion hello reports unless the builder names another: mongod 7.0's. */
     public static final int MAX_WIRE_VERSION = 21;
     public static final int MAX_BSON_OBJECT_SIZE = 16 * 1024 * 1024;
     public static final int MAX_MESSAGE_SIZE_BYTES = 48_000_000;
@@ -67,6 +68,7 @@ public final class ScriptedMongod implements AutoCloseable {
 
     private final ServerSocket serverSocket;
     private volatile Role role;
+    private final int maxWireVersion;
     /** Access control; null: none (every command runs, as on a mongod without --auth). */
     private final ScriptedScramServer scram;
     private final List<StepDownRequest> stepDowns = new CopyOnWriteArrayList<>();
@@ -102,6 +104,7 @@ public final class ScriptedMongod implements AutoCloseable {
 
     private ScriptedMongod(Builder b) throws IOException {
         this.role = b.role;
+        this.maxWireVersion = b.maxWireVersion;
         this.scram = b.scram;
         this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
         this.compressors.addAll(b.compressors);
@@ -139,6 +142,7 @@ public final class ScriptedMongod implements AutoCloseable {
         private String me;
         private String primary;
         private Role role = Role.PRIMARY;
+        private int maxWireVersion = MAX_WIRE_VERSION;
         private ScriptedScramServer scram;
 
         private Builder() {
@@ -196,6 +200,12 @@ public final class ScriptedMongod implements AutoCloseable {
         /** The hello {@code primary}; default "127.0.0.1:PORT". */
         public Builder primary(String primary) {
             this.primary = primary;
+            return this;
+        }
+
+        /** The maxWireVersion hello reports, to pass for another server version (8.2 is 27). */
+        public Builder maxWireVersion(int maxWireVersion) {
+            this.maxWireVersion = maxWireVersion;
             return this;
         }
 
@@ -358,7 +368,7 @@ public final class ScriptedMongod implements AutoCloseable {
         r.append("logicalSessionTimeoutMinutes", new BsonInt32(30));
         r.append("connectionId", new BsonInt32(conn.id()));
         r.append("minWireVersion", new BsonInt32(0));
-        r.append("maxWireVersion", new BsonInt32(MAX_WIRE_VERSION));
+        r.append("maxWireVersion", new BsonInt32(maxWireVersion));
         r.append("readOnly", BsonBoolean.FALSE);
         if (conn.auth() != null) {
             conn.auth().decorateHello(request, r);
