@@ -71,6 +71,8 @@ public class PerCommand {
     private final CommandScanner scanner = new CommandScanner(); // one connection's
     private final RuleSet rules = new RuleSet();
     private final Supplier<MemberState> memberState = () -> MemberState.UNKNOWN; // read only when a rule names the command
+    /** The request's document, as Exchange hands it over: read only when a rule names the command and looks into it. */
+    private final Supplier<BsonDocument> commandDocument = () -> null;
     private ConnectionObserver connection;
     private int next;
 
@@ -157,7 +159,7 @@ public class PerCommand {
 
     private RuleSet.Decision count(CommandFacts facts, ReplyFacts reply, boolean forwarded) {
         Attempt attempt = connection.begin(facts, facts.fingerprint());
-        RuleSet.Decision decision = rules.decide(attempt, memberState, "127.0.0.1:27017");
+        RuleSet.Decision decision = rules.decide(attempt, memberState, "127.0.0.1:27017", commandDocument);
         connection.complete(attempt, facts.fingerprint(), reply.isError() ? Outcome.ERROR : Outcome.OK, null, reply.code(),
                 reply.writeConcernError(), forwarded);
         return decision;
