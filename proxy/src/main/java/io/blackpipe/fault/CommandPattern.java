@@ -41,6 +41,10 @@ public final class CommandPattern {
             if (path.startsWith("$")) {
                 throw new RuleException(name, "'" + path + "': operators are not supported; give fields and the values they must equal");
             }
+            if (field.getValue().isRegularExpression()) {
+                throw new RuleException(name + "." + path, "a regular expression is a query's pattern, not a value;"
+                        + " commandMatches compares values for equality only (give the value itself)");
+            }
             String operator = operatorIn(field.getValue());
             if (operator != null) {
                 throw new RuleException(name + "." + path, operator + " is a query operator; commandMatches compares values"
@@ -96,7 +100,7 @@ public final class CommandPattern {
             }
             return false;
         }
-        return false;
+        return expected.isNull(); // a path through a scalar (or null) names a missing field, which null matches
     }
 
     private static int index(String part) {
@@ -145,27 +149,32 @@ public final class CommandPattern {
     }
 
     private static boolean numbersEqual(BsonValue a, BsonValue b) {
-        double x = approximately(a);
-        double y = approximately(b);
-        if (!Double.isFinite(x) || !Double.isFinite(y)) {
-            return Double.compare(x, y) == 0; // NaN equals NaN, as in a MongoDB query; infinities by sign
-        }
-        if (x == 0 && y == 0) {
-            return true; // -0 is 0 (and a Decimal128 -0 has no BigDecimal)
+        if (!finite(a) || !finite(b)) { // NaN equals NaN, as in a query; infinities by sign; a finite number neither
+            return !finite(a) && !finite(b) && Double.compare(approximately(a), approximately(b)) == 0;
         }
         return exactly(a).compareTo(exactly(b)) == 0;
     }
 
+    private static boolean finite(BsonValue value) {
+        return value.isDecimal128() ? value.asDecimal128().getValue().isFinite() : Double.isFinite(value.asNumber().doubleValue());
+    }
+
+    /** NaN and the infinities, the only values compared as doubles. */
     private static double approximately(BsonValue value) {
         return value.isDecimal128() ? value.asDecimal128().getValue().doubleValue() : value.asNumber().doubleValue();
     }
 
+    /** A finite number's exact value: a decimal beyond a double's range stays itself, and a double is its binary value. */
     private static BigDecimal exactly(BsonValue value) {
         if (value.isDecimal128()) {
-            return value.asDecimal128().getValue().bigDecimalValue();
+            try {
+                return value.asDecimal128().getValue().bigDecimalValue();
+            } catch (ArithmeticException negativeZero) { // the one finite decimal without a BigDecimal
+                return BigDecimal.ZERO;
+            }
         }
         if (value.isDouble()) {
-            return new BigDecimal(value.asDouble().getValue()); // its exact binary value: 0.1 is not the decimal 0.1, as on mongod
+            return new BigDecimal(value.asDouble().getValue()); // 0.1 is not the decimal 0.1, as on mongod
         }
         return BigDecimal.valueOf(value.asNumber().longValue());
     }

@@ -14,8 +14,8 @@ import org.bson.BsonDocument;
  */
 public record Matcher(Set<String> commands, Set<String> allBut, String appName, String namespace, String member,
                       String attempt, CommandPattern pattern) {
-    /** A command no rule looks into: a pattern then matches nothing. */
-    private static final Supplier<BsonDocument> NO_COMMAND = BsonDocument::new;
+    /** No command to look into: a pattern then matches nothing. */
+    private static final Supplier<BsonDocument> NO_COMMAND = () -> null;
 
     /** A rule on the named commands. */
     public Matcher(Set<String> commands, String appName, String namespace, String member, String attempt) {
@@ -41,7 +41,10 @@ public record Matcher(Set<String> commands, Set<String> allBut, String appName, 
         return matches(attempt, state, advertisedMember, NO_COMMAND);
     }
 
-    /** @param command the command's document, decoded only if this rule looks into it (and only then asked for) */
+    /**
+     * @param command the command's document, asked for only if this rule looks into it; null when there is none to
+     *                read (its BSON does not decode): a pattern matches no such command, which goes on as without the rule
+     */
     public boolean matches(Attempt attempt, MemberState state, String advertisedMember, Supplier<BsonDocument> command) {
         if (commands == null ? allBut.contains(attempt.command()) : !commands.contains(attempt.command())) {
             return false;
@@ -58,7 +61,11 @@ public record Matcher(Set<String> commands, Set<String> allBut, String appName, 
         if (this.attempt != null && this.attempt.equals("retry") != attempt.isRetry()) {
             return false;
         }
-        return pattern == null || pattern.matches(command.get()); // last: the one that decodes the command
+        if (pattern == null) {
+            return true;
+        }
+        BsonDocument document = command.get(); // last: the one that decodes the command
+        return document != null && pattern.matches(document);
     }
 
     private boolean namespaceMatches(Attempt attempt) {

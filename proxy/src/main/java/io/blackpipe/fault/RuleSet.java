@@ -63,7 +63,7 @@ public final class RuleSet {
 
     /** The first rule (in the order added) that matches and whose mode fires, or null. */
     public Decision decide(Attempt attempt, MemberState state, String advertisedMember) {
-        return decide(attempt, () -> state, advertisedMember, BsonDocument::new);
+        return decide(attempt, () -> state, advertisedMember, () -> null);
     }
 
     /**

@@ -36,6 +36,14 @@ final class YamlTree {
     /** Values once aliases are expanded; a long hand-written scenario has a few thousand. */
     static final int MAX_VALUES = 100_000;
 
+    /**
+     * Extended JSON's type wrappers, read as the API's JSON reads them: a scenario can name an ObjectId
+     * ({$oid: ...}), a date, an int64 or a decimal (a rule's commandMatches on an _id, a cannedReply's fields).
+     */
+    private static final Set<String> TYPE_WRAPPERS = Set.of("$oid", "$date", "$numberLong", "$numberInt", "$numberDouble",
+            "$numberDecimal", "$binary", "$uuid", "$timestamp", "$regularExpression", "$symbol", "$code", "$minKey", "$maxKey",
+            "$undefined", "$dbPointer");
+
     private final String source;
     private final Map<String, Integer> lines = new HashMap<>();
     /** The lists and mappings being converted, outermost first: meeting one again is a cycle. */
@@ -82,7 +90,7 @@ final class YamlTree {
         return new ScenarioException(source, line(top), top.isEmpty() ? "(file)" : top, message);
     }
 
-    private BsonDocument mapping(MappingNode mapping, String path, int depth) {
+    private BsonValue mapping(MappingNode mapping, String path, int depth) {
         BsonDocument document = new BsonDocument();
         for (NodeTuple tuple : mapping.getValue()) {
             int keyLine = tuple.getKeyNode().getStartMark().getLine() + 1;
@@ -97,7 +105,19 @@ final class YamlTree {
             lines.put(childPath, keyLine);
             document.put(key.getValue(), convert(tuple.getValueNode(), childPath, depth + 1));
         }
+        if (!document.isEmpty() && TYPE_WRAPPERS.contains(document.getFirstKey())) {
+            return typed(document, path);
+        }
         return document;
+    }
+
+    private BsonValue typed(BsonDocument wrapper, String path) {
+        try {
+            return BsonDocument.parse(new BsonDocument("value", wrapper).toJson()).get("value");
+        } catch (RuntimeException e) { // JsonParseException, or a value the wrapper's type cannot hold
+            throw new ScenarioException(source, line(path), path.isEmpty() ? "(file)" : path, "not a valid Extended JSON "
+                    + wrapper.getFirstKey() + " (" + e.getMessage() + ")");
+        }
     }
 
     private BsonArray sequence(SequenceNode sequence, String path, int depth) {

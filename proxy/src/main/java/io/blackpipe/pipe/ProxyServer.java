@@ -64,12 +64,12 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     private final EventLoopGroup acceptors = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
     private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
     /**
-     * Every connection open on the workers, clients' and members': close() closes them itself before it
-     * stops the loops. Netty's shutdown with no quiet period can end a loop that was busy as it began
-     * without closing the loop's channels, and a member's connection still in its TLS handshake, told to
-     * close once a client's last request is flushed, would stay open holding that request's buffer.
+     * Every connection open on the workers, clients' and members': close() closes them itself, and one added after
+     * that is closed as it comes (stayClosed). Netty's shutdown with no quiet period can end a loop busy as it began
+     * without closing the loop's channels; a member connection told to close once a client's last request is
+     * flushed (the member not reading, or still in its TLS handshake) then stayed open holding that request.
      */
-    private final ChannelGroup openConnections = new DefaultChannelGroup("blackpipe-connections", GlobalEventExecutor.INSTANCE);
+    private final ChannelGroup openConnections = new DefaultChannelGroup("blackpipe-connections", GlobalEventExecutor.INSTANCE, true);
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final ProxyLog log = new ProxyLog();
     private final Map<MemberAddress, MemberListener> listeners = new ConcurrentHashMap<>();
@@ -385,7 +385,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     public void close() {
         scenarios.stop();
         listeners.values().forEach(MemberListener::close);
-        openConnections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        openConnections.close().awaitUninterruptibly(2, TimeUnit.SECONDS); // a busy loop runs the closes as it stops
         stopThreads();
         history.close();
         registry.close();

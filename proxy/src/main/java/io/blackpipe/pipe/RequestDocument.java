@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.wire.MalformedMessageException;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.OpQuery;
 import io.netty.buffer.ByteBuf;
@@ -30,10 +31,18 @@ final class RequestDocument implements Supplier<BsonDocument> {
         of(null, null, null);
     }
 
+    /**
+     * Null when the request's BSON does not decode (lengths right, an element type unknown): the proxy forwards what it
+     * cannot read, so a rule looking into it must not make it malformed; such a request matches no pattern.
+     */
     @Override
     public BsonDocument get() {
-        if (decoded == null) {
-            decoded = msg != null ? msg.command(frame) : query != null ? query.commandDocument(frame) : new BsonDocument();
+        if (decoded == null && frame != null) {
+            try {
+                decoded = msg != null ? msg.command(frame) : query.commandDocument(frame);
+            } catch (MalformedMessageException unreadable) {
+                frame = null; // asked again, still null
+            }
         }
         return decoded;
     }

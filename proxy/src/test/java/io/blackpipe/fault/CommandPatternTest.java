@@ -56,6 +56,8 @@ class CommandPatternTest {
             "{ordered: true, 'documents._id': 2}                 | true",  // every field must match
             "{ordered: false, 'documents._id': 2}                | false",
             "{'ordered.x': true}                                 | false", // a path through a scalar holds nothing
+            "{'ordered.x': null}                                 | true",  // but a missing field, which null matches
+            "{'documents.note.x': null}                          | true",
     })
     void aPatternHoldsWhatAQuerysEqualityWouldMatch(String json, boolean expected) {
         assertEquals(expected, holds(json), json);
@@ -69,6 +71,13 @@ class CommandPatternTest {
         assertTrue(pattern("{y: 0}").matches(command));
         assertTrue(pattern("{z: 0}").matches(command));
         assertTrue(pattern("{x: {$numberDecimal: 'NaN'}}").matches(command));
+        BsonDocument huge = BsonDocument.parse("{big: {$numberDecimal: '1E+400'}, tiny: {$numberDecimal: '1E-400'}}");
+        assertFalse(pattern("{big: Infinity}").matches(huge), "a decimal beyond a double's range is no infinity");
+        assertFalse(pattern("{big: {$numberDecimal: '2E+500'}}").matches(huge));
+        assertTrue(pattern("{big: {$numberDecimal: '10E+399'}}").matches(huge));
+        assertFalse(pattern("{tiny: 0}").matches(huge), "nor is a tiny one 0");
+        assertFalse(pattern("{tiny: {$numberDecimal: '3E-500'}}").matches(huge));
+        assertFalse(pattern("{'tags.x': null}").matches(BsonDocument.parse("{tags: ['a', 5]}")), "an array of scalars holds no field");
         BsonDocument tenth = BsonDocument.parse("{d: 0.1, e: 0.5}");
         assertFalse(pattern("{d: {$numberDecimal: '0.1'}}").matches(tenth), "a double 0.1 is not exactly the decimal 0.1");
         assertTrue(pattern("{e: {$numberDecimal: '0.5'}}").matches(tenth), "0.5 is");
@@ -82,6 +91,8 @@ class CommandPatternTest {
             "{'documents.': 1}           | data.commandMatches: 'documents.' is not a dotted path",
             "{$or: [{a: 1}]}             | data.commandMatches: '$or': operators are not supported",
             "{'documents.qty': {$gt: 5}} | data.commandMatches.documents.qty: $gt is a query operator",
+            "{'documents.sku': {$regex: '^A'}} | data.commandMatches.documents.sku: $regex is a query operator",
+            "{'documents.sku': {$regex: '^A', $options: 'i'}} | data.commandMatches.documents.sku: a regular expression is a query's pattern",
     })
     void whatIsNoPatternIsRefusedNamingTheField(String json, String message) {
         RuleException e = assertThrows(RuleException.class, () -> pattern(json));

@@ -330,6 +330,40 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void extendedJsonTypeWrappersNameAnObjectIdOrADecimalInAScenarioAsTheApisJsonDoes() {
+        Scenario scenario = loader.parse("one-order.yaml", """
+                name: one-order
+                rules:
+                  - id: lost
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [update]
+                      commandMatches: {"updates.q._id": {$oid: 65a1b2c3d4e5f60718293a4b}, "updates.u.$set.price": {$numberDecimal: "9.90"}}
+                      dropReply: true
+                """);
+        Matcher matcher = scenario.rules().get(0).matcher();
+        FakeInterception.Facts update = FakeInterception.Facts.command("update");
+        assertTrue(matcher.matches(update.attempt("", 1), FakeInterception.primary(17), "x:1", () -> BsonDocument.parse(
+                "{update: 'c', updates: [{q: {_id: {$oid: '65a1b2c3d4e5f60718293a4b'}}, u: {$set: {price: {$numberDecimal: '9.9'}}}}]}")));
+        assertFalse(matcher.matches(update.attempt("", 1), FakeInterception.primary(17), "x:1", () -> BsonDocument.parse(
+                "{update: 'c', updates: [{q: {_id: '65a1b2c3d4e5f60718293a4b'}, u: {$set: {price: {$numberDecimal: '9.9'}}}}]}")),
+                "the string is not the ObjectId");
+        assertRejected("""
+                name: x
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [update]
+                      commandMatches:
+                        updates.q._id: {$oid: not-an-id}
+                      dropReply: true
+                """, 9, "rules[0].data.commandMatches.updates.q._id", "not a valid Extended JSON $oid");
+    }
+
+    @Test
     void aScenarioWithoutRulesOrTimelineIsValid() {
         Scenario scenario = loader.parse("min.yaml", "name: minimal\n");
         assertEquals("minimal", scenario.name());
