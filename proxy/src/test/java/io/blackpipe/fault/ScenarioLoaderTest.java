@@ -296,71 +296,45 @@ class ScenarioLoaderTest {
                 "give dropReply or truncateReplyBytes, not both");
     }
 
+    /** Whether the scenario's first rule holds this update command (commandMatches), its other fields matching. */
+    private static boolean firstRuleHolds(Scenario scenario, String updateJson) {
+        return scenario.rules().get(0).matcher().matches(FakeInterception.Facts.command("update").attempt("", 1),
+                FakeInterception.primary(17), "x:1", () -> BsonDocument.parse(updateJson));
+    }
+
+    /** A scenario of one rule on update, its commandMatches fields to be added as lines 10 on (8 spaces in). */
+    private static final String UPDATE_RULE = """
+            name: x
+            rules:
+              - id: a
+                configureFailPoint: failCommand
+                mode: alwaysOn
+                data:
+                  failCommands: [update]
+                  dropReply: true
+                  commandMatches:
+            """;
+
     @Test
     void commandMatchesTakesDottedPathsAsYamlKeysAndAnOperatorIsNamedWithItsLine() {
-        Scenario scenario = loader.parse("one-order.yaml", """
-                name: one-order
-                rules:
-                  - id: lost
-                    configureFailPoint: failCommand
-                    mode: alwaysOn
-                    data:
-                      failCommands: [update]
-                      commandMatches: {"updates.q._id": 42}
-                      dropReply: true
-                """);
-        Matcher matcher = scenario.rules().get(0).matcher();
-        FakeInterception.Facts update = FakeInterception.Facts.command("update");
-        assertTrue(matcher.matches(update.attempt("", 1), FakeInterception.primary(17), "x:1",
-                () -> BsonDocument.parse("{update: 'c', updates: [{q: {_id: {$numberLong: '42'}}, u: {x: 1}}]}")));
-        assertFalse(matcher.matches(update.attempt("", 1), FakeInterception.primary(17), "x:1",
-                () -> BsonDocument.parse("{update: 'c', updates: [{q: {_id: 41}, u: {x: 1}}]}")));
-        assertRejected("""
-                name: x
-                rules:
-                  - id: a
-                    configureFailPoint: failCommand
-                    mode: alwaysOn
-                    data:
-                      failCommands: [update]
-                      commandMatches:
-                        updates.q.qty: {$gt: 5}
-                      dropReply: true
-                """, 9, "rules[0].data.commandMatches.updates.q.qty", "$gt is a query operator");
+        Scenario scenario = loader.parse("one-order.yaml", UPDATE_RULE + "        \"updates.q._id\": 42\n");
+        assertTrue(firstRuleHolds(scenario, "{update: 'c', updates: [{q: {_id: {$numberLong: '42'}}, u: {x: 1}}]}"));
+        assertFalse(firstRuleHolds(scenario, "{update: 'c', updates: [{q: {_id: 41}, u: {x: 1}}]}"));
+        assertRejected(UPDATE_RULE + "        updates.q.qty: {$gt: 5}\n", 10, "rules[0].data.commandMatches.updates.q.qty",
+                "$gt is a query operator");
     }
 
     @Test
     void extendedJsonTypeWrappersNameAnObjectIdOrADecimalInAScenarioAsTheApisJsonDoes() {
-        Scenario scenario = loader.parse("one-order.yaml", """
-                name: one-order
-                rules:
-                  - id: lost
-                    configureFailPoint: failCommand
-                    mode: alwaysOn
-                    data:
-                      failCommands: [update]
-                      commandMatches: {"updates.q._id": {$oid: 65a1b2c3d4e5f60718293a4b}, "updates.u.$set.price": {$numberDecimal: "9.90"}}
-                      dropReply: true
-                """);
-        Matcher matcher = scenario.rules().get(0).matcher();
-        FakeInterception.Facts update = FakeInterception.Facts.command("update");
-        assertTrue(matcher.matches(update.attempt("", 1), FakeInterception.primary(17), "x:1", () -> BsonDocument.parse(
-                "{update: 'c', updates: [{q: {_id: {$oid: '65a1b2c3d4e5f60718293a4b'}}, u: {$set: {price: {$numberDecimal: '9.9'}}}}]}")));
-        assertFalse(matcher.matches(update.attempt("", 1), FakeInterception.primary(17), "x:1", () -> BsonDocument.parse(
-                "{update: 'c', updates: [{q: {_id: '65a1b2c3d4e5f60718293a4b'}, u: {$set: {price: {$numberDecimal: '9.9'}}}}]}")),
+        Scenario scenario = loader.parse("one-order.yaml", UPDATE_RULE
+                + "        updates.q._id: {$oid: 65a1b2c3d4e5f60718293a4b}\n        updates.u.$set.price: {$numberDecimal: \"9.90\"}\n");
+        assertTrue(firstRuleHolds(scenario,
+                "{update: 'c', updates: [{q: {_id: {$oid: '65a1b2c3d4e5f60718293a4b'}}, u: {$set: {price: {$numberDecimal: '9.9'}}}}]}"));
+        assertFalse(firstRuleHolds(scenario,
+                "{update: 'c', updates: [{q: {_id: '65a1b2c3d4e5f60718293a4b'}, u: {$set: {price: {$numberDecimal: '9.9'}}}}]}"),
                 "the string is not the ObjectId");
-        assertRejected("""
-                name: x
-                rules:
-                  - id: a
-                    configureFailPoint: failCommand
-                    mode: alwaysOn
-                    data:
-                      failCommands: [update]
-                      commandMatches:
-                        updates.q._id: {$oid: not-an-id}
-                      dropReply: true
-                """, 9, "rules[0].data.commandMatches.updates.q._id", "not a valid Extended JSON $oid");
+        assertRejected(UPDATE_RULE + "        updates.q._id: {$oid: not-an-id}\n", 10, "rules[0].data.commandMatches.updates.q._id",
+                "not a valid Extended JSON $oid");
     }
 
     @Test
