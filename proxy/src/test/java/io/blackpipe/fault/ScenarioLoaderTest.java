@@ -63,6 +63,19 @@ class ScenarioLoaderTest {
         return assertThrows(ScenarioException.class, () -> loader.parse("bad.yaml", text), text);
     }
 
+    /** A scenario of one alwaysOn rule on {@code command}, its further data fields to be added as lines 8 on (6 spaces in). */
+    private static String oneRuleOn(String command) {
+        return """
+                name: x
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data:
+                      failCommands: [%s]
+                """.formatted(command);
+    }
+
     private void assertRejected(String text, int line, String field, String messagePart) {
         ScenarioException e = rejected(text);
         String prefix = "bad.yaml:" + line + ": " + field + ": ";
@@ -255,16 +268,7 @@ class ScenarioLoaderTest {
                     data: {failCommands: [find], trickleReplyBytes: 64, trickleReplyIntervalMS: 250}
                 """);
         assertInstanceOf(TrickleReply.class, scenario.rules().get(0).action());
-        String piecesAlone = """
-                name: x
-                rules:
-                  - id: a
-                    configureFailPoint: failCommand
-                    mode: alwaysOn
-                    data:
-                      failCommands: [find]
-                      trickleReplyBytes: 64
-                """;
+        String piecesAlone = oneRuleOn("find") + "      trickleReplyBytes: 64\n";
         // the line of data, which lacks it
         assertRejected(piecesAlone, 6, "rules[0].data.trickleReplyIntervalMS", "required with trickleReplyBytes");
         assertRejected(piecesAlone + "      trickleReplyIntervalMS: 0.5\n", 9, "rules[0].data.trickleReplyIntervalMS",
@@ -282,15 +286,7 @@ class ScenarioLoaderTest {
                     data: {failCommands: [insert], truncateReplyBytes: 20}
                 """);
         assertInstanceOf(TruncateReply.class, scenario.rules().get(0).action());
-        String cut = """
-                name: x
-                rules:
-                  - id: a
-                    configureFailPoint: failCommand
-                    mode: alwaysOn
-                    data:
-                      failCommands: [insert]
-                """;
+        String cut = oneRuleOn("insert");
         assertRejected(cut + "      truncateReplyBytes: 0\n", 8, "rules[0].data.truncateReplyBytes", "must be a whole number of at least 1");
         assertRejected(cut + "      truncateReplyBytes: 20\n      dropReply: true\n", 8, "rules[0].data.truncateReplyBytes",
                 "give dropReply or truncateReplyBytes, not both");
@@ -302,18 +298,8 @@ class ScenarioLoaderTest {
                 FakeInterception.primary(17), "x:1", () -> BsonDocument.parse(updateJson));
     }
 
-    /** A scenario of one rule on update, its commandMatches fields to be added as lines 10 on (8 spaces in). */
-    private static final String UPDATE_RULE = """
-            name: x
-            rules:
-              - id: a
-                configureFailPoint: failCommand
-                mode: alwaysOn
-                data:
-                  failCommands: [update]
-                  dropReply: true
-                  commandMatches:
-            """;
+    /** A scenario of one dropReply rule on update, its commandMatches fields to be added as lines 10 on (8 spaces in). */
+    private static final String UPDATE_RULE = oneRuleOn("update") + "      dropReply: true\n      commandMatches:\n";
 
     @Test
     void commandMatchesTakesDottedPathsAsYamlKeysAndAnOperatorIsNamedWithItsLine() {
