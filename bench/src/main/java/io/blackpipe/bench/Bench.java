@@ -50,6 +50,9 @@ public final class Bench {
               --blackpipe-jar PATH          the CLI jar for the startup measurement (default proxy/target/blackpipe.jar)
               --out DIR                     where RESULTS.md and results.json go (default bench; --out - writes nothing)
               --note TEXT                   a remark recorded with the result (e.g. "machine busy with other builds")
+              --proxy-cpus LIST             a sidecar with cores of its own: HAProxy and blackpipe-process run on these CPUs
+                                            (taskset list: 1, 2-3), the driver and the upstream on the rest; the targets
+                                            then default to direct,blackpipe-process,haproxy (in-process ones are refused)
             """;
 
     private Bench() {
@@ -64,9 +67,13 @@ public final class Bench {
             IdleConnections.serveProxy(args[1]);
             System.exit(0);
         }
-        Options options;
+        BenchOptions options;
+        CpuPlacement placement = CpuPlacement.SHARED;
         try {
-            options = Options.parse(args);
+            options = BenchOptions.parse(args);
+            if (options.proxyCpus != null) {
+                placement = CpuPlacement.split(options.proxyCpus, CpuPlacement.allowedCpus("self"));
+            }
         } catch (IllegalArgumentException e) {
             System.err.println("bench: " + e.getMessage());
             System.err.print(USAGE);
@@ -78,7 +85,7 @@ public final class Bench {
             return;
         }
         quietLogs();
-        System.exit(run(options));
+        System.exit(run(options, placement));
     }
 
     /** Held strongly: java.util.logging keeps loggers weakly, and a collected one forgets its level. */
@@ -101,7 +108,7 @@ public final class Bench {
         }
     }
 
-    private static int run(Options o) throws Exception {
+    private static int run(BenchOptions o, CpuPlacement placement) throws Exception {
         Map<String, String> machine = Machine.describe();
         String loadAtStart = machine.get("loadavg");
         machine.remove("loadavg");
@@ -112,6 +119,12 @@ public final class Bench {
             }
         }
         Report report = new Report(targetIds);
+        if (placement.isSplit()) {
+            placement.pinThisProcess(); // before the upstream and the clients start their threads: they inherit it
+            Target.placement = placement;
+            report.proxiesOnTheirOwnCpus = true;
+            System.out.println("bench: placement " + placement.describe());
+        }
         if (o.note != null) {
             report.remarks.add(o.note);
         }
@@ -163,6 +176,7 @@ public final class Bench {
         settings.put("garbage collector", java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
                 .map(java.lang.management.GarbageCollectorMXBean::getName).toList()
                 + " in this JVM (bench/run's default: ParallelGC, as ./blackpipe and the image run the proxy)");
+        settings.put("placement", Target.placement.describe());
         settings.put("order", "per round, per workload and thread count: " + String.join(" ", targetIds));
         settings.put("load average at start", loadAtStart);
 
@@ -307,93 +321,5 @@ public final class Bench {
             line.append(' ').append(arg.matches("[\\w./:=,+@-]+") ? arg : "'" + arg.replace("'", "'\\''") + "'");
         }
         return line.toString();
-    }
-
-    /** The command line. */
-    static final class Options {
-        final List<String> rawArgs = new ArrayList<>();
-        boolean help;
-        String upstream = "fast";
-        int rounds = 3;
-        double duration = 1.5;
-        double warmup = 0.5;
-        List<Integer> threads = List.of(1, 16, 64);
-        List<Workload> workloads = List.of(Workload.values());
-        List<String> targets = Target.DEFAULT;
-        int rules = 1000;
-        int bigDocs = 100_000;
-        int batchSize = 1000;
-        int responderThreads = 2;
-        int idleConnections = 10_000;
-        int startupRuns = 5;
-        Path blackpipeJar = Path.of("proxy", "target", "blackpipe.jar");
-        Path out = Path.of("bench");
-        String note;
-
-        static Options parse(String[] args) {
-            Options o = new Options();
-            o.rawArgs.addAll(List.of(args));
-            for (int i = 0; i < args.length; i++) {
-                String flag = args[i];
-                if (flag.equals("-h") || flag.equals("--help")) {
-                    o.help = true;
-                    continue;
-                }
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException(flag.startsWith("--") ? flag + " needs a value" : "unknown argument '" + flag + "'");
-                }
-                String value = args[++i];
-                try {
-                    switch (flag) {
-                        case "--upstream" -> o.upstream = value;
-                        case "--rounds" -> o.rounds = positive(flag, Integer.parseInt(value));
-                        case "--duration" -> o.duration = Double.parseDouble(value);
-                        case "--warmup" -> o.warmup = Double.parseDouble(value);
-                        case "--threads" -> o.threads = list(value).stream().map(Integer::parseInt).map(t -> positive(flag, t)).toList();
-                        case "--workloads" -> o.workloads = list(value).stream().map(Workload::of).toList();
-                        case "--targets" -> {
-                            o.targets = list(value);
-                            for (String t : o.targets) {
-                                if (!Target.ALL.contains(t)) {
-                                    throw new IllegalArgumentException("unknown target '" + t + "' (" + String.join(", ", Target.ALL) + ")");
-                                }
-                            }
-                        }
-                        case "--rules" -> o.rules = Integer.parseInt(value);
-                        case "--big-docs" -> o.bigDocs = positive(flag, Integer.parseInt(value));
-                        case "--batch-size" -> o.batchSize = positive(flag, Integer.parseInt(value));
-                        case "--responder-threads" -> o.responderThreads = positive(flag, Integer.parseInt(value));
-                        case "--idle-connections" -> o.idleConnections = Integer.parseInt(value);
-                        case "--startup-runs" -> o.startupRuns = Integer.parseInt(value);
-                        case "--blackpipe-jar" -> o.blackpipeJar = Path.of(value);
-                        case "--out" -> o.out = value.equals("-") ? null : Path.of(value);
-                        case "--note" -> o.note = value;
-                        default -> throw new IllegalArgumentException("unknown option '" + flag + "'");
-                    }
-                } catch (NumberFormatException e) {
-                    throw new IllegalArgumentException(flag + ": '" + value + "' is not a number");
-                }
-            }
-            if (o.duration <= 0 || o.warmup < 0) {
-                throw new IllegalArgumentException("--duration must be > 0 and --warmup >= 0");
-            }
-            if (!o.upstream.equals("fast") && !o.upstream.equals("jongodb") && !o.upstream.startsWith("mongodb://")
-                    && !o.upstream.startsWith("mongodb+srv://")) {
-                throw new IllegalArgumentException("--upstream must be fast, jongodb or a mongodb:// or mongodb+srv:// URI, got '"
-                        + o.upstream + "'");
-            }
-            return o;
-        }
-
-        private static List<String> list(String value) {
-            return List.of(value.split(",")).stream().map(String::trim).filter(s -> !s.isEmpty()).toList();
-        }
-
-        private static int positive(String flag, int value) {
-            if (value <= 0) {
-                throw new IllegalArgumentException(flag + " must be positive");
-            }
-            return value;
-        }
     }
 }

@@ -46,8 +46,11 @@ final class Haproxy implements AutoCloseable {
         }
     }
 
-    /** Writes a minimal haproxy.cfg (mode tcp, one frontend on a free loopback port) and starts haproxy in the foreground. */
-    static Haproxy start(String upstreamHost, int upstreamPort) throws IOException, InterruptedException {
+    /**
+     * Writes a minimal haproxy.cfg (mode tcp, one frontend on a free loopback port) and starts haproxy
+     * in the foreground, on the CPUs {@code placement} gives the proxies.
+     */
+    static Haproxy start(String upstreamHost, int upstreamPort, CpuPlacement placement) throws IOException, InterruptedException {
         Path dir = Files.createTempDirectory("blackpipe-bench-haproxy-");
         int port = FreePort.pick();
         Path cfg = dir.resolve("haproxy.cfg");
@@ -67,7 +70,7 @@ final class Haproxy implements AutoCloseable {
                 "    server upstream " + upstreamHost + ":" + upstreamPort,
                 "")));
         Path log = dir.resolve("haproxy.log");
-        Process process = new ProcessBuilder("haproxy", "-db", "-f", cfg.toString())
+        Process process = new ProcessBuilder(placement.wrap(List.of("haproxy", "-db", "-f", cfg.toString())))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         Haproxy haproxy = new Haproxy(process, dir, port);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);

@@ -39,6 +39,8 @@ final class Target implements AutoCloseable {
     static final String BLACKPIPE_DIRECT = "blackpipe-direct";
     /** What runs by default: the four targets of issue 7. */
     static final List<String> DEFAULT = List.of(DIRECT, BLACKPIPE, RULES, HAPROXY);
+    /** What runs by default with --proxy-cpus: the targets whose proxy is a process of its own, which can be placed. */
+    static final List<String> SPLIT_DEFAULT = List.of(DIRECT, PROCESS, HAPROXY);
     /**
      * Also available, for diagnosis: blackpipe as its own process (the CLI jar), placed as HAProxy
      * is; and a bare Netty relay in this JVM (NIO as blackpipe, or native epoll).
@@ -54,6 +56,9 @@ final class Target implements AutoCloseable {
      * every target, counted as the proxy's CPU). Set once, before any target is made.
      */
     static volatile boolean pollServerMonitoring;
+
+    /** Where the out-of-process proxies run ({@code --proxy-cpus}). Set once, before any target is made. */
+    static volatile CpuPlacement placement = CpuPlacement.SHARED;
 
     final String id;
     final String description;
@@ -155,7 +160,7 @@ final class Target implements AutoCloseable {
     }
 
     static Target haproxy(BenchUpstream upstream, int poolSize, String version) throws IOException, InterruptedException {
-        Haproxy haproxy = Haproxy.start(upstream.node.host(), upstream.node.port());
+        Haproxy haproxy = Haproxy.start(upstream.node.host(), upstream.node.port(), placement);
         try {
             return new Target(HAPROXY, version + ", mode tcp, one frontend to " + upstream.node + " (directConnection=true)",
                     "mongodb://127.0.0.1:" + haproxy.port() + "/?directConnection=true", poolSize, null, null, haproxy);
@@ -205,7 +210,8 @@ final class Target implements AutoCloseable {
 
     /**
      * {@code java [options] -jar jar args...} with the JVM options ./blackpipe and the image use:
-     * {@code BLACKPIPE_JAVA_OPTS} when set (empty: none), else {@value #LAUNCHER_JAVA_OPTS}.
+     * {@code BLACKPIPE_JAVA_OPTS} when set (empty: none), else {@value #LAUNCHER_JAVA_OPTS}; under
+     * taskset on the proxies' CPUs with {@code --proxy-cpus}.
      */
     static List<String> launcherCommand(Path jar, String... args) {
         String javaOpts = System.getenv().getOrDefault("BLACKPIPE_JAVA_OPTS", LAUNCHER_JAVA_OPTS).trim();
@@ -217,7 +223,7 @@ final class Target implements AutoCloseable {
         command.add("-jar");
         command.add(jar.toString());
         command.addAll(List.of(args));
-        return command;
+        return placement.wrap(command);
     }
 
     static Target relay(BenchUpstream upstream, int poolSize, String transport) {

@@ -104,4 +104,23 @@ class ReportTest {
         assertEquals("0.900 (direct left the machine 38% idle: CPU was not what limited it)",
                 check(report, "throughput blackpipe / direct").value());
     }
+
+    @Test
+    void withTheProxiesOnTheirOwnCpusTheTargetsReadBlackpipeAsItsOwnProcess() {
+        Report report = new Report(List.of(Target.DIRECT, Target.PROCESS, Target.HAPROXY));
+        report.proxiesOnTheirOwnCpus = true;
+        for (int round = 0; round < 3; round++) {
+            report.add(FIND_16, Target.DIRECT, ops(50_000));
+            report.add(FIND_16, Target.PROCESS, ops(48_000));
+            report.add(FIND_16, Target.HAPROXY, ops(47_000));
+        }
+
+        assertEquals(Target.PROCESS, report.blackpipeRow());
+        Check haproxy = check(report, "throughput ratio blackpipe-process >= HAProxy's");
+        assertTrue(haproxy.pass(), haproxy.line());
+        assertEquals("0.960 (the proxy on CPUs of its own: it took none of the driver's and the upstream's)",
+                check(report, "throughput blackpipe-process / direct").value());
+        assertTrue(report.checks().stream().noneMatch(c -> c.what().startsWith("(extra) blackpipe-process ratio")),
+                "the process's verdicts are the main ones, not repeated as extras");
+    }
 }
