@@ -10,8 +10,12 @@ import java.util.concurrent.TimeUnit;
 /** The observer of one client connection; used from that connection's event loop only. */
 public final class ConnectionObserver {
     private static final int NAMESPACE_NOT_FOUND = 26;
-    /** Commands whose NamespaceNotFound drivers turn into a success (an empty list; nothing to drop). */
-    private static final Set<String> SUCCEEDS_ON_NAMESPACE_NOT_FOUND = Set.of("listIndexes", "drop", "dropIndexes");
+    /**
+     * Commands whose NamespaceNotFound drivers turn into a success (an empty list, nothing to drop, a
+     * count of 0: estimatedDocumentCount runs count), as the Java driver's isNamespaceError callers do.
+     */
+    private static final Set<String> SUCCEEDS_ON_NAMESPACE_NOT_FOUND = Set.of("listIndexes", "drop", "dropIndexes", "count",
+            "dropSearchIndex");
     private final CommandObserver shared;
     private final String member;
     private final long connectionId;

@@ -1,0 +1,54 @@
+package io.blackpipe.observe;
+
+import static io.blackpipe.observe.CountersMatchDriverTest.awaitEveryAttemptEnded;
+import static io.blackpipe.observe.CountersMatchDriverTest.client;
+import static io.blackpipe.observe.CountersMatchDriverTest.rule;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoCollection;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * NamespaceNotFound where the Java driver makes it an answer (CommandOperationHelper.isNamespaceError):
+ * estimatedDocumentCount's count gives 0 and dropSearchIndex is done, as listIndexes, drop and
+ * dropIndexes are (CountersMatchDriverTest). Nothing failed for the app, so the same command next is
+ * new work, not a retry. The rule gives the server's answer (jongodb has neither case).
+ */
+class NamespaceNotFoundDriverTest {
+    @Test
+    void countingAMissingCollectionTwiceIsNotARetry() throws Exception {
+        assertNoRetryAfterNamespaceNotFound("count", c -> assertEquals(0, c.estimatedDocumentCount()));
+    }
+
+    @Test
+    void droppingASearchIndexOfAMissingCollectionTwiceIsNotARetry() throws Exception {
+        assertNoRetryAfterNamespaceNotFound("dropSearchIndex", c -> c.dropSearchIndex("none"));
+    }
+
+    private static void assertNoRetryAfterNamespaceNotFound(String command,
+                                                            java.util.function.Consumer<MongoCollection<Document>> operation) throws Exception {
+        String db = UpstreamLane.freshDatabaseName("nnf_" + command.toLowerCase());
+        DriverEvents driver = new DriverEvents();
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            rule(proxy, "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['" + command + "'], errorCode: 26}}");
+            try (MongoClient client = client(proxy, "bp-nnf-" + command.toLowerCase(), driver, "retryReads=true")) {
+                MongoCollection<Document> missing = client.getDatabase(db).getCollection("missing");
+                operation.accept(missing); // the driver's answer: no exception
+                operation.accept(missing); // the next request's same command, in the same pooled session
+            }
+            MeterRegistry registry = proxy.registry();
+            awaitEveryAttemptEnded(registry);
+            String context = "driver events:" + driver.describe();
+            assertEquals(0, driver.retries(command), context);
+            assertEquals(2, Meters.attempts(registry, CommandNames.label(command)), context);
+            assertEquals(0, Meters.retries(registry, CommandNames.label(command)), context);
+        }
+    }
+}
