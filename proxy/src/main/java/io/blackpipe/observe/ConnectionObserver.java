@@ -16,6 +16,8 @@ public final class ConnectionObserver {
      */
     private static final Set<String> SUCCEEDS_ON_NAMESPACE_NOT_FOUND = Set.of("listIndexes", "drop", "dropIndexes", "count",
             "dropSearchIndex");
+    /** listSearchIndexes is an aggregate whose first stage is this one; its NamespaceNotFound is an empty list. */
+    private static final String LIST_SEARCH_INDEXES = "$listSearchIndexes";
     private final CommandObserver shared;
     private final String member;
     private final long connectionId;
@@ -139,7 +141,7 @@ public final class ConnectionObserver {
         // driver: it never re-sends a command without txnNumber over it, so the same command next is
         // new work. So is NamespaceNotFound where drivers take it for an empty or done answer.
         boolean failed = outcome.failed() && !(writeConcernError && errorCode == 0)
-                && !(errorCode == NAMESPACE_NOT_FOUND && SUCCEEDS_ON_NAMESPACE_NOT_FOUND.contains(attempt.command()));
+                && !(errorCode == NAMESPACE_NOT_FOUND && answersNamespaceNotFound(attempt.facts()));
         shared.retries().completed(attempt.retrySession(), attempt.facts(), fingerprint, attempt.attemptNumber(), failed);
         CommandFacts facts = attempt.facts();
         long completedMicros = attempt.invokedAtMicros() + TimeUnit.NANOSECONDS.toMicros(now - attempt.startNanos());
@@ -156,6 +158,10 @@ public final class ConnectionObserver {
         shared.history().record(new HistoryEntry(attempt.invokedAtMicros(), completedMicros, member, appName,
                 connectionId, facts.name(), facts.database(), facts.collection(), facts.lsid(), facts.txnNumber(),
                 attempt.attemptNumber(), fault, outcome.label(), type, code), now);
+    }
+
+    private static boolean answersNamespaceNotFound(CommandFacts facts) {
+        return SUCCEEDS_ON_NAMESPACE_NOT_FOUND.contains(facts.name()) || facts.firstStage().equals(LIST_SEARCH_INDEXES);
     }
 
     /** How many (command label) meters this connection holds on to. */

@@ -14,7 +14,7 @@ import java.util.UUID;
  * @param lsid          the logical session id, or null
  * @param txnNumber     the transaction number, or -1 when absent
  * @param inTransaction true when the command is part of a multi-document transaction (autocommit:false)
- * @param changeStream  true for an aggregate whose pipeline opens a change stream (its first stage is $changeStream)
+ * @param firstStage    an aggregate's first pipeline stage ("$changeStream", "$listSearchIndexes", ...), else ""
  * @param handshake     true for the connection handshake (hello/isMaster carrying client metadata)
  * @param compressionRequested true when the handshake lists compressors
  * @param appName       client.application.name from the handshake, or null
@@ -32,11 +32,16 @@ public record CommandFacts(
         long txnNumber,
         boolean inTransaction,
         boolean startTransaction,
-        boolean changeStream,
+        String firstStage,
         boolean handshake,
         boolean compressionRequested,
         String appName,
         long fingerprint) {
+
+    /** An aggregate whose pipeline opens a change stream: mongod runs $changeStream only as the first stage. */
+    public boolean changeStream() {
+        return firstStage.equals("$changeStream");
+    }
 
     public boolean moreToCome() {
         return opCode == OpCode.OP_MSG && (flags & OpMsg.MORE_TO_COME) != 0;
@@ -80,7 +85,7 @@ public record CommandFacts(
         long txnNumber = -1;
         boolean inTransaction = false;
         boolean startTransaction = false;
-        boolean changeStream = false;
+        String firstStage = "";
         boolean hasClient = false;
         boolean compression = false;
         String appName = null;
@@ -101,7 +106,7 @@ public record CommandFacts(
                 getMore = name.equals("getMore");
                 aggregate = name.equals("aggregate");
             } else if (aggregate && body.nameIs("pipeline") && body.type() == BsonCursor.ARRAY) {
-                changeStream = opensChangeStream(body.documentValue());
+                firstStage = firstStage(body.documentValue(), recent);
             } else if (getMore && body.nameIs("collection") && body.type() == BsonCursor.STRING) {
                 collection = body.stringValue(recent); // getMore's first value is the cursor id; the server takes its namespace from here
             } else if (body.nameIs("$db") && body.type() == BsonCursor.STRING) {
@@ -125,16 +130,16 @@ public record CommandFacts(
         long fingerprint = runs != null && lsid != null && txnNumber < 0 ? runs.hash(frame, msg) : 0;
         return new CommandFacts(frame.getIntLE(frame.readerIndex() + 4), opCode, name,
                 database == null ? "" : database, collection, flags, lsid, txnNumber, inTransaction,
-                startTransaction, changeStream, handshake, compression, appName, fingerprint);
+                startTransaction, firstStage, handshake, compression, appName, fingerprint);
     }
 
-    /** mongod runs $changeStream only as a pipeline's first stage. */
-    private static boolean opensChangeStream(BsonCursor pipeline) {
+    /** The name of a pipeline's first stage (the connection's recent strings hand out one instance per name), or "". */
+    private static String firstStage(BsonCursor pipeline, RecentStrings recent) {
         if (!pipeline.next() || pipeline.type() != BsonCursor.DOCUMENT) {
-            return false;
+            return "";
         }
         BsonCursor stage = pipeline.documentValue();
-        return stage.next() && stage.nameIs("$changeStream");
+        return stage.next() ? stage.name(recent) : "";
     }
 
     private static UUID sessionId(ByteBuf frame, BsonCursor lsid, CommandScanner scanner) {

@@ -231,7 +231,7 @@ public final class FakeInterception implements Interception {
 
         public CommandFacts build() {
             return new CommandFacts(42, OpCode.OP_MSG, name, database, collection, 0, lsid, txnNumber, inTransaction,
-                    startTransaction, false, false, false, null, 0);
+                    startTransaction, "", false, false, null, 0);
         }
 
         public Attempt attempt(String appName, int attemptNumber) {

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 class ConnectionObserverTest {
     private static CommandFacts command(String name) {
-        return new CommandFacts(1, OpCode.OP_MSG, name, "db", "c", 0, null, -1, false, false, false, false, false, null, 0);
+        return new CommandFacts(1, OpCode.OP_MSG, name, "db", "c", 0, null, -1, false, false, "", false, false, null, 0);
     }
 
     @Test

@@ -12,13 +12,15 @@ import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import io.micrometer.core.instrument.MeterRegistry;
+import java.util.ArrayList;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
 /**
  * NamespaceNotFound where the Java driver makes it an answer (CommandOperationHelper.isNamespaceError):
- * estimatedDocumentCount's count gives 0 and dropSearchIndex is done, as listIndexes, drop and
- * dropIndexes are (CountersMatchDriverTest). Nothing failed for the app, so the same command next is
+ * estimatedDocumentCount's count gives 0, dropSearchIndex is done and listSearchIndexes (an aggregate
+ * whose first stage is $listSearchIndexes) an empty list, as listIndexes, drop and dropIndexes are
+ * (CountersMatchDriverTest). Nothing failed for the app, so the same command next is
  * new work, not a retry. The rule gives the server's answer (jongodb has neither case).
  */
 class NamespaceNotFoundDriverTest {
@@ -30,6 +32,11 @@ class NamespaceNotFoundDriverTest {
     @Test
     void droppingASearchIndexOfAMissingCollectionTwiceIsNotARetry() throws Exception {
         assertNoRetryAfterNamespaceNotFound("dropSearchIndex", c -> c.dropSearchIndex("none"));
+    }
+
+    @Test
+    void listingTheSearchIndexesOfAMissingCollectionTwiceIsNotARetry() throws Exception {
+        assertNoRetryAfterNamespaceNotFound("aggregate", c -> assertEquals(0, c.listSearchIndexes().into(new ArrayList<>()).size()));
     }
 
     private static void assertNoRetryAfterNamespaceNotFound(String command,

@@ -34,7 +34,7 @@ class RetryTrackerTest {
     private CommandFacts command(String name, UUID lsid, long txnNumber, boolean inTransaction, boolean startTransaction, int flags) {
         return new CommandFacts(++requestIds, OpCode.OP_MSG, name, "db", name.equals("commitTransaction")
                 || name.equals("abortTransaction") ? "" : "c", flags, lsid, txnNumber, inTransaction, startTransaction,
-                false, false, false, null, 0);
+                "", false, false, null, 0);
     }
 
     /** A retryable write: lsid + txnNumber, outside a transaction. */

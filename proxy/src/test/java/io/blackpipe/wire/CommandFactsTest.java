@@ -304,4 +304,17 @@ class CommandFactsTest {
         assertFalse(ofOpMsg(opMsg(1, 0, 0).body(bson("{find: 'c', pipeline: [{$changeStream: {}}], $db: 'd'}")).build())
                 .changeStream(), "only an aggregate");
     }
+
+    @Test
+    void anAggregateNamesItsFirstStage() {
+        assertEquals("$listSearchIndexes", ofOpMsg(opMsg(1, 0, 0).body(bson("{aggregate: 'c', pipeline: [{$listSearchIndexes: {}}],"
+                + " cursor: {}, $db: 'd'}")).build()).firstStage());
+        assertEquals("$match", ofOpMsg(opMsg(1, 0, 0).body(bson("{aggregate: 'c', pipeline: [{$match: {}}, {$listSearchIndexes: {}}],"
+                + " cursor: {}, $db: 'd'}")).build()).firstStage(), "the first stage only");
+        assertEquals("", ofOpMsg(opMsg(1, 0, 0).body(bson("{aggregate: 'c', pipeline: [], cursor: {}, $db: 'd'}")).build()).firstStage());
+        assertEquals("", ofOpMsg(opMsg(1, 0, 0).body(bson("{aggregate: 'c', pipeline: [{}], cursor: {}, $db: 'd'}")).build()).firstStage(),
+                "an empty stage names none");
+        assertEquals("", ofOpMsg(opMsg(1, 0, 0).body(bson("{find: 'c', pipeline: [{$match: {}}], $db: 'd'}")).build()).firstStage(),
+                "only an aggregate");
+    }
 }
