@@ -12,12 +12,11 @@ public final class ConnectionObserver {
     private static final int NAMESPACE_NOT_FOUND = 26;
     /**
      * Commands whose NamespaceNotFound drivers turn into a success (an empty list, nothing to drop, a
-     * count of 0: estimatedDocumentCount runs count), as the Java driver's isNamespaceError callers do.
+     * count of 0: estimatedDocumentCount runs count), as the Java driver's isNamespaceError callers do;
+     * so does listSearchIndexes, an aggregate told apart by its first stage.
      */
     private static final Set<String> SUCCEEDS_ON_NAMESPACE_NOT_FOUND = Set.of("listIndexes", "drop", "dropIndexes", "count",
             "dropSearchIndex");
-    /** listSearchIndexes is an aggregate whose first stage is this one; its NamespaceNotFound is an empty list. */
-    private static final String LIST_SEARCH_INDEXES = "$listSearchIndexes";
     private final CommandObserver shared;
     private final String member;
     private final long connectionId;
@@ -161,7 +160,7 @@ public final class ConnectionObserver {
     }
 
     private static boolean answersNamespaceNotFound(CommandFacts facts) {
-        return SUCCEEDS_ON_NAMESPACE_NOT_FOUND.contains(facts.name()) || facts.firstStage().equals(LIST_SEARCH_INDEXES);
+        return SUCCEEDS_ON_NAMESPACE_NOT_FOUND.contains(facts.name()) || facts.firstStage().equals(CommandFacts.LIST_SEARCH_INDEXES);
     }
 
     /** How many (command label) meters this connection holds on to. */

@@ -14,7 +14,8 @@ import java.util.UUID;
  * @param lsid          the logical session id, or null
  * @param txnNumber     the transaction number, or -1 when absent
  * @param inTransaction true when the command is part of a multi-document transaction (autocommit:false)
- * @param firstStage    an aggregate's first pipeline stage ("$changeStream", "$listSearchIndexes", ...), else ""
+ * @param firstStage    an aggregate's first pipeline stage when it is one the proxy tells apart
+ *                      ({@value #CHANGE_STREAM}, {@value #LIST_SEARCH_INDEXES}), else ""
  * @param handshake     true for the connection handshake (hello/isMaster carrying client metadata)
  * @param compressionRequested true when the handshake lists compressors
  * @param appName       client.application.name from the handshake, or null
@@ -38,9 +39,13 @@ public record CommandFacts(
         String appName,
         long fingerprint) {
 
+    public static final String CHANGE_STREAM = "$changeStream";
+    /** listSearchIndexes is an aggregate that starts with this stage. */
+    public static final String LIST_SEARCH_INDEXES = "$listSearchIndexes";
+
     /** An aggregate whose pipeline opens a change stream: mongod runs $changeStream only as the first stage. */
     public boolean changeStream() {
-        return firstStage.equals("$changeStream");
+        return firstStage.equals(CHANGE_STREAM);
     }
 
     public boolean moreToCome() {
@@ -106,7 +111,7 @@ public record CommandFacts(
                 getMore = name.equals("getMore");
                 aggregate = name.equals("aggregate");
             } else if (aggregate && body.nameIs("pipeline") && body.type() == BsonCursor.ARRAY) {
-                firstStage = firstStage(body.documentValue(), recent);
+                firstStage = firstStage(body.documentValue());
             } else if (getMore && body.nameIs("collection") && body.type() == BsonCursor.STRING) {
                 collection = body.stringValue(recent); // getMore's first value is the cursor id; the server takes its namespace from here
             } else if (body.nameIs("$db") && body.type() == BsonCursor.STRING) {
@@ -133,13 +138,16 @@ public record CommandFacts(
                 startTransaction, firstStage, handshake, compression, appName, fingerprint);
     }
 
-    /** The name of a pipeline's first stage (the connection's recent strings hand out one instance per name), or "". */
-    private static String firstStage(BsonCursor pipeline, RecentStrings recent) {
+    /** A pipeline's first stage when it is one the proxy tells apart, else "": compared in place, nothing decoded. */
+    private static String firstStage(BsonCursor pipeline) {
         if (!pipeline.next() || pipeline.type() != BsonCursor.DOCUMENT) {
             return "";
         }
         BsonCursor stage = pipeline.documentValue();
-        return stage.next() ? stage.name(recent) : "";
+        if (!stage.next()) {
+            return "";
+        }
+        return stage.nameIs(CHANGE_STREAM) ? CHANGE_STREAM : stage.nameIs(LIST_SEARCH_INDEXES) ? LIST_SEARCH_INDEXES : "";
     }
 
     private static UUID sessionId(ByteBuf frame, BsonCursor lsid, CommandScanner scanner) {
