@@ -44,7 +44,7 @@ final class Exchange {
     private final RequestDocument request = new RequestDocument();
     private final WaitingRequests waiting;
     private final WaitingReplies replies;
-    private InFlight inFlight;
+    private final AwaitedReplies awaited = new AwaitedReplies();
 
     Exchange(ClientConnection connection, PipeContext context, Member member) {
         this.connection = connection;
@@ -218,7 +218,7 @@ final class Exchange {
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
         } else {
-            inFlight = new InFlight(attempt, fingerprint, fault, fate, true);
+            awaited.add(new InFlight(attempt, fingerprint, fault, fate, true));
         }
         connection.sendUpstream(frame);
     }
@@ -244,6 +244,9 @@ final class Exchange {
             return;
         }
         observer.completeAnswered(attempt, fingerprint, facts, fault);
+        if (awaited.answerInTurn(new InFlight(attempt, fingerprint, fault, null, false), frame)) {
+            return; // a pipelined command: mongod would answer it after the ones sent before
+        }
         connection.sendToClient(frame);
         connection.flushClient();
     }
@@ -269,11 +272,11 @@ final class Exchange {
     /** The command was swallowed; it ends when the client gives up and the connection closes. */
     void hang(Attempt attempt, long fingerprint, String fault) {
         if (attempt.facts().moreToCome()) {
-            // nobody waits for a w:0 request, so nothing ends it later: the client's next request would replace it
+            // nobody waits for a w:0 request, so nothing would end it later
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
             return;
         }
-        inFlight = new InFlight(attempt, fingerprint, fault, null, false);
+        awaited.add(new InFlight(attempt, fingerprint, fault, null, false));
     }
 
     /** Stops taking requests for a while; what arrives meanwhile waits its turn. */
@@ -302,8 +305,8 @@ final class Exchange {
     }
 
     private void deliver(ByteBuf frame) {
-        InFlight current = inFlight;
-        if (current == null || Header.responseTo(frame) != current.awaitedResponseTo) {
+        InFlight current = awaited.answeredBy(Header.responseTo(frame));
+        if (current == null) {
             ByteBuf reply = hellos.onReply(connection.alloc(), frame);
             if (reply != null) { // else a hello's late reply the proxy already gave
                 connection.sendToClient(reply);
@@ -317,16 +320,17 @@ final class Exchange {
         if (reply.moreToCome()) {
             current.awaitedResponseTo = Header.requestId(frame); // the next streamed reply answers this one
         } else {
-            inFlight = null;
+            awaited.remove(current);
         }
         frame = ReplyRewrites.asThisMemberWouldSay(frame, reply, current.attempt.facts(), context, member, connection.alloc());
         if (current.fate == null || current.fateDecided) {
             completeIfLast(current, reply);
             connection.sendToClient(frame);
-            return;
+        } else {
+            current.fateDecided = true; // a fault's reply fate applies to the first reply of a stream
+            current.fate.decide(new UpstreamReply(this, frame, current, reply));
         }
-        current.fateDecided = true; // a fault's reply fate applies to the first reply of a stream
-        current.fate.decide(new UpstreamReply(this, frame, current, reply));
+        replies.sendBeforeTheQueued(awaited.dueAnswers()); // the proxy's answers to pipelined commands whose turn came
     }
 
     void completeIfLast(InFlight current, ReplyFacts reply) {
@@ -336,10 +340,8 @@ final class Exchange {
     }
 
     void completeAsNetworkError(InFlight current) {
-        if (inFlight == current) {
-            // a stream (exhaust getMore) cut at its first reply is still awaited: it ends here, not again at the close
-            inFlight = null;
-        }
+        // a stream (exhaust getMore) cut at its first reply is still awaited: it ends here, not again at the close
+        awaited.remove(current);
         observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, endedBy(current.attempt, current.fault),
                 0, false, true);
     }
@@ -350,9 +352,7 @@ final class Exchange {
     void onClosed() {
         waiting.clientLeft();
         replies.clientLeft();
-        InFlight current = inFlight;
-        inFlight = null;
-        if (current != null) {
+        for (InFlight current : awaited.clear()) {
             observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, endedBy(current.attempt, current.fault),
                     0, false, current.forwarded);
         }

@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.ReplyFate;
 import io.blackpipe.observe.Attempt;
+import io.netty.buffer.ByteBuf;
 
 /** The application command a connection is waiting on, until its last reply (or the connection's end). */
 final class InFlight {
@@ -13,6 +14,8 @@ final class InFlight {
     /** The responseTo the next reply carries: the request id, then each streamed reply's own id. */
     int awaitedResponseTo;
     boolean fateDecided;
+    /** The proxy's answer to it, waiting for the replies to the commands sent before it (see {@link AwaitedReplies}); else null. */
+    ByteBuf answer;
 
     InFlight(Attempt attempt, long fingerprint, String fault, ReplyFate fate, boolean forwarded) {
         this.attempt = attempt;

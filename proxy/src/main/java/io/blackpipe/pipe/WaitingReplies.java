@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
+import java.util.List;
 import java.util.function.Consumer;
 
 /**
@@ -32,6 +33,20 @@ final class WaitingReplies {
         }
         queued.add(frame);
         return true;
+    }
+
+    /**
+     * Replies whose turn came with the one just handled (the proxy's answers to pipelined commands): sent now,
+     * or, while replies wait, before every one queued now (those answer later commands).
+     */
+    void sendBeforeTheQueued(List<ByteBuf> frames) {
+        if (!holding && !connection.blackholed() && queued.isEmpty()) {
+            frames.forEach(connection::sendToClient);
+            return;
+        }
+        for (int i = frames.size() - 1; i >= 0; i--) {
+            queued.addFirst(frames.get(i));
+        }
     }
 
     /** A reply is held (delayReplyMS, trickleReply): the ones read after it wait; false lets them go on. */

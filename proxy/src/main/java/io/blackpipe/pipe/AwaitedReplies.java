@@ -1,0 +1,93 @@
+package io.blackpipe.pipe;
+
+import io.netty.buffer.ByteBuf;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The application commands of one connection that still await their replies, in the order the
+ * client sent them. A driver waits for each reply, but a client may pipeline: mongod reads the next
+ * request before it answered the one before and answers them in turn. So each reply is matched to
+ * its own command, and an answer the proxy gives in the member's place waits until every command
+ * sent before it, forwarded to the member, had its reply. Used from the connection's event loop only.
+ */
+final class AwaitedReplies {
+    private final ArrayDeque<InFlight> commands = new ArrayDeque<>();
+
+    void add(InFlight command) {
+        commands.add(command);
+    }
+
+    /** The command a member's reply with this responseTo answers (its request, or its stream's last reply), or null. */
+    InFlight answeredBy(int responseTo) {
+        InFlight first = commands.peekFirst(); // nearly always the one (a driver sends one command at a time)
+        if (first == null || first.answer == null && first.awaitedResponseTo == responseTo) {
+            return first;
+        }
+        for (InFlight command : commands) {
+            if (command.answer == null && command.awaitedResponseTo == responseTo) {
+                return command;
+            }
+        }
+        return null;
+    }
+
+    void remove(InFlight command) {
+        commands.remove(command);
+    }
+
+    /**
+     * Keeps the proxy's {@code answer} to {@code command} (a reply it made in the member's place) for {@link
+     * #dueAnswers} while a command forwarded before it still waits for the member's reply; false: send it now.
+     */
+    boolean answerInTurn(InFlight command, ByteBuf answer) {
+        for (InFlight before : commands) {
+            if (before.forwarded && before.answer == null) {
+                command.answer = answer;
+                commands.add(command);
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * The proxy's answers no forwarded command sent before them waits for any more, removed, in order.
+     * A swallowed command (hang) never gets a reply, from mongod either: it holds nothing up here.
+     */
+    List<ByteBuf> dueAnswers() {
+        if (commands.isEmpty()) {
+            return List.of();
+        }
+        List<ByteBuf> due = null;
+        for (Iterator<InFlight> it = commands.iterator(); it.hasNext(); ) {
+            InFlight command = it.next();
+            if (command.answer != null) {
+                if (due == null) {
+                    due = new ArrayList<>(2);
+                }
+                due.add(command.answer);
+                it.remove();
+            } else if (command.forwarded) {
+                break;
+            }
+        }
+        return due == null ? List.of() : due;
+    }
+
+    /** The connection closed: what still awaited a reply, removed; the caller ends each (an answer's buffer is released here). */
+    List<InFlight> clear() {
+        List<InFlight> left = new ArrayList<>(commands.size());
+        for (InFlight command : commands) {
+            if (command.answer != null) {
+                command.answer.release();
+            } else {
+                left.add(command);
+            }
+        }
+        commands.clear();
+        return left;
+    }
+}
