@@ -402,17 +402,7 @@ class ScenarioLoaderTest {
                     mode: {times: -1}
                     data: {failCommands: [find], errorCode: 2}
                 """, 5, "rules[0].mode.times", "non-negative");
-        assertRejected("""
-                name: x
-                rules:
-                  - id: a
-                    configureFailPoint: failCommand
-                    mode: alwaysOn
-                    data:
-                      failCommands: [find]
-                      hang: true
-                      color: blue
-                """, 9, "rules[0].data.color", "unknown field");
+        assertRejected(oneRuleOn("find") + "      hang: true\n      color: blue\n", 9, "rules[0].data.color", "unknown field");
         assertRejected("""
                 name: x
                 timeline:
