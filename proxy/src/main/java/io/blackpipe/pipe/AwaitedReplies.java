@@ -39,14 +39,14 @@ final class AwaitedReplies {
     }
 
     /**
-     * Keeps the proxy's {@code answer} to {@code command} (a reply it made in the member's place) for {@link
-     * #dueAnswers} while a command forwarded before it still waits for the member's reply; false: send it now.
+     * Keeps {@code answer}, one the proxy made in the member's place (to an application command, a
+     * failpoint command or a hello), for {@link #dueAnswers} while a command forwarded before it still
+     * waits for the member's reply; false: send it now.
      */
-    boolean answerInTurn(InFlight command, ByteBuf answer) {
+    boolean answerInTurn(ByteBuf answer) {
         for (InFlight before : commands) {
             if (before.forwarded && before.answer == null) {
-                command.answer = answer;
-                commands.add(command);
+                commands.add(InFlight.answerInWaiting(answer));
                 return true;
             }
         }

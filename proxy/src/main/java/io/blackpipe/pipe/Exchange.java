@@ -10,7 +10,6 @@ import io.blackpipe.observe.Outcome;
 import io.blackpipe.topology.HelloExchange;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberState;
-import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.CommandScanner;
 import io.blackpipe.wire.CursorIds;
@@ -55,7 +54,7 @@ final class Exchange {
         this.observer = context.observer().forConnection(member.upstream().toString());
         this.memberState = () -> context.memberStates().of(member.upstream());
         this.advertisedMember = member.advertised().toString();
-        this.waiting = new WaitingRequests(connection, this::onRequest);
+        this.waiting = new WaitingRequests(connection, this::onRequest, frame -> countCutByTheClose(frame, connection.cutBy()));
         this.replies = new WaitingReplies(connection, this::deliver);
     }
 
@@ -97,14 +96,7 @@ final class Exchange {
                         helloUnlessFaulted(frame, facts, msg, null);
                     }
                 } else if (FailPointCommand.answeredByTheProxy(facts.name(), context)) {
-                    BsonDocument command = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-                    frame.release();
-                    FailPointCommand.answer(context, connection, facts.name(), command, reply -> {
-                        if (!facts.moreToCome()) { // sent with moreToCome it takes effect unanswered, as on mongod
-                            connection.sendToClient(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
-                            connection.flushClient();
-                        }
-                    });
+                    FailPointCommand.answer(this, frame, msg, facts);
                 } else {
                     long fingerprint = facts.fingerprint();
                     Attempt attempt = observer.begin(facts, fingerprint);
@@ -173,9 +165,9 @@ final class Exchange {
 
     /**
      * An application command that reached the proxy as its connection was going away (its member
-     * went down before the outage reset it, or an earlier request closed it) was sent all the
-     * same: it is an attempt, ended by the close ({@code fault}: the outage, or null), so that the
-     * driver's retry counts as the retry it is.
+     * went down before the outage reset it, an earlier request closed it, or it waited behind a held
+     * one) was sent all the same: it is an attempt, ended by the close ({@code fault}: the deployment
+     * fault that cut it, or null), so that the driver's retry counts as the retry it is.
      */
     private void countCutByTheClose(ByteBuf frame, String fault) {
         if (Header.opCode(frame) != OpCode.OP_MSG) {
@@ -244,11 +236,17 @@ final class Exchange {
             return;
         }
         observer.completeAnswered(attempt, fingerprint, facts, fault);
-        if (awaited.answerInTurn(new InFlight(attempt, fingerprint, fault, null, false), frame)) {
-            return; // a pipelined command: mongod would answer it after the ones sent before
+        answerInTurn(frame);
+    }
+
+    /**
+     * Sends an answer the proxy gives in the member's place where mongod's would go: after the replies
+     * to the requests sent before it (a pipelining client's), the member's and the proxy's own.
+     */
+    void answerInTurn(ByteBuf answer) {
+        if (!awaited.answerInTurn(answer)) {
+            replies.sendInTurn(answer);
         }
-        connection.sendToClient(frame);
-        connection.flushClient();
     }
 
     /** The command was dropped and the connection is going away (close, reset). */
@@ -269,7 +267,10 @@ final class Exchange {
         return cut;
     }
 
-    /** The command was swallowed; it ends when the client gives up and the connection closes. */
+    /**
+     * The command was swallowed; it ends when the client gives up and the connection closes, and
+     * nothing the client sends after it is taken, as behind a mongod stuck on it.
+     */
     void hang(Attempt attempt, long fingerprint, String fault) {
         if (attempt.facts().moreToCome()) {
             // nobody waits for a w:0 request, so nothing would end it later
@@ -277,6 +278,7 @@ final class Exchange {
             return;
         }
         awaited.add(new InFlight(attempt, fingerprint, fault, null, false));
+        waiting.stopForGood();
     }
 
     /** Stops taking requests for a while; what arrives meanwhile waits its turn. */
@@ -348,14 +350,17 @@ final class Exchange {
 
     // ---- end ----
 
-    /** The connection closed: a command still waiting for its reply ended in a network error. */
+    /**
+     * The connection closed: a command still waiting for its reply ended in a network error, and so did
+     * those the client sent behind a held or swallowed one, in the order they were sent.
+     */
     void onClosed() {
-        waiting.clientLeft();
         replies.clientLeft();
         for (InFlight current : awaited.clear()) {
             observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, endedBy(current.attempt, current.fault),
                     0, false, current.forwarded);
         }
+        waiting.clientLeft();
     }
 
     ClientConnection connection() {
@@ -376,16 +381,9 @@ final class Exchange {
         return version;
     }
 
-    /** See {@link HelloExchange#answerAwaitingNow}; nothing passes a blackholed member. */
+    /** See {@link HelloStandIn#answerAwaitingNow}. */
     void answerAwaitingHelloNow() {
-        if (!connection.isOpen() || connection.blackholed()) {
-            return;
-        }
-        ByteBuf reply = hellos.answerAwaitingNow(connection.alloc(), context.nextRequestId());
-        if (reply != null) {
-            connection.sendToClient(reply);
-            connection.flushClient();
-        }
+        standIn.answerAwaitingNow();
     }
 
     PipeContext context() {

@@ -3,6 +3,11 @@ package io.blackpipe.pipe;
 import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
+import io.blackpipe.wire.BsonIo;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.Messages;
+import io.blackpipe.wire.OpMsg;
+import io.netty.buffer.ByteBuf;
 import java.util.function.Consumer;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
@@ -39,12 +44,25 @@ final class FailPointCommand {
     }
 
     /**
-     * Answers {@code command} (configureFailPoint or waitForFailPoint) through {@code answer},
-     * on {@code connection}'s event loop: at once, or for a wait once the count is reached or its
-     * maxTimeMS has passed (looked at every few ms; the loop is never blocked).
+     * Answers the configureFailPoint or waitForFailPoint in {@code frame} (released here) in its turn, on
+     * the connection's event loop: at once, or for a wait once the count is reached or its maxTimeMS has
+     * passed (looked at every few ms; the loop is never blocked). Sent with moreToCome it takes effect
+     * unanswered, as on mongod.
      */
-    static void answer(PipeContext context, ClientConnection connection, String commandName, BsonDocument command,
-                       Consumer<BsonDocument> answer) {
+    static void answer(Exchange exchange, ByteBuf frame, OpMsg msg, CommandFacts facts) {
+        BsonDocument command = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+        frame.release();
+        ClientConnection connection = exchange.connection();
+        PipeContext context = exchange.context();
+        answer(context, connection, facts.name(), command, reply -> {
+            if (!facts.moreToCome()) {
+                exchange.answerInTurn(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
+            }
+        });
+    }
+
+    private static void answer(PipeContext context, ClientConnection connection, String commandName, BsonDocument command,
+                               Consumer<BsonDocument> answer) {
         if (!"admin".equals(command.isString("$db") ? command.getString("$db").getValue() : null)) {
             // adminOnly on the server too: refused before anything is read of it
             answer.accept(ErrorReplies.commandError(UNAUTHORIZED, commandName + " may only be run against the admin database."));

@@ -8,7 +8,8 @@ import io.netty.buffer.ByteBuf;
 import org.bson.BsonDocument;
 
 /**
- * The hellos of one connection that the proxy answers in the member's place while the member still
+ * The hellos of one connection that the proxy answers in the member's place: an awaitable one the
+ * member holds when its topologyVersion moves on, and those that come while the member still
  * holds an awaitable hello the proxy already answered early (see {@link
  * HelloExchange#memberHoldsAnsweredHello}): forwarded, they would wait behind that one until its
  * maxAwaitTimeMS ended, and the client would hear the member's state that much later than from a
@@ -67,6 +68,20 @@ final class HelloStandIn {
             return;
         }
         ByteBuf reply = hellos.answerWaitedHere(connection.alloc(), context.nextRequestId(), requestId);
+        if (reply != null) {
+            send(reply);
+        }
+    }
+
+    /**
+     * The member's topologyVersion moved on: an awaitable hello the member holds is answered now (see
+     * {@link HelloExchange#answerAwaitingNow}); nothing passes a blackholed member.
+     */
+    void answerAwaitingNow() {
+        if (!connection.isOpen() || connection.blackholed()) {
+            return;
+        }
+        ByteBuf reply = hellos.answerAwaitingNow(connection.alloc(), context.nextRequestId());
         if (reply != null) {
             send(reply);
         }

@@ -4,7 +4,10 @@ import io.blackpipe.fault.ReplyFate;
 import io.blackpipe.observe.Attempt;
 import io.netty.buffer.ByteBuf;
 
-/** The application command a connection is waiting on, until its last reply (or the connection's end). */
+/**
+ * The application command a connection is waiting on, until its last reply (or the connection's end);
+ * or, with no attempt, the proxy's answer to a pipelined request, waiting its turn.
+ */
 final class InFlight {
     final Attempt attempt;
     final long fingerprint;
@@ -14,7 +17,7 @@ final class InFlight {
     /** The responseTo the next reply carries: the request id, then each streamed reply's own id. */
     int awaitedResponseTo;
     boolean fateDecided;
-    /** The proxy's answer to it, waiting for the replies to the commands sent before it (see {@link AwaitedReplies}); else null. */
+    /** The proxy's answer, waiting for the replies to the commands sent before it (see {@link AwaitedReplies}); else null. */
     ByteBuf answer;
 
     InFlight(Attempt attempt, long fingerprint, String fault, ReplyFate fate, boolean forwarded) {
@@ -24,5 +27,19 @@ final class InFlight {
         this.fate = fate;
         this.forwarded = forwarded;
         this.awaitedResponseTo = attempt.facts().requestId();
+    }
+
+    /** An answer the proxy gave in the member's place, waiting its turn; whatever it answers was counted already. */
+    private InFlight(ByteBuf answer) {
+        this.attempt = null;
+        this.fingerprint = 0;
+        this.fault = null;
+        this.fate = null;
+        this.forwarded = false;
+        this.answer = answer;
+    }
+
+    static InFlight answerInWaiting(ByteBuf answer) {
+        return new InFlight(answer);
     }
 }

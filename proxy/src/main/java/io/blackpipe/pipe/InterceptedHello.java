@@ -48,10 +48,9 @@ final class InterceptedHello extends ExchangeInterception {
         frame.release();
         ClientConnection connection = exchange.connection();
         int requestId = exchange.context().nextRequestId();
-        connection.sendToClient(query == null
+        exchange.answerInTurn(query == null
                 ? Messages.opMsg(connection.alloc(), requestId, facts.requestId(), 0, reply)
                 : Messages.opReply(connection.alloc(), requestId, facts.requestId(), 0, 0, 0, List.of(reply)));
-        connection.flushClient();
     }
 
     @Override

@@ -15,7 +15,7 @@ import java.util.function.Consumer;
 final class WaitingReplies {
     private final ClientConnection connection;
     private final Consumer<ByteBuf> deliver;
-    private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
+    private final ArrayDeque<Waiting> queued = new ArrayDeque<>();
     private boolean holding;
     /** A delayed reply whose time came during a blackhole, sent when it ends (or told the client left). */
     private Runnable delayedAfterTheBlackhole;
@@ -31,8 +31,18 @@ final class WaitingReplies {
         if (!holding && !connection.blackholed() && queued.isEmpty()) {
             return false;
         }
-        queued.add(frame);
+        queued.add(new Waiting(frame, false));
         return true;
+    }
+
+    /** An answer the proxy gave in the member's place: sent now, or after the replies that wait (a held one first). */
+    void sendInTurn(ByteBuf answer) {
+        if (!holding && queued.isEmpty()) { // a blackhole holds none of the proxy's own answers back, only what crosses it
+            connection.sendToClient(answer);
+            connection.flushClient();
+        } else {
+            queued.add(new Waiting(answer, true));
+        }
     }
 
     /**
@@ -45,7 +55,7 @@ final class WaitingReplies {
             return;
         }
         for (int i = frames.size() - 1; i >= 0; i--) {
-            queued.addFirst(frames.get(i));
+            queued.addFirst(new Waiting(frames.get(i), true));
         }
     }
 
@@ -67,7 +77,12 @@ final class WaitingReplies {
 
     private void release() {
         while (!holding && !connection.blackholed() && !queued.isEmpty() && connection.isOpen()) {
-            ByteBuf frame = queued.poll();
+            Waiting next = queued.poll();
+            ByteBuf frame = next.frame();
+            if (next.ownAnswer()) {
+                connection.sendToClient(frame); // made by the proxy: nothing in it to read or rewrite
+                continue;
+            }
             try {
                 deliver.accept(frame);
             } catch (RuntimeException e) {
@@ -90,9 +105,13 @@ final class WaitingReplies {
     /** The client left: a delayed reply learns it, the queued ones are dropped. */
     void clientLeft() {
         runDelayed();
-        ByteBuf frame;
-        while ((frame = queued.poll()) != null) {
-            frame.release();
+        Waiting waiting;
+        while ((waiting = queued.poll()) != null) {
+            waiting.frame().release();
         }
+    }
+
+    /** A reply from the member (read and rewritten when its turn comes) or the proxy's own answer (sent as it is). */
+    private record Waiting(ByteBuf frame, boolean ownAnswer) {
     }
 }

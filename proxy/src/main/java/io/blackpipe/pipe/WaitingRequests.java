@@ -1,26 +1,39 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.wire.MalformedMessageException;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 import java.util.function.Consumer;
 
 /**
  * The requests of one connection that wait their turn: while one is held (a blockConnection, a
- * blackhole), the ones behind it queue in order, and the client's reads pause once it sends more.
- * Used from the connection's event loop only.
+ * blackhole), the ones behind it queue in order, and the client's reads pause once it sends more;
+ * behind a swallowed one (a hang) they queue for good. Used from the connection's event loop only.
  */
 final class WaitingRequests {
+    /**
+     * What a client may send behind a swallowed request before its reads pause (about what a server's
+     * socket buffers take before the client's writes block); reading on until then lets its close end it.
+     */
+    static final long MAX_BYTES_BEHIND_THE_SWALLOWED = 16L << 20;
     private final ClientConnection connection;
     private final Consumer<ByteBuf> process;
+    private final Consumer<ByteBuf> cutByTheClose;
     private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
     private boolean holding;
+    private boolean swallowed;
+    private long bytesBehindTheSwallowed;
     /** What a blackhole holds, to run when it ends (or when the client leaves). */
     private Runnable afterTheBlackhole;
 
-    /** @param process takes each queued request in turn once the held one went on */
-    WaitingRequests(ClientConnection connection, Consumer<ByteBuf> process) {
+    /**
+     * @param process takes each queued request in turn once the held one went on
+     * @param cutByTheClose counts a request that still waited when the connection closed (it is released after)
+     */
+    WaitingRequests(ClientConnection connection, Consumer<ByteBuf> process, Consumer<ByteBuf> cutByTheClose) {
         this.connection = connection;
         this.process = process;
+        this.cutByTheClose = cutByTheClose;
     }
 
     /** True, with the request queued, while an earlier one is held: it must not overtake it. */
@@ -29,8 +42,18 @@ final class WaitingRequests {
             return false;
         }
         queued.add(frame);
-        connection.pauseClientReads(true); // and the client may queue no more than this
+        if (!swallowed) {
+            connection.pauseClientReads(true); // and the client may queue no more than this
+        } else if ((bytesBehindTheSwallowed += frame.readableBytes()) > MAX_BYTES_BEHIND_THE_SWALLOWED) {
+            connection.pauseClientReads(true); // for good: its close goes unseen now, as a stuck server's would
+        }
         return true;
+    }
+
+    /** A request was swallowed (hang): as behind a mongod stuck on it, nothing sent after it is ever taken. */
+    void stopForGood() {
+        holding = true;
+        swallowed = true;
     }
 
     /** Stops taking requests for a while; what arrives meanwhile waits its turn. */
@@ -83,7 +106,7 @@ final class WaitingRequests {
         }
     }
 
-    /** The client left: what a blackhole held ends (it gave up on it), and what queued is dropped. */
+    /** The client left: what a blackhole held ends (it gave up on it), and so does what queued behind it. */
     void clientLeft() {
         Runnable blackholed = afterTheBlackhole;
         afterTheBlackhole = null;
@@ -92,7 +115,13 @@ final class WaitingRequests {
         }
         ByteBuf frame;
         while ((frame = queued.poll()) != null) {
-            frame.release();
+            try {
+                cutByTheClose.accept(frame);
+            } catch (MalformedMessageException e) {
+                // it would have closed the connection in its turn: no command to count
+            } finally {
+                frame.release();
+            }
         }
     }
 }

@@ -2,12 +2,15 @@ package io.blackpipe.pipe;
 
 import static io.blackpipe.pipe.ScriptedProxy.port;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.WireSocket;
 import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -24,12 +27,7 @@ class PipelinedRequestsTest {
     void aPipelinedReplyNamingTheMembersIsRewrittenAndCountedAsItsOwn() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
-            ByteArrayOutputStream both = new ByteArrayOutputStream();
-            both.write(ScriptedMongodWire.buildOpMsg(100, 0, 0,
-                    new BsonDocument("replSetGetStatus", new BsonInt32(1)).append("$db", new BsonString("admin")), null));
-            both.write(ScriptedMongodWire.buildOpMsg(101, 0, 0,
-                    new BsonDocument("ping", new BsonInt32(1)).append("$db", new BsonString("admin")), null));
-            raw.sendRaw(both.toByteArray()); // the second goes before the first is answered
+            raw.sendRaw(pipelined(command("replSetGetStatus"), command("ping")));
 
             byte[] status = raw.read();
             assertEquals(100, ScriptedMongodWire.responseTo(status));
@@ -48,15 +46,139 @@ class PipelinedRequestsTest {
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
             proxy.rules().put(proxy.ruleParser().parse("fail-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
                     + " mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 2}}")));
-            ByteArrayOutputStream both = new ByteArrayOutputStream();
-            both.write(ScriptedMongodWire.buildOpMsg(100, 0, 0,
-                    new BsonDocument("buildInfo", new BsonInt32(1)).append("$db", new BsonString("admin")), null));
-            both.write(ScriptedMongodWire.buildOpMsg(101, 0, 0,
-                    new BsonDocument("ping", new BsonInt32(1)).append("$db", new BsonString("admin")), null));
-            raw.sendRaw(both.toByteArray());
+            raw.sendRaw(pipelined(command("buildInfo"), command("ping")));
 
             assertEquals(100, ScriptedMongodWire.responseTo(raw.read()), "mongod answers pipelined requests in order");
             assertEquals(101, ScriptedMongodWire.responseTo(raw.read()));
         }
+    }
+
+    @Test
+    void theProxysAnswerToAPipelinedConfigureFailPointComesAfterTheReplyToTheOneBefore() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            raw.sendRaw(pipelined(command("buildInfo"), new BsonDocument("configureFailPoint", new BsonString("failCommand"))
+                    .append("mode", new BsonString("off")).append("$db", new BsonString("admin"))));
+
+            assertEquals(100, ScriptedMongodWire.responseTo(raw.read()), "mongod answers pipelined requests in order");
+            assertEquals(101, ScriptedMongodWire.responseTo(raw.read()));
+        }
+    }
+
+    @Test
+    void anErrorARuleAnswersAPipelinedHelloWithComesAfterTheReplyToTheOneBefore() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            proxy.rules().put(proxy.ruleParser().parse("fail-hello", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['hello'], errorCode: 91}}")));
+            raw.sendRaw(pipelined(command("buildInfo"), command("hello")));
+
+            assertEquals(100, ScriptedMongodWire.responseTo(raw.read()));
+            byte[] hello = raw.read();
+            assertEquals(101, ScriptedMongodWire.responseTo(hello));
+            assertEquals(91, ScriptedMongodWire.parseOpMsg(hello).body().getInt32("code").getValue());
+        }
+    }
+
+    @Test
+    void anErrorOnARequestSentWhileTheReplyBeforeIsDelayedComesAfterThatReply() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            proxy.rules().put(proxy.ruleParser().parse("late-buildInfo", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['buildInfo'], delayReplyMS: 1000}}")));
+            proxy.rules().put(proxy.ruleParser().parse("fail-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 2}}")));
+            raw.sendMsg(0, command("buildInfo"));
+            ScriptedProxy.awaitTrue("the member answered buildInfo (its reply now held by the proxy)",
+                    () -> scripted.framesSent(f -> f.responseTo() == 100).size() == 1);
+            raw.sendMsg(0, command("ping"));
+
+            assertEquals(100, ScriptedMongodWire.responseTo(raw.read()), "the delayed reply was on its way first");
+            assertEquals(101, ScriptedMongodWire.responseTo(raw.read()));
+        }
+    }
+
+    @Test
+    void nothingSentBehindASwallowedRequestIsTakenAndTheCloseEndsThemAll() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
+            proxy.rules().put(proxy.ruleParser().parse("hang-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], hang: true}}")));
+            try (WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+                raw.sendRaw(pipelined(command("ping"), command("buildInfo")));
+                raw.expectSilence(500); // a mongod stuck on the ping would not read the buildInfo
+            }
+            ScriptedProxy.awaitTrue("the close ends the swallowed request and the one behind it",
+                    () -> Meters.outcomes(proxy.registry(), "ping", "network_error") == 1
+                            && Meters.outcomes(proxy.registry(), "buildInfo", "network_error") == 1);
+            assertEquals(1, Meters.attempts(proxy.registry(), "buildInfo"), "the driver sent it: an attempt");
+            assertEquals(0, scripted.commandsReceived("buildInfo").size(), "never forwarded");
+        }
+    }
+
+    @Test
+    void aRequestQueuedBehindABlockedOneIsAnAttemptTheResetEnds() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            proxy.rules().put(proxy.ruleParser().parse("block-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], blockConnection: true, blockTimeMS: 60000}}")));
+            raw.sendRaw(pipelined(command("ping"), command("buildInfo")));
+            ScriptedProxy.awaitTrue("the ping held", () -> Meters.attempts(proxy.registry(), "ping") == 1);
+            raw.expectSilence(300); // the buildInfo queued behind it meanwhile
+            proxy.select("all").forEach(MemberListener::resetConnections);
+
+            raw.expectClosed();
+            ScriptedProxy.awaitTrue("the reset ends the request that waited behind the block, as the one held",
+                    () -> Meters.outcomes(proxy.registry(), "buildInfo", "network_error") == 1
+                            && Meters.outcomes(proxy.registry(), "ping", "network_error") == 1);
+            assertEquals(1, Meters.attempts(proxy.registry(), "buildInfo"), "the client sent it: an attempt");
+            assertEquals(1, Meters.faults(proxy.registry(), "connectionsReset", "buildInfo"), "cut by the reset");
+            assertEquals(0, scripted.commandsReceived("buildInfo").size(), "never forwarded");
+        }
+    }
+
+    @Test
+    void behindASwallowedRequestTheProxyReadsAboutWhatAServersBuffersWouldTakeThenStops() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
+            proxy.rules().put(proxy.ruleParser().parse("hang-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], hang: true}}")));
+            int messages = 64;
+            byte[] insert = ScriptedMongodWire.buildOpMsg(200, 0, 0, new BsonDocument("insert", new BsonString("c"))
+                    .append("padding", new BsonString("x".repeat(1 << 20))).append("$db", new BsonString("test")), null);
+            AtomicLong written = new AtomicLong();
+            try (WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+                raw.sendMsg(0, command("ping"));
+                Thread writer = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < messages; i++) {
+                            raw.sendRaw(insert);
+                            written.addAndGet(insert.length);
+                        }
+                    } catch (IOException closed) {
+                        // the test closed the socket while the write was blocked
+                    }
+                });
+                writer.start();
+                ScriptedProxy.awaitTrue("the proxy reads on behind the swallowed ping, past what one held request allows",
+                        () -> written.get() > WaitingRequests.MAX_BYTES_BEHIND_THE_SWALLOWED);
+                Thread.sleep(2000);
+                assertTrue(written.get() < (long) messages * insert.length,
+                        "the proxy stopped reading: the client's writes block as against a stuck server (" + written.get() + " written)");
+                raw.close();
+                writer.join(ScriptedProxy.WAIT.toMillis());
+            }
+            assertEquals(0, scripted.commandsReceived("insert").size(), "nothing behind the hang reached the member");
+        }
+    }
+
+    private static BsonDocument command(String name) {
+        return new BsonDocument(name, new BsonInt32(1)).append("$db", new BsonString("admin"));
+    }
+
+    /** The two commands in one write, ids 100 and 101: the second goes before the first is answered. */
+    private static byte[] pipelined(BsonDocument first, BsonDocument second) throws IOException {
+        ByteArrayOutputStream both = new ByteArrayOutputStream();
+        both.write(ScriptedMongodWire.buildOpMsg(100, 0, 0, first, null));
+        both.write(ScriptedMongodWire.buildOpMsg(101, 0, 0, second, null));
+        return both.toByteArray();
     }
 }
