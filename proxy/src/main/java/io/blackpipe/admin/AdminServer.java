@@ -26,6 +26,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +39,7 @@ import java.util.concurrent.TimeUnit;
 public final class AdminServer implements AutoCloseable {
     private static final int MAX_BODY_BYTES = 1024 * 1024;
 
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
+    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("blackpipe-admin", true), NioIoHandler.newFactory());
     /** Open client connections, closed with the server: a history follower would otherwise never hear it stopped. */
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final ProxyServer proxy;

@@ -35,6 +35,7 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.util.ArrayList;
 import java.util.List;
@@ -61,8 +62,9 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     static final ByteBufAllocator ALLOCATOR = PooledByteBufAllocator.DEFAULT;
 
     private final ProxyConfig config;
-    private final EventLoopGroup acceptors = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(NioIoHandler.newFactory());
+    // daemon threads, as the driver's: a program that forgets to close the proxy still exits
+    private final EventLoopGroup acceptors = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("blackpipe-accept", true), NioIoHandler.newFactory());
+    private final EventLoopGroup workers = new MultiThreadIoEventLoopGroup(0, new DefaultThreadFactory("blackpipe-io", true), NioIoHandler.newFactory());
     /**
      * Every connection open on the workers, clients' and members': close() closes them itself, and one added after
      * that is closed as it comes (stayClosed). Netty's shutdown with no quiet period can end a loop busy as it began
@@ -81,11 +83,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     private final RetryTracker retryTracker;
     private final RuleSet rules;
     private final RuleParser ruleParser;
-    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "blackpipe-scenario");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("blackpipe-scenario", true));
     private final ScenarioRunner scenarios;
     /** The listeners' TLS context; null: plaintext. */
     private final SslContext listenerTls;
