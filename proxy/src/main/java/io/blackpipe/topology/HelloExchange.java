@@ -12,6 +12,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -43,6 +45,7 @@ public final class HelloExchange {
     private int streamChain;
     /** The member's last hello reply on this connection as it sent it: what an early answer repeats. */
     private BsonDocument lastFromMember;
+    private long lastFromMemberNanos;
     /** The command the client streams: hello, or legacy isMaster, whose replies name the primary differently. */
     private String streamedName;
 
@@ -140,7 +143,7 @@ public final class HelloExchange {
             boolean rechained = streaming && Header.responseTo(frame) == streamAwaited && chainStream(frame, msg);
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             if (simulation == null) {
-                lastFromMember = body.clone();
+                remember(body.clone());
             }
             if (rewriteReply(body) || rechained) {
                 rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
@@ -150,7 +153,7 @@ public final class HelloExchange {
             if (reply.numberReturned() == 1) {
                 BsonDocument body = BsonIo.decode(frame, reply.firstDocumentOffset(), reply.end());
                 if (simulation == null) {
-                    lastFromMember = body.clone(); // the handshake's: all there is until the stream's first reply
+                    remember(body.clone()); // the handshake's: all there is until the stream's first reply
                 }
                 if (rewriteReply(body)) {
                     rewritten = Messages.opReplyWithDocuments(alloc, frame, reply, List.of(body));
@@ -266,9 +269,21 @@ public final class HelloExchange {
                 && c.isNumber("counter") && a.getNumber("counter").longValue() == c.getNumber("counter").longValue();
     }
 
-    /** The member's last hello reply, as it would answer {@code command} now: with the shifted counter, naming the proxy. */
+    private void remember(BsonDocument hello) {
+        lastFromMember = hello;
+        lastFromMemberNanos = System.nanoTime();
+    }
+
+    /**
+     * The member's last hello reply, as it would answer {@code command} now: with the shifted counter,
+     * naming the proxy, its localTime moved on by the time since (on the member's clock, not the proxy's).
+     */
     private BsonDocument lastHelloNow(String command) {
         BsonDocument body = lastFromMember.clone();
+        if (body.isDateTime("localTime")) {
+            long since = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastFromMemberNanos);
+            body.put("localTime", new BsonDateTime(body.getDateTime("localTime").getValue() + since));
+        }
         body.remove("speculativeAuthenticate"); // the handshake's answers, not a heartbeat's
         body.remove("saslSupportedMechs");
         String writable = "hello".equals(command) ? "isWritablePrimary" : "ismaster";
@@ -285,7 +300,7 @@ public final class HelloExchange {
     private void observeLate(ByteBuf frame) {
         if (Header.opCode(frame) == OpCode.OP_MSG) {
             OpMsg msg = OpMsg.parse(frame);
-            lastFromMember = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+            remember(BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd()));
             states.observe(member, lastFromMember);
         }
     }

@@ -275,6 +275,28 @@ class HelloExchangeTest {
         assertFalse(exchange.expectsReplies());
     }
 
+    /**
+     * An answer made from the member's last hello gives the member's time now, not when it last
+     * spoke: its localTime moved on by the time since, on the member's clock (here a year behind the
+     * proxy's, which must not leak in).
+     */
+    @Test
+    void anAnswerInTheMembersPlaceGivesItsLocalTimeNow() throws InterruptedException {
+        long memberClock = System.currentTimeMillis() - 365L * 24 * 3600 * 1000;
+        String withTime = REAL_REPLY.replace("ok: 1.0", "localTime: {$date: " + memberClock + "}, ok: 1.0");
+        String awaitable = "{hello: 1, topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '6'}},"
+                + " maxAwaitTimeMS: 10000, $db: 'admin'}";
+        sendMsg(opMsg(90, 0, 0).body("{hello: 1, $db: 'admin'}").build());
+        reply(opMsg(990, 90, 0).body(withTime).build());
+        sendMsg(opMsg(91, 0, 0).body(awaitable).build());
+        Thread.sleep(200);
+        states.topologyVersion(MEMBER, true);
+
+        long localTime = body(own(exchange.answerAwaitingNow(ALLOC, 1001))).getDateTime("localTime").getValue();
+        assertTrue(localTime >= memberClock + 200, "moved on by the wait: " + (localTime - memberClock) + " ms");
+        assertTrue(localTime < memberClock + 60_000, "on the member's clock, not the proxy's: " + (localTime - memberClock) + " ms");
+    }
+
     private static CommandFacts facts(int requestId, String body) {
         ByteBuf frame = buf(opMsg(requestId, 0, 0).body(body).build());
         try {
