@@ -278,12 +278,7 @@ final class Exchange {
             return;
         }
         awaited.add(new InFlight(attempt, fingerprint, fault, null, false));
-        waiting.stopForGood();
-    }
-
-    /** Stops taking requests for a while; what arrives meanwhile waits its turn. */
-    void hold(long millis, Runnable then) {
-        waiting.hold(millis, then);
+        waiting.holdOpenEnded();
     }
 
     /** The member's blackhole ended: what waited in it, requests and replies, goes on in order. */
@@ -291,6 +286,11 @@ final class Exchange {
         waiting.blackholeEnded();
         replies.blackholeEnded();
         connection.flushClient();
+    }
+
+    /** See {@link WaitingRequests}. */
+    WaitingRequests requests() {
+        return waiting;
     }
 
     /** See {@link WaitingReplies}. */

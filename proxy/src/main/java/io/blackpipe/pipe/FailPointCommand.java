@@ -54,10 +54,12 @@ final class FailPointCommand {
         frame.release();
         ClientConnection connection = exchange.connection();
         PipeContext context = exchange.context();
+        exchange.requests().holdOpenEnded(); // a wait blocks the connection, as on mongod: nothing after it goes first
         answer(context, connection, facts.name(), command, reply -> {
             if (!facts.moreToCome()) {
                 exchange.answerInTurn(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
             }
+            exchange.requests().endOpenHold();
         });
     }
 

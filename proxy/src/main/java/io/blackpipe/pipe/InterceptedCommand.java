@@ -64,7 +64,7 @@ final class InterceptedCommand extends ExchangeInterception {
     @Override
     public void blockThenForward(long millis) {
         long endsAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        exchange.hold(millis, () -> {
+        exchange.requests().hold(millis, () -> {
             if (exchange.connection().isOpen()) {
                 forward();
             } else { // the client gave up: counted now, as it saw it; the member still gets the command
@@ -77,7 +77,7 @@ final class InterceptedCommand extends ExchangeInterception {
 
     @Override
     public void after(long millis, Runnable then) {
-        exchange.hold(millis, () -> {
+        exchange.requests().hold(millis, () -> {
             if (exchange.connection().isOpen()) {
                 then.run();
             } else { // the client gave up while the command was held

@@ -72,7 +72,7 @@ final class InterceptedHello extends ExchangeInterception {
 
     @Override
     public void after(long millis, Runnable then) {
-        exchange.hold(millis, () -> {
+        exchange.requests().hold(millis, () -> {
             if (exchange.connection().isOpen()) {
                 then.run();
             } else {

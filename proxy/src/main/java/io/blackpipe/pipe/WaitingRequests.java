@@ -8,21 +8,23 @@ import java.util.function.Consumer;
 /**
  * The requests of one connection that wait their turn: while one is held (a blockConnection, a
  * blackhole), the ones behind it queue in order, and the client's reads pause once it sends more;
- * behind a swallowed one (a hang) they queue for good. Used from the connection's event loop only.
+ * behind one held with no end in sight (a hang, for good; a waitForFailPoint, until answered) reads
+ * go on for a while. Used from the connection's event loop only.
  */
 final class WaitingRequests {
     /**
-     * What a client may send behind a swallowed request before its reads pause (about what a server's
-     * socket buffers take before the client's writes block); reading on until then lets its close end it.
+     * What a client may send behind a request held with no end in sight before its reads pause (about
+     * what a server's socket buffers take before the client's writes block); reading on until then lets
+     * its close end the wait.
      */
-    static final long MAX_BYTES_BEHIND_THE_SWALLOWED = 16L << 20;
+    static final long MAX_BYTES_BEHIND_AN_OPEN_HOLD = 16L << 20;
     private final ClientConnection connection;
     private final Consumer<ByteBuf> process;
     private final Consumer<ByteBuf> cutByTheClose;
     private final ArrayDeque<ByteBuf> queued = new ArrayDeque<>();
     private boolean holding;
-    private boolean swallowed;
-    private long bytesBehindTheSwallowed;
+    private boolean openEnded;
+    private long bytesBehindTheOpenHold;
     /** What a blackhole holds, to run when it ends (or when the client leaves). */
     private Runnable afterTheBlackhole;
 
@@ -42,18 +44,28 @@ final class WaitingRequests {
             return false;
         }
         queued.add(frame);
-        if (!swallowed) {
+        if (!openEnded) {
             connection.pauseClientReads(true); // and the client may queue no more than this
-        } else if ((bytesBehindTheSwallowed += frame.readableBytes()) > MAX_BYTES_BEHIND_THE_SWALLOWED) {
-            connection.pauseClientReads(true); // for good: its close goes unseen now, as a stuck server's would
+        } else if ((bytesBehindTheOpenHold += frame.readableBytes()) > MAX_BYTES_BEHIND_AN_OPEN_HOLD) {
+            connection.pauseClientReads(true); // its close goes unseen now, as a stuck server's would
         }
         return true;
     }
 
-    /** A request was swallowed (hang): as behind a mongod stuck on it, nothing sent after it is ever taken. */
-    void stopForGood() {
+    /**
+     * Stops taking requests until {@link #endOpenHold} (never, for a hang: as behind a mongod stuck
+     * on a command, nothing sent after it is taken).
+     */
+    void holdOpenEnded() {
         holding = true;
-        swallowed = true;
+        openEnded = true;
+    }
+
+    /** The request held by {@link #holdOpenEnded} was answered: the ones behind it go on. */
+    void endOpenHold() {
+        openEnded = false;
+        bytesBehindTheOpenHold = 0;
+        resume(() -> { });
     }
 
     /** Stops taking requests for a while; what arrives meanwhile waits its turn. */

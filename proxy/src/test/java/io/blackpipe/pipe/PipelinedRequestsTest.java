@@ -66,6 +66,20 @@ class PipelinedRequestsTest {
     }
 
     @Test
+    void aRequestPipelinedBehindAWaitForFailPointWaitsForItsAnswer() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            BsonDocument wait = BsonDocument.parse("{waitForFailPoint: 'failCommand', timesEntered: 1, maxTimeMS: 500, $db: 'admin'}");
+            raw.sendRaw(pipelined(wait, command("buildInfo")));
+
+            byte[] first = raw.read();
+            assertEquals(100, ScriptedMongodWire.responseTo(first), "the wait blocks its connection, as on mongod");
+            assertEquals(50, ScriptedMongodWire.parseOpMsg(first).body().getInt32("code").getValue(), "MaxTimeMSExpired");
+            assertEquals(101, ScriptedMongodWire.responseTo(raw.read()));
+        }
+    }
+
+    @Test
     void anErrorARuleAnswersAPipelinedHelloWithComesAfterTheReplyToTheOneBefore() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
@@ -159,7 +173,7 @@ class PipelinedRequestsTest {
                 });
                 writer.start();
                 ScriptedProxy.awaitTrue("the proxy reads on behind the swallowed ping, past what one held request allows",
-                        () -> written.get() > WaitingRequests.MAX_BYTES_BEHIND_THE_SWALLOWED);
+                        () -> written.get() > WaitingRequests.MAX_BYTES_BEHIND_AN_OPEN_HOLD);
                 Thread.sleep(2000);
                 assertTrue(written.get() < (long) messages * insert.length,
                         "the proxy stopped reading: the client's writes block as against a stuck server (" + written.get() + " written)");
