@@ -59,6 +59,11 @@ final class WaitingRequests {
     void holdOpenEnded() {
         holding = true;
         openEnded = true;
+        bytesBehindTheOpenHold = 0;
+        for (ByteBuf frame : queued) { // it may come up behind a timed hold, which paused the reads
+            bytesBehindTheOpenHold += frame.readableBytes();
+        }
+        connection.pauseClientReads(bytesBehindTheOpenHold > MAX_BYTES_BEHIND_AN_OPEN_HOLD);
     }
 
     /** The request held by {@link #holdOpenEnded} was answered: the ones behind it go on. */
@@ -111,9 +116,10 @@ final class WaitingRequests {
         while (!holding && !queued.isEmpty() && connection.isOpen()) {
             process.accept(queued.poll());
         }
+        // what went on goes out now, even when a request behind it is held in turn (a block, a hang)
+        connection.flushUpstream();
+        connection.flushClient();
         if (!holding) {
-            connection.flushUpstream();
-            connection.flushClient();
             connection.pauseClientReads(false);
         }
     }

@@ -130,6 +130,41 @@ class PipelinedRequestsTest {
     }
 
     @Test
+    void aBlockedRequestGoesOnWhenItsBlockEndsThoughTheNextIsBlockedInTurn() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            proxy.rules().put(proxy.ruleParser().parse("block-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], blockConnection: true, blockTimeMS: 300}}")));
+            proxy.rules().put(proxy.ruleParser().parse("block-buildInfo", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['buildInfo'], blockConnection: true, blockTimeMS: 60000}}")));
+            raw.sendRaw(pipelined(command("ping"), command("buildInfo")));
+
+            ScriptedProxy.awaitTrue("the ping at the member once its own block ended, not the buildInfo's",
+                    () -> scripted.commandsReceived("ping").size() == 1);
+            assertEquals(100, ScriptedMongodWire.responseTo(raw.read()));
+            assertEquals(0, scripted.commandsReceived("buildInfo").size(), "still blocked");
+        }
+    }
+
+    @Test
+    void aSwallowedRequestThatWasQueuedBehindABlockStillEndsWithTheClose() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
+            proxy.rules().put(proxy.ruleParser().parse("block-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], blockConnection: true, blockTimeMS: 300}}")));
+            proxy.rules().put(proxy.ruleParser().parse("hang-buildInfo", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['buildInfo'], hang: true}}")));
+            try (WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+                // the block pauses the client's reads once the second request queues behind it
+                raw.sendRaw(pipelined(command("ping"), command("buildInfo"), command("isMaster")));
+                assertEquals(100, ScriptedMongodWire.responseTo(raw.read()), "the ping, after its block");
+                ScriptedProxy.awaitTrue("the buildInfo swallowed", () -> Meters.attempts(proxy.registry(), "buildInfo") == 1);
+            }
+            ScriptedProxy.awaitTrue("the close seen behind the hang, which ends it",
+                    () -> Meters.outcomes(proxy.registry(), "buildInfo", "network_error") == 1);
+        }
+    }
+
+    @Test
     void aRequestQueuedBehindABlockedOneIsAnAttemptTheResetEnds() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
@@ -188,11 +223,12 @@ class PipelinedRequestsTest {
         return new BsonDocument(name, new BsonInt32(1)).append("$db", new BsonString("admin"));
     }
 
-    /** The two commands in one write, ids 100 and 101: the second goes before the first is answered. */
-    private static byte[] pipelined(BsonDocument first, BsonDocument second) throws IOException {
-        ByteArrayOutputStream both = new ByteArrayOutputStream();
-        both.write(ScriptedMongodWire.buildOpMsg(100, 0, 0, first, null));
-        both.write(ScriptedMongodWire.buildOpMsg(101, 0, 0, second, null));
-        return both.toByteArray();
+    /** The commands in one write, ids 100, 101, ...: each goes before the one before it is answered. */
+    private static byte[] pipelined(BsonDocument... commands) throws IOException {
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        for (int i = 0; i < commands.length; i++) {
+            all.write(ScriptedMongodWire.buildOpMsg(100 + i, 0, 0, commands[i], null));
+        }
+        return all.toByteArray();
     }
 }
