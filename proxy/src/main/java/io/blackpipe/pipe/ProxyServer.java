@@ -219,7 +219,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     /** A loader that checks scenarios against this proxy's members. */
     public ScenarioLoader scenarioLoader() {
-        return new ScenarioLoader(ruleParser, this::knowsMember);
+        return new ScenarioLoader(ruleParser, this::knowsMember, this::noMember);
     }
 
     public History history() {
