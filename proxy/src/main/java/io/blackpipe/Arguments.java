@@ -1,6 +1,11 @@
 package io.blackpipe;
 
 import io.blackpipe.fault.JsonDocuments;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.bson.BsonDocument;
@@ -54,6 +59,14 @@ final class Arguments {
 
     static Path scenarioFile(Path file) {
         return required(file, "file");
+    }
+
+    /** "cannot read scenario F: no such file" (an IOException's own message is often the bare path again). */
+    static UncheckedIOException cannotReadScenario(Path file, IOException e) {
+        String why = e instanceof NoSuchFileException ? "no such file"
+                : e instanceof AccessDeniedException ? "permission denied"
+                : Files.isDirectory(file) ? "a directory, not a file" : e.getMessage();
+        return new UncheckedIOException("cannot read scenario " + file + ": " + why, e);
     }
 
     /** Zero: until restored; otherwise at least 1 ms, as the CLI, the admin API and scenarios take it. */

@@ -14,7 +14,6 @@ import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -242,7 +241,7 @@ public final class BlackPipe implements AutoCloseable {
         try {
             proxy.scenarios().start(proxy.scenarioLoader().load(Arguments.scenarioFile(file)));
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read scenario " + file + ": " + e.getMessage(), e);
+            throw Arguments.cannotReadScenario(file, e);
         } catch (ScenarioException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }

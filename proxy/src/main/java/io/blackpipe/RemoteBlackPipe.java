@@ -7,7 +7,6 @@ import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -216,7 +215,7 @@ public final class RemoteBlackPipe {
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot read scenario " + file + ": " + e.getMessage(), e);
+            throw Arguments.cannotReadScenario(file, e);
         }
         try {
             http.call("POST", "scenario", text);

@@ -53,6 +53,20 @@ class BadArgumentParityTest {
         bothSay("file: required, got null", () -> embedded.runScenario((Path) null), () -> remote.runScenario((Path) null));
     }
 
+    /** A file that is not there says so: the IOException's own message was the bare path, "cannot read scenario F: F". */
+    @Test
+    void aMissingOrUnreadableScenarioFileSaysWhy(@org.junit.jupiter.api.io.TempDir Path dir) {
+        Path missing = dir.resolve("missing.yaml");
+        for (Executable call : List.<Executable>of(() -> embedded.runScenario(missing), () -> remote.runScenario(missing))) {
+            assertEquals("cannot read scenario " + missing + ": no such file",
+                    assertThrows(java.io.UncheckedIOException.class, call).getMessage());
+        }
+        for (Executable call : List.<Executable>of(() -> embedded.runScenario(dir), () -> remote.runScenario(dir))) {
+            assertEquals("cannot read scenario " + dir + ": a directory, not a file",
+                    assertThrows(java.io.UncheckedIOException.class, call).getMessage());
+        }
+    }
+
     @Test
     void aNullFaultOrOutcomeIsNamedWhenCountersAreRead() {
         bothSay("fault: required, got null", () -> embedded.faultsInjected((Fault) null), () -> remote.faultsInjected((Fault) null));

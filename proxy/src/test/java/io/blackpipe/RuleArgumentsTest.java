@@ -118,6 +118,16 @@ class RuleArgumentsTest {
             assertEquals("no member 'secondary' (known: primary, all, " + only.upstream() + " / " + only.advertised() + ")",
                     assertThrows(IllegalArgumentException.class, () -> single.outage("secondary", java.time.Duration.ZERO))
                             .getMessage(), "as an outage of one is refused");
+            // a scenario's step says the same, naming the members there are, instead of suggesting the secondary it refused
+            java.nio.file.Path scenario = java.nio.file.Files.createTempFile("secondary", ".yaml");
+            try {
+                java.nio.file.Files.writeString(scenario, "name: s\ntimeline:\n  - at: 1s\n    outage: {member: secondary}\n");
+                assertEquals(scenario + ":4: timeline[0].outage.member: no member 'secondary' (known: primary, all, " + only.upstream()
+                                + " / " + only.advertised() + ")",
+                        assertThrows(IllegalArgumentException.class, () -> single.runScenario(scenario)).getMessage());
+            } finally {
+                java.nio.file.Files.delete(scenario);
+            }
         }
         try (BlackPipe simulated = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start()) {
             simulated.fail("find").onMember("secondary").errorCode(2);

@@ -7,6 +7,7 @@ import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
 import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import org.bson.BsonArray;
@@ -18,9 +19,11 @@ import org.bson.BsonString;
 import org.bson.json.JsonParseException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParseResult;
 
 @Command(name = "add", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = {"Add a fault rule to a running proxy and print its id.",
@@ -173,7 +176,15 @@ final class FaultAddCommand extends AdminCommand {
     }
 
     private BsonDocument fromFlags() {
-        boolean named = commands != null && !commands.stream().allMatch(String::isBlank);
+        // picocli's split drops the empty items at the end ("insert," is [insert]): check what was typed
+        if (typed("--command").stream().anyMatch(String::isBlank)) {
+            throw usage("--command: a command name must not be empty, got '" + String.join("', '", typedValues("--command"))
+                    + "' (name commands such as insert, or use --all-commands)");
+        }
+        if (action.labels != null) {
+            action.labels = typed("--labels"); // with the empty ones, which the rule refuses naming --labels
+        }
+        boolean named = commands != null && !commands.isEmpty();
         if (named && allCommands) {
             throw usage("--command and --all-commands both say which commands; give one of them");
         }
@@ -193,7 +204,7 @@ final class FaultAddCommand extends AdminCommand {
             data.put("failAllCommands", BsonBoolean.TRUE);
         } else {
             BsonArray failCommands = new BsonArray();
-            commands.stream().map(String::strip).filter(c -> !c.isEmpty()).distinct().forEach(c -> failCommands.add(new BsonString(c)));
+            commands.stream().map(String::strip).distinct().forEach(c -> failCommands.add(new BsonString(c)));
             data.put("failCommands", failCommands);
         }
         action.putInto(data, this::usage);
@@ -270,6 +281,17 @@ final class FaultAddCommand extends AdminCommand {
             return new BsonDocument("activationProbability", new BsonDouble(probability));
         }
         return new BsonString("alwaysOn");
+    }
+
+    /** A comma-separated flag's items as typed, empty ones included (also those at the end, which picocli's split drops). */
+    private List<String> typed(String flag) {
+        return typedValues(flag).stream().flatMap(value -> Arrays.stream(value.split(",", -1))).toList();
+    }
+
+    private List<String> typedValues(String flag) {
+        ParseResult parsed = spec.commandLine().getParseResult();
+        OptionSpec option = parsed == null ? null : parsed.matchedOption(flag);
+        return option == null ? List.of() : option.originalStringValues();
     }
 
     private static void putString(BsonDocument data, String key, String value) {

@@ -29,7 +29,8 @@ final class HistoryCommand extends AdminCommand {
             description = "Only the commands recorded from this instant on (ISO-8601 in UTC, the proxy's clock, as `blackpipe reset` prints it).")
     String since;
 
-    @Option(names = "--follow", description = "Stream: the commands kept so far, then each new one as it completes, until interrupted.")
+    @Option(names = "--follow", description = "Stream: the commands kept so far, then each new one as it completes, until interrupted"
+            + " or the proxy stops (exit 1).")
     boolean follow;
 
     @Option(names = "--json", description = "Print the API's JSON lines unchanged instead of a table.")

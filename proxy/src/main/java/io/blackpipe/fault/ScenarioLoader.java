@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -46,10 +47,20 @@ public final class ScenarioLoader {
 
     private final RuleParser parser;
     private final Predicate<String> knownMember;
+    private final UnaryOperator<String> noMember;
 
     public ScenarioLoader(RuleParser parser, Predicate<String> knownMember) {
+        this(parser, knownMember, member -> "no member '" + member + "' (use primary, secondary, all, or a member's host:port)");
+    }
+
+    /**
+     * @param noMember why a step's member names none of the deployment's, as the rest of the proxy says it
+     *                 ("no member 'x' (known: primary, all, db1:27017 / localhost:27017)")
+     */
+    public ScenarioLoader(RuleParser parser, Predicate<String> knownMember, UnaryOperator<String> noMember) {
         this.parser = parser;
         this.knownMember = knownMember;
+        this.noMember = noMember;
     }
 
     /**
@@ -265,7 +276,7 @@ public final class ScenarioLoader {
                 throw error(field, "must be a member name or {member: ..., duration: ...}");
             }
             if (!knownMember.test(member)) {
-                throw error(field + ".member", "no member '" + member + "' (use primary, secondary, all, or a member's host:port)");
+                throw error(field + ".member", noMember.apply(member));
             }
             return new Scenario.Step(at, kind, null, member, duration, line);
         }

@@ -172,9 +172,9 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        openConnections.add(ch);
-                        if (connectionLimit != null && !connectionLimit.admit(ch, upstream)) {
-                            return; // closed: over --max-connections
+                        openConnections.add(ch); // closes it when the proxy is closing: it gets no handlers then
+                        if (!ch.isOpen() || connectionLimit != null && !connectionLimit.admit(ch, upstream)) {
+                            return; // closed: the proxy is closing, or over --max-connections
                         }
                         if (listenerTls != null) {
                             ch.pipeline().addLast(listenerTls.newHandler(ch.alloc()));
@@ -217,7 +217,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     /** A loader that checks scenarios against this proxy's members. */
     public ScenarioLoader scenarioLoader() {
-        return new ScenarioLoader(ruleParser, this::knowsMember);
+        return new ScenarioLoader(ruleParser, this::knowsMember, this::noMember);
     }
 
     public History history() {

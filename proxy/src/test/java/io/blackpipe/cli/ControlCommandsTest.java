@@ -370,6 +370,13 @@ class ControlCommandsTest {
                 Arguments.of("fault add --command insert --reset --member nosuch:1", "--member: no member 'nosuch:1' (known: primary"),
                 Arguments.of("fault add --command insert --error-code 91 --labels RetryableWriteError,,Custom",
                         "--labels: an error label must not be empty, got ''"),
+                // picocli's split drops an empty item at the end: `--labels "A,$B"` with B unset went out as [A]
+                Arguments.of("fault add --command insert --error-code 91 --labels RetryableWriteError,",
+                        "--labels: an error label must not be empty, got ''"),
+                // `--command "insert,$MORE"` with MORE unset, or a stray comma: named, not dropped
+                Arguments.of("fault add --command insert, --reset", "--command: a command name must not be empty, got 'insert,'"),
+                Arguments.of("fault add --command ,insert --reset", "--command: a command name must not be empty, got ',insert'"),
+                Arguments.of("fault add --command insert,,find --reset", "--command: a command name must not be empty"),
                 Arguments.of("fault add {x", "JSON"),
                 Arguments.of("fault add [1]", "JSON: not a JSON document: an array where one document {...} was expected"),
                 Arguments.of("fault add {configureFailPoint:'failCommand',mode:'off'}", "JSON: mode: \"off\" removes a rule: `fault remove ID`"),
@@ -417,6 +424,17 @@ class ControlCommandsTest {
         CliRun run = shared.run("fault", "add", "--command", "insert", "--error-code", "91", "--labels", label);
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().startsWith("--labels: an error label must not be empty, got ''"), run::toString);
+        assertTrue(run.err().contains("Usage: blackpipe fault add"), run::toString);
+        assertEquals(List.of(), shared.ruleIds(), "a usage error sends nothing");
+    }
+
+    /** `--command "$CMD"` with CMD unset names the empty name: "--command is required" said it was not given at all. */
+    @ParameterizedTest(name = "--command ''{0}''")
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"", " ", ","})
+    void anEmptyCommandNameIsAUsageErrorSayingItIsEmpty(String command) {
+        CliRun run = shared.run("fault", "add", "--command", command, "--reset");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().startsWith("--command: a command name must not be empty, got '" + command + "'"), run::toString);
         assertTrue(run.err().contains("Usage: blackpipe fault add"), run::toString);
         assertEquals(List.of(), shared.ruleIds(), "a usage error sends nothing");
     }

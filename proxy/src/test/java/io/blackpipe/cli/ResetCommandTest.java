@@ -28,10 +28,23 @@ import org.junit.jupiter.api.Test;
  */
 class ResetCommandTest {
     private static final Pattern RESET_LINE = Pattern.compile(
-            "reset at (\\S+): scenario stopped, rules and fired counts cleared, members restored, sessions forgotten");
+            "reset at (\\S+): scenario stopped, rules and fired counts cleared, members restored, sessions forgotten, seeded draws started over");
 
     private static String driverUri(AdminRig rig) {
         return CommandLog.withOptions(rig.proxy().connectionString(), "retryWrites=true&socketTimeoutMS=5000&connectTimeoutMS=5000");
+    }
+
+    /** --help says what the README's `blackpipe reset` comment says it does, the seeded draws included. */
+    @Test
+    void theHelpNamesEverythingResetStartsOver() {
+        String help = CliRun.of("reset", "--help").out().replaceAll("\\s+", " ");
+        for (String part : List.of("the scenario stopped", "every rule removed", "every member restored",
+                "a simulated set's first member primary again", "the sessions seen forgotten", "the seeded draws started over",
+                "Counters and history are kept")) {
+            assertTrue(help.contains(part), "reset --help must say " + part + ": " + help);
+        }
+        String follow = CliRun.of("history", "--help").out().replaceAll("\\s+", " ");
+        assertTrue(follow.contains("until interrupted or the proxy stops (exit 1)"), follow);
     }
 
     @Test

@@ -97,7 +97,8 @@ class ScenarioCliTest {
         CliRun online = run("proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
                 "--scenario", typo.toString());
         assertEquals(1, online.exitCode(), online::toString);
-        assertTrue(online.err().contains(refused), "the proxy says the same: " + online);
+        assertTrue(online.err().contains(typo + ":4: timeline[0].outage.member: no member 'primry' (known: primary, all, "),
+                "the proxy refuses it too, naming the members it has: " + online);
 
         Path hostPort = temp.resolve("host-port.yaml"); // may be a member of the deployment it runs against: the proxy decides
         Files.writeString(hostPort, "name: h\ntimeline:\n  - at: 1s\n    blackhole: {member: \"db9:27017\"}\n  - at: 2s\n    restore: all\n");
