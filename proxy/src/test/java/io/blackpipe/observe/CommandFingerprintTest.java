@@ -169,6 +169,15 @@ class CommandFingerprintTest {
                 }
                 heap.skipBytes(9);
                 assertEquals(expected, CommandFingerprint.of(heap, OpMsg.parse(heap)), alloc + " heap, reader index 9");
+                // a frame in two components (no single NIO view: hashed from copies of its ranges)
+                ByteBuf composite = alloc.compositeBuffer().addComponents(true,
+                        alloc.heapBuffer().writeBytes(frame, 0, 30), alloc.directBuffer().writeBytes(frame, 30, frame.length - 30));
+                try {
+                    assertEquals(2, composite.nioBufferCount());
+                    assertEquals(expected, CommandFingerprint.of(composite, OpMsg.parse(composite)), alloc + " composite");
+                } finally {
+                    composite.release();
+                }
             } finally {
                 padding.release();
                 read.release();

@@ -88,6 +88,20 @@ class CommandFactsTest {
     }
 
     @Test
+    void txnNumberZeroIsATransactionNumberAndNoFingerprintIsTaken() {
+        BsonDocument insert = new BsonDocument("insert", new BsonString("c"))
+                .append("lsid", lsid(BsonBinarySubType.UUID_STANDARD.getValue(), LSID_BYTES)).append("$db", new BsonString("d"));
+        CommandScanner scanner = new CommandScanner();
+        byte[] withoutTxn = opMsg(9, 0, 0).body(bson(insert)).build();
+        assertTrue(withBuf(withoutTxn, buf -> scanner.ofOpMsg(buf, OpMsg.parse(buf))).fingerprint() != 0,
+                "without a txnNumber a session's re-sent command is told by its fingerprint");
+        byte[] withTxnZero = opMsg(10, 0, 0).body(bson(insert.clone().append("txnNumber", new BsonInt64(0)))).build();
+        CommandFacts facts = withBuf(withTxnZero, buf -> scanner.ofOpMsg(buf, OpMsg.parse(buf)));
+        assertTrue(facts.hasTxnNumber(), "0 is a transaction number (drivers start at 1; the server takes 0)");
+        assertEquals(0, facts.fingerprint(), "a retry is told by its txnNumber: no fingerprint is taken");
+    }
+
+    @Test
     void largeInt64TxnNumberIsKept() {
         byte[] frame = opMsg(1, 0, 0).body(bson(new BsonDocument()
                 .append("delete", new BsonString("c"))

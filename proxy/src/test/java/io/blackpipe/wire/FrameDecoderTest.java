@@ -201,6 +201,19 @@ class FrameDecoderTest {
         }
     }
 
+    @Test
+    void smallestLegalFrameArrivingInPiecesIsFramedToo() {
+        EmbeddedChannel channel = channel(new FrameDecoder());
+        byte[] headerOnly = header(16, 9, 0, OP_MSG);
+        try {
+            assertFalse(channel.writeInbound(buf(range(headerOnly, 0, 10))));
+            assertTrue(channel.writeInbound(buf(range(headerOnly, 10, 16))));
+            assertNextFrame(channel, headerOnly);
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {0, 4, 15})
     void lengthShorterThanTheHeaderIsRejected(int length) {
@@ -334,6 +347,17 @@ class FrameDecoderTest {
             channel.finishAndReleaseAll();
         }
         assertEquals(List.of(new FrameDecoder.TruncatedFrame(INSERT.length - 9)), userEvents);
+    }
+
+    @Test
+    void closeRightAfterTheLengthReportsTheMissingByteCount() {
+        EmbeddedChannel channel = channel(new FrameDecoder());
+        try {
+            assertFalse(channel.writeInbound(buf(range(INSERT, 0, 4))));
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+        assertEquals(List.of(new FrameDecoder.TruncatedFrame(INSERT.length - 4)), userEvents);
     }
 
     @Test

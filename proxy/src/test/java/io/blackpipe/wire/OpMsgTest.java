@@ -58,6 +58,15 @@ class OpMsgTest {
     }
 
     @Test
+    void theSmallestOpMsgIsAnEmptyBodyAndOneByteLessIsMalformed() {
+        byte[] smallest = opMsg(7, 0, 0).body(bson("{}")).build();
+        assertEquals(16 + 4 + 1 + 5, smallest.length);
+        useBuf(smallest, buf -> assertEquals(FIRST_SECTION + 1, OpMsg.parse(buf).bodyOffset()));
+        byte[] shorter = patchLe32(java.util.Arrays.copyOf(smallest, smallest.length - 1), 0, smallest.length - 1);
+        assertMalformed(shorter, OpMsg::parse, "too short to hold a body");
+    }
+
+    @Test
     void bodyThenDocumentSequence() {
         byte[] frame = opMsg(8, 0, 0).body(INSERT_BODY).sequence("documents", DOC1, DOC2).build();
         assertEquals(16 + 4 + 1 + INSERT_BODY.length + 1 + sequenceSize("documents", DOC1, DOC2), frame.length);
