@@ -54,13 +54,29 @@ final class FailPointCommand {
         frame.release();
         ClientConnection connection = exchange.connection();
         PipeContext context = exchange.context();
-        exchange.requests().holdOpenEnded(); // a wait blocks the connection, as on mongod: nothing after it goes first
+        WaitState wait = new WaitState();
         answer(context, connection, facts.name(), command, reply -> {
             if (!facts.moreToCome()) {
                 exchange.answerInTurn(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
             }
-            exchange.requests().endOpenHold();
+            wait.answered = true;
+            if (wait.holding) {
+                exchange.requests().endOpenHold(); // from the wait's own task: never inside another resume
+            }
         });
+        if (!wait.answered) { // a wait blocks the connection, as on mongod: nothing after it goes first
+            wait.holding = true;
+            exchange.requests().holdOpenEnded();
+        }
+    }
+
+    /**
+     * Whether a command was answered at once (then nothing was held: answering inside a resume of the
+     * queue must not resume it again) or holds its connection's requests until its answer.
+     */
+    private static final class WaitState {
+        boolean answered;
+        boolean holding;
     }
 
     private static void answer(PipeContext context, ClientConnection connection, String commandName, BsonDocument command,

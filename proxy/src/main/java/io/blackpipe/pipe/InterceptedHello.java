@@ -68,6 +68,7 @@ final class InterceptedHello extends ExchangeInterception {
     @Override
     public void hang() {
         frame.release(); // the monitor's socket timeout ends it, as against a member that stopped answering
+        exchange.requests().holdOpenEnded(); // and nothing sent after it is taken
     }
 
     @Override

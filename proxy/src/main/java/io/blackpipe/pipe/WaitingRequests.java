@@ -8,8 +8,8 @@ import java.util.function.Consumer;
 /**
  * The requests of one connection that wait their turn: while one is held (a blockConnection, a
  * blackhole), the ones behind it queue in order, and the client's reads pause once it sends more;
- * behind one held with no end in sight (a hang, for good; a waitForFailPoint, until answered) reads
- * go on for a while. Used from the connection's event loop only.
+ * behind one held with no end in sight (a hang, for good; a waitForFailPoint, until answered; a
+ * blackhole, until restored) reads go on for a while. Used from the connection's event loop only.
  */
 final class WaitingRequests {
     /**
@@ -53,14 +53,19 @@ final class WaitingRequests {
     }
 
     /**
-     * Stops taking requests until {@link #endOpenHold} (never, for a hang: as behind a mongod stuck
-     * on a command, nothing sent after it is taken).
+     * Stops taking requests until {@link #endOpenHold} or a blackhole's end (never, for a hang: as
+     * behind a mongod stuck on a command, nothing sent after it is taken).
      */
     void holdOpenEnded() {
         holding = true;
+        readOnUntilTheLimit();
+    }
+
+    /** Reads go on until the queue holds the limit (it may come up behind a timed hold, which paused them). */
+    private void readOnUntilTheLimit() {
         openEnded = true;
         bytesBehindTheOpenHold = 0;
-        for (ByteBuf frame : queued) { // it may come up behind a timed hold, which paused the reads
+        for (ByteBuf frame : queued) {
             bytesBehindTheOpenHold += frame.readableBytes();
         }
         connection.pauseClientReads(bytesBehindTheOpenHold > MAX_BYTES_BEHIND_AN_OPEN_HOLD);
@@ -68,8 +73,6 @@ final class WaitingRequests {
 
     /** The request held by {@link #holdOpenEnded} was answered: the ones behind it go on. */
     void endOpenHold() {
-        openEnded = false;
-        bytesBehindTheOpenHold = 0;
         resume(() -> { });
     }
 
@@ -87,7 +90,7 @@ final class WaitingRequests {
      * client gives up first, it goes nowhere.
      */
     void holdThroughTheBlackhole(ByteBuf frame, Runnable whenItEnds, Runnable ifTheClientLeft) {
-        holding = true;
+        holdOpenEnded(); // it may last until a restore: reads go on, so that the client's close is seen
         afterTheBlackhole = () -> {
             if (connection.isOpen()) {
                 whenItEnds.run();
@@ -109,9 +112,12 @@ final class WaitingRequests {
     private void resume(Runnable then) {
         if (connection.blackholed()) { // a blackhole began (or began again) while it was held: it waits for that too
             afterTheBlackhole = then;
+            readOnUntilTheLimit();
             return;
         }
         holding = false;
+        openEnded = false;
+        bytesBehindTheOpenHold = 0;
         then.run();
         while (!holding && !queued.isEmpty() && connection.isOpen()) {
             process.accept(queued.poll());

@@ -4,6 +4,7 @@ import static io.blackpipe.pipe.ScriptedProxy.port;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodWire;
@@ -57,8 +58,7 @@ class PipelinedRequestsTest {
     void theProxysAnswerToAPipelinedConfigureFailPointComesAfterTheReplyToTheOneBefore() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
-            raw.sendRaw(pipelined(command("buildInfo"), new BsonDocument("configureFailPoint", new BsonString("failCommand"))
-                    .append("mode", new BsonString("off")).append("$db", new BsonString("admin"))));
+            raw.sendRaw(pipelined(command("buildInfo"), configureOff()));
 
             assertEquals(100, ScriptedMongodWire.responseTo(raw.read()), "mongod answers pipelined requests in order");
             assertEquals(101, ScriptedMongodWire.responseTo(raw.read()));
@@ -217,6 +217,87 @@ class PipelinedRequestsTest {
             }
             assertEquals(0, scripted.commandsReceived("insert").size(), "nothing behind the hang reached the member");
         }
+    }
+
+    @Test
+    void nothingSentBehindASwallowedHelloIsTaken() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            proxy.rules().put(proxy.ruleParser().parse("hang-hello", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['hello'], hang: true}}")));
+            raw.sendRaw(pipelined(command("hello"), command("ping")));
+            raw.expectSilence(500);
+            assertEquals(0, scripted.commandsReceived("ping").size());
+        }
+    }
+
+    @Test
+    void thePipeliningClientsCloseDuringABlackholeEndsItsRequestsAndNothingGoesOnAfterTheRestore() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
+            try (WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+                proxy.blackhole("all", 0);
+                raw.sendRaw(pipelined(command("buildInfo"), command("buildInfo")));
+                raw.expectSilence(300);
+            }
+            ScriptedProxy.awaitTrue("the close seen during the blackhole ends both attempts",
+                    () -> Meters.outcomes(proxy.registry(), "buildInfo", "network_error") == 2);
+            proxy.restore("all");
+            Thread.sleep(500);
+            assertEquals(0, scripted.commandsReceived("buildInfo").size(), "the client gave up: nothing goes on after the restore");
+        }
+    }
+
+    /**
+     * A configureFailPoint answered at once holds nothing: answered while a held request's queue is
+     * resumed, it must not resume that queue again inside itself (a malformed request behind it then
+     * unwound through both and its frame was released twice; thousands of them overflowed the stack).
+     */
+    @Test
+    void proxyAnsweredRequestsQueuedBehindAHoldAreAnsweredInTurnWithoutResumingInsideEachOther() throws Exception {
+        int configures = 20_000;
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            BsonDocument[] commands = new BsonDocument[configures + 2];
+            commands[0] = BsonDocument.parse("{waitForFailPoint: 'failCommand', timesEntered: 1, maxTimeMS: 300, $db: 'admin'}");
+            java.util.Arrays.fill(commands, 1, configures + 1, configureOff());
+            commands[configures + 1] = command("ping");
+            byte[] all = pipelined(commands);
+            Thread writer = new Thread(() -> {
+                try {
+                    raw.sendRaw(all);
+                } catch (IOException closed) {
+                    // the connection closed: the reads below say why
+                }
+            });
+            writer.start();
+            for (int i = 0; i < configures + 2; i++) {
+                assertEquals(100 + i, ScriptedMongodWire.responseTo(raw.read()), "in turn");
+            }
+            writer.join();
+        }
+    }
+
+    @Test
+    void aMalformedRequestBehindAQueuedConfigureFailPointClosesTheConnectionAsMalformed() throws Exception {
+        try (LogCapture log = LogCapture.start(); ScriptedMongod scripted = ScriptedMongod.start();
+             ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            proxy.rules().put(proxy.ruleParser().parse("block-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], blockConnection: true, blockTimeMS: 200}}")));
+            ByteArrayOutputStream all = new ByteArrayOutputStream();
+            all.write(pipelined(command("ping"), configureOff()));
+            all.write(ScriptedMongodWire.buildOpMsg(102, 0, 1 << 2, command("ping"), null)); // an unknown required flag bit
+            raw.sendRaw(all.toByteArray());
+
+            raw.expectClosed();
+            log.awaitContaining(ScriptedProxy.WAIT, "malformed message", "unknown required flag bits 0x4");
+            assertTrue(log.messages().stream().noneMatch(line -> line.contains("unexpected error")), () -> String.join("\n", log.messages()));
+        }
+    }
+
+    private static BsonDocument configureOff() {
+        return new BsonDocument("configureFailPoint", new BsonString("failCommand"))
+                .append("mode", new BsonString("off")).append("$db", new BsonString("admin"));
     }
 
     private static BsonDocument command(String name) {
