@@ -13,6 +13,8 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.ParameterizedTest;
 
 /** The error labels a real server computes, and that blackpipe therefore synthesizes. */
 class ErrorRepliesTest {
@@ -146,6 +148,23 @@ class ErrorRepliesTest {
         assertFalse(suppressed.containsKey("errorLabels"), "[] suppresses them");
         BsonDocument nonRetryable = ErrorReplies.error(13, null, null, null, write, wire(17));
         assertFalse(nonRetryable.containsKey("errorLabels"), "no empty errorLabels array is sent");
+    }
+
+    /** The errmsg a server gives with each code a rule may inject without a message of its own. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "10107 | not primary",
+            "13435 | not primary and secondaryOk=false",
+            "13436 | not primary or secondary; cannot currently read from this replSet member",
+            "11602 | operation was interrupted because of a replica set state change",
+            "11600 | interrupted at shutdown",
+            "91    | The server is in quiesce mode and will shut down",
+            "189   | primary stepped down",
+            "13    | not authorized on app to execute command { insert }",
+            "2     | Failing command insert via blackpipe's failCommand",
+    })
+    void eachCodeGetsTheServersMessage(int code, String errmsg) {
+        assertEquals(errmsg, ErrorReplies.error(code, null, null, null, Facts.insert().build(), wire(17)).getString("errmsg").getValue());
     }
 
     @Test

@@ -399,6 +399,7 @@ class RuleParserTest {
         "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:'}}",
         "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:port'}}",
         "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:99999'}}",
+        "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:0'}}",
         "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 1}}",
         "data.attempt               | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, attempt: 'second'}}",
         "data.attempt               | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, attempt: 2}}",

@@ -126,6 +126,10 @@ class RuleSetTest {
         assertEquals(List.of("x", "y"), rules.rules().stream().map(Rule::id).toList(), "a replaced rule keeps its place");
         assertNull(decide("insert"), "the old version's command no longer fires");
         assertTrue(decide("find").action() instanceof CloseConnection);
+        rules.put(rule("y", "'alwaysOn'", "{failCommands: ['delete'], errorCode: 3}"));
+        assertEquals(List.of("x", "y"), rules.rules().stream().map(Rule::id).toList(), "the second one too, in its own place");
+        assertTrue(decide("find").action() instanceof CloseConnection, "the other rule untouched");
+        assertNull(decide("update"));
     }
 
     @Test
