@@ -4,7 +4,9 @@ import static io.blackpipe.observe.CountersMatchDriverTest.awaitEveryAttemptEnde
 import static io.blackpipe.observe.CountersMatchDriverTest.client;
 import static io.blackpipe.observe.CountersMatchDriverTest.rule;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.pipe.ProxyConfig;
@@ -13,6 +15,7 @@ import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
+import java.util.List;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +42,24 @@ class NamespaceNotFoundDriverTest {
         assertNoRetryAfterNamespaceNotFound("aggregate", c -> assertEquals(0, c.listSearchIndexes().into(new ArrayList<>()).size()));
     }
 
+    /**
+     * Where the driver does not answer it, the app got the error: the same command it sends next in that
+     * session is counted as a re-send (a retry), as after any other error (the README's counting rule).
+     */
+    @Test
+    void aNamespaceNotFoundTheAppSawMakesItsSameCommandNextARetry() throws Exception {
+        assertRetriesAfterNamespaceNotFound("find", 1,
+                c -> assertEquals(26, assertThrows(MongoCommandException.class, () -> c.find().first()).getCode()));
+        assertRetriesAfterNamespaceNotFound("aggregate", 1, c -> assertEquals(26, assertThrows(MongoCommandException.class,
+                () -> c.aggregate(List.of(new Document("$match", new Document()))).first()).getCode()));
+    }
+
     private static void assertNoRetryAfterNamespaceNotFound(String command,
+                                                            java.util.function.Consumer<MongoCollection<Document>> operation) throws Exception {
+        assertRetriesAfterNamespaceNotFound(command, 0, operation);
+    }
+
+    private static void assertRetriesAfterNamespaceNotFound(String command, int retries,
                                                             java.util.function.Consumer<MongoCollection<Document>> operation) throws Exception {
         String db = UpstreamLane.freshDatabaseName("nnf_" + command.toLowerCase());
         DriverEvents driver = new DriverEvents();
@@ -55,7 +75,7 @@ class NamespaceNotFoundDriverTest {
             String context = "driver events:" + driver.describe();
             assertEquals(0, driver.retries(command), context);
             assertEquals(2, Meters.attempts(registry, CommandNames.label(command)), context);
-            assertEquals(0, Meters.retries(registry, CommandNames.label(command)), context);
+            assertEquals(retries, Meters.retries(registry, CommandNames.label(command)), context);
         }
     }
 }
