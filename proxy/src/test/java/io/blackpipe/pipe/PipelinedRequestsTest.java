@@ -45,8 +45,7 @@ class PipelinedRequestsTest {
     void anInjectedErrorOnAPipelinedRequestComesAfterTheReplyToTheOneBefore() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
-            proxy.rules().put(proxy.ruleParser().parse("fail-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 2}}")));
+            alwaysOn(proxy, "fail-ping", "{failCommands: ['ping'], errorCode: 2}");
             raw.sendRaw(pipelined(command("buildInfo"), command("ping")));
 
             assertEquals(100, ScriptedMongodWire.responseTo(raw.read()), "mongod answers pipelined requests in order");
@@ -83,8 +82,7 @@ class PipelinedRequestsTest {
     void anErrorARuleAnswersAPipelinedHelloWithComesAfterTheReplyToTheOneBefore() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
-            proxy.rules().put(proxy.ruleParser().parse("fail-hello", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['hello'], errorCode: 91}}")));
+            alwaysOn(proxy, "fail-hello", "{failCommands: ['hello'], errorCode: 91}");
             raw.sendRaw(pipelined(command("buildInfo"), command("hello")));
 
             assertEquals(100, ScriptedMongodWire.responseTo(raw.read()));
@@ -98,10 +96,8 @@ class PipelinedRequestsTest {
     void anErrorOnARequestSentWhileTheReplyBeforeIsDelayedComesAfterThatReply() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
-            proxy.rules().put(proxy.ruleParser().parse("late-buildInfo", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['buildInfo'], delayReplyMS: 1000}}")));
-            proxy.rules().put(proxy.ruleParser().parse("fail-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 2}}")));
+            alwaysOn(proxy, "late-buildInfo", "{failCommands: ['buildInfo'], delayReplyMS: 1000}");
+            alwaysOn(proxy, "fail-ping", "{failCommands: ['ping'], errorCode: 2}");
             raw.sendMsg(0, command("buildInfo"));
             ScriptedProxy.awaitTrue("the member answered buildInfo (its reply now held by the proxy)",
                     () -> scripted.framesSent(f -> f.responseTo() == 100).size() == 1);
@@ -115,8 +111,7 @@ class PipelinedRequestsTest {
     @Test
     void nothingSentBehindASwallowedRequestIsTakenAndTheCloseEndsThemAll() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
-            proxy.rules().put(proxy.ruleParser().parse("hang-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], hang: true}}")));
+            alwaysOn(proxy, "hang-ping", "{failCommands: ['ping'], hang: true}");
             try (WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
                 raw.sendRaw(pipelined(command("ping"), command("buildInfo")));
                 raw.expectSilence(500); // a mongod stuck on the ping would not read the buildInfo
@@ -133,10 +128,8 @@ class PipelinedRequestsTest {
     void aBlockedRequestGoesOnWhenItsBlockEndsThoughTheNextIsBlockedInTurn() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
-            proxy.rules().put(proxy.ruleParser().parse("block-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], blockConnection: true, blockTimeMS: 300}}")));
-            proxy.rules().put(proxy.ruleParser().parse("block-buildInfo", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['buildInfo'], blockConnection: true, blockTimeMS: 60000}}")));
+            alwaysOn(proxy, "block-ping", "{failCommands: ['ping'], blockConnection: true, blockTimeMS: 300}");
+            alwaysOn(proxy, "block-buildInfo", "{failCommands: ['buildInfo'], blockConnection: true, blockTimeMS: 60000}");
             raw.sendRaw(pipelined(command("ping"), command("buildInfo")));
 
             ScriptedProxy.awaitTrue("the ping at the member once its own block ended, not the buildInfo's",
@@ -149,10 +142,8 @@ class PipelinedRequestsTest {
     @Test
     void aSwallowedRequestThatWasQueuedBehindABlockStillEndsWithTheClose() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
-            proxy.rules().put(proxy.ruleParser().parse("block-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], blockConnection: true, blockTimeMS: 300}}")));
-            proxy.rules().put(proxy.ruleParser().parse("hang-buildInfo", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['buildInfo'], hang: true}}")));
+            alwaysOn(proxy, "block-ping", "{failCommands: ['ping'], blockConnection: true, blockTimeMS: 300}");
+            alwaysOn(proxy, "hang-buildInfo", "{failCommands: ['buildInfo'], hang: true}");
             try (WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
                 // the block pauses the client's reads once the second request queues behind it
                 raw.sendRaw(pipelined(command("ping"), command("buildInfo"), command("isMaster")));
@@ -168,8 +159,7 @@ class PipelinedRequestsTest {
     void aRequestQueuedBehindABlockedOneIsAnAttemptTheResetEnds() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
-            proxy.rules().put(proxy.ruleParser().parse("block-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], blockConnection: true, blockTimeMS: 60000}}")));
+            alwaysOn(proxy, "block-ping", "{failCommands: ['ping'], blockConnection: true, blockTimeMS: 60000}");
             raw.sendRaw(pipelined(command("ping"), command("buildInfo")));
             ScriptedProxy.awaitTrue("the ping held", () -> Meters.attempts(proxy.registry(), "ping") == 1);
             raw.expectSilence(300); // the buildInfo queued behind it meanwhile
@@ -188,8 +178,7 @@ class PipelinedRequestsTest {
     @Test
     void behindASwallowedRequestTheProxyReadsAboutWhatAServersBuffersWouldTakeThenStops() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
-            proxy.rules().put(proxy.ruleParser().parse("hang-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], hang: true}}")));
+            alwaysOn(proxy, "hang-ping", "{failCommands: ['ping'], hang: true}");
             int messages = 64;
             byte[] insert = ScriptedMongodWire.buildOpMsg(200, 0, 0, new BsonDocument("insert", new BsonString("c"))
                     .append("padding", new BsonString("x".repeat(1 << 20))).append("$db", new BsonString("test")), null);
@@ -223,8 +212,7 @@ class PipelinedRequestsTest {
     void nothingSentBehindASwallowedHelloIsTaken() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
-            proxy.rules().put(proxy.ruleParser().parse("hang-hello", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['hello'], hang: true}}")));
+            alwaysOn(proxy, "hang-hello", "{failCommands: ['hello'], hang: true}");
             raw.sendRaw(pipelined(command("hello"), command("ping")));
             raw.expectSilence(500);
             assertEquals(0, scripted.commandsReceived("ping").size());
@@ -282,8 +270,7 @@ class PipelinedRequestsTest {
         try (LogCapture log = LogCapture.start(); ScriptedMongod scripted = ScriptedMongod.start();
              ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
-            proxy.rules().put(proxy.ruleParser().parse("block-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], blockConnection: true, blockTimeMS: 200}}")));
+            alwaysOn(proxy, "block-ping", "{failCommands: ['ping'], blockConnection: true, blockTimeMS: 200}");
             ByteArrayOutputStream all = new ByteArrayOutputStream();
             all.write(pipelined(command("ping"), configureOff()));
             all.write(ScriptedMongodWire.buildOpMsg(102, 0, 1 << 2, command("ping"), null)); // an unknown required flag bit
@@ -293,6 +280,12 @@ class PipelinedRequestsTest {
             log.awaitContaining(ScriptedProxy.WAIT, "malformed message", "unknown required flag bits 0x4");
             assertTrue(log.messages().stream().noneMatch(line -> line.contains("unexpected error")), () -> String.join("\n", log.messages()));
         }
+    }
+
+    /** Puts a failCommand rule, alwaysOn, with {@code data}. */
+    private static void alwaysOn(ProxyServer proxy, String id, String data) {
+        proxy.rules().put(proxy.ruleParser().parse(id, BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: "
+                + data + "}")));
     }
 
     private static BsonDocument configureOff() {
