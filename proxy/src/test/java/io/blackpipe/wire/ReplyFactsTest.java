@@ -100,11 +100,13 @@ class ReplyFactsTest {
 
     @Test
     void anOpReplyIsReadFromItsFirstDocument() {
-        byte[] error = opReply(5, 4, 0, 0L, 0, 2, bson("{ok: 0, code: 13, errmsg: 'unauthorized'}"), bson("{ok: 1}"));
+        byte[] error = opReply(5, 4, 0, 0L, 0, 1, bson("{ok: 0, code: 13, errmsg: 'unauthorized'}"));
         ReplyFacts facts = withBuf(error, ReplyFacts::of);
         assertFalse(facts.ok());
         assertEquals(13, facts.code());
         assertFalse(facts.moreToCome());
+        byte[] two = opReply(5, 4, 0, 0L, 0, 2, bson("{ok: 0, code: 18}"), bson("{ok: 1}"));
+        assertEquals(18, withBuf(two, ReplyFacts::of).code(), "the first of several");
         byte[] hello = opReply(5, 4, 0, 0L, 0, 1, bson("{ismaster: true, ok: 1.0}"));
         assertTrue(withBuf(hello, ReplyFacts::of).ok());
     }
