@@ -13,6 +13,8 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The error labels a real server computes, and that blackpipe therefore synthesizes. */
 class ErrorRepliesTest {
@@ -156,6 +158,26 @@ class ErrorRepliesTest {
                 + " codeName: 'InterruptedAtShutdown', errorLabels: ['RetryableWriteError', 'NoWritesPerformed'],"
                 + " topologyVersion: {processId: {$oid: '65f0c0ffee0000000000abcd'}, counter: {$numberLong: '3'}}}"), reply);
         assertEquals("Location4242", ErrorCodes.name(4242), "an unnamed code still gets a codeName");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "10107 | not primary",
+            "13435 | not primary and secondaryOk=false",
+            "13436 | not primary or secondary; cannot currently read from this replSet member",
+            "11602 | operation was interrupted because of a replica set state change",
+            "11600 | interrupted at shutdown",
+            "91    | The server is in quiesce mode and will shut down",
+            "189   | primary stepped down",
+            "13    | not authorized on app to execute command { insert }",
+            "2     | Failing command insert via blackpipe's failCommand",
+            "11000 | Failing command insert via blackpipe's failCommand",
+    })
+    void withoutAnErrmsgTheReplySaysWhatTheServerWouldSay(int code, String errmsg) {
+        CommandFacts insert = Facts.insert().txnNumber(1).build();
+        assertEquals(errmsg, ErrorReplies.error(code, null, null, null, insert, wire(17)).getString("errmsg").getValue());
+        assertEquals("given", ErrorReplies.error(code, "given", null, null, insert, wire(17)).getString("errmsg").getValue(),
+                "an errmsg the rule gives is sent as it is");
     }
 
     @Test

@@ -176,6 +176,30 @@ class RuleParserTest {
     }
 
     @Test
+    void restartedDrawsReplayAsThoseOfANewParser() {
+        String json = rule("{activationProbability: 0.5}", "{failCommands: ['find'], errorCode: 2}");
+        RuleParser fresh = new RuleParser(42);
+        List<Boolean> first = draws(fresh.parse("a", BsonDocument.parse(json)).mode(), 200);
+        List<Boolean> second = draws(fresh.parse("b", BsonDocument.parse(json)).mode(), 200);
+        RuleParser used = new RuleParser(42);
+        used.parse("x", BsonDocument.parse(json));
+        used.parse("y", BsonDocument.parse(json));
+        used.parse("z", BsonDocument.parse(json));
+        used.restartDraws();
+        assertEquals(first, draws(used.parse("a", BsonDocument.parse(json)).mode(), 200),
+                "after a reset the first rule draws as the first rule of a parser just made");
+        assertEquals(second, draws(used.parse("b", BsonDocument.parse(json)).mode(), 200));
+    }
+
+    @Test
+    void anUnknownErrorNameIsRefusedNamingTheKnownOnes() {
+        RuleException e = rejected(rule("'alwaysOn'", "{failCommands: ['insert'], error: 'NotMaster'}"));
+        assertEquals("data.error", e.field());
+        assertTrue(e.getMessage().contains("unknown error name NotMaster; known: [") && e.getMessage().contains("NotWritablePrimary")
+                && e.getMessage().contains("ShutdownInProgress"), e.getMessage());
+    }
+
+    @Test
     void errorNamesArePresetsForTheirCodes() {
         assertEquals(10107, assertInstanceOf(ErrorReply.class,
                 parseData("{failCommands: ['insert'], error: 'NotWritablePrimary'}").action()).code());
@@ -198,6 +222,7 @@ class RuleParserTest {
             assertEquals(code, ErrorCodes.code(name), name);
             assertEquals(name, ErrorCodes.name(code));
         });
+        assertTrue(ErrorCodes.presets().entrySet().containsAll(expected.entrySet()), "the presets listed: " + ErrorCodes.presets());
     }
 
     @Test
@@ -277,6 +302,13 @@ class RuleParserTest {
     void precedence(String winner, String fields) {
         String data = fields.replace("TRICKLE", "trickleReplyBytes: 16, trickleReplyIntervalMS: 10");
         assertEquals(winner, parseData("{failCommands: ['insert'], " + data + "}").action().name());
+    }
+
+    @Test
+    void aJitterTakesUpToTheLargestIntOfMilliseconds() {
+        assertInstanceOf(DelayReply.class, parseData("{failCommands: ['find'], delayReplyMS: 10, delayReplyJitterMS: 2147483647}").action());
+        RuleException e = rejected(rule("'alwaysOn'", "{failCommands: ['find'], delayReplyMS: 10, delayReplyJitterMS: 2147483648}"));
+        assertEquals("data.delayReplyJitterMS: 2147483648 is too large: at most 2147483647 ms", e.getMessage());
     }
 
     @Test
@@ -399,6 +431,7 @@ class RuleParserTest {
         "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:'}}",
         "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:port'}}",
         "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:99999'}}",
+        "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 'db1:0'}}",
         "data.member                | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, member: 1}}",
         "data.attempt               | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, attempt: 'second'}}",
         "data.attempt               | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, attempt: 2}}",
