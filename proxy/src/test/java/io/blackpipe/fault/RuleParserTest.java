@@ -105,14 +105,17 @@ class RuleParserTest {
         Mode mode = parse(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: 2}")).mode();
         assertEquals(List.of(true, true, true, true, true), draws(mode, 5));
         assertFalse(mode.spent());
+        assertEquals("alwaysOn", mode.describe());
     }
 
     @Test
     void timesFiresNTimesThenIsSpent() {
         Mode mode = parse(rule("{times: 2}", "{failCommands: ['find'], errorCode: 2}")).mode();
         assertFalse(mode.spent());
+        assertEquals("{times: 2} (2 left)", mode.describe(), "what the rule listing shows");
         assertEquals(List.of(true, true, false, false), draws(mode, 4));
         assertTrue(mode.spent());
+        assertEquals("{times: 2} (0 left)", mode.describe(), "a spent rule asked again goes no lower than 0");
         assertTrue(parse(rule("{times: 0}", "{failCommands: ['find'], errorCode: 2}")).mode().spent());
         Mode asLong = parse(rule("{times: {$numberLong: '1'}}", "{failCommands: ['find'], errorCode: 2}")).mode();
         assertEquals(List.of(true, false), draws(asLong, 2));
@@ -121,8 +124,10 @@ class RuleParserTest {
     @Test
     void skipLetsTheFirstNPassThenFiresEveryTime() {
         Mode mode = parse(rule("{skip: 2}", "{failCommands: ['find'], errorCode: 2}")).mode();
+        assertEquals("{skip: 2} (2 to skip)", mode.describe());
         assertEquals(List.of(false, false, true, true, true), draws(mode, 5));
         assertFalse(mode.spent());
+        assertEquals("{skip: 2} (0 to skip)", mode.describe());
         assertEquals(List.of(true, true), draws(parse(rule("{skip: 0}", "{failCommands: ['find'], errorCode: 2}")).mode(), 2));
     }
 
@@ -148,6 +153,8 @@ class RuleParserTest {
     void activationProbabilityZeroNeverFiresAndOneAlwaysFires() {
         Mode never = parse(rule("{activationProbability: 0}", "{failCommands: ['find'], errorCode: 2}")).mode();
         Mode always = parse(rule("{activationProbability: 1}", "{failCommands: ['find'], errorCode: 2}")).mode();
+        assertEquals("{activationProbability: 0.0}", never.describe());
+        assertEquals("{activationProbability: 1.0}", always.describe());
         for (int i = 0; i < 1000; i++) {
             assertFalse(never.fire());
             assertTrue(always.fire());
