@@ -128,6 +128,33 @@ class DurationHistogramTest {
         }
     }
 
+    /**
+     * The same, read every second: reads that land on a rotation exactly (every 20 s: a minute's step
+     * over a ring of three), and a silence longer than the ring, after which the rotations go on from
+     * where the ring's schedule left them, not from the first read.
+     */
+    @Test
+    void theMaxRotatesOnItsScheduleAsMicrometersTimeWindowMaxWhenReadEverySecond() {
+        MockClock clock = new MockClock();
+        SideBySide sides = SideBySide.on(clock);
+        Timer timer = micrometerTimer(sides.timers(), "find", "h:1");
+        DurationHistogram histogram = sides.durations().histogram("find", "h:1");
+        long[] recordAtSecond = {0, 7, 20, 41, 60, 95, 100, 239, 240, 245, 333, 350};
+        long[] millis = {9, 4, 6, 2, 8, 1, 3, 5, 7, 2, 6, 4};
+        int next = 0;
+        for (int second = 0; second <= 400; second++) {
+            if (next < recordAtSecond.length && recordAtSecond[next] == second) {
+                timer.record(millis[next], TimeUnit.MILLISECONDS);
+                histogram.record(TimeUnit.MILLISECONDS.toNanos(millis[next]));
+                next++;
+            }
+            if (second <= 250 || second >= 333) { // nothing read for 83 s, more than the ring keeps a value
+                assertEquals(sides.timers().scrape(), sides.histograms().scrape(), "at second " + second);
+            }
+            clock.add(Duration.ofSeconds(1));
+        }
+    }
+
     @Test
     void bucketsAreCumulativeUpToInfWithCountAndSumInSeconds() {
         PrometheusMeterRegistry registry = registry(new MockClock());
