@@ -113,9 +113,11 @@ class RuleParserTest {
         Mode mode = parse(rule("{times: 2}", "{failCommands: ['find'], errorCode: 2}")).mode();
         assertFalse(mode.spent());
         assertEquals("{times: 2} (2 left)", mode.describe(), "what the rule listing shows");
-        assertEquals(List.of(true, true, false, false), draws(mode, 4));
+        assertEquals(List.of(true, true, false), draws(mode, 3));
         assertTrue(mode.spent());
         assertEquals("{times: 2} (0 left)", mode.describe(), "a spent rule asked again goes no lower than 0");
+        assertEquals(List.of(false), draws(mode, 1));
+        assertTrue(mode.spent());
         assertTrue(parse(rule("{times: 0}", "{failCommands: ['find'], errorCode: 2}")).mode().spent());
         Mode asLong = parse(rule("{times: {$numberLong: '1'}}", "{failCommands: ['find'], errorCode: 2}")).mode();
         assertEquals(List.of(true, false), draws(asLong, 2));

@@ -737,7 +737,7 @@ class ScenarioLoaderTest {
     }
 
     @Test
-    void yamlThatWouldExhaustTheLoaderIsAScenarioError() {
+    void yamlThatWouldExhaustTheLoaderIsAScenarioError() throws IOException {
         // an alias inside what it names: a list that contains itself
         assertRejected("name: x\nrules: &a [*a]\n", 2, "rules[0]", "an alias that contains itself");
         assertRejected("name: x\ndescription: &m {again: *m}\n", 2, "description.again", "an alias that contains itself");
@@ -758,11 +758,24 @@ class ScenarioLoaderTest {
         StringBuilder deep = new StringBuilder("name: x\nd0: &d0 " + "[".repeat(20) + "]".repeat(20) + "\n");
         deep.append("d1: &d1 ").append("[".repeat(20)).append("*d0").append("]".repeat(20)).append("\n");
         assertRejected(deep.toString(), 3, "d1", "nested deeper than 32");
+        StringBuilder deepMappings = new StringBuilder("name: x\nd0: &d0 " + "{a: ".repeat(20) + "1" + "}".repeat(20) + "\n");
+        deepMappings.append("d1: &d1 ").append("{b: ".repeat(20)).append("*d0").append("}".repeat(20)).append("\n");
+        assertRejected(deepMappings.toString(), 3, "d1", "nested deeper than 32"); // mappings count as lists do
         // size
         assertRejected("name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE) + "\n", 1, "(file)", "is larger than 1048576 characters");
         String largest = "name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE - "name: x\ndescription: \n".length()) + "\n";
         assertEquals(ScenarioLoader.MAX_SIZE, largest.length());
         assertEquals("x", loader.parse("big.yaml", largest).name(), "the limit itself is allowed");
+        Path file = Files.createTempFile("largest", ".yaml");
+        try {
+            Files.writeString(file, largest);
+            assertEquals("x", loader.load(file).name(), "in a file of that many bytes too");
+            Files.writeString(file, largest + "\n");
+            ScenarioException e = assertThrows(ScenarioException.class, () -> loader.load(file));
+            assertEquals(file + ":1: (file): is larger than 1048576 bytes", e.getMessage());
+        } finally {
+            Files.delete(file);
+        }
     }
 
     @Test
