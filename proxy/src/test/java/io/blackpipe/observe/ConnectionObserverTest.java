@@ -1,6 +1,7 @@
 package io.blackpipe.observe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -66,6 +67,7 @@ class ConnectionObserverTest {
         CommandFacts find = inSession("find", "");
         Attempt first = connection.begin(find, FIND_A);
         assertEquals(1, first.attemptNumber());
+        assertFalse(first.isRetry());
         connection.complete(first, FIND_A, Outcome.ERROR, "errorReply", 10107, false, false);
         assertEquals(0, Meters.retries(registry, "find"), "a first attempt is no retry");
         Attempt retry = connection.begin(find, FIND_A);
@@ -149,11 +151,17 @@ class ConnectionObserverTest {
         on.completeAnswered(on.begin(command("find"), 1), 1, new ReplyFacts(false, 10107, false, false), "errorReply");
         on.complete(on.begin(command("find"), 1), 1, Outcome.NETWORK_ERROR, "closeConnection", 0, false, false);
         on.complete(on.begin(command("find"), 1), 1, Outcome.OK, null, 0, false, true);
+        on.complete(on.begin(command("find"), 1), 1, Outcome.NETWORK_ERROR, "dropReply", 0, false, true);
+        String scrape = prometheus.scrape();
         Matcher count = Pattern.compile("blackpipe_command_duration_seconds_count\\{command=\"find\",member=\"127\\.0\\.0\\.1:27017\"} (\\S+)")
-                .matcher(prometheus.scrape());
-        assertTrue(count.find(), prometheus::scrape);
-        assertEquals(2.0, Double.parseDouble(count.group(1)), "two of the four made the round trip");
-        assertEquals(4, Meters.attempts(prometheus, "find"));
+                .matcher(scrape);
+        assertTrue(count.find(), scrape);
+        assertEquals(3.0, Double.parseDouble(count.group(1)), "three of the five made the round trip");
+        Matcher sum = Pattern.compile("blackpipe_command_duration_seconds_sum\\{command=\"find\",member=\"127\\.0\\.0\\.1:27017\"} (\\S+)")
+                .matcher(scrape);
+        assertTrue(sum.find(), scrape);
+        assertTrue(Double.parseDouble(sum.group(1)) >= 0 && Double.parseDouble(sum.group(1)) < 60, "each timed from its start: " + sum.group(1));
+        assertEquals(5, Meters.attempts(prometheus, "find"));
     }
 
     @Test
