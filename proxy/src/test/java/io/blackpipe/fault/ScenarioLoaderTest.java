@@ -761,6 +761,14 @@ class ScenarioLoaderTest {
         StringBuilder deepMappings = new StringBuilder("name: x\nd0: &d0 " + "{a: ".repeat(20) + "1" + "}".repeat(20) + "\n");
         deepMappings.append("d1: &d1 ").append("{b: ".repeat(20)).append("*d0").append("}".repeat(20)).append("\n");
         assertRejected(deepMappings.toString(), 3, "d1", "nested deeper than 32"); // mappings count as lists do
+        // the caps themselves are allowed: such a file is read whole and refused only for its unknown field
+        String atTheDepthCap = "name: x\nd0: &d0 " + "[".repeat(20) + "]".repeat(20) + "\nd1: " + "[".repeat(11) + "*d0" + "]".repeat(11) + "\n";
+        assertRejected(atTheDepthCap, 2, "d0", "unknown field"); // the file's mapping and 31 lists in it: 32 deep
+        assertRejected(atTheDepthCap.replace("[".repeat(11), "[".repeat(12)).replace("]".repeat(11) + "\n", "]".repeat(12) + "\n"),
+                3, "d1", "nested deeper than 32");
+        String atTheValueCap = "name: x\nd: [" + "1, ".repeat(99_996) + "1]\n"; // the file, x, the list and its 99997: 100000
+        assertRejected(atTheValueCap, 2, "d", "unknown field");
+        assertRejected(atTheValueCap.replace("[", "[1, "), 2, "d", "expands to more than 100000 values");
         // size
         assertRejected("name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE) + "\n", 1, "(file)", "is larger than 1048576 characters");
         String largest = "name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE - "name: x\ndescription: \n".length()) + "\n";
