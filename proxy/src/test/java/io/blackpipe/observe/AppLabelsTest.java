@@ -2,6 +2,8 @@ package io.blackpipe.observe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.blackpipe.testing.LogCapture;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The app label's cap: the first hundred names are themselves, later ones share "other", and no app is always "". */
@@ -18,6 +20,26 @@ class AppLabelsTest {
         assertEquals("app0", labels.label("app0"), "the labelled ones still are themselves once the cap is reached");
         assertEquals("app99", labels.label("app99"));
         assertEquals("", labels.label(""), "no appName is never capped");
+    }
+
+    @Test
+    void reachingTheCapIsSaidOnce() {
+        AppLabels labels = new AppLabels();
+        try (LogCapture log = LogCapture.start()) {
+            for (int i = 0; i < AppLabels.MAX_APPS; i++) {
+                labels.label("app" + i);
+            }
+            assertEquals(List.of(), capNotes(log), "no note while there is room");
+            labels.label("late1");
+            labels.label("late2");
+            labels.label("late1");
+            assertEquals(List.of(AppLabels.MAX_APPS + " distinct apps (appName) have their own metrics label: the commands of"
+                    + " further apps are counted as app=\"other\" (the history keeps their names)"), capNotes(log));
+        }
+    }
+
+    private static List<String> capNotes(LogCapture log) {
+        return log.messages().stream().filter(m -> m.contains("distinct apps (appName)")).toList();
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.blackpipe.observe;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.Clock;
@@ -247,5 +248,14 @@ class DurationHistogramTest {
         new CommandObserver(simple, new RetryTracker(10, 1_000_000_000L), History.inMemory(10))
                 .meters("find", "h:1", "app").duration.record(2_000_000);
         assertFalse(simple.getMeters().stream().anyMatch(m -> m.getId().getName().contains("duration")));
+    }
+
+    @Test
+    void theCollectorDeclaresItsNamesSoTheRegistryRefusesASecondOneByThem() {
+        PrometheusMeterRegistry prometheus = registry(Clock.SYSTEM);
+        new CommandObserver(prometheus, new RetryTracker(10, 1_000_000_000L), History.inMemory(10));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> prometheus.getPrometheusRegistry().register(new CommandDurations(Clock.SYSTEM)));
+        assertTrue(e.getMessage().contains("blackpipe_command_duration_seconds"), e.getMessage());
     }
 }
