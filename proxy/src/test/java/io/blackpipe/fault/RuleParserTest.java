@@ -499,6 +499,9 @@ class RuleParserTest {
         Rule alone = parseData("{failCommands: ['find'], errorCode: 0}");
         assertEquals("none", alone.action().name());
         assertFalse(alone.action().injects(), "nothing to count as a fault");
+        FakeInterception find = FakeInterception.retryableInsert();
+        alone.action().apply(find);
+        assertEquals(List.of("forward"), find.calls, "the command goes on to the member as it is");
         assertEquals("none", parseData("{failCommands: ['find'], errorCode: 0, errorLabels: ['RetryableWriteError']}").action().name());
         assertEquals("blockConnection", parseData("{failCommands: ['find'], errorCode: 0, blockConnection: true, blockTimeMS: 5}")
                 .action().name(), "blocked, then forwarded");
