@@ -38,12 +38,15 @@ class CommandPatternTest {
             "{'documents.sku': 'C3'}                             | false",
             "{'documents.1.sku': 'B2'}                           | true",  // the element a numeric part names
             "{'documents.0.sku': 'B2'}                           | false",
-            "{'documents.0.sku': 'A1'}                           | true",  // the first element too
+            "{'documents.0.sku': 'A1'}                           | true",  // index 0 is an index too
             "{'documents.1.sku': 'A1'}                           | false", // only the element named
             "{'documents.2.sku': 'A1'}                           | false", // past the end: no element
-            "{'documents.qty': '5'}                              | false", // a string is no number
-            "{'documents.size': {w: 2}}                          | false", // a document: all of its fields
-            "{'documents.tags': ['new']}                         | false", // an array: all of its elements
+            "{'documents.tags.x': 'new'}                         | false", // a name is no index into an array
+            "{'documents.qty': '5'}                              | false", // a number is not its string
+            "{insert: 5}                                         | false", // nor a string a number
+            "{'documents.size': {w: 2}}                          | false", // a document is equal whole
+            "{'documents.size': {w: 2, h: 3, d: 1}}              | false",
+            "{'documents.tags': ['new']}                         | false", // and an array
             "{'documents.tags': 'red'}                           | true",  // a value matches an array holding it
             "{'documents.tags': ['new', 'red']}                  | true",  // and the whole array
             "{'documents.tags': ['red', 'new']}                  | false", // in its order
@@ -77,8 +80,13 @@ class CommandPatternTest {
         assertTrue(pattern("{y: 0}").matches(command));
         assertTrue(pattern("{z: 0}").matches(command));
         assertTrue(pattern("{x: {$numberDecimal: 'NaN'}}").matches(command));
-        assertFalse(pattern("{x: Infinity}").matches(command), "NaN is no infinity");
-        assertFalse(pattern("{x: -Infinity}").matches(command));
+        BsonDocument infinite = BsonDocument.parse("{up: Infinity, down: -Infinity, dec: {$numberDecimal: '-Infinity'}}");
+        assertTrue(pattern("{up: Infinity, down: -Infinity}").matches(infinite));
+        assertTrue(pattern("{dec: -Infinity}").matches(infinite), "a decimal infinity is the double's");
+        assertFalse(pattern("{up: -Infinity}").matches(infinite), "infinities compare by sign");
+        assertFalse(pattern("{dec: Infinity}").matches(infinite));
+        assertFalse(pattern("{up: NaN}").matches(infinite), "NaN is no infinity");
+        assertFalse(pattern("{x: Infinity}").matches(command));
         BsonDocument huge = BsonDocument.parse("{big: {$numberDecimal: '1E+400'}, tiny: {$numberDecimal: '1E-400'}}");
         assertFalse(pattern("{big: Infinity}").matches(huge), "a decimal beyond a double's range is no infinity");
         assertFalse(pattern("{big: {$numberDecimal: '2E+500'}}").matches(huge));

@@ -13,8 +13,8 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The error labels a real server computes, and that blackpipe therefore synthesizes. */
 class ErrorRepliesTest {
@@ -150,7 +150,16 @@ class ErrorRepliesTest {
         assertFalse(nonRetryable.containsKey("errorLabels"), "no empty errorLabels array is sent");
     }
 
-    /** The errmsg a server gives with each code a rule may inject without a message of its own. */
+    @Test
+    void theReplyHasTheServersShape() {
+        BsonDocument tv = BsonDocument.parse("{processId: {$oid: '65f0c0ffee0000000000abcd'}, counter: {$numberLong: '3'}}");
+        BsonDocument reply = ErrorReplies.error(11600, null, null, tv, Facts.insert().txnNumber(1).build(), wire(17));
+        assertEquals(BsonDocument.parse("{ok: 0.0, errmsg: 'interrupted at shutdown', code: 11600,"
+                + " codeName: 'InterruptedAtShutdown', errorLabels: ['RetryableWriteError', 'NoWritesPerformed'],"
+                + " topologyVersion: {processId: {$oid: '65f0c0ffee0000000000abcd'}, counter: {$numberLong: '3'}}}"), reply);
+        assertEquals("Location4242", ErrorCodes.name(4242), "an unnamed code still gets a codeName");
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "10107 | not primary",
@@ -162,19 +171,13 @@ class ErrorRepliesTest {
             "189   | primary stepped down",
             "13    | not authorized on app to execute command { insert }",
             "2     | Failing command insert via blackpipe's failCommand",
+            "11000 | Failing command insert via blackpipe's failCommand",
     })
-    void eachCodeGetsTheServersMessage(int code, String errmsg) {
-        assertEquals(errmsg, ErrorReplies.error(code, null, null, null, Facts.insert().build(), wire(17)).getString("errmsg").getValue());
-    }
-
-    @Test
-    void theReplyHasTheServersShape() {
-        BsonDocument tv = BsonDocument.parse("{processId: {$oid: '65f0c0ffee0000000000abcd'}, counter: {$numberLong: '3'}}");
-        BsonDocument reply = ErrorReplies.error(11600, null, null, tv, Facts.insert().txnNumber(1).build(), wire(17));
-        assertEquals(BsonDocument.parse("{ok: 0.0, errmsg: 'interrupted at shutdown', code: 11600,"
-                + " codeName: 'InterruptedAtShutdown', errorLabels: ['RetryableWriteError', 'NoWritesPerformed'],"
-                + " topologyVersion: {processId: {$oid: '65f0c0ffee0000000000abcd'}, counter: {$numberLong: '3'}}}"), reply);
-        assertEquals("Location4242", ErrorCodes.name(4242), "an unnamed code still gets a codeName");
+    void withoutAnErrmsgTheReplySaysWhatTheServerWouldSay(int code, String errmsg) {
+        CommandFacts insert = Facts.insert().txnNumber(1).build();
+        assertEquals(errmsg, ErrorReplies.error(code, null, null, null, insert, wire(17)).getString("errmsg").getValue());
+        assertEquals("given", ErrorReplies.error(code, "given", null, null, insert, wire(17)).getString("errmsg").getValue(),
+                "an errmsg the rule gives is sent as it is");
     }
 
     @Test

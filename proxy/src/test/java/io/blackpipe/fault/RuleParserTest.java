@@ -105,13 +105,18 @@ class RuleParserTest {
         Mode mode = parse(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: 2}")).mode();
         assertEquals(List.of(true, true, true, true, true), draws(mode, 5));
         assertFalse(mode.spent());
+        assertEquals("alwaysOn", mode.describe());
     }
 
     @Test
     void timesFiresNTimesThenIsSpent() {
         Mode mode = parse(rule("{times: 2}", "{failCommands: ['find'], errorCode: 2}")).mode();
         assertFalse(mode.spent());
-        assertEquals(List.of(true, true, false, false), draws(mode, 4));
+        assertEquals("{times: 2} (2 left)", mode.describe(), "what the rule listing shows");
+        assertEquals(List.of(true, true, false), draws(mode, 3));
+        assertTrue(mode.spent());
+        assertEquals("{times: 2} (0 left)", mode.describe(), "a spent rule asked again goes no lower than 0");
+        assertEquals(List.of(false), draws(mode, 1));
         assertTrue(mode.spent());
         assertTrue(parse(rule("{times: 0}", "{failCommands: ['find'], errorCode: 2}")).mode().spent());
         Mode asLong = parse(rule("{times: {$numberLong: '1'}}", "{failCommands: ['find'], errorCode: 2}")).mode();
@@ -121,8 +126,10 @@ class RuleParserTest {
     @Test
     void skipLetsTheFirstNPassThenFiresEveryTime() {
         Mode mode = parse(rule("{skip: 2}", "{failCommands: ['find'], errorCode: 2}")).mode();
+        assertEquals("{skip: 2} (2 to skip)", mode.describe());
         assertEquals(List.of(false, false, true, true, true), draws(mode, 5));
         assertFalse(mode.spent());
+        assertEquals("{skip: 2} (0 to skip)", mode.describe());
         assertEquals(List.of(true, true), draws(parse(rule("{skip: 0}", "{failCommands: ['find'], errorCode: 2}")).mode(), 2));
     }
 
@@ -148,6 +155,8 @@ class RuleParserTest {
     void activationProbabilityZeroNeverFiresAndOneAlwaysFires() {
         Mode never = parse(rule("{activationProbability: 0}", "{failCommands: ['find'], errorCode: 2}")).mode();
         Mode always = parse(rule("{activationProbability: 1}", "{failCommands: ['find'], errorCode: 2}")).mode();
+        assertEquals("{activationProbability: 0.0}", never.describe());
+        assertEquals("{activationProbability: 1.0}", always.describe());
         for (int i = 0; i < 1000; i++) {
             assertFalse(never.fire());
             assertTrue(always.fire());
@@ -176,6 +185,30 @@ class RuleParserTest {
     }
 
     @Test
+    void restartedDrawsReplayAsThoseOfANewParser() {
+        String json = rule("{activationProbability: 0.5}", "{failCommands: ['find'], errorCode: 2}");
+        RuleParser fresh = new RuleParser(42);
+        List<Boolean> first = draws(fresh.parse("a", BsonDocument.parse(json)).mode(), 200);
+        List<Boolean> second = draws(fresh.parse("b", BsonDocument.parse(json)).mode(), 200);
+        RuleParser used = new RuleParser(42);
+        used.parse("x", BsonDocument.parse(json));
+        used.parse("y", BsonDocument.parse(json));
+        used.parse("z", BsonDocument.parse(json));
+        used.restartDraws();
+        assertEquals(first, draws(used.parse("a", BsonDocument.parse(json)).mode(), 200),
+                "after a reset the first rule draws as the first rule of a parser just made");
+        assertEquals(second, draws(used.parse("b", BsonDocument.parse(json)).mode(), 200));
+    }
+
+    @Test
+    void anUnknownErrorNameIsRefusedNamingTheKnownOnes() {
+        RuleException e = rejected(rule("'alwaysOn'", "{failCommands: ['insert'], error: 'NotMaster'}"));
+        assertEquals("data.error", e.field());
+        assertTrue(e.getMessage().contains("unknown error name NotMaster; known: [") && e.getMessage().contains("NotWritablePrimary")
+                && e.getMessage().contains("ShutdownInProgress"), e.getMessage());
+    }
+
+    @Test
     void errorNamesArePresetsForTheirCodes() {
         assertEquals(10107, assertInstanceOf(ErrorReply.class,
                 parseData("{failCommands: ['insert'], error: 'NotWritablePrimary'}").action()).code());
@@ -198,6 +231,7 @@ class RuleParserTest {
             assertEquals(code, ErrorCodes.code(name), name);
             assertEquals(name, ErrorCodes.name(code));
         });
+        assertTrue(ErrorCodes.presets().entrySet().containsAll(expected.entrySet()), "the presets listed: " + ErrorCodes.presets());
     }
 
     @Test
@@ -277,6 +311,13 @@ class RuleParserTest {
     void precedence(String winner, String fields) {
         String data = fields.replace("TRICKLE", "trickleReplyBytes: 16, trickleReplyIntervalMS: 10");
         assertEquals(winner, parseData("{failCommands: ['insert'], " + data + "}").action().name());
+    }
+
+    @Test
+    void aJitterTakesUpToTheLargestIntOfMilliseconds() {
+        assertInstanceOf(DelayReply.class, parseData("{failCommands: ['find'], delayReplyMS: 10, delayReplyJitterMS: 2147483647}").action());
+        RuleException e = rejected(rule("'alwaysOn'", "{failCommands: ['find'], delayReplyMS: 10, delayReplyJitterMS: 2147483648}"));
+        assertEquals("data.delayReplyJitterMS: 2147483648 is too large: at most 2147483647 ms", e.getMessage());
     }
 
     @Test
@@ -458,6 +499,9 @@ class RuleParserTest {
         Rule alone = parseData("{failCommands: ['find'], errorCode: 0}");
         assertEquals("none", alone.action().name());
         assertFalse(alone.action().injects(), "nothing to count as a fault");
+        FakeInterception find = FakeInterception.retryableInsert();
+        alone.action().apply(find);
+        assertEquals(List.of("forward"), find.calls, "the command goes on to the member as it is");
         assertEquals("none", parseData("{failCommands: ['find'], errorCode: 0, errorLabels: ['RetryableWriteError']}").action().name());
         assertEquals("blockConnection", parseData("{failCommands: ['find'], errorCode: 0, blockConnection: true, blockTimeMS: 5}")
                 .action().name(), "blocked, then forwarded");

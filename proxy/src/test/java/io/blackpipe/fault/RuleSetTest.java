@@ -126,10 +126,17 @@ class RuleSetTest {
         assertEquals(List.of("x", "y"), rules.rules().stream().map(Rule::id).toList(), "a replaced rule keeps its place");
         assertNull(decide("insert"), "the old version's command no longer fires");
         assertTrue(decide("find").action() instanceof CloseConnection);
-        rules.put(rule("y", "'alwaysOn'", "{failCommands: ['delete'], errorCode: 3}"));
-        assertEquals(List.of("x", "y"), rules.rules().stream().map(Rule::id).toList(), "the second one too, in its own place");
-        assertTrue(decide("find").action() instanceof CloseConnection, "the other rule untouched");
-        assertNull(decide("update"));
+    }
+
+    @Test
+    void aRuleReplacedFromTheMiddleKeepsItsPlaceThere() {
+        rules.put(rule("a", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 1}"));
+        rules.put(rule("b", "'alwaysOn'", "{failCommands: ['find'], errorCode: 2}"));
+        rules.put(rule("c", "'alwaysOn'", "{failCommands: ['find'], errorCode: 3}"));
+        rules.put(rule("b", "'alwaysOn'", "{failCommands: ['find'], errorCode: 4}"));
+        assertEquals(List.of("a", "b", "c"), rules.rules().stream().map(Rule::id).toList());
+        assertEquals("a", firedId("insert"), "the first rule is not the one replaced");
+        assertEquals("b", firedId("find"), "b still comes before c");
     }
 
     @Test
@@ -167,6 +174,43 @@ class RuleSetTest {
         rules.put(rule("y", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 2}"));
         assertEquals(1, before.size());
         assertEquals(2, rules.rules().size());
+    }
+
+    @Test
+    void firedCountsEachIdsFaultsAsTheFailpointCountDoesUntilForgotten() {
+        rules.put(rule("twice", "{times: 2}", "{failCommands: ['insert'], errorCode: 1}"));
+        rules.put(rule("find", "'alwaysOn'", "{failCommands: ['find'], errorCode: 2}"));
+        decide("insert");
+        decide("insert");
+        decide("insert"); // spent: not fired
+        decide("find");
+        decide("update"); // no rule
+        assertEquals(2, rules.fired("twice"));
+        assertEquals(1, rules.fired("find"));
+        assertEquals(0, rules.fired("never-added"));
+        rules.put(rule("find", "'alwaysOn'", "{failCommands: ['find'], errorCode: 3}"));
+        decide("find");
+        assertEquals(2, rules.fired("find"), "replacing a rule keeps its id's count, as the server's failpoint count");
+        rules.remove("twice");
+        assertEquals(2, rules.fired("twice"), "and removing it too");
+        rules.forgetFired();
+        assertEquals(0, rules.fired("twice"));
+        assertEquals(0, rules.fired("find"));
+        decide("find");
+        assertEquals(1, rules.fired("find"), "counted from 0 again");
+    }
+
+    @Test
+    void aRuleForARoleSeesTheStateOfTheMemberTheCommandGoesTo() {
+        rules.put(rule("on-primary", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 1, member: 'primary'}"));
+        rules.put(rule("on-secondary", "'alwaysOn'", "{failCommands: ['find'], errorCode: 2, member: 'secondary'}"));
+        MemberState secondary = new MemberState(MemberState.Role.SECONDARY, 17, FakeInterception.PROCESS_ID, 7);
+        Attempt insert = Facts.command("insert").attempt("app", 1);
+        Attempt find = Facts.command("find").attempt("app", 1);
+        assertEquals("on-primary", rules.decide(insert, PRIMARY, "127.0.0.1:40000").rule().id());
+        assertNull(rules.decide(insert, secondary, "127.0.0.1:40001"));
+        assertEquals("on-secondary", rules.decide(find, secondary, "127.0.0.1:40001").rule().id());
+        assertNull(rules.decide(find, PRIMARY, "127.0.0.1:40000"));
     }
 
     @Test

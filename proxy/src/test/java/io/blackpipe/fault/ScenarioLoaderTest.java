@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -221,6 +222,7 @@ class ScenarioLoaderTest {
             "1.5s, 1500",
             "0s, 0",
             "1500, 1500",
+            "2.6, 3",
             "'\"2500\"', 2500",
             "0, 0"})
     void durationsAreMillisecondsSecondsMinutesOrPlainNumbers(String written, long millis) {
@@ -252,6 +254,9 @@ class ScenarioLoaderTest {
         assertEquals(42, Durations.millis(42));
         assertEquals(42, Durations.millis("42"));
         assertEquals(1_000, Durations.millis(" 1S "));
+        assertEquals(3, Durations.millis(2.6), "a fractional number of milliseconds is rounded");
+        assertEquals(3, Durations.millis(2.6f));
+        assertThrows(Durations.TooShort.class, () -> Durations.millis(0.4), "not rounded down to 0: under 1ms is refused");
         for (Object bad : new Object[] {"soon", "5h", "", "-5s", -1, "ms", null}) {
             assertThrows(IllegalArgumentException.class, () -> Durations.millis(bad), String.valueOf(bad));
         }
@@ -604,6 +609,62 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void offlineAMemberIsARoleAllOrAHostPortAndAnythingElseNamesNone() {
+        ScenarioLoader offline = ScenarioLoader.offline(new RuleParser(1));
+        for (String member : new String[] {"primary", "secondary", "all", "db9:27017", "[::1]:27018"}) {
+            assertEquals(member, offline.parse("ok.yaml", "name: x\ntimeline:\n  - at: 1s\n    restore: \"" + member + "\"\n")
+                    .timeline().get(0).target());
+        }
+        for (String member : new String[] {"primry", "db9", "db9:0", "All"}) {
+            ScenarioException e = assertThrows(ScenarioException.class, () -> offline.parse("bad.yaml",
+                    "name: x\ntimeline:\n  - at: 1s\n    outage: {member: \"" + member + "\", duration: 5s}\n"), member);
+            assertEquals("bad.yaml:4: timeline[0].outage.member: no member '" + member
+                    + "' (use primary, secondary, all, or a member's host:port)", e.getMessage());
+        }
+    }
+
+    @Test
+    void aMemberStepTakesOnlyItsOwnFields() {
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 1s
+                    outage: {member: primary, for: 5s}
+                """, 4, "timeline[0].outage.for", "unknown field (expected member, duration)");
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 1s
+                    restore: {member: primary, duration: 5s}
+                """, 4, "timeline[0].restore.duration", "unknown field (expected member)");
+    }
+
+    @Test
+    void aKeyThatIsAListOrAMappingIsRejectedWithItsLine() {
+        assertRejected("""
+                name: x
+                description: fine
+                ? [a, b]
+                : 1
+                """, 3, "(file)", "keys must be plain names");
+        assertRejected("""
+                name: x
+                rules:
+                  - id: a
+                    ? {k: v}
+                    : 1
+                """, 4, "rules[0]", "keys must be plain names");
+    }
+
+    @Test
+    void aNumberAsYamlWritesItButJavaCannotReadIsKeptAsTheTextWritten() {
+        // YAML 1.1 reads 1:30 as a base-60 integer and 0b101 as binary; kept as written, a field that takes text takes them
+        Scenario scenario = loader.parse("odd.yaml", "name: 0b101\ndescription: 1:30\n");
+        assertEquals("0b101", scenario.name());
+        assertEquals("1:30", scenario.description());
+    }
+
+    @Test
     void aYamlSyntaxErrorIsReportedAtTheLineOfTheProblem() {
         ScenarioException e = rejected("""
                 name: x
@@ -677,7 +738,7 @@ class ScenarioLoaderTest {
     }
 
     @Test
-    void yamlThatWouldExhaustTheLoaderIsAScenarioError() {
+    void yamlThatWouldExhaustTheLoaderIsAScenarioError() throws IOException {
         // an alias inside what it names: a list that contains itself
         assertRejected("name: x\nrules: &a [*a]\n", 2, "rules[0]", "an alias that contains itself");
         assertRejected("name: x\ndescription: &m {again: *m}\n", 2, "description.again", "an alias that contains itself");
@@ -698,8 +759,32 @@ class ScenarioLoaderTest {
         StringBuilder deep = new StringBuilder("name: x\nd0: &d0 " + "[".repeat(20) + "]".repeat(20) + "\n");
         deep.append("d1: &d1 ").append("[".repeat(20)).append("*d0").append("]".repeat(20)).append("\n");
         assertRejected(deep.toString(), 3, "d1", "nested deeper than 32");
+        StringBuilder deepMappings = new StringBuilder("name: x\nd0: &d0 " + "{a: ".repeat(20) + "1" + "}".repeat(20) + "\n");
+        deepMappings.append("d1: &d1 ").append("{b: ".repeat(20)).append("*d0").append("}".repeat(20)).append("\n");
+        assertRejected(deepMappings.toString(), 3, "d1", "nested deeper than 32"); // mappings count as lists do
+        // the caps themselves are allowed: such a file is read whole and refused only for its unknown field
+        IntFunction<String> listsAroundD0 = n -> "name: x\nd0: &d0 " + "[".repeat(20) + "]".repeat(20) + "\nd1: " + "[".repeat(n) + "*d0"
+                + "]".repeat(n) + "\n";
+        assertRejected(listsAroundD0.apply(11), 2, "d0", "unknown field"); // the file's mapping and 31 lists in it: 32 deep
+        assertRejected(listsAroundD0.apply(12), 3, "d1", "nested deeper than 32");
+        String atTheValueCap = "name: x\nd: [" + "1, ".repeat(99_996) + "1]\n"; // the file, x, the list and its 99997: 100000
+        assertRejected(atTheValueCap, 2, "d", "unknown field");
+        assertRejected(atTheValueCap.replace("[", "[1, "), 2, "d", "expands to more than 100000 values");
         // size
         assertRejected("name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE) + "\n", 1, "(file)", "is larger than 1048576 characters");
+        String largest = "name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE - "name: x\ndescription: \n".length()) + "\n";
+        assertEquals(ScenarioLoader.MAX_SIZE, largest.length());
+        assertEquals("x", loader.parse("big.yaml", largest).name(), "the limit itself is allowed");
+        Path file = Files.createTempFile("largest", ".yaml");
+        try {
+            Files.writeString(file, largest);
+            assertEquals("x", loader.load(file).name(), "in a file of that many bytes too");
+            Files.writeString(file, largest + "\n");
+            ScenarioException e = assertThrows(ScenarioException.class, () -> loader.load(file));
+            assertEquals(file + ":1: (file): is larger than 1048576 bytes", e.getMessage());
+        } finally {
+            Files.delete(file);
+        }
     }
 
     @Test

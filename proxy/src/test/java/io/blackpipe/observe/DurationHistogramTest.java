@@ -3,6 +3,7 @@ package io.blackpipe.observe;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micrometer.core.instrument.Clock;
@@ -128,6 +129,36 @@ class DurationHistogramTest {
         }
     }
 
+    /**
+     * The same, read every second, so that reads land on the rotations exactly (one a minute), with
+     * silences (no read, no record) of exactly two rotations, of two and a half, and of more than the
+     * three the ring keeps a value for: the first read after each (a read alone, nothing recorded with it)
+     * finds the ring rotated as many times as were due, and after the longest one the rotations go on
+     * from where its schedule left them, not from the first read.
+     */
+    @Test
+    void theMaxRotatesOnItsScheduleAsMicrometersTimeWindowMaxWhenReadEverySecond() {
+        MockClock clock = new MockClock();
+        SideBySide sides = SideBySide.on(clock);
+        Timer timer = micrometerTimer(sides.timers(), "find", "h:1");
+        DurationHistogram histogram = sides.durations().histogram("find", "h:1");
+        long[] recordAtSecond = {0, 7, 20, 41, 60, 95, 100, 239, 240, 245, 421, 430, 631, 640, 950, 980, 1100};
+        long[] millis = {9, 4, 6, 2, 8, 1, 3, 5, 7, 2, 3, 1, 6, 2, 9, 3, 5};
+        int next = 0;
+        for (int second = 0; second <= 1300; second++) {
+            if (next < recordAtSecond.length && recordAtSecond[next] == second) {
+                timer.record(millis[next], TimeUnit.MILLISECONDS);
+                histogram.record(TimeUnit.MILLISECONDS.toNanos(millis[next]));
+                next++;
+            }
+            boolean silent = second > 300 && second < 420 || second > 480 && second < 630 || second > 700 && second < 950;
+            if (!silent) {
+                assertEquals(sides.timers().scrape(), sides.histograms().scrape(), "at second " + second);
+            }
+            clock.add(Duration.ofSeconds(1));
+        }
+    }
+
     @Test
     void bucketsAreCumulativeUpToInfWithCountAndSumInSeconds() {
         PrometheusMeterRegistry registry = registry(new MockClock());
@@ -217,5 +248,14 @@ class DurationHistogramTest {
         new CommandObserver(simple, new RetryTracker(10, 1_000_000_000L), History.inMemory(10))
                 .meters("find", "h:1", "app").duration.record(2_000_000);
         assertFalse(simple.getMeters().stream().anyMatch(m -> m.getId().getName().contains("duration")));
+    }
+
+    @Test
+    void theCollectorDeclaresItsNamesSoTheRegistryRefusesASecondOneByThem() {
+        PrometheusMeterRegistry prometheus = registry(Clock.SYSTEM);
+        new CommandObserver(prometheus, new RetryTracker(10, 1_000_000_000L), History.inMemory(10));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> prometheus.getPrometheusRegistry().register(new CommandDurations(Clock.SYSTEM)));
+        assertTrue(e.getMessage().contains("blackpipe_command_duration_seconds"), e.getMessage());
     }
 }

@@ -331,6 +331,38 @@ class RetryTrackerTest {
     }
 
     @Test
+    void aSessionIdleTooLongIsNewWorkEvenBeforeTheNextSweep() {
+        RetryTracker tracker = new RetryTracker(100, 100);
+        UUID a = UUID.randomUUID();
+        assertEquals(1, tracker.attemptNumber(write("insert", a, 1), 0, 0)); // a sweep, the next one due at 25
+        tracker.attemptNumber(write("insert", UUID.randomUUID(), 1), 0, 90); // a sweep, the next one due at 115
+        assertEquals(1, tracker.attemptNumber(write("insert", a, 1), 0, 101), "idle 101ns of 100: its retry looks new");
+        assertEquals(2, tracker.attemptNumber(write("insert", a, 1), 0, 102), "and the session starts over from there");
+        assertEquals(2, tracker.trackedSessions());
+    }
+
+    @Test
+    void idleSessionsAreSweptEveryQuarterOfTheIdleTime() {
+        RetryTracker tracker = new RetryTracker(100, 100);
+        tracker.attemptNumber(write("insert", UUID.randomUUID(), 1), 0, 0); // swept at once; the next sweep is due at 25
+        tracker.attemptNumber(write("insert", UUID.randomUUID(), 1), 0, 90); // due: nothing idle yet; the next is due at 115
+        tracker.attemptNumber(write("insert", UUID.randomUUID(), 1), 0, 110);
+        assertEquals(3, tracker.trackedSessions(), "the first, idle since 0, stays until the sweep due at 115");
+        tracker.attemptNumber(write("insert", UUID.randomUUID(), 1), 0, 115);
+        assertEquals(3, tracker.trackedSessions(), "swept at 115 exactly");
+    }
+
+    @Test
+    void forgetAllMakesWhatComesNextAFirstAttempt() {
+        CommandFacts find = read("find", session);
+        assertEquals(1, attemptThatEnds(find, FIND_A, true));
+        assertEquals(1, attempt(write("insert", UUID.randomUUID(), 3), 0));
+        tracker.forgetAll();
+        assertEquals(0, tracker.trackedSessions());
+        assertEquals(1, attempt(find, FIND_A), "the failed read is no longer remembered: the next test's first command is no retry");
+    }
+
+    @Test
     void anIdleReadFailureIsForgottenToo() {
         RetryTracker tracker = new RetryTracker(100, 1_000);
         CommandFacts find = read("find", session);

@@ -123,6 +123,14 @@ class CommandFactsTest {
     }
 
     @Test
+    void onlyTheStartTransactionFieldStartsATransaction() {
+        CommandFacts ordered = ofOpMsg(opMsg(2, 0, 0).body("{insert: 'c', ordered: true, bypassDocumentValidation: true, $db: 'd'}").build());
+        assertFalse(ordered.startTransaction(), "another boolean field is no startTransaction");
+        CommandFacts stated = ofOpMsg(opMsg(2, 0, 0).body("{insert: 'c', ordered: true, startTransaction: false, $db: 'd'}").build());
+        assertFalse(stated.startTransaction());
+    }
+
+    @Test
     void autocommitTrueIsNotATransaction() {
         CommandFacts facts = ofOpMsg(opMsg(2, 0, 0).body("{find: 'c', autocommit: true, $db: 'd'}").build());
         assertFalse(facts.inTransaction());

@@ -154,6 +154,25 @@ class MessagesTest {
     }
 
     @Test
+    void opQueryWithQueryOfAFrameAtANonZeroReaderIndex() {
+        byte[] selector = bson("{ismaster: 1}");
+        byte[] source = opQuery(11, 0, "admin.$cmd", 0, -1, bson("{isMaster: 1}"), selector);
+        BsonDocument replacement = BsonDocument.parse("{isMaster: 1, helloOk: true}");
+        ByteBuf frame = ALLOC.buffer();
+        try {
+            frame.writeBytes(new byte[7]).writeBytes(source).writeBytes(new byte[] {9, 9});
+            frame.readerIndex(7);
+            OpQuery query = OpQuery.parse(frame);
+            byte[] actual = built(a -> Messages.opQueryWithQuery(a, frame, query, replacement));
+            assertArrayEquals(opQuery(11, 0, "admin.$cmd", 0, -1, bson(replacement), selector), actual,
+                    "the copy starts at the frame, not at index 0 of its buffer");
+            assertEquals(7, frame.readerIndex(), "the source is not consumed");
+        } finally {
+            ReferenceCountUtil.release(frame);
+        }
+    }
+
+    @Test
     void opQueryWithQueryWithoutSelector() {
         byte[] source = opQuery(10, 0, "admin.$cmd", 0, -1, bson("{isMaster: 1}"), null);
         BsonDocument replacement = BsonDocument.parse("{isMaster: 1, helloOk: true, longer: 'a longer query document'}");

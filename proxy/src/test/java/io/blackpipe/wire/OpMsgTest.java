@@ -9,6 +9,7 @@ import static io.blackpipe.wire.WireFixtures.le32;
 import static io.blackpipe.wire.WireFixtures.opMsg;
 import static io.blackpipe.wire.WireFixtures.patchByte;
 import static io.blackpipe.wire.WireFixtures.patchLe32;
+import static io.blackpipe.wire.WireFixtures.readLe32;
 import static io.blackpipe.wire.WireFixtures.useBuf;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -257,6 +258,14 @@ class OpMsgTest {
         byte[] frame = opMsg(26, 0, 0).body(PING_BODY).sequence("documents", DOC1).build();
         int sizeAt = FIRST_SECTION + 1 + PING_BODY.length + 1;
         assertMalformed(patchLe32(frame, sizeAt, size), OpMsg::parse, "document sequence size " + size + " is out of bounds");
+    }
+
+    @Test
+    void theSmallestSequenceIsItsSizeAndAnEmptyIdentifier() {
+        // 5 bytes: the int32 size and the identifier's 0x00, no documents; the size check stops at 4
+        byte[] frame = opMsg(26, 0, 0).body(PING_BODY).sequence("").build();
+        assertEquals(5, readLe32(frame, FIRST_SECTION + 1 + PING_BODY.length + 1));
+        useBuf(frame, buf -> assertEquals(frame.length, OpMsg.parse(buf).sectionsEnd()));
     }
 
     @Test

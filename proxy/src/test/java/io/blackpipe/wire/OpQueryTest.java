@@ -15,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
+import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 
 class OpQueryTest {
@@ -87,6 +88,24 @@ class OpQueryTest {
     }
 
     @Test
+    void commandDocumentIsTheWrappedCommandDecodedOrTheQueryItself() {
+        byte[] wrapped = opQuery(7, 0, "admin.$cmd", 0, -1,
+                bson("{$query: {ismaster: 1, client: {application: {name: 'app'}}}, $readPreference: {mode: 'secondaryPreferred'}}"), null);
+        useBuf(wrapped, buf -> assertEquals(BsonDocument.parse("{ismaster: 1, client: {application: {name: 'app'}}}"),
+                OpQuery.parse(buf).commandDocument(buf)));
+        byte[] plain = opQuery(7, 0, "admin.$cmd", 0, -1, bson("{isMaster: 1, helloOk: true}"), SELECTOR);
+        useBuf(plain, buf -> assertEquals(BsonDocument.parse("{isMaster: 1, helloOk: true}"), OpQuery.parse(buf).commandDocument(buf),
+                "no wrapper: the query is the command (the selector is no part of it)"));
+        byte[] notAWrapper = opQuery(7, 0, "admin.$cmd", 0, -1, bson("{$query: 'text', x: 1}"), null);
+        useBuf(notAWrapper, buf -> assertEquals(BsonDocument.parse("{$query: 'text', x: 1}"), OpQuery.parse(buf).commandDocument(buf)));
+        byte[] laterQuery = opQuery(7, 0, "admin.$cmd", 0, -1, bson("{count: 'c', $query: {x: 1}}"), null);
+        useBuf(laterQuery, buf -> assertEquals(BsonDocument.parse("{count: 'c', $query: {x: 1}}"), OpQuery.parse(buf).commandDocument(buf),
+                "only a first field is a wrapper"));
+        byte[] empty = opQuery(7, 0, "admin.$cmd", 0, -1, bson("{}"), null);
+        useBuf(empty, buf -> assertEquals(new BsonDocument(), OpQuery.parse(buf).commandDocument(buf)));
+    }
+
+    @Test
     void parsesAtANonZeroReaderIndex() {
         byte[] frame = opQuery(8, 0, "admin.$cmd", 0, -1, QUERY, SELECTOR);
         ByteBuf buf = ByteBufAllocator.DEFAULT.buffer();
@@ -110,6 +129,18 @@ class OpQueryTest {
     void unterminatedCollectionNameIsRejected() {
         byte[] frame = message(9, 0, WireFixtures.OP_QUERY, concat(le32(0), "admin.$cmd_and_more_text_without_end".getBytes()));
         assertMalformed(frame, OpQuery::parse, "collection name is not terminated");
+    }
+
+    @Test
+    void theSmallestOpQueryIsAnEmptyNameAndAnEmptyQuery() {
+        // flags, "\0", numberToSkip, numberToReturn, {}: 18 bytes after the header, the least the size check lets by
+        byte[] frame = message(9, 0, WireFixtures.OP_QUERY, concat(le32(0), bytes(0), le32(0), le32(0), bson("{}")));
+        assertEquals(16 + 18, frame.length);
+        useBuf(frame, buf -> {
+            OpQuery q = OpQuery.parse(buf);
+            assertEquals("", q.fullCollectionName());
+            assertEquals(frame.length, q.queryEnd());
+        });
     }
 
     @Test

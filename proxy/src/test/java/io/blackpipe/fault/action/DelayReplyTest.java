@@ -82,6 +82,9 @@ class DelayReplyTest {
         Rule again = new RuleParser(42).parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', "
                 + "data: {failCommands: ['find'], delayReplyMS: 100, delayReplyJitterMS: 30}}"));
         assertEquals(drawn, draws((DelayReply) again.action(), 200), "a proxy started with the same seed replays them");
+        Rule another = new RuleParser(43).parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', "
+                + "data: {failCommands: ['find'], delayReplyMS: 100, delayReplyJitterMS: 30}}"));
+        assertNotEquals(drawn, draws((DelayReply) another.action(), 200), "one started with another seed does not");
 
         for (String data : new String[] {"{failCommands: ['find'], delayReplyJitterMS: 30}",
                 "{failCommands: ['find'], delayReplyMS: 100, delayReplyJitterMS: -1}",

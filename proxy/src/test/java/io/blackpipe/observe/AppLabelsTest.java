@@ -1,0 +1,53 @@
+package io.blackpipe.observe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.blackpipe.testing.LogCapture;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The app label's cap: the first hundred names are themselves, later ones share "other", and no app is always "". */
+class AppLabelsTest {
+    @Test
+    void theFirstHundredAppsAreLabelledAsThemselvesAndTheRestAsOther() {
+        AppLabels labels = new AppLabels();
+        for (int i = 0; i < AppLabels.MAX_APPS; i++) {
+            assertEquals("app" + i, labels.label("app" + i));
+        }
+        assertEquals("app7", labels.label("app7"), "asked again, a labelled app keeps its label");
+        assertEquals(AppLabels.OTHER, labels.label("app" + AppLabels.MAX_APPS), "the 101st name");
+        assertEquals(AppLabels.OTHER, labels.label("late"));
+        assertEquals("app0", labels.label("app0"), "the labelled ones still are themselves once the cap is reached");
+        assertEquals("app99", labels.label("app99"));
+        assertEquals("", labels.label(""), "no appName is never capped");
+    }
+
+    @Test
+    void reachingTheCapIsSaidOnce() {
+        AppLabels labels = new AppLabels();
+        try (LogCapture log = LogCapture.start()) {
+            for (int i = 0; i < AppLabels.MAX_APPS; i++) {
+                labels.label("app" + i);
+            }
+            assertEquals(List.of(), capNotes(log), "no note while there is room");
+            labels.label("late1");
+            labels.label("late2");
+            labels.label("late1");
+            assertEquals(List.of(AppLabels.MAX_APPS + " distinct apps (appName) have their own metrics label: the commands of"
+                    + " further apps are counted as app=\"other\" (the history keeps their names)"), capNotes(log));
+        }
+    }
+
+    private static List<String> capNotes(LogCapture log) {
+        return log.messages().stream().filter(m -> m.contains("distinct apps (appName)")).toList();
+    }
+
+    @Test
+    void noAppNameTakesNoneOfTheHundred() {
+        AppLabels labels = new AppLabels();
+        assertEquals("", labels.label(""));
+        for (int i = 0; i < AppLabels.MAX_APPS; i++) {
+            assertEquals("app" + i, labels.label("app" + i), "\"\" took no place among them");
+        }
+    }
+}
