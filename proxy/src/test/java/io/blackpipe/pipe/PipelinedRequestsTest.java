@@ -11,6 +11,8 @@ import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.WireSocket;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -232,6 +234,53 @@ class PipelinedRequestsTest {
             proxy.restore("all");
             Thread.sleep(500);
             assertEquals(0, scripted.commandsReceived("buildInfo").size(), "the client gave up: nothing goes on after the restore");
+        }
+    }
+
+    /**
+     * An outage that begins while a held request's queue is resumed: the resume meets the member down
+     * before the outage's reset reaches the connection. Every request the close ends is the outage's,
+     * the ones still queued included (they were left unlabelled, as if no fault had cut them).
+     */
+    @Test
+    void requestsAnOutageCutsWhileTheirQueueResumesAreAllTheOutages() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            MemberListener member = proxy.select("all").get(0);
+            member.blackhole(0);
+            raw.sendRaw(pipelined(command("buildInfo"), command("buildInfo"), command("buildInfo")));
+            ScriptedProxy.awaitTrue("the first held by the blackhole", () -> Meters.attempts(proxy.registry(), "buildInfo") == 1);
+            raw.expectSilence(300); // the other two queued behind it meanwhile
+
+            // The connection's event loop waits while the blackhole's end is posted to it and the outage
+            // begins, so it resumes the queue with the member down, before the outage's reset comes.
+            CountDownLatch loopHeld = new CountDownLatch(1);
+            member.eventLoops().iterator().next().execute(() -> awaitQuietly(loopHeld));
+            member.restore();
+            Thread outage = new Thread(() -> {
+                try {
+                    member.outage(0);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            });
+            outage.start();
+            ScriptedProxy.awaitTrue("the outage began", member::down);
+            loopHeld.countDown();
+            outage.join(ScriptedProxy.WAIT.toMillis());
+
+            raw.expectClosed();
+            ScriptedProxy.awaitTrue("the close ends all three",
+                    () -> Meters.outcomes(proxy.registry(), "buildInfo", "network_error") == 3);
+            assertEquals(3, Meters.faults(proxy.registry(), "outage", "buildInfo"), "each cut by the outage");
+        }
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await(ScriptedProxy.WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
