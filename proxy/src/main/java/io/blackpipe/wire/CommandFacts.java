@@ -32,7 +32,6 @@ public record CommandFacts(
         UUID lsid,
         long txnNumber,
         boolean inTransaction,
-        boolean startTransaction,
         String firstStage,
         boolean handshake,
         boolean compressionRequested,
@@ -89,7 +88,6 @@ public record CommandFacts(
         UUID lsid = null;
         long txnNumber = -1;
         boolean inTransaction = false;
-        boolean startTransaction = false;
         String firstStage = "";
         boolean hasClient = false;
         boolean compression = false;
@@ -122,8 +120,6 @@ public record CommandFacts(
                 txnNumber = body.longValue();
             } else if (body.nameIs("autocommit") && body.type() == BsonCursor.BOOLEAN) {
                 inTransaction = !body.booleanValue();
-            } else if (body.nameIs("startTransaction") && body.type() == BsonCursor.BOOLEAN) {
-                startTransaction = body.booleanValue();
             } else if (body.nameIs("client") && body.type() == BsonCursor.DOCUMENT) {
                 hasClient = true;
                 appName = applicationName(body.documentValue());
@@ -135,7 +131,7 @@ public record CommandFacts(
         long fingerprint = runs != null && lsid != null && txnNumber < 0 ? runs.hash(frame, msg) : 0;
         return new CommandFacts(frame.getIntLE(frame.readerIndex() + 4), opCode, name,
                 database == null ? "" : database, collection, flags, lsid, txnNumber, inTransaction,
-                startTransaction, firstStage, handshake, compression, appName, fingerprint);
+                firstStage, handshake, compression, appName, fingerprint);
     }
 
     /** A pipeline's first stage when it is one the proxy tells apart, else "": compared in place, nothing decoded. */

@@ -55,7 +55,7 @@ class ErrorRepliesTest {
         // error_codes.yml: ReadConcernMajorityNotAvailableYet is a RetriableError, so a mongod labels it
         assertEquals(RETRYABLE_NO_WRITES, labels(134, Facts.insert().txnNumber(1).build(), 17));
         assertEquals(RETRYABLE_NO_WRITES, labels(358, Facts.insert().txnNumber(1).build(), 17), "InternalTransactionNotSupported");
-        assertEquals(NONE, labels(358, Facts.insert().inTransaction(true).build(), 17), "... which is never transient");
+        assertEquals(NONE, labels(358, Facts.insert().inTransaction().build(), 17), "... which is never transient");
         for (int code : ErrorCodes.RETRYABLE_WRITE) {
             assertTrue(ErrorCodes.SERVER_RETRIABLE.contains(code), "the spec's code " + code + " is in the server's category");
         }
@@ -102,7 +102,7 @@ class ErrorRepliesTest {
     @Test
     void commitAndAbortAreRetryableWritesEvenInsideTheTransaction() {
         for (String end : new String[] {"commitTransaction", "abortTransaction"}) {
-            CommandFacts facts = Facts.command(end).database("admin").collection("").inTransaction(false).build();
+            CommandFacts facts = Facts.command(end).database("admin").collection("").inTransaction().build();
             assertEquals(RETRYABLE_NO_WRITES, labels(91, facts, 17), end);
             assertEquals(NONE, labels(13, facts, 17), end);
             CommandFacts noTxnNumber = Facts.command(end).database("admin").collection("").build();
@@ -113,7 +113,7 @@ class ErrorRepliesTest {
     @Test
     void commitAndAbortAreTransientOnTheCodesThatLeaveNothingCommitted() {
         for (String end : new String[] {"commitTransaction", "abortTransaction"}) {
-            CommandFacts facts = Facts.command(end).database("admin").collection("").inTransaction(false).build();
+            CommandFacts facts = Facts.command(end).database("admin").collection("").inTransaction().build();
             assertEquals(TRANSIENT, labels(251, facts, 17), end + ": NoSuchTransaction");
             assertEquals(TRANSIENT, labels(112, facts, 17), end + ": WriteConflict");
             assertEquals(TRANSIENT, labels(246, facts, 17), end + ": SnapshotUnavailable");
@@ -125,9 +125,9 @@ class ErrorRepliesTest {
 
     @Test
     void insideATransactionTheLabelIsTransientTransactionError() {
-        CommandFacts statement = Facts.insert().inTransaction(true).build();
+        CommandFacts statement = Facts.insert().inTransaction().build();
         assertEquals(TRANSIENT, labels(10107, statement, 17));
-        assertEquals(TRANSIENT, labels(91, Facts.insert().inTransaction(false).build(), 17));
+        assertEquals(TRANSIENT, labels(91, statement, 17));
         assertEquals(TRANSIENT, labels(112, statement, 17), "WriteConflict");
         assertEquals(TRANSIENT, labels(251, statement, 17), "NoSuchTransaction");
         for (int code : new int[] {24, 134, 239, 246, 250, 267, 272, 150, 13388, 249, 343}) {
@@ -277,7 +277,7 @@ class ErrorRepliesTest {
         assertEquals(BsonArray.parse("['RetryableWriteError', 'NoWritesPerformed', 'SystemOverloadedError']"),
                 labels(462, Facts.insert().txnNumber(1).build(), 27), "a retryable write: 462 is also a retriable code");
         assertEquals(BsonArray.parse("['TransientTransactionError', 'SystemOverloadedError']"),
-                labels(462, Facts.insert().inTransaction(true).build(), 27), "a statement in a transaction");
+                labels(462, Facts.insert().inTransaction().build(), 27), "a statement in a transaction");
         assertEquals(BsonArray.parse("['ResumableChangeStreamError', 'SystemOverloadedError']"),
                 ErrorReplies.labels(462, null, Facts.command("getMore").build(), true, wire(27), true), "a change stream's getMore");
         assertEquals(OVERLOADED, labels(365, Facts.insert().txnNumber(1).build(), 27), "365 is not retriable: the label alone");

@@ -186,7 +186,6 @@ public final class FakeInterception implements Interception {
         private UUID lsid = UUID.fromString("00000000-0000-4000-8000-000000000001");
         private long txnNumber = -1;
         private boolean inTransaction;
-        private boolean startTransaction;
 
         private Facts(String name) {
             this.name = name;
@@ -220,9 +219,8 @@ public final class FakeInterception implements Interception {
             return this;
         }
 
-        public Facts inTransaction(boolean start) {
+        public Facts inTransaction() {
             this.inTransaction = true;
-            this.startTransaction = start;
             if (txnNumber < 0) {
                 txnNumber = 1;
             }
@@ -231,7 +229,7 @@ public final class FakeInterception implements Interception {
 
         public CommandFacts build() {
             return new CommandFacts(42, OpCode.OP_MSG, name, database, collection, 0, lsid, txnNumber, inTransaction,
-                    startTransaction, "", false, false, null, 0);
+                    "", false, false, null, 0);
         }
 
         public Attempt attempt(String appName, int attemptNumber) {

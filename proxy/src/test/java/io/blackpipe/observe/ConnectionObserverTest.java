@@ -31,16 +31,16 @@ class ConnectionObserverTest {
     private final ConnectionObserver connection = shared.forConnection(MEMBER);
 
     private static CommandFacts command(String name) {
-        return new CommandFacts(1, OpCode.OP_MSG, name, "db", "c", 0, null, -1, false, false, "", false, false, null, 0);
+        return new CommandFacts(1, OpCode.OP_MSG, name, "db", "c", 0, null, -1, false, "", false, false, null, 0);
     }
 
     /** A command in a session without txnNumber: a read, retried when the same is re-sent after a failure. */
     private static CommandFacts inSession(String name, String firstStage) {
-        return new CommandFacts(1, OpCode.OP_MSG, name, "db", "c", 0, SESSION, -1, false, false, firstStage, false, false, null, 0);
+        return new CommandFacts(1, OpCode.OP_MSG, name, "db", "c", 0, SESSION, -1, false, firstStage, false, false, null, 0);
     }
 
     private static CommandFacts handshake(String name, String appName) {
-        return new CommandFacts(1, OpCode.OP_MSG, name, "admin", "", 0, null, -1, false, false, "", true, false, appName, 0);
+        return new CommandFacts(1, OpCode.OP_MSG, name, "admin", "", 0, null, -1, false, "", true, false, appName, 0);
     }
 
     private HistoryEntry last() {

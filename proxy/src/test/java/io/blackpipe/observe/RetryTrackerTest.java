@@ -31,25 +31,25 @@ class RetryTrackerTest {
 
     // ---------------------------------------------------------------- fixtures
 
-    private CommandFacts command(String name, UUID lsid, long txnNumber, boolean inTransaction, boolean startTransaction, int flags) {
+    private CommandFacts command(String name, UUID lsid, long txnNumber, boolean inTransaction, int flags) {
         return new CommandFacts(++requestIds, OpCode.OP_MSG, name, "db", name.equals("commitTransaction")
-                || name.equals("abortTransaction") ? "" : "c", flags, lsid, txnNumber, inTransaction, startTransaction,
+                || name.equals("abortTransaction") ? "" : "c", flags, lsid, txnNumber, inTransaction,
                 "", false, false, null, 0);
     }
 
     /** A retryable write: lsid + txnNumber, outside a transaction. */
     private CommandFacts write(String name, UUID lsid, long txnNumber) {
-        return command(name, lsid, txnNumber, false, false, 0);
+        return command(name, lsid, txnNumber, false, 0);
     }
 
     /** A statement of a multi-document transaction (autocommit: false). */
-    private CommandFacts inTransaction(String name, UUID lsid, long txnNumber, boolean start) {
-        return command(name, lsid, txnNumber, true, start, 0);
+    private CommandFacts inTransaction(String name, UUID lsid, long txnNumber) {
+        return command(name, lsid, txnNumber, true, 0);
     }
 
     /** A read (or any other command without txnNumber) in a session. */
     private CommandFacts read(String name, UUID lsid) {
-        return command(name, lsid, -1, false, false, 0);
+        return command(name, lsid, -1, false, 0);
     }
 
     /** Begins an attempt the way ConnectionObserver does, a millisecond after the previous one. */
@@ -104,24 +104,24 @@ class RetryTrackerTest {
 
     @Test
     void statementsInsideATransactionAreNotRetriesButItsCommitAndAbortAre() {
-        assertEquals(1, attempt(inTransaction("insert", session, 7, true), 0));
-        assertEquals(1, attempt(inTransaction("insert", session, 7, false), 0), "the second statement");
-        assertEquals(1, attempt(inTransaction("update", session, 7, false), 0));
-        assertEquals(1, attempt(inTransaction("find", session, 7, false), 0), "reads inside the transaction too");
-        assertEquals(1, attempt(inTransaction("commitTransaction", session, 7, false), 0));
-        assertEquals(2, attempt(inTransaction("commitTransaction", session, 7, false), 0), "commit retried");
-        assertEquals(3, attempt(inTransaction("commitTransaction", session, 7, false), 0));
+        assertEquals(1, attempt(inTransaction("insert", session, 7), 0));
+        assertEquals(1, attempt(inTransaction("insert", session, 7), 0), "the second statement");
+        assertEquals(1, attempt(inTransaction("update", session, 7), 0));
+        assertEquals(1, attempt(inTransaction("find", session, 7), 0), "reads inside the transaction too");
+        assertEquals(1, attempt(inTransaction("commitTransaction", session, 7), 0));
+        assertEquals(2, attempt(inTransaction("commitTransaction", session, 7), 0), "commit retried");
+        assertEquals(3, attempt(inTransaction("commitTransaction", session, 7), 0));
 
-        assertEquals(1, attempt(inTransaction("insert", session, 8, true), 0), "the next transaction");
-        assertEquals(1, attempt(inTransaction("abortTransaction", session, 8, false), 0));
-        assertEquals(2, attempt(inTransaction("abortTransaction", session, 8, false), 0), "abort retried");
-        assertEquals(1, attempt(inTransaction("commitTransaction", session, 9, false), 0), "a commit of a new txnNumber");
+        assertEquals(1, attempt(inTransaction("insert", session, 8), 0), "the next transaction");
+        assertEquals(1, attempt(inTransaction("abortTransaction", session, 8), 0));
+        assertEquals(2, attempt(inTransaction("abortTransaction", session, 8), 0), "abort retried");
+        assertEquals(1, attempt(inTransaction("commitTransaction", session, 9), 0), "a commit of a new txnNumber");
     }
 
     @Test
     void commitAndAbortOfTheSameTransactionAreNotRetriesOfEachOther() {
-        assertEquals(1, attempt(inTransaction("commitTransaction", session, 4, false), 0));
-        assertEquals(1, attempt(inTransaction("abortTransaction", session, 4, false), 0));
+        assertEquals(1, attempt(inTransaction("commitTransaction", session, 4), 0));
+        assertEquals(1, attempt(inTransaction("abortTransaction", session, 4), 0));
     }
 
     // ---------------------------------------------------------------- reads and other commands without txnNumber
@@ -174,7 +174,7 @@ class RetryTrackerTest {
     @Test
     void aStatementOfATransactionAlsoEndsTheReadsChain() {
         assertEquals(1, attemptThatEnds(read("find", session), FIND_A, true));
-        assertEquals(1, attempt(inTransaction("find", session, 7, true), 0));
+        assertEquals(1, attempt(inTransaction("find", session, 7), 0));
         assertEquals(1, attempt(read("find", session), FIND_A));
     }
 
@@ -260,7 +260,7 @@ class RetryTrackerTest {
 
     @Test
     void commandsWithoutLsidAreAlwaysFirstAttempts() {
-        CommandFacts w0 = command("insert", null, -1, false, false, OpMsg.MORE_TO_COME);
+        CommandFacts w0 = command("insert", null, -1, false, OpMsg.MORE_TO_COME);
         assertEquals(1, attemptThatEnds(w0, 0, true));
         assertEquals(1, attemptThatEnds(w0, 0, true));
         CommandFacts withTxnNumberButNoSession = write("insert", null, 1);

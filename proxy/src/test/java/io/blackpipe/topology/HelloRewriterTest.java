@@ -313,6 +313,6 @@ class HelloRewriterTest {
     }
 
     private static CommandFacts facts(String name, String database, String collection) {
-        return new CommandFacts(1, OpCode.OP_MSG, name, database, collection, 0, null, -1, false, false, "", false, false, null, 0);
+        return new CommandFacts(1, OpCode.OP_MSG, name, database, collection, 0, null, -1, false, "", false, false, null, 0);
     }
 }

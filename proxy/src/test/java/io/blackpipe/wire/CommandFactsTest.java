@@ -67,7 +67,6 @@ class CommandFactsTest {
         assertEquals(7, facts.txnNumber());
         assertTrue(facts.hasTxnNumber());
         assertTrue(facts.inTransaction());
-        assertTrue(facts.startTransaction());
         assertFalse(facts.handshake());
         assertFalse(facts.isHello());
         assertFalse(facts.compressionRequested());
@@ -119,15 +118,6 @@ class CommandFactsTest {
         assertEquals(-1, facts.txnNumber());
         assertFalse(facts.hasTxnNumber());
         assertFalse(facts.inTransaction());
-        assertFalse(facts.startTransaction());
-    }
-
-    @Test
-    void onlyTheStartTransactionFieldStartsATransaction() {
-        CommandFacts ordered = ofOpMsg(opMsg(2, 0, 0).body("{insert: 'c', ordered: true, bypassDocumentValidation: true, $db: 'd'}").build());
-        assertFalse(ordered.startTransaction(), "another boolean field is no startTransaction");
-        CommandFacts stated = ofOpMsg(opMsg(2, 0, 0).body("{insert: 'c', ordered: true, startTransaction: false, $db: 'd'}").build());
-        assertFalse(stated.startTransaction());
     }
 
     @Test
