@@ -59,6 +59,23 @@ class DurationHistogramTest {
         }
     }
 
+    /** One series (find on h:1) recorded on both sides: a Timer and blackpipe's histogram. */
+    private record FindOnBothSides(SideBySide sides, Timer timer, DurationHistogram histogram) {
+        static FindOnBothSides on(Clock clock) {
+            SideBySide sides = SideBySide.on(clock);
+            return new FindOnBothSides(sides, micrometerTimer(sides.timers(), "find", "h:1"), sides.durations().histogram("find", "h:1"));
+        }
+
+        void record(long nanos) {
+            timer.record(nanos, TimeUnit.NANOSECONDS);
+            histogram.record(nanos);
+        }
+
+        void assertScrapesEqual(String when) {
+            assertEquals(sides.timers().scrape(), sides.histograms().scrape(), when);
+        }
+    }
+
     @Test
     void theBucketBoundsAreTheOnesMicrometerGaveTheTimer() {
         CountAtBucket[] timerBuckets = micrometerTimer(registry(Clock.SYSTEM), "find", "m").takeSnapshot().histogramCounts();
@@ -113,19 +130,16 @@ class DurationHistogramTest {
     @Test
     void theMaxRotatesAsMicrometersTimeWindowMax() {
         MockClock clock = new MockClock();
-        SideBySide sides = SideBySide.on(clock);
-        Timer timer = micrometerTimer(sides.timers(), "find", "h:1");
-        DurationHistogram histogram = sides.durations().histogram("find", "h:1");
+        FindOnBothSides find = FindOnBothSides.on(clock);
         long[] millisBefore = {0, 5_000, 44_666, 1, 19_000, 60_000, 1_000, 39_000, 40_000, 119_999, 61_000, 121_000, 7, 250_000,
             20_000, 20_000, 20_000, 20_000, 20_000, 20_000, 20_000, 20_000, 20_000};
         for (int step = 0; step < millisBefore.length; step++) {
             clock.add(Duration.ofMillis(millisBefore[step]));
             long sample = (step * 7_919L % 13 + 1) * 1_000_000; // up and down, so older maxima matter
-            timer.record(sample, TimeUnit.NANOSECONDS);
-            histogram.record(sample);
-            assertEquals(sides.timers().scrape(), sides.histograms().scrape(), "after step " + step);
+            find.record(sample);
+            find.assertScrapesEqual("after step " + step);
             clock.add(Duration.ofMillis(10_333)); // and read between records
-            assertEquals(sides.timers().scrape(), sides.histograms().scrape(), "between steps " + step + " and " + (step + 1));
+            find.assertScrapesEqual("between steps " + step + " and " + (step + 1));
         }
     }
 
@@ -139,21 +153,18 @@ class DurationHistogramTest {
     @Test
     void theMaxRotatesOnItsScheduleAsMicrometersTimeWindowMaxWhenReadEverySecond() {
         MockClock clock = new MockClock();
-        SideBySide sides = SideBySide.on(clock);
-        Timer timer = micrometerTimer(sides.timers(), "find", "h:1");
-        DurationHistogram histogram = sides.durations().histogram("find", "h:1");
+        FindOnBothSides find = FindOnBothSides.on(clock);
         long[] recordAtSecond = {0, 7, 20, 41, 60, 95, 100, 239, 240, 245, 421, 430, 631, 640, 950, 980, 1100};
         long[] millis = {9, 4, 6, 2, 8, 1, 3, 5, 7, 2, 3, 1, 6, 2, 9, 3, 5};
         int next = 0;
         for (int second = 0; second <= 1300; second++) {
             if (next < recordAtSecond.length && recordAtSecond[next] == second) {
-                timer.record(millis[next], TimeUnit.MILLISECONDS);
-                histogram.record(TimeUnit.MILLISECONDS.toNanos(millis[next]));
+                find.record(TimeUnit.MILLISECONDS.toNanos(millis[next]));
                 next++;
             }
             boolean silent = second > 300 && second < 420 || second > 480 && second < 630 || second > 700 && second < 950;
             if (!silent) {
-                assertEquals(sides.timers().scrape(), sides.histograms().scrape(), "at second " + second);
+                find.assertScrapesEqual("at second " + second);
             }
             clock.add(Duration.ofSeconds(1));
         }
