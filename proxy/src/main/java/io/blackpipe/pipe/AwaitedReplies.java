@@ -34,6 +34,24 @@ final class AwaitedReplies {
         return null;
     }
 
+    /** A hello forwarded to the member: the proxy's answers sent after it wait for its reply. */
+    void addHello(int requestId) {
+        commands.add(InFlight.forwardedHello(requestId));
+    }
+
+    /**
+     * A reply with this responseTo (the member's, or one the proxy gave early in its place) answered a
+     * forwarded hello: true when it did (it is removed; answers behind it may be due).
+     */
+    boolean helloAnswered(int responseTo) {
+        InFlight hello = answeredBy(responseTo);
+        if (hello == null || !hello.isHello()) {
+            return false;
+        }
+        commands.remove(hello);
+        return true;
+    }
+
     void remove(InFlight command) {
         commands.remove(command);
     }
@@ -77,13 +95,16 @@ final class AwaitedReplies {
         return due == null ? List.of() : due;
     }
 
-    /** The connection closed: what still awaited a reply, removed; the caller ends each (an answer's buffer is released here). */
+    /**
+     * The connection closed: the commands that still awaited a reply, removed; the caller ends each (an
+     * answer's buffer is released here, a hello is nobody's attempt).
+     */
     List<InFlight> clear() {
         List<InFlight> left = new ArrayList<>(commands.size());
         for (InFlight command : commands) {
             if (command.answer != null) {
                 command.answer.release();
-            } else {
+            } else if (!command.isHello()) {
                 left.add(command);
             }
         }

@@ -160,6 +160,9 @@ final class Exchange {
 
     void forwardHello(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
         if (!standIn.tookOver(frame, facts, msg)) {
+            if (!facts.moreToCome()) {
+                awaited.addHello(facts.requestId());
+            }
             connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, query));
         }
     }
@@ -309,10 +312,14 @@ final class Exchange {
 
     private void deliver(ByteBuf frame) {
         InFlight current = awaited.answeredBy(Header.responseTo(frame));
-        if (current == null) {
+        if (current == null || current.isHello()) { // a stream's next replies answer no request
             ByteBuf reply = hellos.onReply(connection.alloc(), frame);
             if (reply != null) { // else a hello's late reply the proxy already gave
                 connection.sendToClient(reply);
+            }
+            if (current != null) {
+                awaited.remove(current);
+                replies.sendBeforeTheQueued(awaited.dueAnswers());
             }
             return;
         }
@@ -373,18 +380,12 @@ final class Exchange {
         return memberState.get();
     }
 
-    /** The topologyVersion for a state-change error from this member (see {@link io.blackpipe.fault.Interception}). */
-    BsonDocument topologyVersion(boolean newer) {
-        BsonDocument version = context.memberStates().topologyVersion(member.upstream(), newer);
-        if (newer && version != null) {
-            connection.listener().topologyChanged();
-        }
-        return version;
-    }
-
-    /** See {@link HelloStandIn#answerAwaitingNow}. */
+    /** See {@link HelloStandIn#answerAwaitingNow}; the proxy's answers pipelined behind that hello go with it. */
     void answerAwaitingHelloNow() {
-        standIn.answerAwaitingNow();
+        if (awaited.helloAnswered(standIn.answerAwaitingNow())) {
+            replies.sendBeforeTheQueued(awaited.dueAnswers());
+            connection.flushClient();
+        }
     }
 
     PipeContext context() {

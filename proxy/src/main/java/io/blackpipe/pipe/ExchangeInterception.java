@@ -22,9 +22,14 @@ abstract class ExchangeInterception implements Interception {
         return exchange.memberState();
     }
 
+    /** The topologyVersion for a state-change error from this member: a newer one is the member's news to every hello. */
     @Override
     public BsonDocument topologyVersion(boolean newer) {
-        return exchange.topologyVersion(newer);
+        BsonDocument version = exchange.context().memberStates().topologyVersion(exchange.member().upstream(), newer);
+        if (newer && version != null) {
+            exchange.connection().listener().topologyChanged();
+        }
+        return version;
     }
 
     @Override

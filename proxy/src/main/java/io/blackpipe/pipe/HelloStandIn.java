@@ -3,6 +3,7 @@ package io.blackpipe.pipe;
 import io.blackpipe.topology.HelloExchange;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.Header;
 import io.blackpipe.wire.OpMsg;
 import io.netty.buffer.ByteBuf;
 import org.bson.BsonDocument;
@@ -75,16 +76,20 @@ final class HelloStandIn {
 
     /**
      * The member's topologyVersion moved on: an awaitable hello the member holds is answered now (see
-     * {@link HelloExchange#answerAwaitingNow}); nothing passes a blackholed member.
+     * {@link HelloExchange#answerAwaitingNow}); nothing passes a blackholed member. Returns the
+     * responseTo of the answer, or -1 when none was sent.
      */
-    void answerAwaitingNow() {
+    int answerAwaitingNow() {
         if (!connection.isOpen() || connection.blackholed()) {
-            return;
+            return -1;
         }
         ByteBuf reply = hellos.answerAwaitingNow(connection.alloc(), context.nextRequestId());
-        if (reply != null) {
-            send(reply);
+        if (reply == null) {
+            return -1;
         }
+        int answered = Header.responseTo(reply);
+        send(reply);
+        return answered;
     }
 
     private void send(ByteBuf reply) {

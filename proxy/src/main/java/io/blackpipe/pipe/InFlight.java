@@ -6,7 +6,8 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * The application command a connection is waiting on, until its last reply (or the connection's end);
- * or, with no attempt, the proxy's answer to a pipelined request, waiting its turn.
+ * or, with no attempt, the proxy's answer to a pipelined request, waiting its turn, or a hello
+ * forwarded to the member, until its first reply.
  */
 final class InFlight {
     final Attempt attempt;
@@ -39,7 +40,25 @@ final class InFlight {
         this.answer = answer;
     }
 
+    /** A hello forwarded to the member: not an application command, but answers sent after it wait for its reply. */
+    private InFlight(int helloRequestId) {
+        this.attempt = null;
+        this.fingerprint = 0;
+        this.fault = null;
+        this.fate = null;
+        this.forwarded = true;
+        this.awaitedResponseTo = helloRequestId;
+    }
+
     static InFlight answerInWaiting(ByteBuf answer) {
         return new InFlight(answer);
+    }
+
+    static InFlight forwardedHello(int requestId) {
+        return new InFlight(requestId);
+    }
+
+    boolean isHello() {
+        return attempt == null && answer == null;
     }
 }

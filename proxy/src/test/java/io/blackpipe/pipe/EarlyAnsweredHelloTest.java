@@ -13,6 +13,7 @@ import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongodFrame;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.WireSocket;
+import java.io.ByteArrayOutputStream;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +21,7 @@ import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
+import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -162,7 +164,38 @@ class EarlyAnsweredHelloTest {
         }
     }
 
-    /** A NotWritablePrimary injected into an app's insert: the member's topologyVersion moves on, as in a real stepdown. */
+    /**
+     * A pipelining client's request behind an awaitable hello the member holds: the answer the proxy
+     * gives it (a rule's error) waits for the hello's answer, as behind a server's, and goes out with
+     * the proxy's early answer, not when the member answers the hello at the end of its wait.
+     */
+    @Test
+    void theProxysAnswerPipelinedBehindAnAwaitableHelloGoesWithItsEarlyAnswer() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(ScriptedProxy.port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis());
+             MongoClient app = app(proxy)) {
+            raw.sendMsg(0, command("hello").append("$db", new BsonString("admin")));
+            BsonDocument known = ScriptedMongodWire.parseOpMsg(raw.read()).body().getDocument("topologyVersion");
+            proxy.rules().put(proxy.ruleParser().parse("fail-ping", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 2}}")));
+            ByteArrayOutputStream pipelined = new ByteArrayOutputStream();
+            pipelined.write(ScriptedMongodWire.buildOpMsg(200, 0, 0,
+                    awaitable(known, MEMBER_WAIT_MILLIS).append("$db", new BsonString("admin")), null));
+            pipelined.write(ScriptedMongodWire.buildOpMsg(201, 0, 0, command("ping").append("$db", new BsonString("admin")), null));
+            raw.sendRaw(pipelined.toByteArray());
+            awaitTrue("the member holds the awaitable hello", () -> oneReplyAwaitableHellos(scripted).size() == 1);
+            ScriptedMongodFrame held = oneReplyAwaitableHellos(scripted).get(0);
+            raw.expectSilence(300); // the ping's error waits its turn
+
+            injectStateChangeError(proxy, app);
+            assertEquals(200, ScriptedMongodWire.responseTo(raw.read()), "the hello, answered early");
+            byte[] ping = raw.read();
+            assertEquals(201, ScriptedMongodWire.responseTo(ping));
+            assertEquals(2, ScriptedMongodWire.parseOpMsg(ping).body().getInt32("code").getValue());
+            assertEquals(List.of(), answersTo(scripted, held), "both before the member answered the hello");
+        }
+    }
+
     /** The tool: one connection straight to the member's listener, so its hellos queue as on one server connection. */
     private static MongoClient tool(ProxyServer proxy) {
         return ScriptedProxy.client("mongodb://" + ScriptedProxy.advertised(proxy)
@@ -174,6 +207,7 @@ class EarlyAnsweredHelloTest {
         return ScriptedProxy.client(proxy.connectionString() + "&retryWrites=false&serverMonitoringMode=poll", null);
     }
 
+    /** A NotWritablePrimary injected into an app's insert: the member's topologyVersion moves on, as in a real stepdown. */
     private static void injectStateChangeError(ProxyServer proxy, MongoClient app) throws Exception {
         proxy.rules().put(proxy.ruleParser().parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand',"
                 + " mode: {times: 1}, data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}")));

@@ -95,6 +95,23 @@ class PipelinedRequestsTest {
     }
 
     @Test
+    void anErrorOnARequestPipelinedBehindAForwardedHelloComesAfterTheHellosReply() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
+             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            alwaysOn(proxy, "fail-ping", "{failCommands: ['ping'], errorCode: 2}");
+            raw.sendRaw(pipelined(command("hello"), command("ping"), command("hello"), configureOff()));
+
+            byte[] hello = raw.read();
+            assertEquals(100, ScriptedMongodWire.responseTo(hello), "mongod answers the hello first");
+            assertEquals(ScriptedProxy.advertised(proxy), ScriptedMongodWire.parseOpMsg(hello).body().getString("me").getValue(),
+                    "rewritten as any hello");
+            assertEquals(101, ScriptedMongodWire.responseTo(raw.read()));
+            assertEquals(102, ScriptedMongodWire.responseTo(raw.read()));
+            assertEquals(103, ScriptedMongodWire.responseTo(raw.read()), "the proxy's own answer after the hello before it");
+        }
+    }
+
+    @Test
     void anErrorOnARequestSentWhileTheReplyBeforeIsDelayedComesAfterThatReply() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
              WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
