@@ -22,40 +22,28 @@ final class InFlight {
     ByteBuf answer;
 
     InFlight(Attempt attempt, long fingerprint, String fault, ReplyFate fate, boolean forwarded) {
+        this(attempt, fingerprint, fault, fate, forwarded, null, attempt.facts().requestId());
+    }
+
+    private InFlight(Attempt attempt, long fingerprint, String fault, ReplyFate fate, boolean forwarded, ByteBuf answer,
+                     int awaitedResponseTo) {
         this.attempt = attempt;
         this.fingerprint = fingerprint;
         this.fault = fault;
         this.fate = fate;
         this.forwarded = forwarded;
-        this.awaitedResponseTo = attempt.facts().requestId();
+        this.answer = answer;
+        this.awaitedResponseTo = awaitedResponseTo;
     }
 
     /** An answer the proxy gave in the member's place, waiting its turn; whatever it answers was counted already. */
-    private InFlight(ByteBuf answer) {
-        this.attempt = null;
-        this.fingerprint = 0;
-        this.fault = null;
-        this.fate = null;
-        this.forwarded = false;
-        this.answer = answer;
+    static InFlight answerInWaiting(ByteBuf answer) {
+        return new InFlight(null, 0, null, null, false, answer, 0);
     }
 
     /** A hello forwarded to the member: not an application command, but answers sent after it wait for its reply. */
-    private InFlight(int helloRequestId) {
-        this.attempt = null;
-        this.fingerprint = 0;
-        this.fault = null;
-        this.fate = null;
-        this.forwarded = true;
-        this.awaitedResponseTo = helloRequestId;
-    }
-
-    static InFlight answerInWaiting(ByteBuf answer) {
-        return new InFlight(answer);
-    }
-
     static InFlight forwardedHello(int requestId) {
-        return new InFlight(requestId);
+        return new InFlight(null, 0, null, null, true, null, requestId);
     }
 
     boolean isHello() {
