@@ -33,8 +33,14 @@ final class ScriptedMongodCommands {
     private final ScriptedMongodChangeStreams changeStreams;
     private final Map<String, List<BsonDocument>> store = new LinkedHashMap<>();
     private final Map<Long, Cursor> cursors = new HashMap<>();
-    /** Replies of retryable writes by lsid.id + txnNumber, so a retry is answered, not re-applied. */
-    private final Map<String, BsonDocument> executedWrites = new HashMap<>();
+    /**
+     * Each session's latest retryable write (its txnNumber and reply), so that a retry is answered, not
+     * re-applied: as mongod's config.transactions, one entry per session, not one per write.
+     */
+    private final Map<BsonValue, ExecutedWrite> executedWrites = new HashMap<>();
+
+    private record ExecutedWrite(long txnNumber, BsonDocument reply) {
+    }
 
     private static final class Cursor {
         final String ns;
@@ -134,17 +140,23 @@ final class ScriptedMongodCommands {
     }
 
     private BsonDocument retryable(BsonDocument cmd, java.util.function.Supplier<BsonDocument> write) {
-        String key = null;
+        BsonValue session = null;
+        long txnNumber = -1;
         if (cmd.containsKey("txnNumber") && cmd.isDocument("lsid")) {
-            key = cmd.getDocument("lsid").get("id") + "/" + cmd.getNumber("txnNumber").longValue();
-            BsonDocument previous = executedWrites.get(key);
-            if (previous != null) {
-                return previous.clone();
+            session = cmd.getDocument("lsid").get("id");
+            txnNumber = cmd.getNumber("txnNumber").longValue();
+            ExecutedWrite latest = executedWrites.get(session);
+            if (latest != null && latest.txnNumber() == txnNumber) {
+                return latest.reply().clone();
+            }
+            if (latest != null && latest.txnNumber() > txnNumber) {
+                return error(225, "TransactionTooOld", "Cannot start transaction " + txnNumber + " on session "
+                        + session + " because a newer transaction " + latest.txnNumber() + " has already started");
             }
         }
         BsonDocument reply = write.get();
-        if (key != null && isOk(reply)) {
-            executedWrites.put(key, reply.clone());
+        if (session != null && isOk(reply)) {
+            executedWrites.put(session, new ExecutedWrite(txnNumber, reply.clone()));
         }
         return reply;
     }

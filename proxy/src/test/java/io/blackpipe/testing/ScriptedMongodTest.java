@@ -19,10 +19,13 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.bson.BsonArray;
+import org.bson.BsonBinary;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
@@ -420,6 +423,34 @@ class ScriptedMongodTest {
             assertEquals(1, server.documents("test", "c").size());
             int pingId = raw.sendMsg(0, ping());
             assertEquals(pingId, ScriptedMongodWire.responseTo(raw.read()));
+        }
+    }
+
+    /**
+     * As mongod's config.transactions: a session's latest retryable write is answered again, not applied
+     * again; an older txnNumber is TransactionTooOld; only the latest is kept, so a long run's memory
+     * grows with its sessions, not its writes.
+     */
+    @Test
+    void aSessionsLatestRetryableWriteIsAnsweredAgainAndAnOlderOneIsTooOld() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.start(); WireSocket raw = new WireSocket(server.port(), 1, 5000)) {
+            BsonDocument lsid = new BsonDocument("id", new BsonBinary(UUID.randomUUID()));
+            IntFunction<BsonDocument> insert = txnNumber -> new BsonDocument("insert", new BsonString("c"))
+                    .append("documents", new BsonArray(List.of(new BsonDocument("_id", new BsonInt32(txnNumber)))))
+                    .append("lsid", lsid).append("txnNumber", new BsonInt64(txnNumber)).append("$db", new BsonString("test"));
+
+            raw.sendMsg(0, insert.apply(1));
+            assertEquals(1, ScriptedMongodWire.parseOpMsg(raw.read()).body().getInt32("n").getValue());
+            raw.sendMsg(0, insert.apply(1));
+            assertEquals(1, ScriptedMongodWire.parseOpMsg(raw.read()).body().getInt32("n").getValue(), "the retry, answered");
+            raw.sendMsg(0, insert.apply(2));
+            raw.read();
+            raw.sendMsg(0, insert.apply(1));
+            BsonDocument tooOld = ScriptedMongodWire.parseOpMsg(raw.read()).body();
+            assertEquals(225, tooOld.getInt32("code").getValue(), tooOld::toJson);
+            raw.sendMsg(0, insert.apply(2));
+            assertEquals(1, ScriptedMongodWire.parseOpMsg(raw.read()).body().getInt32("n").getValue());
+            assertEquals(2, server.documents("test", "c").size(), "each write applied once");
         }
     }
 
