@@ -74,7 +74,7 @@ final class Exchange {
 
     private void process(ByteBuf frame) {
         if (connection.memberDown()) { // an outage began: nothing more reaches the member
-            connection.cutBy(DeploymentFaults.OUTAGE); // its reset may not have come yet: what the close ends is its
+            connection.cutBy(DeploymentFaults.OUTAGE); // its reset may come later: all the close ends is the outage's
             countCutByTheClose(frame, DeploymentFaults.OUTAGE);
             frame.release();
             connection.closeClient(true);
