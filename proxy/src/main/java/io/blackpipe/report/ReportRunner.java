@@ -6,6 +6,8 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCredential;
 import com.mongodb.MongoTimeoutException;
+import com.mongodb.ReadPreference;
+import com.mongodb.WriteConcern;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -68,7 +70,7 @@ final class ReportRunner {
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstreamUri).withFaultOptions(seed, false));
              MongoClient client = client(withUpstreamCredentials(proxy.connectionString(), upstreamUri), strategy.driverRetries(),
                      selectionMillis(fault));
-             MongoClient direct = client(upstreamUri, false, SELECTION_MILLIS)) {
+             MongoClient direct = directClient(upstreamUri, SELECTION_MILLIS)) {
             CounterWorkload counter = new CounterWorkload(client.getDatabase(database).getCollection("counters"), hasPull);
             connect(client);
             String text = fault.text();
@@ -165,12 +167,28 @@ final class ReportRunner {
         return fault.slow() ? OUTAGE_SELECTION_MILLIS : SELECTION_MILLIS;
     }
 
+    /**
+     * The report's own client straight to the upstream, which seeds and counts: on the primary with
+     * acknowledged majority writes, whatever the upstream URI says (a readPreference=secondary there
+     * read a counter that lagged behind the increments; a w=0 seeded documents a case might not find).
+     */
+    static MongoClient directClient(String upstreamUri, long selectionMillis) {
+        return MongoClients.create(MongoClientSettings.builder(settings(upstreamUri, false, false, selectionMillis))
+                .readPreference(ReadPreference.primary())
+                .writeConcern(WriteConcern.MAJORITY)
+                .build());
+    }
+
     static MongoClient client(String uri, boolean retryWrites, long selectionMillis) {
         return client(uri, retryWrites, false, selectionMillis);
     }
 
     static MongoClient client(String uri, boolean retryWrites, boolean retryReads, long selectionMillis) {
-        return MongoClients.create(MongoClientSettings.builder()
+        return MongoClients.create(settings(uri, retryWrites, retryReads, selectionMillis));
+    }
+
+    private static MongoClientSettings settings(String uri, boolean retryWrites, boolean retryReads, long selectionMillis) {
+        return MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(uri))
                 .applicationName("blackpipe-report")
                 .retryWrites(retryWrites)
@@ -178,6 +196,6 @@ final class ReportRunner {
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(selectionMillis, TimeUnit.MILLISECONDS))
                 .applyToSocketSettings(b -> b.connectTimeout(10, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS))
                 .applyToServerSettings(b -> b.heartbeatFrequency(500, TimeUnit.MILLISECONDS))
-                .build());
+                .build();
     }
 }

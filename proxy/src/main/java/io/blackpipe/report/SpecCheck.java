@@ -42,7 +42,7 @@ public final class SpecCheck {
                                 List<SpecCase> cases) throws InterruptedException {
         String runId = Integer.toString(ThreadLocalRandom.current().nextInt(1 << 20), 36);
         List<SpecResult> results = new ArrayList<>();
-        try (MongoClient direct = ReportRunner.client(upstreamUri, false, SELECTION_MILLIS)) {
+        try (MongoClient direct = ReportRunner.directClient(upstreamUri, SELECTION_MILLIS)) {
             for (SpecCase specCase : cases) {
                 progress.accept("[" + (results.size() + 1) + "/" + cases.size() + "] " + specCase.name());
                 String database = "blackpipe_spec_" + runId + "_" + results.size(); // fresh: some upstreams cannot drop
