@@ -80,6 +80,14 @@ final class ReportCommand implements Callable<Integer> {
         if (driverCmd != null && !specCheck) {
             throw new ParameterException(spec.commandLine(), "--driver-cmd goes with --spec");
         }
+        if (driverCmd != null && driverCmd.isBlank()) {
+            throw new ParameterException(spec.commandLine(), "--driver-cmd needs a command, got '" + driverCmd + "'");
+        }
+        // Typed but empty (`--upstream "$MONGODB_URI"` with the variable unset) is a mistake, not a wish for a
+        // local upstream: that report would judge a deployment nobody asked about. An empty env variable is unset.
+        if (upstream != null && upstream.isBlank() && spec.commandLine().getParseResult().hasMatchedOption("--upstream")) {
+            throw new ParameterException(spec.commandLine(), "--upstream needs a URI, got '" + upstream + "'");
+        }
         String given = null;
         if (upstream != null && !upstream.isBlank()) {
             try {
