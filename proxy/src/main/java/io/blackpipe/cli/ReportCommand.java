@@ -44,7 +44,8 @@ final class ReportCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--upstream", paramLabel = "URI", defaultValue = "${env:BLACKPIPE_UPSTREAM}",
-            description = "Run against this deployment instead of starting one (env BLACKPIPE_UPSTREAM). It must be one you can write test data to.")
+            description = "Run against this deployment instead of starting one (env BLACKPIPE_UPSTREAM). It must be one you can write test data to: "
+                    + "a database per cell or case (blackpipe_report_*, blackpipe_spec_*), dropped once judged where the server allows.")
     String upstream;
 
     @Option(names = {"-n", "--iterations"}, defaultValue = "10",

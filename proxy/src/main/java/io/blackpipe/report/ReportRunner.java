@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.bson.Document;
@@ -41,7 +40,7 @@ final class ReportRunner {
     private final int iterations;
     private final long seed;
     private final Consumer<String> progress;
-    private final String runId = Integer.toString(ThreadLocalRandom.current().nextInt(1 << 20), 36);
+    private final ScratchDatabases databases = new ScratchDatabases("report");
 
     ReportRunner(String upstreamUri, boolean jongodb, int iterations, long seed, Consumer<String> progress) {
         this.upstreamUri = upstreamUri;
@@ -66,7 +65,7 @@ final class ReportRunner {
 
     private Cell cell(FaultColumn fault, Strategy strategy, int index) throws InterruptedException {
         int operations = fault.slow() ? Math.min(iterations, OUTAGE_OPERATIONS) : iterations;
-        String database = "blackpipe_report_" + runId + "_" + index; // fresh: some upstreams cannot drop
+        String database = databases.name(index);
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstreamUri).withFaultOptions(seed, false));
              MongoClient client = client(withUpstreamCredentials(proxy.connectionString(), upstreamUri), strategy.driverRetries(),
                      selectionMillis(fault));
@@ -97,6 +96,7 @@ final class ReportRunner {
             proxy.rules().clear();
             Document day = direct.getDatabase(database).getCollection("counters").find(eq("_id", CounterWorkload.DAY)).first();
             long value = day == null ? 0 : day.get("counter", Number.class) == null ? 0 : day.get("counter", Number.class).longValue();
+            ScratchDatabases.dropQuietly(direct, database);
             String note = fault.needsDedup() && strategy.driverRetries() && !dedup && value != operations
                     ? "n/a: needs a server that de-duplicates retried writes (this upstream does not)" : null;
             return new Cell(fault.name(), strategy.name(), operations, value, errors, kinds, millis,
