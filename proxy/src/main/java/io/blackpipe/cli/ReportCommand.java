@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import com.mongodb.ConnectionString;
 import io.blackpipe.fault.Plural;
 import io.blackpipe.report.ResilienceReport;
 import io.blackpipe.report.SpecCheck;
@@ -9,6 +10,7 @@ import io.blackpipe.topology.UpstreamUri;
 import io.blackpipe.upstream.LocalUpstream;
 import io.blackpipe.upstream.LocalUpstreams;
 import java.io.PrintWriter;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
@@ -94,6 +96,7 @@ final class ReportCommand implements Callable<Integer> {
             try {
                 // parsed for its toString: the description is printed and goes into the report, the password must not
                 given = "the deployment at " + UpstreamUri.parse(upstream);
+                driverAccepts(upstream);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage(), e); // as `proxy` does: exit 2 with usage
             } catch (SeedlistException e) { // as `proxy` does: the DNS records of a mongodb+srv:// host, not the URI, failed
@@ -136,6 +139,32 @@ final class ReportCommand implements Callable<Integer> {
             if (local != null) {
                 local.close();
             }
+        }
+    }
+
+    /**
+     * The report's own clients (seeding, counting) read the URI with the Java driver, which refuses options
+     * the proxy passes over (readPreference=bogus, w=-5): say so now, not as a failed run.
+     */
+    private static void driverAccepts(String uri) {
+        try {
+            new ConnectionString(uri);
+        } catch (IllegalArgumentException e) {
+            // the driver's message may not name the option ("state should be: w >= 0"); its key, never its value (a secret?)
+            String query = uri.indexOf('?') < 0 ? "" : uri.substring(uri.indexOf('?') + 1);
+            String culprit = Arrays.stream(query.split("&")).filter(option -> !acceptedAlone(option)).findFirst()
+                    .map(option -> " (" + option.split("=", 2)[0] + ")").orElse("");
+            throw new IllegalArgumentException("the upstream URI has an option the report's Java driver refuses" + culprit + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static boolean acceptedAlone(String option) {
+        try {
+            new ConnectionString("mongodb://127.0.0.1/?" + option);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 
