@@ -9,6 +9,7 @@ import io.blackpipe.topology.SeedlistException;
 import io.blackpipe.topology.UpstreamUri;
 import io.blackpipe.upstream.LocalUpstream;
 import io.blackpipe.upstream.LocalUpstreams;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.util.Arrays;
 import java.util.concurrent.Callable;
@@ -114,7 +115,12 @@ final class ReportCommand implements Callable<Integer> {
             if (uri == null || uri.isBlank()) {
                 err.println("starting a local upstream ...");
                 err.flush();
-                local = LocalUpstreams.start();
+                try {
+                    local = LocalUpstreams.start();
+                } catch (IOException e) { // no npm, no network for the first install: as `local` says it
+                    err.println("blackpipe: cannot start a local upstream: " + e.getMessage());
+                    return 1;
+                }
                 uri = local.uri();
                 description = local.description();
             } else {
