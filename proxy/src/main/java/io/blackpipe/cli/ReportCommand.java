@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
                 "",
                 "--driver-cmd CMD checks another driver: for each case blackpipe runs `/bin/sh -c 'CMD \"$@\"' blackpipe-spec URI OPERATION`, i.e. CMD URI OPERATION. "
                 + "URI is blackpipe's connection string with the case's database and retryWrites=true&retryReads=true "
-                + "(and the upstream URI's user, password, authSource and authMechanism, if it has a user); "
+                + "(and the upstream URI's user, password, authSource, authMechanism and authMechanismProperties, if it has a user); "
                 + "OPERATION is one of insert (insertOne), find (find one document), getMore (iterate the whole collection "
                 + "with batchSize 2), updateMany, deleteMany, insertW0 (insertOne with w:0). Work on the collection \"items\" "
                 + "(also in env BLACKPIPE_SPEC_COLLECTION) of the URI's database, which holds _id 1 to 5. Use the driver's "

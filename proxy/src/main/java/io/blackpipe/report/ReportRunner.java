@@ -107,8 +107,8 @@ final class ReportRunner {
     /**
      * {@code proxyUri} (blackpipe's connection string) with the credentials of {@code upstreamUri}:
      * the report's app authenticates end to end through the proxy as any app does, as the upstream
-     * URI's user (its authSource and authMechanism made explicit, so that a database put in the path
-     * later does not move them). Without credentials in the upstream URI, {@code proxyUri} as it is.
+     * URI's user (its authSource, authMechanism and authMechanismProperties made explicit, so that a
+     * database put in the path later does not move them). Without credentials in the upstream URI, {@code proxyUri} as it is.
      */
     static String withUpstreamCredentials(String proxyUri, String upstreamUri) {
         MongoCredential credential = new ConnectionString(upstreamUri).getCredential();
@@ -121,9 +121,27 @@ final class ReportRunner {
                     + (credential.getPassword() == null ? "" : ":" + encode(new String(credential.getPassword()))) + "@";
         }
         String options = "authSource=" + encode(credential.getSource())
-                + (credential.getMechanism() == null ? "" : "&authMechanism=" + encode(credential.getMechanism()));
+                + (credential.getMechanism() == null ? "" : "&authMechanism=" + encode(credential.getMechanism()))
+                + mechanismProperties(upstreamUri);
         String uri = "mongodb://" + userInfo + proxyUri.substring("mongodb://".length());
         return uri + (uri.contains("?") ? "&" : uri.indexOf('/', "mongodb://".length()) < 0 ? "/?" : "?") + options;
+    }
+
+    /**
+     * The upstream URI's authMechanismProperties option as written (an AWS session token, a Kerberos
+     * service name: part of the credential, the login fails without it), or "".
+     */
+    private static String mechanismProperties(String upstreamUri) {
+        int query = upstreamUri.indexOf('?');
+        if (query < 0) {
+            return "";
+        }
+        for (String option : upstreamUri.substring(query + 1).split("[&;]")) {
+            if (option.regionMatches(true, 0, "authMechanismProperties=", 0, "authMechanismProperties=".length())) {
+                return "&" + option;
+            }
+        }
+        return "";
     }
 
     private static String encode(String text) {
