@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import com.mongodb.ConnectionString;
 import io.blackpipe.fault.Plural;
 import io.blackpipe.report.ResilienceReport;
 import io.blackpipe.report.SpecCheck;
@@ -8,7 +9,9 @@ import io.blackpipe.topology.SeedlistException;
 import io.blackpipe.topology.UpstreamUri;
 import io.blackpipe.upstream.LocalUpstream;
 import io.blackpipe.upstream.LocalUpstreams;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.Arrays;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
@@ -30,7 +33,7 @@ import picocli.CommandLine.Spec;
                 "",
                 "--driver-cmd CMD checks another driver: for each case blackpipe runs `/bin/sh -c 'CMD \"$@\"' blackpipe-spec URI OPERATION`, i.e. CMD URI OPERATION. "
                 + "URI is blackpipe's connection string with the case's database and retryWrites=true&retryReads=true "
-                + "(and the upstream URI's user, password, authSource and authMechanism, if it has a user); "
+                + "(and the upstream URI's user, password, authSource, authMechanism and authMechanismProperties, if it has a user); "
                 + "OPERATION is one of insert (insertOne), find (find one document), getMore (iterate the whole collection "
                 + "with batchSize 2), updateMany, deleteMany, insertW0 (insertOne with w:0). Work on the collection \"items\" "
                 + "(also in env BLACKPIPE_SPEC_COLLECTION) of the URI's database, which holds _id 1 to 5. Use the driver's "
@@ -44,7 +47,8 @@ final class ReportCommand implements Callable<Integer> {
     CommandSpec spec;
 
     @Option(names = "--upstream", paramLabel = "URI", defaultValue = "${env:BLACKPIPE_UPSTREAM}",
-            description = "Run against this deployment instead of starting one (env BLACKPIPE_UPSTREAM). It must be one you can write test data to.")
+            description = "Run against this deployment instead of starting one (env BLACKPIPE_UPSTREAM). It must be one you can write test data to: "
+                    + "a database per cell or case (blackpipe_report_*, blackpipe_spec_*), dropped once judged where the server allows.")
     String upstream;
 
     @Option(names = {"-n", "--iterations"}, defaultValue = "10",
@@ -80,11 +84,20 @@ final class ReportCommand implements Callable<Integer> {
         if (driverCmd != null && !specCheck) {
             throw new ParameterException(spec.commandLine(), "--driver-cmd goes with --spec");
         }
+        if (driverCmd != null && driverCmd.isBlank()) {
+            throw new ParameterException(spec.commandLine(), "--driver-cmd needs a command, got '" + driverCmd + "'");
+        }
+        // Typed but empty (`--upstream "$MONGODB_URI"` with the variable unset) is a mistake, not a wish for a
+        // local upstream: that report would judge a deployment nobody asked about. An empty env variable is unset.
+        if (upstream != null && upstream.isBlank() && spec.commandLine().getParseResult().hasMatchedOption("--upstream")) {
+            throw new ParameterException(spec.commandLine(), "--upstream needs a URI, got '" + upstream + "'");
+        }
         String given = null;
         if (upstream != null && !upstream.isBlank()) {
             try {
                 // parsed for its toString: the description is printed and goes into the report, the password must not
                 given = "the deployment at " + UpstreamUri.parse(upstream);
+                driverAccepts(upstream);
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage(), e); // as `proxy` does: exit 2 with usage
             } catch (SeedlistException e) { // as `proxy` does: the DNS records of a mongodb+srv:// host, not the URI, failed
@@ -102,7 +115,12 @@ final class ReportCommand implements Callable<Integer> {
             if (uri == null || uri.isBlank()) {
                 err.println("starting a local upstream ...");
                 err.flush();
-                local = LocalUpstreams.start();
+                try {
+                    local = LocalUpstreams.start();
+                } catch (IOException e) { // no npm, no network for the first install: as `local` says it
+                    err.println("blackpipe: cannot start a local upstream: " + e.getMessage());
+                    return 1;
+                }
                 uri = local.uri();
                 description = local.description();
             } else {
@@ -127,6 +145,32 @@ final class ReportCommand implements Callable<Integer> {
             if (local != null) {
                 local.close();
             }
+        }
+    }
+
+    /**
+     * The report's own clients (seeding, counting) read the URI with the Java driver, which refuses options
+     * the proxy passes over (readPreference=bogus, w=-5): say so now, not as a failed run.
+     */
+    private static void driverAccepts(String uri) {
+        try {
+            new ConnectionString(uri);
+        } catch (IllegalArgumentException e) {
+            // the driver's message may not name the option ("state should be: w >= 0"); its key, never its value (a secret?)
+            String query = uri.indexOf('?') < 0 ? "" : uri.substring(uri.indexOf('?') + 1);
+            String culprit = Arrays.stream(query.split("&")).filter(option -> !acceptedAlone(option)).findFirst()
+                    .map(option -> " (" + option.split("=", 2)[0] + ")").orElse("");
+            throw new IllegalArgumentException("the upstream URI has an option the report's Java driver refuses" + culprit + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
+    private static boolean acceptedAlone(String option) {
+        try {
+            new ConnectionString("mongodb://127.0.0.1/?" + option);
+            return true;
+        } catch (IllegalArgumentException e) {
+            return false;
         }
     }
 

@@ -15,12 +15,18 @@ import java.util.concurrent.TimeUnit;
 final class ExternalSpecDriver implements SpecDriver {
     static final long TIMEOUT_SECONDS = 60;
     private final String command;
+    private final long timeoutSeconds;
 
     ExternalSpecDriver(String command) {
+        this(command, TIMEOUT_SECONDS);
+    }
+
+    ExternalSpecDriver(String command, long timeoutSeconds) {
         if (command == null || command.isBlank()) {
             throw new IllegalArgumentException("--driver-cmd needs a command");
         }
         this.command = command;
+        this.timeoutSeconds = timeoutSeconds;
     }
 
     @Override
@@ -38,9 +44,12 @@ final class ExternalSpecDriver implements SpecDriver {
             builder.environment().put("BLACKPIPE_SPEC_COLLECTION", COLLECTION);
             Process process = builder.start();
             process.getOutputStream().close();
-            if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            if (!process.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+                // the shell's children first: they are the driver, and would outlive the shell (orphans
+                // piling up, sending on to whatever listens on the case's port next)
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly();
-                return "timed out after " + TIMEOUT_SECONDS + "s";
+                return "timed out after " + timeoutSeconds + "s";
             }
             String last = lastLine(new String(Files.readAllBytes(output), StandardCharsets.UTF_8));
             return "exit " + process.exitValue() + (last.isEmpty() ? "" : ": " + last);

@@ -6,6 +6,8 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCredential;
 import com.mongodb.MongoTimeoutException;
+import com.mongodb.ReadPreference;
+import com.mongodb.WriteConcern;
 import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -18,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.bson.Document;
@@ -39,7 +40,7 @@ final class ReportRunner {
     private final int iterations;
     private final long seed;
     private final Consumer<String> progress;
-    private final String runId = Integer.toString(ThreadLocalRandom.current().nextInt(1 << 20), 36);
+    private final ScratchDatabases databases = new ScratchDatabases("report");
 
     ReportRunner(String upstreamUri, boolean jongodb, int iterations, long seed, Consumer<String> progress) {
         this.upstreamUri = upstreamUri;
@@ -64,11 +65,11 @@ final class ReportRunner {
 
     private Cell cell(FaultColumn fault, Strategy strategy, int index) throws InterruptedException {
         int operations = fault.slow() ? Math.min(iterations, OUTAGE_OPERATIONS) : iterations;
-        String database = "blackpipe_report_" + runId + "_" + index; // fresh: some upstreams cannot drop
+        String database = databases.name(index);
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstreamUri).withFaultOptions(seed, false));
              MongoClient client = client(withUpstreamCredentials(proxy.connectionString(), upstreamUri), strategy.driverRetries(),
                      selectionMillis(fault));
-             MongoClient direct = client(upstreamUri, false, SELECTION_MILLIS)) {
+             MongoClient direct = directClient(upstreamUri, SELECTION_MILLIS)) {
             CounterWorkload counter = new CounterWorkload(client.getDatabase(database).getCollection("counters"), hasPull);
             connect(client);
             String text = fault.text();
@@ -95,6 +96,7 @@ final class ReportRunner {
             proxy.rules().clear();
             Document day = direct.getDatabase(database).getCollection("counters").find(eq("_id", CounterWorkload.DAY)).first();
             long value = day == null ? 0 : day.get("counter", Number.class) == null ? 0 : day.get("counter", Number.class).longValue();
+            ScratchDatabases.dropQuietly(direct, database);
             String note = fault.needsDedup() && strategy.driverRetries() && !dedup && value != operations
                     ? "n/a: needs a server that de-duplicates retried writes (this upstream does not)" : null;
             return new Cell(fault.name(), strategy.name(), operations, value, errors, kinds, millis,
@@ -105,8 +107,8 @@ final class ReportRunner {
     /**
      * {@code proxyUri} (blackpipe's connection string) with the credentials of {@code upstreamUri}:
      * the report's app authenticates end to end through the proxy as any app does, as the upstream
-     * URI's user (its authSource and authMechanism made explicit, so that a database put in the path
-     * later does not move them). Without credentials in the upstream URI, {@code proxyUri} as it is.
+     * URI's user (its authSource, authMechanism and authMechanismProperties made explicit, so that a
+     * database put in the path later does not move them). Without credentials in the upstream URI, {@code proxyUri} as it is.
      */
     static String withUpstreamCredentials(String proxyUri, String upstreamUri) {
         MongoCredential credential = new ConnectionString(upstreamUri).getCredential();
@@ -119,9 +121,27 @@ final class ReportRunner {
                     + (credential.getPassword() == null ? "" : ":" + encode(new String(credential.getPassword()))) + "@";
         }
         String options = "authSource=" + encode(credential.getSource())
-                + (credential.getMechanism() == null ? "" : "&authMechanism=" + encode(credential.getMechanism()));
+                + (credential.getMechanism() == null ? "" : "&authMechanism=" + encode(credential.getMechanism()))
+                + mechanismProperties(upstreamUri);
         String uri = "mongodb://" + userInfo + proxyUri.substring("mongodb://".length());
         return uri + (uri.contains("?") ? "&" : uri.indexOf('/', "mongodb://".length()) < 0 ? "/?" : "?") + options;
+    }
+
+    /**
+     * The upstream URI's authMechanismProperties option as written (an AWS session token, a Kerberos
+     * service name: part of the credential, the login fails without it), or "".
+     */
+    private static String mechanismProperties(String upstreamUri) {
+        int query = upstreamUri.indexOf('?');
+        if (query < 0) {
+            return "";
+        }
+        for (String option : upstreamUri.substring(query + 1).split("[&;]")) {
+            if (option.regionMatches(true, 0, "authMechanismProperties=", 0, "authMechanismProperties=".length())) {
+                return "&" + option;
+            }
+        }
+        return "";
     }
 
     private static String encode(String text) {
@@ -165,12 +185,28 @@ final class ReportRunner {
         return fault.slow() ? OUTAGE_SELECTION_MILLIS : SELECTION_MILLIS;
     }
 
+    /**
+     * The report's own client straight to the upstream, which seeds and counts: on the primary with
+     * acknowledged majority writes, whatever the upstream URI says (a readPreference=secondary there
+     * read a counter that lagged behind the increments; a w=0 seeded documents a case might not find).
+     */
+    static MongoClient directClient(String upstreamUri, long selectionMillis) {
+        return MongoClients.create(MongoClientSettings.builder(settings(upstreamUri, false, false, selectionMillis))
+                .readPreference(ReadPreference.primary())
+                .writeConcern(WriteConcern.MAJORITY)
+                .build());
+    }
+
     static MongoClient client(String uri, boolean retryWrites, long selectionMillis) {
         return client(uri, retryWrites, false, selectionMillis);
     }
 
     static MongoClient client(String uri, boolean retryWrites, boolean retryReads, long selectionMillis) {
-        return MongoClients.create(MongoClientSettings.builder()
+        return MongoClients.create(settings(uri, retryWrites, retryReads, selectionMillis));
+    }
+
+    private static MongoClientSettings settings(String uri, boolean retryWrites, boolean retryReads, long selectionMillis) {
+        return MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(uri))
                 .applicationName("blackpipe-report")
                 .retryWrites(retryWrites)
@@ -178,6 +214,6 @@ final class ReportRunner {
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(selectionMillis, TimeUnit.MILLISECONDS))
                 .applyToSocketSettings(b -> b.connectTimeout(10, TimeUnit.SECONDS).readTimeout(10, TimeUnit.SECONDS))
                 .applyToServerSettings(b -> b.heartbeatFrequency(500, TimeUnit.MILLISECONDS))
-                .build());
+                .build();
     }
 }

@@ -6,7 +6,6 @@ import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
 import org.bson.Document;
@@ -40,14 +39,15 @@ public final class SpecCheck {
 
     public static SpecCheck run(String upstreamUri, String upstreamDescription, SpecDriver driver, Consumer<String> progress,
                                 List<SpecCase> cases) throws InterruptedException {
-        String runId = Integer.toString(ThreadLocalRandom.current().nextInt(1 << 20), 36);
+        ScratchDatabases databases = new ScratchDatabases("spec");
         List<SpecResult> results = new ArrayList<>();
-        try (MongoClient direct = ReportRunner.client(upstreamUri, false, SELECTION_MILLIS)) {
+        try (MongoClient direct = ReportRunner.directClient(upstreamUri, SELECTION_MILLIS)) {
             for (SpecCase specCase : cases) {
                 progress.accept("[" + (results.size() + 1) + "/" + cases.size() + "] " + specCase.name());
-                String database = "blackpipe_spec_" + runId + "_" + results.size(); // fresh: some upstreams cannot drop
+                String database = databases.name(results.size());
                 seed(direct.getDatabase(database).getCollection(SpecDriver.COLLECTION));
                 results.add(runCase(upstreamUri, database, specCase, driver));
+                ScratchDatabases.dropQuietly(direct, database);
             }
         }
         return new SpecCheck(upstreamDescription, driver.name(), results);

@@ -133,6 +133,40 @@ class CliTest {
         assertTrue(run.err().contains("Usage: blackpipe report"), run::toString);
     }
 
+    /** The report's own clients read the URI with the driver: an option it refuses is the user's to fix, not a failed run. */
+    @Test
+    void aReportUpstreamWithAnOptionTheDriverRefusesIsAUsageError() {
+        for (String option : List.of("readPreference=bogus", "w=-5", "readConcernLevel=bogus", "serverSelectionTimeoutMS=abc")) {
+            CliRun run = run("report", "--iterations", "1", "--upstream", "mongodb://127.0.0.1:1/?" + option);
+            assertEquals(2, run.exitCode(), run::toString);
+            assertTrue(run.err().startsWith("the upstream URI"), run::toString);
+            assertTrue(run.err().contains("(" + option.substring(0, option.indexOf('=')) + ")"), run::toString);
+            assertTrue(run.err().contains("Usage: blackpipe report"), run::toString);
+        }
+    }
+
+    /** `--upstream "$MONGODB_URI"` with the variable unset: not a report on a local upstream the user never asked for. */
+    @Test
+    void anEmptyReportUpstreamIsAUsageErrorNotALocalRun() {
+        for (String empty : List.of("", "  ")) {
+            CliRun run = run("report", "--spec", "--driver-cmd", "true", "--upstream", empty);
+            assertEquals(2, run.exitCode(), run::toString);
+            assertTrue(run.err().startsWith("--upstream needs a URI"), run::toString);
+            assertTrue(run.err().contains("Usage: blackpipe report"), run::toString);
+            assertFalse(run.err().contains("starting a local upstream"), run::toString);
+        }
+    }
+
+    @Test
+    void anEmptyDriverCommandIsAUsageError() {
+        for (String empty : List.of("", " ")) {
+            CliRun run = run("report", "--spec", "--driver-cmd", empty, "--upstream", "mongodb://127.0.0.1:1/");
+            assertEquals(2, run.exitCode(), run::toString);
+            assertTrue(run.err().startsWith("--driver-cmd needs a command"), run::toString);
+            assertTrue(run.err().contains("Usage: blackpipe report"), run::toString);
+        }
+    }
+
     // ------------------------------------------------------------------ success: exit 0
 
     @Test

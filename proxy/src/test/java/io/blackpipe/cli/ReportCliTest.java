@@ -86,6 +86,20 @@ class ReportCliTest {
         assertTrue(Files.readString(report).contains("MISMATCH"), report::toString);
     }
 
+    /** No mongod, no npm and an empty cache: one line saying why, as `local` says it, not a stack trace. */
+    @Test
+    void aLocalUpstreamThatCannotStartIsOneLineAndExitOne() throws Exception {
+        Path empty = Files.createDirectories(temp.resolve("empty-path"));
+        Map<String, String> env = Map.of("PATH", empty.toString(), "BLACKPIPE_CACHE", temp.resolve("cache").toString());
+        try (CliChild child = new CliChild(temp, null, env, "report", "--spec", "--driver-cmd", "true")) {
+            int exit = child.awaitExit();
+            String err = child.stderrText();
+            assertEquals(1, exit, child::describe);
+            assertTrue(err.contains("blackpipe: cannot start a local upstream: "), child::describe);
+            assertFalse(err.contains("\tat io.blackpipe."), child::describe);
+        }
+    }
+
     private static String[] specRun() {
         String[] args = SPEC_RUN.clone();
         args[args.length - 1] = UpstreamLane.uri();

@@ -25,6 +25,15 @@ class AuthenticatedUpstreamReportTest {
                 "the source the upstream URI's path gave, made explicit");
     }
 
+    /** An AWS session token or a Kerberos service name is part of the credential: without it the app cannot log in. */
+    @Test
+    void theCredentialsMechanismPropertiesGoAlong() {
+        assertEquals("mongodb://AKIA:secret@127.0.0.1:1/?authSource=%24external&authMechanism=MONGODB-AWS"
+                        + "&authMechanismProperties=AWS_SESSION_TOKEN:tok%2Ben",
+                ReportRunner.withUpstreamCredentials("mongodb://127.0.0.1:1/",
+                        "mongodb://AKIA:secret@db1/?authMechanism=MONGODB-AWS&authMechanismProperties=AWS_SESSION_TOKEN:tok%2Ben"));
+    }
+
     @Test
     void theSpecCheckAuthenticatesItsDriverAsTheUpstreamUrisUser() throws Exception {
         ScriptedScramServer users = ScriptedScramServer.builder().user("admin", "alice", "s3cret").build();
