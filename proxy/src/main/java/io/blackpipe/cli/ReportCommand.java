@@ -84,6 +84,11 @@ final class ReportCommand implements Callable<Integer> {
         if (driverCmd != null && !specCheck) {
             throw new ParameterException(spec.commandLine(), "--driver-cmd goes with --spec");
         }
+        for (String reportOnly : new String[] {"--iterations", "--seed"}) { // --spec runs each case once, with no random draw
+            if (specCheck && spec.commandLine().getParseResult().hasMatchedOption(reportOnly)) {
+                throw new ParameterException(spec.commandLine(), reportOnly + " goes with the report, not --spec");
+            }
+        }
         if (driverCmd != null && driverCmd.isBlank()) {
             throw new ParameterException(spec.commandLine(), "--driver-cmd needs a command, got '" + driverCmd + "'");
         }

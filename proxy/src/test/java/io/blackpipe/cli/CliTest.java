@@ -157,6 +157,18 @@ class CliTest {
         }
     }
 
+    /** --spec runs each case once and draws nothing: an -n or a --seed given to it would be silently ignored. */
+    @Test
+    void theReportsIterationsAndSeedAreRefusedWithSpec() {
+        for (String[] option : List.of(new String[] {"-n", "5"}, new String[] {"--iterations", "5"}, new String[] {"--seed", "7"})) {
+            CliRun run = run("report", "--spec", option[0], option[1], "--upstream", "mongodb://127.0.0.1:1/");
+            assertEquals(2, run.exitCode(), run::toString);
+            String name = option[0].equals("--seed") ? "--seed" : "--iterations";
+            assertTrue(run.err().startsWith(name + " goes with the report, not --spec"), run::toString);
+            assertTrue(run.err().contains("Usage: blackpipe report"), run::toString);
+        }
+    }
+
     @Test
     void anEmptyDriverCommandIsAUsageError() {
         for (String empty : List.of("", " ")) {
