@@ -23,8 +23,9 @@ async function main() {
     console.log(`usage: spec-driver.js URI ${Object.keys(operations).join('|')}`);
     return 2;
   }
-  const client = new MongoClient(uri); // the URI carries retryWrites and retryReads; nothing else is set
+  let client;
   try {
+    client = new MongoClient(uri); // the URI carries retryWrites and retryReads; nothing else is set
     await operations[operation](client.db().collection('items'));
     console.log('ok');
     return 0;
@@ -32,8 +33,11 @@ async function main() {
     console.log(`${error.name}${error.code === undefined ? '' : ' ' + error.code}: ${error.message}`);
     return 1;
   } finally {
-    await client.close();
+    if (client) await client.close();
   }
 }
 
-main().then((status) => { process.exitCode = status; });
+main().then((status) => { process.exitCode = status; }, (error) => {
+  console.log(`${error.name}: ${error.message}`); // the last line blackpipe shows
+  process.exitCode = 1;
+});
