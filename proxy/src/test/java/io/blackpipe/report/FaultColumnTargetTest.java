@@ -24,14 +24,7 @@ class FaultColumnTargetTest {
 
         void increment(CounterWorkload counter) {
             counter.addToken(new ObjectId());
-            try {
-                counter.increment();
-            } catch (RuntimeException e) {
-                if (!Failures.isTransient(e)) {
-                    throw e;
-                }
-                counter.increment();
-            }
+            new Strategy.RetryNetworkOnce().increment(counter); // the increment, retried once after a network error
         }
     }
 
