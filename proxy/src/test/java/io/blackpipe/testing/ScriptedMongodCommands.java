@@ -122,6 +122,8 @@ final class ScriptedMongodCommands {
                 return retryable(cmd, () -> insert(cmd));
             case "delete":
                 return retryable(cmd, () -> delete(cmd));
+            case "update":
+                return retryable(cmd, () -> update(cmd));
             case "find":
                 return find(cmd);
             case "getMore":
@@ -241,6 +243,62 @@ final class ScriptedMongodCommands {
             }
         }
         return writeReply(n);
+    }
+
+    /**
+     * Updates by {@link ScriptedMongodUpdates}' operators, multi or not; an upsert that matches nothing
+     * inserts the filter's fields with the update applied. Change streams do not see updates.
+     */
+    private BsonDocument update(BsonDocument cmd) {
+        String ns = ns(cmd, "update");
+        List<BsonValue> updates = cmd.getArray("updates", new BsonArray()).getValues();
+        for (BsonValue spec : updates) {
+            try {
+                ScriptedMongodUpdates.check(spec.asDocument().get("u", new BsonDocument()));
+            } catch (IllegalArgumentException e) {
+                throw new Unsupported(e.getMessage()); // refused whole, as nothing has changed yet
+            }
+        }
+        List<BsonDocument> target = store.computeIfAbsent(ns, k -> new ArrayList<>());
+        int matched = 0;
+        int modified = 0;
+        BsonArray upserted = new BsonArray();
+        BsonArray writeErrors = new BsonArray();
+        for (int i = 0; i < updates.size() && writeErrors.isEmpty(); i++) {
+            BsonDocument spec = updates.get(i).asDocument();
+            BsonDocument q = spec.getDocument("q", new BsonDocument());
+            BsonDocument u = spec.getDocument("u");
+            boolean multi = spec.getBoolean("multi", BsonBoolean.FALSE).getValue();
+            try {
+                int hits = 0;
+                for (BsonDocument doc : target) {
+                    if (matches(doc, q) && (multi || hits == 0)) {
+                        hits++;
+                        modified += ScriptedMongodUpdates.apply(doc, u) ? 1 : 0;
+                    }
+                }
+                matched += hits;
+                if (hits == 0 && spec.getBoolean("upsert", BsonBoolean.FALSE).getValue()) {
+                    BsonDocument doc = withId(q);
+                    ScriptedMongodUpdates.apply(doc, u);
+                    target.add(doc);
+                    changeStreams.inserted(ns, doc);
+                    upserted.add(new BsonDocument("index", new BsonInt32(i)).append("_id", doc.get("_id")));
+                }
+            } catch (IllegalArgumentException e) { // a field of the wrong type: this update fails, as ordered stops there
+                writeErrors.add(new BsonDocument("index", new BsonInt32(i)).append("code", new BsonInt32(14))
+                        .append("codeName", new BsonString("TypeMismatch")).append("errmsg", new BsonString(e.getMessage())));
+            }
+        }
+        BsonDocument reply = writeReply(matched + upserted.size());
+        reply.put("nModified", new BsonInt32(modified));
+        if (!upserted.isEmpty()) {
+            reply.put("upserted", upserted);
+        }
+        if (!writeErrors.isEmpty()) {
+            reply.put("writeErrors", writeErrors);
+        }
+        return reply;
     }
 
     private BsonDocument find(BsonDocument cmd) {
@@ -418,11 +476,20 @@ final class ScriptedMongodCommands {
         return out;
     }
 
-    /** Top-level field equality (an array field matches if it contains the value; null matches missing). */
+    /**
+     * Top-level field equality (an array field matches if it contains the value; null matches missing),
+     * and $and of such filters (the driver's Filters.and).
+     */
     static boolean matches(BsonDocument doc, BsonDocument filter) {
         for (Map.Entry<String, BsonValue> e : filter.entrySet()) {
             String key = e.getKey();
             BsonValue want = e.getValue();
+            if (key.equals("$and") && want.isArray()) {
+                if (!want.asArray().stream().allMatch(clause -> matches(doc, clause.asDocument()))) {
+                    return false;
+                }
+                continue;
+            }
             if (key.startsWith("$") || key.contains(".")
                     || (want.isDocument() && !want.asDocument().isEmpty() && want.asDocument().getFirstKey().startsWith("$"))
                     || want.isRegularExpression()) {

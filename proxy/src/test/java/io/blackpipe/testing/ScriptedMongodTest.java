@@ -7,11 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoWriteException;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoCursor;
+import com.mongodb.client.model.Filters;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
+import com.mongodb.client.result.UpdateResult;
 import io.blackpipe.testing.ScriptedMongodWire.OpMsg;
 import io.blackpipe.testing.ScriptedMongodWire.OpReply;
 import java.nio.charset.StandardCharsets;
@@ -451,6 +457,45 @@ class ScriptedMongodTest {
             raw.sendMsg(0, insert.apply(2));
             assertEquals(1, ScriptedMongodWire.parseOpMsg(raw.read()).body().getInt32("n").getValue());
             assertEquals(2, server.documents("test", "c").size(), "each write applied once");
+        }
+    }
+
+    /** The update operators the report's counter needs, with the driver: upsert, $inc, $addToSet, $pull, multi, and refusals. */
+    @Test
+    void updatesApplyTheirOperatorsAndRefuseTheRest() throws Exception {
+        try (ScriptedMongod server = ScriptedMongod.builder().standalone().start();
+             MongoClient client = MongoClients.create(server.uri("directConnection=true"))) {
+            MongoCollection<Document> counters = client.getDatabase("test").getCollection("counters");
+            UpdateOptions upsert = new UpdateOptions().upsert(true);
+            assertEquals("day", counters.updateOne(eq("_id", "day"), Updates.inc("counter", 1), upsert).getUpsertedId()
+                    .asString().getValue());
+            UpdateResult second = counters.updateOne(eq("_id", "day"), Updates.inc("counter", 1), upsert);
+            assertEquals(1, second.getMatchedCount());
+            assertEquals(1, second.getModifiedCount());
+            counters.updateOne(eq("_id", "day"), Updates.addToSet("pending", "t1"));
+            assertEquals(0, counters.updateOne(eq("_id", "day"), Updates.addToSet("pending", "t1")).getModifiedCount(),
+                    "already in the set");
+            counters.updateOne(Filters.and(eq("_id", "day"), eq("pending", "t1")),
+                    Updates.combine(Updates.inc("counter", 1), Updates.pull("pending", "t1")));
+            assertEquals(0, counters.updateOne(Filters.and(eq("_id", "day"), eq("pending", "t1")),
+                    Updates.inc("counter", 1)).getMatchedCount(), "the token is gone: the repeat matches nothing");
+            assertEquals(new Document("_id", "day").append("counter", 3).append("pending", List.of()),
+                    counters.find(eq("_id", "day")).first());
+
+            counters.insertOne(new Document("_id", "other"));
+            assertEquals(2, counters.updateMany(Filters.empty(), Updates.set("touched", true)).getModifiedCount());
+            counters.updateMany(Filters.empty(), Updates.unset("touched"));
+            assertFalse(counters.find().into(new ArrayList<>()).stream().anyMatch(d -> d.containsKey("touched")));
+
+            MongoCommandException refused = org.junit.jupiter.api.Assertions.assertThrows(MongoCommandException.class,
+                    () -> counters.updateOne(eq("_id", "day"), Updates.mul("counter", 2)));
+            assertEquals(2, refused.getErrorCode(), refused.getMessage());
+            MongoWriteException wrongType = org.junit.jupiter.api.Assertions.assertThrows(MongoWriteException.class,
+                    () -> {
+                        counters.updateOne(eq("_id", "other"), Updates.set("s", "x"));
+                        counters.updateOne(eq("_id", "other"), Updates.inc("s", 1));
+                    });
+            assertEquals(14, wrongType.getCode(), wrongType.getMessage());
         }
     }
 
