@@ -52,6 +52,15 @@ public record SpecCase(String group, String operation, String command, Integer e
         }
     }
 
+    /**
+     * This case on a deployment without retryable writes (a standalone): the spec retries no write
+     * there, whatever the fault, so a write case expects one attempt. Reads are retried anywhere.
+     */
+    SpecCase withoutWriteRetries() {
+        boolean write = !command.equals("find") && !command.equals("getMore");
+        return write && retryable ? new SpecCase("write, no retry here", operation, command, errorCode, times, false) : this;
+    }
+
     /** The attempts the spec allows: a retry at most once, and only where retryable. */
     public int expectedAttempts() {
         return retryable ? 2 : 1;

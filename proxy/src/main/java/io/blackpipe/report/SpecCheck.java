@@ -41,8 +41,12 @@ public final class SpecCheck {
                                 List<SpecCase> cases) throws InterruptedException {
         ScratchDatabases databases = new ScratchDatabases("spec");
         List<SpecResult> results = new ArrayList<>();
+        String description;
         try (MongoClient direct = ReportRunner.directClient(upstreamUri, SELECTION_MILLIS)) {
-            for (SpecCase specCase : cases) {
+            RetryableWritesSupport writeRetries = RetryableWritesSupport.of(direct);
+            description = writeRetries.describe(upstreamDescription);
+            for (SpecCase planned : cases) {
+                SpecCase specCase = writeRetries.supported() ? planned : planned.withoutWriteRetries();
                 progress.accept("[" + (results.size() + 1) + "/" + cases.size() + "] " + specCase.name());
                 String database = databases.name(results.size());
                 seed(direct.getDatabase(database).getCollection(SpecDriver.COLLECTION));
@@ -50,7 +54,7 @@ public final class SpecCheck {
                 ScratchDatabases.dropQuietly(direct, database);
             }
         }
-        return new SpecCheck(upstreamDescription, driver.name(), results);
+        return new SpecCheck(description, driver.name(), results);
     }
 
     /** Five documents, _id 1 to 5: enough for a find, a getMore after a batch of 2, and multi-document writes. */
