@@ -1,6 +1,6 @@
 package io.blackpipe.pipe;
 
-import static io.blackpipe.pipe.ScriptedProxy.port;
+import static io.blackpipe.pipe.ScriptedProxy.wire;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -29,7 +29,7 @@ class PipelinedRequestsTest {
     @Test
     void aPipelinedReplyNamingTheMembersIsRewrittenAndCountedAsItsOwn() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             raw.sendRaw(pipelined(command("replSetGetStatus"), command("ping")));
 
             byte[] status = raw.read();
@@ -46,7 +46,7 @@ class PipelinedRequestsTest {
     @Test
     void anInjectedErrorOnAPipelinedRequestComesAfterTheReplyToTheOneBefore() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             alwaysOn(proxy, "fail-ping", "{failCommands: ['ping'], errorCode: 2}");
             raw.sendRaw(pipelined(command("buildInfo"), command("ping")));
 
@@ -58,7 +58,7 @@ class PipelinedRequestsTest {
     @Test
     void theProxysAnswerToAPipelinedConfigureFailPointComesAfterTheReplyToTheOneBefore() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             raw.sendRaw(pipelined(command("buildInfo"), configureOff()));
 
             assertEquals(100, ScriptedMongodWire.responseTo(raw.read()), "mongod answers pipelined requests in order");
@@ -69,7 +69,7 @@ class PipelinedRequestsTest {
     @Test
     void aRequestPipelinedBehindAWaitForFailPointWaitsForItsAnswer() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             BsonDocument wait = BsonDocument.parse("{waitForFailPoint: 'failCommand', timesEntered: 1, maxTimeMS: 500, $db: 'admin'}");
             raw.sendRaw(pipelined(wait, command("buildInfo")));
 
@@ -83,7 +83,7 @@ class PipelinedRequestsTest {
     @Test
     void anErrorARuleAnswersAPipelinedHelloWithComesAfterTheReplyToTheOneBefore() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             alwaysOn(proxy, "fail-hello", "{failCommands: ['hello'], errorCode: 91}");
             raw.sendRaw(pipelined(command("buildInfo"), command("hello")));
 
@@ -97,7 +97,7 @@ class PipelinedRequestsTest {
     @Test
     void anErrorOnARequestPipelinedBehindAForwardedHelloComesAfterTheHellosReply() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             alwaysOn(proxy, "fail-ping", "{failCommands: ['ping'], errorCode: 2}");
             raw.sendRaw(pipelined(command("hello"), command("ping"), command("hello"), configureOff()));
 
@@ -114,7 +114,7 @@ class PipelinedRequestsTest {
     @Test
     void anErrorOnARequestSentWhileTheReplyBeforeIsDelayedComesAfterThatReply() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             alwaysOn(proxy, "late-buildInfo", "{failCommands: ['buildInfo'], delayReplyMS: 1000}");
             alwaysOn(proxy, "fail-ping", "{failCommands: ['ping'], errorCode: 2}");
             raw.sendMsg(0, command("buildInfo"));
@@ -131,7 +131,7 @@ class PipelinedRequestsTest {
     void nothingSentBehindASwallowedRequestIsTakenAndTheCloseEndsThemAll() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
             alwaysOn(proxy, "hang-ping", "{failCommands: ['ping'], hang: true}");
-            try (WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            try (WireSocket raw = wire(proxy)) {
                 raw.sendRaw(pipelined(command("ping"), command("buildInfo")));
                 raw.expectSilence(500); // a mongod stuck on the ping would not read the buildInfo
             }
@@ -146,7 +146,7 @@ class PipelinedRequestsTest {
     @Test
     void aBlockedRequestGoesOnWhenItsBlockEndsThoughTheNextIsBlockedInTurn() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             alwaysOn(proxy, "block-ping", "{failCommands: ['ping'], blockConnection: true, blockTimeMS: 300}");
             alwaysOn(proxy, "block-buildInfo", "{failCommands: ['buildInfo'], blockConnection: true, blockTimeMS: 60000}");
             raw.sendRaw(pipelined(command("ping"), command("buildInfo")));
@@ -163,7 +163,7 @@ class PipelinedRequestsTest {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
             alwaysOn(proxy, "block-ping", "{failCommands: ['ping'], blockConnection: true, blockTimeMS: 300}");
             alwaysOn(proxy, "hang-buildInfo", "{failCommands: ['buildInfo'], hang: true}");
-            try (WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            try (WireSocket raw = wire(proxy)) {
                 // the block pauses the client's reads once the second request queues behind it
                 raw.sendRaw(pipelined(command("ping"), command("buildInfo"), command("isMaster")));
                 assertEquals(100, ScriptedMongodWire.responseTo(raw.read()), "the ping, after its block");
@@ -177,7 +177,7 @@ class PipelinedRequestsTest {
     @Test
     void aRequestQueuedBehindABlockedOneIsAnAttemptTheResetEnds() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             alwaysOn(proxy, "block-ping", "{failCommands: ['ping'], blockConnection: true, blockTimeMS: 60000}");
             raw.sendRaw(pipelined(command("ping"), command("buildInfo")));
             ScriptedProxy.awaitTrue("the ping held", () -> Meters.attempts(proxy.registry(), "ping") == 1);
@@ -202,7 +202,7 @@ class PipelinedRequestsTest {
             byte[] insert = ScriptedMongodWire.buildOpMsg(200, 0, 0, new BsonDocument("insert", new BsonString("c"))
                     .append("padding", new BsonString("x".repeat(1 << 20))).append("$db", new BsonString("test")), null);
             AtomicLong written = new AtomicLong();
-            try (WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            try (WireSocket raw = wire(proxy)) {
                 raw.sendMsg(0, command("ping"));
                 Thread writer = new Thread(() -> {
                     try {
@@ -230,7 +230,7 @@ class PipelinedRequestsTest {
     @Test
     void nothingSentBehindASwallowedHelloIsTaken() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             alwaysOn(proxy, "hang-hello", "{failCommands: ['hello'], hang: true}");
             raw.sendRaw(pipelined(command("hello"), command("ping")));
             raw.expectSilence(500);
@@ -241,7 +241,7 @@ class PipelinedRequestsTest {
     @Test
     void thePipeliningClientsCloseDuringABlackholeEndsItsRequestsAndNothingGoesOnAfterTheRestore() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
-            try (WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+            try (WireSocket raw = wire(proxy)) {
                 proxy.blackhole("all", 0);
                 raw.sendRaw(pipelined(command("buildInfo"), command("buildInfo")));
                 raw.expectSilence(300);
@@ -262,7 +262,7 @@ class PipelinedRequestsTest {
     @Test
     void requestsAnOutageCutsWhileTheirQueueResumesAreAllTheOutages() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             MemberListener member = proxy.select("all").get(0);
             member.blackhole(0);
             raw.sendRaw(pipelined(command("buildInfo"), command("buildInfo"), command("buildInfo")));
@@ -310,7 +310,7 @@ class PipelinedRequestsTest {
     void proxyAnsweredRequestsQueuedBehindAHoldAreAnsweredInTurnWithoutResumingInsideEachOther() throws Exception {
         int configures = 20_000;
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             BsonDocument[] commands = new BsonDocument[configures + 2];
             commands[0] = BsonDocument.parse("{waitForFailPoint: 'failCommand', timesEntered: 1, maxTimeMS: 300, $db: 'admin'}");
             java.util.Arrays.fill(commands, 1, configures + 1, configureOff());
@@ -335,7 +335,7 @@ class PipelinedRequestsTest {
     void aMalformedRequestBehindAQueuedConfigureFailPointClosesTheConnectionAsMalformed() throws Exception {
         try (LogCapture log = LogCapture.start(); ScriptedMongod scripted = ScriptedMongod.start();
              ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             alwaysOn(proxy, "block-ping", "{failCommands: ['ping'], blockConnection: true, blockTimeMS: 200}");
             ByteArrayOutputStream all = new ByteArrayOutputStream();
             all.write(pipelined(command("ping"), configureOff()));

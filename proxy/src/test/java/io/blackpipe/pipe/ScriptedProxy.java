@@ -15,6 +15,7 @@ import com.mongodb.event.ServerMonitorListener;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.TcpTap;
+import io.blackpipe.testing.WireSocket;
 import io.blackpipe.topology.Member;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,6 +57,11 @@ final class ScriptedProxy {
 
     static int port(ProxyServer proxy) {
         return member(proxy).advertised().port();
+    }
+
+    /** A bare wire socket to the proxy's member, numbering its requests from 100. */
+    static WireSocket wire(ProxyServer proxy) throws IOException {
+        return new WireSocket(port(proxy), 100, (int) WAIT.toMillis());
     }
 
     static MongoClient client(String uri, ServerMonitorListener monitor) {

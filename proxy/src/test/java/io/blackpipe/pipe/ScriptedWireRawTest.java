@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import static io.blackpipe.pipe.ScriptedProxy.awaitTrue;
 import static io.blackpipe.pipe.ScriptedProxy.port;
+import static io.blackpipe.pipe.ScriptedProxy.wire;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -36,7 +37,7 @@ class ScriptedWireRawTest {
     @Test
     void exhaustGetMoreStreamsEveryBatchThroughTheProxyInOrder() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             scripted.insertDocuments("test", "ex", IntStream.range(0, 7)
                     .mapToObj(i -> new BsonDocument("_id", new BsonInt32(i))).toList());
             int findId = raw.sendMsg(0, new BsonDocument("find", new BsonString("ex")).append("batchSize", new BsonInt32(2))
@@ -92,7 +93,7 @@ class ScriptedWireRawTest {
     @CsvSource(delimiter = '|', value = {"delayReply | delayReplyMS: 300", "trickleReply | trickleReplyBytes: 16, trickleReplyIntervalMS: 40"})
     void aHeldFirstExhaustReplyIsNotOvertakenByTheOnesStreamedAfterIt(String fault, String fate) throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             scripted.insertDocuments("test", "ex", IntStream.range(0, 200)
                     .mapToObj(i -> new BsonDocument("_id", new BsonInt32(i))).toList());
             raw.sendMsg(0, new BsonDocument("find", new BsonString("ex")).append("batchSize", new BsonInt32(2))
@@ -130,7 +131,7 @@ class ScriptedWireRawTest {
     @Test
     void aCommandSentUnderItsOtherNameIsCountedAndFaultedUnderItsOwn() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis())) {
+             WireSocket raw = wire(proxy)) {
             proxy.rules().put(proxy.ruleParser().parse("fam", BsonDocument.parse("{configureFailPoint: 'failCommand',"
                     + " mode: {times: 1}, data: {failCommands: ['findAndModify'], errorCode: 13}}")));
             int id = raw.sendMsg(0, BsonDocument.parse("{findandmodify: 'c', query: {_id: 1}, update: {$set: {a: 1}}, $db: 'test'}"));

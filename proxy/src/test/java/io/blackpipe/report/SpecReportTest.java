@@ -70,9 +70,7 @@ class SpecReportTest {
     @Test
     void anExternalProgramIsRunWithTheConnectionStringAndTheOperation(@TempDir Path dir) throws Exception {
         Path log = dir.resolve("calls.txt");
-        Path script = dir.resolve("driver.sh");
-        Files.writeString(script, "#!/bin/sh\necho \"$1 $2\" >> '" + log + "'\necho did nothing\nexit 0\n");
-        script.toFile().setExecutable(true);
+        Path script = ExternalSpecDriverTest.shellDriver(dir, "echo \"$1 $2\" >> '" + log + "'\necho did nothing\nexit 0\n");
         List<SpecCase> cases = List.of(SpecCase.all().get(0), new SpecCase("never retried", "getMore", "getMore", null, 1, false));
         SpecCheck external = SpecCheck.run(UpstreamLane.uri(), UpstreamLane.description(), SpecDriver.external(script.toString()),
                 line -> { }, cases);
