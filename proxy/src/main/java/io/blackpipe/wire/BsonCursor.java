@@ -42,9 +42,17 @@ public final class BsonCursor {
 
     private BsonCursor(ByteBuf buf, int elementsStart, int end) {
         this.buf = buf;
-        this.address = RAW_READS && buf.hasMemoryAddress() ? buf.memoryAddress() : 0;
+        this.address = rawAddress(buf);
         this.next = elementsStart;
         this.end = end;
+    }
+
+    /**
+     * {@code buf}'s memory address where this platform can read it directly, else 0. A direct buffer
+     * may have an address with no Unsafe to read it by (Netty on Java 24+ leaves Unsafe off by default).
+     */
+    static long rawAddress(ByteBuf buf) {
+        return RAW_READS && buf.hasMemoryAddress() ? buf.memoryAddress() : 0;
     }
 
     /** Whether this cursor reads the buffer's memory itself: a test's proof that the fast path is taken. */

@@ -17,7 +17,7 @@ class RecentStringsTest {
         byte[] utf8 = s.getBytes(StandardCharsets.UTF_8);
         buf.writeBytes(new byte[] {9, 9, 9}).writeBytes(utf8).writeByte(0);
         try {
-            return fromMemory ? recent.get(buf, buf.hasMemoryAddress() ? buf.memoryAddress() : 0, 3, utf8.length)
+            return fromMemory ? recent.get(buf, BsonCursor.rawAddress(buf), 3, utf8.length)
                     : recent.get(buf, 3, utf8.length);
         } finally {
             buf.release();
