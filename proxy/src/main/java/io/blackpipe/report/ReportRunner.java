@@ -31,7 +31,7 @@ import org.bson.Document;
 final class ReportRunner {
     /** Operations in a persistent-outage cell at most: each one waits out server selection. */
     private static final int OUTAGE_OPERATIONS = 3;
-    static final long SELECTION_MILLIS = 5000;
+    private static final long SELECTION_MILLIS = 5000;
     private static final long OUTAGE_SELECTION_MILLIS = 1000;
 
     private final String upstreamUri;

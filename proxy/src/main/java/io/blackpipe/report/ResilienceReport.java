@@ -1,6 +1,5 @@
 package io.blackpipe.report;
 
-import com.mongodb.client.MongoClient;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
 import io.blackpipe.wire.BlockingCommandClient;
@@ -44,10 +43,7 @@ public final class ResilienceReport {
             throw new IllegalArgumentException("unknown fault in " + faults + "; the report knows " + FAULTS);
         }
         boolean jongodb = isJongodb(upstreamUri);
-        RetryableWritesSupport writeRetries;
-        try (MongoClient direct = ReportRunner.directClient(upstreamUri, ReportRunner.SELECTION_MILLIS)) {
-            writeRetries = RetryableWritesSupport.of(direct);
-        }
+        RetryableWritesSupport writeRetries = RetryableWritesSupport.of(upstreamUri);
         // on a standalone the driver's row is its real outcome there (no retries): the line says why
         String description = writeRetries.describe(upstreamDescription + (jongodb ? " (jongodb: does not de-duplicate retried writes)" : ""));
         List<Cell> cells = new ReportRunner(upstreamUri, jongodb, iterations, seed, progress).run(columns, Strategy.all(seed));

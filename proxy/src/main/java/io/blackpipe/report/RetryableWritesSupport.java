@@ -1,8 +1,8 @@
 package io.blackpipe.report;
 
-import com.mongodb.client.MongoClient;
-import com.mongodb.connection.ClusterDescription;
-import com.mongodb.connection.ClusterType;
+import io.blackpipe.topology.Discovery;
+import io.blackpipe.topology.UpstreamUri;
+import org.bson.BsonDocument;
 
 /**
  * Whether the upstream lets a driver retry writes at all, decided as drivers decide it (retryable
@@ -15,16 +15,20 @@ import com.mongodb.connection.ClusterType;
  */
 record RetryableWritesSupport(boolean supported, String reason) {
     static final RetryableWritesSupport SUPPORTED = new RetryableWritesSupport(true, null);
+    private static final int HELLO_TIMEOUT_MILLIS = 5000;
 
-    /** Asks the deployment behind {@code direct} (a client straight to the upstream) through its hello. */
-    static RetryableWritesSupport of(MongoClient direct) {
-        ReportRunner.connect(direct);
-        ClusterDescription cluster = direct.getClusterDescription();
-        if (cluster.getType() == ClusterType.STANDALONE) {
+    /**
+     * Asks the upstream's seeds as the proxy does at start ({@link Discovery}), so an upstream that
+     * cannot be reached fails here at once and says so, as the proxy would.
+     */
+    static RetryableWritesSupport of(String upstreamUri) {
+        Discovery.Deployment deployment = Discovery.discover(UpstreamUri.parse(upstreamUri), HELLO_TIMEOUT_MILLIS, passedOver -> { });
+        if (deployment.kind().equals("standalone")) {
             return new RetryableWritesSupport(false,
                     "a standalone: drivers do not retry writes on it, retryable writes need a replica set or a sharded cluster");
         }
-        if (cluster.getLogicalSessionTimeoutMinutes() == null) {
+        BsonDocument hello = deployment.hello();
+        if (hello != null && !hello.containsKey("logicalSessionTimeoutMinutes")) {
             return new RetryableWritesSupport(false,
                     "no sessions (its hello has no logicalSessionTimeoutMinutes): drivers do not retry writes on it");
         }

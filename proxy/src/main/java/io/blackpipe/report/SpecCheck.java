@@ -41,10 +41,9 @@ public final class SpecCheck {
                                 List<SpecCase> cases) throws InterruptedException {
         ScratchDatabases databases = new ScratchDatabases("spec");
         List<SpecResult> results = new ArrayList<>();
-        String description;
+        RetryableWritesSupport writeRetries = RetryableWritesSupport.of(upstreamUri);
+        String description = writeRetries.describe(upstreamDescription);
         try (MongoClient direct = ReportRunner.directClient(upstreamUri, SELECTION_MILLIS)) {
-            RetryableWritesSupport writeRetries = RetryableWritesSupport.of(direct);
-            description = writeRetries.describe(upstreamDescription);
             for (SpecCase planned : cases) {
                 SpecCase specCase = writeRetries.supported() ? planned : planned.withoutWriteRetries();
                 progress.accept("[" + (results.size() + 1) + "/" + cases.size() + "] " + specCase.name());

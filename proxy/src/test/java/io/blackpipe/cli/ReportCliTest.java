@@ -100,6 +100,27 @@ class ReportCliTest {
         }
     }
 
+    /**
+     * An upstream nobody answers at: the report and --spec fail at once (not after 30 s of a driver's
+     * server selection), in one line naming the seed, as `proxy` does (exit 1).
+     */
+    @Test
+    void anUnreachableUpstreamFailsAtOnceNamingIt() throws IOException {
+        int closedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        String upstream = "mongodb://127.0.0.1:" + closedPort + "/";
+        for (String[] args : List.of(new String[] {"report", "--upstream", upstream, "-n", "1"},
+                new String[] {"report", "--spec", "--upstream", upstream})) {
+            CliRun run = CliRun.of(args);
+            assertEquals(1, run.exitCode(), run::toString);
+            // the proxy's own discovery, not a driver's server selection ("Timed out while waiting for a server ...")
+            assertTrue(run.err().contains("blackpipe: the report failed: no upstream seed answered hello: 127.0.0.1:" + closedPort),
+                    run::toString);
+        }
+    }
+
     private static String[] specRun() {
         String[] args = SPEC_RUN.clone();
         args[args.length - 1] = UpstreamLane.uri();
