@@ -45,7 +45,8 @@ public final class ResilienceReport {
         boolean jongodb = isJongodb(upstreamUri);
         RetryableWritesSupport writeRetries = RetryableWritesSupport.of(upstreamUri);
         // on a standalone the driver's row is its real outcome there (no retries): the line says why
-        String description = writeRetries.describe(upstreamDescription + (jongodb ? " (jongodb: does not de-duplicate retried writes)" : ""));
+        String description = writeRetries.describe(
+                upstreamDescription + (jongodb ? " (jongodb: does not de-duplicate retried writes)" : ""));
         List<Cell> cells = new ReportRunner(upstreamUri, jongodb, iterations, seed, progress).run(columns, Strategy.all(seed));
         return new ResilienceReport(upstreamUri, description, jongodb, iterations, cells);
     }

@@ -49,7 +49,7 @@ public final class BsonCursor {
 
     /**
      * {@code buf}'s memory address where this platform can read it directly, else 0. A direct buffer
-     * may have an address with no Unsafe to read it by (Netty on Java 24+ leaves Unsafe off by default).
+     * may have an address with no Unsafe to read it by (Netty leaves Unsafe off by default on Java 25+).
      */
     static long rawAddress(ByteBuf buf) {
         return RAW_READS && buf.hasMemoryAddress() ? buf.memoryAddress() : 0;
