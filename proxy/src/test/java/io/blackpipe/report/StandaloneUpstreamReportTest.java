@@ -3,6 +3,7 @@ package io.blackpipe.report;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.StandaloneUpstream;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -13,7 +14,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The report and {@code --spec} on a standalone, where drivers retry no write (retryable writes
  * spec: standalones do not support them) but still retry reads: the spec check expects one attempt
- * for every write, and both say why on their upstream line.
+ * for every write, and both say why on their upstream line. The same for a server without sessions.
  */
 class StandaloneUpstreamReportTest {
     private static final String RESET = "reset before apply";
@@ -33,7 +34,21 @@ class StandaloneUpstreamReportTest {
 
     @Test
     void theSpecCheckExpectsOneAttemptForEveryWriteAndStillARetryForReads() throws InterruptedException {
-        SpecCheck check = SpecCheck.run(standalone.uri(), standalone.lane(), SpecDriver.bundledJava(), line -> { });
+        assertWritesNotRetriedAndReadsRetried(SpecCheck.run(standalone.uri(), standalone.lane(), SpecDriver.bundledJava(), line -> { }),
+                WHY);
+    }
+
+    /** A replica-set member whose hello has no logicalSessionTimeoutMinutes: no sessions, so no retryable writes either. */
+    @Test
+    void aServerWithoutSessionsIsJudgedAsAStandaloneIs() throws Exception {
+        try (ScriptedMongod sessionless = ScriptedMongod.builder().withoutSessions().start()) {
+            String uri = sessionless.uri("replicaSet=" + ScriptedMongod.SET_NAME);
+            assertWritesNotRetriedAndReadsRetried(SpecCheck.run(uri, "scripted primary without sessions", SpecDriver.bundledJava(),
+                    line -> { }), "no sessions (its hello has no logicalSessionTimeoutMinutes): drivers do not retry writes on it");
+        }
+    }
+
+    private static void assertWritesNotRetriedAndReadsRetried(SpecCheck check, String why) {
         String mismatches = check.results().stream().filter(r -> !r.matches())
                 .map(r -> r.specCase().name() + " -> " + r.attempts()).collect(Collectors.joining("\n"));
         assertTrue(check.allMatch(), "mismatches:\n" + mismatches + "\n" + check.text());
@@ -50,7 +65,7 @@ class StandaloneUpstreamReportTest {
         assertEquals(15, retryableWritesOnAReplicaSet, "12 retryable codes and a reset once, a reset and 10107 twice");
         assertEquals(retryableWritesOnAReplicaSet,
                 check.results().stream().filter(r -> r.specCase().group().equals("write, no retry here")).count());
-        assertTrue(check.text().contains(WHY), check.text());
+        assertTrue(check.text().contains(why), check.text());
     }
 
     @Test

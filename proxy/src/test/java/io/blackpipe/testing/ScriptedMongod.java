@@ -69,6 +69,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private final ServerSocket serverSocket;
     private volatile Role role;
     private final int maxWireVersion;
+    private final boolean sessions;
     /** Access control; null: none (every command runs, as on a mongod without --auth). */
     private final ScriptedScramServer scram;
     private final List<StepDownRequest> stepDowns = new CopyOnWriteArrayList<>();
@@ -105,6 +106,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private ScriptedMongod(Builder b) throws IOException {
         this.role = b.role;
         this.maxWireVersion = b.maxWireVersion;
+        this.sessions = b.sessions;
         this.scram = b.scram;
         this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
         this.compressors.addAll(b.compressors);
@@ -143,6 +145,7 @@ public final class ScriptedMongod implements AutoCloseable {
         private String primary;
         private Role role = Role.PRIMARY;
         private int maxWireVersion = MAX_WIRE_VERSION;
+        private boolean sessions = true;
         private ScriptedScramServer scram;
 
         private Builder() {
@@ -206,6 +209,12 @@ public final class ScriptedMongod implements AutoCloseable {
         /** The maxWireVersion hello reports, to pass for another server version (8.2 is 27). */
         public Builder maxWireVersion(int maxWireVersion) {
             this.maxWireVersion = maxWireVersion;
+            return this;
+        }
+
+        /** Leave logicalSessionTimeoutMinutes out of hello: a server drivers use no sessions with, so retry no writes on. */
+        public Builder withoutSessions() {
+            this.sessions = false;
             return this;
         }
 
@@ -365,7 +374,9 @@ public final class ScriptedMongod implements AutoCloseable {
         r.append("maxMessageSizeBytes", new BsonInt32(MAX_MESSAGE_SIZE_BYTES));
         r.append("maxWriteBatchSize", new BsonInt32(MAX_WRITE_BATCH_SIZE));
         r.append("localTime", new BsonDateTime(new Date().getTime()));
-        r.append("logicalSessionTimeoutMinutes", new BsonInt32(30));
+        if (sessions) {
+            r.append("logicalSessionTimeoutMinutes", new BsonInt32(30));
+        }
         r.append("connectionId", new BsonInt32(conn.id()));
         r.append("minWireVersion", new BsonInt32(0));
         r.append("maxWireVersion", new BsonInt32(maxWireVersion));
