@@ -29,7 +29,9 @@ import picocli.CommandLine.Spec;
                 + "lists, a sample of non-retryable ones and a network reset are injected (failCommand, times: 1) on an "
                 + "insertOne and a find; getMore, updateMany, deleteMany and a w:0 insert meet a fault too (never retried), and "
                 + "a fault twice in a row checks the driver retries only once. Each case runs through a fresh blackpipe and is "
-                + "judged by the attempts blackpipe counted. Exit status 0 when every case matches, 3 when one does not.",
+                + "judged by the attempts blackpipe counted. On a standalone, or a server whose hello has no "
+                + "logicalSessionTimeoutMinutes, drivers retry no write (the spec's rule): write cases then expect one attempt. "
+                + "Exit status 0 when every case matches, 3 when one does not.",
                 "",
                 "--driver-cmd CMD checks another driver: for each case blackpipe runs `/bin/sh -c 'CMD \"$@\"' blackpipe-spec URI OPERATION`, i.e. CMD URI OPERATION. "
                 + "URI is blackpipe's connection string with the case's database and retryWrites=true&retryReads=true "
