@@ -58,7 +58,8 @@ public final class StandaloneUpstream implements AutoCloseable {
                 "--dbpath", Files.createDirectories(tempDir.resolve("db")).toString(), "--wiredTigerCacheSizeGB", "0.25"),
                 tempDir.resolve("mongod.log"));
         try {
-            process.awaitLine(line -> line.contains("Waiting for connections"), START_TIMEOUT);
+            // "Waiting for connections" in 4.4+'s JSON log, "waiting for connections on port" before it
+            process.awaitLine(line -> line.toLowerCase(java.util.Locale.ROOT).contains("waiting for connections"), START_TIMEOUT);
         } catch (IOException | RuntimeException e) {
             process.close();
             deleteTree(tempDir);
