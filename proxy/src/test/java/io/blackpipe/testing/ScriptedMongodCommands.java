@@ -279,7 +279,7 @@ final class ScriptedMongodCommands {
                 }
                 matched += hits;
                 if (hits == 0 && spec.getBoolean("upsert", BsonBoolean.FALSE).getValue()) {
-                    BsonDocument doc = withId(q);
+                    BsonDocument doc = withId(equalities(q));
                     ScriptedMongodUpdates.apply(doc, u);
                     target.add(doc);
                     changeStreams.inserted(ns, doc);
@@ -299,6 +299,19 @@ final class ScriptedMongodCommands {
             reply.put("writeErrors", writeErrors);
         }
         return reply;
+    }
+
+    /** The fields an upsert's new document takes from its filter: its equalities, those inside $and included. */
+    private static BsonDocument equalities(BsonDocument filter) {
+        BsonDocument fields = new BsonDocument();
+        filter.forEach((key, value) -> {
+            if (key.equals("$and")) {
+                value.asArray().forEach(clause -> fields.putAll(equalities(clause.asDocument())));
+            } else {
+                fields.put(key, value);
+            }
+        });
+        return fields;
     }
 
     private BsonDocument find(BsonDocument cmd) {

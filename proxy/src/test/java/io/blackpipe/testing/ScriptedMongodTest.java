@@ -482,6 +482,10 @@ class ScriptedMongodTest {
             assertEquals(new Document("_id", "day").append("counter", 3).append("pending", List.of()),
                     counters.find(eq("_id", "day")).first());
 
+            counters.updateOne(Filters.and(eq("_id", "and"), eq("kind", "k")), Updates.inc("counter", 1), upsert);
+            assertEquals(new Document("_id", "and").append("kind", "k").append("counter", 1), counters.find(eq("_id", "and")).first(),
+                    "an upsert under $and takes the equalities, not a field named $and");
+            counters.deleteOne(eq("_id", "and"));
             counters.insertOne(new Document("_id", "other"));
             assertEquals(2, counters.updateMany(Filters.empty(), Updates.set("touched", true)).getModifiedCount());
             counters.updateMany(Filters.empty(), Updates.unset("touched"));
