@@ -23,6 +23,8 @@ import org.bson.BsonString;
 public record SpecCase(String group, String operation, String command, Integer errorCode, int times, boolean retryable) {
     /** Non-retryable codes that make sense as command errors: BadValue, Unauthorized, MaxTimeMSExpired, CommandNotFound, WriteConflict. */
     static final List<Integer> NON_RETRYABLE = List.of(2, 13, 50, 59, 112);
+    /** The group of a retryable-write case on a deployment without retryable writes (see {@link #withoutWriteRetries}). */
+    static final String WRITE_NOT_RETRIED_HERE = "write, no retry here";
 
     /** The spec's cases, in report order. */
     public static List<SpecCase> all() {
@@ -58,7 +60,7 @@ public record SpecCase(String group, String operation, String command, Integer e
      */
     SpecCase withoutWriteRetries() {
         boolean write = !command.equals("find") && !command.equals("getMore");
-        return write && retryable ? new SpecCase("write, no retry here", operation, command, errorCode, times, false) : this;
+        return write && retryable ? new SpecCase(WRITE_NOT_RETRIED_HERE, operation, command, errorCode, times, false) : this;
     }
 
     /** The attempts the spec allows: a retry at most once, and only where retryable. */

@@ -172,7 +172,7 @@ class EarlyAnsweredHelloTest {
     @Test
     void theProxysAnswerPipelinedBehindAnAwaitableHelloGoesWithItsEarlyAnswer() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted);
-             WireSocket raw = new WireSocket(ScriptedProxy.port(proxy), 100, (int) ScriptedProxy.WAIT.toMillis());
+             WireSocket raw = ScriptedProxy.wire(proxy);
              MongoClient app = app(proxy)) {
             raw.sendMsg(0, command("hello").append("$db", new BsonString("admin")));
             BsonDocument known = ScriptedMongodWire.parseOpMsg(raw.read()).body().getDocument("topologyVersion");
