@@ -258,8 +258,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         // the member's role when the block ends decides, as for any forwarded command
         SimulatedSecondary.Verdict verdict = upstream.isActive() && !memberDown() && !blackholed()
                 ? exchange.asThisMemberTakesIt(frame, afterClientLeftFacts) : null;
-        if (verdict == null || verdict.error() != null) {
-            frame.release(); // nobody to send it to, or a secondary that refuses it: nothing runs
+        if (verdict == null || verdict.answer() != null) {
+            frame.release(); // nobody to send it to, or a member that answers it itself: nothing more runs
         } else {
             upstream.writeAndFlush(verdict.frame(), upstream.voidPromise());
         }

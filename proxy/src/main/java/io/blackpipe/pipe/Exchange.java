@@ -205,9 +205,9 @@ final class Exchange {
 
     void forward(ByteBuf frame, Attempt attempt, long fingerprint, String fault, ReplyFate fate) {
         SimulatedSecondary.Verdict verdict = asThisMemberTakesIt(frame, attempt.facts());
-        if (verdict.error() != null) {
+        if (verdict.answer() != null) {
             frame.release();
-            answer(attempt, fingerprint, fault, verdict.error());
+            answer(attempt, fingerprint, fault, verdict.answer());
             return;
         }
         frame = verdict.frame();

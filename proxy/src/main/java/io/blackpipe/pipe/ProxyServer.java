@@ -118,7 +118,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                     config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
-                    upstreamTls, new ChangeStreamCursors(), openConnections);
+                    upstreamTls, new ChangeStreamCursors(), openConnections, this::failover);
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
             this.roles = new MemberRoles(deployment, members, context.memberStates(), simulation,
                     new PrimaryStepDown(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis(), log),

@@ -13,6 +13,7 @@ import io.blackpipe.wire.OpMsg;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
 
 /**
  * The few requests the proxy changes on their way to a real member, so that what the proxy made the
@@ -26,7 +27,8 @@ final class RequestRewrites {
     /**
      * What this member does with a command: a simulated secondary refuses writes and reads without
      * secondaryOk (an error to answer with) and strips the read preference of the reads it serves;
-     * a real member takes the frame as it is, but for a replica set configuration that names the
+     * a simulated primary asked to step down hands its role on, as the admin API's failover does; a
+     * real member takes the frame as it is, but for a replica set configuration that names the
      * proxy's addresses.
      */
     static SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context, Member member,
@@ -36,6 +38,12 @@ final class RequestRewrites {
             return new SimulatedSecondary.Verdict(null, asTheMembersKnowThem(frame, facts, context.rewriter(), alloc));
         }
         if (simulation.isPrimary(member.upstream())) {
+            if (facts.name().equals("replSetStepDown") && "admin".equals(facts.database())) {
+                // rs.stepDown(): the simulated set elects another member, as a real set would; the one real
+                // node stepping down would leave every simulated member without a primary (jongodb has no such command)
+                context.failover().run();
+                return new SimulatedSecondary.Verdict(new BsonDocument("ok", new BsonDouble(1)), null);
+            }
             return new SimulatedSecondary.Verdict(null, frame);
         }
         return SimulatedSecondary.check(alloc, frame, facts, state);

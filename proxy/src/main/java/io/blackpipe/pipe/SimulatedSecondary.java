@@ -38,8 +38,8 @@ final class SimulatedSecondary {
     private static final Set<String> READS = Set.of("find", "aggregate", "count", "distinct", "listCollections",
             "listIndexes", "listDatabases", "dbStats", "collStats", "explain");
 
-    /** Either an error reply instead of the command, or the frame to forward. */
-    record Verdict(BsonDocument error, ByteBuf frame) {
+    /** Either the member's own answer instead of the command (a refusal, or a simulated stepdown's ok), or the frame to forward. */
+    record Verdict(BsonDocument answer, ByteBuf frame) {
     }
 
     private SimulatedSecondary() {
