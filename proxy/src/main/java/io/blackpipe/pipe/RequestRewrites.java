@@ -44,7 +44,7 @@ final class RequestRewrites {
                 context.failover().run();
                 return new SimulatedSecondary.Verdict(new BsonDocument("ok", new BsonDouble(1)), null);
             }
-            return new SimulatedSecondary.Verdict(null, frame);
+            return new SimulatedSecondary.Verdict(null, SimulatedSecondary.asTheRealNodeTakesIt(alloc, frame));
         }
         return SimulatedSecondary.check(alloc, frame, facts, state);
     }

@@ -4,7 +4,9 @@ import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.Header;
 import io.blackpipe.wire.Messages;
+import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.ReadPreference;
 import io.netty.buffer.ByteBuf;
@@ -15,9 +17,9 @@ import org.bson.BsonDocument;
 /**
  * What a simulated secondary does with a command, as a real secondary would (the server's
  * commandCanRunHere): commands allowed on any member and commands on the never-replicated local
- * database run; reads run only with secondaryOk (else NotPrimaryNoSecondaryOk), and are served by
- * the one real upstream with their $readPreference dropped, since that node may accept only
- * primary reads; anything else is refused as a write (NotWritablePrimary).
+ * database run; reads run only with secondaryOk (else NotPrimaryNoSecondaryOk); anything else is
+ * refused as a write (NotWritablePrimary). What it serves reaches the one real upstream with its
+ * $readPreference dropped, since that node may accept only primary reads.
  */
 final class SimulatedSecondary {
     /**
@@ -47,19 +49,34 @@ final class SimulatedSecondary {
 
     static Verdict check(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, MemberState state) {
         if (ALWAYS_ALLOWED.contains(facts.name()) || "local".equals(facts.database())) {
-            return new Verdict(null, frame);
+            return new Verdict(null, asTheRealNodeTakesIt(alloc, frame));
         }
         if (!READS.contains(facts.name())) {
             return new Verdict(ErrorReplies.error(10107, null, null, null, facts, state), null);
         }
+        if (Header.opCode(frame) == OpCode.OP_MSG && ReadPreference.mode(frame, OpMsg.parse(frame)).equals("primary")) {
+            return new Verdict(ErrorReplies.error(13435, null, null, null, facts, state), null);
+        }
+        return new Verdict(null, asTheRealNodeTakesIt(alloc, frame));
+    }
+
+    /**
+     * A command any simulated member serves, as the one real node should get it: without a read
+     * preference other than primary (the driver and the member acted on it already; a node such as
+     * jongodb refuses all but primary). Decoded only when it has one; {@code frame} is then released.
+     */
+    static ByteBuf asTheRealNodeTakesIt(ByteBufAllocator alloc, ByteBuf frame) {
+        if (Header.opCode(frame) != OpCode.OP_MSG) {
+            return frame;
+        }
         OpMsg msg = OpMsg.parse(frame);
         if (ReadPreference.mode(frame, msg).equals("primary")) {
-            return new Verdict(ErrorReplies.error(13435, null, null, null, facts, state), null);
+            return frame;
         }
         BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
         body.remove("$readPreference");
         ByteBuf stripped = Messages.opMsgWithBody(alloc, frame, msg, body);
         frame.release();
-        return new Verdict(null, stripped);
+        return stripped;
     }
 }

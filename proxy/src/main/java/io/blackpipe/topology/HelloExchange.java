@@ -8,6 +8,7 @@ import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.OpQuery;
 import io.blackpipe.wire.OpReply;
+import io.blackpipe.wire.ReadPreference;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Arrays;
@@ -63,7 +64,8 @@ public final class HelloExchange {
 
     /**
      * Notes a hello request and returns the frame to forward: the same one, or a copy without a
-     * compressor list (the original is then released).
+     * compressor list, or for a simulated member without a read preference other than primary
+     * (the original is then released).
      */
     public ByteBuf onRequest(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
         if (!facts.isHello()) {
@@ -83,7 +85,10 @@ public final class HelloExchange {
             awaitingName = facts.name();
         }
         boolean shifted = msg != null && states.shifted(member);
-        if (!facts.compressionRequested() && !shifted) {
+        // a simulated member's hello reaches the one real node, which may take only primary reads (jongodb):
+        // the Node.js driver's handshakes carry the URI's readPreference
+        boolean readPreference = msg != null && simulation != null && !ReadPreference.mode(frame, msg).equals("primary");
+        if (!facts.compressionRequested() && !shifted && !readPreference) {
             return frame;
         }
         ByteBuf rewritten;
@@ -91,7 +96,10 @@ public final class HelloExchange {
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             HelloRewriter.stripCompression(body);
             boolean unshifted = states.unshiftRequest(member, body);
-            if (!facts.compressionRequested() && !unshifted) {
+            if (readPreference) {
+                body.remove("$readPreference");
+            }
+            if (!facts.compressionRequested() && !unshifted && !readPreference) {
                 return frame;
             }
             rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);

@@ -1,0 +1,67 @@
+package io.blackpipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.ReadPreference;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.connection.ServerDescription;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.ScriptedMongodWire;
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.testing.WireSocket;
+import io.blackpipe.topology.Member;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A simulated set over the lane's one node, asked with the read preferences a real set's members
+ * take: every member's commands reach the one real node without a read preference other than
+ * primary, which the driver and the simulated member have acted on already. jongodb takes only
+ * primary reads, so before, a ping or buildInfo a driver sent to a secondary, any read on a member
+ * dialled directly (drivers send primaryPreferred), and the handshake of a Node.js driver given
+ * readPreference=secondary (mongosh's, which then never connected) failed with jongodb's refusal.
+ */
+class SimulatedReadPreferenceTest {
+
+    @Test
+    void everyMembersCommandsReachTheRealNodeWithoutAReadPreferenceItMayRefuse() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("simulated-read-preference");
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start();
+             MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                     .applyConnectionString(new ConnectionString(blackPipe.connectionString() + "&heartbeatFrequencyMS=500"))
+                     .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            Await.until(Duration.ofSeconds(10), "the driver has heard from both secondaries", () -> client.getClusterDescription()
+                    .getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() == 2);
+
+            for (String command : new String[] {"ping", "buildInfo"}) {
+                Document reply = client.getDatabase("admin").runCommand(new Document(command, 1), ReadPreference.secondary());
+                assertEquals(1.0, reply.get("ok", Number.class).doubleValue(), command + " on a secondary: " + reply.toJson());
+            }
+            assertEquals(1, client.getDatabase(db).withReadPreference(ReadPreference.secondary()).getCollection("c").countDocuments());
+
+            Member primary = blackPipe.server().members().get(0);
+            try (MongoClient direct = MongoClients.create("mongodb://" + primary.advertised() + "/?directConnection=true")) {
+                assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "a read on the primary dialled directly");
+            }
+
+            Member secondary = blackPipe.server().members().get(1);
+            try (WireSocket raw = new WireSocket(secondary.advertised().port(), 1, 10_000)) {
+                raw.sendMsg(0, new BsonDocument("hello", new BsonInt32(1))
+                        .append("$readPreference", new BsonDocument("mode", new BsonString("secondary")))
+                        .append("$db", new BsonString("admin")));
+                BsonDocument hello = ScriptedMongodWire.parseOpMsg(raw.read()).body();
+                assertEquals(1.0, hello.getNumber("ok").doubleValue(), hello::toJson);
+                assertEquals(secondary.advertised().toString(), hello.getString("me").getValue());
+            }
+        }
+    }
+}
