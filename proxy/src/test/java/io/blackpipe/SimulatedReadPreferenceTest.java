@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Test;
  * take: every member's commands reach the one real node without a read preference other than
  * primary, which the driver and the simulated member have acted on already. jongodb takes only
  * primary reads, so before, a ping or buildInfo a driver sent to a secondary, any read on a member
- * dialled directly (drivers send primaryPreferred), and the handshake of a Node.js driver given
+ * dialled directly (drivers send primaryPreferred), and the handshakes of a Node.js driver given
  * readPreference=secondary (mongosh's, which then never connected) failed with jongodb's refusal.
  */
 class SimulatedReadPreferenceTest {
@@ -59,6 +59,14 @@ class SimulatedReadPreferenceTest {
                         .append("$readPreference", new BsonDocument("mode", new BsonString("secondary")))
                         .append("$db", new BsonString("admin")));
                 BsonDocument hello = ScriptedMongodWire.parseOpMsg(raw.read()).body();
+                assertEquals(1.0, hello.getNumber("ok").doubleValue(), hello::toJson);
+                assertEquals(secondary.advertised().toString(), hello.getString("me").getValue());
+            }
+            try (WireSocket raw = new WireSocket(secondary.advertised().port(), 1, 10_000)) {
+                // the Node.js driver's first handshake: OP_QUERY, the read preference beside the command
+                raw.sendRaw(ScriptedMongodWire.buildOpQuery(7, 0, "admin.$cmd", 0, -1, new BsonDocument("hello", new BsonInt32(1))
+                        .append("$readPreference", new BsonDocument("mode", new BsonString("secondary")))));
+                BsonDocument hello = ScriptedMongodWire.parseOpReply(raw.read()).documents().get(0);
                 assertEquals(1.0, hello.getNumber("ok").doubleValue(), hello::toJson);
                 assertEquals(secondary.advertised().toString(), hello.getString("me").getValue());
             }

@@ -1,5 +1,6 @@
 package io.blackpipe.topology;
 
+import io.blackpipe.wire.BsonCursor;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.Header;
@@ -86,8 +87,9 @@ public final class HelloExchange {
         }
         boolean shifted = msg != null && states.shifted(member);
         // a simulated member's hello reaches the one real node, which may take only primary reads (jongodb):
-        // the Node.js driver's handshakes carry the URI's readPreference
-        boolean readPreference = msg != null && simulation != null && !ReadPreference.mode(frame, msg).equals("primary");
+        // the Node.js driver's handshakes (OP_QUERY, then OP_MSG on new connections) carry the URI's readPreference
+        boolean readPreference = simulation != null && (msg != null ? !ReadPreference.mode(frame, msg).equals("primary")
+                : BsonCursor.over(frame, query.queryOffset(), query.queryEnd()).find("$readPreference"));
         if (!facts.compressionRequested() && !shifted && !readPreference) {
             return frame;
         }
@@ -106,6 +108,9 @@ public final class HelloExchange {
         } else {
             BsonDocument document = BsonIo.decode(frame, query.queryOffset(), query.queryEnd());
             HelloRewriter.stripCompression(document.isDocument("$query") ? document.getDocument("$query") : document);
+            if (readPreference) {
+                document.remove("$readPreference");
+            }
             rewritten = Messages.opQueryWithQuery(alloc, frame, query, document);
         }
         frame.release();
