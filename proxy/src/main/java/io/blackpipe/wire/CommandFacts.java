@@ -1,6 +1,7 @@
 package io.blackpipe.wire;
 
 import io.netty.buffer.ByteBuf;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -9,7 +10,7 @@ import java.util.UUID;
  *
  * @param name          the command name (the first element), e.g. "insert", "hello"
  * @param database      {@code $db} (or the OP_QUERY collection's database)
- * @param collection    the first element's value when it is a string (the target collection), getMore's
+ * @param collection    the first element's value when it is a string naming the target collection, getMore's
  *                      {@code collection}, else ""
  * @param lsid          the logical session id, or null
  * @param txnNumber     the transaction number, or -1 when absent
@@ -39,6 +40,15 @@ public record CommandFacts(
         long fingerprint) {
 
     public static final String CHANGE_STREAM = "$changeStream";
+    /**
+     * Commands whose first value is a string that names no collection (a parameter, a log, a user or
+     * role, a version): mongod's namespace for them is the database alone, and so is theirs here. mongosh
+     * sends {getParameter: 'foo'} and {getLog: 'startupWarnings'} at every start.
+     */
+    private static final Set<String> NAMES_NO_COLLECTION = Set.of("getParameter", "getLog", "createUser", "updateUser",
+            "dropUser", "usersInfo", "createRole", "updateRole", "dropRole", "rolesInfo", "grantRolesToUser",
+            "revokeRolesFromUser", "grantRolesToRole", "revokeRolesFromRole", "grantPrivilegesToRole",
+            "revokePrivilegesFromRole", "setFeatureCompatibilityVersion", "logApplicationMessage");
     /** listSearchIndexes is an aggregate that starts with this stage. */
     public static final String LIST_SEARCH_INDEXES = "$listSearchIndexes";
 
@@ -103,7 +113,7 @@ public record CommandFacts(
             if (first) {
                 first = false;
                 name = body.name(recent);
-                if (body.type() == BsonCursor.STRING) {
+                if (body.type() == BsonCursor.STRING && !NAMES_NO_COLLECTION.contains(name)) {
                     collection = body.stringValue(recent);
                 }
                 getMore = name.equals("getMore");

@@ -1,0 +1,52 @@
+package io.blackpipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.mongodb.MongoCommandException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.testing.UpstreamLane;
+import java.util.List;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The namespace a command is recorded (and matched by a rule's namespace) under, for commands whose
+ * first value is a string that names no collection: the database alone, as mongod has it. mongosh
+ * sends {getParameter: 'foo'} and {getLog: 'startupWarnings'} at every start, which were recorded as
+ * admin.foo and admin.startupWarnings; a user's name (createUser) read as a collection of its database.
+ */
+class HistoryNamespaceTest {
+
+    @Test
+    void aStringThatNamesNoCollectionLeavesTheDatabaseAlone() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("history-namespace");
+        try (BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri());
+             MongoClient client = MongoClients.create(blackPipe.connectionString())) {
+            runEitherWay(client, "admin", new Document("getParameter", "foo"));
+            runEitherWay(client, "admin", new Document("getLog", "startupWarnings"));
+            runEitherWay(client, db, new Document("usersInfo", "alice"));
+            runEitherWay(client, db, new Document("count", "c"));
+
+            List<HistoryEntry> history = blackPipe.history();
+            assertEquals("admin", namespaceOf(history, "getParameter"));
+            assertEquals("admin", namespaceOf(history, "getLog"));
+            assertEquals(db, namespaceOf(history, "usersInfo"));
+            assertEquals(db + ".c", namespaceOf(history, "count"), "a collection's command keeps its collection");
+        }
+    }
+
+    /** The server's answer does not matter here (the lane may lack the command): what the proxy recorded does. */
+    private static void runEitherWay(MongoClient client, String db, Document command) {
+        try {
+            client.getDatabase(db).runCommand(command);
+        } catch (MongoCommandException e) {
+            // recorded all the same
+        }
+    }
+
+    private static String namespaceOf(List<HistoryEntry> history, String command) {
+        return history.stream().filter(e -> e.command().equals(command)).reduce((a, b) -> b).orElseThrow().namespace();
+    }
+}
