@@ -52,7 +52,9 @@ final class SimulatedSecondary {
             return new Verdict(null, asTheRealNodeTakesIt(alloc, frame));
         }
         if (!READS.contains(facts.name())) {
-            return new Verdict(ErrorReplies.error(10107, null, null, null, facts, state), null);
+            // mongod's own words for rs.stepDown() on a secondary
+            String errmsg = facts.name().equals("replSetStepDown") ? "not primary so can't step down" : null;
+            return new Verdict(ErrorReplies.error(10107, errmsg, null, null, facts, state), null);
         }
         if (Header.opCode(frame) == OpCode.OP_MSG && ReadPreference.mode(frame, OpMsg.parse(frame)).equals("primary")) {
             return new Verdict(ErrorReplies.error(13435, null, null, null, facts, state), null);

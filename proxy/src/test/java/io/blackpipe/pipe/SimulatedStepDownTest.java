@@ -1,9 +1,11 @@
 package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.blackpipe.testing.ScriptedMongod;
@@ -59,6 +61,19 @@ class SimulatedStepDownTest {
             client.getDatabase("test").getCollection("c").insertOne(new Document("_id", 1));
             assertEquals(1, node.documents("test", "c").size(), "a write after the stepdown goes to the new primary");
         }
+    }
+
+    /** A secondary refuses as mongod does, in its words; nothing moves and the real node never hears of it. */
+    @Test
+    void stepDownOnASimulatedSecondaryIsRefusedAsMongodRefusesIt() throws Exception {
+        try (MongoClient secondary = MongoClients.create("mongodb://" + advertised(1) + "/?directConnection=true")) {
+            MongoCommandException e = assertThrows(MongoCommandException.class, () -> secondary.getDatabase("admin")
+                    .runCommand(new BsonDocument("replSetStepDown", new BsonInt32(10))));
+            assertEquals(10107, e.getErrorCode());
+            assertEquals("not primary so can't step down", e.getErrorMessage());
+        }
+        assertEquals(0, node.stepDowns().size());
+        assertEquals(MemberState.Role.PRIMARY, proxy.memberState(proxy.members().get(0).upstream()).role());
     }
 
     private String advertised(int index) {
