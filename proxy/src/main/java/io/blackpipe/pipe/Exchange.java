@@ -91,11 +91,7 @@ final class Exchange {
                 CommandFacts facts = scanner.ofOpMsg(frame, msg);
                 if (facts.isHello()) {
                     observer.monitoring(facts);
-                    if (connection.blackholed()) {
-                        waiting.holdThroughTheBlackhole(frame, () -> helloUnlessFaulted(frame, facts, msg, null), () -> { });
-                    } else {
-                        helloUnlessFaulted(frame, facts, msg, null);
-                    }
+                    waiting.afterAnyBlackhole(frame, () -> helloUnlessFaulted(frame, facts, msg, null));
                 } else if (FailPointCommand.answeredByTheProxy(facts.name(), context)) {
                     FailPointCommand.answer(this, frame, msg, facts);
                 } else {
@@ -117,22 +113,21 @@ final class Exchange {
                 if (facts.isHello()) {
                     observer.monitoring(facts);
                 }
-                Runnable pass = () -> {
+                waiting.afterAnyBlackhole(frame, () -> {
                     if (facts.isHello()) {
                         helloUnlessFaulted(frame, facts, null, query);
-                    } else { // drivers use OP_QUERY only for the handshake; anything else passes as it came
+                    } else { // a command or a legacy find (PyMongo 3's exhaust and raw batches): passes as it came
                         connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
                     }
-                };
-                if (connection.blackholed()) {
-                    waiting.holdThroughTheBlackhole(frame, pass, () -> { });
-                } else {
-                    pass.run();
-                }
+                });
                 return;
             }
             case OpCode.OP_COMPRESSED:
                 connection.sendUpstream(frame); // never negotiated through the proxy; a client that insists passes as is
+                return;
+            case OpCode.OP_UPDATE, OpCode.OP_INSERT, OpCode.OP_GET_MORE, OpCode.OP_DELETE, OpCode.OP_KILL_CURSORS:
+                // a legacy driver's (PyMongo 3's raw batches and their getMores): the member judges it, as without the proxy
+                waiting.afterAnyBlackhole(frame, () -> connection.sendUpstream(frame));
                 return;
             default:
                 throw new MalformedMessageException("clients do not send " + OpCode.name(Header.opCode(frame)));

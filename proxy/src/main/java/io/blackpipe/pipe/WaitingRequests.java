@@ -130,6 +130,15 @@ final class WaitingRequests {
         }
     }
 
+    /** Runs {@code pass} now, or when the blackhole the connection is in ends (never, if the client leaves first). */
+    void afterAnyBlackhole(ByteBuf frame, Runnable pass) {
+        if (connection.blackholed()) {
+            holdThroughTheBlackhole(frame, pass, () -> { });
+        } else {
+            pass.run();
+        }
+    }
+
     /** The client left: what a blackhole held ends (it gave up on it), and so does what queued behind it. */
     void clientLeft() {
         Runnable blackholed = afterTheBlackhole;

@@ -277,8 +277,8 @@ class FrameDecoderTest {
     }
 
     @ParameterizedTest
-    @ValueSource(ints = {2001, 2002, 2005, 2010, 2011, 0, 9999, -2013})
-    void unknownOrLegacyOpcodeIsRejected(int opCode) {
+    @ValueSource(ints = {2003, 2010, 2011, 0, 9999, -2013})
+    void unknownOpcodeIsRejected(int opCode) {
         EmbeddedChannel channel = channel(new FrameDecoder());
         try {
             assertRejected(channel, concat(header(20, 1, 0, opCode), new byte[4]), "unknown opcode " + opCode);
@@ -290,10 +290,10 @@ class FrameDecoderTest {
     @Test
     void badHeaderIsJudgedOnlyOnceAllSixteenBytesArrived() {
         EmbeddedChannel channel = channel(new FrameDecoder());
-        byte[] bad = header(20, 1, 0, 2001);
+        byte[] bad = header(20, 1, 0, 2010);
         try {
             assertFalse(channel.writeInbound(buf(range(bad, 0, 15))));
-            assertRejected(channel, range(bad, 15, 16), "unknown opcode 2001");
+            assertRejected(channel, range(bad, 15, 16), "unknown opcode 2010");
         } finally {
             channel.finishAndReleaseAll();
         }
@@ -390,11 +390,15 @@ class FrameDecoderTest {
         assertTrue(OpCode.isKnown(OP_QUERY));
         assertTrue(OpCode.isKnown(OP_COMPRESSED));
         assertTrue(OpCode.isKnown(WireFixtures.OP_REPLY));
-        assertFalse(OpCode.isKnown(2001));
+        for (int legacy : new int[] {2001, 2002, 2005, 2006, 2007}) { // servers before 5.1 take them: passed on
+            assertTrue(OpCode.isKnown(legacy));
+        }
+        assertFalse(OpCode.isKnown(2003));
         assertEquals("OP_MSG", OpCode.name(2013));
         assertEquals("OP_QUERY", OpCode.name(2004));
         assertEquals("OP_REPLY", OpCode.name(1));
         assertEquals("OP_COMPRESSED", OpCode.name(2012));
-        assertEquals("opcode 2001", OpCode.name(2001));
+        assertEquals("OP_GET_MORE", OpCode.name(2005));
+        assertEquals("opcode 2003", OpCode.name(2003));
     }
 }
