@@ -283,6 +283,9 @@ public final class HelloExchange {
     }
 
     private void remember(BsonDocument hello) {
+        if (isError(hello)) {
+            return; // a refused hello (bad arguments, a read preference the node refuses) says nothing of the member
+        }
         lastFromMember = hello;
         lastFromMemberNanos = System.nanoTime();
     }
@@ -313,17 +316,28 @@ public final class HelloExchange {
     private void observeLate(ByteBuf frame) {
         if (Header.opCode(frame) == OpCode.OP_MSG) {
             OpMsg msg = OpMsg.parse(frame);
-            remember(BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd()));
-            states.observe(member, lastFromMember);
+            BsonDocument late = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+            if (!isError(late)) {
+                remember(late);
+                states.observe(member, late);
+            }
         }
     }
 
+    private static boolean isError(BsonDocument reply) {
+        return reply.isNumber("ok") && reply.getNumber("ok").doubleValue() == 0;
+    }
+
     /**
-     * Notes what the member said about itself and makes the reply name the proxy. A real member's
+     * Notes what the member said about itself and makes the reply name the proxy (an error reply says
+     * nothing of it and names no member: it is left as it came, but for a shifted counter). A real member's
      * state is read before rewriting (the topologyVersion shift must not be counted in); a
      * simulated member's after (its role is the simulation's).
      */
     private boolean rewriteReply(BsonDocument body) {
+        if (isError(body)) { // not the member's state (its role, wire version, counter) and nothing to rewrite but the counter
+            return simulation == null && states.shiftReply(member, body);
+        }
         if (simulation != null) {
             rewriter.rewriteReply(body);
             simulation.rewriteAndObserve(body, member, states);
