@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The legacy opcodes servers before 5.1 still take: PyMongo 3.x reads {@code find_raw_batches}
- * with an OP_QUERY find, then OP_GET_MORE, and ends it with OP_KILL_CURSORS, whatever the server.
+ * with an OP_QUERY find, then OP_GET_MORE, whatever the server, and sends OP_KILL_CURSORS for a
+ * {@code MongoClient.kill_cursors} without a namespace.
  * Through the proxy they reach the member as they came and its replies come back, as without it;
  * the member judges them (mongod 5.1+ refuses them itself).
  */
