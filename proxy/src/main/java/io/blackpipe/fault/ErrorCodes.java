@@ -51,6 +51,7 @@ public final class ErrorCodes {
         define("MigrationConflict", 272);
         define("ChangeStreamFatalError", 280);
         define("ChangeStreamHistoryLost", 286);
+        define("APIStrictError", 323);
         define("ShardCannotRefreshDueToLocksHeld", 343);
         define("InternalTransactionNotSupported", 358);
         define("TemporarilyUnavailable", 365);

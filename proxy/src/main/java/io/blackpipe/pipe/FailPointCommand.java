@@ -8,7 +8,9 @@ import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.Messages;
 import io.blackpipe.wire.OpMsg;
 import io.netty.buffer.ByteBuf;
+import java.util.Set;
 import java.util.function.Consumer;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
@@ -34,6 +36,14 @@ final class FailPointCommand {
     private static final int FAIL_POINT_SET_FAILED = 266;
     /** The server's code for a required field left out of a command. */
     private static final int MISSING_REQUIRED_FIELD = 40414;
+    private static final int API_STRICT_ERROR = 323;
+    /**
+     * The generic arguments a driver adds to any command (the server's generic_argument.idl): mongod takes them on
+     * configureFailPoint too, so a Stable API client (apiVersion on every command) can set the failpoint. They are
+     * not the rule: the rule kept is the failpoint alone.
+     */
+    private static final Set<String> GENERIC_ARGUMENTS = Set.of("$db", "lsid", "$clusterTime", "$readPreference",
+            "apiVersion", "apiStrict", "apiDeprecationErrors", "maxTimeMS", "comment");
 
     private FailPointCommand() {
     }
@@ -86,6 +96,12 @@ final class FailPointCommand {
             answer.accept(ErrorReplies.commandError(UNAUTHORIZED, commandName + " may only be run against the admin database."));
             return;
         }
+        if (command.get("apiStrict", BsonBoolean.FALSE).equals(BsonBoolean.TRUE)) {
+            // as mongod: neither failpoint command is in API Version 1, so a strict client may not run it
+            answer.accept(ErrorReplies.commandError(API_STRICT_ERROR, "Provided apiStrict:true, but the command " + commandName
+                    + " is not in API Version 1"));
+            return;
+        }
         if (commandName.equals(CONFIGURE)) {
             answer.accept(configure(context, command));
             return;
@@ -127,7 +143,9 @@ final class FailPointCommand {
                 }
                 context.rules().remove(RULE_ID);
             } else {
-                context.rules().put(context.ruleParser().parse(RULE_ID, command));
+                BsonDocument rule = command.clone();
+                rule.keySet().removeAll(GENERIC_ARGUMENTS);
+                context.rules().put(context.ruleParser().parse(RULE_ID, rule));
             }
             // as the server: the times the failpoint was entered so far, which a new mode does not reset
             return new BsonDocument("count", countValue(context.rules().fired(RULE_ID))).append("ok", new BsonDouble(1));
