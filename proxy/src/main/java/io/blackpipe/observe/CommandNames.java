@@ -19,7 +19,8 @@ public final class CommandNames {
             "serverStatus", "hello", "isMaster", "ismaster", "saslStart", "saslContinue", "authenticate",
             "logout", "getnonce", "explain", "mapReduce", "replSetGetStatus", "replSetStepDown",
             "configureFailPoint", "waitForFailPoint", "startSession", "refreshSessions", "killSessions", "currentOp",
-            "killOp", "dbStats", "collStats", "validate", "getLastError", "connectionStatus");
+            "killOp", "dbStats", "collStats", "validate", "getLastError", "connectionStatus",
+            "createSearchIndexes", "updateSearchIndex", "dropSearchIndex"); // the driver's Atlas Search index helpers
 
     private CommandNames() {
     }
