@@ -140,6 +140,24 @@ public final class FailRule {
         return put("retries", "attempt", "retry");
     }
 
+    /**
+     * Hold the command for {@code block} before the action (failCommand's blockConnection + blockTimeMS, at least
+     * 1 ms): with {@code errorCode(0)} the command then runs, late; with an error or a closed connection it never runs.
+     */
+    public FailRule blockConnection(Duration block) {
+        unspent("blockConnection");
+        if (data.containsKey("blockConnection")) {
+            throw new IllegalStateException("blockConnection(): this rule already blocks for " + data.get("blockTimeMS") + " ms");
+        }
+        if (Arguments.required(block, "blockConnection(): the block").compareTo(Duration.ofMillis(1)) < 0) {
+            // under 1 ms, blockTimeMS would be 0: no block at all
+            throw new IllegalArgumentException("blockConnection(): must be at least 1ms, got " + block);
+        }
+        data.put("blockConnection", BsonBoolean.TRUE);
+        data.put("blockTimeMS", new BsonInt64(block.toMillis()));
+        return this;
+    }
+
     /** Name the rule (default: rule-N); a rule with the same id is replaced. */
     public FailRule id(String ruleId) {
         unspent("id");
@@ -178,6 +196,16 @@ public final class FailRule {
         BsonDocument action = new BsonDocument("errorCode", new BsonInt32(code))
                 .append("errorExtraInfo", given(extraInfo, "errorCode(): the extra information").clone());
         return add(withLabels(action, "errorCode()", errorLabels));
+    }
+
+    /**
+     * Adds the rule: the command runs and its reply carries a writeConcernError of {@code code} (e.g. 64
+     * WriteConcernFailed, 91 ShutdownInProgress, which drivers retry); only commands that take a write concern get it.
+     */
+    public String writeConcernError(int code, String errmsg) {
+        unspent("writeConcernError");
+        return add(new BsonDocument("writeConcernError", new BsonDocument("code", new BsonInt32(code))
+                .append("errmsg", new BsonString(given(errmsg, "writeConcernError(): the errmsg")))));
     }
 
     /** Adds the rule: the command runs, its reply is held for {@code delay} (at least 1 ms; the rule counts whole ms). */
