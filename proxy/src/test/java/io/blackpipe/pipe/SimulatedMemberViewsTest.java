@@ -9,7 +9,6 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoDatabase;
 import com.mongodb.connection.ServerDescription;
-import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.WireSocket;
 import java.util.List;
@@ -20,9 +19,8 @@ import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonValue;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every way a monitoring tool asks a member about its role and its set, asked of each simulated
@@ -31,21 +29,8 @@ import org.junit.jupiter.api.Test;
  * neither serverStatus nor replSetGetConfig.
  */
 class SimulatedMemberViewsTest {
-    private ScriptedMongod node;
-    private ProxyServer proxy;
-
-    @BeforeEach
-    void start() throws Exception {
-        node = ScriptedMongod.start();
-        proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + node.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME)
-                .withSimulatedMembers(3));
-    }
-
-    @AfterEach
-    void stop() {
-        proxy.close();
-        node.close();
-    }
+    @RegisterExtension
+    final SimulatedSetOverScriptedNode set = new SimulatedSetOverScriptedNode();
 
     /**
      * hello (with helloOk), isMaster and ismaster over OP_MSG (db.isMaster()), isMaster over
@@ -56,15 +41,15 @@ class SimulatedMemberViewsTest {
     @Test
     void everyMemberTellsItsSimulatedRoleAndSetHoweverItIsAsked() throws Exception {
         BsonDocument realConfig;
-        try (MongoClient direct = MongoClients.create(node.uri())) {
+        try (MongoClient direct = MongoClients.create(set.node().uri())) {
             MongoDatabase admin = direct.getDatabase("admin");
             BsonDocument repl = admin.runCommand(command("serverStatus"), BsonDocument.class).getDocument("repl");
-            assertEquals(node.address(), repl.getString("me").getValue(), "the real node names itself");
+            assertEquals(set.node().address(), repl.getString("me").getValue(), "the real node names itself");
             assertEquals(true, repl.getBoolean("isWritablePrimary").getValue(), "the real node is primary");
             realConfig = admin.runCommand(command("replSetGetConfig"), BsonDocument.class).getDocument("config");
-            assertEquals(List.of(node.address()), configHosts(realConfig));
+            assertEquals(List.of(set.node().address()), configHosts(realConfig));
         }
-        node.insertDocuments("local", "system.replset", List.of(realConfig));
+        set.node().insertDocuments("local", "system.replset", List.of(realConfig));
 
         try (MongoClient client = setClient()) {
             awaitSecondaries(client, 2);
@@ -73,7 +58,7 @@ class SimulatedMemberViewsTest {
                 assertEveryViewAgrees(i, 0);
             }
         }
-        proxy.failover();
+        set.proxy().failover();
         for (int i = 0; i < 3; i++) {
             assertEveryViewAgrees(i, 1);
         }
@@ -108,7 +93,7 @@ class SimulatedMemberViewsTest {
             BsonDocument stored = member.getDatabase("local").getCollection("system.replset", BsonDocument.class).find().first();
             assertEquals(config, stored, me + " local.system.replset is the config replSetGetConfig gives");
         }
-        int port = proxy.members().get(index).advertised().port();
+        int port = set.proxy().members().get(index).advertised().port();
         try (WireSocket raw = new WireSocket(port, 1, (int) ScriptedProxy.WAIT.toMillis())) {
             int requestId = 7;
             for (BsonDocument query : List.of(command("isMaster"), new BsonDocument("$query", command("isMaster")))) {
@@ -150,11 +135,11 @@ class SimulatedMemberViewsTest {
     }
 
     private List<String> allAdvertised() {
-        return proxy.members().stream().map(m -> m.advertised().toString()).collect(Collectors.toList());
+        return set.proxy().members().stream().map(m -> m.advertised().toString()).collect(Collectors.toList());
     }
 
     private String advertised(int index) {
-        return proxy.members().get(index).advertised().toString();
+        return set.proxy().members().get(index).advertised().toString();
     }
 
     private boolean isPrimaryToTheDriver(MongoClient client, int index) {
@@ -164,7 +149,7 @@ class SimulatedMemberViewsTest {
 
     private MongoClient setClient() {
         return MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(proxy.connectionString() + "&heartbeatFrequencyMS=500"))
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&heartbeatFrequencyMS=500"))
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build());
     }
 

@@ -22,30 +22,16 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.BsonValue;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The commands a real secondary answers, asked of a simulated one. Three simulated members over
  * one scripted node: jongodb has neither replSetGetStatus nor currentOp.
  */
 class SimulatedSecondaryCommandsTest {
-    private ScriptedMongod node;
-    private ProxyServer proxy;
-
-    @BeforeEach
-    void start() throws Exception {
-        node = ScriptedMongod.start();
-        proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + node.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME)
-                .withSimulatedMembers(3));
-    }
-
-    @AfterEach
-    void stop() {
-        proxy.close();
-        node.close();
-    }
+    @RegisterExtension
+    final SimulatedSetOverScriptedNode set = new SimulatedSetOverScriptedNode();
 
     /**
      * The real node calls itself PRIMARY in replSetGetStatus; each simulated member tells it as
@@ -54,7 +40,7 @@ class SimulatedSecondaryCommandsTest {
      */
     @Test
     void replSetGetStatusTellsEachMembersRoleAsItsHelloDoes() throws Exception {
-        try (MongoClient direct = MongoClients.create(node.uri())) {
+        try (MongoClient direct = MongoClients.create(set.node().uri())) {
             assertEquals(1, status(direct, ReadPreference.primary()).getInt32("myState").getValue(), "the real node is primary");
         }
         try (MongoClient client = setClient()) {
@@ -74,7 +60,7 @@ class SimulatedSecondaryCommandsTest {
             assertEquals("PRIMARY", self(fromThePrimary).getString("stateStr").getValue());
         }
 
-        proxy.failover();
+        set.proxy().failover();
         for (int i = 0; i < 3; i++) {
             try (MongoClient member = MongoClients.create("mongodb://" + advertised(i) + "/?directConnection=true")) {
                 BsonDocument status = status(member, ReadPreference.primaryPreferred());
@@ -96,7 +82,7 @@ class SimulatedSecondaryCommandsTest {
      */
     @Test
     void withoutSecondaryOkASecondaryAnswersWhatARealSecondaryAnswers() throws Exception {
-        try (WireSocket raw = new WireSocket(proxy.members().get(1).advertised().port(), 1, (int) ScriptedProxy.WAIT.toMillis())) {
+        try (WireSocket raw = new WireSocket(set.proxy().members().get(1).advertised().port(), 1, (int) ScriptedProxy.WAIT.toMillis())) {
             assertEquals(2, command(raw, new BsonDocument("replSetGetStatus", new BsonInt32(1)), "admin").getInt32("myState").getValue());
             BsonDocument currentOp = command(raw, new BsonDocument("currentOp", new BsonInt32(1)), "admin");
             assertEquals(1.0, currentOp.getNumber("ok").doubleValue(), currentOp::toJson);
@@ -109,7 +95,7 @@ class SimulatedSecondaryCommandsTest {
                     .append("documents", new BsonArray(List.of(new BsonDocument("_id", new BsonInt32(1))))), "test")
                     .getInt32("code").getValue());
         }
-        assertEquals(0, node.documents("test", "c").size(), "the refused insert never reached the node");
+        assertEquals(0, set.node().documents("test", "c").size(), "the refused insert never reached the node");
     }
 
     private static BsonDocument command(WireSocket raw, BsonDocument command, String db) throws Exception {
@@ -121,7 +107,7 @@ class SimulatedSecondaryCommandsTest {
 
     private MongoClient setClient() {
         return MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(proxy.connectionString() + "&heartbeatFrequencyMS=500"))
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&heartbeatFrequencyMS=500"))
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build());
     }
 
@@ -155,7 +141,7 @@ class SimulatedSecondaryCommandsTest {
     }
 
     private String advertised(int index) {
-        Member member = proxy.members().get(index);
+        Member member = set.proxy().members().get(index);
         return member.advertised().toString();
     }
 }

@@ -8,15 +8,13 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
-import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.topology.MemberState;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * rs.stepDown() (replSetStepDown) sent by an app or mongosh to a simulated primary: the simulated set
@@ -26,26 +24,13 @@ import org.junit.jupiter.api.Test;
  * the same primary. A scripted node, which records the stepdowns it obeyed.
  */
 class SimulatedStepDownTest {
-    private ScriptedMongod node;
-    private ProxyServer proxy;
-
-    @BeforeEach
-    void start() throws Exception {
-        node = ScriptedMongod.start();
-        proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + node.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME)
-                .withSimulatedMembers(3));
-    }
-
-    @AfterEach
-    void stop() {
-        proxy.close();
-        node.close();
-    }
+    @RegisterExtension
+    final SimulatedSetOverScriptedNode set = new SimulatedSetOverScriptedNode();
 
     @Test
     void stepDownOnTheSimulatedPrimaryElectsTheNextMemberAndLeavesTheRealNodeAlone() throws Exception {
         try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(proxy.connectionString() + "&heartbeatFrequencyMS=500"))
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&heartbeatFrequencyMS=500"))
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
             String before = client.getDatabase("admin").runCommand(new BsonDocument("hello", new BsonInt32(1))).getString("primary");
             assertEquals(advertised(0), before);
@@ -53,13 +38,13 @@ class SimulatedStepDownTest {
             Document reply = client.getDatabase("admin").runCommand(new BsonDocument("replSetStepDown", new BsonInt32(10)));
             assertEquals(1.0, reply.get("ok", Number.class).doubleValue(), reply::toJson);
 
-            assertEquals(0, node.stepDowns().size(), "the real node was never asked to step down");
-            assertEquals(MemberState.Role.PRIMARY, proxy.memberState(proxy.members().get(1).upstream()).role());
-            assertEquals(MemberState.Role.SECONDARY, proxy.memberState(proxy.members().get(0).upstream()).role());
+            assertEquals(0, set.node().stepDowns().size(), "the real node was never asked to step down");
+            assertEquals(MemberState.Role.PRIMARY, set.proxy().memberState(set.proxy().members().get(1).upstream()).role());
+            assertEquals(MemberState.Role.SECONDARY, set.proxy().memberState(set.proxy().members().get(0).upstream()).role());
             ScriptedProxy.awaitTrue("the driver sees the next member as primary", () -> client.getClusterDescription()
                     .getServerDescriptions().stream().anyMatch(d -> d.isPrimary() && d.getAddress().toString().equals(advertised(1))));
             client.getDatabase("test").getCollection("c").insertOne(new Document("_id", 1));
-            assertEquals(1, node.documents("test", "c").size(), "a write after the stepdown goes to the new primary");
+            assertEquals(1, set.node().documents("test", "c").size(), "a write after the stepdown goes to the new primary");
         }
     }
 
@@ -72,11 +57,11 @@ class SimulatedStepDownTest {
             assertEquals(10107, e.getErrorCode());
             assertEquals("not primary so can't step down", e.getErrorMessage());
         }
-        assertEquals(0, node.stepDowns().size());
-        assertEquals(MemberState.Role.PRIMARY, proxy.memberState(proxy.members().get(0).upstream()).role());
+        assertEquals(0, set.node().stepDowns().size());
+        assertEquals(MemberState.Role.PRIMARY, set.proxy().memberState(set.proxy().members().get(0).upstream()).role());
     }
 
     private String advertised(int index) {
-        return proxy.members().get(index).advertised().toString();
+        return set.proxy().members().get(index).advertised().toString();
     }
 }
