@@ -232,7 +232,7 @@ class AdminApiTest {
         assertBadRequest(send("POST", "/api/v1/rules", "[1, 2]"), "malformed JSON body: an array where one document {...} was expected");
         // the name as given, and the known ones in order: the README quotes this message
         assertBadRequest(send("POST", "/api/v1/rules", FIND_ERROR.replace("errorCode: 2", "error: 'NoSuchError'")),
-                "data.error: unknown error name NoSuchError; known: [AdmissionQueueOverflow, AuthenticationFailed, BackupCursorOpenConflictWithCheckpoint,");
+                "data.error: unknown error name NoSuchError; known: [APIStrictError, AdmissionQueueOverflow, AuthenticationFailed, BackupCursorOpenConflictWithCheckpoint,");
         assertBadRequest(send("POST", "/api/v1/rules", FIND_ERROR.replace("errorCode: 2", "error: 91")), "data.error: must be an error name");
         assertBadRequest(send("POST", "/api/v1/rules", "   "), "JSON body");
         assertBadRequest(send("POST", "/api/v1/rules",
