@@ -56,10 +56,11 @@ final class SimulatedSecondary {
             String errmsg = facts.name().equals("replSetStepDown") ? "not primary so can't step down" : null;
             return new Verdict(ErrorReplies.error(10107, errmsg, null, null, facts, state), null);
         }
-        if (Header.opCode(frame) == OpCode.OP_MSG && ReadPreference.mode(frame, OpMsg.parse(frame)).equals("primary")) {
+        OpMsg msg = OpMsg.parse(frame); // a command the proxy judges is an OP_MSG
+        if (ReadPreference.mode(frame, msg).equals("primary")) {
             return new Verdict(ErrorReplies.error(13435, null, null, null, facts, state), null);
         }
-        return new Verdict(null, asTheRealNodeTakesIt(alloc, frame));
+        return new Verdict(null, withoutReadPreference(alloc, frame, msg));
     }
 
     /**
@@ -72,9 +73,11 @@ final class SimulatedSecondary {
             return frame;
         }
         OpMsg msg = OpMsg.parse(frame);
-        if (ReadPreference.mode(frame, msg).equals("primary")) {
-            return frame;
-        }
+        return ReadPreference.mode(frame, msg).equals("primary") ? frame : withoutReadPreference(alloc, frame, msg);
+    }
+
+    /** A copy of {@code frame} without its $readPreference; {@code frame} is released. */
+    private static ByteBuf withoutReadPreference(ByteBufAllocator alloc, ByteBuf frame, OpMsg msg) {
         BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
         body.remove("$readPreference");
         ByteBuf stripped = Messages.opMsgWithBody(alloc, frame, msg, body);
