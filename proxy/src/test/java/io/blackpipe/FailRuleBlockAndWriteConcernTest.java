@@ -38,6 +38,7 @@ class FailRuleBlockAndWriteConcernTest {
             assertEquals(2, blackPipe.attempts("update"));
             assertEquals(1, blackPipe.retries("update"));
             assertEquals(1, blackPipe.faultsInjected("writeConcernError"));
+            assertEquals("PAID", orders.find(Filters.eq("_id", 1)).first().getString("status"), "the update ran");
 
             FailRule rule = blackPipe.fail("find").blockConnection(Duration.ofMillis(5));
             assertThrows(IllegalStateException.class, () -> rule.blockConnection(Duration.ofMillis(5)));
