@@ -3,7 +3,10 @@ package io.blackpipe.wire;
 import io.netty.buffer.ByteBuf;
 import java.nio.charset.StandardCharsets;
 
-/** A checked view of an OP_QUERY frame; today drivers send it only for the legacy handshake. */
+/**
+ * A checked view of an OP_QUERY frame: drivers send it for the legacy handshake, and older ones (PyMongo 3.x)
+ * for a legacy find, which passes as it came.
+ */
 public final class OpQuery {
     private final int flags;
     private final String fullCollectionName;
