@@ -77,7 +77,14 @@ public final class MemberStates {
                 || !version.isNumber("counter")) {
             return false;
         }
-        version.put("counter", new BsonInt64(Math.max(0, version.getNumber("counter").longValue() + sign * shift.amount())));
+        long counter = version.getNumber("counter").longValue() + sign * shift.amount();
+        if (counter < 0) {
+            // older than anything the member said since the shift began (a driver that missed a move): a
+            // processId the member never had makes it answer at once, as the driver needs; 0 would be held
+            version.put("processId", new BsonObjectId(new ObjectId()));
+            counter = 0;
+        }
+        version.put("counter", new BsonInt64(counter));
         return true;
     }
 }

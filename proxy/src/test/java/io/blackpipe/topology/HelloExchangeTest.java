@@ -230,6 +230,25 @@ class HelloExchangeTest {
     }
 
     /**
+     * An awaitable hello whose counter, less the shift, is below anything the member said (the
+     * member's counter is 0 and the client knows the first of two shifts): the client is behind, and
+     * a server answers such a hello at once. Forwarded with counter 0, the member would hold it as
+     * current; forwarded with a processId the member never had, it answers at once.
+     */
+    @Test
+    void anAwaitableHelloFromBeforeTheLastShiftIsOneTheMemberAnswersAtOnce() {
+        sendMsg(opMsg(80, 0, 0).body("{hello: 1, $db: 'admin'}").build());
+        reply(opMsg(980, 80, 0).body(REAL_REPLY.replace("'6'", "'0'")).build());
+        states.topologyVersion(MEMBER, true);
+        states.topologyVersion(MEMBER, true);
+        ByteBuf forwarded = sendMsg(opMsg(81, 0, 0).body("{hello: 1, topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'},"
+                + " counter: {$numberLong: '1'}}, maxAwaitTimeMS: 10000, $db: 'admin'}").build());
+        OpMsg msg = OpMsg.parse(forwarded);
+        BsonDocument asked = BsonIo.decode(forwarded, msg.bodyOffset(), msg.sectionsEnd()).getDocument("topologyVersion");
+        assertFalse(asked.getObjectId("processId").getValue().toHexString().equals("0102030405060708090a0b0c"), asked.toJson());
+    }
+
+    /**
      * While the member holds an awaitable hello answered early, the hellos after it are answered in
      * its place: a plain one at once, in its command's words; an awaitable one knowing the counter
      * waits until a change, or until the member's late answer, which then answers it (under the
