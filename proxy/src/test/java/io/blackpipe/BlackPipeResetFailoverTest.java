@@ -37,10 +37,10 @@ class BlackPipeResetFailoverTest {
     void afterAFailoverResetMakesTheFirstMemberPrimaryAgainAndTheDriversWriteGoesThere() throws InterruptedException {
         String db = UpstreamLane.freshDatabaseName("api-reset-failover");
         try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start();
-             // no heartbeat during the test: the driver learns of each election from the old primary's refusal
+             // polling, no heartbeat during the test: the driver learns of each election from the old primary's refusal
              MongoClient client = MongoClients.create(MongoClientSettings.builder()
                      .applyConnectionString(new ConnectionString(blackPipe.connectionString()
-                             + "&retryWrites=true&heartbeatFrequencyMS=120000&socketTimeoutMS=20000"))
+                             + "&retryWrites=true&serverMonitoringMode=poll&heartbeatFrequencyMS=120000&socketTimeoutMS=20000"))
                      .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
                      .build())) {
             Member first = blackPipe.server().members().get(0);

@@ -10,6 +10,7 @@ import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.Tls;
 import java.io.IOException;
+import java.util.Map;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 
@@ -24,17 +25,20 @@ final class MemberRoles {
     private final MemberStates states;
     /** null: the members' roles are their own. */
     private final SimulatedReplicaSet simulation;
+    /** Whose connections hear of a simulated election: the awaitable hellos they hold are answered at once. */
+    private final Map<MemberAddress, MemberListener> listeners;
     private final PrimaryStepDown primaryStepDown;
     private final int connectTimeoutMillis;
     private final Tls.Client upstreamTls;
     private final ProxyLog log;
 
     MemberRoles(Discovery.Deployment deployment, MemberMap members, MemberStates states, SimulatedReplicaSet simulation,
-                PrimaryStepDown primaryStepDown, int connectTimeoutMillis, Tls.Client upstreamTls, ProxyLog log) {
+                Map<MemberAddress, MemberListener> listeners, PrimaryStepDown primaryStepDown, int connectTimeoutMillis, Tls.Client upstreamTls, ProxyLog log) {
         this.deployment = deployment;
         this.members = members;
         this.states = states;
         this.simulation = simulation;
+        this.listeners = listeners;
         this.primaryStepDown = primaryStepDown;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.upstreamTls = upstreamTls;
@@ -79,7 +83,21 @@ final class MemberRoles {
 
     /** What each simulated member says about itself, from the real node's hello. */
     private void observeSimulated() {
-        simulation.observe(deployment.hello(), states);
+        simulation.observe(deployment.hello());
+    }
+
+    /**
+     * After a simulated election every member's counter moved on: as every member of a real set
+     * answers its waiting awaitable hellos when its state changes, each simulated member's do now,
+     * and a driver that streams hello learns of the new primary at once, not from a refused write.
+     */
+    private void announceSimulatedElection() {
+        for (MemberAddress member : simulation.members()) {
+            MemberListener listener = listeners.get(member);
+            if (listener != null) {
+                listener.topologyChanged();
+            }
+        }
     }
 
     /** A simulated set elects the next member; a real one is asked to step its primary down. */
@@ -87,6 +105,7 @@ final class MemberRoles {
         if (simulation != null) {
             MemberAddress next = simulation.failover();
             observeSimulated();
+            announceSimulatedElection();
             log.info("failover (simulated): " + next + " is primary now");
             return;
         }
@@ -108,6 +127,7 @@ final class MemberRoles {
         MemberAddress first = simulation == null ? null : simulation.restoreFirstPrimary();
         if (first != null) {
             observeSimulated();
+            announceSimulatedElection();
             log.info("failover undone (simulated): " + first + " is primary again");
         }
         return first != null;

@@ -107,8 +107,9 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.connectionLimit = config.maxConnections() > 0 ? new ConnectionLimit(config.maxConnections(), log) : null;
             this.members = new MemberMap(config.effectiveAdvertiseHost(), config.port(), config.memberPorts(),
                     deployment.dialAliases(), this::listen);
+            MemberStates states = new MemberStates();
             SimulatedReplicaSet simulation = config.simulateMembers() == 0 ? null
-                    : new SimulatedReplicaSet(deployment.setName(), deployment.members(), members);
+                    : new SimulatedReplicaSet(deployment.setName(), deployment.members(), members, states);
             HelloRewriter rewriter = new HelloRewriter(members, deployment.isReplicaSet() && simulation == null, log::warn);
             this.history = History.open(10_000, config.historyFile());
             this.rules = new RuleSet();
@@ -117,10 +118,10 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             CommandObserver observer = new CommandObserver(registry, retryTracker, history);
             this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
-                    config.forwardFailPoints(), rewriter, new MemberStates(), log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
+                    config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
                     upstreamTls, new ChangeStreamCursors(), openConnections, this::failover);
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
-            this.roles = new MemberRoles(deployment, members, context.memberStates(), simulation,
+            this.roles = new MemberRoles(deployment, members, states, simulation, listeners,
                     new PrimaryStepDown(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis(), log),
                     config.connectTimeoutMillis(), upstreamTls, log);
         } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up

@@ -46,7 +46,8 @@ final class RequestRewrites {
             }
             return new SimulatedSecondary.Verdict(null, SimulatedSecondary.asTheRealNodeTakesIt(alloc, frame));
         }
-        return SimulatedSecondary.check(alloc, frame, facts, state);
+        return SimulatedSecondary.check(alloc, frame, facts, state,
+                () -> context.memberStates().topologyVersion(member.upstream(), false));
     }
 
     /** {@code frame} as the member should get it: the same frame, or a rewritten one that replaces it. */

@@ -12,6 +12,7 @@ import io.blackpipe.wire.ReadPreference;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.bson.BsonDocument;
 
 /**
@@ -47,18 +48,20 @@ final class SimulatedSecondary {
     private SimulatedSecondary() {
     }
 
-    static Verdict check(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, MemberState state) {
+    /** @param topologyVersion the member's, which a real secondary's NotPrimary errors carry (null: none known) */
+    static Verdict check(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, MemberState state,
+                         Supplier<BsonDocument> topologyVersion) {
         if (ALWAYS_ALLOWED.contains(facts.name()) || "local".equals(facts.database())) {
             return new Verdict(null, asTheRealNodeTakesIt(alloc, frame));
         }
         if (!READS.contains(facts.name())) {
             // mongod's own words for rs.stepDown() on a secondary
             String errmsg = facts.name().equals("replSetStepDown") ? "not primary so can't step down" : null;
-            return new Verdict(ErrorReplies.error(10107, errmsg, null, null, facts, state), null);
+            return new Verdict(ErrorReplies.error(10107, errmsg, null, topologyVersion.get(), facts, state), null);
         }
         OpMsg msg = OpMsg.parse(frame); // a command the proxy judges is an OP_MSG
         if (ReadPreference.mode(frame, msg).equals("primary")) {
-            return new Verdict(ErrorReplies.error(13435, null, null, null, facts, state), null);
+            return new Verdict(ErrorReplies.error(13435, null, null, topologyVersion.get(), facts, state), null);
         }
         return new Verdict(null, withoutReadPreference(alloc, frame, msg));
     }

@@ -86,11 +86,13 @@ public final class HelloExchange {
             awaitingName = facts.name();
         }
         boolean shifted = msg != null && states.shifted(member);
+        // a simulated member's awaitable hello asks about the member's topologyVersion, which the real node never had
+        boolean simulatedVersion = simulation != null && msg != null && msg.body(frame).find("topologyVersion");
         // a simulated member's hello reaches the one real node, which may take only primary reads (jongodb):
         // the Node.js driver's handshakes (OP_QUERY, then OP_MSG on new connections) carry the URI's readPreference
         boolean readPreference = simulation != null && (msg != null ? !ReadPreference.mode(frame, msg).equals("primary")
                 : BsonCursor.over(frame, query.queryOffset(), query.queryEnd()).find("$readPreference"));
-        if (!facts.compressionRequested() && !shifted && !readPreference) {
+        if (!facts.compressionRequested() && !shifted && !simulatedVersion && !readPreference) {
             return frame;
         }
         ByteBuf rewritten;
@@ -98,10 +100,12 @@ public final class HelloExchange {
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             HelloRewriter.stripCompression(body);
             boolean unshifted = states.unshiftRequest(member, body);
+            boolean translated = simulatedVersion && simulation.asTheRealNodeAwaits(body, member,
+                    lastFromMember == null ? null : lastFromMember.get("topologyVersion"));
             if (readPreference) {
                 body.remove("$readPreference");
             }
-            if (!facts.compressionRequested() && !unshifted && !readPreference) {
+            if (!facts.compressionRequested() && !unshifted && !translated && !readPreference) {
                 return frame;
             }
             rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
@@ -155,9 +159,7 @@ public final class HelloExchange {
             }
             boolean rechained = streaming && Header.responseTo(frame) == streamAwaited && chainStream(frame, msg);
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-            if (simulation == null) {
-                remember(body.clone());
-            }
+            remember(body.clone());
             if (rewriteReply(body) || rechained) {
                 rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
             }
@@ -165,9 +167,7 @@ public final class HelloExchange {
             OpReply reply = OpReply.parse(frame);
             if (reply.numberReturned() == 1) {
                 BsonDocument body = BsonIo.decode(frame, reply.firstDocumentOffset(), reply.end());
-                if (simulation == null) {
-                    remember(body.clone()); // the handshake's: all there is until the stream's first reply
-                }
+                remember(body.clone()); // the handshake's: all there is until the stream's first reply
                 if (rewriteReply(body)) {
                     rewritten = Messages.opReplyWithDocuments(alloc, frame, reply, List.of(body));
                 }
@@ -209,7 +209,7 @@ public final class HelloExchange {
      * holds a hello answered early until its wait ends: see {@link #memberHoldsAnsweredHello}.
      */
     public ByteBuf answerAwaitingNow(ByteBufAllocator alloc, int requestId) {
-        if (lastFromMember == null || simulation != null) {
+        if (lastFromMember == null) {
             return null;
         }
         if (streaming) {
@@ -307,8 +307,13 @@ public final class HelloExchange {
         if (body.containsKey(other)) {
             body.put(writable, body.remove(other));
         }
-        states.shiftReply(member, body);
-        rewriter.rewriteReply(body);
+        if (simulation != null) {
+            rewriter.rewriteReply(body);
+            simulation.rewriteWithCounter(body, member); // its role now, which an election may have changed
+        } else {
+            states.shiftReply(member, body);
+            rewriter.rewriteReply(body);
+        }
         return body;
     }
 
@@ -318,8 +323,12 @@ public final class HelloExchange {
             OpMsg msg = OpMsg.parse(frame);
             BsonDocument late = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             if (!isError(late)) {
-                remember(late);
-                states.observe(member, late);
+                remember(late.clone());
+                if (simulation != null) {
+                    simulation.rewriteAndObserve(late, member); // the real node's role is not the member's
+                } else {
+                    states.observe(member, late);
+                }
             }
         }
     }
@@ -336,11 +345,11 @@ public final class HelloExchange {
      */
     private boolean rewriteReply(BsonDocument body) {
         if (isError(body)) { // not the member's state (its role, wire version, counter) and nothing to rewrite but the counter
-            return simulation == null && states.shiftReply(member, body);
+            return states.shiftReply(member, body);
         }
         if (simulation != null) {
             rewriter.rewriteReply(body);
-            simulation.rewriteAndObserve(body, member, states);
+            simulation.rewriteAndObserve(body, member);
             return true;
         }
         states.observe(member, body);

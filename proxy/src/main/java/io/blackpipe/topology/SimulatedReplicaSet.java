@@ -20,8 +20,11 @@ import org.bson.types.ObjectId;
  * where only a single node exists. Every simulated member dials the same upstream; hello replies
  * are rewritten per member (hosts, me, primary, role, electionId), and a failover moves the
  * primary role as an election would (as does putting it back on the first member: the electionId
- * only ever grows). topologyVersion is left out, so drivers poll and re-check
- * a member whenever it reports a state change error, as they do with servers before 4.4.
+ * only ever grows). Each member is a process of its own with a topologyVersion of its own (where the
+ * real node reports one: servers before 4.4 do not, and drivers poll them), whose counter an election
+ * moves on: a driver that streams hello hears of it from the awaitable hello the member holds,
+ * answered at once as a real set's members answer theirs; one that polls, from the state-change
+ * error whose newer counter makes it check the member again.
  */
 public final class SimulatedReplicaSet {
     /** The configuration version every simulated member reports: the simulation never reconfigures. */
@@ -29,17 +32,23 @@ public final class SimulatedReplicaSet {
     private final String setName;
     private final List<MemberAddress> members;
     private final MemberMap addresses;
+    private final MemberStates states;
+    /** Each member's topologyVersion.processId: in a real set, each member is a process of its own. */
+    private final Map<MemberAddress, BsonObjectId> processIds = new LinkedHashMap<>();
     private volatile int primary;
+    /** The election term; also every member's topologyVersion.counter, since each election changes every member's state. */
     private volatile int election = 1;
 
     /** @param members the simulated members' names, in order; the first starts as primary */
-    public SimulatedReplicaSet(String setName, List<MemberAddress> members, MemberMap addresses) {
+    public SimulatedReplicaSet(String setName, List<MemberAddress> members, MemberMap addresses, MemberStates states) {
         if (members.size() < 2) {
             throw new IllegalArgumentException("--simulate-members needs at least 2 members, got " + members.size());
         }
         this.setName = setName;
         this.members = List.copyOf(members);
         this.addresses = addresses;
+        this.states = states;
+        this.members.forEach(member -> processIds.put(member, new BsonObjectId(new ObjectId())));
     }
 
     /** The deployment of N simulated members, all dialling the one real node {@code real}'s discovery reached. */
@@ -64,6 +73,11 @@ public final class SimulatedReplicaSet {
             names.add(new MemberAddress("simulated-" + i, real.port()));
         }
         return names;
+    }
+
+    /** The simulated members' names, in order. */
+    public List<MemberAddress> members() {
+        return members;
     }
 
     public String setName() {
@@ -101,7 +115,7 @@ public final class SimulatedReplicaSet {
     }
 
     /** Records what each simulated member says about itself, from the real node's hello {@code realHello}. */
-    public synchronized void observe(BsonDocument realHello, MemberStates states) {
+    public synchronized void observe(BsonDocument realHello) {
         for (Member member : addresses.members()) {
             BsonDocument hello = realHello.clone();
             rewrite(hello, member.upstream());
@@ -110,13 +124,21 @@ public final class SimulatedReplicaSet {
     }
 
     /**
-     * Rewrites the upstream's hello reply passing to a client as {@code member} would send it, and records that as
-     * the member's state, in one step: a failover on another thread comes before or after both, never between
-     * (else the member's record would keep the role it had before the failover until its next hello).
+     * Rewrites the upstream's hello reply passing to a client as {@code member} would send it, records that as
+     * the member's state, and gives it the member's counter, in one step: a failover on another thread comes
+     * before or after all three, never between (else the member's record would keep the role it had before
+     * the failover until its next hello, or a reply name the new primary with the old counter).
      */
-    public synchronized void rewriteAndObserve(BsonDocument hello, MemberAddress member, MemberStates states) {
+    public synchronized void rewriteAndObserve(BsonDocument hello, MemberAddress member) {
         rewrite(hello, member);
-        states.observe(member, hello);
+        states.observe(member, hello); // without the shift of injected errors, as for a real member
+        states.shiftReply(member, hello);
+    }
+
+    /** {@link #rewrite} with the member's counter, for what does not record its state: a reply made from one it sent before, serverStatus's repl. */
+    public synchronized void rewriteWithCounter(BsonDocument hello, MemberAddress member) {
+        rewrite(hello, member);
+        states.shiftReply(member, hello);
     }
 
     /**
@@ -148,7 +170,35 @@ public final class SimulatedReplicaSet {
         } else {
             hello.remove("electionId");
         }
-        hello.remove("topologyVersion");
+        if (hello.isDocument("topologyVersion")) {
+            hello.put("topologyVersion", topologyVersion(member));
+        }
+        return true;
+    }
+
+    /** The member's topologyVersion, before the shift of injected state-change errors ({@link MemberStates}). */
+    public synchronized BsonDocument topologyVersion(MemberAddress member) {
+        return new BsonDocument("processId", processIds.get(member)).append("counter", new BsonInt64(election));
+    }
+
+    /**
+     * Makes an awaitable hello to {@code member} (its injected shift removed) one the real node takes,
+     * by putting the real node's topologyVersion {@code realVersion} for the member's: the node then
+     * holds it as the member would, until its own state changes or maxAwaitTimeMS ends (an election
+     * ends the member's wait here: {@code HelloExchange#answerAwaitingNow}). A hello that asks about an
+     * older counter than the member's (sent before an election) is answered at once, as the member
+     * would: it gets a processId the node never had. False when the hello asks about no
+     * topologyVersion of this member's (the node answers at once a processId not its own).
+     */
+    public synchronized boolean asTheRealNodeAwaits(BsonDocument request, MemberAddress member, BsonValue realVersion) {
+        BsonValue asked = request.get("topologyVersion");
+        if (asked == null || !asked.isDocument() || !processIds.get(member).equals(asked.asDocument().get("processId"))) {
+            return false;
+        }
+        BsonValue counter = asked.asDocument().get("counter");
+        boolean current = counter != null && counter.isNumber() && counter.asNumber().longValue() == election;
+        request.put("topologyVersion", current && realVersion != null && realVersion.isDocument() ? realVersion.asDocument().clone()
+                : new BsonDocument("processId", new BsonObjectId(new ObjectId())).append("counter", new BsonInt64(0)));
         return true;
     }
 
@@ -215,7 +265,8 @@ public final class SimulatedReplicaSet {
 
             @Override
             public boolean repl(BsonDocument repl) {
-                return rewrite(repl, member);
+                rewriteWithCounter(repl, member);
+                return true;
             }
         });
     }

@@ -53,10 +53,11 @@ class SimulatedFailoverTest {
 
     /**
      * The failover tests write to the old primary before the driver has heard of the election, as
-     * an app does between two heartbeats; no scheduled heartbeat may come in between (the driver
-     * still checks at once when a reply tells it the primary changed).
+     * an app does between two heartbeats: the driver polls (a streaming one hears of the election
+     * at once, see SimulatedElectionStreamTest) and no scheduled heartbeat may come in between (the
+     * driver still checks at once when a reply tells it the primary changed).
      */
-    private static final String NO_HEARTBEAT_DURING_THE_TEST = "heartbeatFrequencyMS=120000";
+    private static final String NO_HEARTBEAT_DURING_THE_TEST = "serverMonitoringMode=poll&heartbeatFrequencyMS=120000";
 
     private MongoClient client(String options) {
         return MongoClients.create(MongoClientSettings.builder()
@@ -167,6 +168,8 @@ class SimulatedFailoverTest {
             proxy.failover();
             MongoNotPrimaryException error = assertThrows(MongoNotPrimaryException.class, () -> c.insertOne(new Document("_id", 2)));
             assertEquals(10107, error.getErrorCode());
+            // as a real secondary's: the member's topologyVersion, newer than the one the driver knew from before the election
+            assertEquals(2, error.getResponse().getDocument("topologyVersion").getNumber("counter").longValue(), error.getResponse()::toJson);
             c.insertOne(new Document("_id", 3)); // the driver re-checked the set and writes to the new primary
         }
         assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());

@@ -1,7 +1,6 @@
 package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -51,25 +50,29 @@ class SimulatedMemberViewsTest {
         }
         set.node().insertDocuments("local", "system.replset", List.of(realConfig));
 
+        long[] counters = new long[3];
         try (MongoClient client = setClient()) {
             awaitSecondaries(client, 2);
             for (int i = 0; i < 3; i++) {
                 assertEquals(i == 0, isPrimaryToTheDriver(client, i), advertised(i));
-                assertEveryViewAgrees(i, 0);
+                counters[i] = assertEveryViewAgrees(i, 0);
             }
         }
         set.proxy().failover();
         for (int i = 0; i < 3; i++) {
-            assertEveryViewAgrees(i, 1);
+            // every member's state changed: a driver compares counters to know which word is newer
+            assertEquals(counters[i] + 1, assertEveryViewAgrees(i, 1), advertised(i) + "'s topologyVersion moved on");
         }
     }
 
-    private void assertEveryViewAgrees(int index, int primaryIndex) throws Exception {
+    /** Returns the member's topologyVersion counter, which every view gives as hello does. */
+    private long assertEveryViewAgrees(int index, int primaryIndex) throws Exception {
         String me = advertised(index);
         boolean primary = index == primaryIndex;
+        BsonDocument hello;
         try (MongoClient member = MongoClients.create("mongodb://" + me + "/?directConnection=true")) {
             MongoDatabase admin = member.getDatabase("admin");
-            BsonDocument hello = admin.runCommand(command("hello").append("helloOk", BsonBoolean.TRUE), BsonDocument.class);
+            hello = admin.runCommand(command("hello").append("helloOk", BsonBoolean.TRUE), BsonDocument.class);
             assertEquals(me, hello.getString("me").getValue());
             assertEquals(advertised(primaryIndex), hello.getString("primary").getValue());
             assertEquals(allAdvertised(), strings(hello.getArray("hosts")));
@@ -105,8 +108,10 @@ class SimulatedMemberViewsTest {
                 assertEquals(me, legacy.getString("me").getValue());
                 assertEquals(advertised(primaryIndex), legacy.getString("primary").getValue());
                 assertEquals(allAdvertised(), strings(legacy.getArray("hosts")));
+                assertEquals(hello.get("topologyVersion"), legacy.get("topologyVersion"), me + " OP_QUERY topologyVersion");
             }
         }
+        return hello.getDocument("topologyVersion").getNumber("counter").longValue();
     }
 
     private static void assertRole(boolean primary, String writableField, BsonDocument reply, String what) {
@@ -114,12 +119,11 @@ class SimulatedMemberViewsTest {
         assertEquals(!primary, reply.getBoolean("secondary").getValue(), what + ": secondary");
     }
 
-    /** The fields that name the set and the member, as hello gives them; no topologyVersion (a simulated set has none). */
+    /** The fields that name the set and the member, and its topologyVersion, as hello gives them. */
     private static void assertSameSet(BsonDocument hello, BsonDocument other, String what) {
-        for (String field : List.of("setName", "setVersion", "hosts", "primary", "me")) {
+        for (String field : List.of("setName", "setVersion", "hosts", "primary", "me", "topologyVersion")) {
             assertEquals(hello.get(field), other.get(field), what + ": " + field);
         }
-        assertFalse(other.containsKey("topologyVersion"), what + " carries the real node's topologyVersion");
     }
 
     private static BsonDocument command(String name) {

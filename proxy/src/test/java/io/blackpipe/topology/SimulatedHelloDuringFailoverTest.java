@@ -42,8 +42,8 @@ class SimulatedHelloDuringFailoverTest {
     @Test
     void aHelloRewrittenAsTheRoleMovesIsTheMembersWordBeforeOrAfterIt() throws Exception {
         names.forEach(addresses::ensure);
-        SimulatedReplicaSet set = new SimulatedReplicaSet("rs0", names, addresses);
-        set.observe(REAL_HELLO, states);
+        SimulatedReplicaSet set = new SimulatedReplicaSet("rs0", names, addresses, states);
+        set.observe(REAL_HELLO);
         MemberAddress first = names.get(0);
         HelloExchange exchange = new HelloExchange(new HelloRewriter(addresses, false, warning -> { }), states, first, set);
         ByteBuf request = buf(opMsg(1, 0, 0).body("{hello: 1, $db: 'admin'}").build());
@@ -59,7 +59,7 @@ class SimulatedHelloDuringFailoverTest {
         }, "event-loop");
         Thread failover = new Thread(() -> { // as MemberRoles.failover() does it
             set.failover();
-            set.observe(REAL_HELLO, states);
+            set.observe(REAL_HELLO);
         }, "admin");
         synchronized (addresses) {
             hello.start();

@@ -6,9 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.OpCode;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonValue;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -22,7 +26,7 @@ class SimulatedReplicaSetTest {
     void setUp() {
         MemberMap addresses = new MemberMap("proxy.local", 40000, Map.of(), (upstream, port) -> port);
         names.forEach(addresses::ensure);
-        set = new SimulatedReplicaSet("rs0", names, addresses);
+        set = new SimulatedReplicaSet("rs0", names, addresses, new MemberStates());
     }
 
     /** mongod 4.4's serverStatus names the role ismaster, as its isMaster does: the field stays the one the server used. */
@@ -37,9 +41,44 @@ class SimulatedReplicaSetTest {
         BsonDocument expectedRepl = BsonDocument.parse("{hosts: ['proxy.local:40000', 'proxy.local:40001', 'proxy.local:40002'],"
                 + " setName: 'rs0', setVersion: 1, ismaster: false, secondary: true, primary: 'proxy.local:40000',"
                 + " me: 'proxy.local:40001', rbid: 1}");
+        expectedRepl.put("topologyVersion", set.topologyVersion(names.get(1))); // the member's own, as its hello's
         assertEquals(expectedRepl, status.getDocument("repl"));
         assertEquals("db.internal:27017", status.getString("host").getValue(), "the process's own host name is not a member name");
         assertEquals(BsonDocument.parse("{current: 3}"), status.getDocument("connections"));
+    }
+
+    /**
+     * Each member is a process of its own, and an election changes every member's state: each counter
+     * moves on, and serverStatus tells the topologyVersion hello tells.
+     */
+    @Test
+    void eachMemberHasItsOwnProcessAndEveryCounterMovesOnWithAnElection() {
+        BsonDocument realHello = BsonDocument.parse("{topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'},"
+                + " counter: {$numberLong: '4'}}, hosts: ['db.internal:27017'], setName: 'rs0', isWritablePrimary: true,"
+                + " secondary: false, primary: 'db.internal:27017', me: 'db.internal:27017', ok: 1.0}");
+        Set<BsonValue> processIds = new HashSet<>();
+        for (MemberAddress member : names) {
+            BsonDocument hello = realHello.clone();
+            set.rewriteAndObserve(hello, member);
+            processIds.add(hello.getDocument("topologyVersion").get("processId"));
+            assertEquals(1, hello.getDocument("topologyVersion").getInt64("counter").getValue(), member + "'s hello");
+        }
+        assertEquals(3, processIds.size(), "three processes");
+        assertFalse(processIds.contains(realHello.getDocument("topologyVersion").get("processId")), "none the real node's");
+
+        set.failover();
+        for (MemberAddress member : names) {
+            BsonDocument hello = realHello.clone();
+            set.rewriteAndObserve(hello, member);
+            assertEquals(set.topologyVersion(member), hello.getDocument("topologyVersion"));
+            assertEquals(2, hello.getDocument("topologyVersion").getInt64("counter").getValue(), member + "'s hello");
+            BsonDocument status = new BsonDocument("repl", realHello.clone()).append("ok", new BsonDouble(1));
+            set.rewriteReply(facts("serverStatus", "admin", ""), status, member);
+            assertEquals(hello.getDocument("topologyVersion"), status.getDocument("repl").getDocument("topologyVersion"),
+                    member + "'s serverStatus.repl");
+        }
+        set.restoreFirstPrimary();
+        assertEquals(3, set.topologyVersion(names.get(2)).getInt64("counter").getValue(), "two elections");
     }
 
     @Test

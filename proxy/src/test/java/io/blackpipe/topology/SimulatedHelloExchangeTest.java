@@ -1,0 +1,118 @@
+package io.blackpipe.topology;
+
+import static io.blackpipe.wire.WireFixtures.buf;
+import static io.blackpipe.wire.WireFixtures.bytesOf;
+import static io.blackpipe.wire.WireFixtures.opMsg;
+import static io.blackpipe.wire.WireFixtures.readLe32;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import io.blackpipe.wire.BsonIo;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.OpMsg;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.ReferenceCountUtil;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The awaitable hellos of a simulated member's connection: the member's topologyVersion is its own
+ * (a process of its own, a counter that elections move on), so the hello the client sends asks about
+ * a version the real node never had, and the real node's answers say nothing of the member's role.
+ */
+class SimulatedHelloExchangeTest {
+    private static final ByteBufAllocator ALLOC = ByteBufAllocator.DEFAULT;
+    private static final MemberAddress REAL = MemberAddress.parse("db.internal:27017");
+    private static final String REAL_VERSION = "{processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '6'}}";
+    private static final String REAL_HELLO = "{isWritablePrimary: true, secondary: false, topologyVersion: " + REAL_VERSION
+            + ", setName: 'rs0', hosts: ['db.internal:27017'], primary: 'db.internal:27017', me: 'db.internal:27017',"
+            + " maxWireVersion: 21, ok: 1.0}";
+
+    private final List<MemberAddress> names = SimulatedReplicaSet.names(REAL, 3);
+    private final List<ByteBuf> owned = new ArrayList<>();
+    private final MemberStates states = new MemberStates();
+    private SimulatedReplicaSet set;
+    /** The connection of the first member, primary until the election. */
+    private HelloExchange exchange;
+
+    @BeforeEach
+    void setUp() {
+        MemberMap addresses = new MemberMap("proxy.local", 40000, Map.of(), (upstream, port) -> port);
+        names.forEach(addresses::ensure);
+        set = new SimulatedReplicaSet("rs0", names, addresses, states);
+        set.observe(BsonDocument.parse(REAL_HELLO));
+        exchange = new HelloExchange(new HelloRewriter(addresses, false, warning -> { }), states, names.get(0), set);
+    }
+
+    @AfterEach
+    void releaseOwned() {
+        owned.forEach(ReferenceCountUtil::release);
+    }
+
+    @Test
+    void anAwaitableHelloAboutTheMembersVersionWaitsAtTheRealNodeAndAnElectionAnswersItAtOnce() {
+        BsonDocument memberVersion = handshake();
+        assertNotEquals(BsonDocument.parse(REAL_VERSION).get("processId"), memberVersion.get("processId"), "a process of its own");
+
+        BsonDocument forwarded = body(send(71, awaitable(memberVersion)));
+        assertEquals(BsonDocument.parse(REAL_VERSION), forwarded.getDocument("topologyVersion"),
+                "the real node holds it as the member would: until its own state changes");
+
+        set.failover();
+        ByteBuf answer = own(exchange.answerAwaitingNow(ALLOC, 1001));
+        assertEquals(71, readLe32(bytesOf(answer), 8), "answers the held hello now");
+        BsonDocument told = body(answer);
+        assertEquals(false, told.getBoolean("isWritablePrimary").getValue());
+        assertEquals("proxy.local:40001", told.getString("primary").getValue());
+        assertEquals(memberVersion.getNumber("counter").longValue() + 1, told.getDocument("topologyVersion").getNumber("counter").longValue());
+
+        // the real node's own answer comes when its wait ends, still calling itself primary: dropped, and not the member's state
+        assertNull(exchange.onReply(ALLOC, buf(opMsg(971, 71, 0).body(REAL_HELLO).build())));
+        assertEquals(MemberState.Role.SECONDARY, states.of(names.get(0)).role());
+    }
+
+    @Test
+    void anAwaitableHelloFromBeforeAnElectionIsMadeOneTheRealNodeAnswersAtOnce() {
+        BsonDocument before = handshake();
+        set.failover();
+        BsonDocument asked = body(send(72, awaitable(before))).getDocument("topologyVersion");
+        assertNotEquals(BsonDocument.parse(REAL_VERSION).get("processId"), asked.get("processId"),
+                "a processId the real node never had: its answer comes at once, as the member's would");
+        assertNotEquals(before.get("processId"), asked.get("processId"));
+    }
+
+    /** The handshake's hello and its answer; returns the member's topologyVersion it told. */
+    private BsonDocument handshake() {
+        ByteBuf request = send(70, "{hello: 1, $db: 'admin'}");
+        assertEquals("hello", body(request).getFirstKey());
+        ByteBuf reply = own(exchange.onReply(ALLOC, buf(opMsg(970, 70, 0).body(REAL_HELLO).build())));
+        return body(reply).getDocument("topologyVersion");
+    }
+
+    private static String awaitable(BsonDocument version) {
+        return "{hello: 1, topologyVersion: " + version.toJson() + ", maxAwaitTimeMS: 10000, $db: 'admin'}";
+    }
+
+    private ByteBuf send(int requestId, String body) {
+        ByteBuf frame = buf(opMsg(requestId, 0, 0).body(body).build());
+        OpMsg msg = OpMsg.parse(frame);
+        return own(exchange.onRequest(ALLOC, frame, CommandFacts.ofOpMsg(frame, msg), msg, null));
+    }
+
+    private ByteBuf own(ByteBuf made) {
+        owned.add(made);
+        return made;
+    }
+
+    private static BsonDocument body(ByteBuf frame) {
+        OpMsg msg = OpMsg.parse(frame);
+        return BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+    }
+}
