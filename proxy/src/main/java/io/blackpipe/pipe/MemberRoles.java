@@ -49,6 +49,7 @@ final class MemberRoles {
     void observeAtStart() {
         if (simulation != null) {
             observeSimulated();
+            learnTheNodesCommands();
             return;
         }
         primaryStepDown.warnIfItCannotAuthenticate(deployment);
@@ -79,6 +80,29 @@ final class MemberRoles {
                 log.info("member " + member.upstream() + " did not answer hello: " + e.getMessage());
             }
         }
+    }
+
+    /**
+     * The commands the one real node has (listCommands needs no authentication), so a simulated
+     * secondary answers one it lacks as mongod does; a node without listCommands (jongodb) leaves
+     * them unknown, and a secondary refuses an unknown command as a write.
+     */
+    private void learnTheNodesCommands() {
+        Member node = members.members().get(0); // every simulated member dials the one real node
+        String unlisted;
+        try (BlockingCommandClient client = new BlockingCommandClient(node.dial().host(), node.dial().port(),
+                connectTimeoutMillis, upstreamTls)) {
+            BsonDocument reply = client.run("admin", new BsonDocument("listCommands", new BsonInt32(1)));
+            if (reply.isDocument("commands")) {
+                simulation.nodeCommands(reply.getDocument("commands").keySet());
+                return;
+            }
+            unlisted = reply.toJson();
+        } catch (IOException | RuntimeException e) {
+            unlisted = e.getMessage();
+        }
+        log.info("the real node did not list its commands (" + unlisted + "): a simulated secondary refuses a command it"
+                + " does not know as a write");
     }
 
     /** What each simulated member says about itself, from the real node's hello. */

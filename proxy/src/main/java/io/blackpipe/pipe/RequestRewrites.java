@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.topology.HelloRewriter;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberState;
@@ -45,6 +46,10 @@ final class RequestRewrites {
                 return new SimulatedSecondary.Verdict(new BsonDocument("ok", new BsonDouble(1)), null);
             }
             return new SimulatedSecondary.Verdict(null, SimulatedSecondary.asTheRealNodeTakesIt(alloc, frame));
+        }
+        if (simulation.nodeLacks(facts.name())) { // mongod looks the command up before it asks its role
+            return new SimulatedSecondary.Verdict(ErrorReplies.error(59, "no such command: '" + facts.name() + "'", null, null,
+                    facts, state), null);
         }
         return SimulatedSecondary.check(alloc, frame, facts, state,
                 () -> context.memberStates().topologyVersion(member.upstream(), false));

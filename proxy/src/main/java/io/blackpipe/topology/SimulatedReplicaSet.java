@@ -2,9 +2,13 @@ package io.blackpipe.topology;
 
 import io.blackpipe.wire.CommandFacts;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -38,6 +42,8 @@ public final class SimulatedReplicaSet {
     private volatile int primary;
     /** The election term; also every member's topologyVersion.counter, since each election changes every member's state. */
     private volatile int election = 1;
+    /** The commands the real node lists (listCommands), lower case; null while unknown (a node without listCommands). */
+    private volatile Set<String> nodeCommands;
 
     /** @param members the simulated members' names, in order; the first starts as primary */
     public SimulatedReplicaSet(String setName, List<MemberAddress> members, MemberMap addresses, MemberStates states) {
@@ -78,6 +84,23 @@ public final class SimulatedReplicaSet {
     /** The simulated members' names, in order. */
     public List<MemberAddress> members() {
         return members;
+    }
+
+    /**
+     * The commands the real node has, from its listCommands: a member answers one it lacks as
+     * CommandNotFound before it looks at its role. Compared without case: listCommands leaves the
+     * node's aliases out, and they are its commands' names in lower case (findandmodify, buildinfo).
+     */
+    public void nodeCommands(Collection<String> names) {
+        Set<String> lower = new HashSet<>();
+        names.forEach(name -> lower.add(name.toLowerCase(Locale.ROOT)));
+        nodeCommands = lower;
+    }
+
+    /** Whether the real node surely lacks {@code command}: false while its commands are unknown. */
+    public boolean nodeLacks(String command) {
+        Set<String> known = nodeCommands;
+        return known != null && !known.contains(command.toLowerCase(Locale.ROOT));
     }
 
     public String setName() {

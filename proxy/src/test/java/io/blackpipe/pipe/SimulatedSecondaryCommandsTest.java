@@ -98,6 +98,30 @@ class SimulatedSecondaryCommandsTest {
         assertEquals(0, set.node().documents("test", "c").size(), "the refused insert never reached the node");
     }
 
+    /**
+     * A command the real node lacks (mongosh asks every member for atlasVersion at startup): mongod
+     * looks the command up before it asks its role, so a secondary answers CommandNotFound, as the
+     * primary (the node itself) does, not NotWritablePrimary. The node's commands come from its
+     * listCommands; a name differing only in case is an alias of the node's (buildinfo).
+     */
+    @Test
+    void aCommandTheNodeLacksIsCommandNotFoundOnASecondaryToo() throws Exception {
+        for (int member : new int[] {1, 0}) {
+            try (WireSocket raw = new WireSocket(set.proxy().members().get(member).advertised().port(), 1,
+                    (int) ScriptedProxy.WAIT.toMillis())) {
+                BsonDocument unknown = command(raw, new BsonDocument("atlasVersion", new BsonInt32(1)), "admin");
+                assertEquals(59, unknown.getInt32("code").getValue(), unknown::toJson);
+                assertEquals("CommandNotFound", unknown.getString("codeName").getValue());
+                assertEquals("no such command: 'atlasVersion'", unknown.getString("errmsg").getValue());
+            }
+        }
+        try (WireSocket raw = new WireSocket(set.proxy().members().get(1).advertised().port(), 1, (int) ScriptedProxy.WAIT.toMillis())) {
+            // mongod's listCommands leaves its aliases out: one that differs from a listed name only in case is the node's
+            BsonDocument alias = command(raw, new BsonDocument("buildinfo", new BsonInt32(1)), "admin");
+            assertEquals(1.0, alias.getNumber("ok").doubleValue(), alias::toJson);
+        }
+    }
+
     private static BsonDocument command(WireSocket raw, BsonDocument command, String db) throws Exception {
         int id = raw.sendMsg(0, command.append("$db", new BsonString(db)));
         byte[] reply = raw.read();

@@ -136,9 +136,22 @@ final class ScriptedMongodCommands {
                 return aggregate(cmd);
             case "drop":
                 return drop(cmd);
+            case "listCommands":
+                return listCommands();
             default:
                 return error(59, "CommandNotFound", "no such command: '" + name + "'");
         }
+    }
+
+    /** What this node serves, under its commands' names: aliases (buildinfo) unlisted, as mongod's listCommands leaves them out. */
+    private static BsonDocument listCommands() {
+        BsonDocument commands = new BsonDocument();
+        for (String name : List.of("aggregate", "authenticate", "buildInfo", "count", "currentOp", "delete", "drop", "endSessions",
+                "find", "getMore", "hello", "insert", "isMaster", "killCursors", "listCommands", "ping", "replSetGetConfig",
+                "replSetGetStatus", "replSetStepDown", "saslContinue", "saslStart", "serverStatus", "update")) {
+            commands.append(name, new BsonDocument("help", new BsonString("")));
+        }
+        return new BsonDocument("commands", commands).append("ok", new BsonDouble(1));
     }
 
     private BsonDocument retryable(BsonDocument cmd, java.util.function.Supplier<BsonDocument> write) {
