@@ -94,6 +94,10 @@ static const size_t OPERATION_COUNT = sizeof OPERATIONS / sizeof OPERATIONS[0];
 static void
 no_log (mongoc_log_level_t level, const char *domain, const char *message, void *data)
 {
+   (void) level;
+   (void) domain;
+   (void) message;
+   (void) data;
 }
 
 int
