@@ -154,6 +154,20 @@ public final class ErrorReplies {
         return ErrorCodes.SERVER_RETRIABLE.contains(code) || code == 251;
     }
 
+    /**
+     * mongod's words for a not-primary error to this client (service_entry_point_common.cpp), or null
+     * for another code: "not master" ("not master and slaveOk=false") to a client that never said
+     * helloOk: true, as every server before 4.4.2 said it to all; drivers older than hello retry
+     * on those words (the Ruby driver 2.5 retries a write refused "not master", not "not primary").
+     */
+    public static String notPrimaryWording(int code, boolean clientSaidHelloOk) {
+        switch (code) {
+            case 10107: return clientSaidHelloOk ? "not primary" : "not master";
+            case 13435: return clientSaidHelloOk ? "not primary and secondaryOk=false" : "not master and slaveOk=false";
+            default: return null;
+        }
+    }
+
     private static String defaultMessage(int code, CommandFacts facts) {
         switch (code) {
             case 10107: return "not primary";

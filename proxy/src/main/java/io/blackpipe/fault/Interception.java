@@ -15,6 +15,12 @@ public interface Interception {
     MemberState memberState();
 
     /**
+     * Whether the client's connection said {@code helloOk: true} in a hello or isMaster: mongod words
+     * its not-primary errors "not primary" to such a client, and "not master" to any other.
+     */
+    boolean clientSaidHelloOk();
+
+    /**
      * The topologyVersion for a state-change error from this member: the current one, or a newer
      * one (which the proxy then keeps announcing, as after a real stepdown). Null if unknown.
      */

@@ -44,6 +44,7 @@ final class Exchange {
     private final WaitingRequests waiting;
     private final WaitingReplies replies;
     private final AwaitedReplies awaited = new AwaitedReplies();
+    private final ClientHelloOk helloOk = new ClientHelloOk();
 
     Exchange(ClientConnection connection, PipeContext context, Member member) {
         this.connection = connection;
@@ -154,6 +155,7 @@ final class Exchange {
     }
 
     void forwardHello(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
+        helloOk.onHello(frame, msg, query);
         if (!standIn.tookOver(frame, facts, msg)) {
             if (!facts.moreToCome()) {
                 awaited.addHello(facts.requestId());
@@ -216,7 +218,7 @@ final class Exchange {
 
     /** What this member does with a command (see {@link RequestRewrites#asThisMemberTakesIt}). */
     SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts) {
-        return RequestRewrites.asThisMemberTakesIt(frame, facts, context, member, memberState(), connection.alloc());
+        return RequestRewrites.asThisMemberTakesIt(frame, facts, context, member, memberState(), helloOk.said(), connection.alloc());
     }
 
     /** A synthesized answer: the command never reached the server. */
@@ -373,6 +375,11 @@ final class Exchange {
     /** What the member last said about itself. */
     MemberState memberState() {
         return memberState.get();
+    }
+
+    /** Whether this client said helloOk: true (see {@link ClientHelloOk}). */
+    boolean clientSaidHelloOk() {
+        return helloOk.said();
     }
 
     /** See {@link HelloStandIn#answerAwaitingNow}; the proxy's answers pipelined behind that hello go with it. */

@@ -22,6 +22,11 @@ abstract class ExchangeInterception implements Interception {
         return exchange.memberState();
     }
 
+    @Override
+    public boolean clientSaidHelloOk() {
+        return exchange.clientSaidHelloOk();
+    }
+
     /** The topologyVersion for a state-change error from this member: a newer one is the member's news to every hello. */
     @Override
     public BsonDocument topologyVersion(boolean newer) {

@@ -30,10 +30,10 @@ final class RequestRewrites {
      * secondaryOk (an error to answer with) and strips the read preference of the reads it serves;
      * a simulated primary asked to step down hands its role on, as the admin API's failover does; a
      * real member takes the frame as it is, but for a replica set configuration that names the
-     * proxy's addresses.
+     * proxy's addresses. {@code clientSaidHelloOk} words a refusal as mongod words it to this client.
      */
     static SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context, Member member,
-                                                          MemberState state, ByteBufAllocator alloc) {
+                                                          MemberState state, boolean clientSaidHelloOk, ByteBufAllocator alloc) {
         SimulatedReplicaSet simulation = context.simulation();
         if (simulation == null) {
             return new SimulatedSecondary.Verdict(null, asTheMembersKnowThem(frame, facts, context.rewriter(), alloc));
@@ -51,7 +51,7 @@ final class RequestRewrites {
             return new SimulatedSecondary.Verdict(ErrorReplies.error(59, "no such command: '" + facts.name() + "'", null, null,
                     facts, state), null);
         }
-        return SimulatedSecondary.check(alloc, frame, facts, state,
+        return SimulatedSecondary.check(alloc, frame, facts, state, clientSaidHelloOk,
                 () -> context.memberStates().topologyVersion(member.upstream(), false));
     }
 

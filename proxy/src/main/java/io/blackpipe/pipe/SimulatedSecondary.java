@@ -19,8 +19,9 @@ import org.bson.BsonDocument;
  * What a simulated secondary does with a command, as a real secondary would (the server's
  * commandCanRunHere): commands allowed on any member and commands on the never-replicated local
  * database run; reads run only with secondaryOk (else NotPrimaryNoSecondaryOk); anything else is
- * refused as a write (NotWritablePrimary). What it serves reaches the one real upstream with its
- * $readPreference dropped, since that node may accept only primary reads.
+ * refused as a write (NotWritablePrimary), each refusal worded as mongod words it to the client
+ * ("not master" to one that never said helloOk: true). What it serves reaches the one real upstream
+ * with its $readPreference dropped, since that node may accept only primary reads.
  */
 final class SimulatedSecondary {
     /**
@@ -49,19 +50,21 @@ final class SimulatedSecondary {
     }
 
     /** @param topologyVersion the member's, which a real secondary's NotPrimary errors carry (null: none known) */
-    static Verdict check(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, MemberState state,
+    static Verdict check(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, MemberState state, boolean clientSaidHelloOk,
                          Supplier<BsonDocument> topologyVersion) {
         if (ALWAYS_ALLOWED.contains(facts.name()) || "local".equals(facts.database())) {
             return new Verdict(null, asTheRealNodeTakesIt(alloc, frame));
         }
         if (!READS.contains(facts.name())) {
             // mongod's own words for rs.stepDown() on a secondary
-            String errmsg = facts.name().equals("replSetStepDown") ? "not primary so can't step down" : null;
+            String errmsg = facts.name().equals("replSetStepDown") ? "not primary so can't step down"
+                    : ErrorReplies.notPrimaryWording(10107, clientSaidHelloOk);
             return new Verdict(ErrorReplies.error(10107, errmsg, null, topologyVersion.get(), facts, state), null);
         }
         OpMsg msg = OpMsg.parse(frame); // a command the proxy judges is an OP_MSG
         if (ReadPreference.mode(frame, msg).equals("primary")) {
-            return new Verdict(ErrorReplies.error(13435, null, null, topologyVersion.get(), facts, state), null);
+            return new Verdict(ErrorReplies.error(13435, ErrorReplies.notPrimaryWording(13435, clientSaidHelloOk), null,
+                    topologyVersion.get(), facts, state), null);
         }
         return new Verdict(null, withoutReadPreference(alloc, frame, msg));
     }

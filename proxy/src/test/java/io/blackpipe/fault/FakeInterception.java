@@ -55,6 +55,14 @@ public final class FakeInterception implements Interception {
         return member;
     }
 
+    /** Whether the fake's client said helloOk: true, as every driver since 2021 does in its handshake. */
+    public boolean clientSaidHelloOk = true;
+
+    @Override
+    public boolean clientSaidHelloOk() {
+        return clientSaidHelloOk;
+    }
+
     @Override
     public BsonDocument topologyVersion(boolean newer) {
         topologyVersionRequests.add(newer);

@@ -41,7 +41,8 @@ public final class ErrorReply implements FaultAction {
     public void apply(Interception command) {
         BsonDocument version = ErrorCodes.STATE_CHANGE.contains(code) && topologyVersion != ErrorReplies.TopologyVersionMode.OMIT
                 ? command.topologyVersion(topologyVersion == ErrorReplies.TopologyVersionMode.NEWER) : null;
-        BsonDocument reply = ErrorReplies.error(code, errmsg, errorLabels, version, command.facts(), command.onChangeStream(),
+        String message = errmsg != null ? errmsg : ErrorReplies.notPrimaryWording(code, command.clientSaidHelloOk());
+        BsonDocument reply = ErrorReplies.error(code, message, errorLabels, version, command.facts(), command.onChangeStream(),
                 command.memberState());
         command.answer(extraInfo == null ? reply : ErrorReplies.withExtraInfo(reply, extraInfo));
     }

@@ -32,6 +32,22 @@ class ErrorReplyTest {
     }
 
     @Test
+    void notPrimaryErrorsAreWordedAsMongodWordsThemToAClientThatNeverSaidHelloOk() {
+        FakeInterception legacy = FakeInterception.retryableInsert();
+        legacy.clientSaidHelloOk = false;
+        assertEquals("not master", answer(legacy, new ErrorReply(10107, null, null, null, TopologyVersionMode.NEWER))
+                .getString("errmsg").getValue());
+        FakeInterception legacyRead = FakeInterception.retryableInsert();
+        legacyRead.clientSaidHelloOk = false;
+        assertEquals("not master and slaveOk=false", answer(legacyRead, new ErrorReply(13435, null, null, null,
+                TopologyVersionMode.NEWER)).getString("errmsg").getValue());
+        FakeInterception custom = FakeInterception.retryableInsert();
+        custom.clientSaidHelloOk = false;
+        assertEquals("mine", answer(custom, new ErrorReply(10107, "mine", null, null, TopologyVersionMode.NEWER))
+                .getString("errmsg").getValue(), "a rule's own message is sent as written");
+    }
+
+    @Test
     void computesTheServersLabelsForARetryableWrite() {
         BsonDocument reply = answer(FakeInterception.retryableInsert(), new ErrorReply(189, null, null, null, TopologyVersionMode.NEWER));
         assertEquals(BsonArray.parse("['RetryableWriteError', 'NoWritesPerformed']"), reply.getArray("errorLabels"));
