@@ -206,6 +206,9 @@ final class Exchange {
             return;
         }
         frame = verdict.frame();
+        if (verdict.replyInstead() != null && fate == null) { // a rule's own fate, if any, decides instead
+            fate = reply -> reply.replace(verdict.replyInstead());
+        }
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
         } else {

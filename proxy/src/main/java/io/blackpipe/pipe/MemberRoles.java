@@ -24,17 +24,21 @@ final class MemberRoles {
     private final MemberStates states;
     /** null: the members' roles are their own. */
     private final SimulatedReplicaSet simulation;
+    /** The transactions each simulated election ends (unused without a simulation). */
+    private final FailoverEndedTransactions endedTransactions;
     private final PrimaryStepDown primaryStepDown;
     private final int connectTimeoutMillis;
     private final Tls.Client upstreamTls;
     private final ProxyLog log;
 
     MemberRoles(Discovery.Deployment deployment, MemberMap members, MemberStates states, SimulatedReplicaSet simulation,
-                PrimaryStepDown primaryStepDown, int connectTimeoutMillis, Tls.Client upstreamTls, ProxyLog log) {
+                FailoverEndedTransactions endedTransactions, PrimaryStepDown primaryStepDown, int connectTimeoutMillis,
+                Tls.Client upstreamTls, ProxyLog log) {
         this.deployment = deployment;
         this.members = members;
         this.states = states;
         this.simulation = simulation;
+        this.endedTransactions = endedTransactions;
         this.primaryStepDown = primaryStepDown;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.upstreamTls = upstreamTls;
@@ -86,6 +90,7 @@ final class MemberRoles {
     void failover() {
         if (simulation != null) {
             MemberAddress next = simulation.failover();
+            endedTransactions.failover();
             observeSimulated();
             log.info("failover (simulated): " + next + " is primary now");
             return;
@@ -107,6 +112,7 @@ final class MemberRoles {
     boolean restoreSimulatedPrimary() {
         MemberAddress first = simulation == null ? null : simulation.restoreFirstPrimary();
         if (first != null) {
+            endedTransactions.failover(); // an election too: the transactions open on the primary it replaced end
             observeSimulated();
             log.info("failover undone (simulated): " + first + " is primary again");
         }
