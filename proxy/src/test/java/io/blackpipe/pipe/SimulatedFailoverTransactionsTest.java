@@ -82,6 +82,30 @@ class SimulatedFailoverTransactionsTest {
     }
 
     @Test
+    void aStatementThatReachesTheNewPrimaryIsNoSuchTransactionAndTheSessionStartsAnother() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("simtxnstmt");
+        try (MongoClient client = client(); ClientSession session = client.startSession()) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 0));
+            awaitBothSecondaries(client);
+            session.startTransaction();
+            c.insertOne(session, new Document("_id", 1));
+            proxy.failover();
+            c.insertOne(new Document("_id", 2)); // outside the transaction: NotWritablePrimary, retried, the driver learns the new primary
+            MongoCommandException e = assertThrows(MongoCommandException.class, () -> c.insertOne(session, new Document("_id", 3)));
+            assertEquals(251, e.getErrorCode(), e.getMessage());
+            assertTrue(e.hasErrorLabel("TransientTransactionError"), e.getMessage());
+            session.abortTransaction();
+            session.startTransaction(); // the real node's copy was aborted: the session may begin again
+            c.insertOne(session, new Document("_id", 4));
+            session.commitTransaction();
+        }
+        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
+        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 3)).first());
+        assertEquals(3, direct.getDatabase(db).getCollection("c").countDocuments()); // 0, 2 and 4
+    }
+
+    @Test
     void withTransactionRunsItsBodyAgainOnTheNewPrimaryAndEachWriteAppliesOnce() throws InterruptedException {
         String db = UpstreamLane.freshDatabaseName("simtxnretry");
         AtomicInteger runs = new AtomicInteger();
