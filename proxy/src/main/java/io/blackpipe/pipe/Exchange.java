@@ -206,13 +206,12 @@ final class Exchange {
             return;
         }
         frame = verdict.frame();
-        if (verdict.replyInstead() != null && fate == null) { // a rule's own fate, if any, decides instead
-            fate = reply -> reply.replace(verdict.replyInstead());
-        }
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
         } else {
-            awaited.add(new InFlight(attempt, fingerprint, fault, fate, true));
+            InFlight inFlight = new InFlight(attempt, fingerprint, fault, fate, true);
+            inFlight.replyInstead = verdict.replyInstead();
+            awaited.add(inFlight);
         }
         connection.sendUpstream(frame);
     }
@@ -320,6 +319,9 @@ final class Exchange {
                 replies.sendBeforeTheQueued(awaited.dueAnswers());
             }
             return;
+        }
+        if (current.replyInstead != null) {
+            frame = FailoverEndedTransactions.answerInstead(connection.alloc(), frame, current.replyInstead);
         }
         ReplyFacts reply = ReplyFacts.of(frame);
         if (current.attempt.facts().changeStream() && !reply.isError()) {

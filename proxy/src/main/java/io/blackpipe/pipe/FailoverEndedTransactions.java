@@ -27,7 +27,7 @@ import org.bson.BsonString;
  * the first command of an ended transaction that reaches the new primary goes to the real node as
  * that transaction's abortTransaction (so its writes never apply, and its session can start
  * another: jongodb refuses a new transaction while one is open), and the client gets the new
- * primary's answer in place of the abort's reply (unless a rule decides that reply itself).
+ * primary's answer in place of the abort's reply (a rule's delay or other reply fate acting on that answer).
  * A transaction whose client never comes back stays open on the node until its lifetime limit.
  */
 final class FailoverEndedTransactions {
@@ -77,6 +77,13 @@ final class FailoverEndedTransactions {
                 .append("$db", new BsonString("admin"));
         ByteBuf instead = Messages.opMsg(alloc, Header.requestId(frame), 0, 0, abort); // its reply answers the client's request
         frame.release();
+        return instead;
+    }
+
+    /** {@code answer} in place of the member's {@code reply} (released), with its header ids. */
+    static ByteBuf answerInstead(ByteBufAllocator alloc, ByteBuf reply, BsonDocument answer) {
+        ByteBuf instead = Messages.opMsgWithBody(alloc, reply, OpMsg.parse(reply), answer);
+        reply.release();
         return instead;
     }
 

@@ -3,6 +3,7 @@ package io.blackpipe.pipe;
 import io.blackpipe.fault.ReplyFate;
 import io.blackpipe.observe.Attempt;
 import io.netty.buffer.ByteBuf;
+import org.bson.BsonDocument;
 
 /**
  * The application command a connection is waiting on, until its last reply (or the connection's end);
@@ -20,6 +21,8 @@ final class InFlight {
     boolean fateDecided;
     /** The proxy's answer, waiting for the replies to the commands sent before it (see {@link AwaitedReplies}); else null. */
     ByteBuf answer;
+    /** What the client gets in place of the member's reply, a fault's fate acting on it (see FailoverEndedTransactions); else null. */
+    BsonDocument replyInstead;
 
     InFlight(Attempt attempt, long fingerprint, String fault, ReplyFate fate, boolean forwarded) {
         this(attempt, fingerprint, fault, fate, forwarded, null, attempt.facts().requestId());

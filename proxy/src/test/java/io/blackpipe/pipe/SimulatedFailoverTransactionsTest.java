@@ -16,6 +16,7 @@ import com.mongodb.connection.ServerDescription;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
@@ -79,6 +80,26 @@ class SimulatedFailoverTransactionsTest {
         assertEquals(1, Meters.retries(proxy.registry(), "commitTransaction"));
         assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
         assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+
+    @Test
+    void aDelayRuleOnTheCommitDelaysTheNewPrimarysAnswerAndChangesNothingElse() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("simtxndelay");
+        try (MongoClient client = client(); ClientSession session = client.startSession()) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 0));
+            awaitBothSecondaries(client);
+            session.startTransaction();
+            c.insertOne(session, new Document("_id", 1));
+            proxy.failover();
+            proxy.rules().put(proxy.ruleParser().parse("late-commit", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['commitTransaction'], delayReplyMS: 50}}")));
+            MongoCommandException e = assertThrows(MongoCommandException.class, session::commitTransaction);
+            assertEquals(251, e.getErrorCode(), e.getMessage());
+            assertTrue(e.hasErrorLabel("TransientTransactionError"), e.getMessage());
+        }
+        assertEquals(2, Meters.outcomes(proxy.registry(), "commitTransaction", "error"), "the old primary refused it, the new one answered NoSuchTransaction");
+        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
     }
 
     @Test
