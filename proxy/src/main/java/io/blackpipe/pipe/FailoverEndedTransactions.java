@@ -24,7 +24,7 @@ import org.bson.BsonString;
  * Behind a simulated set the one real node still holds them open and would commit them. So the
  * transactions the simulated primary passes on are noted (by session, with their txnNumber) until
  * their commit or abort reaches the node; a failover turns those still open into ended ones, and
- * the first command of an ended transaction that reaches the new primary goes to the real node as
+ * each command of an ended transaction that reaches the new primary goes to the real node as
  * that transaction's abortTransaction (so its writes never apply, and its session can start
  * another: jongodb refuses a new transaction while one is open), and the client gets the new
  * primary's answer in place of the abort's reply (a rule's delay or other reply fate acting on that answer).
