@@ -211,7 +211,7 @@ final class Exchange {
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
         } else {
-            awaited.add(new InFlight(attempt, fingerprint, fault, fate, true));
+            awaited.add(new InFlight(attempt, fingerprint, fault, fate, true).withReplyInstead(verdict.replyInstead()));
         }
         connection.sendUpstream(frame);
     }
@@ -289,12 +289,10 @@ final class Exchange {
         connection.flushClient();
     }
 
-    /** See {@link WaitingRequests}. */
     WaitingRequests requests() {
         return waiting;
     }
 
-    /** See {@link WaitingReplies}. */
     WaitingReplies replies() {
         return replies;
     }
@@ -320,6 +318,7 @@ final class Exchange {
             }
             return;
         }
+        frame = current.asTheClientGetsIt(connection.alloc(), frame);
         ReplyFacts reply = ReplyFacts.of(frame);
         if (current.attempt.facts().changeStream() && !reply.isError()) {
             context.changeStreams().opened(member.upstream(), CursorIds.ofReply(frame));

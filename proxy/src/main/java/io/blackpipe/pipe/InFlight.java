@@ -3,6 +3,8 @@ package io.blackpipe.pipe;
 import io.blackpipe.fault.ReplyFate;
 import io.blackpipe.observe.Attempt;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import org.bson.BsonDocument;
 
 /**
  * The application command a connection is waiting on, until its last reply (or the connection's end);
@@ -20,6 +22,8 @@ final class InFlight {
     boolean fateDecided;
     /** The proxy's answer, waiting for the replies to the commands sent before it (see {@link AwaitedReplies}); else null. */
     ByteBuf answer;
+    /** What the client gets in place of the member's reply, a fault's fate acting on it (see FailoverEndedTransactions); else null. */
+    private BsonDocument replyInstead;
 
     InFlight(Attempt attempt, long fingerprint, String fault, ReplyFate fate, boolean forwarded) {
         this(attempt, fingerprint, fault, fate, forwarded, null, attempt.facts().requestId());
@@ -44,6 +48,17 @@ final class InFlight {
     /** A hello forwarded to the member: not an application command, but answers sent after it wait for its reply. */
     static InFlight forwardedHello(int requestId) {
         return new InFlight(null, 0, null, null, true, null, requestId);
+    }
+
+    /** Sets {@link #replyInstead} (null: the member's reply itself); returns this. */
+    InFlight withReplyInstead(BsonDocument reply) {
+        replyInstead = reply;
+        return this;
+    }
+
+    /** The member's {@code reply} as the client gets it: itself, or {@link #replyInstead} with its ids ({@code reply} released). */
+    ByteBuf asTheClientGetsIt(ByteBufAllocator alloc, ByteBuf reply) {
+        return replyInstead == null ? reply : FailoverEndedTransactions.answerInstead(alloc, reply, replyInstead);
     }
 
     boolean isHello() {

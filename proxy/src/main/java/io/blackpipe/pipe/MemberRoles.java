@@ -27,18 +27,22 @@ final class MemberRoles {
     private final SimulatedReplicaSet simulation;
     /** Whose connections hear of a simulated election: the awaitable hellos they hold are answered at once. */
     private final Map<MemberAddress, MemberListener> listeners;
+    /** The transactions each simulated election ends (unused without a simulation). */
+    private final FailoverEndedTransactions endedTransactions;
     private final PrimaryStepDown primaryStepDown;
     private final int connectTimeoutMillis;
     private final Tls.Client upstreamTls;
     private final ProxyLog log;
 
     MemberRoles(Discovery.Deployment deployment, MemberMap members, MemberStates states, SimulatedReplicaSet simulation,
-                Map<MemberAddress, MemberListener> listeners, PrimaryStepDown primaryStepDown, int connectTimeoutMillis, Tls.Client upstreamTls, ProxyLog log) {
+                Map<MemberAddress, MemberListener> listeners, FailoverEndedTransactions endedTransactions,
+                PrimaryStepDown primaryStepDown, int connectTimeoutMillis, Tls.Client upstreamTls, ProxyLog log) {
         this.deployment = deployment;
         this.members = members;
         this.states = states;
         this.simulation = simulation;
         this.listeners = listeners;
+        this.endedTransactions = endedTransactions;
         this.primaryStepDown = primaryStepDown;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.upstreamTls = upstreamTls;
@@ -128,6 +132,7 @@ final class MemberRoles {
     void failover() {
         if (simulation != null) {
             MemberAddress next = simulation.failover();
+            endedTransactions.failover();
             observeSimulated();
             announceSimulatedElection();
             log.info("failover (simulated): " + next + " is primary now");
@@ -150,6 +155,7 @@ final class MemberRoles {
     boolean restoreSimulatedPrimary() {
         MemberAddress first = simulation == null ? null : simulation.restoreFirstPrimary();
         if (first != null) {
+            endedTransactions.failover(); // an election too: the transactions open on the primary it replaced end
             observeSimulated();
             announceSimulatedElection();
             log.info("failover undone (simulated): " + first + " is primary again");

@@ -15,13 +15,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * What every connection pair shares: meters, rules, the hello rewriter, member states, the log,
  * the simulated replica set when the proxy presents one (else null), and how to dial members
  * (plaintext or TLS), the change stream cursors members opened, every connection open (which the
- * proxy's close() closes), and the failover the admin API runs (a simulated primary asked to step down runs it too).
+ * proxy's close() closes), the failover the admin API runs (a simulated primary asked to step down runs it too),
+ * and the transactions a simulated failover ended.
  */
 record PipeContext(ConnectionMeters.Registry meters, CommandObserver observer, RuleSet rules, RuleParser ruleParser,
                    boolean forwardFailPoints, HelloRewriter rewriter, MemberStates memberStates, ProxyLog log,
                    int connectTimeoutMillis, AtomicInteger requestIds, SimulatedReplicaSet simulation,
                    Tls.Client upstreamTls, ChangeStreamCursors changeStreams, ChannelGroup openConnections,
-                   Runnable failover) {
+                   Runnable failover, FailoverEndedTransactions endedTransactions) {
 
     /** A request id for a message the proxy writes itself. */
     int nextRequestId() {

@@ -119,9 +119,9 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                     config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
-                    upstreamTls, new ChangeStreamCursors(), openConnections, this::failover);
+                    upstreamTls, new ChangeStreamCursors(), openConnections, this::failover, new FailoverEndedTransactions());
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
-            this.roles = new MemberRoles(deployment, members, states, simulation, listeners,
+            this.roles = new MemberRoles(deployment, members, states, simulation, listeners, context.endedTransactions(),
                     new PrimaryStepDown(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis(), log),
                     config.connectTimeoutMillis(), upstreamTls, log);
         } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up

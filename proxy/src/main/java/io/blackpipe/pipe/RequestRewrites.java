@@ -28,9 +28,10 @@ final class RequestRewrites {
     /**
      * What this member does with a command: a simulated secondary refuses writes and reads without
      * secondaryOk (an error to answer with) and strips the read preference of the reads it serves;
-     * a simulated primary asked to step down hands its role on, as the admin API's failover does; a
-     * real member takes the frame as it is, but for a replica set configuration that names the
-     * proxy's addresses. {@code clientSaidHelloOk} words a refusal as mongod words it to this client.
+     * a simulated primary asked to step down hands its role on, as the admin API's failover does, and
+     * answers the commands of a transaction a failover ended as the new primary would; a real member
+     * takes the frame as it is, but for a replica set configuration that names the proxy's addresses.
+     * {@code clientSaidHelloOk} words a refusal as mongod words it to this client.
      */
     static SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context, Member member,
                                                           MemberState state, boolean clientSaidHelloOk, ByteBufAllocator alloc) {
@@ -44,6 +45,10 @@ final class RequestRewrites {
                 // node stepping down would leave every simulated member without a primary (jongodb has no such command)
                 context.failover().run();
                 return new SimulatedSecondary.Verdict(new BsonDocument("ok", new BsonDouble(1)), null);
+            }
+            BsonDocument endedByAFailover = context.endedTransactions().onPrimary(facts, state);
+            if (endedByAFailover != null) {
+                return new SimulatedSecondary.Verdict(null, FailoverEndedTransactions.abortInstead(alloc, frame), endedByAFailover);
             }
             return new SimulatedSecondary.Verdict(null, SimulatedSecondary.asTheRealNodeTakesIt(alloc, frame));
         }

@@ -42,8 +42,14 @@ final class SimulatedSecondary {
     private static final Set<String> READS = Set.of("find", "aggregate", "count", "distinct", "listCollections",
             "listIndexes", "listDatabases", "dbStats", "collStats", "explain");
 
-    /** Either the member's own answer instead of the command (a refusal, or a simulated stepdown's ok), or the frame to forward. */
-    record Verdict(BsonDocument answer, ByteBuf frame) {
+    /**
+     * Either the member's own answer instead of the command (a refusal, or a simulated stepdown's ok), or the frame to
+     * forward, and then, when not null, the reply the client gets in place of the real node's (see FailoverEndedTransactions).
+     */
+    record Verdict(BsonDocument answer, ByteBuf frame, BsonDocument replyInstead) {
+        Verdict(BsonDocument answer, ByteBuf frame) {
+            this(answer, frame, null);
+        }
     }
 
     private SimulatedSecondary() {

@@ -1,0 +1,151 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.connection.ServerDescription;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.bson.Document;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A failover of a simulated set ends the transactions open on the old primary, as a real stepdown
+ * aborts them: the new primary never heard of them, so their commit there is NoSuchTransaction
+ * (TransientTransactionError) and none of their writes reach the server. The one real node behind
+ * the set still holds them open, and would commit them if the proxy let the retried commit through.
+ */
+class SimulatedFailoverTransactionsTest {
+    private ProxyServer proxy;
+    private MongoClient direct;
+
+    @BeforeEach
+    void start() {
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
+        direct = UpstreamLane.directClient();
+    }
+
+    @AfterEach
+    void stop() {
+        direct.close();
+        proxy.close();
+    }
+
+    /** No scheduled heartbeat between the failover and the commit: the commit meets the old primary first, as between two heartbeats. */
+    private MongoClient client() {
+        return MongoClients.create(MongoClientSettings.builder()
+                // polled, no heartbeat during the test: the commit meets the old primary before the driver hears of the election
+                .applyConnectionString(new ConnectionString(proxy.connectionString() + "&serverMonitoringMode=poll&heartbeatFrequencyMS=120000"))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                .build());
+    }
+
+    private static void awaitBothSecondaries(MongoClient client) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (client.getClusterDescription().getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() < 2
+                && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+    }
+
+    @Test
+    void aCommitAfterTheFailoverIsNoSuchTransactionAndTheWritesNeverApply() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("simtxn");
+        try (MongoClient client = client(); ClientSession session = client.startSession()) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 0));
+            awaitBothSecondaries(client);
+            session.startTransaction();
+            c.insertOne(session, new Document("_id", 1));
+            proxy.failover();
+            // the old primary refuses the commit (NotWritablePrimary, retryable); the retry meets the new primary
+            MongoCommandException e = assertThrows(MongoCommandException.class, session::commitTransaction);
+            assertEquals(251, e.getErrorCode(), e.getMessage());
+            assertTrue(e.hasErrorLabel("TransientTransactionError"), e.getMessage());
+        }
+        assertEquals(2, Meters.attempts(proxy.registry(), "commitTransaction"));
+        assertEquals(1, Meters.retries(proxy.registry(), "commitTransaction"));
+        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
+        assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+
+    @Test
+    void aDelayRuleOnTheCommitDelaysTheNewPrimarysAnswerAndChangesNothingElse() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("simtxndelay");
+        try (MongoClient client = client(); ClientSession session = client.startSession()) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 0));
+            awaitBothSecondaries(client);
+            session.startTransaction();
+            c.insertOne(session, new Document("_id", 1));
+            proxy.failover();
+            proxy.rules().put(proxy.ruleParser().parse("late-commit", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: 'alwaysOn', data: {failCommands: ['commitTransaction'], delayReplyMS: 50}}")));
+            MongoCommandException e = assertThrows(MongoCommandException.class, session::commitTransaction);
+            assertEquals(251, e.getErrorCode(), e.getMessage());
+            assertTrue(e.hasErrorLabel("TransientTransactionError"), e.getMessage());
+        }
+        assertEquals(2, Meters.outcomes(proxy.registry(), "commitTransaction", "error"), "the old primary refused it, the new one answered NoSuchTransaction");
+        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
+    }
+
+    @Test
+    void aStatementThatReachesTheNewPrimaryIsNoSuchTransactionAndTheSessionStartsAnother() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("simtxnstmt");
+        try (MongoClient client = client(); ClientSession session = client.startSession()) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 0));
+            awaitBothSecondaries(client);
+            session.startTransaction();
+            c.insertOne(session, new Document("_id", 1));
+            proxy.failover();
+            c.insertOne(new Document("_id", 2)); // outside the transaction: NotWritablePrimary, retried, the driver learns the new primary
+            MongoCommandException e = assertThrows(MongoCommandException.class, () -> c.insertOne(session, new Document("_id", 3)));
+            assertEquals(251, e.getErrorCode(), e.getMessage());
+            assertTrue(e.hasErrorLabel("TransientTransactionError"), e.getMessage());
+            session.abortTransaction();
+            session.startTransaction(); // the real node's copy was aborted: the session may begin again
+            c.insertOne(session, new Document("_id", 4));
+            session.commitTransaction();
+        }
+        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
+        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 3)).first());
+        assertEquals(3, direct.getDatabase(db).getCollection("c").countDocuments()); // 0, 2 and 4
+    }
+
+    @Test
+    void withTransactionRunsItsBodyAgainOnTheNewPrimaryAndEachWriteAppliesOnce() throws InterruptedException {
+        String db = UpstreamLane.freshDatabaseName("simtxnretry");
+        AtomicInteger runs = new AtomicInteger();
+        try (MongoClient client = client(); ClientSession session = client.startSession()) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 0).append("n", 0));
+            awaitBothSecondaries(client);
+            session.withTransaction(() -> {
+                c.updateOne(session, new Document("_id", 0), new Document("$inc", new Document("n", 1)));
+                c.insertOne(session, new Document("_id", 1));
+                if (runs.incrementAndGet() == 1) {
+                    proxy.failover(); // between the body and its commit
+                }
+                return null;
+            });
+        }
+        assertEquals(2, runs.get(), "the commit's TransientTransactionError runs the body again");
+        assertEquals(1, direct.getDatabase(db).getCollection("c").find(new Document("_id", 0)).first().getInteger("n"));
+        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+}
