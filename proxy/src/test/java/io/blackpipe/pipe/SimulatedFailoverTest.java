@@ -27,29 +27,16 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.bson.BsonDocument;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * --simulate-members over the lane's single node: the driver sees a 3-member replica set made of
  * proxy listeners, and a failover moves the primary role the way a real election would.
  */
 class SimulatedFailoverTest {
-    private ProxyServer proxy;
-    private MongoClient direct;
-
-    @BeforeEach
-    void start() {
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
-        direct = UpstreamLane.directClient();
-    }
-
-    @AfterEach
-    void stop() {
-        direct.close();
-        proxy.close();
-    }
+    @RegisterExtension
+    final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
 
     /**
      * The failover tests write to the old primary before the driver has heard of the election, as
@@ -61,7 +48,7 @@ class SimulatedFailoverTest {
 
     private MongoClient client(String options) {
         return MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(proxy.connectionString() + "&socketTimeoutMS=20000&" + options))
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&socketTimeoutMS=20000&" + options))
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
                 .build());
     }
@@ -92,19 +79,19 @@ class SimulatedFailoverTest {
         String db = UpstreamLane.freshDatabaseName("sim");
         try (MongoClient client = client("heartbeatFrequencyMS=500")) {
             client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
-            Set<String> proxyAddresses = proxy.members().stream().map(m -> m.advertised().toString()).collect(Collectors.toSet());
+            Set<String> proxyAddresses = set.proxy().members().stream().map(m -> m.advertised().toString()).collect(Collectors.toSet());
             awaitBothSecondaries(client);
             List<ServerDescription> servers = client.getClusterDescription().getServerDescriptions();
             assertEquals(proxyAddresses, servers.stream().map(d -> d.getAddress().toString()).collect(Collectors.toSet()));
             assertEquals(1, servers.stream().filter(ServerDescription::isPrimary).count());
             assertEquals(2, servers.stream().filter(ServerDescription::isSecondary).count());
-            assertEquals(proxy.members().get(0).advertised().toString(), primaryOf(client));
+            assertEquals(set.proxy().members().get(0).advertised().toString(), primaryOf(client));
 
             // A secondary read is served (by the one real node) on a secondary's listener.
             Document read = client.getDatabase(db).getCollection("c").withReadPreference(ReadPreference.secondary()).find().first();
             assertEquals(1, read.getInteger("_id"));
         }
-        assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments());
+        assertEquals(1, set.direct().getDatabase(db).getCollection("c").countDocuments());
     }
 
     @Test
@@ -115,15 +102,15 @@ class SimulatedFailoverTest {
             c.insertOne(new Document("_id", 1));
             awaitBothSecondaries(client);
             String before = primaryOf(client);
-            proxy.failover();
+            set.proxy().failover();
             c.insertOne(new Document("_id", 2)); // old primary: NotWritablePrimary + RetryableWriteError -> retried
-            assertEquals(proxy.members().get(1).advertised().toString(), primaryOf(client));
+            assertEquals(set.proxy().members().get(1).advertised().toString(), primaryOf(client));
             assertTrue(!before.equals(primaryOf(client)));
         }
-        assertEquals(3, Meters.attempts(proxy.registry(), "insert"));
-        assertEquals(1, Meters.retries(proxy.registry(), "insert"));
-        assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error"));
-        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+        assertEquals(3, Meters.attempts(set.proxy().registry(), "insert"));
+        assertEquals(1, Meters.retries(set.proxy().registry(), "insert"));
+        assertEquals(1, Meters.outcomes(set.proxy().registry(), "insert", "error"));
+        assertEquals(2, set.direct().getDatabase(db).getCollection("c").countDocuments());
     }
 
     /**
@@ -135,27 +122,27 @@ class SimulatedFailoverTest {
     void anUnacknowledgedWriteOnTheOldPrimaryClosesItsConnectionAndTheDriverFindsTheNewOne() throws InterruptedException {
         String db = UpstreamLane.freshDatabaseName("simw0");
         CommandLog log = new CommandLog();
-        try (MongoClient client = MongoClients.create(log.driverOn(proxy.connectionString()
+        try (MongoClient client = MongoClients.create(log.driverOn(set.proxy().connectionString()
                 + "&socketTimeoutMS=20000&retryWrites=true&maxPoolSize=1&" + NO_HEARTBEAT_DURING_THE_TEST).build())) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 1));
             awaitBothSecondaries(client);
-            proxy.failover();
+            set.proxy().failover();
             c.withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", 2)); // refused: the connection closes
             c.insertOne(new Document("_id", 3)); // the one pooled connection is closed: a network error, retried on the new primary
-            assertEquals(proxy.members().get(1).advertised().toString(), primaryOf(client));
+            assertEquals(set.proxy().members().get(1).advertised().toString(), primaryOf(client));
             List<CommandFailedEvent> failed = log.failed.stream().filter(e -> e.getCommandName().equals("insert")).toList();
             assertEquals(1, failed.size(), failed::toString);
             assertInstanceOf(MongoSocketException.class, failed.get(0).getThrowable(), "not NotWritablePrimary: the connection was gone");
         }
         // the first insert, the refused w:0 one, the retry of the third; and the third itself when it
         // reached the proxy before the close did (it is then cut by the close, never forwarded)
-        long attempts = Meters.attempts(proxy.registry(), "insert");
+        long attempts = Meters.attempts(set.proxy().registry(), "insert");
         assertTrue(attempts == 3 || attempts == 4, attempts + " insert attempts");
-        assertEquals(attempts - 3, Meters.outcomes(proxy.registry(), "insert", "network_error"));
-        assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "error"), "the w:0 insert, refused");
+        assertEquals(attempts - 3, Meters.outcomes(set.proxy().registry(), "insert", "network_error"));
+        assertEquals(1, Meters.outcomes(set.proxy().registry(), "insert", "error"), "the w:0 insert, refused");
         assertEquals(List.of(new Document("_id", 1), new Document("_id", 3)),
-                direct.getDatabase(db).getCollection("c").find().into(new ArrayList<>()));
+                set.direct().getDatabase(db).getCollection("c").find().into(new ArrayList<>()));
     }
 
     @Test
@@ -165,14 +152,14 @@ class SimulatedFailoverTest {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 1));
             awaitBothSecondaries(client);
-            proxy.failover();
+            set.proxy().failover();
             MongoNotPrimaryException error = assertThrows(MongoNotPrimaryException.class, () -> c.insertOne(new Document("_id", 2)));
             assertEquals(10107, error.getErrorCode());
             // as a real secondary's: the member's topologyVersion, newer than the one the driver knew from before the election
             assertEquals(2, error.getResponse().getDocument("topologyVersion").getNumber("counter").longValue(), error.getResponse()::toJson);
             c.insertOne(new Document("_id", 3)); // the driver re-checked the set and writes to the new primary
         }
-        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+        assertEquals(2, set.direct().getDatabase(db).getCollection("c").countDocuments());
     }
 
     /**
@@ -182,8 +169,8 @@ class SimulatedFailoverTest {
      */
     @Test
     void aSimulatedSecondaryPassesOnTheCommandsEveryMemberServes() {
-        String primary = proxy.members().get(0).advertised().toString();
-        String secondary = proxy.members().get(1).advertised().toString();
+        String primary = set.proxy().members().get(0).advertised().toString();
+        String secondary = set.proxy().members().get(1).advertised().toString();
         for (String command : new String[] {"whatsmyuri", "listCommands", "hostInfo", "getCmdLineOpts", "connectionStatus"}) {
             assertEquals(outcome(primary, command), outcome(secondary, command), command);
             assertTrue(!outcome(secondary, command).equals("10107"), command + " refused as a write");
@@ -203,7 +190,7 @@ class SimulatedFailoverTest {
     @Test
     void aRuleForTheSecondaryRoleFailsSecondaryReadsOnlyAndThePrimaryServesAsUsual() throws InterruptedException {
         String db = UpstreamLane.freshDatabaseName("simmember");
-        proxy.rules().put(proxy.ruleParser().parse("secondaryReads", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+        set.proxy().rules().put(set.proxy().ruleParser().parse("secondaryReads", BsonDocument.parse("{configureFailPoint: 'failCommand',"
                 + " mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 13, member: 'secondary'}}")));
         try (MongoClient client = client("retryReads=true&heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
@@ -211,16 +198,16 @@ class SimulatedFailoverTest {
             awaitBothSecondaries(client);
             // the primary's listener: the rule names the secondary role, so the read is served
             assertEquals(1, c.withReadPreference(ReadPreference.primary()).find().first().getInteger("_id"));
-            assertEquals(0, Meters.faults(proxy.registry(), "errorReply", "find"), "a find on the primary is not faulted");
+            assertEquals(0, Meters.faults(set.proxy().registry(), "errorReply", "find"), "a find on the primary is not faulted");
             // a secondary's listener (the same real node behind it): the rule fires
             MongoCommandException e = assertThrows(MongoCommandException.class,
                     () -> c.withReadPreference(ReadPreference.secondary()).find().first());
             assertEquals(13, e.getErrorCode());
-            assertEquals(1, Meters.faults(proxy.registry(), "errorReply", "find"));
+            assertEquals(1, Meters.faults(set.proxy().registry(), "errorReply", "find"));
             assertEquals(1, c.withReadPreference(ReadPreference.primary()).find().first().getInteger("_id"));
         }
-        assertEquals(1, Meters.faults(proxy.registry(), "errorReply", "find"), "only the secondary read was faulted");
-        assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "the write went to the primary untouched");
+        assertEquals(1, Meters.faults(set.proxy().registry(), "errorReply", "find"), "only the secondary read was faulted");
+        assertEquals(1, set.direct().getDatabase(db).getCollection("c").countDocuments(), "the write went to the primary untouched");
     }
     /**
      * A write blocked on a simulated secondary whose client gives up during the block: when the
@@ -230,14 +217,14 @@ class SimulatedFailoverTest {
     @Test
     void aBlockedWriteOnASimulatedSecondaryWhoseClientLeftNeverReachesTheRealNode() throws InterruptedException {
         String db = UpstreamLane.freshDatabaseName("sim_block");
-        proxy.rules().put(proxy.ruleParser().parse("blockInsert", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+        set.proxy().rules().put(set.proxy().ruleParser().parse("blockInsert", BsonDocument.parse("{configureFailPoint: 'failCommand',"
                 + " mode: {times: 1}, data: {failCommands: ['insert'], blockConnection: true, blockTimeMS: 1500}}")));
-        String secondary = proxy.members().get(1).advertised().toString();
+        String secondary = set.proxy().members().get(1).advertised().toString();
         try (MongoClient client = MongoClients.create("mongodb://" + secondary + "/?directConnection=true&socketTimeoutMS=400")) {
             assertThrows(com.mongodb.MongoSocketReadTimeoutException.class,
                     () -> client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)));
         }
         Thread.sleep(1500 + 500); // past the block
-        assertEquals(0, direct.getDatabase(db).getCollection("c").countDocuments(), "a secondary takes no write");
+        assertEquals(0, set.direct().getDatabase(db).getCollection("c").countDocuments(), "a secondary takes no write");
     }
 }

@@ -19,9 +19,8 @@ import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.Document;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A failover of a simulated set ends the transactions open on the old primary, as a real stepdown
@@ -30,26 +29,16 @@ import org.junit.jupiter.api.Test;
  * the set still holds them open, and would commit them if the proxy let the retried commit through.
  */
 class SimulatedFailoverTransactionsTest {
-    private ProxyServer proxy;
-    private MongoClient direct;
+    @RegisterExtension
+    final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
 
-    @BeforeEach
-    void start() {
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
-        direct = UpstreamLane.directClient();
-    }
-
-    @AfterEach
-    void stop() {
-        direct.close();
-        proxy.close();
-    }
-
-    /** No scheduled heartbeat between the failover and the commit: the commit meets the old primary first, as between two heartbeats. */
+    /**
+     * Polled, no scheduled heartbeat between the failover and the commit: the commit meets the old
+     * primary first, as between two heartbeats (a streaming driver hears of the election at once).
+     */
     private MongoClient client() {
         return MongoClients.create(MongoClientSettings.builder()
-                // polled, no heartbeat during the test: the commit meets the old primary before the driver hears of the election
-                .applyConnectionString(new ConnectionString(proxy.connectionString() + "&serverMonitoringMode=poll&heartbeatFrequencyMS=120000"))
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&serverMonitoringMode=poll&heartbeatFrequencyMS=120000"))
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
                 .build());
     }
@@ -62,57 +51,54 @@ class SimulatedFailoverTransactionsTest {
         }
     }
 
+    /** Document 0 written, then a transaction that writes document 1 open on the first member as the second is elected. */
+    private MongoCollection<Document> transactionOpenAtTheFailover(MongoClient client, ClientSession session, String db)
+            throws InterruptedException {
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 0));
+        awaitBothSecondaries(client);
+        session.startTransaction();
+        c.insertOne(session, new Document("_id", 1));
+        set.proxy().failover();
+        return c;
+    }
+
     @Test
     void aCommitAfterTheFailoverIsNoSuchTransactionAndTheWritesNeverApply() throws InterruptedException {
         String db = UpstreamLane.freshDatabaseName("simtxn");
         try (MongoClient client = client(); ClientSession session = client.startSession()) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 0));
-            awaitBothSecondaries(client);
-            session.startTransaction();
-            c.insertOne(session, new Document("_id", 1));
-            proxy.failover();
+            MongoCollection<Document> c = transactionOpenAtTheFailover(client, session, db);
             // the old primary refuses the commit (NotWritablePrimary, retryable); the retry meets the new primary
             MongoCommandException e = assertThrows(MongoCommandException.class, session::commitTransaction);
             assertEquals(251, e.getErrorCode(), e.getMessage());
             assertTrue(e.hasErrorLabel("TransientTransactionError"), e.getMessage());
         }
-        assertEquals(2, Meters.attempts(proxy.registry(), "commitTransaction"));
-        assertEquals(1, Meters.retries(proxy.registry(), "commitTransaction"));
-        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
-        assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments());
+        assertEquals(2, Meters.attempts(set.proxy().registry(), "commitTransaction"));
+        assertEquals(1, Meters.retries(set.proxy().registry(), "commitTransaction"));
+        assertNull(set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
+        assertEquals(1, set.direct().getDatabase(db).getCollection("c").countDocuments());
     }
 
     @Test
     void aDelayRuleOnTheCommitDelaysTheNewPrimarysAnswerAndChangesNothingElse() throws InterruptedException {
         String db = UpstreamLane.freshDatabaseName("simtxndelay");
         try (MongoClient client = client(); ClientSession session = client.startSession()) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 0));
-            awaitBothSecondaries(client);
-            session.startTransaction();
-            c.insertOne(session, new Document("_id", 1));
-            proxy.failover();
-            proxy.rules().put(proxy.ruleParser().parse("late-commit", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+            MongoCollection<Document> c = transactionOpenAtTheFailover(client, session, db);
+            set.proxy().rules().put(set.proxy().ruleParser().parse("late-commit", BsonDocument.parse("{configureFailPoint: 'failCommand',"
                     + " mode: 'alwaysOn', data: {failCommands: ['commitTransaction'], delayReplyMS: 50}}")));
             MongoCommandException e = assertThrows(MongoCommandException.class, session::commitTransaction);
             assertEquals(251, e.getErrorCode(), e.getMessage());
             assertTrue(e.hasErrorLabel("TransientTransactionError"), e.getMessage());
         }
-        assertEquals(2, Meters.outcomes(proxy.registry(), "commitTransaction", "error"), "the old primary refused it, the new one answered NoSuchTransaction");
-        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
+        assertEquals(2, Meters.outcomes(set.proxy().registry(), "commitTransaction", "error"), "the old primary refused it, the new one answered NoSuchTransaction");
+        assertNull(set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
     }
 
     @Test
     void aStatementThatReachesTheNewPrimaryIsNoSuchTransactionAndTheSessionStartsAnother() throws InterruptedException {
         String db = UpstreamLane.freshDatabaseName("simtxnstmt");
         try (MongoClient client = client(); ClientSession session = client.startSession()) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 0));
-            awaitBothSecondaries(client);
-            session.startTransaction();
-            c.insertOne(session, new Document("_id", 1));
-            proxy.failover();
+            MongoCollection<Document> c = transactionOpenAtTheFailover(client, session, db);
             c.insertOne(new Document("_id", 2)); // outside the transaction: NotWritablePrimary, retried, the driver learns the new primary
             MongoCommandException e = assertThrows(MongoCommandException.class, () -> c.insertOne(session, new Document("_id", 3)));
             assertEquals(251, e.getErrorCode(), e.getMessage());
@@ -122,9 +108,9 @@ class SimulatedFailoverTransactionsTest {
             c.insertOne(session, new Document("_id", 4));
             session.commitTransaction();
         }
-        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
-        assertNull(direct.getDatabase(db).getCollection("c").find(new Document("_id", 3)).first());
-        assertEquals(3, direct.getDatabase(db).getCollection("c").countDocuments()); // 0, 2 and 4
+        assertNull(set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 1)).first());
+        assertNull(set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 3)).first());
+        assertEquals(3, set.direct().getDatabase(db).getCollection("c").countDocuments()); // 0, 2 and 4
     }
 
     @Test
@@ -139,13 +125,13 @@ class SimulatedFailoverTransactionsTest {
                 c.updateOne(session, new Document("_id", 0), new Document("$inc", new Document("n", 1)));
                 c.insertOne(session, new Document("_id", 1));
                 if (runs.incrementAndGet() == 1) {
-                    proxy.failover(); // between the body and its commit
+                    set.proxy().failover(); // between the body and its commit
                 }
                 return null;
             });
         }
         assertEquals(2, runs.get(), "the commit's TransientTransactionError runs the body again");
-        assertEquals(1, direct.getDatabase(db).getCollection("c").find(new Document("_id", 0)).first().getInteger("n"));
-        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+        assertEquals(1, set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 0)).first().getInteger("n"));
+        assertEquals(2, set.direct().getDatabase(db).getCollection("c").countDocuments());
     }
 }
