@@ -10,7 +10,6 @@ import io.blackpipe.wire.OpMsg;
 import io.netty.buffer.ByteBuf;
 import java.util.Set;
 import java.util.function.Consumer;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
@@ -36,7 +35,6 @@ final class FailPointCommand {
     private static final int FAIL_POINT_SET_FAILED = 266;
     /** The server's code for a required field left out of a command. */
     private static final int MISSING_REQUIRED_FIELD = 40414;
-    private static final int API_STRICT_ERROR = 323;
     /**
      * The generic arguments a driver adds to any command (the server's generic_argument.idl): mongod takes them on
      * configureFailPoint too, so a Stable API client (apiVersion on every command) can set the failpoint. They are
@@ -96,10 +94,9 @@ final class FailPointCommand {
             answer.accept(ErrorReplies.commandError(UNAUTHORIZED, commandName + " may only be run against the admin database."));
             return;
         }
-        if (command.get("apiStrict", BsonBoolean.FALSE).equals(BsonBoolean.TRUE)) {
-            // as mongod: neither failpoint command is in API Version 1, so a strict client may not run it
-            answer.accept(ErrorReplies.commandError(API_STRICT_ERROR, "Provided apiStrict:true, but the command " + commandName
-                    + " is not in API Version 1"));
+        BsonDocument apiRefusal = ApiParameters.refusal(command, commandName);
+        if (apiRefusal != null) {
+            answer.accept(apiRefusal);
             return;
         }
         if (commandName.equals(CONFIGURE)) {

@@ -3,6 +3,7 @@ package io.blackpipe.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -18,6 +19,8 @@ import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * An application whose client declares the Stable API (serverApi V1, as Atlas advises) sends apiVersion with every
@@ -66,6 +69,33 @@ class StableApiFailPointDriverTest {
             assertEquals(323, refused.getErrorCode(), refused.getMessage());
             assertEquals("APIStrictError", refused.getErrorCodeName());
             assertEquals(0, proxy.rules().rules().size());
+        }
+    }
+
+    /**
+     * A client that writes the API fields itself (a test suite's runCommand, or a shell) can get them wrong; mongod
+     * refuses such a command before running it, whatever it is, and so the failpoint stays as it was. The rule set
+     * first must still be the only one.
+     */
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource(delimiter = '|', value = {
+            "apiVersion: '1', apiStrict: 1            | 14      | 'APIParametersFromClient.apiStrict' is the wrong type 'int', expected type 'bool'",
+            "apiVersion: '1', apiDeprecationErrors: 'no' | 14   | 'APIParametersFromClient.apiDeprecationErrors' is the wrong type 'string', expected type 'bool'",
+            "apiVersion: 1                            | 14      | 'APIParametersFromClient.apiVersion' is the wrong type 'int', expected type 'string'",
+            "apiStrict: false                         | 4886600 | without passing apiVersion",
+            "apiVersion: '2'                          | 322     | API version must be \"1\"",
+    })
+    void malformedApiFieldsAreRefusedAsMongodRefusesThemAndTheFailPointStays(String apiFields, int code, String message) {
+        try (MongoClient client = MongoClients.create(proxy.connectionString())) {
+            client.getDatabase("admin").runCommand(Document.parse(
+                    "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 2}}"));
+            MongoCommandException refused = assertThrows(MongoCommandException.class, () -> client.getDatabase("admin").runCommand(
+                    Document.parse("{configureFailPoint: 'failCommand', mode: 'off', " + apiFields + "}")));
+            assertEquals(code, refused.getErrorCode(), refused.getMessage());
+            assertTrue(refused.getErrorMessage().contains(message), refused.getErrorMessage());
+            assertEquals(1, proxy.rules().rules().size(), "the failpoint set first stays");
+            assertEquals(2, assertThrows(MongoCommandException.class,
+                    () -> client.getDatabase("admin").runCommand(new Document("ping", 1))).getErrorCode());
         }
     }
 }
