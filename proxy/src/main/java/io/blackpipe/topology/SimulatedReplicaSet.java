@@ -211,7 +211,8 @@ public final class SimulatedReplicaSet {
      * ends the member's wait here: {@code HelloExchange#answerAwaitingNow}). A hello that asks about an
      * older counter than the member's (sent before an election) is answered at once, as the member
      * would: it gets a processId the node never had. False when the hello asks about no
-     * topologyVersion of this member's (the node answers at once a processId not its own).
+     * topologyVersion of this member's (the node answers at once a processId not its own), or a malformed one (the node
+     * refuses it, as it parses a hello before it reads it).
      */
     public synchronized boolean asTheRealNodeAwaits(BsonDocument request, MemberAddress member, BsonValue realVersion) {
         BsonValue asked = request.get("topologyVersion");
@@ -219,7 +220,11 @@ public final class SimulatedReplicaSet {
             return false;
         }
         BsonValue counter = asked.asDocument().get("counter");
-        boolean current = counter != null && counter.isNumber() && counter.asNumber().longValue() == election;
+        if (counter == null || !counter.isInt64() || asked.asDocument().size() != 2) {
+            // malformed (mongod's TopologyVersion is a processId and a long counter, nothing else): the node refuses it
+            return false;
+        }
+        boolean current = counter.asInt64().getValue() == election;
         request.put("topologyVersion", current && realVersion != null && realVersion.isDocument() ? realVersion.asDocument().clone()
                 : new BsonDocument("processId", new BsonObjectId(new ObjectId())).append("counter", new BsonInt64(0)));
         return true;

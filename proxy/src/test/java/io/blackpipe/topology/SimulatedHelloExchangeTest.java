@@ -18,6 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.json.JsonMode;
+import org.bson.json.JsonWriterSettings;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -88,6 +91,21 @@ class SimulatedHelloExchangeTest {
         assertNotEquals(before.get("processId"), asked.get("processId"));
     }
 
+    /**
+     * mongod parses a hello before it looks at it: a topologyVersion without its counter, with one that is not a long,
+     * or with a field of more, is refused. Such a hello goes to the real node as sent, so the node refuses it as the
+     * member would, where making it one about a fresh process had it answered as a good one.
+     */
+    @Test
+    void aMalformedVersionOfTheMembersGoesToTheRealNodeAsSentForItToRefuse() {
+        BsonDocument memberVersion = handshake();
+        for (BsonDocument malformed : List.of(new BsonDocument("processId", memberVersion.get("processId")),
+                new BsonDocument("processId", memberVersion.get("processId")).append("counter", new BsonInt32(0)),
+                memberVersion.clone().append("epoch", new BsonInt32(1)))) {
+            assertEquals(malformed, body(send(73, awaitable(malformed))).getDocument("topologyVersion"), malformed.toJson());
+        }
+    }
+
     /** The handshake's hello and its answer; returns the member's topologyVersion it told. */
     private BsonDocument handshake() {
         ByteBuf request = send(70, "{hello: 1, $db: 'admin'}");
@@ -97,7 +115,9 @@ class SimulatedHelloExchangeTest {
     }
 
     private static String awaitable(BsonDocument version) {
-        return "{hello: 1, topologyVersion: " + version.toJson() + ", maxAwaitTimeMS: 10000, $db: 'admin'}";
+        // extended JSON keeps the counter's type (a long, as drivers echo it)
+        return "{hello: 1, topologyVersion: " + version.toJson(JsonWriterSettings.builder().outputMode(JsonMode.EXTENDED).build())
+                + ", maxAwaitTimeMS: 10000, $db: 'admin'}";
     }
 
     private ByteBuf send(int requestId, String body) {
