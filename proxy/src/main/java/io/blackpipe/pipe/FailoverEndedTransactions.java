@@ -9,6 +9,7 @@ import io.blackpipe.wire.Messages;
 import io.blackpipe.wire.OpMsg;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,14 +22,14 @@ import org.bson.BsonString;
  * The transactions a simulated failover ended. A real primary that steps down aborts the
  * transactions open on it, and the new primary never heard of them: a later statement or commit
  * of one gets NoSuchTransaction (TransientTransactionError), so withTransaction runs its body again.
- * Behind a simulated set the one real node still holds them open and would commit them. So the
+ * Behind a simulated set the one real node would hold them open and commit them. So the
  * transactions the simulated primary passes on are noted (by session, with their txnNumber) until
- * their commit or abort reaches the node; a failover turns those still open into ended ones, and
- * each command of an ended transaction that reaches the new primary goes to the real node as
- * that transaction's abortTransaction (so its writes never apply, and its session can start
- * another: jongodb refuses a new transaction while one is open), and the client gets the new
- * primary's answer in place of the abort's reply (a rule's delay or other reply fate acting on that answer).
- * A transaction whose client never comes back stays open on the node until its lifetime limit.
+ * their commit or abort reaches the node; a failover turns those still open into ended ones, which
+ * the node is asked to abort at once ({@link EndedTransactionAborts}), and each command of an ended
+ * transaction that reaches the new primary goes to the real node as that transaction's
+ * abortTransaction (so its writes never apply, should the abort at the failover have failed or come
+ * second), and the client gets the new primary's answer in place of the abort's reply (a rule's
+ * delay or other reply fate acting on that answer).
  */
 final class FailoverEndedTransactions {
     /** Sessions noted at most in each map: a session that walks away mid-transaction stays until a failover. */
@@ -87,12 +88,20 @@ final class FailoverEndedTransactions {
         return instead;
     }
 
-    /** A failover (or its undoing, another election): every transaction still open on the old primary has ended. */
-    void failover() {
+    /**
+     * A failover (or its undoing, another election): every transaction still open on the old primary has ended.
+     * Returns them (each session's txnNumber), for the node to abort.
+     */
+    Map<UUID, Long> failover() {
+        Map<UUID, Long> endedNow = new HashMap<>();
         for (Map.Entry<UUID, Long> transaction : open.entrySet()) {
-            if (open.remove(transaction.getKey(), transaction.getValue()) && ended.size() < MAX_SESSIONS) {
-                ended.put(transaction.getKey(), transaction.getValue());
+            if (open.remove(transaction.getKey(), transaction.getValue())) {
+                endedNow.put(transaction.getKey(), transaction.getValue());
+                if (ended.size() < MAX_SESSIONS) {
+                    ended.put(transaction.getKey(), transaction.getValue());
+                }
             }
         }
+        return endedNow;
     }
 }

@@ -9,8 +9,13 @@ import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.Tls;
+import io.blackpipe.wire.auth.Credential;
 import java.io.IOException;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 
@@ -30,20 +35,22 @@ final class MemberRoles {
     /** The transactions each simulated election ends (unused without a simulation). */
     private final FailoverEndedTransactions endedTransactions;
     private final PrimaryStepDown primaryStepDown;
+    private final EndedTransactionAborts transactionAborts;
     private final int connectTimeoutMillis;
     private final Tls.Client upstreamTls;
     private final ProxyLog log;
 
     MemberRoles(Discovery.Deployment deployment, MemberMap members, MemberStates states, SimulatedReplicaSet simulation,
                 Map<MemberAddress, MemberListener> listeners, FailoverEndedTransactions endedTransactions,
-                PrimaryStepDown primaryStepDown, int connectTimeoutMillis, Tls.Client upstreamTls, ProxyLog log) {
+                Credential upstreamCredential, int connectTimeoutMillis, Tls.Client upstreamTls, ProxyLog log) {
         this.deployment = deployment;
         this.members = members;
         this.states = states;
         this.simulation = simulation;
         this.listeners = listeners;
         this.endedTransactions = endedTransactions;
-        this.primaryStepDown = primaryStepDown;
+        this.primaryStepDown = new PrimaryStepDown(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
+        this.transactionAborts = new EndedTransactionAborts(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.upstreamTls = upstreamTls;
         this.log = log;
@@ -128,14 +135,21 @@ final class MemberRoles {
         }
     }
 
-    /** A simulated set elects the next member; a real one is asked to step its primary down. */
-    void failover() {
+    /**
+     * A simulated set elects the next member; a real one is asked to step its primary down. {@code awaitAborts}: a
+     * simulated failover returns once the node has aborted the transactions open on the old primary, as a stepdown
+     * does (not on a connection's event loop: an rs.stepDown() there is answered at once).
+     */
+    void failover(boolean awaitAborts) {
         if (simulation != null) {
             MemberAddress next = simulation.failover();
-            endedTransactions.failover();
+            CompletableFuture<Void> aborted = abortEndedTransactions();
             observeSimulated();
             announceSimulatedElection();
             log.info("failover (simulated): " + next + " is primary now");
+            if (awaitAborts) {
+                awaitAborts(aborted);
+            }
             return;
         }
         if (!deployment.isReplicaSet() || members.members().size() < 2) {
@@ -155,11 +169,26 @@ final class MemberRoles {
     boolean restoreSimulatedPrimary() {
         MemberAddress first = simulation == null ? null : simulation.restoreFirstPrimary();
         if (first != null) {
-            endedTransactions.failover(); // an election too: the transactions open on the primary it replaced end
+            CompletableFuture<Void> aborted = abortEndedTransactions(); // an election too: the old primary's transactions end
             observeSimulated();
             announceSimulatedElection();
             log.info("failover undone (simulated): " + first + " is primary again");
+            awaitAborts(aborted);
         }
         return first != null;
+    }
+
+    private CompletableFuture<Void> abortEndedTransactions() {
+        return transactionAborts.abort(members.members().get(0), endedTransactions.failover()); // all dial the one node
+    }
+
+    private void awaitAborts(CompletableFuture<Void> aborted) {
+        try {
+            aborted.get(2L * connectTimeoutMillis + 5_000, TimeUnit.MILLISECONDS); // the aborts log their own failures
+        } catch (TimeoutException | ExecutionException e) {
+            log.warn("failover (simulated): the node's aborts of the old primary's transactions did not end in time; they go on");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

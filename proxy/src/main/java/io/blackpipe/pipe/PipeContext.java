@@ -15,8 +15,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * What every connection pair shares: meters, rules, the hello rewriter, member states, the log,
  * the simulated replica set when the proxy presents one (else null), and how to dial members
  * (plaintext or TLS), the change stream cursors members opened, every connection open (which the
- * proxy's close() closes), the failover the admin API runs (a simulated primary asked to step down runs it too),
- * and the transactions a simulated failover ended.
+ * proxy's close() closes), the failover a simulated primary asked to step down runs (the admin API's, without waiting
+ * on the event loop for the node's aborts of the old primary's transactions), and the transactions a simulated failover
+ * ended.
  */
 record PipeContext(ConnectionMeters.Registry meters, CommandObserver observer, RuleSet rules, RuleParser ruleParser,
                    boolean forwardFailPoints, HelloRewriter rewriter, MemberStates memberStates, ProxyLog log,

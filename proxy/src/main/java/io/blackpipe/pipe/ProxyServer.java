@@ -117,13 +117,13 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.retryTracker = new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS);
             CommandObserver observer = new CommandObserver(registry, retryTracker, history);
             this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
+            FailoverEndedTransactions endedTransactions = new FailoverEndedTransactions();
+            this.roles = new MemberRoles(deployment, members, states, simulation, listeners, endedTransactions,
+                    config.upstream().credential(), config.connectTimeoutMillis(), upstreamTls, log);
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                     config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
-                    upstreamTls, new ChangeStreamCursors(), openConnections, this::failover, new FailoverEndedTransactions());
+                    upstreamTls, new ChangeStreamCursors(), openConnections, () -> roles.failover(false), endedTransactions);
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
-            this.roles = new MemberRoles(deployment, members, states, simulation, listeners, context.endedTransactions(),
-                    new PrimaryStepDown(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis(), log),
-                    config.connectTimeoutMillis(), upstreamTls, log);
         } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up
             stopThreads();
             registry.close();
@@ -333,7 +333,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     @Override
     public void failover() {
-        roles.failover();
+        roles.failover(true);
     }
 
     /** A simulated set back as it started (first member primary); false when nothing moved (see MemberRoles). */
