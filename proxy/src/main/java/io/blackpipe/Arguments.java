@@ -80,6 +80,15 @@ final class Arguments {
         return duration.toMillis();
     }
 
+    /** How long a simulated set has no primary in a failover: zero (the next member at once) or at least 1ms. */
+    static long electionMillis(Duration election) {
+        if (election == null || election.isNegative() || (!election.isZero() && election.toMillis() < 1)) {
+            throw new IllegalArgumentException("election: must be zero (the next member primary at once) or at least 1ms, got "
+                    + election);
+        }
+        return election.toMillis();
+    }
+
     /** One failCommand document: anything after it is an error, not ignored. */
     static BsonDocument failCommand(String json) {
         if (json == null) {

@@ -275,6 +275,20 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
+     * A failover in which a simulated set first has no primary for {@code election}, as while a real set elects: every
+     * member calls itself a secondary and names no primary, writes are refused everywhere and drivers wait to select
+     * a primary; then the next member is elected. {@link #reset()} ends an election under way, with the first member
+     * primary. {@code Duration.ZERO} is {@link #failover()}.
+     *
+     * @throws IllegalStateException on a real set (its members take the time their election takes), or while an
+     *                               election is under way
+     */
+    public void failover(Duration election) {
+        ensureOpen();
+        proxy.failover(Arguments.electionMillis(election));
+    }
+
+    /**
      * {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored).
      *
      * @throws IllegalArgumentException naming the known members, when {@code member} names none (a typo, or

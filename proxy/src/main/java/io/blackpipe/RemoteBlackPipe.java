@@ -240,6 +240,11 @@ public final class RemoteBlackPipe {
         call("POST", "failover");
     }
 
+    /** A failover in which a simulated set first has no primary for {@code election} (see {@link BlackPipe#failover(Duration)}). */
+    public void failover(Duration election) {
+        call("POST", "failover?election=" + Arguments.electionMillis(election) + "ms");
+    }
+
     /** {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored). */
     public void outage(String member, Duration duration) {
         memberAction(member, "outage", Arguments.millis(duration));

@@ -1,6 +1,7 @@
 package io.blackpipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
@@ -75,6 +76,21 @@ class BlackPipeResetFailoverTest {
         }
         try (MongoClient direct = UpstreamLane.directClient()) {
             assertEquals(4, direct.getDatabase(db).getCollection("c").countDocuments());
+        }
+    }
+
+    /** An election under way (failover with a length): reset() ends it now, the first member elected, in a newer term. */
+    @Test
+    void aResetDuringAnElectionElectsTheFirstMemberAtOnce() {
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start()) {
+            Member first = blackPipe.server().members().get(0);
+            ObjectId before = electionId(first);
+            assertThrows(IllegalArgumentException.class, () -> blackPipe.failover(Duration.ofMillis(-1)));
+            blackPipe.failover(Duration.ofMinutes(1));
+            assertTrue(blackPipe.server().select("primary").isEmpty(), "no primary while the set elects");
+            blackPipe.reset();
+            ObjectId after = electionId(first);
+            assertTrue(after.compareTo(before) > 0, "a newer election: " + after + " after " + before);
         }
     }
 

@@ -247,6 +247,12 @@ class RemoteBlackPipeTest {
         assertTrue(unknown.getMessage().contains("404 Not Found: no member 'nowhere:1' (known: primary, "), unknown.getMessage());
         assertThrows(IllegalArgumentException.class, () -> blackPipe.outage("primary", Duration.ofNanos(500)), "as BlackPipe: under 1 ms");
 
+        blackPipe.failover(Duration.ofMinutes(1));
+        assertEquals(List.of("secondary", "secondary", "secondary"), roles(blackPipe), "no primary while the set elects");
+        IllegalStateException during = assertThrows(IllegalStateException.class, blackPipe::failover);
+        assertTrue(during.getMessage().contains("409 Conflict: no member is primary: an election is under way"), during.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> blackPipe.failover(Duration.ofNanos(500)), "under 1 ms, not zero");
+
         blackPipe.reset();
         assertEquals(List.of("primary", "secondary", "secondary"), roles(blackPipe), "the first member is primary again");
         assertTrue(blackPipe.members().stream().allMatch(m -> m.state().equals("up")), blackPipe.members().toString());

@@ -123,8 +123,8 @@ final class AdminApi {
             case "scenario/bundled" -> AdminRoute.get(this::bundledScenarios);
             case "scenario/bundled/{name}" -> AdminRoute.post(() -> bundledScenario(third));
             case "connections/reset" -> AdminRoute.post(Set.of("member"), () -> resetConnections(query));
-            case "failover" -> AdminRoute.post(() -> {
-                proxy.failover();
+            case "failover" -> AdminRoute.post(Set.of("election"), () -> {
+                proxy.failover(electionMillis(query));
                 return AdminResponse.done();
             });
             case "reset" -> AdminRoute.post(() -> {
@@ -162,6 +162,18 @@ final class AdminApi {
                     .append("state", new BsonString(listener.down() ? "outage" : listener.blackholed() ? "blackhole" : "up")));
         }
         return AdminResponse.ok("members", members);
+    }
+
+    /** POST /failover?election=5s: how long a simulated set has no primary first (without it, none: the next member at once). */
+    private static long electionMillis(Map<String, List<String>> query) {
+        if (!query.containsKey("election")) {
+            return 0;
+        }
+        try {
+            return Durations.millis(query.get("election").get(0));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("election: " + e.getMessage(), e);
+        }
     }
 
     /** POST /members/{member}/outage?duration=5s, /blackhole?duration=..., /restore. */

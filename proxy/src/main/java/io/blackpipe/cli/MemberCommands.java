@@ -13,10 +13,15 @@ final class MemberCommands {
     @Command(name = "failover", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = "Make the primary step down (with --simulate-members: move the primary role to the next member).")
     static final class Failover extends AdminCommand {
+        @Option(names = "--election", paramLabel = "DURATION", converter = DurationConverter.class,
+                description = "With --simulate-members: no member is primary for this long (500ms, 5s), as while a real set"
+                        + " elects; then the next member is. Without it, at once.")
+        Long election;
+
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            admin.call("POST", "failover", null);
-            out.println("failover started");
+            admin.call("POST", "failover" + (election == null ? "" : "?election=" + election + "ms"), null);
+            out.println("failover started" + (election == null ? "" : ": no primary for " + election + " ms"));
             return 0;
         }
     }

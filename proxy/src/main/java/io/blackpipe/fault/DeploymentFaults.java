@@ -47,7 +47,15 @@ public interface DeploymentFaults {
     void endIfStill(Begun begun);
 
     /** Moves the primary role to another member, as an election would. */
-    void failover();
+    default void failover() {
+        failover(0);
+    }
+
+    /**
+     * The same; {@code electionMillis} above 0: a simulated set has no primary for that long first, as while a real
+     * set elects (refused for a real set, whose election takes the time it takes).
+     */
+    void failover(long electionMillis);
 
     /** Whether {@code member} names something this deployment has; used to validate scenarios up front. */
     boolean knowsMember(String member);

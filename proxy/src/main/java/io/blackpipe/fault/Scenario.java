@@ -17,7 +17,7 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
                 case OUTAGE: return "outage of " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case BLACKHOLE: return "blackhole " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case RESTORE: return "restore " + target;
-                case FAILOVER: return "fail over";
+                case FAILOVER: return "fail over" + (durationMillis > 0 ? " after an election of " + durationMillis + " ms" : "");
                 default: return "end";
             }
         }

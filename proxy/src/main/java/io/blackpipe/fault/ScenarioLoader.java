@@ -243,10 +243,7 @@ public final class ScenarioLoader {
                 case "restore":
                     return memberStep(at, Scenario.Kind.RESTORE, argument, field, line, false);
                 case "failover":
-                    if (!argument.isDocument() || !argument.asDocument().isEmpty()) {
-                        throw error(field, "must be {} (failover takes no options)");
-                    }
-                    return new Scenario.Step(at, Scenario.Kind.FAILOVER, null, null, 0, line);
+                    return failoverStep(at, argument, field, line);
                 default:
                     requireTrue(argument, field);
                     return new Scenario.Step(at, Scenario.Kind.END, null, null, 0, line);
@@ -279,6 +276,21 @@ public final class ScenarioLoader {
                 throw error(field + ".member", noMember.apply(member));
             }
             return new Scenario.Step(at, kind, null, member, duration, line);
+        }
+
+        /** failover: {} (the next member primary at once), or failover: {election: 5s} (no primary that long first). */
+        private Scenario.Step failoverStep(long at, BsonValue argument, String field, int line) {
+            if (!argument.isDocument()) {
+                throw error(field, "must be {} or {election: DURATION}");
+            }
+            for (String key : argument.asDocument().keySet()) {
+                if (!key.equals("election")) {
+                    throw error(field + "." + key, "unknown field (expected election)");
+                }
+            }
+            BsonValue election = argument.asDocument().get("election");
+            long electionMillis = election == null ? 0 : duration(election, field + ".election", false);
+            return new Scenario.Step(at, Scenario.Kind.FAILOVER, null, null, electionMillis, line);
         }
 
         /** A step that takes no argument is written "clear: true": false (or anything else) would still run it. */

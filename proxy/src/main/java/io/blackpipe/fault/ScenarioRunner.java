@@ -92,7 +92,7 @@ public final class ScenarioRunner {
             case OUTAGE -> begun.addAll(deployment.outage(step.target(), step.durationMillis()));
             case BLACKHOLE -> begun.addAll(deployment.blackhole(step.target(), step.durationMillis()));
             case RESTORE -> deployment.restore(step.target());
-            case FAILOVER -> deployment.failover();
+            case FAILOVER -> deployment.failover(step.durationMillis());
             case END -> finish(State.FINISHED);
         }
     }

@@ -14,6 +14,8 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.bson.BsonDocument;
@@ -36,13 +38,17 @@ final class MemberRoles {
     private final FailoverEndedTransactions endedTransactions;
     private final PrimaryStepDown primaryStepDown;
     private final EndedTransactionAborts transactionAborts;
+    /** Ends a simulated election under way; the proxy's scenario timer. */
+    private final ScheduledExecutorService timer;
+    private volatile ScheduledFuture<?> pendingElection;
     private final int connectTimeoutMillis;
     private final Tls.Client upstreamTls;
     private final ProxyLog log;
 
     MemberRoles(Discovery.Deployment deployment, MemberMap members, MemberStates states, SimulatedReplicaSet simulation,
                 Map<MemberAddress, MemberListener> listeners, FailoverEndedTransactions endedTransactions,
-                Credential upstreamCredential, int connectTimeoutMillis, Tls.Client upstreamTls, ProxyLog log) {
+                Credential upstreamCredential, int connectTimeoutMillis, Tls.Client upstreamTls, ScheduledExecutorService timer,
+                ProxyLog log) {
         this.deployment = deployment;
         this.members = members;
         this.states = states;
@@ -53,6 +59,7 @@ final class MemberRoles {
         this.transactionAborts = new EndedTransactionAborts(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.upstreamTls = upstreamTls;
+        this.timer = timer;
         this.log = log;
     }
 
@@ -138,19 +145,31 @@ final class MemberRoles {
     /**
      * A simulated set elects the next member; a real one is asked to step its primary down. {@code awaitAborts}: a
      * simulated failover returns once the node has aborted the transactions open on the old primary, as a stepdown
-     * does (not on a connection's event loop: an rs.stepDown() there is answered at once).
+     * does (not on a connection's event loop: an rs.stepDown() there is answered at once). {@code electionMillis}
+     * above 0: a simulated set has no primary for that long, as while a real set elects (a real set's members take
+     * the time their election takes).
      */
-    void failover(boolean awaitAborts) {
+    void failover(boolean awaitAborts, long electionMillis) {
         if (simulation != null) {
-            MemberAddress next = simulation.failover();
+            MemberAddress next = electionMillis > 0 ? simulation.beginElection() : simulation.failover();
             CompletableFuture<Void> aborted = abortEndedTransactions();
             observeSimulated();
             announceSimulatedElection();
-            log.info("failover (simulated): " + next + " is primary now");
+            if (electionMillis > 0) {
+                pendingElection = timer.schedule(this::endSimulatedElection, electionMillis, TimeUnit.MILLISECONDS);
+                log.info("failover (simulated): the primary stepped down; no member is primary until " + next
+                        + " is elected, in " + electionMillis + " ms");
+            } else {
+                log.info("failover (simulated): " + next + " is primary now");
+            }
             if (awaitAborts) {
                 awaitAborts(aborted);
             }
             return;
+        }
+        if (electionMillis > 0) {
+            throw new IllegalStateException("an election's length applies to a simulated set (--simulate-members); a real set's"
+                    + " members take the time their election takes");
         }
         if (!deployment.isReplicaSet() || members.members().size() < 2) {
             throw new IllegalStateException("failover needs a replica set with more than one member; "
@@ -167,6 +186,10 @@ final class MemberRoles {
      * nothing moved. A real set's failovers are never undone: its members elect, not the proxy.
      */
     boolean restoreSimulatedPrimary() {
+        ScheduledFuture<?> election = pendingElection;
+        if (election != null) {
+            election.cancel(false); // the first member is elected now instead
+        }
         MemberAddress first = simulation == null ? null : simulation.restoreFirstPrimary();
         if (first != null) {
             CompletableFuture<Void> aborted = abortEndedTransactions(); // an election too: the old primary's transactions end
@@ -176,6 +199,15 @@ final class MemberRoles {
             awaitAborts(aborted);
         }
         return first != null;
+    }
+
+    private void endSimulatedElection() {
+        MemberAddress elected = simulation.endElection();
+        if (elected != null) {
+            observeSimulated();
+            announceSimulatedElection();
+            log.info("failover (simulated): " + elected + " is primary now, elected");
+        }
     }
 
     private CompletableFuture<Void> abortEndedTransactions() {

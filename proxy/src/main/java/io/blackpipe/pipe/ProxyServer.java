@@ -119,10 +119,10 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
             FailoverEndedTransactions endedTransactions = new FailoverEndedTransactions();
             this.roles = new MemberRoles(deployment, members, states, simulation, listeners, endedTransactions,
-                    config.upstream().credential(), config.connectTimeoutMillis(), upstreamTls, log);
+                    config.upstream().credential(), config.connectTimeoutMillis(), upstreamTls, timer, log);
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                     config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
-                    upstreamTls, new ChangeStreamCursors(), openConnections, () -> roles.failover(false), endedTransactions);
+                    upstreamTls, new ChangeStreamCursors(), openConnections, () -> roles.failover(false, 0), endedTransactions);
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
         } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up
             stopThreads();
@@ -332,8 +332,8 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     }
 
     @Override
-    public void failover() {
-        roles.failover(true);
+    public void failover(long electionMillis) {
+        roles.failover(true, electionMillis);
     }
 
     /** A simulated set back as it started (first member primary); false when nothing moved (see MemberRoles). */

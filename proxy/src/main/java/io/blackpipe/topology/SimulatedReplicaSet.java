@@ -39,7 +39,11 @@ public final class SimulatedReplicaSet {
     private final MemberStates states;
     /** Each member's topologyVersion.processId: in a real set, each member is a process of its own. */
     private final Map<MemberAddress, BsonObjectId> processIds = new LinkedHashMap<>();
+    /** No member is primary: an election is under way ({@link #beginElection}). */
+    private static final int NO_PRIMARY = -1;
     private volatile int primary;
+    /** The member the election under way makes primary (while {@code primary} is {@link #NO_PRIMARY}). */
+    private int electing;
     /** The election term; also every member's topologyVersion.counter, since each election changes every member's state. */
     private volatile int election = 1;
     /** The commands the real node lists (listCommands), lower case; null while unknown (a node without listCommands). */
@@ -111,15 +115,42 @@ public final class SimulatedReplicaSet {
         return members.indexOf(member) == primary;
     }
 
-    public MemberAddress primary() {
-        return members.get(primary);
-    }
-
     /** Moves the primary role to the next member and starts a new election term. */
     public synchronized MemberAddress failover() {
+        refuseDuringAnElection();
         primary = (primary + 1) % members.size();
         election++;
         return members.get(primary);
+    }
+
+    /**
+     * The primary steps down and no member is primary until {@link #endElection}, as while a real set elects: every
+     * member calls itself a secondary and names no primary, so writes are refused everywhere and a driver waits to
+     * select a primary. Each member's state changed, so the counter moves on. Returns the member to be elected next.
+     */
+    public synchronized MemberAddress beginElection() {
+        refuseDuringAnElection();
+        electing = (primary + 1) % members.size();
+        primary = NO_PRIMARY;
+        election++;
+        return members.get(electing);
+    }
+
+    /** The election under way ends: its member is primary, in a new term. Null when none was under way (a reset ended it). */
+    public synchronized MemberAddress endElection() {
+        if (primary != NO_PRIMARY) {
+            return null;
+        }
+        primary = electing;
+        election++;
+        return members.get(primary);
+    }
+
+    private void refuseDuringAnElection() {
+        if (primary == NO_PRIMARY) {
+            throw new IllegalStateException("no member is primary: an election is under way, and " + members.get(electing)
+                    + " is elected when it ends (a reset ends it now, with the first member primary)");
+        }
     }
 
     /**
@@ -180,7 +211,11 @@ public final class SimulatedReplicaSet {
         hello.remove("passives");
         hello.remove("arbiters");
         hello.put("me", new BsonString(advertised(member)));
-        hello.put("primary", new BsonString(advertised(primary())));
+        if (primary == NO_PRIMARY) {
+            hello.remove("primary"); // as a real member's hello while the set elects
+        } else {
+            hello.put("primary", new BsonString(advertised(members.get(primary))));
+        }
         hello.put(hello.containsKey("ismaster") && !hello.containsKey("isWritablePrimary") ? "ismaster" : "isWritablePrimary",
                 BsonBoolean.valueOf(isPrimary));
         if (hello.containsKey("ismaster")) {
@@ -358,8 +393,9 @@ public final class SimulatedReplicaSet {
             document.remove("electionCandidateMetrics");
         }
         if (document.containsKey("syncSourceHost")) {
-            document.put("syncSourceHost", new BsonString(isPrimary ? "" : advertised(members.get(primaryNow))));
-            document.put("syncSourceId", new BsonInt32(isPrimary ? -1 : primaryNow));
+            boolean syncs = !isPrimary && primaryNow != NO_PRIMARY;
+            document.put("syncSourceHost", new BsonString(syncs ? advertised(members.get(primaryNow)) : ""));
+            document.put("syncSourceId", new BsonInt32(syncs ? primaryNow : -1));
         }
     }
 

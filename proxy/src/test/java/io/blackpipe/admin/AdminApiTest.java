@@ -619,6 +619,10 @@ class AdminApiTest {
         assertStatus(404, explode); // an unknown action is no route, as any other unknown path
         assertTrue(json(explode).getString("error").getValue().contains("no resource at /api/v1/members/"), explode::body);
         assertBadRequest(send("POST", "/api/v1/members/" + upstream + "/outage?duration=soon", null), "duration: 'soon'");
+        assertBadRequest(send("POST", "/api/v1/failover?election=soon", null), "election: 'soon'");
+        HttpResponse<String> realElection = send("POST", "/api/v1/failover?election=2s", null); // the lane's deployment, not simulated
+        assertStatus(409, realElection);
+        assertTrue(realElection.body().contains("an election's length applies to a simulated set"), realElection::body);
         assertEquals("up", memberState(upstream), "a refused request changes nothing");
         assertStatus(405, send("GET", "/api/v1/members/" + upstream + "/outage", null));
     }

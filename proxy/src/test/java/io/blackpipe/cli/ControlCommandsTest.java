@@ -661,6 +661,17 @@ class ControlCommandsTest {
             assertNotEquals("primary", roleOf(afterFailover, first), afterFailover::toString);
             assertEquals(1, afterFailover.lines().stream().filter(l -> l.contains("  primary  ")).count(), afterFailover::toString);
 
+            CliRun electing = rig.run("failover", "--election", "1m");
+            assertEquals(0, electing.exitCode(), electing::toString);
+            assertEquals("failover started: no primary for 60000 ms", electing.out().strip());
+            assertEquals(0, rig.run("members").lines().stream().filter(l -> l.contains("  primary  ")).count(), "no primary while the set elects");
+            CliRun duringIt = rig.run("failover");
+            assertEquals(1, duringIt.exitCode(), duringIt::toString);
+            assertTrue(duringIt.err().contains("409") && duringIt.err().contains("an election is under way"), duringIt::toString);
+            assertEquals(2, rig.run("failover", "--election", "soon").exitCode(), "a bad duration is a usage error");
+            rig.proxy().reset();
+            assertEquals("primary", roleOf(rig.run("members"), first), "a reset ends the election with the first member primary");
+
             CliRun outage = rig.run("outage", second, "--duration", "30s");
             assertEquals(0, outage.exitCode(), outage::toString);
             assertEquals("outage of " + second + " for 30000 ms", outage.out().strip());

@@ -509,12 +509,23 @@ class ScenarioLoaderTest {
             "clear | 1 | must be true",
             "end | false | must be true",
             "end | '{}' | must be true",
-            "failover | false | must be {}",
-            "failover | true | must be {}",
-            "failover | '{member: primary}' | must be {}",
-            "failover | '[]' | must be {}"})
+            "failover | false | must be {} or {election: DURATION}",
+            "failover | true | must be {} or {election: DURATION}",
+            "failover | '[]' | must be {} or {election: DURATION}"})
     void aStepThatTakesNoArgumentAcceptsOnlyItsDocumentedForm(String action, String value, String message) {
         assertRejected("name: x\ntimeline:\n  - at: 1s\n    " + action + ": " + value + "\n", 4, "timeline[0]." + action, message);
+    }
+
+    @Test
+    void aFailoverMayGiveItsElectionsLengthAndNothingElse() {
+        Scenario scenario = loader.parse("election.yaml", "name: x\ntimeline:\n  - at: 1s\n    failover: {election: 2s}\n"
+                + "  - at: 9s\n    failover: {}\n");
+        assertEquals(List.of(2_000L, 0L), scenario.timeline().stream().map(Scenario.Step::durationMillis).toList());
+        assertEquals("fail over after an election of 2000 ms", scenario.timeline().get(0).describe());
+        assertEquals("fail over", scenario.timeline().get(1).describe());
+        assertRejected("name: x\ntimeline:\n  - at: 1s\n    failover: {member: primary}\n", 4, "timeline[0].failover.member",
+                "unknown field (expected election)");
+        assertRejected("name: x\ntimeline:\n  - at: 1s\n    failover: {election: soon}\n", 4, "timeline[0].failover.election", "soon");
     }
 
     @Test
