@@ -70,6 +70,33 @@ class SimulatedElectionStreamTest {
     }
 
     /**
+     * A failover with an election's length, streamed: the driver hears at once that no member is primary, its next
+     * write waits to select one instead of meeting a refusal, and it hears of the new primary as it is elected.
+     */
+    @Test
+    void aStreamingDriverWaitsOutTheElectionAndWritesOnceToTheNewPrimary() throws Exception {
+        CommandLog log = new CommandLog();
+        try (MongoClient client = MongoClients.create(log.driverOn(set.proxy().connectionString()
+                + "&retryWrites=true" + STREAMING_NO_HEARTBEAT)
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
+            MongoCollection<Document> c = client.getDatabase("test").getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            ScriptedProxy.awaitTrue("the driver knows both secondaries", () -> secondaries(client) == 2);
+            ScriptedProxy.awaitTrue("each member's monitor streams hello, held at the node",
+                    () -> set.node().framesReceived(ScriptedMongodFrame::exhaustAllowed).size() >= 3);
+
+            set.proxy().failover(3_000); // long enough to be seen on a loaded machine: the driver hears of it at once
+            ScriptedProxy.awaitTrue("the driver hears no member is primary", () -> secondaries(client) == 3);
+            c.insertOne(new Document("_id", 2)); // waits to select a primary until the election ends
+            assertEquals(advertised(1), primaryOf(client));
+            assertEquals(List.of(), log.failed, "no write met a member that was not primary");
+        }
+        assertEquals(2, Meters.attempts(set.proxy().registry(), "insert"), "one attempt per write");
+        assertEquals(0, Meters.retries(set.proxy().registry(), "insert"));
+        assertEquals(2, set.node().documents("test", "c").size());
+    }
+
+    /**
      * A hello that still carries the counter from before an election (a monitor that polled, or
      * whose answer crossed the election) is older than the member's word: a server answers it at
      * once, and so does the member here. Held instead, the driver would hear of the new primary
