@@ -61,7 +61,7 @@ class SimulatedElectionTest {
             c.insertOne(new Document("_id", 0));
             awaitBothSecondaries(client);
 
-            set.proxy().failover(1_500);
+            set.proxy().failover(3_000); // long enough for the checks below on a loaded machine
             for (Member member : set.proxy().members()) {
                 BsonDocument hello = hello(member);
                 assertFalse(hello.getBoolean("isWritablePrimary").getValue(), hello::toJson);
