@@ -120,10 +120,12 @@ class AdminRequestChecksTest {
         assertEquals(200, send("GET", "/api/v1/history?follow=false").statusCode());
         assertRefused(400, "since: not with follow=true", send("GET", "/api/v1/history?follow=true&since=2020-01-01T00:00:00Z"));
         for (String[] request : List.of(new String[] {"GET", "/api/v1/stats?command=insert"},
-                new String[] {"DELETE", "/api/v1/rules?id=a"}, new String[] {"POST", "/api/v1/failover?member=primary"})) {
+                new String[] {"DELETE", "/api/v1/rules?id=a"}, new String[] {"POST", "/api/v1/reset?member=primary"})) {
             assertRefused(400, "unknown on " + request[1].substring(0, request[1].indexOf('?')) + ", which takes none",
                     send(request[0], request[1]));
         }
+        assertRefused(400, "query parameter 'member': unknown on /api/v1/failover (it takes election)",
+                send("POST", "/api/v1/failover?member=primary"));
     }
 
     @Test
