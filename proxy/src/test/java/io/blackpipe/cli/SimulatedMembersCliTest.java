@@ -2,6 +2,7 @@ package io.blackpipe.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -91,9 +92,16 @@ class SimulatedMembersCliTest {
                 assertEquals(advertised.get(1), after, "the simulated set's next member");
                 assertEquals(1, count(client, ServerDescription::isPrimary), () -> client.getClusterDescription().toString());
             }
-            CliRun expect = CliRun.of("expect", "--retries", "insert=1", "--outcomes", "insert:error=1",
+            // The driver learns of the failover from the old primary's refusal of the first write after it (then that write is
+            // retried once), or, now and then, from a monitor check the driver had asked for before the failover and that
+            // came after it (the CLI runs in this JVM, so the failover follows the first writes within milliseconds): then
+            // no write meets the old primary. Either way no write is retried twice, lost or applied twice.
+            CliRun refusedThenRetried = CliRun.of("expect", "--retries", "insert=1", "--outcomes", "insert:error=1",
                     "--attempts", "insert=" + (2 * WRITES_EACH_SIDE + 1), "--admin", admin);
-            assertEquals(0, expect.exitCode(), () -> "one write met the old primary and was retried once: " + expect);
+            CliRun learnedFirst = refusedThenRetried.exitCode() == 0 ? null : CliRun.of("expect", "--retries", "insert=0",
+                    "--outcomes", "insert:error=0", "--attempts", "insert=" + 2 * WRITES_EACH_SIDE, "--admin", admin);
+            assertTrue(learnedFirst == null || learnedFirst.exitCode() == 0,
+                    () -> "one write met the old primary and was retried once, or none did: " + refusedThenRetried + "\n" + learnedFirst);
             try (MongoClient direct = UpstreamLane.directClient()) {
                 assertEquals(written, direct.getDatabase(db).getCollection("c").find().sort(new Document("_id", 1)).into(new ArrayList<>()),
                         "every write landed exactly once");
