@@ -43,14 +43,8 @@ class SimulatedElectionStreamTest {
     @Test
     void aStreamingDriverHearsOfEachElectionAtOnceAndNeverWritesToTheOldPrimary() throws Exception {
         CommandLog log = new CommandLog();
-        try (MongoClient client = MongoClients.create(log.driverOn(set.proxy().connectionString()
-                + "&retryWrites=true" + STREAMING_NO_HEARTBEAT)
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
-            MongoCollection<Document> c = client.getDatabase("test").getCollection("c");
-            c.insertOne(new Document("_id", 1));
-            ScriptedProxy.awaitTrue("the driver knows both secondaries", () -> secondaries(client) == 2);
-            ScriptedProxy.awaitTrue("each member's monitor streams hello, held at the node",
-                    () -> set.node().framesReceived(ScriptedMongodFrame::exhaustAllowed).size() >= 3);
+        try (MongoClient client = streamingClient(log)) {
+            MongoCollection<Document> c = firstWriteWithEveryMonitorStreaming(client);
             long before = topologyCounter(client, 1);
 
             set.proxy().failover();
@@ -76,14 +70,8 @@ class SimulatedElectionStreamTest {
     @Test
     void aStreamingDriverWaitsOutTheElectionAndWritesOnceToTheNewPrimary() throws Exception {
         CommandLog log = new CommandLog();
-        try (MongoClient client = MongoClients.create(log.driverOn(set.proxy().connectionString()
-                + "&retryWrites=true" + STREAMING_NO_HEARTBEAT)
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
-            MongoCollection<Document> c = client.getDatabase("test").getCollection("c");
-            c.insertOne(new Document("_id", 1));
-            ScriptedProxy.awaitTrue("the driver knows both secondaries", () -> secondaries(client) == 2);
-            ScriptedProxy.awaitTrue("each member's monitor streams hello, held at the node",
-                    () -> set.node().framesReceived(ScriptedMongodFrame::exhaustAllowed).size() >= 3);
+        try (MongoClient client = streamingClient(log)) {
+            MongoCollection<Document> c = firstWriteWithEveryMonitorStreaming(client);
 
             set.proxy().failover(3_000); // long enough to be seen on a loaded machine: the driver hears of it at once
             ScriptedProxy.awaitTrue("the driver hears no member is primary", () -> secondaries(client) == 3);
@@ -118,6 +106,21 @@ class SimulatedElectionStreamTest {
             assertEquals(known.getNumber("counter").longValue() + 1, answer.getDocument("topologyVersion").getNumber("counter").longValue());
         }
         assertTrue(set.node().errors().isEmpty(), () -> "the node took every hello: " + set.node().errors());
+    }
+
+    private MongoClient streamingClient(CommandLog log) {
+        return MongoClients.create(log.driverOn(set.proxy().connectionString() + "&retryWrites=true" + STREAMING_NO_HEARTBEAT)
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build());
+    }
+
+    /** Document 1 written; then the driver knows both secondaries, and every member's monitor streams hello, held at the node. */
+    private MongoCollection<Document> firstWriteWithEveryMonitorStreaming(MongoClient client) throws InterruptedException {
+        MongoCollection<Document> c = client.getDatabase("test").getCollection("c");
+        c.insertOne(new Document("_id", 1));
+        ScriptedProxy.awaitTrue("the driver knows both secondaries", () -> secondaries(client) == 2);
+        ScriptedProxy.awaitTrue("each member's monitor streams hello, held at the node",
+                () -> set.node().framesReceived(ScriptedMongodFrame::exhaustAllowed).size() >= 3);
+        return c;
     }
 
     private static BsonDocument hello() {
