@@ -70,10 +70,9 @@ final class EndedTransactionAborts {
                         .append("lsid", new BsonDocument("id", new BsonBinary(transaction.getKey())))
                         .append("txnNumber", new BsonInt64(transaction.getValue()))
                         .append("autocommit", BsonBoolean.FALSE));
-                int code = reply.getNumber("ok", new BsonInt32(0)).intValue() == 1 ? 0 : reply.getNumber("code", new BsonInt32(-1)).intValue();
-                if (code == 0) {
+                if (reply.getNumber("ok", new BsonInt32(0)).intValue() == 1) {
                     aborted++;
-                } else if (code == NO_SUCH_TRANSACTION) {
+                } else if (reply.getNumber("code", new BsonInt32(-1)).intValue() == NO_SUCH_TRANSACTION) {
                     notOpen++; // its client came back first, or it is another user's session
                 } else if (refused == null) {
                     refused = reply.toJson();

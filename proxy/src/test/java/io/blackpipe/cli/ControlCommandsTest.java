@@ -664,7 +664,8 @@ class ControlCommandsTest {
             CliRun electing = rig.run("failover", "--election", "1m");
             assertEquals(0, electing.exitCode(), electing::toString);
             assertEquals("failover started: no primary for 60000 ms", electing.out().strip());
-            assertEquals(0, rig.run("members").lines().stream().filter(l -> l.contains("  primary  ")).count(), "no primary while the set elects");
+            assertEquals(0, rig.run("members").lines().stream().filter(l -> l.contains("  primary  ")).count(),
+                    "no primary while the set elects");
             CliRun duringIt = rig.run("failover");
             assertEquals(1, duringIt.exitCode(), duringIt::toString);
             assertTrue(duringIt.err().contains("409") && duringIt.err().contains("an election is under way"), duringIt::toString);
