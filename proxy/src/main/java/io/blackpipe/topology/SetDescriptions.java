@@ -2,6 +2,7 @@ package io.blackpipe.topology;
 
 import io.blackpipe.wire.CommandFacts;
 import java.util.Set;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -76,5 +77,33 @@ public final class SetDescriptions {
             }
         }
         return changed;
+    }
+
+    /** The first member entry of a replica set configuration, the pattern of the simulated set's; null when it has none. */
+    static BsonDocument firstEntry(BsonDocument config) {
+        if (!config.isArray("members")) {
+            return null;
+        }
+        return config.getArray("members").stream().filter(BsonValue::isDocument).map(BsonValue::asDocument).findFirst().orElse(null);
+    }
+
+    /** The real node's entry in replSetGetStatus's members: the one marked self, else the first. */
+    static BsonDocument ownEntry(BsonDocument status) {
+        if (!status.isArray("members")) {
+            return null;
+        }
+        BsonDocument first = null;
+        for (BsonValue value : status.getArray("members")) {
+            if (!value.isDocument()) {
+                continue;
+            }
+            if (value.asDocument().getBoolean("self", BsonBoolean.FALSE).getValue()) {
+                return value.asDocument();
+            }
+            if (first == null) {
+                first = value.asDocument();
+            }
+        }
+        return first;
     }
 }

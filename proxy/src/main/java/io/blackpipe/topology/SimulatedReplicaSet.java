@@ -273,7 +273,7 @@ public final class SimulatedReplicaSet {
      * when the reply has no member entry to start from.
      */
     public synchronized boolean rewriteStatus(BsonDocument status, MemberAddress member) {
-        BsonDocument pattern = ownEntry(status);
+        BsonDocument pattern = SetDescriptions.ownEntry(status);
         if (pattern == null) {
             return false;
         }
@@ -341,7 +341,7 @@ public final class SimulatedReplicaSet {
      * runs over names only it). False when the config has no member entry to start from.
      */
     public boolean rewriteConfig(BsonDocument config) {
-        BsonDocument pattern = firstEntry(config);
+        BsonDocument pattern = SetDescriptions.firstEntry(config);
         if (pattern == null) {
             return false;
         }
@@ -356,33 +356,6 @@ public final class SimulatedReplicaSet {
         config.put("version", new BsonInt32(SET_VERSION));
         config.put("members", entries);
         return true;
-    }
-
-    private static BsonDocument firstEntry(BsonDocument config) {
-        if (!config.isArray("members")) {
-            return null;
-        }
-        return config.getArray("members").stream().filter(BsonValue::isDocument).map(BsonValue::asDocument).findFirst().orElse(null);
-    }
-
-    /** The real node's entry in replSetGetStatus's members: the one marked self, else the first. */
-    private static BsonDocument ownEntry(BsonDocument status) {
-        if (!status.isArray("members")) {
-            return null;
-        }
-        BsonDocument first = null;
-        for (BsonValue value : status.getArray("members")) {
-            if (!value.isDocument()) {
-                continue;
-            }
-            if (value.asDocument().getBoolean("self", BsonBoolean.FALSE).getValue()) {
-                return value.asDocument();
-            }
-            if (first == null) {
-                first = value.asDocument();
-            }
-        }
-        return first;
     }
 
     /** The fields where a primary's account of a member differs from a secondary's: election and sync source. */
