@@ -152,6 +152,14 @@ public class PerCommand {
         return command(inserts[next++ & (VARIANTS - 1)], insertReply);
     }
 
+    /** A find and an insert in turn on one connection, as the end-to-end mix workload's threads send them. */
+    @Benchmark
+    public RuleSet.Decision mix() {
+        int i = next++;
+        int variant = (i >> 1) & (VARIANTS - 1);
+        return (i & 1) == 0 ? command(finds[variant], findReply) : command(inserts[variant], insertReply);
+    }
+
     private RuleSet.Decision command(ByteBuf request, ByteBuf reply) {
         CommandFacts facts = scanner.ofOpMsg(request, OpMsg.parse(request));
         return count(facts, ReplyFacts.of(reply), true);

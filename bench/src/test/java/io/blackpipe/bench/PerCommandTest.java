@@ -24,6 +24,7 @@ class PerCommandTest {
                 assertNull(bench.countFind(), "no rules are loaded");
                 assertNull(bench.find());
                 assertNull(bench.insert());
+                assertNull(bench.mix());
             }
         } finally {
             bench.tearDown();
