@@ -270,18 +270,14 @@ public final class BlackPipe implements AutoCloseable {
      * ({@link #reset()} puts a simulated set's first member back; a real set's election stays).
      */
     public void failover() {
-        ensureOpen();
-        proxy.failover();
+        failover(Duration.ZERO);
     }
 
     /**
-     * A failover in which a simulated set first has no primary for {@code election}, as while a real set elects: every
-     * member calls itself a secondary and names no primary, writes are refused everywhere and drivers wait to select
-     * a primary; then the next member is elected. {@link #reset()} ends an election under way, with the first member
-     * primary. {@code Duration.ZERO} is {@link #failover()}.
+     * {@link #failover()}, a simulated set first having no primary for {@code election}, as while a real set elects:
+     * every member a secondary naming no primary, writes refused, drivers waiting to select one ({@link #reset()} ends it).
      *
-     * @throws IllegalStateException on a real set (its members take the time their election takes), or while an
-     *                               election is under way
+     * @throws IllegalStateException on a real set (its election takes the time it takes), or during an election
      */
     public void failover(Duration election) {
         ensureOpen();
