@@ -16,6 +16,7 @@ import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.BlockingCommandClient;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -104,6 +105,24 @@ class SimulatedElectionTest {
         }
         assertEquals(List.of(new Document("_id", 2)), set.direct().getDatabase(db).getCollection("c").find().into(new ArrayList<>()),
                 "the write that gave up was never applied");
+    }
+
+    /** A scenario's failover step carries its election's length to the set, as the API's failover does. */
+    @Test
+    void aScenariosFailoverStepHoldsItsElection() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("simelectscenario");
+        try (MongoClient impatient = client(300)) {
+            awaitBothSecondaries(impatient);
+            set.proxy().scenarios().start(set.proxy().scenarioLoader().parse("election.yaml",
+                    "name: election\ntimeline:\n  - at: 1ms\n    failover: {election: 1m}\n"));
+            Await.until(Duration.ofSeconds(10), () -> "the step ran: " + set.proxy().scenarios().status().toJson(),
+                    () -> set.proxy().members().stream().noneMatch(m -> set.proxy().memberState(m.upstream()).role()
+                            == MemberState.Role.PRIMARY));
+            assertFalse(hello(set.proxy().members().get(1)).containsKey("primary"), "still electing, a minute long");
+            assertThrows(MongoException.class, () -> impatient.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)));
+            set.proxy().reset();
+        }
+        assertEquals(0, set.direct().getDatabase(db).getCollection("c").countDocuments(), "nothing written while no member was primary");
     }
 
     @Test
