@@ -286,6 +286,7 @@ final class Exchange {
     void blackholeEnded() {
         waiting.blackholeEnded();
         replies.blackholeEnded();
+        standIn.blackholeEnded();
         connection.flushClient();
     }
 
@@ -308,10 +309,7 @@ final class Exchange {
     private void deliver(ByteBuf frame) {
         InFlight current = awaited.answeredBy(Header.responseTo(frame));
         if (current == null || current.isHello()) { // a stream's next replies answer no request
-            ByteBuf reply = hellos.onReply(connection.alloc(), frame);
-            if (reply != null) { // else a hello's late reply the proxy already gave
-                connection.sendToClient(reply);
-            }
+            standIn.onReply(frame);
             if (current != null) {
                 awaited.remove(current);
                 replies.sendBeforeTheQueued(awaited.dueAnswers());

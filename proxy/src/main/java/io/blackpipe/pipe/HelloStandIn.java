@@ -10,7 +10,8 @@ import org.bson.BsonDocument;
 
 /**
  * The hellos of one connection that the proxy answers in the member's place: an awaitable one the
- * member holds when its topologyVersion moves on, and those that come while the member still
+ * member holds when its topologyVersion moves on; one a simulated member's node answered before the
+ * member would have (see {@link #onReply}); and those that come while the member still
  * holds an awaitable hello the proxy already answered early (see {@link
  * HelloExchange#memberHoldsAnsweredHello}): forwarded, they would wait behind that one until its
  * maxAwaitTimeMS ended, and the client would hear the member's state that much later than from a
@@ -21,6 +22,9 @@ final class HelloStandIn {
     private final ClientConnection connection;
     private final HelloExchange hellos;
     private final PipeContext context;
+    /** Whether the wait of a hello held here ended during a blackhole, and which: it is answered when the blackhole ends. */
+    private boolean waitEndedInBlackhole;
+    private int endedWaitId;
 
     HelloStandIn(ClientConnection connection, HelloExchange hellos, PipeContext context) {
         this.connection = connection;
@@ -61,16 +65,47 @@ final class HelloStandIn {
     }
 
     /**
+     * A reply of the member's to a hello goes to the client as {@link HelloExchange#onReply} rewrites
+     * it, or not at all: a late reply the proxy already gave, or one held here as the member would
+     * have held it ({@link HelloExchange#takeHeld}), which goes when the rest of its hello's wait
+     * ends, unless an election or a state change answers that hello first.
+     */
+    void onReply(ByteBuf frame) {
+        ByteBuf reply = hellos.onReply(connection.alloc(), frame);
+        if (reply != null) {
+            connection.sendToClient(reply);
+            return;
+        }
+        HelloExchange.Held held = hellos.takeHeld();
+        if (held != null) {
+            connection.schedule(held.millis(), () -> answerAfterItsWait(held.requestId()));
+        }
+    }
+
+    /**
      * The wait of a hello held here ended. Nothing crosses a blackhole: a hello held through one is
-     * answered by what ends the member's wait, when the blackhole lets that reply through.
+     * answered when it ends, as the member's own reply, held there, would be.
      */
     private void answerAfterItsWait(int requestId) {
-        if (!connection.isOpen() || connection.blackholed()) {
+        if (!connection.isOpen()) {
+            return;
+        }
+        if (connection.blackholed()) {
+            waitEndedInBlackhole = true;
+            endedWaitId = requestId;
             return;
         }
         ByteBuf reply = hellos.answerWaitedHere(connection.alloc(), context.nextRequestId(), requestId);
         if (reply != null) {
             send(reply);
+        }
+    }
+
+    /** The member's blackhole ended: a hello whose wait ended in it is answered now. */
+    void blackholeEnded() {
+        if (waitEndedInBlackhole) {
+            waitEndedInBlackhole = false;
+            answerAfterItsWait(endedWaitId);
         }
     }
 

@@ -12,7 +12,6 @@ import io.blackpipe.wire.OpReply;
 import io.blackpipe.wire.ReadPreference;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDateTime;
@@ -50,6 +49,14 @@ public final class HelloExchange {
     private long lastFromMemberNanos;
     /** The command the client streams: hello, or legacy isMaster, whose replies name the primary differently. */
     private String streamedName;
+    /** A simulated member's awaitable hello: whether the node's early answer to it is to be held. */
+    private final AwaitableHello awaitable = new AwaitableHello();
+    /** The reply the last {@link #onReply} held in the member's place, for {@link #takeHeld}; null when none. */
+    private Held held;
+
+    /** A reply held in the member's place: the hello it answers, and how long that hello may still wait. */
+    public record Held(int requestId, long millis) {
+    }
 
     public HelloExchange(HelloRewriter rewriter, MemberStates states, MemberAddress member) {
         this(rewriter, states, member, null);
@@ -98,6 +105,9 @@ public final class HelloExchange {
         ByteBuf rewritten;
         if (msg != null) {
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+            if (simulatedVersion && !facts.moreToCome()) {
+                awaitable.asked(facts.requestId(), facts.name(), body);
+            }
             HelloRewriter.stripCompression(body);
             boolean unshifted = states.unshiftRequest(member, body);
             boolean translated = simulatedVersion && simulation.asTheRealNodeAwaits(body, member,
@@ -160,7 +170,12 @@ public final class HelloExchange {
             boolean rechained = streaming && Header.responseTo(frame) == streamAwaited && chainStream(frame, msg);
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             remember(body.clone());
-            if (rewriteReply(body) || rechained) {
+            boolean changed = rewriteReply(body);
+            if (simulation != null && !msg.moreToCome() && holdsInTheMembersPlace(responseTo, body)) {
+                frame.release();
+                return null;
+            }
+            if (changed || rechained) {
                 rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
             }
         } else if (opCode == OpCode.OP_REPLY) {
@@ -178,6 +193,33 @@ public final class HelloExchange {
         }
         frame.release();
         return rewritten;
+    }
+
+    /**
+     * Whether a simulated member's reply (as the client gets it) to the awaitable hello {@code
+     * responseTo} says only what its client knew, before the hello's wait ended: the member would
+     * have held it, so it waits here, as one {@link #standIn} holds, for the rest of that wait
+     * ({@link #takeHeld}), or until {@link #answerAwaitingNow}. A streamed hello's one reply (the
+     * node did not stream) is held the same way, and then ends the stream, as a server may.
+     */
+    private boolean holdsInTheMembersPlace(int responseTo, BsonDocument reply) {
+        long millis = isError(reply) ? 0 : awaitable.holdMillis(responseTo, reply);
+        if (millis <= 0) {
+            return false;
+        }
+        awaiting = true;
+        awaitingHere = true;
+        awaitingId = responseTo;
+        awaitingName = awaitable.command();
+        held = new Held(responseTo, millis);
+        return true;
+    }
+
+    /** The reply the last {@link #onReply} held in the member's place (null: none); its caller answers it after {@link Held#millis}. */
+    public Held takeHeld() {
+        Held taken = held;
+        held = null;
+        return taken;
     }
 
     /**
@@ -212,6 +254,7 @@ public final class HelloExchange {
         if (lastFromMember == null) {
             return null;
         }
+        awaitable.forget(); // answered now: the member's own reply, when it comes, follows this answer
         if (streaming) {
             ByteBuf reply = Messages.opMsg(alloc, requestId, streamChain, OpMsg.MORE_TO_COME, lastHelloNow(streamedName));
             streamChain = requestId;
@@ -247,7 +290,7 @@ public final class HelloExchange {
      */
     public ByteBuf standIn(ByteBufAllocator alloc, BsonDocument request, CommandFacts facts, int requestId) {
         BsonDocument reply = lastHelloNow(facts.name());
-        if (request.isNumber("maxAwaitTimeMS") && sameVersion(request.get("topologyVersion"), reply.get("topologyVersion"))) {
+        if (request.isNumber("maxAwaitTimeMS") && AwaitableHello.sameVersion(request.get("topologyVersion"), reply.get("topologyVersion"))) {
             awaiting = true;
             awaitingHere = true;
             awaitingId = facts.requestId();
@@ -270,16 +313,6 @@ public final class HelloExchange {
         awaiting = false;
         awaitingHere = false;
         return Messages.opMsg(alloc, replyId, awaitingId, 0, lastHelloNow(awaitingName));
-    }
-
-    private static boolean sameVersion(BsonValue asked, BsonValue current) {
-        if (asked == null || !asked.isDocument() || current == null || !current.isDocument()) {
-            return false;
-        }
-        BsonDocument a = asked.asDocument();
-        BsonDocument c = current.asDocument();
-        return a.isObjectId("processId") && a.isNumber("counter") && a.get("processId").equals(c.get("processId"))
-                && c.isNumber("counter") && a.getNumber("counter").longValue() == c.getNumber("counter").longValue();
     }
 
     private void remember(BsonDocument hello) {
@@ -355,33 +388,5 @@ public final class HelloExchange {
         states.observe(member, body);
         boolean shifted = states.shiftReply(member, body);
         return rewriter.rewriteReply(body) | shifted;
-    }
-
-    /** A few request ids (hellos in flight on one connection are one or two), kept without boxing. */
-    private static final class RequestIds {
-        private int[] ids = new int[2];
-        private int count;
-
-        void add(int id) {
-            if (count == ids.length) {
-                ids = Arrays.copyOf(ids, ids.length * 2);
-            }
-            ids[count++] = id;
-        }
-
-        /** Removes the id; false when it was not there. */
-        boolean remove(int id) {
-            for (int i = 0; i < count; i++) {
-                if (ids[i] == id) {
-                    ids[i] = ids[--count];
-                    return true;
-                }
-            }
-            return false;
-        }
-
-        boolean isEmpty() {
-            return count == 0;
-        }
     }
 }

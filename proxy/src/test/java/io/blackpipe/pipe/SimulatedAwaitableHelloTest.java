@@ -1,0 +1,163 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.event.ServerHeartbeatSucceededEvent;
+import com.mongodb.event.ServerMonitorListener;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.ScriptedMongodWire;
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.testing.WireSocket;
+import io.blackpipe.topology.Member;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * A simulated member holds an awaitable hello as a server does: it answers when its topologyVersion
+ * moves on or when the hello's maxAwaitTimeMS ends, not before, even when the one real node
+ * answers at once (jongodb always does). Passed on at once, that answer had every streaming driver
+ * monitor ask again at once: thousands of hellos a second for each member of an idle client.
+ */
+class SimulatedAwaitableHelloTest {
+    private static final int ONE_REPLY = 0;
+    private static final int WAIT_MILLIS = 1_200;
+
+    @RegisterExtension
+    final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
+
+    /** One reply (flags 0) and a streamed hello (exhaustAllowed) alike: the first answer comes when the wait ends. */
+    @ParameterizedTest(name = "flags {0}")
+    @ValueSource(ints = {ONE_REPLY, ScriptedMongodWire.FLAG_EXHAUST_ALLOWED})
+    void anAwaitableHelloIsAnsweredWhenItsWaitEnds(int flags) throws Exception {
+        Member primary = set.proxy().members().get(0);
+        try (WireSocket socket = new WireSocket(primary.advertised().port(), 1, 30_000)) {
+            BsonDocument known = reply(socket, socket.sendMsg(0, hello())).getDocument("topologyVersion");
+
+            long sent = System.nanoTime();
+            int id = socket.sendMsg(flags, awaitable(known, WAIT_MILLIS));
+            byte[] answer = socket.read();
+            long tookMillis = (System.nanoTime() - sent) / 1_000_000;
+
+            assertTrue(tookMillis >= WAIT_MILLIS, "answered after " + tookMillis + " ms, before the hello's wait of "
+                    + WAIT_MILLIS + " ms ended, with nothing changed");
+            assertEquals(id, ScriptedMongodWire.responseTo(answer));
+            BsonDocument hello = ScriptedMongodWire.parseOpMsg(answer).body();
+            assertEquals(known, hello.getDocument("topologyVersion"), hello::toJson);
+            assertTrue(hello.getBoolean("isWritablePrimary").getValue(), hello::toJson);
+            assertEquals(primary.advertised().toString(), hello.getString("me").getValue());
+        }
+    }
+
+    /** An election ends the wait at once, with the new counter and the member's new role. */
+    @ParameterizedTest(name = "flags {0}")
+    @ValueSource(ints = {ONE_REPLY, ScriptedMongodWire.FLAG_EXHAUST_ALLOWED})
+    void anElectionAnswersAHeldHelloAtOnce(int flags) throws Exception {
+        Member oldPrimary = set.proxy().members().get(0);
+        try (WireSocket socket = new WireSocket(oldPrimary.advertised().port(), 1, 30_000)) {
+            BsonDocument known = reply(socket, socket.sendMsg(0, hello())).getDocument("topologyVersion");
+            int id = socket.sendMsg(flags, awaitable(known, 120_000));
+            socket.expectSilence(500); // held, as at a server
+
+            set.proxy().failover();
+            byte[] answer = socket.read(); // within the socket's 30 s, not the hello's two minutes
+            assertEquals(id, ScriptedMongodWire.responseTo(answer));
+            BsonDocument hello = ScriptedMongodWire.parseOpMsg(answer).body();
+            assertEquals(known.getInt64("counter").getValue() + 1, hello.getDocument("topologyVersion").getInt64("counter").getValue(),
+                    hello::toJson);
+            assertFalse(hello.getBoolean("isWritablePrimary").getValue(), hello::toJson);
+            assertEquals(set.proxy().members().get(1).advertised().toString(), hello.getString("primary").getValue());
+        }
+    }
+
+    /**
+     * A hello whose wait ends while its member is blackholed is answered when the blackhole ends, as
+     * the member's own reply would be: it is not lost, with the client's monitor left waiting for
+     * its socket to time out.
+     */
+    @Test
+    void aWaitThatEndsInABlackholeIsAnsweredWhenTheBlackholeEnds() throws Exception {
+        Member member = set.proxy().members().get(0);
+        try (WireSocket socket = new WireSocket(member.advertised().port(), 1, 30_000)) {
+            BsonDocument known = reply(socket, socket.sendMsg(0, hello())).getDocument("topologyVersion");
+            long sent = System.nanoTime();
+            int id = socket.sendMsg(ONE_REPLY, awaitable(known, 300));
+            socket.expectSilence(100);
+            set.proxy().blackhole(member.advertised().toString(), 1_500);
+
+            byte[] answer = socket.read(); // within the socket's 30 s
+            long tookMillis = (System.nanoTime() - sent) / 1_000_000;
+            assertTrue(tookMillis >= 1_500, "answered after " + tookMillis + " ms, through the blackhole");
+            assertEquals(id, ScriptedMongodWire.responseTo(answer));
+            assertEquals(known, ScriptedMongodWire.parseOpMsg(answer).body().getDocument("topologyVersion"));
+        }
+    }
+
+    /**
+     * The real Java driver, idle, streams hellos to the three members: a few a second in all, as
+     * against a server, and none of its monitors misses the next election.
+     */
+    @Test
+    void anIdleStreamingDriverAsksAFewTimesASecondAndStillHearsOfAnElectionAtOnce() throws Exception {
+        AtomicLong heartbeats = new AtomicLong();
+        MongoClientSettings settings = MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&heartbeatFrequencyMS=1000"))
+                .applyToServerSettings(b -> b.addServerMonitorListener(new ServerMonitorListener() {
+                    @Override
+                    public void serverHeartbeatSucceeded(ServerHeartbeatSucceededEvent event) {
+                        heartbeats.incrementAndGet();
+                    }
+                }))
+                .build();
+        try (MongoClient client = MongoClients.create(settings)) {
+            client.getDatabase("admin").runCommand(new Document("ping", 1));
+            Await.until(Duration.ofSeconds(10), () -> "the driver streams from all three: " + client.getClusterDescription(),
+                    () -> client.getClusterDescription().getServerDescriptions().stream().filter(d -> d.getTopologyVersion() != null).count() == 3);
+
+            long before = heartbeats.get();
+            Thread.sleep(3_000);
+            long idle = heartbeats.get() - before;
+            // a heartbeat a second for each of three members: about 9 in 3 s; the node's answers passed on at once made thousands
+            assertTrue(idle <= 30, idle + " heartbeats in 3 s from an idle driver");
+
+            set.proxy().failover();
+            String next = set.proxy().members().get(1).advertised().toString();
+            Await.until(Duration.ofSeconds(10), () -> "the driver hears of the election from a held hello: " + client.getClusterDescription(),
+                    () -> client.getClusterDescription().getServerDescriptions().stream()
+                            .anyMatch(d -> d.isPrimary() && d.getAddress().toString().equals(next)));
+            String db = UpstreamLane.freshDatabaseName("simawait");
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            assertEquals(1, set.direct().getDatabase(db).getCollection("c").countDocuments());
+        }
+    }
+
+    private static BsonDocument hello() {
+        return new BsonDocument("hello", new BsonInt32(1)).append("$db", new BsonString("admin"));
+    }
+
+    private static BsonDocument awaitable(BsonDocument known, long maxAwaitMillis) {
+        return hello().append("topologyVersion", known).append("maxAwaitTimeMS", new BsonInt64(maxAwaitMillis));
+    }
+
+    private static BsonDocument reply(WireSocket socket, int requestId) throws Exception {
+        byte[] message = socket.read();
+        assertEquals(requestId, ScriptedMongodWire.responseTo(message));
+        BsonDocument body = ScriptedMongodWire.parseOpMsg(message).body();
+        assertEquals(1.0, body.getNumber("ok").doubleValue(), body::toJson);
+        return body;
+    }
+}
