@@ -8,14 +8,17 @@ import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
 import com.mongodb.event.ServerHeartbeatSucceededEvent;
 import com.mongodb.event.ServerMonitorListener;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.testing.WireSocket;
 import io.blackpipe.topology.Member;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -143,6 +146,32 @@ class SimulatedAwaitableHelloTest {
             client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
             assertEquals(1, set.direct().getDatabase(db).getCollection("c").countDocuments());
         }
+    }
+
+    /**
+     * An injected NotWritablePrimary moves the member's topologyVersion on and answers the hellos it
+     * holds: the driver's retry finds the primary at once, and does not wait out the held hello.
+     */
+    @Test
+    void aRetryAfterAnInjectedStateChangeDoesNotWaitForAHeldHello() throws Exception {
+        MongoClientSettings settings = MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&heartbeatFrequencyMS=120000"))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(5, TimeUnit.SECONDS))
+                .build();
+        String db = UpstreamLane.freshDatabaseName("simawaitshift");
+        try (MongoClient client = MongoClients.create(settings)) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 0));
+            Await.until(Duration.ofSeconds(10), () -> "the driver streams from all three: " + client.getClusterDescription(),
+                    () -> client.getClusterDescription().getServerDescriptions().stream().filter(d -> d.getTopologyVersion() != null).count() == 3);
+            Thread.sleep(200); // the monitors' next hellos reach the node and are held
+            set.proxy().rules().put(set.proxy().ruleParser().parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: {times: 1}, data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}")));
+
+            c.insertOne(new Document("_id", 1)); // refused once, retried within the 5 s server selection, not after two minutes
+        }
+        assertEquals(1, Meters.retries(set.proxy().registry(), "insert"));
+        assertEquals(2, set.direct().getDatabase(db).getCollection("c").countDocuments());
     }
 
     private static BsonDocument hello() {
