@@ -76,6 +76,11 @@ final class HelloStandIn {
             connection.sendToClient(reply);
             return;
         }
+        answerHeldInTime();
+    }
+
+    /** Schedules the answer {@link HelloExchange#takeHeld} holds, if any, for when it is due. */
+    private void answerHeldInTime() {
         HelloExchange.Held held = hellos.takeHeld();
         if (held != null) {
             connection.schedule(held.millis(), () -> answerAfterItsWait(held.requestId()));
@@ -98,6 +103,7 @@ final class HelloStandIn {
         ByteBuf reply = hellos.answerWaitedHere(connection.alloc(), context.nextRequestId(), requestId);
         if (reply != null) {
             send(reply);
+            answerHeldInTime(); // a stream made here: its next reply
         }
     }
 
@@ -124,6 +130,7 @@ final class HelloStandIn {
         }
         int answered = Header.responseTo(reply);
         send(reply);
+        answerHeldInTime(); // a stream made here: its next reply
         return answered;
     }
 

@@ -5,12 +5,15 @@ import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
- * The awaitable hello a simulated member's client sent last (one reply, or the first of a stream):
- * the topologyVersion it already knows, when it came and how long it may wait. A server answers
- * such a hello when its topologyVersion moves on or the wait ends, and not before. The one real
- * node may answer it at once all the same (jongodb always does), and passed on, that answer has the
- * client's monitor ask again at once: thousands of hellos a second for each member. {@link
- * #holdMillis} says how long the member would have kept it. Used from the connection's event loop only.
+ * The awaitable hello a simulated member's client sent last (one reply, or a stream with
+ * exhaustAllowed): the topologyVersion it already knows, when it came and how long it may wait. A
+ * server answers such a hello when its topologyVersion moves on or the wait ends, and not before,
+ * and streams a reply of each to a client that allowed it. The one real node may answer at once all
+ * the same, and end the stream with that one reply (jongodb always does); passed on, that answer has
+ * the client's monitor ask again at once, thousands of hellos a second for each member, and the
+ * Node.js driver fails a heartbeat whose stream ends. So the member's answer is held ({@link
+ * #holdMillis}, {@link #takeHeld}), and a stream the node ended goes on from the proxy ({@link
+ * #streamsHere}). Used from the connection's event loop only.
  */
 final class AwaitableHello {
     private boolean open;
@@ -19,9 +22,21 @@ final class AwaitableHello {
     private BsonDocument knownVersion;
     private long sentNanos;
     private long maxAwaitMillis;
+    private boolean exhaustAllowed;
+    /** Whether the proxy streams the member's replies to this client, and the id the next one answers. */
+    private boolean streamsHere;
+    private int chain;
+    private HelloExchange.Held held;
+
+    /** A hello came: what the last one asked is over, and a stream the client had ended with it. */
+    void newHello() {
+        open = false;
+        streamsHere = false;
+        held = null;
+    }
 
     /** Notes a hello as its client sent it, before any rewrite; one that awaits nothing, or not well formed, is not noted. */
-    void asked(int requestId, String command, BsonDocument request) {
+    void asked(int requestId, String command, BsonDocument request, boolean exhaustAllowed) {
         BsonValue version = request.get("topologyVersion");
         BsonValue maxAwait = request.get("maxAwaitTimeMS");
         open = version != null && version.isDocument() && maxAwait != null && maxAwait.isNumber()
@@ -32,6 +47,7 @@ final class AwaitableHello {
             this.knownVersion = version.asDocument().clone();
             this.sentNanos = System.nanoTime();
             this.maxAwaitMillis = maxAwait.asNumber().longValue();
+            this.exhaustAllowed = exhaustAllowed;
         }
     }
 
@@ -54,6 +70,39 @@ final class AwaitableHello {
             return 0;
         }
         return Math.max(0, maxAwaitMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentNanos));
+    }
+
+    /**
+     * The member's reply to the hello noted last is held for {@code millis}. When that hello
+     * allowed a stream, the stream goes on from here: its first reply answers the hello, each next
+     * one the last (see {@link #chainTo}).
+     */
+    void hold(long millis) {
+        streamsHere = exhaustAllowed;
+        chain = requestId;
+        held = new HelloExchange.Held(requestId, millis);
+    }
+
+    boolean streamsHere() {
+        return streamsHere;
+    }
+
+    /** The id the next reply streamed here answers: the hello's, then each reply's. */
+    int chain() {
+        return chain;
+    }
+
+    /** A reply {@code replyId} was streamed here: the next answers it, when the wait has passed again (or at a change). */
+    void chainTo(int replyId) {
+        chain = replyId;
+        held = new HelloExchange.Held(replyId, maxAwaitMillis);
+    }
+
+    /** The reply held last (null: none, or already taken), for its caller to send when its time comes. */
+    HelloExchange.Held takeHeld() {
+        HelloExchange.Held taken = held;
+        held = null;
+        return taken;
     }
 
     /** The command of the hello last noted: hello or legacy isMaster, whose replies name the primary differently. */

@@ -13,8 +13,6 @@ import io.blackpipe.wire.ReadPreference;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
@@ -45,16 +43,13 @@ public final class HelloExchange {
     /** The requestId the client's next streamed reply must answer: the member's last, or the proxy's early answer. */
     private int streamChain;
     /** The member's last hello reply on this connection as it sent it: what an early answer repeats. */
-    private BsonDocument lastFromMember;
-    private long lastFromMemberNanos;
+    private final LastHello lastHello;
     /** The command the client streams: hello, or legacy isMaster, whose replies name the primary differently. */
     private String streamedName;
-    /** A simulated member's awaitable hello: whether the node's early answer to it is to be held. */
+    /** A simulated member's awaitable hello: whether the node's early answer to it is held, and a stream made here. */
     private final AwaitableHello awaitable = new AwaitableHello();
-    /** The reply the last {@link #onReply} held in the member's place, for {@link #takeHeld}; null when none. */
-    private Held held;
 
-    /** A reply held in the member's place: the hello it answers, and how long that hello may still wait. */
+    /** A reply held in the member's place: the request (or streamed reply) it answers, and how long until it is due. */
     public record Held(int requestId, long millis) {
     }
 
@@ -68,6 +63,7 @@ public final class HelloExchange {
         this.states = states;
         this.member = member;
         this.simulation = simulation;
+        this.lastHello = new LastHello(rewriter, states, member, simulation);
     }
 
     /**
@@ -79,6 +75,7 @@ public final class HelloExchange {
         if (!facts.isHello()) {
             return frame;
         }
+        awaitable.newHello();
         if (!facts.moreToCome()) {
             pending.add(facts.requestId());
         }
@@ -106,12 +103,12 @@ public final class HelloExchange {
         if (msg != null) {
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             if (simulatedVersion && !facts.moreToCome()) {
-                awaitable.asked(facts.requestId(), facts.name(), body);
+                awaitable.asked(facts.requestId(), facts.name(), body, facts.exhaustAllowed());
             }
             HelloRewriter.stripCompression(body);
             boolean unshifted = states.unshiftRequest(member, body);
             boolean translated = simulatedVersion && simulation.asTheRealNodeAwaits(body, member,
-                    lastFromMember == null ? null : lastFromMember.get("topologyVersion"));
+                    lastHello.topologyVersion());
             if (readPreference) {
                 body.remove("$readPreference");
             }
@@ -169,7 +166,7 @@ public final class HelloExchange {
             }
             boolean rechained = streaming && Header.responseTo(frame) == streamAwaited && chainStream(frame, msg);
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-            remember(body.clone());
+            lastHello.remember(body.clone());
             boolean changed = rewriteReply(body);
             if (simulation != null && !msg.moreToCome() && holdsInTheMembersPlace(responseTo, body)) {
                 frame.release();
@@ -182,7 +179,7 @@ public final class HelloExchange {
             OpReply reply = OpReply.parse(frame);
             if (reply.numberReturned() == 1) {
                 BsonDocument body = BsonIo.decode(frame, reply.firstDocumentOffset(), reply.end());
-                remember(body.clone()); // the handshake's: all there is until the stream's first reply
+                lastHello.remember(body.clone()); // the handshake's: all there is until the stream's first reply
                 if (rewriteReply(body)) {
                     rewritten = Messages.opReplyWithDocuments(alloc, frame, reply, List.of(body));
                 }
@@ -200,26 +197,38 @@ public final class HelloExchange {
      * responseTo} says only what its client knew, before the hello's wait ended: the member would
      * have held it, so it waits here, as one {@link #standIn} holds, for the rest of that wait
      * ({@link #takeHeld}), or until {@link #answerAwaitingNow}. A streamed hello's one reply (the
-     * node did not stream) is held the same way, and then ends the stream, as a server may.
+     * node ended the stream) is held the same way, and the stream goes on from here, one reply each
+     * maxAwaitTimeMS or at a change, as from a server.
      */
     private boolean holdsInTheMembersPlace(int responseTo, BsonDocument reply) {
         long millis = isError(reply) ? 0 : awaitable.holdMillis(responseTo, reply);
         if (millis <= 0) {
             return false;
         }
-        awaiting = true;
-        awaitingHere = true;
-        awaitingId = responseTo;
-        awaitingName = awaitable.command();
-        held = new Held(responseTo, millis);
+        awaitable.hold(millis);
+        if (!awaitable.streamsHere()) {
+            awaiting = true;
+            awaitingHere = true;
+            awaitingId = responseTo;
+            awaitingName = awaitable.command();
+        }
         return true;
     }
 
-    /** The reply the last {@link #onReply} held in the member's place (null: none); its caller answers it after {@link Held#millis}. */
+    /**
+     * The reply held last in the member's place (null: none): by {@link #onReply}, or the next of a
+     * stream made here, after {@link #answerWaitedHere} or {@link #answerAwaitingNow} sent one. Its
+     * caller has {@link #answerWaitedHere} answer it after {@link Held#millis}.
+     */
     public Held takeHeld() {
-        Held taken = held;
-        held = null;
-        return taken;
+        return awaitable.takeHeld();
+    }
+
+    /** The member's next streamed reply, made here: it answers the last, and the next is due when the wait has passed again. */
+    private ByteBuf streamOnHere(ByteBufAllocator alloc, int replyId) {
+        ByteBuf reply = Messages.opMsg(alloc, replyId, awaitable.chain(), OpMsg.MORE_TO_COME, lastHello.now(awaitable.command()));
+        awaitable.chainTo(replyId);
+        return reply;
     }
 
     /**
@@ -245,18 +254,22 @@ public final class HelloExchange {
      * injected): a server answers every waiting awaitable hello at once when that happens, so the
      * client gets its answer now, with the new counter, rather than when the member's wait ends
      * (maxAwaitTimeMS). Returns that reply: the stream's next (moreToCome; the member's own next
-     * streamed reply is then chained after it), or the answer to an awaitable hello without
+     * streamed reply is then chained after it, or, in a stream made here, the next is due a
+     * maxAwaitTimeMS later: {@link #takeHeld}), or the answer to an awaitable hello without
      * exhaustAllowed (the member's own answer to it is then dropped when it comes), or to one that
      * waits {@link #standIn here}; null when no hello waits on this connection. The member still
      * holds a hello answered early until its wait ends: see {@link #memberHoldsAnsweredHello}.
      */
     public ByteBuf answerAwaitingNow(ByteBufAllocator alloc, int requestId) {
-        if (lastFromMember == null) {
+        if (!lastHello.known()) {
             return null;
         }
         awaitable.forget(); // answered now: the member's own reply, when it comes, follows this answer
+        if (awaitable.streamsHere()) {
+            return streamOnHere(alloc, requestId);
+        }
         if (streaming) {
-            ByteBuf reply = Messages.opMsg(alloc, requestId, streamChain, OpMsg.MORE_TO_COME, lastHelloNow(streamedName));
+            ByteBuf reply = Messages.opMsg(alloc, requestId, streamChain, OpMsg.MORE_TO_COME, lastHello.now(streamedName));
             streamChain = requestId;
             return reply;
         }
@@ -289,7 +302,7 @@ public final class HelloExchange {
      * @param requestId the id of the reply made here
      */
     public ByteBuf standIn(ByteBufAllocator alloc, BsonDocument request, CommandFacts facts, int requestId) {
-        BsonDocument reply = lastHelloNow(facts.name());
+        BsonDocument reply = lastHello.now(facts.name());
         if (request.isNumber("maxAwaitTimeMS") && AwaitableHello.sameVersion(request.get("topologyVersion"), reply.get("topologyVersion"))) {
             awaiting = true;
             awaitingHere = true;
@@ -300,8 +313,15 @@ public final class HelloExchange {
         return Messages.opMsg(alloc, requestId, facts.requestId(), 0, reply);
     }
 
-    /** The answer to the hello {@code requestId} that waited here until its maxAwaitTimeMS ended; null once answered otherwise. */
+    /**
+     * The answer to the hello {@code requestId} that waited here until its maxAwaitTimeMS ended, or
+     * the next reply of a stream made here, due after the reply {@code requestId}; null once
+     * answered otherwise.
+     */
     public ByteBuf answerWaitedHere(ByteBufAllocator alloc, int replyId, int requestId) {
+        if (awaitable.streamsHere()) {
+            return awaitable.chain() == requestId ? streamOnHere(alloc, replyId) : null;
+        }
         return awaitingHere && awaitingId == requestId ? answerWaiting(alloc, replyId) : null;
     }
 
@@ -312,42 +332,7 @@ public final class HelloExchange {
         }
         awaiting = false;
         awaitingHere = false;
-        return Messages.opMsg(alloc, replyId, awaitingId, 0, lastHelloNow(awaitingName));
-    }
-
-    private void remember(BsonDocument hello) {
-        if (isError(hello)) {
-            return; // a refused hello (bad arguments, a read preference the node refuses) says nothing of the member
-        }
-        lastFromMember = hello;
-        lastFromMemberNanos = System.nanoTime();
-    }
-
-    /**
-     * The member's last hello reply, as it would answer {@code command} now: with the shifted counter,
-     * naming the proxy, its localTime moved on by the time since (on the member's clock, not the proxy's).
-     */
-    private BsonDocument lastHelloNow(String command) {
-        BsonDocument body = lastFromMember.clone();
-        if (body.isDateTime("localTime")) {
-            long since = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - lastFromMemberNanos);
-            body.put("localTime", new BsonDateTime(body.getDateTime("localTime").getValue() + since));
-        }
-        body.remove("speculativeAuthenticate"); // the handshake's answers, not a heartbeat's
-        body.remove("saslSupportedMechs");
-        String writable = "hello".equals(command) ? "isWritablePrimary" : "ismaster";
-        String other = writable.equals("ismaster") ? "isWritablePrimary" : "ismaster";
-        if (body.containsKey(other)) {
-            body.put(writable, body.remove(other));
-        }
-        if (simulation != null) {
-            rewriter.rewriteReply(body);
-            simulation.rewriteWithCounter(body, member); // its role now, which an election may have changed
-        } else {
-            states.shiftReply(member, body);
-            rewriter.rewriteReply(body);
-        }
-        return body;
+        return Messages.opMsg(alloc, replyId, awaitingId, 0, lastHello.now(awaitingName));
     }
 
     /** What the member says in a reply the client no longer waits for still counts as its latest word. */
@@ -356,7 +341,7 @@ public final class HelloExchange {
             OpMsg msg = OpMsg.parse(frame);
             BsonDocument late = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             if (!isError(late)) {
-                remember(late.clone());
+                lastHello.remember(late.clone());
                 if (simulation != null) {
                     simulation.rewriteAndObserve(late, member); // the real node's role is not the member's
                 } else {
@@ -366,7 +351,7 @@ public final class HelloExchange {
         }
     }
 
-    private static boolean isError(BsonDocument reply) {
+    static boolean isError(BsonDocument reply) {
         return reply.isNumber("ok") && reply.getNumber("ok").doubleValue() == 0;
     }
 

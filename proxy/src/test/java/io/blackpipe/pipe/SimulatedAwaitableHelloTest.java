@@ -13,10 +13,13 @@ import com.mongodb.event.ServerHeartbeatSucceededEvent;
 import com.mongodb.event.ServerMonitorListener;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.NodeSpecDriver;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.testing.WireSocket;
 import io.blackpipe.topology.Member;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -79,12 +82,64 @@ class SimulatedAwaitableHelloTest {
             set.proxy().failover();
             byte[] answer = socket.read(); // within the socket's 30 s, not the hello's two minutes
             assertEquals(id, ScriptedMongodWire.responseTo(answer));
-            BsonDocument hello = ScriptedMongodWire.parseOpMsg(answer).body();
+            ScriptedMongodWire.OpMsg reply = ScriptedMongodWire.parseOpMsg(answer);
+            BsonDocument hello = reply.body();
             assertEquals(known.getInt64("counter").getValue() + 1, hello.getDocument("topologyVersion").getInt64("counter").getValue(),
                     hello::toJson);
             assertFalse(hello.getBoolean("isWritablePrimary").getValue(), hello::toJson);
             assertEquals(set.proxy().members().get(1).advertised().toString(), hello.getString("primary").getValue());
+            assertEquals(flags == ScriptedMongodWire.FLAG_EXHAUST_ALLOWED, reply.moreToCome(), "a stream goes on; one reply ends");
+
+            if (reply.moreToCome()) { // the next election's news comes at once too, chained after the last reply
+                set.proxy().reset();
+                byte[] next = socket.read();
+                assertEquals(ScriptedMongodWire.requestId(answer), ScriptedMongodWire.responseTo(next));
+                BsonDocument back = ScriptedMongodWire.parseOpMsg(next).body();
+                assertEquals(known.getInt64("counter").getValue() + 2, back.getDocument("topologyVersion").getInt64("counter").getValue());
+                assertTrue(back.getBoolean("isWritablePrimary").getValue(), back::toJson);
+            }
         }
+    }
+
+    /**
+     * A streamed hello gets a stream, as from mongod: one reply each maxAwaitTimeMS, each with
+     * moreToCome and answering the last, where the node ends the stream with its first reply
+     * (jongodb does, and the Node.js driver fails that heartbeat and marks the member Unknown).
+     */
+    @Test
+    void aStreamedHelloGetsAReplyEachWaitAsFromAServer() throws Exception {
+        Member member = set.proxy().members().get(1);
+        try (WireSocket socket = new WireSocket(member.advertised().port(), 1, 30_000)) {
+            BsonDocument known = reply(socket, socket.sendMsg(0, hello())).getDocument("topologyVersion");
+            long sent = System.nanoTime();
+            int answers = socket.sendMsg(ScriptedMongodWire.FLAG_EXHAUST_ALLOWED, awaitable(known, 500));
+            for (int i = 1; i <= 3; i++) {
+                byte[] streamed = socket.read();
+                ScriptedMongodWire.OpMsg reply = ScriptedMongodWire.parseOpMsg(streamed);
+                assertTrue(reply.moreToCome(), "reply " + i + " says more is to come");
+                assertEquals(answers, ScriptedMongodWire.responseTo(streamed), "reply " + i + " answers the one before");
+                assertEquals(known, reply.body().getDocument("topologyVersion"));
+                assertTrue(reply.body().getBoolean("secondary").getValue(), reply.body()::toJson);
+                answers = ScriptedMongodWire.requestId(streamed);
+            }
+            long tookMillis = (System.nanoTime() - sent) / 1_000_000;
+            assertTrue(tookMillis >= 1_500, "three replies in " + tookMillis + " ms, before three waits of 500 ms");
+        }
+    }
+
+    /** The Node.js driver, idle, fails no heartbeat: the stream jongodb ends goes on from the members. */
+    @Test
+    void anIdleNodeDriverFailsNoHeartbeat() throws Exception {
+        Path script = Path.of(SimulatedAwaitableHelloTest.class.getResource("/node/idle-heartbeats.js").toURI());
+        String uri = set.proxy().connectionString() + "&heartbeatFrequencyMS=500";
+        Process node = new ProcessBuilder("bash", "-c", NodeSpecDriver.commandFor(script) + " \"$0\" 3000", uri)
+                .redirectErrorStream(true).start();
+        String output = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        assertTrue(node.waitFor(60, TimeUnit.SECONDS), output);
+        assertEquals(0, node.exitValue(), output);
+        BsonDocument seen = BsonDocument.parse(output.substring(output.lastIndexOf('\n') + 1));
+        assertEquals(0, seen.getInt32("failed").getValue(), output);
+        assertTrue(seen.getInt32("awaited").getValue() >= 3, "an awaited heartbeat a wait for each member: " + output);
     }
 
     /**

@@ -43,6 +43,11 @@ public final class NodeSpecDriver {
      * unless the cache holds them. Fails, saying what is missing, without node or (on first use) npm.
      */
     public static String command() throws IOException {
+        return commandFor(exampleDir().resolve("spec-driver.js"));
+    }
+
+    /** The shell command that runs the Node.js program {@code script} with the example's dependencies, as {@link #command}. */
+    public static String commandFor(Path script) throws IOException {
         Path node = PathLookup.find("node").orElseThrow(() -> new IOException(
                 "node was not found on PATH: the Node.js spec driver test needs Node.js 20.19+ and npm (CI has both)"));
         Path example = exampleDir();
@@ -56,9 +61,8 @@ public final class NodeSpecDriver {
                 staging -> List.of("ci", "--prefer-offline", "--no-audit", "--no-fund"),
                 dir -> problemWith(dir, version))
                 .ensure(PathLookup.find("npm").orElse(null), "npm was not found on PATH, and it is needed once to install "
-                        + "mongodb@" + version + " for " + example.resolve("spec-driver.js") + ". Install Node.js/npm (CI has both).");
-        return "NODE_PATH=" + quoted(installed.resolve("node_modules")) + " " + quoted(node) + " "
-                + quoted(example.resolve("spec-driver.js"));
+                        + "mongodb@" + version + " for " + script + ". Install Node.js/npm (CI has both).");
+        return "NODE_PATH=" + quoted(installed.resolve("node_modules")) + " " + quoted(node) + " " + quoted(script);
     }
 
     /** Null when {@code dir} holds the pinned mongodb package, else why not. */

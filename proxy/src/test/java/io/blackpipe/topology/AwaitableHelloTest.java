@@ -1,6 +1,7 @@
 package io.blackpipe.topology;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.bson.BsonBoolean;
@@ -49,9 +50,31 @@ class AwaitableHelloTest {
                 .holdMillis(7, reply(VERSION.clone())), "a processId that is not an ObjectId");
     }
 
+    @Test
+    void aHeldStreamGoesOnFromHereOneReplyEachWaitUntilTheNextHello() {
+        AwaitableHello awaitable = new AwaitableHello();
+        awaitable.asked(7, "isMaster", awaitableHello(VERSION, 10_000), true);
+        long millis = awaitable.holdMillis(7, reply(VERSION.clone()));
+        awaitable.hold(millis);
+        assertTrue(awaitable.streamsHere());
+        assertEquals(new HelloExchange.Held(7, millis), awaitable.takeHeld(), "the first reply answers the hello");
+        assertEquals(null, awaitable.takeHeld(), "taken once");
+        assertEquals(7, awaitable.chain());
+        awaitable.chainTo(90);
+        assertEquals(90, awaitable.chain(), "the next answers the last reply");
+        assertEquals(new HelloExchange.Held(90, 10_000), awaitable.takeHeld(), "a whole wait later");
+        assertEquals("isMaster", awaitable.command());
+        awaitable.newHello();
+        assertFalse(awaitable.streamsHere(), "a new hello ends the stream");
+
+        AwaitableHello oneReply = asked(8, awaitableHello(VERSION, 10_000));
+        oneReply.hold(oneReply.holdMillis(8, reply(VERSION.clone())));
+        assertFalse(oneReply.streamsHere(), "without exhaustAllowed, one reply");
+    }
+
     private static AwaitableHello asked(int requestId, BsonDocument request) {
         AwaitableHello awaitable = new AwaitableHello();
-        awaitable.asked(requestId, "hello", request);
+        awaitable.asked(requestId, "hello", request, false);
         return awaitable;
     }
 
