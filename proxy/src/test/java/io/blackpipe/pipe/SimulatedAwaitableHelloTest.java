@@ -36,8 +36,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 /**
  * A simulated member holds an awaitable hello as a server does: it answers when its topologyVersion
  * moves on or when the hello's maxAwaitTimeMS ends, not before, even when the one real node
- * answers at once (jongodb always does). Passed on at once, that answer had every streaming driver
- * monitor ask again at once: thousands of hellos a second for each member of an idle client.
+ * answers at once (jongodb always does), and it streams hello on where the node ends the stream.
+ * Passed on at once, the node's answer had every streaming driver monitor ask again at once
+ * (thousands of hellos a second for each member of an idle client), and its end of the stream
+ * failed the Node.js driver's heartbeats.
  */
 class SimulatedAwaitableHelloTest {
     private static final int ONE_REPLY = 0;
@@ -52,7 +54,7 @@ class SimulatedAwaitableHelloTest {
     void anAwaitableHelloIsAnsweredWhenItsWaitEnds(int flags) throws Exception {
         Member primary = set.proxy().members().get(0);
         try (WireSocket socket = new WireSocket(primary.advertised().port(), 1, 30_000)) {
-            BsonDocument known = reply(socket, socket.sendMsg(0, hello())).getDocument("topologyVersion");
+            BsonDocument known = topologyVersion(socket);
 
             long sent = System.nanoTime();
             int id = socket.sendMsg(flags, awaitable(known, WAIT_MILLIS));
@@ -75,7 +77,7 @@ class SimulatedAwaitableHelloTest {
     void anElectionAnswersAHeldHelloAtOnce(int flags) throws Exception {
         Member oldPrimary = set.proxy().members().get(0);
         try (WireSocket socket = new WireSocket(oldPrimary.advertised().port(), 1, 30_000)) {
-            BsonDocument known = reply(socket, socket.sendMsg(0, hello())).getDocument("topologyVersion");
+            BsonDocument known = topologyVersion(socket);
             int id = socket.sendMsg(flags, awaitable(known, 120_000));
             socket.expectSilence(500); // held, as at a server
 
@@ -110,7 +112,7 @@ class SimulatedAwaitableHelloTest {
     void aStreamedHelloGetsAReplyEachWaitAsFromAServer() throws Exception {
         Member member = set.proxy().members().get(1);
         try (WireSocket socket = new WireSocket(member.advertised().port(), 1, 30_000)) {
-            BsonDocument known = reply(socket, socket.sendMsg(0, hello())).getDocument("topologyVersion");
+            BsonDocument known = topologyVersion(socket);
             long sent = System.nanoTime();
             int answers = socket.sendMsg(ScriptedMongodWire.FLAG_EXHAUST_ALLOWED, awaitable(known, 500));
             for (int i = 1; i <= 3; i++) {
@@ -151,7 +153,7 @@ class SimulatedAwaitableHelloTest {
     void aWaitThatEndsInABlackholeIsAnsweredWhenTheBlackholeEnds() throws Exception {
         Member member = set.proxy().members().get(0);
         try (WireSocket socket = new WireSocket(member.advertised().port(), 1, 30_000)) {
-            BsonDocument known = reply(socket, socket.sendMsg(0, hello())).getDocument("topologyVersion");
+            BsonDocument known = topologyVersion(socket);
             long sent = System.nanoTime();
             int id = socket.sendMsg(ONE_REPLY, awaitable(known, 300));
             socket.expectSilence(100);
@@ -235,6 +237,11 @@ class SimulatedAwaitableHelloTest {
 
     private static BsonDocument awaitable(BsonDocument known, long maxAwaitMillis) {
         return hello().append("topologyVersion", known).append("maxAwaitTimeMS", new BsonInt64(maxAwaitMillis));
+    }
+
+    /** The member's topologyVersion, from a plain hello on the socket. */
+    private static BsonDocument topologyVersion(WireSocket socket) throws Exception {
+        return reply(socket, socket.sendMsg(0, hello())).getDocument("topologyVersion");
     }
 
     private static BsonDocument reply(WireSocket socket, int requestId) throws Exception {
