@@ -1,6 +1,7 @@
 package io.blackpipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -9,6 +10,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.connection.ServerDescription;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.testing.WireSocket;
@@ -74,6 +76,38 @@ class SimulatedReadPreferenceTest {
                 assertEquals(1.0, hello.getNumber("ok").doubleValue(), hello::toJson);
                 assertEquals(secondary.advertised().toString(), hello.getString("me").getValue());
             }
+        }
+    }
+
+    /**
+     * Every member reports its lastWrite, as a real set's members do (drivers read lastWriteDate to
+     * judge a secondary's staleness): the node's own when it reports one, else one of now, as the
+     * members of a simulated set never lag (they are the one node). Over jongodb, which reports
+     * none, a read with maxStalenessSeconds failed: "lastWriteDate should not be null".
+     */
+    @Test
+    void aReadWithMaxStalenessGoesToASecondary() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("simulated-max-staleness");
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start();
+             MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                     .applyConnectionString(new ConnectionString(blackPipe.connectionString() + "&heartbeatFrequencyMS=500"))
+                     .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            for (Member member : blackPipe.server().members()) {
+                try (WireSocket raw = new WireSocket(member.advertised().port(), 1, 10_000)) {
+                    raw.sendMsg(0, new BsonDocument("hello", new BsonInt32(1)).append("$db", new BsonString("admin")));
+                    BsonDocument hello = ScriptedMongodWire.parseOpMsg(raw.read()).body();
+                    assertTrue(hello.isDocument("lastWrite") && hello.getDocument("lastWrite").isDateTime("lastWriteDate"),
+                            member.advertised() + ": " + hello.toJson());
+                }
+            }
+
+            ReadPreference stalenessBound = ReadPreference.secondary(90, TimeUnit.SECONDS);
+            assertEquals(1, client.getDatabase(db).withReadPreference(stalenessBound).getCollection("c").countDocuments());
+            double onSecondaries = blackPipe.server().members().stream().skip(1)
+                    .mapToDouble(m -> Meters.sum(blackPipe.server().registry(), "blackpipe.command.attempts", "command", "aggregate",
+                            "member", m.upstream().toString())).sum();
+            assertEquals(1.0, onSecondaries, "the count ran on a secondary");
         }
     }
 }

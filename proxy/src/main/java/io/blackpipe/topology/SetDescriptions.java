@@ -3,7 +3,10 @@ package io.blackpipe.topology;
 import io.blackpipe.wire.CommandFacts;
 import java.util.Set;
 import org.bson.BsonBoolean;
+import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
+import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 
 /**
@@ -77,6 +80,18 @@ public final class SetDescriptions {
             }
         }
         return changed;
+    }
+
+    /**
+     * A member's hello lastWrite as of now, in election {@code term}: for a simulated set over a node
+     * that reports none (jongodb), as mongod's members report one and drivers judge a secondary's
+     * staleness by its lastWriteDate. The simulated members never lag: they are the one node.
+     */
+    static BsonDocument lastWriteNow(long term) {
+        long now = System.currentTimeMillis();
+        BsonDocument opTime = new BsonDocument("ts", new BsonTimestamp((int) (now / 1000), 1)).append("t", new BsonInt64(term));
+        return new BsonDocument("opTime", opTime).append("lastWriteDate", new BsonDateTime(now))
+                .append("majorityOpTime", opTime.clone()).append("majorityWriteDate", new BsonDateTime(now));
     }
 
     /** The first member entry of a replica set configuration, the pattern of the simulated set's; null when it has none. */

@@ -231,6 +231,9 @@ public final class SimulatedReplicaSet {
         if (hello.isDocument("topologyVersion")) {
             hello.put("topologyVersion", topologyVersion(member));
         }
+        if (!hello.isDocument("lastWrite")) {
+            hello.put("lastWrite", SetDescriptions.lastWriteNow(election));
+        }
         return true;
     }
 

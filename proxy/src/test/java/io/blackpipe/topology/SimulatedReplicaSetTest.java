@@ -29,18 +29,43 @@ class SimulatedReplicaSetTest {
         set = new SimulatedReplicaSet("rs0", names, addresses, new MemberStates());
     }
 
+    /** A mongod member's lastWrite: the simulated members share the one node's data, so they say what it says. */
+    private static final String LAST_WRITE = " lastWrite: {opTime: {ts: {$timestamp: {t: 1700000000, i: 3}}, t: {$numberLong: '2'}},"
+            + " lastWriteDate: {$date: '2023-11-14T22:13:20Z'}, majorityOpTime: {ts: {$timestamp: {t: 1700000000, i: 3}},"
+            + " t: {$numberLong: '2'}}, majorityWriteDate: {$date: '2023-11-14T22:13:20Z'}}";
+
+    /** A node without lastWrite in its hello (jongodb) gets one of now: the members never lag, and drivers read it for maxStalenessSeconds. */
+    @Test
+    void aHelloWithoutLastWriteGetsOneOfNowAndANodesOwnStays() {
+        long before = System.currentTimeMillis();
+        BsonDocument hello = BsonDocument.parse("{isWritablePrimary: true, setName: 'rs0', hosts: ['db.internal:27017'], ok: 1.0}");
+        set.rewrite(hello, names.get(2));
+        BsonDocument lastWrite = hello.getDocument("lastWrite");
+        long date = lastWrite.getDateTime("lastWriteDate").getValue();
+        assertTrue(date >= before && date <= System.currentTimeMillis(), lastWrite::toJson);
+        assertEquals(lastWrite.getDateTime("lastWriteDate"), lastWrite.getDateTime("majorityWriteDate"));
+        assertEquals(lastWrite.getDocument("opTime"), lastWrite.getDocument("majorityOpTime"));
+        assertEquals(1, lastWrite.getDocument("opTime").getInt64("t").getValue(), "the term: the set's first election");
+
+        BsonDocument fromMongod = BsonDocument.parse("{isWritablePrimary: true, setName: 'rs0', hosts: ['db.internal:27017'],"
+                + LAST_WRITE + ", ok: 1.0}");
+        BsonDocument nodes = fromMongod.getDocument("lastWrite").clone();
+        set.rewrite(fromMongod, names.get(2));
+        assertEquals(nodes, fromMongod.getDocument("lastWrite"));
+    }
+
     /** mongod 4.4's serverStatus names the role ismaster, as its isMaster does: the field stays the one the server used. */
     @Test
     void serverStatusReplIsTheMembersHelloInTheServersOwnWords() {
         BsonDocument status = BsonDocument.parse("{host: 'db.internal:27017', connections: {current: 3},"
                 + " repl: {topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '4'}},"
                 + " hosts: ['db.internal:27017'], setName: 'rs0', setVersion: 3, ismaster: true, secondary: false,"
-                + " primary: 'db.internal:27017', me: 'db.internal:27017', electionId: {$oid: '7fffffff0000000000000001'}, rbid: 1},"
-                + " ok: 1.0}");
+                + " primary: 'db.internal:27017', me: 'db.internal:27017', electionId: {$oid: '7fffffff0000000000000001'}, rbid: 1,"
+                + LAST_WRITE + "}, ok: 1.0}");
         assertTrue(set.rewriteReply(facts("serverStatus", "admin", ""), status, names.get(1)));
         BsonDocument expectedRepl = BsonDocument.parse("{hosts: ['proxy.local:40000', 'proxy.local:40001', 'proxy.local:40002'],"
                 + " setName: 'rs0', setVersion: 1, ismaster: false, secondary: true, primary: 'proxy.local:40000',"
-                + " me: 'proxy.local:40001', rbid: 1}");
+                + " me: 'proxy.local:40001', rbid: 1," + LAST_WRITE + "}");
         expectedRepl.put("topologyVersion", set.topologyVersion(names.get(1))); // the member's own, as its hello's
         assertEquals(expectedRepl, status.getDocument("repl"));
         assertEquals("db.internal:27017", status.getString("host").getValue(), "the process's own host name is not a member name");
