@@ -88,6 +88,13 @@ public final class JongodbUpstream implements LocalUpstream {
         return "jongodb " + JongodbInstaller.VERSION + " single-node replica set at " + address.host() + ":" + address.port();
     }
 
+    @Override
+    public String caveat() {
+        return "jongodb answers an awaitable hello at once and ends a streamed one: a driver that streams hello (the default)"
+                + " asks again without pause, and the Node.js driver fails those heartbeats; --simulate-members N holds them"
+                + " as mongod does, or add serverMonitoringMode=poll to the app's URI";
+    }
+
     public String host() {
         return address.host();
     }

@@ -12,6 +12,14 @@ public interface LocalUpstream extends AutoCloseable {
     /** One human line saying what runs where, e.g. "jongodb 0.1.6 single-node replica set at 127.0.0.1:40123". */
     String description();
 
+    /**
+     * Where this deployment differs from mongod in a way drivers meet at once, for the user to read
+     * before pointing an app at it; null when nowhere.
+     */
+    default String caveat() {
+        return null;
+    }
+
     /** Stops the processes and deletes the temporary directories. Safe to call more than once. */
     @Override
     void close();

@@ -53,6 +53,27 @@ class LocalServingCliTest {
         }
     }
 
+    /**
+     * Over jongodb, which answers awaitable hellos at once and ends streamed ones, `local` says so
+     * and names the remedies; with simulated members, which hold those answers as mongod does, it
+     * has nothing to say. A mongod on PATH (a real set) gets no note.
+     */
+    @Test
+    void localNotesWhatJongodbDoesWithHellosUnlessMembersAreSimulated() {
+        CliRun plain = CliRun.of("local", "--check", "--port", "0", "--admin-port", "-1");
+        assertEquals(0, plain.exitCode(), plain::toString);
+        boolean jongodb = plain.out().contains("upstream: jongodb ");
+        assertEquals(jongodb, plain.out().contains("\nnote: jongodb answers an awaitable hello at once and ends a streamed one:"),
+                plain::toString);
+        if (jongodb) {
+            assertTrue(plain.out().contains("--simulate-members N holds them as mongod does, or add serverMonitoringMode=poll"),
+                    plain::toString);
+        }
+        CliRun simulated = CliRun.of("local", "--check", "--simulate-members", "3", "--port", "0", "--admin-port", "-1");
+        assertEquals(0, simulated.exitCode(), simulated::toString);
+        assertFalse(simulated.out().contains("note: "), simulated::toString);
+    }
+
     /** As `blackpipe proxy` does (EnvironmentVariablesCliTest): a compose file's unusable file blames its variable, not a flag nobody typed. */
     @Test
     void aFailedStartAboutAnOptionOnlyItsVariableSetNamesTheVariable() throws Exception {
