@@ -32,14 +32,18 @@ import org.junit.jupiter.api.Test;
  * readPreference=secondary (mongosh's, which then never connected) failed with jongodb's refusal.
  */
 class SimulatedReadPreferenceTest {
+    /** A client of the simulated set that hears from every member within half a second. */
+    private static MongoClient client(BlackPipe blackPipe) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(blackPipe.connectionString() + "&heartbeatFrequencyMS=500"))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build());
+    }
 
     @Test
     void everyMembersCommandsReachTheRealNodeWithoutAReadPreferenceItMayRefuse() throws Exception {
         String db = UpstreamLane.freshDatabaseName("simulated-read-preference");
         try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start();
-             MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                     .applyConnectionString(new ConnectionString(blackPipe.connectionString() + "&heartbeatFrequencyMS=500"))
-                     .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
+             MongoClient client = client(blackPipe)) {
             client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
             Await.until(Duration.ofSeconds(10), "the driver has heard from both secondaries", () -> client.getClusterDescription()
                     .getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() == 2);
@@ -83,15 +87,13 @@ class SimulatedReadPreferenceTest {
      * Every member reports its lastWrite, as a real set's members do (drivers read lastWriteDate to
      * judge a secondary's staleness): the node's own when it reports one, else one of now, as the
      * members of a simulated set never lag (they are the one node). Over jongodb, which reports
-     * none, a read with maxStalenessSeconds failed: "lastWriteDate should not be null".
+     * none, the Java driver refused a read with maxStalenessSeconds: "lastWriteDate should not be null".
      */
     @Test
     void aReadWithMaxStalenessGoesToASecondary() throws Exception {
         String db = UpstreamLane.freshDatabaseName("simulated-max-staleness");
         try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start();
-             MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                     .applyConnectionString(new ConnectionString(blackPipe.connectionString() + "&heartbeatFrequencyMS=500"))
-                     .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
+             MongoClient client = client(blackPipe)) {
             client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
             for (Member member : blackPipe.server().members()) {
                 try (WireSocket raw = new WireSocket(member.advertised().port(), 1, 10_000)) {
