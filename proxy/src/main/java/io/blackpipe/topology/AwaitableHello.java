@@ -28,7 +28,7 @@ final class AwaitableHello {
     private int chain;
     private HelloExchange.Held held;
 
-    /** A hello came: what the last one asked is over, and a stream the client had ended with it. */
+    /** A new hello came: what the last one asked is over, and so is a stream made here (a client sends one only once its stream has ended). */
     void newHello() {
         open = false;
         streamsHere = false;
