@@ -121,6 +121,9 @@ public final class ErrorCodes {
     static final Set<Integer> SYSTEM_OVERLOADED = Set.of(365, 433, 462);
     /** The server's NonResumableChangeStreamError category, labelled so on any command. */
     static final Set<Integer> NON_RESUMABLE_CHANGE_STREAM = Set.of(280, 286);
+    /** No such command: what a server without it answers (jongodb has no replSetGetStatus, say). */
+    public static final int COMMAND_NOT_FOUND = 59;
+
     /**
      * The server's NotPrimaryError category: after one of these on a w:0 (moreToCome) write, mongod
      * closes the connection so that the client selects a server again (OP_MSG spec).

@@ -17,7 +17,7 @@ public final class CommandNames {
             "create", "createIndexes", "drop", "dropDatabase", "dropIndexes", "listCollections",
             "listIndexes", "listDatabases", "collMod", "renameCollection", "ping", "buildInfo",
             "serverStatus", "hello", "isMaster", "ismaster", "saslStart", "saslContinue", "authenticate",
-            "logout", "getnonce", "explain", "mapReduce", "replSetGetStatus", "replSetStepDown",
+            "logout", "getnonce", "explain", "mapReduce", "replSetGetStatus", "replSetGetConfig", "replSetStepDown",
             "configureFailPoint", "waitForFailPoint", "startSession", "refreshSessions", "killSessions", "currentOp",
             "killOp", "dbStats", "collStats", "validate", "getLastError", "connectionStatus",
             "createSearchIndexes", "updateSearchIndex", "dropSearchIndex"); // the driver's Atlas Search index helpers

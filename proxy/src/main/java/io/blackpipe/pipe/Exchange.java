@@ -326,7 +326,9 @@ final class Exchange {
         } else {
             awaited.remove(current);
         }
-        frame = ReplyRewrites.asThisMemberWouldSay(frame, reply, current.attempt.facts(), context, member, connection.alloc());
+        ByteBuf said = ReplyRewrites.asThisMemberWouldSay(frame, reply, current.attempt.facts(), context, member, connection.alloc());
+        reply = said == frame ? reply : ReplyFacts.of(said); // counted as the client gets it (a simulated member answers for the node)
+        frame = said;
         if (current.fate == null || current.fateDecided) {
             completeIfLast(current, reply);
             connection.sendToClient(frame);

@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.ErrorCodes;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.SetDescriptions;
 import io.blackpipe.topology.SimulatedReplicaSet;
@@ -31,6 +32,17 @@ final class ReplyRewrites {
             return withBody(frame, alloc, body -> context.memberStates().shiftReply(member.upstream(), body));
         }
         SimulatedReplicaSet simulation = context.simulation();
+        if (simulation != null && reply.isError() && reply.code() == ErrorCodes.COMMAND_NOT_FOUND) {
+            // a real member always answers rs.status() and rs.conf(): where the node lacks them (jongodb), the member does
+            BsonDocument oneNode = SetDescriptions.ofOneNode(request, simulation.setName(), simulation.term());
+            if (oneNode != null) {
+                return withBody(frame, alloc, body -> {
+                    body.clear();
+                    body.putAll(oneNode);
+                    return simulation.rewriteReply(request, body, member.upstream());
+                });
+            }
+        }
         if (reply.isError() || (simulation == null && !context.rewriter().rewritesAddresses())
                 || !SetDescriptions.describesTheSet(request)) {
             return frame; // what ordinary commands pay: one look at the command's name

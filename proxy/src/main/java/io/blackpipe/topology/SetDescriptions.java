@@ -1,11 +1,16 @@
 package io.blackpipe.topology;
 
 import io.blackpipe.wire.CommandFacts;
+import java.util.List;
 import java.util.Set;
+import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDateTime;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
 import org.bson.BsonInt64;
+import org.bson.BsonString;
 import org.bson.BsonTimestamp;
 import org.bson.BsonValue;
 
@@ -92,6 +97,41 @@ public final class SetDescriptions {
         BsonDocument opTime = new BsonDocument("ts", new BsonTimestamp((int) (now / 1000), 1)).append("t", new BsonInt64(term));
         return new BsonDocument("opTime", opTime).append("lastWriteDate", new BsonDateTime(now))
                 .append("majorityOpTime", opTime.clone()).append("majorityWriteDate", new BsonDateTime(now));
+    }
+
+    /**
+     * A one-node set's reply to replSetGetStatus or replSetGetConfig, with the fields of mongod's
+     * that tools read (rs.status(), rs.conf()): the pattern a simulated set's reply is made from
+     * where the real node lacks the command (jongodb); null for any other command.
+     */
+    public static BsonDocument ofOneNode(CommandFacts command, String setName, long term) {
+        long now = System.currentTimeMillis();
+        BsonDocument opTime = new BsonDocument("ts", new BsonTimestamp((int) (now / 1000), 1)).append("t", new BsonInt64(term));
+        return switch (command.name()) {
+            case "replSetGetStatus" -> new BsonDocument("set", new BsonString(setName)).append("date", new BsonDateTime(now))
+                    .append("myState", new BsonInt32(1)).append("term", new BsonInt64(term))
+                    .append("syncSourceHost", new BsonString("")).append("syncSourceId", new BsonInt32(-1))
+                    .append("heartbeatIntervalMillis", new BsonInt64(2000))
+                    .append("members", new BsonArray(List.of(new BsonDocument("_id", new BsonInt32(0)).append("name", new BsonString(""))
+                            .append("health", new BsonDouble(1)).append("state", new BsonInt32(1)).append("stateStr", new BsonString("PRIMARY"))
+                            .append("optime", opTime).append("optimeDate", new BsonDateTime(now))
+                            .append("syncSourceHost", new BsonString("")).append("syncSourceId", new BsonInt32(-1))
+                            .append("configVersion", new BsonInt32(1)).append("configTerm", new BsonInt64(term))
+                            .append("self", BsonBoolean.TRUE))))
+                    .append("ok", new BsonDouble(1));
+            case "replSetGetConfig" -> new BsonDocument("config", new BsonDocument("_id", new BsonString(setName))
+                    .append("version", new BsonInt32(1)).append("term", new BsonInt64(term))
+                    .append("members", new BsonArray(List.of(new BsonDocument("_id", new BsonInt32(0)).append("host", new BsonString(""))
+                            .append("arbiterOnly", BsonBoolean.FALSE).append("buildIndexes", BsonBoolean.TRUE)
+                            .append("hidden", BsonBoolean.FALSE).append("priority", new BsonDouble(1)).append("tags", new BsonDocument())
+                            .append("secondaryDelaySecs", new BsonInt64(0)).append("votes", new BsonInt32(1)))))
+                    .append("protocolVersion", new BsonInt64(1)).append("writeConcernMajorityJournalDefault", BsonBoolean.TRUE)
+                    .append("settings", new BsonDocument("chainingAllowed", BsonBoolean.TRUE)
+                            .append("heartbeatIntervalMillis", new BsonInt32(2000)).append("heartbeatTimeoutSecs", new BsonInt32(10))
+                            .append("electionTimeoutMillis", new BsonInt32(10000))))
+                    .append("ok", new BsonDouble(1));
+            default -> null;
+        };
     }
 
     /** The first member entry of a replica set configuration, the pattern of the simulated set's; null when it has none. */

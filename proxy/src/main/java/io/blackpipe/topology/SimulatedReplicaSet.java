@@ -107,6 +107,11 @@ public final class SimulatedReplicaSet {
         return known != null && !known.contains(command.toLowerCase(Locale.ROOT));
     }
 
+    /** The elections so far: the term of the set's replies. */
+    public long term() {
+        return election;
+    }
+
     public String setName() {
         return setName;
     }
