@@ -25,12 +25,6 @@ final class ReplyRewrites {
     /** {@code frame} as this member would have sent it (the same frame, or a rewritten one that replaces it). */
     static ByteBuf asThisMemberWouldSay(ByteBuf frame, ReplyFacts reply, CommandFacts request, PipeContext context,
                                         Member member, ByteBufAllocator alloc) {
-        if (reply.isError() && context.memberStates().shifted(member.upstream())) {
-            // The member's own error once the proxy has shifted its counter (see MemberStates): its
-            // topologyVersion gains the shift too, or drivers would take a real stepdown's
-            // NotWritablePrimary for an older one than they hold, and ignore it.
-            return withBody(frame, alloc, body -> context.memberStates().shiftReply(member.upstream(), body));
-        }
         SimulatedReplicaSet simulation = context.simulation();
         if (simulation != null && reply.isError() && reply.code() == ErrorCodes.COMMAND_NOT_FOUND) {
             // a real member always answers rs.status() and rs.conf(): where the node lacks them (jongodb), the member does
@@ -42,6 +36,12 @@ final class ReplyRewrites {
                     return simulation.rewriteReply(request, body, member.upstream());
                 });
             }
+        }
+        if (reply.isError() && context.memberStates().shifted(member.upstream())) {
+            // The member's own error once the proxy has shifted its counter (see MemberStates): its
+            // topologyVersion gains the shift too, or drivers would take a real stepdown's
+            // NotWritablePrimary for an older one than they hold, and ignore it.
+            return withBody(frame, alloc, body -> context.memberStates().shiftReply(member.upstream(), body));
         }
         if (reply.isError() || (simulation == null && !context.rewriter().rewritesAddresses())
                 || !SetDescriptions.describesTheSet(request)) {

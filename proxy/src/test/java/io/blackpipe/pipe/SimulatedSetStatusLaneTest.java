@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.Member;
 import java.util.List;
 import org.bson.BsonBoolean;
@@ -33,6 +34,15 @@ class SimulatedSetStatusLaneTest {
         set.proxy().failover();
         assertPrimaryIs(1);
 
+        // an injected state-change error moves the primary's topologyVersion on (its errors then carry the shift)
+        set.proxy().rules().put(set.proxy().ruleParser().parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                + " mode: {times: 1}, data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}")));
+        try (MongoClient client = MongoClients.create(set.proxy().connectionString())) {
+            client.getDatabase(UpstreamLane.freshDatabaseName("simstatus")).getCollection("c").insertOne(new Document("_id", 1));
+        }
+        assertEquals(1, Meters.faults(set.proxy().registry(), "errorReply", "insert"));
+        assertPrimaryIs(1);
+
         try (MongoClient direct = member(members.get(2))) {
             BsonDocument config = direct.getDatabase("admin").runCommand(new Document("replSetGetConfig", 1), BsonDocument.class)
                     .getDocument("config");
@@ -40,7 +50,7 @@ class SimulatedSetStatusLaneTest {
             assertEquals(List.of(advertised(0), advertised(1), advertised(2)),
                     config.getArray("members").stream().map(m -> m.asDocument().getString("host").getValue()).toList(), config::toJson);
         }
-        assertEquals(members.size() * 2 + 1, Meters.outcomes(set.proxy().registry(), "replSetGetStatus", "ok")
+        assertEquals(members.size() * 3 + 1, Meters.outcomes(set.proxy().registry(), "replSetGetStatus", "ok")
                 + Meters.outcomes(set.proxy().registry(), "replSetGetConfig", "ok"), "counted as the client got them: ok");
     }
 
