@@ -129,12 +129,13 @@ class SimulatedAwaitableHelloTest {
         }
     }
 
-    /** The Node.js driver, idle, fails no heartbeat: the stream jongodb ends goes on from the members. */
+    /** The Node.js driver, idle, fails no heartbeat (the stream jongodb ends goes on from the members), and then writes once. */
     @Test
     void anIdleNodeDriverFailsNoHeartbeat() throws Exception {
         Path script = Path.of(SimulatedAwaitableHelloTest.class.getResource("/node/idle-heartbeats.js").toURI());
         String uri = set.proxy().connectionString() + "&heartbeatFrequencyMS=500";
-        Process node = new ProcessBuilder("bash", "-c", NodeSpecDriver.commandFor(script) + " \"$0\" 3000", uri)
+        String db = UpstreamLane.freshDatabaseName("simawaitnode");
+        Process node = new ProcessBuilder("bash", "-c", NodeSpecDriver.commandFor(script) + " \"$0\" 3000 \"$1\"", uri, db)
                 .redirectErrorStream(true).start();
         String output = new String(node.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
         assertTrue(node.waitFor(60, TimeUnit.SECONDS), output);
@@ -142,6 +143,7 @@ class SimulatedAwaitableHelloTest {
         BsonDocument seen = BsonDocument.parse(output.substring(output.lastIndexOf('\n') + 1));
         assertEquals(0, seen.getInt32("failed").getValue(), output);
         assertTrue(seen.getInt32("awaited").getValue() >= 3, "an awaited heartbeat a wait for each member: " + output);
+        assertEquals(1, set.direct().getDatabase(db).getCollection("c").countDocuments(), "its write after the idle time landed once");
     }
 
     /**

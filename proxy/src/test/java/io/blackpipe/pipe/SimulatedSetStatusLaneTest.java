@@ -37,9 +37,11 @@ class SimulatedSetStatusLaneTest {
         // an injected state-change error moves the primary's topologyVersion on (its errors then carry the shift)
         set.proxy().rules().put(set.proxy().ruleParser().parse("r", BsonDocument.parse("{configureFailPoint: 'failCommand',"
                 + " mode: {times: 1}, data: {failCommands: ['insert'], error: 'NotWritablePrimary'}}")));
+        String db = UpstreamLane.freshDatabaseName("simstatus");
         try (MongoClient client = MongoClients.create(set.proxy().connectionString())) {
-            client.getDatabase(UpstreamLane.freshDatabaseName("simstatus")).getCollection("c").insertOne(new Document("_id", 1));
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)); // refused once, retried
         }
+        assertEquals(1, set.direct().getDatabase(db).getCollection("c").countDocuments(), "the insert landed once");
         assertEquals(1, Meters.faults(set.proxy().registry(), "errorReply", "insert"));
         assertPrimaryIs(1);
 
