@@ -116,8 +116,10 @@ public final class FailRule {
     /**
      * Only on commands that hold these fields, by dotted path into the command as the server reads it, e.g.
      * {@code whereCommand(new BsonDocument("documents.sku", new BsonString("A1")))} for the insert of that
-     * document alone, or {@code "updates.q._id"} for one update's filter. Compared as a query's equality
-     * (numbers by value, a path through an array looks into its elements); operators are refused.
+     * document alone, or {@code "updates.q._id"} for one update's filter. Read as a query reads a filter:
+     * values by equality (numbers by value, a path through an array looks into its elements), or field
+     * operators such as {@code {"documents.qty": {"$gte": 100}}} ($eq, $ne, $gt, $gte, $lt, $lte, $in,
+     * $nin, $exists, $size, $regex); others, and top-level ones ($or), are refused.
      */
     public FailRule whereCommand(BsonDocument fields) {
         unspent("whereCommand");

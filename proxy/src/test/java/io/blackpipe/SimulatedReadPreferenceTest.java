@@ -1,9 +1,11 @@
 package io.blackpipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoClient;
@@ -80,6 +82,31 @@ class SimulatedReadPreferenceTest {
                 assertEquals(1.0, hello.getNumber("ok").doubleValue(), hello::toJson);
                 assertEquals(secondary.advertised().toString(), hello.getString("me").getValue());
             }
+        }
+    }
+
+    /**
+     * A rule on the read preference the command carries ({@code "$readPreference.mode"}) breaks the
+     * secondary reads alone: a rule looks into the command as the client sent it, before a simulated
+     * member takes its read preference off for the node.
+     */
+    @Test
+    void aRuleOnTheReadPreferenceBreaksSecondaryReadsAlone() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("simulated-read-preference-rule");
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start();
+             MongoClient client = client(blackPipe)) {
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            Await.until(Duration.ofSeconds(10), "the driver has heard from both secondaries", () -> client.getClusterDescription()
+                    .getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() == 2);
+            String rule = blackPipe.fail("find").whereCommand(BsonDocument.parse("{'$readPreference.mode': {$in: ['secondary', 'nearest']}}"))
+                    .errorCode(2);
+            var onSecondary = client.getDatabase(db).withReadPreference(ReadPreference.secondary()).getCollection("c");
+            MongoCommandException refused = assertThrows(MongoCommandException.class, () -> onSecondary.find().first());
+            assertEquals(2, refused.getErrorCode());
+            assertEquals(1, client.getDatabase(db).getCollection("c").find().first().getInteger("_id"), "a primary read runs");
+            assertEquals(1, client.getDatabase(db).withReadPreference(ReadPreference.secondaryPreferred()).getCollection("c")
+                    .find().first().getInteger("_id"), "and a secondaryPreferred one");
+            assertEquals(1, blackPipe.fired(rule));
         }
     }
 

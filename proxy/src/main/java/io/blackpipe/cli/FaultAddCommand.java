@@ -77,8 +77,10 @@ final class FaultAddCommand extends AdminCommand {
 
     @Option(names = "--match", paramLabel = "JSON", description = "Only on commands holding these fields, by dotted path into"
             + " the command (an insert's documents, an update's updates included), e.g. '{\"documents.sku\": \"A1\"}'"
-            + " (commandMatches: values compared as a query's equality; no operators).")
+            + " or '{\"documents.qty\": {\"$gt\": 100}}' (commandMatches: values and field operators as in a query).")
     String match;
+
+    private static final String MATCH_FIELD = "data.commandMatches";
 
     @Option(names = "--attempt", paramLabel = "first|retry", description = "Only the first attempt of an operation, or only retries.")
     Attempt attempt;
@@ -230,14 +232,16 @@ final class FaultAddCommand extends AdminCommand {
         try {
             new RuleParser(0).parse(id == null ? "check" : id, rule); // everything the flags say, checked before anything is sent
         } catch (RuleException e) {
-            throw usage(flag(e.field()) + ": " + e.getMessage().substring(e.field().length() + 2) + " (the flags make no valid rule)");
+            String where = e.field().startsWith(MATCH_FIELD + ".") // and the path in the pattern, which the user typed too
+                    ? flag(e.field()) + ": " + e.field().substring(MATCH_FIELD.length() + 1) : flag(e.field());
+            throw usage(where + ": " + e.getMessage().substring(e.field().length() + 2) + " (the flags make no valid rule)");
         }
         return rule;
     }
 
     /** The flag that set a field of the rule the flags build, so an error names what the user typed. */
     private String flag(String field) {
-        if (field.startsWith("data.commandMatches")) {
+        if (field.startsWith(MATCH_FIELD)) {
             return "--match";
         }
         return switch (field) {

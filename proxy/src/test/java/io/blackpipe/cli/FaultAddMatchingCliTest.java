@@ -163,7 +163,8 @@ class FaultAddMatchingCliTest {
     @Test
     void aMistakenMatchIsAUsageErrorNamingTheFlagAndNoRuleIsAdded() {
         for (String[] bad : new String[][] {{"{sku:", "--match: not a JSON document"},
-                {"{\"documents.qty\": {\"$gt\": 5}}", "--match: $gt is a query operator"},
+                {"{\"documents.qty\": {\"$gt\": {\"a\": 1}}}", "--match: documents.qty.$gt: $gt orders numbers, strings"},
+                {"{\"documents.sku\": {\"$not\": \"A\"}}", "--match: documents.sku.$not: not an operator commandMatches takes"},
                 {"{}", "--match: must be a non-empty document"}}) {
             CliRun run = shared.rig().run("fault", "add", "--command", "insert", "--close", "--match", bad[0]);
             assertEquals(2, run.exitCode(), run::toString);

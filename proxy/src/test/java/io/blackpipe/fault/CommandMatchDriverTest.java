@@ -22,8 +22,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * commandMatches through the proxy, as the real driver meets it: a rule breaks the one command that
- * holds the given fields (the insert of one document, the update of one _id, the find of one filter)
- * and leaves the same command with other contents alone; given as a rule, by a configureFailPoint
+ * holds the given fields (the insert of one document, the update of one _id, the find of one filter),
+ * or whose fields pass a query's operators (a range, a batch's size, a regular expression, an $in
+ * list), and leaves the same command with other contents alone; given as a rule, by a configureFailPoint
  * sent through the proxy, or with the Java API.
  */
 class CommandMatchDriverTest extends DriverRigTest {
@@ -68,6 +69,53 @@ class CommandMatchDriverTest extends DriverRigTest {
         rig.assertAttempts("find", 3, 1); // NEW, PAID and its one retry
     }
 
+    private List<Object> field(String name) {
+        List<Object> values = new ArrayList<>();
+        rig.serverSide("c").find().sort(Sorts.ascending("_id")).forEach(d -> values.add(d.get(name)));
+        return values;
+    }
+
+    @Test
+    void aRangeBreaksOnlyTheLargeOrdersWhateverTheNumbersType() {
+        rig.rule("'alwaysOn'", "insert", "errorCode: 2, commandMatches: {'documents.qty': {$gte: 100}}"); // BadValue: not retried
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        c.insertOne(new Document("_id", 1).append("qty", 5));
+        assertEquals(2, assertThrows(MongoCommandException.class, () -> c.insertOne(new Document("_id", 2).append("qty", 100L))).getErrorCode());
+        assertEquals(2, assertThrows(MongoCommandException.class, () -> c.insertOne(new Document("_id", 3).append("qty", 250.5))).getErrorCode());
+        c.insertOne(new Document("_id", 4).append("qty", 99.99));
+        c.insertOne(new Document("_id", 5).append("qty", "1000")); // a string is above no number
+        assertEquals(List.of(5, 99.99, "1000"), field("qty"), "the orders of 100 or more never ran");
+        rig.assertAttempts("insert", 5, 0);
+    }
+
+    @Test
+    void aBatchOfThreeIsLostAfterItLandsWhileBatchesOfOtherSizesReturn() {
+        rig.rule("'alwaysOn'", "insert", "dropReply: true, commandMatches: {documents: {$size: 3}}");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false&socketTimeoutMS=5000"));
+        c.insertMany(List.of(new Document("_id", 1), new Document("_id", 2)));
+        assertThrows(MongoSocketException.class, () -> c.insertMany(List.of(new Document("_id", 3), new Document("_id", 4),
+                new Document("_id", 5))));
+        c.insertMany(List.of(new Document("_id", 6), new Document("_id", 7), new Document("_id", 8), new Document("_id", 9)));
+        assertEquals(List.of(1, 2, 3, 4, 5, 6, 7, 8, 9), field("_id"), "the batch of three was applied; only its reply was lost");
+        assertEquals(1, rig.faults("dropReply", "insert"));
+    }
+
+    @Test
+    void aRegexAndAnInListPickTheirFindsAndUpdates() {
+        rig.serverSide("c").insertMany(List.of(new Document("_id", 1).append("sku", "A1"), new Document("_id", 2).append("sku", "B2"),
+                new Document("_id", 3).append("sku", "b3")));
+        rig.rule("'alwaysOn'", "find", "closeConnection: true, commandMatches: {'filter.sku': {$regex: '^b', $options: 'i'}}");
+        rig.rule("'alwaysOn'", "update", "errorCode: 2, commandMatches: {'updates.q._id': {$in: [2, 3]}}");
+        MongoCollection<Document> c = rig.collection(rig.client("retryReads=true&retryWrites=true"));
+        assertEquals(1, c.find(eq("sku", "A1")).first().getInteger("_id"));
+        assertThrows(MongoSocketException.class, () -> c.find(eq("sku", "B2")).first());
+        assertThrows(MongoSocketException.class, () -> c.find(eq("sku", "b3")).first());
+        rig.assertAttempts("find", 5, 2); // A1; B2, b3 and one retry each
+        c.updateOne(eq("_id", 1), Updates.set("sku", "A9"));
+        assertEquals(2, assertThrows(MongoCommandException.class, () -> c.updateOne(eq("_id", 3L), Updates.set("sku", "B9"))).getErrorCode());
+        assertEquals(List.of("A9", "B2", "b3"), skus(), "the update of _id 3 never ran");
+    }
+
     @Test
     void aFailCommandSuitesConfigureFailPointWithCommandMatchesWorksThroughTheProxy() {
         MongoClient client = rig.client("retryWrites=false");
@@ -86,9 +134,9 @@ class CommandMatchDriverTest extends DriverRigTest {
         MongoClient client = rig.client("retryWrites=false");
         MongoCommandException refused = assertThrows(MongoCommandException.class, () -> client.getDatabase("admin").runCommand(
                 Document.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn',"
-                        + " data: {failCommands: ['insert'], errorCode: 2, commandMatches: {'documents.qty': {$gt: 5}}}}")));
+                        + " data: {failCommands: ['insert'], errorCode: 2, commandMatches: {'documents.qty': {$gt: 5, $where: 'x'}}}}")));
         assertEquals("BadValue", refused.getErrorCodeName());
-        assertEquals(true, refused.getErrorMessage().contains("data.commandMatches.documents.qty: $gt is a query operator"),
+        assertEquals(true, refused.getErrorMessage().contains("data.commandMatches.documents.qty.$where: not an operator commandMatches takes"),
                 refused.getErrorMessage());
         rig.collection(client).insertOne(new Document("_id", 1).append("sku", "A1").append("qty", 9));
         assertEquals(List.of("A1"), skus(), "no rule was added");

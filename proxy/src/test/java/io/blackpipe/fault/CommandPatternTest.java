@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** commandMatches: which commands a pattern holds, as a MongoDB query's equality reads them, and what it refuses. */
+/** commandMatches: which commands a pattern holds, as a MongoDB query's equality and field operators read them, and what it refuses. */
 class CommandPatternTest {
     private static final BsonDocument INSERT = BsonDocument.parse("{insert: 'orders', ordered: true, $db: 'shop', lsid: {id: 1},"
             + " documents: [{_id: 1, sku: 'A1', qty: 5, tags: ['new', 'red'], size: {w: 2, h: 3}},"
@@ -72,6 +72,81 @@ class CommandPatternTest {
         assertEquals(expected, holds(json), json);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "{'documents.qty': {$gt: 6}}                         | true",  // the int64 7
+            "{'documents.qty': {$gt: 7}}                         | false",
+            "{'documents.qty': {$gte: {$numberDecimal: '7.0'}}}  | true",
+            "{'documents.qty': {$lt: 5}}                         | false",
+            "{'documents.qty': {$lte: 5.0}}                      | true",
+            "{'documents.qty': {$gt: 5, $lt: 7}}                 | true",  // each by any element (7, 5), as a query without $elemMatch
+            "{'documents.qty': {$gte: 5, $lt: 7}}                | true",
+            "{'documents.qty': {$gt: '5'}}                       | false", // a number is neither above nor below a string
+            "{'documents.sku': {$gt: 'B'}}                       | true",  // strings by their order
+            "{'documents.sku': {$gte: 'C'}}                      | false",
+            "{'documents.tags': {$gt: 'q'}}                      | true",  // an array's element: 'red'
+            "{'documents.sku': {$eq: 'B2'}}                      | true",
+            "{'documents.sku': {$ne: 'B2'}}                      | false", // not when any element holds it
+            "{'documents.sku': {$ne: 'C3'}}                      | true",
+            "{'documents.note': {$ne: null}}                     | false", // the first has no note, the second null
+            "{'documents.price': {$ne: null}}                    | false", // the first has none: missing is null
+            "{'documents.sku': {$ne: null}}                      | true",
+            "{'documents.sku': {$in: ['C3', 'B2']}}              | true",
+            "{'documents.sku': {$in: ['C3']}}                    | false",
+            "{'documents.sku': {$in: [{$regularExpression: {pattern: '^b', options: 'i'}}]}} | true",
+            "{'documents.sku': {$nin: ['C3', 'D4']}}             | true",
+            "{'documents.sku': {$nin: ['A1']}}                   | false",
+            "{writeConcern: {$in: [null]}}                       | true",  // a missing field is in [null]
+            "{writeConcern: {$nin: ['majority']}}                | true",
+            "{'documents.price': {$exists: true}}                | true",  // one document has it
+            "{'documents.price.x': {$exists: true}}              | false",
+            "{writeConcern: {$exists: false}}                    | true",
+            "{ordered: {$exists: false}}                         | false",
+            "{'documents.note': {$exists: true}}                 | true",  // null is there
+            "{documents: {$size: 2}}                             | true",
+            "{documents: {$size: 1}}                             | false",
+            "{'documents.tags': {$size: 2}}                      | true",
+            "{insert: {$size: 0}}                                | false", // a string has no size
+            "{'documents.sku': {$regex: '^B'}}                   | true",
+            "{'documents.sku': {$regex: '^b'}}                   | false",
+            "{'documents.sku': {$regex: '^b', $options: 'i'}}    | true",  // read as a regular expression value
+            "{'documents.sku': {$regularExpression: {pattern: '2$', options: ''}}} | true",
+            "{'documents.tags': {$regex: 'ed'}}                  | true",  // an array's element
+            "{'documents.qty': {$regex: '5'}}                    | false", // a number is no string
+            "{$db: {$regex: '^sh'}, 'documents.qty': {$in: [7]}} | true",  // a command's own $-fields are fields
+            "{'$readPreference.mode': 'secondary'}               | false",
+    })
+    void operatorsHoldAsAQuerysFieldOperatorsWould(String json, boolean expected) {
+        assertEquals(expected, holds(json), json);
+    }
+
+    @Test
+    void orderIsTheServersBetweenValuesOfOneKindOnly() {
+        BsonDocument command = BsonDocument.parse("{n: NaN, big: {$numberDecimal: '1E+400'}, up: Infinity, when: {$date: '2026-11-21T00:00:00Z'},"
+                + " id: {$oid: '6b048f4015bcab63a5a5c5a0'}, ts: {$timestamp: {t: 4294967295, i: 1}}, flag: true,"
+                + " emoji: '\uD83D\uDE00', bmp: '\uFFFD'}");
+        assertFalse(pattern("{n: {$lt: 5}}").matches(command), "NaN is below nothing a query asks for");
+        assertFalse(pattern("{n: {$gt: 5}}").matches(command));
+        assertTrue(pattern("{n: {$gte: NaN}}").matches(command), "but is NaN");
+        assertFalse(pattern("{n: {$gt: NaN}}").matches(command));
+        assertTrue(pattern("{big: {$gt: 1E300}}").matches(command), "a decimal beyond a double's range, by its value");
+        assertTrue(pattern("{big: {$lt: Infinity}}").matches(command), "and below infinity");
+        assertTrue(pattern("{up: {$gt: {$numberDecimal: '1E+6000'}}}").matches(command));
+        assertTrue(pattern("{when: {$gte: {$date: '2026-01-01T00:00:00Z'}}}").matches(command));
+        assertFalse(pattern("{when: {$gt: 1}}").matches(command), "a date is no number");
+        assertTrue(pattern("{id: {$gt: {$oid: '6b048f4015bcab63a5a5c59f'}}}").matches(command));
+        assertTrue(pattern("{ts: {$gt: {$timestamp: {t: 1, i: 1}}}}").matches(command), "timestamps unsigned");
+        assertTrue(pattern("{flag: {$gt: false}}").matches(command));
+        assertTrue(pattern("{emoji: {$gt: '\uFFFD'}}").matches(command), "U+1F600 is above U+FFFD, as in UTF-8 bytes");
+        assertTrue(pattern("{bmp: {$lt: '\uD83D\uDE00'}}").matches(command));
+    }
+
+    @Test
+    void aPatternPrintsAsItWasGiven() {
+        String json = "{\"documents.qty\": {\"$gt\": 5}, \"documents.sku\": \"A1\"}";
+        assertEquals(json, pattern(json).toString());
+    }
+
     @Test
     void notANumberEqualsItselfAndMinusZeroIsZero() {
         BsonDocument command = BsonDocument.parse("{x: NaN, y: -0.0, z: {$numberDecimal: '-0'}}");
@@ -105,10 +180,28 @@ class CommandPatternTest {
             "{'': 1}                     | data.commandMatches: '' is not a dotted path",
             "{'documents..sku': 1}       | data.commandMatches: 'documents..sku' is not a dotted path",
             "{'documents.': 1}           | data.commandMatches: 'documents.' is not a dotted path",
-            "{$or: [{a: 1}]}             | data.commandMatches: '$or': operators are not supported",
-            "{'documents.qty': {$gt: 5}} | data.commandMatches.documents.qty: $gt is a query operator",
-            "{'documents.sku': {$regex: '^A'}} | data.commandMatches.documents.sku: $regex is a query operator",
-            "{'documents.sku': {$regex: '^A', $options: 'i'}} | data.commandMatches.documents.sku: a regular expression is a query's pattern",
+            "{$or: [{a: 1}]}             | data.commandMatches: '$or': top-level operators are not supported",
+            "{$and: [{a: 1}]}            | data.commandMatches: '$and': top-level operators are not supported",
+            "{'documents.qty': {$gt: {a: 1}}}          | data.commandMatches.documents.qty.$gt: $gt orders numbers, strings,"
+                    + " ObjectIds, booleans, dates and timestamps; not a document",
+            "{'documents.qty': {$lte: null}}           | data.commandMatches.documents.qty.$lte: $lte orders numbers",
+            "{'documents.qty': {$in: 5}}               | data.commandMatches.documents.qty.$in: must be an array of the values"
+                    + " to match, not a number",
+            "{'documents.qty': {$nin: [{$gt: 1}]}}     | data.commandMatches.documents.qty.$nin: holds an operator ($gt)",
+            "{'documents.qty': {$exists: 'yes'}}       | data.commandMatches.documents.qty.$exists: must be true or false, not a string",
+            "{'documents': {$size: -1}}                | data.commandMatches.documents.$size: must be a whole number of elements",
+            "{'documents': {$size: 1.5}}               | data.commandMatches.documents.$size: must be a whole number of elements",
+            "{'documents.sku': {$regex: 5}}            | data.commandMatches.documents.sku.$regex: must be a pattern string, not a number",
+            "{'documents.sku': {$regex: '(A'}}         | data.commandMatches.documents.sku.$regex: not a regular expression: Unclosed group",
+            "{'documents.sku': {$regex: 'A', $options: 5}} | data.commandMatches.documents.sku.$regex: $options must be a string",
+            "{'documents.sku': {$regex: '^A', $options: 'q'}} | data.commandMatches.documents.sku: 'q' is not a regular expression option",
+            "{'documents.sku': {$options: 'i'}}        | data.commandMatches.documents.sku.$options: $options without $regex",
+            "{'documents.sku': {$ne: {$regularExpression: {pattern: 'A', options: ''}}}} | data.commandMatches.documents.sku.$ne: $ne takes a"
+                    + " value, not a regular expression",
+            "{'documents.qty': {$gt: 5, $foo: 1}}      | data.commandMatches.documents.qty.$foo: not an operator commandMatches takes"
+                    + " (it takes $eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $size, $regex, $options)",
+            "{'documents.qty': {$gt: 5, max: 9}}       | data.commandMatches.documents.qty.max: a field among operators",
+            "{'documents.qty': {$not: {$gt: 5}}}       | data.commandMatches.documents.qty.$not: not an operator commandMatches takes",
     })
     void whatIsNoPatternIsRefusedNamingTheField(String json, String message) {
         RuleException e = assertThrows(RuleException.class, () -> pattern(json));

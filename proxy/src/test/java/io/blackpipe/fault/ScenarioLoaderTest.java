@@ -307,12 +307,17 @@ class ScenarioLoaderTest {
     private static final String UPDATE_RULE = oneRuleOn("update") + "      dropReply: true\n      commandMatches:\n";
 
     @Test
-    void commandMatchesTakesDottedPathsAsYamlKeysAndAnOperatorIsNamedWithItsLine() {
+    void commandMatchesTakesDottedPathsAsYamlKeysAndOperatorsAndABadOneIsNamedWithItsLine() {
         Scenario scenario = loader.parse("one-order.yaml", UPDATE_RULE + "        \"updates.q._id\": 42\n");
         assertTrue(firstRuleHolds(scenario, "{update: 'c', updates: [{q: {_id: {$numberLong: '42'}}, u: {x: 1}}]}"));
         assertFalse(firstRuleHolds(scenario, "{update: 'c', updates: [{q: {_id: 41}, u: {x: 1}}]}"));
-        assertRejected(UPDATE_RULE + "        updates.q.qty: {$gt: 5}\n", 10, "rules[0].data.commandMatches.updates.q.qty",
-                "$gt is a query operator");
+        assertRejected(UPDATE_RULE + "        updates.q.qty: {$gt: [5]}\n", 10, "rules[0].data.commandMatches.updates.q.qty.$gt",
+                "$gt orders numbers, strings, ObjectIds, booleans, dates and timestamps; not an array");
+        Scenario ranged = loader.parse("big-orders.yaml", UPDATE_RULE + "        updates.q.qty: {$gte: 100}\n"
+                + "        updates.u.$set.note: {$regex: '^rush', $options: i}\n");
+        assertTrue(firstRuleHolds(ranged, "{update: 'c', updates: [{q: {qty: 100}, u: {$set: {note: 'RUSH order'}}}]}"));
+        assertFalse(firstRuleHolds(ranged, "{update: 'c', updates: [{q: {qty: 99}, u: {$set: {note: 'rush'}}}]}"));
+        assertFalse(firstRuleHolds(ranged, "{update: 'c', updates: [{q: {qty: 100}, u: {$set: {note: 'slow'}}}]}"));
     }
 
     @Test
