@@ -10,8 +10,8 @@ import org.bson.BsonDocument;
 
 /**
  * The hellos of one connection that the proxy answers in the member's place: an awaitable one the
- * member holds when its topologyVersion moves on; one a simulated member's node answered before the
- * member would have (see {@link #onReply}); and those that come while the member still
+ * member holds when its topologyVersion moves on; one the member answered before a server would
+ * have (see {@link #onReply}); and those that come while the member still
  * holds an awaitable hello the proxy already answered early (see {@link
  * HelloExchange#memberHoldsAnsweredHello}): forwarded, they would wait behind that one until its
  * maxAwaitTimeMS ended, and the client would hear the member's state that much later than from a
@@ -74,9 +74,8 @@ final class HelloStandIn {
         ByteBuf reply = hellos.onReply(connection.alloc(), frame);
         if (reply != null) {
             connection.sendToClient(reply);
-            return;
         }
-        answerHeldInTime();
+        answerHeldInTime(); // held, or a stream that goes on from here: its next reply
     }
 
     /** Schedules the answer {@link HelloExchange#takeHeld} holds, if any, for when it is due. */

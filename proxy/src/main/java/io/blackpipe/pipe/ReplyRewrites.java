@@ -37,7 +37,7 @@ final class ReplyRewrites {
                 });
             }
         }
-        if (reply.isError() && context.memberStates().shifted(member.upstream())) {
+        if (reply.isError() && context.memberStates().versionsRewritten(member.upstream())) {
             // The member's own error once the proxy has shifted its counter (see MemberStates): its
             // topologyVersion gains the shift too, or drivers would take a real stepdown's
             // NotWritablePrimary for an older one than they hold, and ignore it.

@@ -5,15 +5,15 @@ import org.bson.BsonDocument;
 import org.bson.BsonValue;
 
 /**
- * The awaitable hello a simulated member's client sent last (one reply, or a stream with
- * exhaustAllowed): the topologyVersion it already knows, when it came and how long it may wait. A
- * server answers such a hello when its topologyVersion moves on or the wait ends, and not before,
- * and streams a reply of each to a client that allowed it. The one real node may answer at once all
- * the same, and end the stream with that one reply (jongodb always does); passed on, that answer has
- * the client's monitor ask again at once, thousands of hellos a second for each member, and the
- * Node.js driver fails a heartbeat whose stream ends. So the member's answer is held ({@link
- * #holdMillis}, {@link #takeHeld}), and a stream the node ended goes on from the proxy ({@link
- * #streamsHere}). Used from the connection's event loop only.
+ * The awaitable hello a member's client sent last (one reply, or a stream with exhaustAllowed): the
+ * topologyVersion it already knows, when it came and how long it may wait. A server answers such a
+ * hello when its topologyVersion moves on or the wait ends, and not before, and streams a reply of
+ * each to a client that allowed it. The member (for a simulated member, the one real node) may
+ * answer at once all the same, and end the stream with that one reply (jongodb always does); passed
+ * on, that answer has the client's monitor ask again at once, thousands of hellos a second for each
+ * member, and the Node.js driver fails a heartbeat whose stream ends. So the member's answer is held
+ * ({@link #holdMillis}, {@link #takeHeld}), and a stream the node ended goes on from the proxy
+ * ({@link #streamsHere}). Used from the connection's event loop only.
  */
 final class AwaitableHello {
     private boolean open;
@@ -27,12 +27,15 @@ final class AwaitableHello {
     private boolean streamsHere;
     private int chain;
     private HelloExchange.Held held;
+    /** Whether the member's reply to a streamed hello goes now and ends the stream the client asked for. */
+    private boolean endsStream;
 
     /** A new hello came: what the last one asked is over, and so is a stream made here (a client sends one only once its stream has ended). */
     void newHello() {
         open = false;
         streamsHere = false;
         held = null;
+        endsStream = false;
     }
 
     /** Notes a hello as its client sent it, before any rewrite; one that awaits nothing, or not well formed, is not noted. */
@@ -66,10 +69,28 @@ final class AwaitableHello {
             return 0;
         }
         open = false;
-        if (!sameVersion(knownVersion, reply.get("topologyVersion"))) {
-            return 0;
-        }
-        return Math.max(0, maxAwaitMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentNanos));
+        long rest = sameVersion(knownVersion, reply.get("topologyVersion"))
+                ? Math.max(0, maxAwaitMillis - TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - sentNanos)) : 0;
+        endsStream = rest == 0 && exhaustAllowed;
+        return rest;
+    }
+
+    /**
+     * Whether the reply {@link #holdMillis} let go now answers a streamed hello: a server's first
+     * reply to one says more is to come. Where the node's does not, the reply goes with moreToCome
+     * and the stream goes on from here ({@link #streamFrom}); else a driver takes the stream for
+     * broken (the Node.js driver fails the heartbeat and marks the member Unknown).
+     */
+    boolean takeEndedStream() {
+        boolean ended = endsStream;
+        endsStream = false;
+        return ended;
+    }
+
+    /** The member's reply {@code replyId} to a streamed hello went now: the stream goes on from here, its next reply a wait later. */
+    void streamFrom(int replyId) {
+        streamsHere = true;
+        chainTo(replyId);
     }
 
     /**

@@ -28,6 +28,8 @@ public final class HelloExchange {
     private final SimulatedReplicaSet simulation;
     /** The hellos whose replies are still to come: the requests, then each streamed reply's id. */
     private final RequestIds pending = new RequestIds();
+    /** Those of them that are legacy isMaster, whose replies may carry a processId of their own (see {@link MemberStates}). */
+    private final RequestIds legacy = new RequestIds();
     /** Awaitable hellos the proxy answered itself: the member's own reply, when it comes, is one too many. */
     private final RequestIds answeredEarly = new RequestIds();
     /** Whether an awaitable hello without exhaustAllowed (one reply) waits for its answer, and which. */
@@ -46,7 +48,7 @@ public final class HelloExchange {
     private final LastHello lastHello;
     /** The command the client streams: hello, or legacy isMaster, whose replies name the primary differently. */
     private String streamedName;
-    /** A simulated member's awaitable hello: whether the node's early answer to it is held, and a stream made here. */
+    /** The awaitable hello asked last: whether the member's early answer to it is held, and a stream made here. */
     private final AwaitableHello awaitable = new AwaitableHello();
 
     /** A reply held in the member's place: the request (or streamed reply) it answers, and how long until it is due. */
@@ -78,6 +80,9 @@ public final class HelloExchange {
         awaitable.newHello();
         if (!facts.moreToCome()) {
             pending.add(facts.requestId());
+            if (!"hello".equals(facts.name())) {
+                legacy.add(facts.requestId());
+            }
         }
         if (msg != null && facts.exhaustAllowed()) {
             streaming = true;
@@ -89,20 +94,22 @@ public final class HelloExchange {
             awaitingId = facts.requestId();
             awaitingName = facts.name();
         }
-        boolean shifted = msg != null && states.shifted(member);
-        // a simulated member's awaitable hello asks about the member's topologyVersion, which the real node never had
-        boolean simulatedVersion = simulation != null && msg != null && msg.body(frame).find("topologyVersion");
+        boolean shifted = msg != null && states.versionsRewritten(member);
+        // an awaitable hello is noted (its early answer may be held: see AwaitableHello); a simulated member's
+        // asks about the member's topologyVersion, which the real node never had
+        boolean awaitableHello = msg != null && msg.body(frame).find("topologyVersion");
+        boolean simulatedVersion = simulation != null && awaitableHello;
         // a simulated member's hello reaches the one real node, which may take only primary reads (jongodb):
         // the Node.js driver's handshakes (OP_QUERY, then OP_MSG on new connections) carry the URI's readPreference
         boolean readPreference = simulation != null && (msg != null ? !ReadPreference.mode(frame, msg).equals("primary")
                 : BsonCursor.over(frame, query.queryOffset(), query.queryEnd()).find("$readPreference"));
-        if (!facts.compressionRequested() && !shifted && !simulatedVersion && !readPreference) {
+        if (!facts.compressionRequested() && !shifted && !awaitableHello && !readPreference) {
             return frame;
         }
         ByteBuf rewritten;
         if (msg != null) {
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-            if (simulatedVersion && !facts.moreToCome()) {
+            if (awaitableHello && !facts.moreToCome()) {
                 awaitable.asked(facts.requestId(), facts.name(), body, facts.exhaustAllowed());
             }
             HelloRewriter.stripCompression(body);
@@ -147,11 +154,12 @@ public final class HelloExchange {
         if (pending.isEmpty() || !pending.remove(responseTo)) {
             return frame;
         }
+        boolean legacyReply = legacy.remove(responseTo);
         if (awaiting && !awaitingHere && responseTo == awaitingId) {
             awaiting = false;
         }
         if (answeredEarly.remove(responseTo)) {
-            observeLate(frame);
+            observeLate(frame, legacyReply);
             int lateId = Header.requestId(frame);
             frame.release();
             // the member is free again: its latest word answers a hello that waited here (the client never sees this id)
@@ -163,16 +171,23 @@ public final class HelloExchange {
             OpMsg msg = OpMsg.parse(frame);
             if (msg.moreToCome()) {
                 pending.add(Header.requestId(frame)); // the next streamed reply answers this one
+                if (legacyReply) {
+                    legacy.add(Header.requestId(frame));
+                }
             }
             boolean rechained = streaming && Header.responseTo(frame) == streamAwaited && chainStream(frame, msg);
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             lastHello.remember(body.clone());
-            boolean changed = rewriteReply(body);
-            if (simulation != null && !msg.moreToCome() && holdsInTheMembersPlace(responseTo, body)) {
+            boolean changed = rewriteReply(body, legacyReply);
+            if (!msg.moreToCome() && holdsInTheMembersPlace(responseTo, body)) {
                 frame.release();
                 return null;
             }
-            if (changed || rechained) {
+            if (!msg.moreToCome() && awaitable.takeEndedStream()) { // goes now, and the stream goes on from here
+                awaitable.streamFrom(Header.requestId(frame));
+                rewritten = Messages.opMsg(alloc, Header.requestId(frame), Header.responseTo(frame),
+                        OpMsg.MORE_TO_COME | msg.flags() & OpMsg.CHECKSUM_PRESENT, body);
+            } else if (changed || rechained) {
                 rewritten = Messages.opMsgWithBody(alloc, frame, msg, body);
             }
         } else if (opCode == OpCode.OP_REPLY) {
@@ -180,7 +195,7 @@ public final class HelloExchange {
             if (reply.numberReturned() == 1) {
                 BsonDocument body = BsonIo.decode(frame, reply.firstDocumentOffset(), reply.end());
                 lastHello.remember(body.clone()); // the handshake's: all there is until the stream's first reply
-                if (rewriteReply(body)) {
+                if (rewriteReply(body, legacyReply)) {
                     rewritten = Messages.opReplyWithDocuments(alloc, frame, reply, List.of(body));
                 }
             }
@@ -193,12 +208,13 @@ public final class HelloExchange {
     }
 
     /**
-     * Whether a simulated member's reply (as the client gets it) to the awaitable hello {@code
-     * responseTo} says only what its client knew, before the hello's wait ended: the member would
-     * have held it, so it waits here, as one {@link #standIn} holds, for the rest of that wait
-     * ({@link #takeHeld}), or until {@link #answerAwaitingNow}. A streamed hello's one reply (the
-     * node ended the stream) is held the same way, and the stream goes on from here, one reply each
-     * maxAwaitTimeMS or at a change, as from a server.
+     * Whether the member's reply (as the client gets it) to the awaitable hello {@code responseTo}
+     * says only what its client knew, before the hello's wait ended: a server would have held it
+     * (the member, if mongod, did; jongodb answers at once), so it waits here, as one {@link
+     * #standIn} holds, for the rest of that wait ({@link #takeHeld}), or until {@link
+     * #answerAwaitingNow}. A streamed hello's one reply (the node ended the stream) is held the same
+     * way, and the stream goes on from here, one reply each maxAwaitTimeMS or at a change, as from a
+     * server.
      */
     private boolean holdsInTheMembersPlace(int responseTo, BsonDocument reply) {
         long millis = isError(reply) ? 0 : awaitable.holdMillis(responseTo, reply);
@@ -336,7 +352,7 @@ public final class HelloExchange {
     }
 
     /** What the member says in a reply the client no longer waits for still counts as its latest word. */
-    private void observeLate(ByteBuf frame) {
+    private void observeLate(ByteBuf frame, boolean legacyReply) {
         if (Header.opCode(frame) == OpCode.OP_MSG) {
             OpMsg msg = OpMsg.parse(frame);
             BsonDocument late = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
@@ -345,7 +361,7 @@ public final class HelloExchange {
                 if (simulation != null) {
                     simulation.rewriteAndObserve(late, member); // the real node's role is not the member's
                 } else {
-                    states.observe(member, late);
+                    states.observe(member, late, legacyReply);
                 }
             }
         }
@@ -361,7 +377,7 @@ public final class HelloExchange {
      * state is read before rewriting (the topologyVersion shift must not be counted in); a
      * simulated member's after (its role is the simulation's).
      */
-    private boolean rewriteReply(BsonDocument body) {
+    private boolean rewriteReply(BsonDocument body, boolean legacyReply) {
         if (isError(body)) { // not the member's state (its role, wire version, counter) and nothing to rewrite but the counter
             return states.shiftReply(member, body);
         }
@@ -370,7 +386,7 @@ public final class HelloExchange {
             simulation.rewriteAndObserve(body, member);
             return true;
         }
-        states.observe(member, body);
+        states.observe(member, body, legacyReply);
         boolean shifted = states.shiftReply(member, body);
         return rewriter.rewriteReply(body) | shifted;
     }

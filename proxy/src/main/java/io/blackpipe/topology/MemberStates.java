@@ -15,17 +15,60 @@ import org.bson.types.ObjectId;
  * <p>A synthesized state-change error carries a topologyVersion newer than the member's, as after
  * a real stepdown. From then on the member's own hello replies would look older than that error
  * and drivers would ignore them, so the proxy keeps the member's counter shifted: replies gain the
- * shift, and the counter a driver sends back in an awaitable hello loses it again.
+ * shift, and the counter a driver sends back in an awaitable hello loses it again. The member's
+ * replies go one further than the error: it said it stepped down, yet it is as it was, as if
+ * elected again at once. A driver that took the error's counter for its next awaitable hello (the
+ * Node.js driver does, when no hello of its monitor was waiting) is then answered at once, not
+ * held for its maxAwaitTimeMS with the member Unknown; and one that hears the member's reply first
+ * finds the error older than what it holds, and ignores it, as it would a real stepdown's.
+ *
+ * <p>A mongod's hello and legacy isMaster replies carry one processId. jongodb gives each its own,
+ * and a driver's monitor follows one (hello) while its pool's handshakes see the other (isMaster):
+ * an injected error naming the other processId is never stale to the driver, so, applied after the
+ * monitor had already heard the member's new state, it left the member Unknown until the next
+ * heartbeat. Clients are shown one processId per member, as mongod has: the legacy replies'
+ * is replaced by hello's, and put back in a legacy request the member is to read.
  */
 public final class MemberStates {
     private record Shift(ObjectId processId, long amount) {
     }
 
+    /** The processIds a member's hello and legacy isMaster replies carry: one (mongod) or two (jongodb). */
+    private record ProcessIds(ObjectId hello, ObjectId legacy) {
+        /** The legacy processId that clients are shown as hello's; null when the two are one. */
+        ObjectId alias() {
+            return hello != null && legacy != null && !hello.equals(legacy) ? legacy : null;
+        }
+    }
+
+    private static final ProcessIds NONE_SEEN = new ProcessIds(null, null);
+
     private final Map<MemberAddress, MemberState> states = new ConcurrentHashMap<>();
     private final Map<MemberAddress, Shift> shifts = new ConcurrentHashMap<>();
+    private final Map<MemberAddress, ProcessIds> processIds = new ConcurrentHashMap<>();
 
+    /** Notes a hello reply of the member's, as the member sent it. */
     public void observe(MemberAddress member, BsonDocument hello) {
-        states.put(member, MemberState.fromHello(hello));
+        observe(member, hello, false);
+    }
+
+    /** Notes a hello reply of the member's, as the member sent it, or (legacy) its reply to isMaster. */
+    public void observe(MemberAddress member, BsonDocument hello, boolean legacy) {
+        MemberState state = MemberState.fromHello(hello);
+        if (state.hasTopologyVersion()) {
+            ObjectId processId = state.processId();
+            ProcessIds seen = processIds.getOrDefault(member, NONE_SEEN);
+            if (!processId.equals(legacy ? seen.legacy() : seen.hello())) { // only when first seen, or after a restart
+                seen = processIds.compute(member, (m, known) -> {
+                    ProcessIds was = known == null ? NONE_SEEN : known;
+                    return legacy ? new ProcessIds(was.hello(), processId) : new ProcessIds(processId, was.legacy());
+                });
+            }
+            if (legacy && processId.equals(seen.alias())) {
+                state = new MemberState(state.role(), state.maxWireVersion(), seen.hello(), state.topologyCounter());
+            }
+        }
+        states.put(member, state);
     }
 
     public MemberState of(MemberAddress member) {
@@ -34,8 +77,8 @@ public final class MemberStates {
 
     /**
      * The topologyVersion an error from this member carries: the one drivers currently hold, or
-     * (newer) one more, which shifts the member's counter from now on. Null when the member never
-     * sent one.
+     * (newer) one more, which shifts the member's counter from now on by two (the stepdown the
+     * error announces, and the member as it still is). Null when the member never sent one.
      */
     public BsonDocument topologyVersion(MemberAddress member, boolean newer) {
         MemberState state = of(member);
@@ -43,27 +86,44 @@ public final class MemberStates {
             return null;
         }
         Shift shift = newer
-                ? shifts.merge(member, new Shift(state.processId(), 1), (old, one) -> old.processId().equals(one.processId())
-                        ? new Shift(old.processId(), old.amount() + 1) : one)
+                ? shifts.merge(member, new Shift(state.processId(), 2), (old, two) -> old.processId().equals(two.processId())
+                        ? new Shift(old.processId(), old.amount() + 2) : two)
                 : shifts.get(member);
         long amount = shift != null && shift.processId().equals(state.processId()) ? shift.amount() : 0;
         return new BsonDocument("processId", new BsonObjectId(state.processId()))
-                .append("counter", new BsonInt64(state.topologyCounter() + amount));
+                .append("counter", new BsonInt64(state.topologyCounter() + (newer ? amount - 1 : amount)));
     }
 
-    /** Adds the shift to a hello reply's topologyVersion; true if it changed. */
+    /** Gives a hello reply's (or an error reply's) topologyVersion the processId clients are shown, and the shift; true if it changed. */
     public boolean shiftReply(MemberAddress member, BsonDocument hello) {
-        return shiftCounter(member, hello, 1);
+        ProcessIds seen = processIds.get(member);
+        boolean renamed = seen != null && seen.alias() != null && replaceProcessId(hello, seen.alias(), seen.hello());
+        return shiftCounter(member, hello, 1) | renamed;
     }
 
-    /** Removes the shift from the topologyVersion a driver sends in an awaitable hello; true if it changed. */
+    /** Removes the shift from the topologyVersion a driver sends in an awaitable hello, and the processId it was shown; true if it changed. */
     public boolean unshiftRequest(MemberAddress member, BsonDocument hello) {
-        return shiftCounter(member, hello, -1);
+        boolean unshifted = shiftCounter(member, hello, -1);
+        ProcessIds seen = processIds.get(member);
+        boolean legacy = !hello.isEmpty() && hello.getFirstKey().equalsIgnoreCase("isMaster");
+        boolean renamed = legacy && seen != null && seen.alias() != null && replaceProcessId(hello, seen.hello(), seen.alias());
+        return unshifted | renamed;
     }
 
-    /** Whether hello requests of this member may need {@link #unshiftRequest}: only once a shift exists. */
-    public boolean shifted(MemberAddress member) {
-        return shifts.containsKey(member);
+    /** Whether this member's hello requests may need {@link #unshiftRequest}, and its error replies {@link #shiftReply}. */
+    public boolean versionsRewritten(MemberAddress member) {
+        ProcessIds seen = processIds.get(member);
+        return shifts.containsKey(member) || seen != null && seen.alias() != null;
+    }
+
+    private static boolean replaceProcessId(BsonDocument hello, ObjectId from, ObjectId to) {
+        BsonValue value = hello.get("topologyVersion");
+        if (value == null || !value.isDocument() || !value.asDocument().isObjectId("processId")
+                || !value.asDocument().getObjectId("processId").getValue().equals(from)) {
+            return false;
+        }
+        value.asDocument().put("processId", new BsonObjectId(to));
+        return true;
     }
 
     private boolean shiftCounter(MemberAddress member, BsonDocument hello, int sign) {

@@ -28,10 +28,16 @@ import org.junit.jupiter.api.Test;
  * it counts as an application command.
  */
 class HelloFaultsDriverTest extends DriverRigTest {
-    /** A client through the proxy whose monitor's failed heartbeats land in {@code failedHeartbeats}. */
+    /**
+     * A client through the proxy whose monitor's failed heartbeats land in {@code failedHeartbeats}.
+     * It polls: a streaming monitor sends hello once per stream, and the member's replies stream on
+     * (from mongod, or from the proxy where jongodb ends the stream), so a rule on hello would meet
+     * only its next stream's first hello; polling, every heartbeat is a hello, as in the SDAM spec's
+     * tests of failing heartbeats.
+     */
     private MongoClient monitoredClient(String options, List<ServerHeartbeatFailedEvent> failedHeartbeats) {
         return MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(rig.proxy.connectionString() + "&" + options))
+                .applyConnectionString(new ConnectionString(rig.proxy.connectionString() + "&serverMonitoringMode=poll&" + options))
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(15, TimeUnit.SECONDS))
                 .applyToServerSettings(b -> b.addServerMonitorListener(new ServerMonitorListener() {
                     @Override

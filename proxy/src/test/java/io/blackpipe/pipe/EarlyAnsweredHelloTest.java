@@ -58,19 +58,19 @@ class EarlyAnsweredHelloTest {
 
             injectStateChangeError(proxy, app);
             BsonDocument early = awaited.get(ScriptedProxy.WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            assertEquals(counter + 1, counterOf(early), "the early answer");
+            assertEquals(counter + 2, counterOf(early), "the early answer: one newer than the error, the member as it still is");
 
             BsonDocument next = admin.runCommand(command("hello"), BsonDocument.class);
             BsonDocument legacy = admin.runCommand(command("isMaster"), BsonDocument.class);
             assertEquals(List.of(), answersTo(scripted, held), "the member still held the first hello when the next ones"
                     + " were answered: they did not wait behind it");
-            assertEquals(counter + 1, counterOf(next), next::toJson);
+            assertEquals(counter + 2, counterOf(next), next::toJson);
             assertEquals(ScriptedProxy.advertised(proxy), next.getString("me").getValue());
             assertEquals(BsonBoolean.TRUE, next.get("isWritablePrimary"), "answered in hello's words");
             assertEquals(BsonBoolean.TRUE, legacy.get("ismaster"), "answered in isMaster's words");
-            assertEquals(counter + 1, counterOf(legacy));
+            assertEquals(counter + 2, counterOf(legacy));
             BsonDocument stale = runAsync(admin, awaitable(known, 60_000)).get(ScriptedProxy.WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            assertEquals(counter + 1, counterOf(stale), "an awaitable hello with an older counter is answered at once");
+            assertEquals(counter + 2, counterOf(stale), "an awaitable hello with an older counter is answered at once");
             assertEquals(List.of(), answersTo(scripted, held));
             assertEquals(0, hellosAfter(scripted, held), "none reached the member");
 
@@ -78,7 +78,7 @@ class EarlyAnsweredHelloTest {
             assertEquals(1.0, admin.runCommand(command("ping"), BsonDocument.class).getNumber("ok").doubleValue());
             BsonDocument after = admin.runCommand(command("hello"), BsonDocument.class);
             assertEquals(1, hellosAfter(scripted, held), "with the member free, the next hello reaches it");
-            assertEquals(counter + 1, counterOf(after), "its own reply, shifted");
+            assertEquals(counter + 2, counterOf(after), "its own reply, shifted");
         }
     }
 
@@ -107,13 +107,13 @@ class EarlyAnsweredHelloTest {
             CompletableFuture<BsonDocument> second = runAsync(admin, awaitable(early.getDocument("topologyVersion"), 60_000));
             injectStateChangeError(proxy, app);
             BsonDocument changed = second.get(ScriptedProxy.WAIT.toMillis(), TimeUnit.MILLISECONDS);
-            assertEquals(counter + 2, counterOf(changed), "answered at the next change, with its counter");
+            assertEquals(counter + 4, counterOf(changed), "answered at the next change, with its counter (two per change)");
             assertEquals(List.of(), answersTo(scripted, held), "while the member still held the first");
 
             BsonDocument latest = runAsync(admin, awaitable(changed.getDocument("topologyVersion"), 60_000))
                     .get(ScriptedProxy.WAIT.toMillis(), TimeUnit.MILLISECONDS);
             assertEquals(1, answersTo(scripted, held).size(), "answered once the member answered the first");
-            assertEquals(counter + 2, counterOf(latest), "the member's answer, shifted");
+            assertEquals(counter + 4, counterOf(latest), "the member's answer, shifted");
             assertEquals(ScriptedProxy.advertised(proxy), latest.getString("me").getValue());
             assertEquals(0, hellosAfter(scripted, held), "none reached the member");
 
@@ -158,7 +158,7 @@ class EarlyAnsweredHelloTest {
             BsonDocument stepped = waiting.get(ScriptedProxy.WAIT.toMillis(), TimeUnit.MILLISECONDS);
             assertEquals(BsonBoolean.FALSE, stepped.get("isWritablePrimary"), stepped::toJson);
             assertEquals(BsonBoolean.TRUE, stepped.get("secondary"));
-            assertEquals(counter + 2, counterOf(stepped), "the member's new counter, with the proxy's shift");
+            assertEquals(counter + 3, counterOf(stepped), "the member's new counter (+ 1), with the proxy's shift (+ 2)");
             assertEquals(1, answersTo(scripted, held).size(), "what released it: the member's answer to the first");
             assertEquals(0, hellosAfter(scripted, held), "it waited at the proxy, not at the member");
         }

@@ -78,22 +78,24 @@ class ShiftedTopologyVersionTest {
             c.insertOne(new Document("_id", 0));
             long start = only(client).getTopologyVersion().getCounter();
 
-            notWritablePrimaryOnce(proxy); // the proxy shifts the member's counter by one
+            notWritablePrimaryOnce(proxy); // the error says start + 1; the member's hellos, as it is still, start + 2
             assertThrows(MongoNotPrimaryException.class, () -> c.insertOne(new Document("_id", 1)));
             // the listener hears of a change after the description shows it: wait for both, or the re-check's
             // PRIMARY could land in the list after 'before' and be read as the next error's verdict
             awaitTrue("the driver re-checked after the injected error, and its listener heard Unknown then Primary",
                     () -> only(client).getType() == ServerType.REPLICA_SET_PRIMARY && changes.contains(ServerType.UNKNOWN)
                             && changes.lastIndexOf(ServerType.REPLICA_SET_PRIMARY) > changes.lastIndexOf(ServerType.UNKNOWN));
-            assertEquals(start + 1, only(client).getTopologyVersion().getCounter());
+            assertEquals(start + 2, only(client).getTopologyVersion().getCounter());
             int before = changes.size();
 
-            notWritablePrimaryOnce(member); // the member itself steps down: its counter + 1, in errors and hellos
+            // the member itself steps down (a proxy too: its error says its counter + 1, its hellos + 2)
+            notWritablePrimaryOnce(member);
             MongoNotPrimaryException own = assertThrows(MongoNotPrimaryException.class, () -> c.insertOne(new Document("_id", 2)));
-            assertEquals(start + 2, own.getResponse().getDocument("topologyVersion").getNumber("counter").longValue(),
-                    "the member's own counter (start + 1) plus the proxy's shift: " + own.getResponse().toJson());
+            assertEquals(start + 3, own.getResponse().getDocument("topologyVersion").getNumber("counter").longValue(),
+                    "the member's own counter (start + 1) plus the proxy's shift (2): " + own.getResponse().toJson());
             BsonDocument hello = client.getDatabase("admin").runCommand(new BsonDocument("hello", new BsonInt32(1)), BsonDocument.class);
-            assertEquals(start + 2, hello.getDocument("topologyVersion").getNumber("counter").longValue(), "its hellos agree");
+            assertEquals(start + 4, hello.getDocument("topologyVersion").getNumber("counter").longValue(),
+                    "its hellos, shifted alike: the member's (start + 2) plus the proxy's (2)");
             assertEquals(ServerType.UNKNOWN, changes.get(before), "newer than what the driver held: Unknown, then re-checked; "
                     + changes.subList(before, changes.size()));
         }

@@ -66,15 +66,6 @@ public final class UpstreamLane {
         return !isJongodb();
     }
 
-    /**
-     * Whether the server streams hello (an awaitable hello with exhaustAllowed gets moreToCome
-     * replies) as mongod does; jongodb 0.1.6 answers it with one plain reply, which ends a
-     * driver's stream and fails that heartbeat.
-     */
-    public static boolean streamsHello() {
-        return !isJongodb();
-    }
-
     /** Skips (not passes) the calling test, saying why, when the lane's server cannot de-duplicate retried writes. */
     public static void assumeRetryDedup() {
         Assumptions.assumeTrue(supportsRetryDedup(), () -> "the " + name() + " lane (" + description()

@@ -210,14 +210,14 @@ class HelloExchangeTest {
         ByteBuf first = own(exchange.answerAwaitingNow(ALLOC, 1001));
         assertEquals(71, readLe32(bytesOf(first), 8), "answers the held hello");
         assertEquals(0, OpMsg.parse(first).flags() & OpMsg.MORE_TO_COME, "one reply, as asked");
-        assertEquals(7, counterOf(first));
+        assertEquals(8, counterOf(first), "the member's 6, and two: the error's step, and the member as it still is");
         assertNull(exchange.answerAwaitingNow(ALLOC, 1002), "answered once");
 
-        sendMsg(opMsg(72, 0, 0).body(awaitable.replace("'6'", "'7'")).build());
+        sendMsg(opMsg(72, 0, 0).body(awaitable.replace("'6'", "'8'")).build());
         states.topologyVersion(MEMBER, true);
         ByteBuf second = own(exchange.answerAwaitingNow(ALLOC, 1003));
         assertEquals(72, readLe32(bytesOf(second), 8));
-        assertEquals(8, counterOf(second));
+        assertEquals(10, counterOf(second));
 
         ByteBuf[] late = new ByteBuf[2];
         assertNull(pass(buf(opMsg(972, 72, 0).body(REAL_REPLY).build()), frame -> exchange.onReply(ALLOC, late[0] = frame)));
@@ -226,7 +226,7 @@ class HelloExchangeTest {
         assertFalse(exchange.expectsReplies());
 
         sendMsg(opMsg(73, 0, 0).body("{hello: 1, $db: 'admin'}").build());
-        assertEquals(8, counterOf(reply(opMsg(973, 73, 0).body(REAL_REPLY).build())), "the next reply passes, shifted");
+        assertEquals(10, counterOf(reply(opMsg(973, 73, 0).body(REAL_REPLY).build())), "the next reply passes, shifted");
     }
 
     /**
@@ -242,7 +242,7 @@ class HelloExchangeTest {
         states.topologyVersion(MEMBER, true);
         states.topologyVersion(MEMBER, true);
         ByteBuf forwarded = sendMsg(opMsg(81, 0, 0).body("{hello: 1, topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'},"
-                + " counter: {$numberLong: '1'}}, maxAwaitTimeMS: 10000, $db: 'admin'}").build());
+                + " counter: {$numberLong: '2'}}, maxAwaitTimeMS: 10000, $db: 'admin'}").build()); // the member's 0 after the first shift
         OpMsg msg = OpMsg.parse(forwarded);
         BsonDocument asked = BsonIo.decode(forwarded, msg.bodyOffset(), msg.sectionsEnd()).getDocument("topologyVersion");
         assertFalse(asked.getObjectId("processId").getValue().toHexString().equals("0102030405060708090a0b0c"), asked.toJson());
@@ -270,26 +270,26 @@ class HelloExchangeTest {
         ByteBuf plain = own(exchange.standIn(ALLOC, BsonDocument.parse(isMaster), facts(82, isMaster), 1002));
         assertEquals(82, readLe32(bytesOf(plain), 8));
         assertEquals(1002, readLe32(bytesOf(plain), 4));
-        assertEquals(7, counterOf(plain));
+        assertEquals(8, counterOf(plain));
         assertTrue(body(plain).getBoolean("ismaster").getValue(), "in isMaster's words");
 
-        String knowing = awaitable.replace("'6'", "'7'");
+        String knowing = awaitable.replace("'6'", "'8'");
         assertNull(exchange.standIn(ALLOC, BsonDocument.parse(knowing), facts(83, knowing), 1003), "it knows the counter: it waits");
         assertNull(exchange.answerWaitedHere(ALLOC, 1004, 82), "no other hello waits");
         states.topologyVersion(MEMBER, true);
         ByteBuf changed = own(exchange.answerAwaitingNow(ALLOC, 1005));
         assertEquals(83, readLe32(bytesOf(changed), 8));
-        assertEquals(8, counterOf(changed));
+        assertEquals(10, counterOf(changed));
         assertNull(exchange.answerWaitedHere(ALLOC, 1006, 83), "answered once");
 
-        String knowingNow = awaitable.replace("'6'", "'8'");
+        String knowingNow = awaitable.replace("'6'", "'10'");
         assertNull(exchange.standIn(ALLOC, BsonDocument.parse(knowingNow), facts(84, knowingNow), 1007));
         ByteBuf late = buf(opMsg(981, 81, 0).body(REAL_REPLY.replace("'6'", "'9'")).build());
         ByteBuf answer = pass(late, frame -> exchange.onReply(ALLOC, frame));
         assertEquals(0, late.refCnt(), "the member's late reply is released");
         assertEquals(84, readLe32(bytesOf(answer), 8), "the hello that waited gets the member's latest word");
         assertEquals(981, readLe32(bytesOf(answer), 4));
-        assertEquals(11, counterOf(answer), "the member's new counter, shifted");
+        assertEquals(13, counterOf(answer), "the member's new counter (9), shifted (4)");
         assertFalse(exchange.memberHoldsAnsweredHello());
         assertFalse(exchange.expectsReplies());
     }
@@ -334,6 +334,62 @@ class HelloExchangeTest {
         OpMsg msg = OpMsg.parse(reply);
         return BsonIo.decode(reply, msg.bodyOffset(), msg.sectionsEnd()).getDocument("topologyVersion")
                 .getInt64("counter").getValue();
+    }
+
+    /**
+     * A member that answers an awaitable hello at once with what its client knew (jongodb) is held
+     * as a server holds it; one that answers a streamed hello asking about an older version ends the
+     * stream (jongodb's one reply, no moreToCome): it goes at once with moreToCome, and the stream
+     * goes on from here, its next reply a wait later, answering the last.
+     */
+    @Test
+    void aRealMembersEarlyAnswerIsHeldAndAStreamItEndsGoesOnHere() {
+        String knows = "{hello: 1, topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '6'}},"
+                + " maxAwaitTimeMS: 10000, $db: 'admin'}";
+        sendMsg(opMsg(90, 0, 0).body(knows).build());
+        assertNull(reply(opMsg(990, 90, 0).body(REAL_REPLY).build()), "held: it says only what the client knew");
+        HelloExchange.Held held = exchange.takeHeld();
+        assertEquals(90, held.requestId());
+        assertTrue(held.millis() > 9_000 && held.millis() <= 10_000, "the rest of the wait: " + held.millis());
+        ByteBuf answer = own(exchange.answerWaitedHere(ALLOC, 1001, 90));
+        assertEquals(90, readLe32(bytesOf(answer), 8));
+        assertEquals(6, counterOf(answer));
+
+        String older = knows.replace("'6'", "'5'");
+        sendMsg(opMsg(91, 0, OpMsg.EXHAUST_ALLOWED).body(older).build());
+        ByteBuf now = reply(opMsg(991, 91, 0).body(REAL_REPLY).build());
+        assertEquals(91, readLe32(bytesOf(now), 8), "at once: the client knew an older version");
+        assertEquals(991, readLe32(bytesOf(now), 4));
+        assertEquals(OpMsg.MORE_TO_COME, OpMsg.parse(now).flags() & OpMsg.MORE_TO_COME, "a stream's first reply says more is to come");
+        assertEquals("proxy.local:40000", body(now).getString("me").getValue());
+        HelloExchange.Held next = exchange.takeHeld();
+        assertEquals(991, next.requestId(), "the stream's next answers that reply");
+        assertEquals(10_000, next.millis());
+        ByteBuf streamed = own(exchange.answerWaitedHere(ALLOC, 1002, 991));
+        assertEquals(991, readLe32(bytesOf(streamed), 8));
+        assertEquals(OpMsg.MORE_TO_COME, OpMsg.parse(streamed).flags() & OpMsg.MORE_TO_COME);
+        assertFalse(exchange.expectsReplies());
+    }
+
+    /**
+     * jongodb gives isMaster replies a processId of their own: the client is shown hello's, as a
+     * mongod has one, and an awaitable isMaster asking with it reaches the member with the member's.
+     */
+    @Test
+    void aLegacyReplysOwnProcessIdIsShownAsHellos() {
+        sendMsg(opMsg(95, 0, 0).body("{hello: 1, $db: 'admin'}").build());
+        reply(opMsg(995, 95, 0).body(REAL_REPLY).build());
+        String legacyReply = REAL_REPLY.replace("0b0c", "0b0d");
+        sendMsg(opMsg(96, 0, 0).body("{isMaster: 1, $db: 'admin'}").build());
+        ByteBuf shown = reply(opMsg(996, 96, 0).body(legacyReply).build());
+        assertEquals("0102030405060708090a0b0c", body(shown).getDocument("topologyVersion").getObjectId("processId").getValue()
+                .toHexString());
+
+        ByteBuf forwarded = sendMsg(opMsg(97, 0, 0).body("{isMaster: 1, topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'},"
+                + " counter: {$numberLong: '6'}}, maxAwaitTimeMS: 10000, $db: 'admin'}").build());
+        assertEquals("0102030405060708090a0b0d", body(forwarded).getDocument("topologyVersion").getObjectId("processId").getValue()
+                .toHexString());
+        assertNull(reply(opMsg(997, 97, 0).body(legacyReply).build()), "its answer says what the client knew: held");
     }
 
     @Test
