@@ -59,9 +59,7 @@ final class LocalCommand implements Callable<Integer> {
             return 1;
         }
         running.printBanner(out);
-        if (listen.simulateMembers == 0 && upstream.caveat() != null) {
-            out.println("note: " + upstream.caveat()); // simulated members answer hellos as mongod's would
-        }
+        upstream.caveats(listen.simulateMembers > 0).forEach(caveat -> out.println("note: " + caveat));
         boolean ok = checkThroughProxy(running, out);
         if (checkOnly || !ok) {
             running.close();

@@ -89,10 +89,15 @@ public final class JongodbUpstream implements LocalUpstream {
     }
 
     @Override
-    public String caveat() {
-        return "jongodb answers an awaitable hello at once and ends a streamed one: a driver that streams hello (the default)"
-                + " asks again without pause, and the Node.js driver fails those heartbeats; --simulate-members N holds them"
-                + " as mongod does, or add serverMonitoringMode=poll to the app's URI";
+    public List<String> caveats(boolean membersSimulated) {
+        String dedup = "jongodb does not de-duplicate a retried write: after a reply lost once the write was applied, the"
+                + " driver's retry runs it again (an $inc counts twice, an insert meets its own _id) where mongod answers from"
+                + " the first attempt";
+        if (membersSimulated) {
+            return List.of(dedup); // the simulated members take every read preference themselves
+        }
+        return List.of("jongodb takes primary reads only: a read with another read preference is refused;"
+                + " --simulate-members N presents secondaries that take them", dedup);
     }
 
     public String host() {

@@ -1,5 +1,7 @@
 package io.blackpipe.upstream;
 
+import java.util.List;
+
 /**
  * A MongoDB deployment that blackpipe started on this machine (for the quick start, reports and
  * tests) and that goes away again on {@link #close()}.
@@ -13,11 +15,13 @@ public interface LocalUpstream extends AutoCloseable {
     String description();
 
     /**
-     * Where this deployment differs from mongod in a way drivers meet at once, for the user to read
-     * before pointing an app at it; null when nowhere.
+     * Where this deployment differs from mongod in a way an app or a test meets, for the user to read
+     * before pointing one at it: one line each; none for a mongod.
+     *
+     * @param membersSimulated whether blackpipe presents simulated members in front of it
      */
-    default String caveat() {
-        return null;
+    default List<String> caveats(boolean membersSimulated) {
+        return List.of();
     }
 
     /** Stops the processes and deletes the temporary directories. Safe to call more than once. */

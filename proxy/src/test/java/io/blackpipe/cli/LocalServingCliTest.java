@@ -54,24 +54,25 @@ class LocalServingCliTest {
     }
 
     /**
-     * Over jongodb, which answers awaitable hellos at once and ends streamed ones, `local` says so
-     * and names the remedies; with simulated members, which hold those answers as mongod does, it
-     * has nothing to say. A mongod on PATH (a real set) gets no note.
+     * Over jongodb, `local` says where it differs from mongod in a way an app or a test meets: it
+     * takes primary reads only (not said with simulated members, which take every read preference),
+     * and it does not de-duplicate a retried write. A mongod on PATH (a real set) gets no note.
      */
     @Test
-    void localNotesWhatJongodbDoesWithHellosUnlessMembersAreSimulated() {
+    void localNotesWhereJongodbDiffersFromMongod() {
         CliRun plain = CliRun.of("local", "--check", "--port", "0", "--admin-port", "-1");
         assertEquals(0, plain.exitCode(), plain::toString);
         boolean jongodb = plain.out().contains("upstream: jongodb ");
-        assertEquals(jongodb, plain.out().contains("\nnote: jongodb answers an awaitable hello at once and ends a streamed one:"),
-                plain::toString);
-        if (jongodb) {
-            assertTrue(plain.out().contains("--simulate-members N holds them as mongod does, or add serverMonitoringMode=poll"),
-                    plain::toString);
-        }
+        String readPreference = "\nnote: jongodb takes primary reads only: a read with another read preference is refused;"
+                + " --simulate-members N presents secondaries that take them\n";
+        String dedup = "\nnote: jongodb does not de-duplicate a retried write:";
+        assertEquals(jongodb, plain.out().contains(readPreference), plain::toString);
+        assertEquals(jongodb, plain.out().contains(dedup), plain::toString);
         CliRun simulated = CliRun.of("local", "--check", "--simulate-members", "3", "--port", "0", "--admin-port", "-1");
         assertEquals(0, simulated.exitCode(), simulated::toString);
-        assertFalse(simulated.out().contains("note: "), simulated::toString);
+        assertFalse(simulated.out().contains(readPreference), simulated::toString);
+        assertEquals(jongodb, simulated.out().contains(dedup), simulated::toString);
+        assertFalse(plain.out().contains("awaitable hello"), "plain local holds and streams hellos as mongod does: " + plain.out());
     }
 
     /** As `blackpipe proxy` does (EnvironmentVariablesCliTest): a compose file's unusable file blames its variable, not a flag nobody typed. */
