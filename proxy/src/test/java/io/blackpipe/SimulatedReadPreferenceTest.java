@@ -41,14 +41,19 @@ class SimulatedReadPreferenceTest {
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build());
     }
 
+    /** Inserts {_id: 1} into db.c, then waits until the driver knows both secondaries. */
+    private static void insertOneAndHearFromBothSecondaries(MongoClient client, String db) throws InterruptedException {
+        client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+        Await.until(Duration.ofSeconds(10), "the driver has heard from both secondaries", () -> client.getClusterDescription()
+                .getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() == 2);
+    }
+
     @Test
     void everyMembersCommandsReachTheRealNodeWithoutAReadPreferenceItMayRefuse() throws Exception {
         String db = UpstreamLane.freshDatabaseName("simulated-read-preference");
         try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start();
              MongoClient client = client(blackPipe)) {
-            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
-            Await.until(Duration.ofSeconds(10), "the driver has heard from both secondaries", () -> client.getClusterDescription()
-                    .getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() == 2);
+            insertOneAndHearFromBothSecondaries(client, db);
 
             for (String command : new String[] {"ping", "buildInfo"}) {
                 Document reply = client.getDatabase("admin").runCommand(new Document(command, 1), ReadPreference.secondary());
@@ -95,9 +100,7 @@ class SimulatedReadPreferenceTest {
         String db = UpstreamLane.freshDatabaseName("simulated-read-preference-rule");
         try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start();
              MongoClient client = client(blackPipe)) {
-            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
-            Await.until(Duration.ofSeconds(10), "the driver has heard from both secondaries", () -> client.getClusterDescription()
-                    .getServerDescriptions().stream().filter(ServerDescription::isSecondary).count() == 2);
+            insertOneAndHearFromBothSecondaries(client, db);
             String rule = blackPipe.fail("find").whereCommand(BsonDocument.parse("{'$readPreference.mode': {$in: ['secondary', 'nearest']}}"))
                     .errorCode(2);
             var onSecondary = client.getDatabase(db).withReadPreference(ReadPreference.secondary()).getCollection("c");

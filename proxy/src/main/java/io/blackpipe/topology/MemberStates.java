@@ -26,8 +26,8 @@ import org.bson.types.ObjectId;
  * and a driver's monitor follows one (hello) while its pool's handshakes see the other (isMaster):
  * an injected error naming the other processId is never stale to the driver, so, applied after the
  * monitor had already heard the member's new state, it left the member Unknown until the next
- * heartbeat. Clients are shown one processId per member, as mongod has: the legacy replies'
- * is replaced by hello's, and put back in a legacy request the member is to read.
+ * heartbeat. Clients are shown one processId per member, as mongod has: hello's, in the legacy
+ * replies too, and the member's own is put back in a legacy request it is to read.
  */
 public final class MemberStates {
     private record Shift(ObjectId processId, long amount) {

@@ -67,7 +67,7 @@ class AwaitableHelloLaneTest {
     @ValueSource(ints = {ONE_REPLY, ScriptedMongodWire.FLAG_EXHAUST_ALLOWED})
     void anAwaitableHelloIsAnsweredWhenItsWaitEnds(int flags) throws Exception {
         try (WireSocket socket = socket()) {
-            BsonDocument known = reply(socket, socket.sendMsg(0, hello("hello"))).getDocument("topologyVersion");
+            BsonDocument known = socket.readOk(socket.sendMsg(0, hello("hello"))).getDocument("topologyVersion");
             long sent = System.nanoTime();
             int id = socket.sendMsg(flags, awaitable(known, WAIT_MILLIS));
             byte[] answer = socket.read();
@@ -93,7 +93,7 @@ class AwaitableHelloLaneTest {
             assertTrue(ScriptedMongodWire.parseOpMsg(socket.read()).moreToCome(), "a stream's first reply says more is to come");
         }
         try (WireSocket socket = socket()) {
-            BsonDocument known = reply(socket, socket.sendMsg(0, hello("hello"))).getDocument("topologyVersion");
+            BsonDocument known = socket.readOk(socket.sendMsg(0, hello("hello"))).getDocument("topologyVersion");
             long sent = System.nanoTime();
             int answers = socket.sendMsg(ScriptedMongodWire.FLAG_EXHAUST_ALLOWED, awaitable(other, 500));
             for (int i = 0; i < 3; i++) {
@@ -113,9 +113,9 @@ class AwaitableHelloLaneTest {
     @Test
     void helloAndIsMasterNameOneProcessId() throws Exception {
         try (WireSocket socket = socket()) {
-            BsonDocument byHello = reply(socket, socket.sendMsg(0, hello("hello"))).getDocument("topologyVersion");
-            BsonDocument byIsMaster = reply(socket, socket.sendMsg(0, hello("isMaster"))).getDocument("topologyVersion");
-            BsonDocument byLegacy = reply(socket, socket.sendMsg(0, hello("ismaster"))).getDocument("topologyVersion");
+            BsonDocument byHello = socket.readOk(socket.sendMsg(0, hello("hello"))).getDocument("topologyVersion");
+            BsonDocument byIsMaster = socket.readOk(socket.sendMsg(0, hello("isMaster"))).getDocument("topologyVersion");
+            BsonDocument byLegacy = socket.readOk(socket.sendMsg(0, hello("ismaster"))).getDocument("topologyVersion");
             assertEquals(byHello.get("processId"), byIsMaster.get("processId"));
             assertEquals(byHello.get("processId"), byLegacy.get("processId"));
         }
@@ -219,13 +219,5 @@ class AwaitableHelloLaneTest {
 
     private static BsonDocument awaitable(BsonDocument known, long maxAwaitMillis) {
         return hello("hello").append("topologyVersion", known).append("maxAwaitTimeMS", new BsonInt64(maxAwaitMillis));
-    }
-
-    private static BsonDocument reply(WireSocket socket, int requestId) throws Exception {
-        byte[] message = socket.read();
-        assertEquals(requestId, ScriptedMongodWire.responseTo(message));
-        BsonDocument body = ScriptedMongodWire.parseOpMsg(message).body();
-        assertEquals(1.0, body.getNumber("ok").doubleValue(), body::toJson);
-        return body;
     }
 }

@@ -243,14 +243,6 @@ class SimulatedAwaitableHelloTest {
 
     /** The member's topologyVersion, from a plain hello on the socket. */
     private static BsonDocument topologyVersion(WireSocket socket) throws Exception {
-        return reply(socket, socket.sendMsg(0, hello())).getDocument("topologyVersion");
-    }
-
-    private static BsonDocument reply(WireSocket socket, int requestId) throws Exception {
-        byte[] message = socket.read();
-        assertEquals(requestId, ScriptedMongodWire.responseTo(message));
-        BsonDocument body = ScriptedMongodWire.parseOpMsg(message).body();
-        assertEquals(1.0, body.getNumber("ok").doubleValue(), body::toJson);
-        return body;
+        return socket.readOk(socket.sendMsg(0, hello())).getDocument("topologyVersion");
     }
 }

@@ -53,6 +53,15 @@ public final class WireSocket implements AutoCloseable {
         return m;
     }
 
+    /** The body of the next message, an OP_MSG answering {@code requestId} with ok: 1. */
+    public BsonDocument readOk(int requestId) throws IOException {
+        byte[] message = read();
+        assertEquals(requestId, ScriptedMongodWire.responseTo(message));
+        BsonDocument body = ScriptedMongodWire.parseOpMsg(message).body();
+        assertEquals(1.0, body.getNumber("ok").doubleValue(), body::toJson);
+        return body;
+    }
+
     /** Nothing arrives for {@code millis}. */
     public void expectSilence(int millis) throws IOException {
         socket.setSoTimeout(millis);
