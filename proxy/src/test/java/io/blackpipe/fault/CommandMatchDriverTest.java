@@ -9,6 +9,7 @@ import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.InsertOneOptions;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
 import io.blackpipe.BlackPipe;
@@ -114,6 +115,20 @@ class CommandMatchDriverTest extends DriverRigTest {
         c.updateOne(eq("_id", 1), Updates.set("sku", "A9"));
         assertEquals(2, assertThrows(MongoCommandException.class, () -> c.updateOne(eq("_id", 3L), Updates.set("sku", "B9"))).getErrorCode());
         assertEquals(List.of("A9", "B2", "b3"), skus(), "the update of _id 3 never ran");
+    }
+
+    /** The README's example: operations an app tagged with a comment, picked by a regular expression. */
+    @Test
+    void aRegexOnTheCommentBreaksTheOperationsAnAppTagged() {
+        rig.rule("'alwaysOn'", "insert", "errorCode: 2, commandMatches: {comment: {$regex: '^checkout'}}");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        c.insertOne(new Document("_id", 1).append("sku", "A1"), new InsertOneOptions().comment("browse"));
+        MongoCommandException failed = assertThrows(MongoCommandException.class,
+                () -> c.insertOne(new Document("_id", 2).append("sku", "B2"), new InsertOneOptions().comment("checkout-42")));
+        assertEquals(2, failed.getErrorCode());
+        c.insertOne(new Document("_id", 3).append("sku", "C3")); // no comment: no field to match
+        assertEquals(List.of("A1", "C3"), skus(), "the tagged insert never ran");
+        rig.assertAttempts("insert", 3, 0);
     }
 
     @Test

@@ -121,7 +121,7 @@ class AwaitableHelloLaneTest {
         }
     }
 
-    /** The real Java driver, idle, asks about once a wait per member, not without pause. */
+    /** The real Java driver, idle, asks about once a wait per member, not without pause, and then writes. */
     @Test
     void anIdleJavaDriverAsksAboutOnceAWait() throws Exception {
         AtomicLong heartbeats = new AtomicLong();
@@ -140,6 +140,12 @@ class AwaitableHelloLaneTest {
             int members = blackPipe.server().members().size();
             // a heartbeat a second for each member; the node's answers passed on at once made thousands
             assertTrue(idle <= 10L * members, idle + " heartbeats in 3 s from an idle driver, " + members + " member(s)");
+
+            String db = UpstreamLane.freshDatabaseName("awaitlaneidle");
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)); // the held streams left it usable
+            try (MongoClient direct = UpstreamLane.directClient()) {
+                assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "its write after the idle time landed once");
+            }
         }
     }
 
