@@ -141,8 +141,11 @@ public final class MemberListener {
 
     /** As {@link #resetConnections()}; the commands it cuts are labelled {@code fault} (see {@link DeploymentFaults}). */
     private int resetConnections(String fault) {
+        // A copy first: a reset makes a driver close its other connections (its monitor's error
+        // clears its pool), and those would leave the group before this loop reached them.
+        List<Channel> open = List.copyOf(connections);
         List<Future<?>> resets = new ArrayList<>();
-        for (Channel client : connections) {
+        for (Channel client : open) {
             resets.add(client.eventLoop().submit(() -> {
                 if (client.isActive()) {
                     ClientConnection connection = client.pipeline().get(ClientConnection.class);
