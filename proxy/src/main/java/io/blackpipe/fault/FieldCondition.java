@@ -4,31 +4,36 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Predicate;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonRegularExpression;
+import org.bson.BsonType;
 import org.bson.BsonValue;
 
 /**
  * What one commandMatches path must hold, as a MongoDB query's condition on one field reads: a value
  * to equal, a regular expression, or a document of field operators, every one of which must hold
- * ($eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $size, $regex with $options). As in a query, a
- * condition holds when any value the path reaches satisfies it (a path through an array reaches every
- * element), and $ne, $nin and {$exists: false} hold when none does.
+ * ($eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $all, $exists, $type, $size, $mod, $regex with $options,
+ * $elemMatch, $not). As in a query, a condition holds when any value the path reaches satisfies it (a
+ * path through an array reaches every element), $ne, $nin and {$exists: false} hold when none does,
+ * and $not when its operators do not hold.
  */
 final class FieldCondition {
-    static final List<String> OPERATORS = List.of("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$exists",
-            "$size", "$regex", "$options");
+    static final List<String> OPERATORS = List.of("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$all",
+            "$exists", "$type", "$size", "$mod", "$regex", "$options", "$elemMatch", "$not");
+    private static final String[] HERE = new String[0];
 
     /** A test of one value the path reaches; null when the path reaches a missing field. */
     private interface ValueTest extends Predicate<BsonValue> {
     }
 
-    /** One operator: its test, and whether it holds when no value passes it ($ne, $nin, {$exists: false}). */
-    private record Clause(ValueTest test, boolean negated) {
+    /** One operator's condition on the values {@code path} reaches from {@code root}. */
+    private interface Clause {
+        boolean holds(BsonValue root, String[] path);
     }
 
     private final List<Clause> clauses;
@@ -37,22 +42,33 @@ final class FieldCondition {
         this.clauses = clauses;
     }
 
-    boolean holds(BsonDocument command, String[] path) {
+    /** Whether every operator holds for what {@code path} reaches in {@code root} (a command, or an array's element). */
+    boolean holds(BsonValue root, String[] path) {
         for (Clause clause : clauses) {
-            if (anyReached(command, path, 0, clause.test()) == clause.negated()) {
+            if (!clause.holds(root, path)) {
                 return false;
             }
         }
         return true;
     }
 
+    /** Holds when any value reached passes {@code test}. */
+    private static Clause any(ValueTest test) {
+        return (root, path) -> anyReached(root, path, 0, test);
+    }
+
+    /** Holds when no value reached passes {@code test} ($ne, $nin, {$exists: false}). */
+    private static Clause none(ValueTest test) {
+        return (root, path) -> !anyReached(root, path, 0, test);
+    }
+
     /** @throws RuleException naming {@code field} and the operator when {@code value} is no condition a query would take */
     static FieldCondition parse(String field, BsonValue value) {
         if (value.isRegularExpression()) {
-            return new FieldCondition(List.of(new Clause(matching(field, value.asRegularExpression()), false)));
+            return new FieldCondition(List.of(any(matching(field, value.asRegularExpression()))));
         }
         if (!isOperatorDocument(value)) {
-            return new FieldCondition(List.of(new Clause(equalTo(value), false)));
+            return new FieldCondition(List.of(any(equalTo(value))));
         }
         BsonDocument operators = value.asDocument();
         List<Clause> clauses = new ArrayList<>();
@@ -61,14 +77,19 @@ final class FieldCondition {
             BsonValue operand = entry.getValue();
             String at = field + "." + operator;
             switch (operator) {
-                case "$eq" -> clauses.add(new Clause(equalTo(operand), false));
-                case "$ne" -> clauses.add(new Clause(equalTo(notARegex(at, operand, "$ne")), true));
-                case "$gt", "$gte", "$lt", "$lte" -> clauses.add(new Clause(ordered(at, operator, operand), false));
-                case "$in" -> clauses.add(new Clause(oneOf(at, operand), false));
-                case "$nin" -> clauses.add(new Clause(oneOf(at, operand), true));
-                case "$exists" -> clauses.add(new Clause(v -> v != null, !truth(at, operand)));
-                case "$size" -> clauses.add(new Clause(sized(at, operand), false));
-                case "$regex" -> clauses.add(new Clause(matching(at, regex(at, operand, operators.get("$options"))), false));
+                case "$eq" -> clauses.add(any(equalTo(operand)));
+                case "$ne" -> clauses.add(none(equalTo(notARegex(at, operand, "$ne"))));
+                case "$gt", "$gte", "$lt", "$lte" -> clauses.add(any(ordered(at, operator, operand)));
+                case "$in" -> clauses.add(any(oneOf(at, operand)));
+                case "$nin" -> clauses.add(none(oneOf(at, operand)));
+                case "$all" -> clauses.addAll(everyOf(at, operand));
+                case "$exists" -> clauses.add(truth(at, operand) ? any(v -> v != null) : none(v -> v != null));
+                case "$type" -> clauses.add(any(typed(at, operand)));
+                case "$size" -> clauses.add(any(sized(at, operand)));
+                case "$mod" -> clauses.add(any(remainder(at, operand)));
+                case "$regex" -> clauses.add(any(matching(at, regex(at, operand, operators.get("$options")))));
+                case "$elemMatch" -> clauses.add(any(elementMatching(at, operand)));
+                case "$not" -> clauses.add(negation(at, operand));
                 case "$options" -> {
                     if (!operators.containsKey("$regex")) {
                         throw new RuleException(at, "$options without $regex: give the pattern too");
@@ -152,19 +173,86 @@ final class FieldCondition {
         }
         List<ValueTest> tests = new ArrayList<>();
         for (BsonValue candidate : operand.asArray()) {
-            if (isOperatorDocument(candidate)) {
-                throw new RuleException(at, "holds an operator (" + candidate.asDocument().getFirstKey()
-                        + "); give values or regular expressions");
-            }
-            tests.add(candidate.isRegularExpression() ? matching(at, candidate.asRegularExpression()) : equalTo(candidate));
+            tests.add(valueOrRegex(at, candidate));
         }
         return v -> tests.stream().anyMatch(t -> t.test(v));
+    }
+
+    /** One of $in's, $nin's or $all's values: equal to it, or found by it when it is a regular expression. */
+    private static ValueTest valueOrRegex(String at, BsonValue candidate) {
+        if (isOperatorDocument(candidate)) {
+            throw new RuleException(at, "holds an operator (" + candidate.asDocument().getFirstKey()
+                    + "); give values or regular expressions");
+        }
+        return candidate.isRegularExpression() ? matching(at, candidate.asRegularExpression()) : equalTo(candidate);
+    }
+
+    /** $all: each value (or regex) held, as that many equalities on the path would be. */
+    private static List<Clause> everyOf(String at, BsonValue operand) {
+        if (!operand.isArray()) {
+            throw new RuleException(at, "must be an array of the values the field must all hold, not " + kind(operand));
+        }
+        if (operand.asArray().isEmpty()) {
+            return List.of((root, path) -> false); // as in a query: $all of nothing matches nothing
+        }
+        List<Clause> each = new ArrayList<>();
+        for (BsonValue candidate : operand.asArray()) {
+            each.add(any(valueOrRegex(at, candidate)));
+        }
+        return each;
+    }
+
+    private static ValueTest typed(String at, BsonValue operand) {
+        Set<BsonType> types = QueryTypes.named(at, operand);
+        return v -> v != null && (QueryTypes.isOneOf(v, types) || elementPasses(v, e -> QueryTypes.isOneOf(e, types)));
+    }
+
+    /** $mod: [divisor, remainder], both truncated to whole numbers, as the server does. */
+    private static ValueTest remainder(String at, BsonValue operand) {
+        if (!operand.isArray() || operand.asArray().size() != 2 || !operand.asArray().stream().allMatch(QueryValues::isFiniteNumber)) {
+            throw new RuleException(at, "must be [divisor, remainder], two numbers, not " + shown(operand));
+        }
+        long divisor = QueryValues.truncated(operand.asArray().get(0));
+        long wanted = QueryValues.truncated(operand.asArray().get(1));
+        if (divisor == 0) {
+            throw new RuleException(at, "the divisor must not be 0");
+        }
+        Predicate<BsonValue> passes = v -> QueryValues.isFiniteNumber(v) && QueryValues.truncated(v) % divisor == wanted;
+        return v -> v != null && (passes.test(v) || elementPasses(v, passes));
+    }
+
+    /**
+     * $elemMatch: an array with one element that holds every condition. Field operators ({$gt: 5})
+     * test the element itself; a pattern ({sku: 'A1', qty: {$gt: 5}}) tests an element document.
+     */
+    private static ValueTest elementMatching(String at, BsonValue operand) {
+        if (!operand.isDocument() || operand.asDocument().isEmpty()) {
+            throw new RuleException(at, "must be a non-empty document of the conditions one element must hold, not " + shown(operand));
+        }
+        Predicate<BsonValue> element;
+        if (isOperatorDocument(operand) && operand.asDocument().keySet().stream().noneMatch(CommandPattern::isLogical)) {
+            FieldCondition condition = parse(at, operand);
+            element = e -> condition.holds(e, HERE);
+        } else {
+            CommandPattern pattern = CommandPattern.parse(at, operand);
+            element = e -> e.isDocument() && pattern.matches(e.asDocument());
+        }
+        return v -> v != null && v.isArray() && v.asArray().stream().anyMatch(element);
+    }
+
+    /** $not: holds where its operators (or regular expression) do not; a missing field included, as in a query. */
+    private static Clause negation(String at, BsonValue operand) {
+        if (!operand.isRegularExpression() && !(isOperatorDocument(operand))) {
+            throw new RuleException(at, "takes field operators or a regular expression, as in a query, not " + shown(operand));
+        }
+        FieldCondition condition = parse(at, operand);
+        return (root, path) -> !condition.holds(root, path);
     }
 
     private static ValueTest sized(String at, BsonValue operand) {
         boolean whole = operand.isInt32() || operand.isInt64() || operand.isDouble() && operand.asDouble().getValue() % 1 == 0;
         if (!whole || operand.asNumber().longValue() < 0) {
-            throw new RuleException(at, "must be a whole number of elements, 0 or more, not " + operand);
+            throw new RuleException(at, "must be a whole number of elements, 0 or more, not " + shown(operand));
         }
         long size = operand.asNumber().longValue();
         return v -> v != null && v.isArray() && v.asArray().size() == size;
@@ -226,6 +314,12 @@ final class FieldCondition {
             return operand.asNumber().doubleValue() != 0;
         }
         throw new RuleException(at, "must be true or false, not " + kind(operand));
+    }
+
+    /** A value as JSON (a BsonValue's own toString names its class). */
+    static String shown(BsonValue value) {
+        String json = new BsonDocument("v", value).toJson();
+        return json.substring("{\"v\": ".length(), json.length() - 1);
     }
 
     private static String kind(BsonValue value) {

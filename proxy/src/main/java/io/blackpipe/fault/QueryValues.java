@@ -1,6 +1,7 @@
 package io.blackpipe.fault;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.Map;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -12,6 +13,8 @@ import org.bson.BsonValue;
  * of one kind (a number is neither above nor below a string), as the server's type bracketing has it.
  */
 final class QueryValues {
+    private static final BigDecimal LONG_MIN = BigDecimal.valueOf(Long.MIN_VALUE);
+    private static final BigDecimal LONG_MAX = BigDecimal.valueOf(Long.MAX_VALUE);
     private QueryValues() {
     }
 
@@ -114,6 +117,17 @@ final class QueryValues {
             j += Character.charCount(y);
         }
         return Boolean.compare(i < a.length(), j < b.length());
+    }
+
+    /** A number, neither NaN nor an infinity ($mod's operands and the values it tests). */
+    static boolean isFiniteNumber(BsonValue value) {
+        return isNumber(value) && finite(value);
+    }
+
+    /** A finite number truncated toward zero, held to a long's range, as $mod reads it. */
+    static long truncated(BsonValue value) {
+        BigDecimal whole = exactly(value).setScale(0, RoundingMode.DOWN);
+        return whole.max(LONG_MIN).min(LONG_MAX).longValueExact();
     }
 
     private static boolean isNumber(BsonValue value) {

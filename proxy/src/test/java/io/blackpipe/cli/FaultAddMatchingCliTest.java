@@ -164,7 +164,8 @@ class FaultAddMatchingCliTest {
     void aMistakenMatchIsAUsageErrorNamingTheFlagAndNoRuleIsAdded() {
         for (String[] bad : new String[][] {{"{sku:", "--match: not a JSON document"},
                 {"{\"documents.qty\": {\"$gt\": {\"a\": 1}}}", "--match: documents.qty.$gt: $gt orders numbers, strings"},
-                {"{\"documents.sku\": {\"$not\": \"A\"}}", "--match: documents.sku.$not: not an operator commandMatches takes"},
+                {"{\"documents.sku\": {\"$not\": \"A\"}}", "--match: documents.sku.$not: takes field operators or a regular expression"},
+                {"{\"$where\": \"true\"}", "--match: '$where': of a query's top-level operators only $and, $or and $nor"},
                 {"{}", "--match: must be a non-empty document"}}) {
             CliRun run = shared.rig().run("fault", "add", "--command", "insert", "--close", "--match", bad[0]);
             assertEquals(2, run.exitCode(), run::toString);

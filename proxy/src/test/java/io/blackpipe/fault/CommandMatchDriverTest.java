@@ -131,6 +131,40 @@ class CommandMatchDriverTest extends DriverRigTest {
         rig.assertAttempts("insert", 3, 0);
     }
 
+    /** One rule for two commands: $or between them, $elemMatch for one document (or one update) that holds every field. */
+    @Test
+    void orAndElemMatchPickOneOrderAndOneStatusChangeAcrossInsertsAndUpdates() {
+        rig.rule("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insert', 'update'], errorCode: 2,"
+                + " commandMatches: {$or: [{documents: {$elemMatch: {sku: 'B2', qty: {$gte: 10}}}},"
+                + " {updates: {$elemMatch: {'q._id': 1, 'u.$set.status': {$in: ['PAID', 'SHIPPED']}}}}]}}}");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        c.insertOne(new Document("_id", 1).append("sku", "B2").append("qty", 5).append("status", "NEW"));
+        // B2 and 10 or more, but in two documents: no one document holds both
+        c.insertMany(List.of(new Document("_id", 2).append("sku", "A1").append("qty", 50), new Document("_id", 3).append("sku", "B2").append("qty", 1)));
+        assertEquals(2, assertThrows(MongoCommandException.class,
+                () -> c.insertOne(new Document("_id", 4).append("sku", "B2").append("qty", 10L))).getErrorCode());
+        assertEquals(2, assertThrows(MongoCommandException.class, () -> c.updateOne(eq("_id", 1), Updates.set("status", "PAID"))).getErrorCode());
+        c.updateOne(eq("_id", 1), Updates.set("status", "CANCELLED"));
+        c.updateOne(eq("_id", 2), Updates.set("status", "PAID"));
+        assertEquals(List.of(1, 2, 3), field("_id"), "the order of ten B2 never ran");
+        assertEquals(java.util.Arrays.asList("CANCELLED", "PAID", null), field("status"), "nor did _id 1's payment");
+        rig.assertAttempts("insert", 3, 0);
+        rig.assertAttempts("update", 3, 0);
+        assertEquals(1, rig.faults("errorReply", "insert"));
+        assertEquals(1, rig.faults("errorReply", "update"));
+    }
+
+    /** $type: the inserts whose _id the driver made (an ObjectId) fail; those the app numbered run. */
+    @Test
+    void aTypePicksTheInsertsWhoseIdTheDriverGenerated() {
+        rig.rule("'alwaysOn'", "insert", "errorCode: 2, commandMatches: {'documents._id': {$type: 'objectId'}}");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        assertEquals(2, assertThrows(MongoCommandException.class, () -> c.insertOne(new Document("sku", "A1"))).getErrorCode());
+        c.insertOne(new Document("_id", 5).append("sku", "B2"));
+        c.insertOne(new Document("_id", 6L).append("sku", "C3"));
+        assertEquals(List.of("B2", "C3"), skus(), "the insert with the driver's ObjectId never ran");
+    }
+
     @Test
     void aFailCommandSuitesConfigureFailPointWithCommandMatchesWorksThroughTheProxy() {
         MongoClient client = rig.client("retryWrites=false");

@@ -120,6 +120,76 @@ class CommandPatternTest {
         assertEquals(expected, holds(json), json);
     }
 
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "{'documents.qty': {$not: {$gt: 6}}}                 | false", // the 7 is above 6
+            "{'documents.qty': {$not: {$gt: 7}}}                 | true",
+            "{'documents.price': {$not: {$gt: 1}}}               | false", // the second's 1.5
+            "{'documents.price': {$not: {$gt: 2}}}               | true",  // the first has none: $not holds for a missing field
+            "{'documents.sku': {$not: {$regularExpression: {pattern: '^C', options: ''}}}} | true",
+            "{'documents.sku': {$not: {$regex: '^b', $options: 'i'}}} | false",
+            "{'documents.tags': {$not: {$size: 2}}}              | false",
+            "{documents: {$elemMatch: {sku: 'B2', qty: 7}}}      | true",  // one element holds both
+            "{documents: {$elemMatch: {sku: 'A1', qty: 7}}}      | false", // two elements hold one each
+            "{'documents.sku': 'A1', 'documents.qty': 7}         | true",  // which paths alone allow
+            "{documents: {$elemMatch: {qty: {$gt: 5, $lt: 8}}}}  | true",
+            "{documents: {$elemMatch: {qty: {$gt: 5, $lt: 7}}}}  | false", // unlike {'documents.qty': {$gt: 5, $lt: 7}}
+            "{documents: {$elemMatch: {'size.w': 2, tags: 'red'}}} | true",
+            "{documents: {$elemMatch: {$or: [{sku: 'C3'}, {note: null, _id: 2}]}}} | true",
+            "{'documents.tags': {$elemMatch: {$regex: '^r'}}}    | true",  // operators test the element itself
+            "{'documents.tags': {$elemMatch: {$gt: 'red'}}}      | false",
+            "{'documents.qty': {$elemMatch: {$gt: 5}}}           | false", // no array there
+            "{'documents.tags': {$all: ['red', 'new']}}          | true",
+            "{'documents.tags': {$all: ['red', 'blue']}}         | false",
+            "{'documents.tags': {$all: []}}                      | false", // $all of nothing matches nothing, as in a query
+            "{'documents.sku': {$all: ['A1', {$regularExpression: {pattern: '2$', options: ''}}]}} | true", // by any elements
+            "{'documents.qty': {$type: 'long'}}                  | true",  // the second's int64
+            "{'documents.qty': {$type: 'int'}}                   | true",  // the first's int32
+            "{'documents.qty': {$type: 'decimal'}}               | false",
+            "{'documents.qty': {$type: 'number'}}                | true",
+            "{'documents.qty': {$type: ['string', 'double']}}    | false",
+            "{'documents.price': {$type: 1}}                     | true",
+            "{'documents.tags': {$type: 'array'}}                | true",
+            "{'documents.tags': {$type: 'string'}}               | true",  // an array's elements
+            "{'documents.size': {$type: 3}}                      | true",
+            "{'documents.note': {$type: 'null'}}                 | true",
+            "{writeConcern: {$type: 'null'}}                     | false", // a missing field is of no type
+            "{'lsid.id': {$type: 16}}                            | true",
+            "{'documents.qty': {$mod: [2, 1]}}                   | true",  // 5 and 7 are odd
+            "{'documents.qty': {$mod: [5, 0]}}                   | true",
+            "{'documents.qty': {$mod: [3, 0]}}                   | false",
+            "{'documents.price': {$mod: [2, 1]}}                 | true",  // 1.5 truncated to 1
+            "{'documents.price': {$mod: [1.9, 0.9]}}             | true",  // [1, 0]
+            "{'documents.sku': {$mod: [2, 0]}}                   | false",
+    })
+    void notElemMatchAllTypeAndModHoldAsInAQuery(String json, boolean expected) {
+        assertEquals(expected, holds(json), json);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "{$or: [{insert: 'other'}, {'documents.sku': 'B2'}]}            | true",
+            "{$or: [{insert: 'other'}, {'documents.sku': 'C3'}]}            | false",
+            "{$and: [{'documents.qty': {$gt: 6}}, {ordered: true}]}         | true",
+            "{$and: [{'documents.qty': {$gt: 6}}, {ordered: false}]}        | false",
+            "{$nor: [{insert: 'other'}, {update: 'orders'}]}                | true",
+            "{$nor: [{insert: 'orders'}]}                                   | false",
+            "{insert: 'orders', $or: [{ordered: false}, {$and: [{$db: 'shop'}]}]} | true",
+            "{insert: 'other', $or: [{ordered: true}]}                      | false", // with the fields beside it
+    })
+    void andOrAndNorJoinPatterns(String json, boolean expected) {
+        assertEquals(expected, holds(json), json);
+    }
+
+    @Test
+    void orPicksOneOfSeveralCommands() {
+        CommandPattern ordersWrites = pattern("{$or: [{insert: 'orders'}, {update: 'orders'}, {delete: 'orders'}]}");
+        assertTrue(ordersWrites.matches(BsonDocument.parse("{update: 'orders', updates: []}")));
+        assertTrue(ordersWrites.matches(BsonDocument.parse("{delete: 'orders', deletes: []}")));
+        assertFalse(ordersWrites.matches(BsonDocument.parse("{update: 'carts', updates: []}")));
+        assertFalse(ordersWrites.matches(BsonDocument.parse("{find: 'orders'}")));
+    }
+
     @Test
     void orderIsTheServersBetweenValuesOfOneKindOnly() {
         BsonDocument command = BsonDocument.parse("{n: NaN, big: {$numberDecimal: '1E+400'}, up: Infinity, when: {$date: '2026-11-21T00:00:00Z'},"
@@ -180,8 +250,13 @@ class CommandPatternTest {
             "{'': 1}                     | data.commandMatches: '' is not a dotted path",
             "{'documents..sku': 1}       | data.commandMatches: 'documents..sku' is not a dotted path",
             "{'documents.': 1}           | data.commandMatches: 'documents.' is not a dotted path",
-            "{$or: [{a: 1}]}             | data.commandMatches: '$or': top-level operators are not supported",
-            "{$and: [{a: 1}]}            | data.commandMatches: '$and': top-level operators are not supported",
+            "{$or: []}                   | data.commandMatches.$or: must be a non-empty array of patterns",
+            "{$and: {a: 1}}              | data.commandMatches.$and: must be a non-empty array of patterns",
+            "{$nor: [{}]}                | data.commandMatches.$nor.0: must be a non-empty document",
+            "{$or: [{a: 1}, 'b']}        | data.commandMatches.$or.1: must be a non-empty document",
+            "{$or: [{'documents.qty': {$foo: 1}}]} | data.commandMatches.$or.0.documents.qty.$foo: not an operator commandMatches takes",
+            "{$expr: {$gt: ['$qty', 5]}} | data.commandMatches: '$expr': of a query's top-level operators only $and, $or and $nor are supported",
+            "{$not: {a: 1}}              | data.commandMatches: '$not': of a query's top-level operators only",
             "{'documents.qty': {$gt: {a: 1}}}          | data.commandMatches.documents.qty.$gt: $gt orders numbers, strings,"
                     + " ObjectIds, booleans, dates and timestamps; not a document",
             "{'documents.qty': {$lte: null}}           | data.commandMatches.documents.qty.$lte: $lte orders numbers",
@@ -190,7 +265,7 @@ class CommandPatternTest {
             "{'documents.qty': {$nin: [{$gt: 1}]}}     | data.commandMatches.documents.qty.$nin: holds an operator ($gt)",
             "{'documents.qty': {$exists: 'yes'}}       | data.commandMatches.documents.qty.$exists: must be true or false, not a string",
             "{'documents': {$size: -1}}                | data.commandMatches.documents.$size: must be a whole number of elements",
-            "{'documents': {$size: 1.5}}               | data.commandMatches.documents.$size: must be a whole number of elements",
+            "{'documents': {$size: 1.5}}               | data.commandMatches.documents.$size: must be a whole number of elements, 0 or more, not 1.5",
             "{'documents.sku': {$regex: 5}}            | data.commandMatches.documents.sku.$regex: must be a pattern string, not a number",
             "{'documents.sku': {$regex: '(A'}}         | data.commandMatches.documents.sku.$regex: not a regular expression: Unclosed group",
             "{'documents.sku': {$regex: 'A', $options: 5}} | data.commandMatches.documents.sku.$regex: $options must be a string",
@@ -199,9 +274,29 @@ class CommandPatternTest {
             "{'documents.sku': {$ne: {$regularExpression: {pattern: 'A', options: ''}}}} | data.commandMatches.documents.sku.$ne: $ne takes a"
                     + " value, not a regular expression",
             "{'documents.qty': {$gt: 5, $foo: 1}}      | data.commandMatches.documents.qty.$foo: not an operator commandMatches takes"
-                    + " (it takes $eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $size, $regex, $options)",
+                    + " (it takes $eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $all, $exists, $type, $size, $mod, $regex, $options,"
+                    + " $elemMatch, $not)",
             "{'documents.qty': {$gt: 5, max: 9}}       | data.commandMatches.documents.qty.max: a field among operators",
-            "{'documents.qty': {$not: {$gt: 5}}}       | data.commandMatches.documents.qty.$not: not an operator commandMatches takes",
+            "{'documents.qty': {$not: 5}}              | data.commandMatches.documents.qty.$not: takes field operators or a regular"
+                    + " expression, as in a query, not 5",
+            "{'documents.qty': {$not: {max: 5}}}       | data.commandMatches.documents.qty.$not: takes field operators",
+            "{'documents.qty': {$not: {$gt: 1, $foo: 1}}} | data.commandMatches.documents.qty.$not.$foo: not an operator",
+            "{documents: {$elemMatch: 5}}              | data.commandMatches.documents.$elemMatch: must be a non-empty document of the"
+                    + " conditions one element must hold, not 5",
+            "{documents: {$elemMatch: {}}}             | data.commandMatches.documents.$elemMatch: must be a non-empty document",
+            "{documents: {$elemMatch: {qty: {$gt: 1, $foo: 1}}}} | data.commandMatches.documents.$elemMatch.qty.$foo: not an operator",
+            "{'documents.tags': {$elemMatch: {$gt: 1, max: 2}}} | data.commandMatches.documents.tags.$elemMatch.max: a field among operators",
+            "{'documents.tags': {$all: 'red'}}         | data.commandMatches.documents.tags.$all: must be an array of the values the"
+                    + " field must all hold, not a string",
+            "{'documents.tags': {$all: [{$gt: 'a'}]}}  | data.commandMatches.documents.tags.$all: holds an operator ($gt)",
+            "{'documents.qty': {$type: 'integer'}}     | data.commandMatches.documents.qty.$type: 'integer' is not a BSON type (the"
+                    + " server's aliases: double, string, object, array,",
+            "{'documents.qty': {$type: 99}}            | data.commandMatches.documents.qty.$type: 99 is not a BSON type",
+            "{'documents.qty': {$type: 1.5}}           | data.commandMatches.documents.qty.$type: 1.5 is not a BSON type",
+            "{'documents.qty': {$type: []}}            | data.commandMatches.documents.qty.$type: must name at least one type",
+            "{'documents.qty': {$mod: [0, 1]}}         | data.commandMatches.documents.qty.$mod: the divisor must not be 0",
+            "{'documents.qty': {$mod: [2]}}            | data.commandMatches.documents.qty.$mod: must be [divisor, remainder], two numbers, not [2]",
+            "{'documents.qty': {$mod: [2, NaN]}}       | data.commandMatches.documents.qty.$mod: must be [divisor, remainder]",
     })
     void whatIsNoPatternIsRefusedNamingTheField(String json, String message) {
         RuleException e = assertThrows(RuleException.class, () -> pattern(json));
