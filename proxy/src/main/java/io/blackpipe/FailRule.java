@@ -10,6 +10,8 @@ import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.bson.codecs.configuration.CodecConfigurationException;
+import org.bson.conversions.Bson;
 
 /**
  * A failCommand rule written fluently; the last call says what happens and adds the rule:
@@ -120,16 +122,23 @@ public final class FailRule {
      * values by equality (numbers by value, a path through an array looks into its elements), or field
      * operators such as {@code {"documents.qty": {"$gte": 100}}} ($eq, $ne, $gt, $gte, $lt, $lte, $in,
      * $nin, $all, $exists, $type, $size, $mod, $regex, $elemMatch, $not), joined by $and, $or and $nor;
-     * others ($expr, $where, geospatial ones) are refused.
+     * others ($expr, $where, geospatial ones) are refused. The driver's {@code Filters} write the same
+     * thing: {@code whereCommand(Filters.elemMatch("documents", Filters.gte("qty", 100)))}.
      */
-    public FailRule whereCommand(BsonDocument fields) {
+    public FailRule whereCommand(Bson fields) {
         unspent("whereCommand");
         given(fields, "whereCommand(): the fields");
         if (data.containsKey("commandMatches")) {
             throw new IllegalStateException("whereCommand(): this rule's commandMatches is already "
                     + data.getDocument("commandMatches").toJson() + "; give every field in one call");
         }
-        data.put("commandMatches", fields.clone());
+        BsonDocument document;
+        try {
+            document = fields.toBsonDocument();
+        } catch (CodecConfigurationException e) {
+            throw new IllegalArgumentException("whereCommand(): the fields hold a value BSON cannot encode: " + e.getMessage(), e);
+        }
+        data.put("commandMatches", document.clone());
         return this;
     }
 

@@ -45,6 +45,7 @@ class ReadmeJavaExamplesTest {
     private static final String IMPORTS = """
             import static org.junit.jupiter.api.Assertions.*;
             import com.mongodb.client.*;
+            import com.mongodb.client.model.Filters;
             import io.blackpipe.*;
             import io.blackpipe.junit.*;
             import io.blackpipe.testcontainers.*;

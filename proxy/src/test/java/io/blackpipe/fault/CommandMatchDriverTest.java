@@ -9,6 +9,7 @@ import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.Filters;
 import com.mongodb.client.model.InsertOneOptions;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.Updates;
@@ -152,6 +153,29 @@ class CommandMatchDriverTest extends DriverRigTest {
         rig.assertAttempts("update", 3, 0);
         assertEquals(1, rig.faults("errorReply", "insert"));
         assertEquals(1, rig.faults("errorReply", "update"));
+    }
+
+    /** The Java API takes the driver's Filters, which write $and, $or and $elemMatch as a find filter would. */
+    @Test
+    void theJavaApiTakesTheDriversFilters() {
+        try (BlackPipe blackPipe = BlackPipe.start(UpstreamLane.uri());
+             MongoClient client = MongoClients.create(blackPipe.connectionString() + "&retryWrites=true")) {
+            String id = blackPipe.fail("insert", "update").whereCommand(Filters.or(
+                    Filters.elemMatch("documents", Filters.and(Filters.eq("sku", "B2"), Filters.gte("qty", 10))),
+                    Filters.in("updates.q._id", 1, 2))).errorCode(2);
+            MongoCollection<Document> c = client.getDatabase(rig.db).getCollection("c");
+            c.insertMany(List.of(new Document("_id", 1).append("sku", "B2").append("qty", 1), new Document("_id", 2).append("sku", "A1").append("qty", 50)));
+            assertEquals(2, assertThrows(MongoCommandException.class,
+                    () -> c.insertOne(new Document("_id", 3).append("sku", "B2").append("qty", 12))).getErrorCode());
+            assertEquals(2, assertThrows(MongoCommandException.class, () -> c.updateOne(eq("_id", 2), Updates.set("sku", "A2"))).getErrorCode());
+            c.updateOne(eq("_id", 3), Updates.set("sku", "C3")); // none such: runs, and matches nothing
+            assertEquals(List.of("B2", "A1"), skus(), "neither the order of twelve B2 nor the update of _id 2 ran");
+            assertEquals(2, blackPipe.fired(id));
+            IllegalArgumentException unencodable = assertThrows(IllegalArgumentException.class,
+                    () -> blackPipe.fail("insert").whereCommand(Filters.eq("documents.owner", new Object())));
+            assertEquals(true, unencodable.getMessage().startsWith("whereCommand(): the fields hold a value BSON cannot encode"),
+                    unencodable.getMessage());
+        }
     }
 
     /** $type: the inserts whose _id the driver made (an ObjectId) fail; those the app numbered run. */
