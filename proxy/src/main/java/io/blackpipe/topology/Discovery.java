@@ -15,6 +15,8 @@ import org.bson.BsonValue;
 
 /** Asks the upstream's seeds what they are, once at start, to know which listeners to open. */
 public final class Discovery {
+    private static final String MONGOS = "mongos";
+
     /** What the first usable seed said about the deployment. */
     public record Deployment(String setName, List<MemberAddress> members, String kind,
                              Map<MemberAddress, MemberAddress> dialAliases, MemberAddress answered, BsonDocument hello) {
@@ -51,11 +53,8 @@ public final class Discovery {
         List<String> passedOver = new ArrayList<>();
         io.blackpipe.wire.Tls.Client tls = uri.tls();
         for (MemberAddress seed : uri.seeds()) {
-            try (BlockingCommandClient client = new BlockingCommandClient(seed.host(), seed.port(), timeoutMillis, tls)) {
-                BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
-                if (!isOk(hello)) { // servers before 4.4.2 / 5.0 know only isMaster
-                    hello = client.run("admin", new BsonDocument("isMaster", new BsonInt32(1)));
-                }
+            try {
+                BsonDocument hello = hello(seed, timeoutMillis, tls);
                 String unfit = unfit(uri, hello);
                 if (unfit != null) {
                     unusable.add(seed + " " + unfit);
@@ -68,6 +67,9 @@ public final class Discovery {
                 MemberAddress me = hello.isString("me") && deployment.isReplicaSet()
                         ? MemberAddress.parse(hello.getString("me").getValue()) : seed;
                 passedOver.forEach(line -> warn.accept(line + "; using " + seed));
+                if (deployment.kind().equals(MONGOS) && !uri.directConnection()) {
+                    deployment = withOtherRouters(deployment, uri, timeoutMillis, warn);
+                }
                 return deployment.answeredBy(me, hello);
             } catch (IOException | RuntimeException e) {
                 failures.add(seed + " (" + why(e, tls) + ")");
@@ -87,6 +89,43 @@ public final class Discovery {
         throw new IllegalStateException("no upstream seed can be proxied: " + String.join("; ", unusable) + unanswered
                 + ". A driver given several seeds uses no standalone (the Server Discovery and Monitoring spec removes it"
                 + " from the topology): give a standalone's address alone to proxy it");
+    }
+
+    private static BsonDocument hello(MemberAddress seed, int timeoutMillis, io.blackpipe.wire.Tls.Client tls) throws IOException {
+        try (BlockingCommandClient client = new BlockingCommandClient(seed.host(), seed.port(), timeoutMillis, tls)) {
+            BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
+            if (!isOk(hello)) { // servers before 4.4.2 / 5.0 know only isMaster
+                hello = client.run("admin", new BsonDocument("isMaster", new BsonInt32(1)));
+            }
+            return hello;
+        }
+    }
+
+    /**
+     * A sharded cluster's URI lists several mongos, and a driver spreads operations over them (and
+     * retries a write on another): each later seed that is a mongos too is proxied on a listener of
+     * its own. A seed that is something else is passed over, as a driver removes it from a sharded
+     * topology; one that does not answer is passed over too, since what it is cannot be known yet.
+     */
+    private static Deployment withOtherRouters(Deployment first, UpstreamUri uri, int timeoutMillis, Consumer<String> warn) {
+        List<MemberAddress> routers = new ArrayList<>(first.members());
+        List<MemberAddress> seeds = uri.seeds();
+        for (MemberAddress seed : seeds.subList(seeds.indexOf(first.members().get(0)) + 1, seeds.size())) {
+            try {
+                BsonDocument hello = hello(seed, timeoutMillis, uri.tls());
+                if (hello.isString("setName") || !kindWithoutSet(hello).equals(MONGOS)) {
+                    warn.accept("upstream seed " + seed + " passed over: it is a " + (hello.isString("setName") ? "replica set member"
+                            : kindWithoutSet(hello)) + ", not a mongos as " + routers.get(0) + " is, and a driver removes it"
+                            + " from a sharded cluster's topology");
+                } else if (!routers.contains(seed)) {
+                    routers.add(seed);
+                }
+            } catch (IOException | RuntimeException e) {
+                warn.accept("upstream seed " + seed + " passed over: no answer to hello (" + why(e, uri.tls()) + "); start"
+                        + " blackpipe again once it answers to proxy it too");
+            }
+        }
+        return new Deployment(null, List.copyOf(routers), MONGOS);
     }
 
     /**
@@ -141,7 +180,7 @@ public final class Discovery {
 
     /** What a server whose hello names no set is: a mongos (msg: isdbgrid) or a standalone. */
     private static String kindWithoutSet(BsonDocument hello) {
-        return "isdbgrid".equals(hello.getString("msg", new org.bson.BsonString("")).getValue()) ? "mongos" : "standalone";
+        return "isdbgrid".equals(hello.getString("msg", new org.bson.BsonString("")).getValue()) ? MONGOS : "standalone";
     }
 
     static Deployment describe(MemberAddress seed, BsonDocument hello, boolean directConnection) {

@@ -44,7 +44,7 @@ public final class HelloRewriter {
         handshake.remove("compression");
     }
 
-    /** Whether member addresses are rewritten at all: false for a standalone or mongos upstream. */
+    /** Whether member addresses are rewritten at all: false for a standalone or mongos upstream (their hellos name no members). */
     public boolean rewritesAddresses() {
         return replicaSet;
     }

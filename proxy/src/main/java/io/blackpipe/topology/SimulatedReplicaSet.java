@@ -64,8 +64,9 @@ public final class SimulatedReplicaSet {
     /** The deployment of N simulated members, all dialling the one real node {@code real}'s discovery reached. */
     public static Discovery.Deployment deployment(Discovery.Deployment real, int count) {
         if (real.members().size() != 1 || real.answered() == null) {
-            throw new IllegalStateException("--simulate-members needs a single upstream node; this upstream is a "
-                    + real.kind() + " of " + real.members().size() + " members (use failover on the real set instead)");
+            throw new IllegalStateException("--simulate-members needs a single upstream node; this upstream is " + (real.isReplicaSet()
+                    ? "a " + real.kind() + " of " + real.members().size() + " members (use failover on the real set instead)"
+                    : real.members().size() + " " + real.kind() + " routers (name one of them alone)"));
         }
         MemberAddress node = real.dialAliases().getOrDefault(real.members().get(0), real.members().get(0));
         List<MemberAddress> names = names(node, count);

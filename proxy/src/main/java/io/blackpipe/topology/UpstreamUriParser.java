@@ -25,7 +25,7 @@ final class UpstreamUriParser {
     private static final String ESCAPE_HINT = "percent-encode '/', '?', '@' and ':' in a user name or password (%2F, %3F, %40, %3A)";
     /** Why loadBalanced=true is refused, and what to give instead: for the URI's option and a TXT record's alike. */
     static final String NO_LOAD_BALANCED_MODE = "blackpipe has no load-balanced mode (it proxies the members of a replica set,"
-            + " or one mongos, each at the address its hello gives, and rewrites those hellos; a load balancer hides the"
+            + " or mongos routers, each at the address its hello gives, and rewrites those hellos; a load balancer hides the"
             + " servers behind it, and its protocol (serviceId, connections pinned to a mongos) is not proxied); give the"
             + " address of a mongos, or of the replica set's members, instead: a mongodb:// URI without loadBalanced";
 

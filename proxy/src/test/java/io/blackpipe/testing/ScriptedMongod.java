@@ -59,7 +59,14 @@ public final class ScriptedMongod implements AutoCloseable {
         /** A replica-set secondary: isWritablePrimary false, secondary true; commands still run as on a primary. */
         SECONDARY,
         /** A standalone mongod: no setName, hosts, primary, me, electionId, and no $clusterTime. */
-        STANDALONE
+        STANDALONE,
+        /** A mongos router: msg "isdbgrid", no replica-set fields; it gossips $clusterTime. Each has a store of its own here. */
+        MONGOS;
+
+        /** Not a replica-set member: no set fields in hello, no replSet commands. */
+        boolean outsideASet() {
+            return this == STANDALONE || this == MONGOS;
+        }
     }
 
     /** A replSetStepDown this server obeyed, and who asked (null: an unauthenticated connection). */
@@ -166,6 +173,12 @@ public final class ScriptedMongod implements AutoCloseable {
         /** Answer hello as a standalone mongod (no replica-set fields at all). */
         public Builder standalone() {
             this.role = Role.STANDALONE;
+            return this;
+        }
+
+        /** Answer hello as a mongos router of a sharded cluster (msg: isdbgrid). */
+        public Builder mongos() {
+            this.role = Role.MONGOS;
             return this;
         }
 
@@ -345,8 +358,11 @@ public final class ScriptedMongod implements AutoCloseable {
             r.append("helloOk", BsonBoolean.TRUE);
         }
         r.append("topologyVersion", topologyVersion());
-        if (role == Role.STANDALONE) {
+        if (role.outsideASet()) {
             r.append(name.equals("hello") ? "isWritablePrimary" : "ismaster", BsonBoolean.TRUE);
+            if (role == Role.MONGOS) {
+                r.append("msg", new BsonString("isdbgrid"));
+            }
         } else {
             BsonArray hosts = new BsonArray();
             for (String h : advertisedHosts) {
@@ -404,7 +420,7 @@ public final class ScriptedMongod implements AutoCloseable {
      * until an election), keeps its connections, tells waiting hellos, and replies ok.
      */
     BsonDocument stepDown(ScriptedMongodConnection conn) {
-        if (role == Role.STANDALONE) {
+        if (role.outsideASet()) {
             return ScriptedMongodCommands.error(76, "NoReplicationEnabled", "not running with --replSet");
         }
         if (role != Role.PRIMARY) {

@@ -38,7 +38,7 @@ final class ScriptedMongodStatus {
         if (!name.equals("serverStatus") && !"admin".equals(cmd.getString("$db").getValue())) {
             return ScriptedMongodCommands.error(13, "Unauthorized", name + " may only be run against the admin database.");
         }
-        if (server.role() == ScriptedMongod.Role.STANDALONE && name.startsWith("replSet")) {
+        if (server.role().outsideASet() && name.startsWith("replSet")) {
             return ScriptedMongodCommands.error(76, "NoReplicationEnabled", "not running with --replSet");
         }
         BsonDocument hello = server.helloReply("hello", new BsonDocument(), conn);
