@@ -30,6 +30,18 @@ class MongodReplicaSetTest {
      */
     @Test
     void aFailedStartQuotesTheServerAndLeavesNothingRunning() throws Exception {
+        Path fakeMongod = fakeMongod(dir);
+        String setName = "rs-fake-" + UUID.randomUUID();
+
+        IOException e = assertThrows(IOException.class, () -> MongodReplicaSet.start(fakeMongod, setName));
+
+        assertTrue(e.getMessage().contains("replSetInitiate on 127.0.0.1:"), e.getMessage());
+        assertTrue(e.getMessage().contains("no such command"), "quotes the server's reply: " + e.getMessage());
+        assertEquals(List.of(), running(setName), "members are stopped after a failed start");
+    }
+
+    /** A fake mongod in {@code dir}: jongodb on the --port given, as a set of the --replSet given (other options ignored). */
+    static Path fakeMongod(Path dir) throws IOException {
         JongodbInstaller installer = JongodbInstaller.fromEnvironment();
         assumeTrue(JongodbInstaller.problemWith(installer.installDir()) == null || PathLookup.find("npm").isPresent(),
                 "needs jongodb (installed, or npm to install it) to stand in for mongod");
@@ -40,17 +52,15 @@ class MongodReplicaSetTest {
                 + "exec '" + jongodb + "' --host=127.0.0.1 --port=\"$port\" --topology-profile=singleNodeReplicaSet"
                 + " --replica-set-name=\"$set\"\n");
         fakeMongod.toFile().setExecutable(true);
-        String setName = "rs-fake-" + UUID.randomUUID();
+        return fakeMongod;
+    }
 
-        IOException e = assertThrows(IOException.class, () -> MongodReplicaSet.start(fakeMongod, setName));
-
-        assertTrue(e.getMessage().contains("replSetInitiate on 127.0.0.1:"), e.getMessage());
-        assertTrue(e.getMessage().contains("no such command"), "quotes the server's reply: " + e.getMessage());
-        List<ProcessHandle> leftovers = ProcessHandle.allProcesses()
-                .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(setName)).orElse(false))
+    /** The live processes whose command line holds {@code marker}. */
+    static List<ProcessHandle> running(String marker) {
+        return ProcessHandle.allProcesses()
+                .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(marker)).orElse(false))
                 .filter(ProcessHandle::isAlive)
                 .collect(Collectors.toList());
-        assertEquals(List.of(), leftovers, "members are stopped after a failed start");
     }
 
     @Test
@@ -93,7 +103,7 @@ class MongodReplicaSetTest {
         }
     }
 
-    private static void assertOption(List<String> command, String option, String value) {
+    static void assertOption(List<String> command, String option, String value) {
         int at = command.indexOf(option);
         assertTrue(at > 0 && at + 1 < command.size(), option + " missing from " + command);
         assertEquals(value, command.get(at + 1), option + " in " + command);
