@@ -1,5 +1,8 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.topology.Member;
+import io.blackpipe.wire.Header;
+import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -14,7 +17,12 @@ import java.util.List;
  * sent before it, forwarded to the member, had its reply. Used from the connection's event loop only.
  */
 final class AwaitedReplies {
+    private static final long NONE = Long.MIN_VALUE; // in a free slot: request ids are ints
     private final ArrayDeque<InFlight> commands = new ArrayDeque<>();
+    /** The ids of the last requests forwarded that asked for no reply (moreToCome: w:0 writes). */
+    private final long[] askedForNone = {NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE};
+    private int nextSlot;
+    private boolean unaskedReplySaid;
 
     void add(InFlight command) {
         commands.add(command);
@@ -32,6 +40,37 @@ final class AwaitedReplies {
             }
         }
         return null;
+    }
+
+    /** A request that asks for no reply (moreToCome) was forwarded: a reply to it would be the member's mistake. */
+    void askedForNoReply(int requestId) {
+        askedForNone[nextSlot] = requestId;
+        nextSlot = (nextSlot + 1) % askedForNone.length;
+    }
+
+    /**
+     * Drops (releases) a reply to a request that asked for none, which no server sends but jongodb
+     * does to the w:0 writes it refuses: passed on, the client would read it as the answer to its next
+     * command. The first one on a connection is said. False: the reply answers no such request.
+     */
+    boolean droppedUnasked(ByteBuf reply, Member member, ProxyLog log) {
+        int responseTo = Header.responseTo(reply);
+        for (int i = 0; i < askedForNone.length; i++) {
+            if (askedForNone[i] == responseTo) {
+                askedForNone[i] = NONE;
+                if (!unaskedReplySaid) {
+                    unaskedReplySaid = true;
+                    ReplyFacts facts = ReplyFacts.of(reply);
+                    log.warn("member " + member.upstream() + " answered a request that asked for no reply (moreToCome: a w:0"
+                            + " write), which a server never does: its reply (" + (facts.ok() ? "ok: 1" : "ok: 0, code " + facts.code())
+                            + ") and any more on this connection are dropped, as the client would read one as the answer to"
+                            + " its next command");
+                }
+                reply.release();
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A hello forwarded to the member: the proxy's answers sent after it wait for its reply. */

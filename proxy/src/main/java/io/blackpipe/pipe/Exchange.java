@@ -210,6 +210,7 @@ final class Exchange {
         frame = verdict.frame();
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
+            awaited.askedForNoReply(attempt.facts().requestId());
         } else {
             awaited.add(new InFlight(attempt, fingerprint, fault, fate, true).withReplyInstead(verdict.replyInstead()));
         }
@@ -308,6 +309,9 @@ final class Exchange {
 
     private void deliver(ByteBuf frame) {
         InFlight current = awaited.answeredBy(Header.responseTo(frame));
+        if (current == null && awaited.droppedUnasked(frame, member, context.log())) {
+            return;
+        }
         if (current == null || current.isHello()) { // a stream's next replies answer no request
             standIn.onReply(frame);
             if (current != null) {

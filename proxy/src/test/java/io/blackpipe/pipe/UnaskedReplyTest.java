@@ -1,0 +1,82 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.WriteConcern;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.LogCapture;
+import io.blackpipe.testing.RawUpstream;
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.testing.WireSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A request with moreToCome (a w:0 write) gets no reply from a server; jongodb answers the w:0
+ * writes it refuses all the same. Passed on, that reply would answer the client's next command
+ * (the driver fails it: its responseTo is another request's), so the proxy drops it and says so once.
+ */
+class UnaskedReplyTest {
+    private static final int MORE_TO_COME = 1 << 1;
+
+    private static BsonDocument insert(int id) {
+        return new BsonDocument("insert", new BsonString("c"))
+                .append("documents", new BsonArray(List.of(new BsonDocument("_id", new BsonInt32(id)))))
+                .append("writeConcern", new BsonDocument("w", new BsonInt32(0)))
+                .append("$db", new BsonString("db"));
+    }
+
+    private static BsonDocument ping() {
+        return new BsonDocument("ping", new BsonInt32(1)).append("$db", new BsonString("admin"));
+    }
+
+    @Test
+    void aReplyToAW0WriteIsDroppedAndTheNextCommandGetsItsOwn() throws Exception {
+        try (RawUpstream member = new RawUpstream((socket, index) -> RawUpstream.answerHellos(socket)); // answers every request
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + member.address() + "/?directConnection=true"));
+             WireSocket client = new WireSocket(proxy.members().get(0).advertised().port(), 100, 5_000)) {
+            for (int round = 0; round < 3; round++) {
+                client.sendMsg(MORE_TO_COME, insert(round));
+                int ping = client.sendMsg(0, ping());
+                client.readOk(ping); // not the member's answer to the insert
+            }
+            client.expectSilence(300);
+            log.await(m -> m.startsWith("member " + member.address() + " answered a request that asked for no reply (moreToCome: a w:0"
+                    + " write), which a server never does: its reply (ok: 1) and any more on this connection are dropped"),
+                    Duration.ofSeconds(5), "saying the reply was dropped");
+            assertEquals(1, log.messages().stream().filter(m -> m.contains("asked for no reply")).count(), "said once per connection");
+        }
+    }
+
+    /** On jongodb (here) the w:0 insert is refused, and its refusal answered; on mongod it lands, unanswered. */
+    @Test
+    void aDriverFindsTheConnectionFitForItsNextCommandAfterAW0Write() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("unasked");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "maxPoolSize=1&socketTimeoutMS=10000"));
+             MongoClient direct = UpstreamLane.directClient()) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            c.withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", 2));
+            // the one pooled connection carries the next command: its reply, not the w:0 write's, answers it
+            assertEquals(List.of(new Document("_id", 1)), c.find(new Document("_id", 1)).into(new ArrayList<>()));
+            long held = UpstreamLane.isJongodb() ? 1 : 2; // jongodb refuses w:0 writes (BadValue); mongod applies them
+            Await.until(Duration.ofSeconds(10), () -> "the server holds " + held + " documents",
+                    () -> direct.getDatabase(db).getCollection("c").countDocuments() == held);
+            assertTrue(c.countDocuments() >= 1, "the connection still serves commands");
+        }
+    }
+}
