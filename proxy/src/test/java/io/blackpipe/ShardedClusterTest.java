@@ -20,8 +20,11 @@ import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.ShardedLane;
 import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.testing.WireSocket;
+import io.blackpipe.topology.Member;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -32,6 +35,9 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -167,6 +173,22 @@ class ShardedClusterTest {
         }
     }
 
+    /** Every router is writable: a rule on primary meets each. */
+    @Test
+    void aRuleOnThePrimaryMeetsEveryRouter() throws Exception {
+        try (BlackPipe proxy = BlackPipe.start(lane.uri())) {
+            proxy.fail("ping").onMember("primary").errorCode(2);
+            for (Member router : proxy.server().members()) {
+                try (WireSocket client = new WireSocket(router.advertised().port(), 1, 5_000)) {
+                    int ping = client.sendMsg(0, new BsonDocument("ping", new BsonInt32(1)).append("$db", new BsonString("admin")));
+                    byte[] reply = client.read();
+                    assertEquals(ping, ScriptedMongodWire.responseTo(reply));
+                    assertEquals(2, ScriptedMongodWire.parseOpMsg(reply).body().getNumber("code").intValue(), router::toString);
+                }
+            }
+        }
+    }
+
     @Test
     void aFailoverOrASimulatedSetIsRefusedNamingTheRouters() {
         IllegalStateException simulated = assertThrows(IllegalStateException.class,
@@ -174,6 +196,12 @@ class ShardedClusterTest {
         assertTrue(simulated.getMessage().contains("--simulate-members needs a single upstream node; this upstream is 2 mongos"
                 + " routers (name one of them alone)"), simulated::getMessage);
         try (BlackPipe proxy = BlackPipe.start(lane.uri())) {
+            IllegalArgumentException secondary = assertThrows(IllegalArgumentException.class,
+                    () -> proxy.fail("insert").onMember("secondary").with(Fault.RESET));
+            List<Member> routers = proxy.server().members();
+            assertTrue(secondary.getMessage().endsWith("no member 'secondary' (known: primary, " + routers.get(0).upstream() + " / "
+                    + routers.get(0).advertised() + ", " + routers.get(1).upstream() + " / " + routers.get(1).advertised() + ")"),
+                    secondary::getMessage);
             IllegalStateException failover = assertThrows(IllegalStateException.class, proxy::failover);
             assertTrue(failover.getMessage().startsWith("failover needs a replica set with more than one member; this upstream is"
                     + " a mongos with 2 members"), failover::getMessage);
