@@ -44,8 +44,7 @@ public final class MongodReplicaSet implements LocalUpstream {
 
     /** Starts a set with the mongod on PATH. */
     public static MongodReplicaSet start() throws IOException {
-        Path mongod = PathLookup.find("mongod").orElseThrow(() -> new IOException("mongod was not found on PATH"));
-        return start(mongod, DEFAULT_SET_NAME);
+        return start(PathLookup.require("mongod"), DEFAULT_SET_NAME);
     }
 
     public static MongodReplicaSet start(Path mongod, String setName) throws IOException {

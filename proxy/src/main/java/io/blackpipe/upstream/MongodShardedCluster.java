@@ -49,9 +49,7 @@ public final class MongodShardedCluster implements AutoCloseable {
 
     /** Starts a cluster with the mongod and mongos on PATH. */
     public static MongodShardedCluster start() throws IOException {
-        Path mongod = PathLookup.find("mongod").orElseThrow(() -> new IOException("mongod was not found on PATH"));
-        Path mongos = PathLookup.find("mongos").orElseThrow(() -> new IOException("mongos was not found on PATH"));
-        return start(mongod, mongos);
+        return start(PathLookup.require("mongod"), PathLookup.require("mongos"));
     }
 
     public static MongodShardedCluster start(Path mongod, Path mongos) throws IOException {

@@ -1,6 +1,7 @@
 package io.blackpipe.upstream;
 
 import java.io.File;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
@@ -14,6 +15,11 @@ public final class PathLookup {
     /** The first executable regular file called {@code name} in the directories of this process's PATH. */
     public static Optional<Path> find(String name) {
         return find(name, System.getenv("PATH"));
+    }
+
+    /** As {@link #find(String)}, for what cannot go on without it. */
+    static Path require(String name) throws IOException {
+        return find(name).orElseThrow(() -> new IOException(name + " was not found on PATH"));
     }
 
     /** Same, against an explicit PATH value (entries separated by {@link File#pathSeparator}). */
