@@ -10,8 +10,9 @@ final class StartupBanner {
     }
 
     static void print(PrintWriter out, ProxyServer proxy, String adminAddress) {
-        String name = proxy.deployment().isReplicaSet()
-                ? "replica set " + proxy.deployment().setName() : proxy.deployment().kind();
+        int members = proxy.members().size();
+        String name = proxy.deployment().isReplicaSet() ? "replica set " + proxy.deployment().setName()
+                : members > 1 ? members + " " + proxy.deployment().kind() + " routers" : proxy.deployment().kind();
         out.println("blackpipe " + Version.current() + " proxying " + name);
         for (Member member : proxy.members()) {
             String via = member.dial().equals(member.upstream()) ? "" : " (dialled at " + member.dial() + ")";

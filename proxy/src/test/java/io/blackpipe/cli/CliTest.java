@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import com.mongodb.connection.ClusterType;
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
@@ -352,6 +353,27 @@ class CliTest {
                     assertEquals(2, client.getClusterDescription().getServerDescriptions().size());
                 }
                 assertTrue(child.stderrText().contains("listening on 127.0.0.1:"), child::describe);
+            }
+        }
+    }
+
+    @Test
+    void proxyOfAShardedClusterPrintsEachRouterAndServesThemAll() throws Exception {
+        try (ScriptedMongod a = ScriptedMongod.builder().mongos().start();
+             ScriptedMongod b = ScriptedMongod.builder().mongos().start();
+             CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", "mongodb://" + a.address() + "," + b.address() + "/",
+                     "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1")) {
+            String connectionLine = child.awaitLine("connection string: ");
+            assertTrue(child.seen.get(0).endsWith("proxying 2 mongos routers"), child.seen::toString);
+            String routerA = find(child.seen, "  upstream " + a.address() + " -> advertised 127.0.0.1:");
+            String routerB = find(child.seen, "  upstream " + b.address() + " -> advertised 127.0.0.1:");
+            assertEquals("connection string: mongodb://" + routerA.substring(routerA.lastIndexOf(' ') + 1) + ","
+                    + routerB.substring(routerB.lastIndexOf(' ') + 1) + "/", connectionLine);
+            try (MongoClient client = MongoClients.create(connectionLine.substring("connection string: ".length())
+                    + "?serverSelectionTimeoutMS=10000")) {
+                client.getDatabase("admin").runCommand(new Document("ping", 1));
+                assertEquals(ClusterType.SHARDED, client.getClusterDescription().getType());
+                assertEquals(2, client.getClusterDescription().getServerDescriptions().size());
             }
         }
     }
