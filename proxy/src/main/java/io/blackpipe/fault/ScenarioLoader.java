@@ -37,6 +37,9 @@ public final class ScenarioLoader {
     private static final Set<String> STEP_ACTIONS = Collections.unmodifiableSortedSet(new TreeSet<>(
             List.of("add", "remove", "clear", "outage", "blackhole", "restore", "failover", "end")));
 
+    /** Timeline steps in a scenario, repeats included: a run keeps them all. */
+    static final int MAX_STEPS = 10_000;
+
     /** Characters (bytes for a file) in a scenario; one is a few kilobytes. */
     static final int MAX_SIZE = 1 << 20;
     /** Aliases (*name) of lists and mappings; YamlTree also caps what they expand to. */
@@ -147,7 +150,11 @@ public final class ScenarioLoader {
             List<Scenario.Step> steps = new ArrayList<>();
             BsonArray timeline = array(root, "timeline");
             for (int i = 0; i < timeline.size(); i++) {
-                steps.add(step(timeline.get(i), "timeline[" + i + "]"));
+                String path = "timeline[" + i + "]";
+                Scenario.Step step = step(timeline.get(i), path);
+                BsonValue repeat = timeline.get(i).asDocument().get("repeat");
+                steps.addAll(repeat == null ? List.of(step) : repeated(step, timeline.get(i).asDocument(), repeat, path + ".repeat",
+                        MAX_STEPS - steps.size()));
             }
             steps.sort(Comparator.comparingLong(Scenario.Step::atMillis));
             checkRemovals();
@@ -210,7 +217,7 @@ public final class ScenarioLoader {
             long at = duration(step.get("at"), path + ".at", true);
             List<String> actions = new ArrayList<>();
             for (String key : step.keySet()) {
-                if (key.equals("at")) {
+                if (key.equals("at") || key.equals("repeat")) {
                     continue;
                 }
                 if (!STEP_ACTIONS.contains(key)) {
@@ -257,11 +264,7 @@ public final class ScenarioLoader {
                 member = argument.asString().getValue();
             } else if (argument.isDocument()) {
                 BsonDocument spec = argument.asDocument();
-                for (String key : spec.keySet()) {
-                    if (!key.equals("member") && !(timed && key.equals("duration"))) {
-                        throw error(field + "." + key, "unknown field (expected member" + (timed ? ", duration" : "") + ")");
-                    }
-                }
+                onlyFields(spec, field, timed ? List.of("member", "duration") : List.of("member"));
                 member = requiredString(spec, "member", field + ".member");
                 if (spec.containsKey("duration")) {
                     duration = duration(spec.get("duration"), field + ".duration", false);
@@ -283,14 +286,57 @@ public final class ScenarioLoader {
             if (!argument.isDocument()) {
                 throw error(field, "must be {} or {election: DURATION}");
             }
-            for (String key : argument.asDocument().keySet()) {
-                if (!key.equals("election")) {
-                    throw error(field + "." + key, "unknown field (expected election)");
-                }
-            }
+            onlyFields(argument.asDocument(), field, List.of("election"));
             BsonValue election = argument.asDocument().get("election");
             long electionMillis = election == null ? 0 : duration(election, field + ".election", false);
             return new Scenario.Step(at, Scenario.Kind.FAILOVER, null, null, electionMillis, line);
+        }
+
+        /**
+         * A step with {@code repeat: {every: 10s, times: 5}}: the step at its {@code at}, then again every
+         * that long, that many times in all. A rule it adds is added afresh each time (its times anew), as
+         * re-sending a rule does; an end happens once.
+         */
+        private List<Scenario.Step> repeated(Scenario.Step step, BsonDocument source, BsonValue repeat, String field, int room) {
+            if (!repeat.isDocument()) {
+                throw error(field, "must be {every: DURATION, times: N}");
+            }
+            onlyFields(repeat.asDocument(), field, List.of("every", "times"));
+            if (step.kind() == Scenario.Kind.END) {
+                throw error(field, "an end happens once: leave repeat out");
+            }
+            long every = duration(repeat.asDocument().get("every"), field + ".every", true);
+            if (every < 1) {
+                throw error(field + ".every", "must be at least 1ms");
+            }
+            BsonValue times = repeat.asDocument().get("times");
+            if (times == null || !times.isNumber() || times.asNumber().doubleValue() % 1 != 0 || times.asNumber().longValue() < 1
+                    || times.asNumber().longValue() > Math.min(room, MAX_STEPS)) {
+                throw error(field + ".times", "must be a whole number from 1 to " + Math.min(room, MAX_STEPS)
+                        + " (a scenario has at most " + MAX_STEPS + " steps, repeats included), not " + (times == null ? "missing"
+                        : FieldCondition.shown(times)));
+            }
+            try {
+                Math.addExact(step.atMillis(), Math.multiplyExact(every, times.asNumber().longValue() - 1));
+            } catch (ArithmeticException e) {
+                throw error(field + ".every", "puts the last repeat beyond any time blackpipe can wait for");
+            }
+            List<Scenario.Step> steps = new ArrayList<>();
+            for (int k = 0; k < times.asNumber().intValue(); k++) {
+                Rule rule = step.rule() == null || k == 0 ? step.rule()
+                        : parser.parse(step.rule().id(), source.getDocument("add").clone()); // checked as the first copy
+                steps.add(new Scenario.Step(step.atMillis() + k * every, step.kind(), rule, step.target(), step.durationMillis(),
+                        step.line()));
+            }
+            return steps;
+        }
+
+        private void onlyFields(BsonDocument document, String field, List<String> known) {
+            for (String key : document.keySet()) {
+                if (!known.contains(key)) {
+                    throw error(field + "." + key, "unknown field (expected " + String.join(", ", known) + ")");
+                }
+            }
         }
 
         /** A step that takes no argument is written "clear: true": false (or anything else) would still run it. */

@@ -534,6 +534,51 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void aRepeatedStepRunsAgainEveryThatLongAndAnAddedRuleIsAFreshCopyEachTime() {
+        Scenario scenario = loader.parse("repeat.yaml", """
+                name: x
+                timeline:
+                  - at: 1s
+                    outage: {member: primary, duration: 500ms}
+                    repeat: {every: 10s, times: 3}
+                  - at: 2s
+                    add: {id: blip, configureFailPoint: failCommand, mode: {times: 1}, data: {failCommands: [insert], closeConnection: true}}
+                    repeat: {every: 10s, times: 2}
+                  - at: 40s
+                    end: true
+                """);
+        assertEquals(List.of(1_000L, 2_000L, 11_000L, 12_000L, 21_000L, 40_000L),
+                scenario.timeline().stream().map(Scenario.Step::atMillis).toList());
+        assertEquals(List.of("outage of primary for 500 ms", "add rule blip", "outage of primary for 500 ms", "add rule blip",
+                "outage of primary for 500 ms", "end"), scenario.timeline().stream().map(Scenario.Step::describe).toList());
+        assertEquals(List.of(3, 6, 3, 6, 3, 9), scenario.timeline().stream().map(Scenario.Step::line).toList(), "each copy has its step's line");
+        assertFalse(scenario.timeline().get(1).rule() == scenario.timeline().get(3).rule(), "each add brings a rule of its own, its times anew");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "5                           | timeline[0].repeat       | must be {every: DURATION, times: N}",
+            "{every: 1s}                 | timeline[0].repeat.times | must be a whole number from 1 to 10000 (a scenario has at most 10000 steps, repeats included), not missing",
+            "{every: 1s, times: 0}       | timeline[0].repeat.times | must be a whole number from 1 to 10000",
+            "{every: 1s, times: 1.5}     | timeline[0].repeat.times | not 1.5",
+            "{every: 1s, times: 10001}   | timeline[0].repeat.times | must be a whole number from 1 to 10000",
+            "{every: 1s, times: '3'}     | timeline[0].repeat.times | not \"3\"",
+            "{times: 3}                  | timeline[0].repeat.every | required",
+            "{every: 0s, times: 3}       | timeline[0].repeat.every | must be at least 1ms",
+            "{every: soon, times: 3}     | timeline[0].repeat.every | soon",
+            "{every: 1s, times: 3, x: 1} | timeline[0].repeat.x     | unknown field (expected every, times)",
+            "{every: 9223372036854775807, times: 3} | timeline[0].repeat.every | puts the last repeat beyond any time"})
+    void aBadRepeatIsRejectedAtItsField(String repeat, String field, String message) {
+        assertRejected("name: x\ntimeline:\n  - at: 1s\n    clear: true\n    repeat: " + repeat + "\n", 5, field, message);
+    }
+
+    @Test
+    void anEndIsNotRepeated() {
+        assertRejected("name: x\ntimeline:\n  - at: 1s\n    end: true\n    repeat: {every: 1s, times: 2}\n", 5, "timeline[0].repeat",
+                "an end happens once");
+    }
+
+    @Test
     void aStepWithoutAtIsRejectedAtTheStep() {
         assertRejected("""
                 name: x
@@ -863,7 +908,9 @@ class ScenarioLoaderTest {
         int end = readme.indexOf("```", start + 8);
         assertTrue(start >= 0 && end > start, "the README has a yaml example");
         Scenario example = loader.parse("README.md", readme.substring(start + 8, end));
-        assertEquals(8, example.timeline().size());
+        assertEquals(10, example.timeline().size(), "eight steps, the failover three times");
+        assertEquals(List.of(45_000L, 50_000L, 55_000L), example.timeline().stream().filter(s -> s.kind() == Scenario.Kind.FAILOVER)
+                .map(Scenario.Step::atMillis).toList());
         assertEquals(Scenario.Kind.END, example.timeline().get(example.timeline().size() - 1).kind());
     }
 
