@@ -242,7 +242,7 @@ final class FieldCondition {
 
     /** $not: holds where its operators (or regular expression) do not; a missing field included, as in a query. */
     private static Clause negation(String at, BsonValue operand) {
-        if (!operand.isRegularExpression() && !(isOperatorDocument(operand))) {
+        if (!operand.isRegularExpression() && !isOperatorDocument(operand)) {
             throw new RuleException(at, "takes field operators or a regular expression, as in a query, not " + shown(operand));
         }
         FieldCondition condition = parse(at, operand);
