@@ -40,6 +40,7 @@ final class Exchange {
     private final Supplier<MemberState> memberState;
     private final String advertisedMember;
     private final CommandScanner scanner = new CommandScanner();
+    private final CutCommands cut;
     private final RequestDocument request = new RequestDocument();
     private final WaitingRequests waiting;
     private final WaitingReplies replies;
@@ -55,7 +56,8 @@ final class Exchange {
         this.observer = context.observer().forConnection(member.upstream().toString());
         this.memberState = () -> context.memberStates().of(member.upstream());
         this.advertisedMember = member.advertised().toString();
-        this.waiting = new WaitingRequests(connection, this::onRequest, frame -> countCutByTheClose(frame, connection.cutBy()));
+        this.cut = new CutCommands(scanner, observer, context);
+        this.waiting = new WaitingRequests(connection, this::onRequest, frame -> cut.count(frame, connection.cutBy()));
         this.replies = new WaitingReplies(connection, this::deliver);
     }
 
@@ -76,13 +78,13 @@ final class Exchange {
     private void process(ByteBuf frame) {
         if (connection.memberDown()) { // an outage began: nothing more reaches the member
             connection.cutBy(DeploymentFaults.OUTAGE); // its reset may come later: all the close ends is the outage's
-            countCutByTheClose(frame, DeploymentFaults.OUTAGE);
+            cut.count(frame, DeploymentFaults.OUTAGE);
             frame.release();
             connection.closeClient(true);
             return;
         }
         if (connection.closing()) { // read in the same batch as the request that closed the connection
-            countCutByTheClose(frame, null);
+            cut.count(frame, null);
             frame.release();
             return;
         }
@@ -162,28 +164,6 @@ final class Exchange {
             }
             connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, query));
         }
-    }
-
-    /**
-     * An application command that reached the proxy as its connection was going away (its member
-     * went down before the outage reset it, an earlier request closed it, or it waited behind a held
-     * one) was sent all the same: it is an attempt, ended by the close ({@code fault}: the deployment
-     * fault that cut it, or null), so that the driver's retry counts as the retry it is.
-     */
-    private void countCutByTheClose(ByteBuf frame, String fault) {
-        if (Header.opCode(frame) != OpCode.OP_MSG) {
-            return;
-        }
-        CommandFacts facts = scanner.ofOpMsg(frame, OpMsg.parse(frame));
-        if (facts.isHello() || FailPointCommand.answeredByTheProxy(facts.name(), context)) {
-            return; // not application commands: never counted as attempts
-        }
-        Attempt attempt = observer.begin(facts, facts.fingerprint());
-        if (fault != null) {
-            observer.faultInjected(attempt, fault);
-        }
-        observer.complete(attempt, facts.fingerprint(), facts.moreToCome() ? Outcome.NO_REPLY : Outcome.NETWORK_ERROR,
-                fault, 0, false, false);
     }
 
     private void decide(ByteBuf frame, OpMsg msg, Attempt attempt, long fingerprint) {
