@@ -59,7 +59,7 @@ final class LocalCommand implements Callable<Integer> {
             return 1;
         }
         running.printBanner(out);
-        upstream.caveats(listen.simulateMembers > 0).forEach(caveat -> out.println("note: " + caveat));
+        upstream.caveats().forEach(caveat -> out.println("note: " + caveat));
         boolean ok = checkThroughProxy(running, out);
         if (checkOnly || !ok) {
             running.close();

@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Plural;
 import io.blackpipe.topology.Discovery;
+import io.blackpipe.topology.HelloProbe;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberMap;
@@ -73,6 +74,7 @@ final class MemberRoles {
         primaryStepDown.warnIfItCannotAuthenticate(deployment);
         if (deployment.answered() != null) {
             states.observe(deployment.answered(), deployment.hello());
+            noteReadPreferences(deployment.answered(), deployment.primaryReadsOnly());
         }
         refresh(deployment.answered());
     }
@@ -91,12 +93,23 @@ final class MemberRoles {
             if (member.upstream().equals(alreadyKnown)) {
                 continue;
             }
-            try (BlockingCommandClient client = new BlockingCommandClient(member.dial().host(), member.dial().port(),
-                    connectTimeoutMillis, upstreamTls)) {
-                states.observe(member.upstream(), client.run("admin", new BsonDocument("hello", new BsonInt32(1))));
+            try {
+                HelloProbe.Answer answer = HelloProbe.ask(member.dial(), connectTimeoutMillis, upstreamTls);
+                states.observe(member.upstream(), answer.hello());
+                noteReadPreferences(member.upstream(), answer.primaryReadsOnly());
             } catch (IOException | RuntimeException e) {
                 log.info("member " + member.upstream() + " did not answer hello: " + e.getMessage());
             }
+        }
+    }
+
+    /** A member that refused a read preference other than primary (jongodb) gets its commands without one from now on. */
+    private void noteReadPreferences(MemberAddress member, boolean primaryReadsOnly) {
+        if (primaryReadsOnly && !states.takesPrimaryReadsOnly(member)) {
+            states.refusesReadPreferences(member);
+            log.info("member " + member + " refuses a read preference other than primary, which a replica set member takes"
+                    + " (jongodb does): blackpipe drops $readPreference on its way there, so a read the driver sent it by one"
+                    + " (secondaryPreferred, nearest) and a hello that carries one run as on a one-member set");
         }
     }
 

@@ -30,14 +30,17 @@ final class RequestRewrites {
      * secondaryOk (an error to answer with) and strips the read preference of the reads it serves;
      * a simulated primary asked to step down hands its role on, as the admin API's failover does, and
      * answers the commands of a transaction a failover ended as the new primary would; a real member
-     * takes the frame as it is, but for a replica set configuration that names the proxy's addresses.
+     * takes the frame as it is, but for a replica set configuration that names the proxy's addresses,
+     * and without a read preference other than primary if it refuses one (jongodb: see MemberStates).
      * {@code clientSaidHelloOk} words a refusal as mongod words it to this client.
      */
     static SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context, Member member,
                                                           MemberState state, boolean clientSaidHelloOk, ByteBufAllocator alloc) {
         SimulatedReplicaSet simulation = context.simulation();
         if (simulation == null) {
-            return new SimulatedSecondary.Verdict(null, asTheMembersKnowThem(frame, facts, context.rewriter(), alloc));
+            ByteBuf forwarded = asTheMembersKnowThem(frame, facts, context.rewriter(), alloc);
+            return new SimulatedSecondary.Verdict(null, context.memberStates().takesPrimaryReadsOnly(member.upstream())
+                    ? ReadPreferenceDrop.unlessPrimary(alloc, forwarded) : forwarded);
         }
         if (simulation.isPrimary(member.upstream())) {
             if (facts.name().equals("replSetStepDown") && "admin".equals(facts.database())) {
@@ -50,7 +53,7 @@ final class RequestRewrites {
             if (endedByAFailover != null) {
                 return new SimulatedSecondary.Verdict(null, FailoverEndedTransactions.abortInstead(alloc, frame), endedByAFailover);
             }
-            return new SimulatedSecondary.Verdict(null, SimulatedSecondary.asTheRealNodeTakesIt(alloc, frame));
+            return new SimulatedSecondary.Verdict(null, ReadPreferenceDrop.unlessPrimary(alloc, frame));
         }
         if (simulation.nodeLacks(facts.name())) { // mongod looks the command up before it asks its role
             return new SimulatedSecondary.Verdict(ErrorReplies.error(59, "no such command: '" + facts.name() + "'", null, null,

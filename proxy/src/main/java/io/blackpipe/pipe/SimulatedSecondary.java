@@ -2,11 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.topology.MemberState;
-import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
-import io.blackpipe.wire.Header;
-import io.blackpipe.wire.Messages;
-import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.ReadPreference;
 import io.netty.buffer.ByteBuf;
@@ -21,7 +17,7 @@ import org.bson.BsonDocument;
  * database run; reads run only with secondaryOk (else NotPrimaryNoSecondaryOk); anything else is
  * refused as a write (NotWritablePrimary), each refusal worded as mongod words it to the client
  * ("not master" to one that never said helloOk: true). What it serves reaches the one real upstream
- * with its $readPreference dropped, since that node may accept only primary reads.
+ * with its $readPreference dropped ({@link ReadPreferenceDrop}), since that node may accept only primary reads.
  */
 final class SimulatedSecondary {
     /**
@@ -59,7 +55,7 @@ final class SimulatedSecondary {
     static Verdict check(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, MemberState state, boolean clientSaidHelloOk,
                          Supplier<BsonDocument> topologyVersion) {
         if (ALWAYS_ALLOWED.contains(facts.name()) || "local".equals(facts.database())) {
-            return new Verdict(null, asTheRealNodeTakesIt(alloc, frame));
+            return new Verdict(null, ReadPreferenceDrop.unlessPrimary(alloc, frame));
         }
         if (!READS.contains(facts.name())) {
             // mongod's own words for rs.stepDown() on a secondary
@@ -72,28 +68,6 @@ final class SimulatedSecondary {
             return new Verdict(ErrorReplies.error(13435, ErrorReplies.notPrimaryWording(13435, clientSaidHelloOk), null,
                     topologyVersion.get(), facts, state), null);
         }
-        return new Verdict(null, withoutReadPreference(alloc, frame, msg));
-    }
-
-    /**
-     * A command any simulated member serves, as the one real node should get it: without a read
-     * preference other than primary (the driver and the member acted on it already; a node such as
-     * jongodb refuses all but primary). Decoded only when it has one; {@code frame} is then released.
-     */
-    static ByteBuf asTheRealNodeTakesIt(ByteBufAllocator alloc, ByteBuf frame) {
-        if (Header.opCode(frame) != OpCode.OP_MSG) {
-            return frame;
-        }
-        OpMsg msg = OpMsg.parse(frame);
-        return ReadPreference.mode(frame, msg).equals("primary") ? frame : withoutReadPreference(alloc, frame, msg);
-    }
-
-    /** A copy of {@code frame} without its $readPreference; {@code frame} is released. */
-    private static ByteBuf withoutReadPreference(ByteBufAllocator alloc, ByteBuf frame, OpMsg msg) {
-        BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-        body.remove("$readPreference");
-        ByteBuf stripped = Messages.opMsgWithBody(alloc, frame, msg, body);
-        frame.release();
-        return stripped;
+        return new Verdict(null, ReadPreferenceDrop.dropped(alloc, frame, msg));
     }
 }

@@ -10,23 +10,27 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.bson.BsonValue;
 
 /** Asks the upstream's seeds what they are, once at start, to know which listeners to open. */
 public final class Discovery {
     private static final String MONGOS = "mongos";
 
-    /** What the first usable seed said about the deployment. */
+    /**
+     * What the first usable seed said about the deployment.
+     *
+     * @param primaryReadsOnly whether the member that answered refuses a read preference other than primary (see {@link HelloProbe})
+     */
     public record Deployment(String setName, List<MemberAddress> members, String kind,
-                             Map<MemberAddress, MemberAddress> dialAliases, MemberAddress answered, BsonDocument hello) {
+                             Map<MemberAddress, MemberAddress> dialAliases, MemberAddress answered, BsonDocument hello,
+                             boolean primaryReadsOnly) {
         public Deployment(String setName, List<MemberAddress> members, String kind) {
-            this(setName, members, kind, Map.of(), null, null);
+            this(setName, members, kind, Map.of(), null, null, false);
         }
 
         /** The same deployment, noting which member answered and what it said (its state is then known). */
-        Deployment answeredBy(MemberAddress member, BsonDocument reply) {
-            return new Deployment(setName, members, kind, dialAliases, member, reply);
+        Deployment answeredBy(MemberAddress member, HelloProbe.Answer answer) {
+            return new Deployment(setName, members, kind, dialAliases, member, answer.hello(), answer.primaryReadsOnly());
         }
 
         public boolean isReplicaSet() {
@@ -54,7 +58,8 @@ public final class Discovery {
         io.blackpipe.wire.Tls.Client tls = uri.tls();
         for (MemberAddress seed : uri.seeds()) {
             try {
-                BsonDocument hello = hello(seed, timeoutMillis, tls);
+                HelloProbe.Answer answer = HelloProbe.ask(seed, timeoutMillis, tls);
+                BsonDocument hello = answer.hello();
                 String unfit = unfit(uri, hello);
                 if (unfit != null) {
                     unusable.add(seed + " " + unfit);
@@ -70,7 +75,7 @@ public final class Discovery {
                 if (deployment.kind().equals(MONGOS) && !uri.directConnection()) {
                     deployment = withOtherRouters(deployment, uri, timeoutMillis, warn);
                 }
-                return deployment.answeredBy(me, hello);
+                return deployment.answeredBy(me, answer);
             } catch (IOException | RuntimeException e) {
                 failures.add(seed + " (" + why(e, tls) + ")");
                 passedOver.add("upstream seed " + seed + " passed over: no answer to hello (" + why(e, tls) + ")");
@@ -91,16 +96,6 @@ public final class Discovery {
                 + " from the topology): give a standalone's address alone to proxy it");
     }
 
-    private static BsonDocument hello(MemberAddress seed, int timeoutMillis, io.blackpipe.wire.Tls.Client tls) throws IOException {
-        try (BlockingCommandClient client = new BlockingCommandClient(seed.host(), seed.port(), timeoutMillis, tls)) {
-            BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
-            if (!isOk(hello)) { // servers before 4.4.2 / 5.0 know only isMaster
-                hello = client.run("admin", new BsonDocument("isMaster", new BsonInt32(1)));
-            }
-            return hello;
-        }
-    }
-
     /**
      * A sharded cluster's URI lists several mongos, and a driver spreads operations over them (and
      * retries a write on another): each later seed that is a mongos too is proxied on a listener of
@@ -112,7 +107,7 @@ public final class Discovery {
         List<MemberAddress> seeds = uri.seeds();
         for (MemberAddress seed : seeds.subList(seeds.indexOf(first.members().get(0)) + 1, seeds.size())) {
             try {
-                BsonDocument hello = hello(seed, timeoutMillis, uri.tls());
+                BsonDocument hello = HelloProbe.ask(seed, timeoutMillis, uri.tls()).hello();
                 if (hello.isString("setName") || !kindWithoutSet(hello).equals(MONGOS)) {
                     warn.accept("upstream seed " + seed + " passed over: it is a " + (hello.isString("setName") ? "replica set member"
                             : kindWithoutSet(hello)) + ", not a mongos as " + routers.get(0) + " is, and a driver removes it"
@@ -173,11 +168,6 @@ public final class Discovery {
         return "is a " + kindWithoutSet(hello) + " (its hello has no setName)";
     }
 
-    private static boolean isOk(BsonDocument reply) {
-        BsonValue ok = reply.get("ok");
-        return ok != null && ok.isNumber() && ok.asNumber().doubleValue() == 1.0;
-    }
-
     /** What a server whose hello names no set is: a mongos (msg: isdbgrid) or a standalone. */
     private static String kindWithoutSet(BsonDocument hello) {
         return "isdbgrid".equals(hello.getString("msg", new org.bson.BsonString("")).getValue()) ? MONGOS : "standalone";
@@ -192,7 +182,7 @@ public final class Discovery {
             // name only its own network resolves, so that name is proxied by dialling the seed.
             MemberAddress me = MemberAddress.parse(hello.getString("me").getValue());
             return new Deployment(hello.getString("setName").getValue(), List.of(me),
-                    "replica set member (direct connection)", Map.of(me, seed), null, null);
+                    "replica set member (direct connection)", Map.of(me, seed), null, null, false);
         }
         Set<MemberAddress> members = new LinkedHashSet<>();
         for (String list : new String[] {"hosts", "passives", "arbiters"}) {
@@ -205,6 +195,6 @@ public final class Discovery {
         if (members.isEmpty()) {
             members.add(seed); // a member not yet initiated lists no hosts; proxy the one we reached
         }
-        return new Deployment(hello.getString("setName").getValue(), new ArrayList<>(members), "replica set", Map.of(), null, null);
+        return new Deployment(hello.getString("setName").getValue(), new ArrayList<>(members), "replica set", Map.of(), null, null, false);
     }
 }

@@ -70,8 +70,8 @@ public final class HelloExchange {
 
     /**
      * Notes a hello request and returns the frame to forward: the same one, or a copy without a
-     * compressor list, or for a simulated member without a read preference other than primary
-     * (the original is then released).
+     * compressor list, or without a read preference other than primary for a simulated member or one
+     * that takes only primary reads (the original is then released).
      */
     public ByteBuf onRequest(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
         if (!facts.isHello()) {
@@ -99,9 +99,10 @@ public final class HelloExchange {
         // asks about the member's topologyVersion, which the real node never had
         boolean awaitableHello = msg != null && msg.body(frame).find("topologyVersion");
         boolean simulatedVersion = simulation != null && awaitableHello;
-        // a simulated member's hello reaches the one real node, which may take only primary reads (jongodb):
-        // the Node.js driver's handshakes (OP_QUERY, then OP_MSG on new connections) carry the URI's readPreference
-        boolean readPreference = simulation != null && (msg != null ? !ReadPreference.mode(frame, msg).equals("primary")
+        // a simulated member's hello reaches the one real node, which may take only primary reads (jongodb), as does a
+        // member that refused one at start: the Node.js driver's handshakes (OP_QUERY, then OP_MSG on new connections)
+        // carry the URI's readPreference, the Go driver's heartbeats primaryPreferred
+        boolean readPreference = (simulation != null || states.takesPrimaryReadsOnly(member)) && (msg != null ? !ReadPreference.mode(frame, msg).equals("primary")
                 : BsonCursor.over(frame, query.queryOffset(), query.queryEnd()).find("$readPreference"));
         if (!facts.compressionRequested() && !shifted && !awaitableHello && !readPreference) {
             return frame;

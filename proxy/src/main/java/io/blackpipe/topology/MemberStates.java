@@ -1,6 +1,7 @@
 package io.blackpipe.topology;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
@@ -28,6 +29,12 @@ import org.bson.types.ObjectId;
  * monitor had already heard the member's new state, it left the member Unknown until the next
  * heartbeat. Clients are shown one processId per member, as mongod has: hello's, in the legacy
  * replies too, and the member's own is put back in a legacy request it is to read.
+ *
+ * <p>A mongod takes a command with any {@code $readPreference}: the driver chose the member by it.
+ * jongodb refuses every mode but primary, even on hello, so through it a driver that sends one
+ * (the Go driver's heartbeats, the Node.js driver's handshakes under a URI's readPreference, any
+ * secondaryPreferred read) failed where a one-member set serves it. Such a member is noted at start
+ * ({@link #refusesReadPreferences}), and its commands reach it without one.
  */
 public final class MemberStates {
     private record Shift(ObjectId processId, long amount) {
@@ -46,6 +53,20 @@ public final class MemberStates {
     private final Map<MemberAddress, MemberState> states = new ConcurrentHashMap<>();
     private final Map<MemberAddress, Shift> shifts = new ConcurrentHashMap<>();
     private final Map<MemberAddress, ProcessIds> processIds = new ConcurrentHashMap<>();
+    private final Set<MemberAddress> primaryReadsOnly = ConcurrentHashMap.newKeySet();
+    /** Whether any member is in {@link #primaryReadsOnly}: what every command of a mongod pays is this read. */
+    private volatile boolean anyPrimaryReadsOnly;
+
+    /** Notes that the member refuses a command with a read preference other than primary (jongodb). */
+    public void refusesReadPreferences(MemberAddress member) {
+        primaryReadsOnly.add(member);
+        anyPrimaryReadsOnly = true;
+    }
+
+    /** Whether the member's commands must reach it without a $readPreference other than primary. */
+    public boolean takesPrimaryReadsOnly(MemberAddress member) {
+        return anyPrimaryReadsOnly && primaryReadsOnly.contains(member);
+    }
 
     /** Notes a hello reply of the member's, as the member sent it. */
     public void observe(MemberAddress member, BsonDocument hello) {

@@ -89,17 +89,13 @@ public final class JongodbUpstream implements LocalUpstream {
     }
 
     @Override
-    public List<String> caveats(boolean membersSimulated) {
-        String dedup = "jongodb does not de-duplicate a retried write: after a reply lost once the write was applied, the"
-                + " driver's retry runs it again (an $inc counts twice, an insert meets its own _id) where mongod answers from"
-                + " the first attempt";
-        String unacknowledged = "jongodb refuses w:0 writes (BadValue): a fire-and-forget write never lands, and nothing"
-                + " says so (blackpipe drops the refusal, which no client asked for)";
-        if (membersSimulated) {
-            return List.of(dedup, unacknowledged); // the simulated members take every read preference themselves
-        }
-        return List.of("jongodb takes primary reads only: a read with another read preference is refused;"
-                + " --simulate-members N presents secondaries that take them", dedup, unacknowledged);
+    public List<String> caveats() {
+        // its refusal of read preferences other than primary is not one: blackpipe drops them on their way (MemberStates)
+        return List.of("jongodb does not de-duplicate a retried write: after a reply lost once the write was applied, the"
+                        + " driver's retry runs it again (an $inc counts twice, an insert meets its own _id) where mongod answers"
+                        + " from the first attempt",
+                "jongodb refuses w:0 writes (BadValue): a fire-and-forget write never lands, and nothing says so (blackpipe"
+                        + " drops the refusal, which no client asked for)");
     }
 
     public String host() {

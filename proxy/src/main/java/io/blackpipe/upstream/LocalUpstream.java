@@ -17,10 +17,8 @@ public interface LocalUpstream extends AutoCloseable {
     /**
      * Where this deployment differs from mongod in a way an app or a test meets, for the user to read
      * before pointing one at it: one line each; none for a mongod.
-     *
-     * @param membersSimulated whether blackpipe presents simulated members in front of it
      */
-    default List<String> caveats(boolean membersSimulated) {
+    default List<String> caveats() {
         return List.of();
     }
 

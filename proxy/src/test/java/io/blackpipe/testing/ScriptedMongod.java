@@ -77,6 +77,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private volatile Role role;
     private final int maxWireVersion;
     private final boolean sessions;
+    private final boolean primaryReadsOnly;
     /** Access control; null: none (every command runs, as on a mongod without --auth). */
     private final ScriptedScramServer scram;
     private final List<StepDownRequest> stepDowns = new CopyOnWriteArrayList<>();
@@ -114,6 +115,7 @@ public final class ScriptedMongod implements AutoCloseable {
         this.role = b.role;
         this.maxWireVersion = b.maxWireVersion;
         this.sessions = b.sessions;
+        this.primaryReadsOnly = b.primaryReadsOnly;
         this.scram = b.scram;
         this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
         this.compressors.addAll(b.compressors);
@@ -154,8 +156,18 @@ public final class ScriptedMongod implements AutoCloseable {
         private int maxWireVersion = MAX_WIRE_VERSION;
         private boolean sessions = true;
         private ScriptedScramServer scram;
+        private boolean primaryReadsOnly;
 
         private Builder() {
+        }
+
+        /**
+         * Refuse a command with any $readPreference but primary (BadValue), hellos included, as jongodb does and no
+         * mongod: the upstream the proxy drops read preferences for.
+         */
+        public Builder primaryReadsOnly() {
+            this.primaryReadsOnly = true;
+            return this;
         }
 
         /** Require authentication with these users (mongod --auth); members of one set share the instance. */
@@ -628,6 +640,15 @@ public final class ScriptedMongod implements AutoCloseable {
 
     int nextRequestId() {
         return requestIds.incrementAndGet();
+    }
+
+    /** jongodb's refusal of a command with a read preference other than primary; null when this server takes it. */
+    BsonDocument refusedReadPreference(BsonDocument command) {
+        if (!primaryReadsOnly || !command.isDocument("$readPreference")
+                || "primary".equals(command.getDocument("$readPreference").getString("mode", new BsonString("primary")).getValue())) {
+            return null;
+        }
+        return ScriptedMongodCommands.error(14, "BadValue", "single-node replica-set profile supports readPreference mode 'primary' only");
     }
 
     boolean isClosed() {

@@ -195,7 +195,10 @@ final class ScriptedMongodConnection implements Runnable {
             return;
         }
         BsonDocument scripted;
-        if (HELLO_NAMES.contains(name)) {
+        BsonDocument refusedReadPreference = server.refusedReadPreference(cmd);
+        if (refusedReadPreference != null) {
+            reply.send(refusedReadPreference, 0);
+        } else if (HELLO_NAMES.contains(name)) {
             handleHello(m, cmd, name, reply);
         } else if (!allowed(name)) {
             BsonDocument refused = ScriptedMongodCommands.error(13, "Unauthorized", "Command " + name + " requires authentication");
@@ -285,8 +288,10 @@ final class ScriptedMongodConnection implements Runnable {
         }
         String name = cmd.isEmpty() ? "" : cmd.getFirstKey();
         recordReceived(raw, OP_QUERY, compressor, q.flags(), name, q.query());
-        BsonDocument reply;
-        if (q.fullCollectionName().endsWith(".$cmd") && HELLO_NAMES.contains(name)) {
+        BsonDocument reply = server.refusedReadPreference(q.query());
+        if (reply != null) {
+            server.appendClusterTime(reply);
+        } else if (q.fullCollectionName().endsWith(".$cmd") && HELLO_NAMES.contains(name)) {
             reply = server.helloReply(name, cmd, this);
         } else {
             reply = ScriptedMongodCommands.error(352, "UnsupportedOpQueryCommand",
