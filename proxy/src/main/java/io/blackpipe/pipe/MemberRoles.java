@@ -107,9 +107,8 @@ final class MemberRoles {
     private void noteReadPreferences(MemberAddress member, boolean primaryReadsOnly) {
         if (primaryReadsOnly && !states.takesPrimaryReadsOnly(member)) {
             states.refusesReadPreferences(member);
-            log.info("member " + member + " refuses a read preference other than primary, which a replica set member takes"
-                    + " (jongodb does): blackpipe drops $readPreference on its way there, so a read the driver sent it by one"
-                    + " (secondaryPreferred, nearest) and a hello that carries one run as on a one-member set");
+            log.info("member " + member + " refuses a read preference other than primary, as jongodb does: blackpipe drops"
+                    + " them on their way there, as a one-member set serves such reads and hellos at its primary");
         }
     }
 

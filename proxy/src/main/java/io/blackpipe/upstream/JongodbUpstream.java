@@ -88,10 +88,18 @@ public final class JongodbUpstream implements LocalUpstream {
         return "jongodb " + JongodbInstaller.VERSION + " single-node replica set at " + address.host() + ":" + address.port();
     }
 
+    /** Commands apps and test suites often send that jongodb answers with CommandNotFound (59). */
+    static final List<String> MISSING_COMMANDS = List.of("drop", "dropDatabase", "dropIndexes", "renameCollection", "listCollections");
+    /** Update operators it refuses (BadValue, 14). */
+    static final List<String> MISSING_UPDATE_OPERATORS = List.of("$push", "$pull");
+
     @Override
     public List<String> caveats() {
         // its refusal of read preferences other than primary is not one: blackpipe drops them on their way (MemberStates)
-        return List.of("jongodb does not de-duplicate a retried write: after a reply lost once the write was applied, the"
+        return List.of("jongodb " + JongodbInstaller.VERSION + " has no " + String.join(", ", MISSING_COMMANDS) + " command and no "
+                        + String.join(" or ", MISSING_UPDATE_OPERATORS) + " update operator: it refuses them (CommandNotFound,"
+                        + " BadValue), with or without blackpipe; with mongod on PATH, local starts a real replica set instead",
+                "jongodb does not de-duplicate a retried write: after a reply lost once the write was applied, the"
                         + " driver's retry runs it again (an $inc counts twice, an insert meets its own _id) where mongod answers"
                         + " from the first attempt",
                 "jongodb refuses w:0 writes (BadValue): a fire-and-forget write never lands, and nothing says so (blackpipe"
