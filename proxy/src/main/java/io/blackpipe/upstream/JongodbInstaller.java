@@ -24,11 +24,33 @@ public final class JongodbInstaller {
 
     private final Path cacheRoot;
     private final Path npm;
+    /** Why the package cannot run on this machine, or null when it can. */
+    private final String platformProblem;
 
     /** @param npm the npm executable, or null when there is none (then only an existing install works) */
     public JongodbInstaller(Path cacheRoot, Path npm) {
+        this(cacheRoot, npm, System.getProperty("os.name"), System.getProperty("os.arch"));
+    }
+
+    /** As on a machine whose JVM reports these os.name and os.arch. */
+    JongodbInstaller(Path cacheRoot, Path npm, String osName, String osArch) {
         this.cacheRoot = cacheRoot.toAbsolutePath();
         this.npm = npm;
+        this.platformProblem = platformProblem(osName, osArch);
+    }
+
+    /**
+     * Why jongodb cannot run on a machine whose JVM reports these, or null when it can: the package is
+     * built for Linux on x86-64 alone, and npm would refuse it elsewhere with its own words (EBADPLATFORM).
+     */
+    static String platformProblem(String osName, String osArch) {
+        if ("Linux".equals(osName) && ("amd64".equals(osArch) || "x86_64".equals(osArch))) {
+            return null;
+        }
+        return "the jongodb engine (" + PACKAGE + "@" + VERSION + ") is built for Linux on x86-64 only, and this machine is "
+                + osName + " on " + osArch + ": put mongod on PATH (local, report and the tests then start a 3-member replica set"
+                + " of it), or name a deployment (report --upstream URI; the tests: BLACKPIPE_TEST_URI; and with Docker"
+                + " running, the tests start a mongo container)";
     }
 
     /** Cache root from BLACKPIPE_CACHE (default ~/.cache/blackpipe), npm from PATH. */
@@ -60,6 +82,9 @@ public final class JongodbInstaller {
 
     /** Returns the jongodb binary, installing the package first unless a valid install exists. */
     public Path ensureInstalled() throws IOException {
+        if (platformProblem != null) {
+            throw new IOException(platformProblem);
+        }
         NpmCachedInstall install = new NpmCachedInstall(PACKAGE + "@" + VERSION, installDir(), NpmCachedInstall.Layout.NOTHING,
                 staging -> List.of("install", "--no-save", "--no-audit", "--no-fund", "--prefix", staging.toString(),
                         PACKAGE + "@" + VERSION),

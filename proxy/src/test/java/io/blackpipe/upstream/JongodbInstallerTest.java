@@ -31,12 +31,12 @@ class JongodbInstallerTest {
     @Test
     void installsOnceThenReusesTheCacheEvenWithoutNpm() throws Exception {
         Path cache = dir.resolve("cache");
-        Path binary = new JongodbInstaller(cache, fakeNpm("")).ensureInstalled();
+        Path binary = onLinux(cache, fakeNpm("")).ensureInstalled();
         assertEquals(cache.resolve("jongodb-0.1.6/node_modules/@jongodb/memory-server-bin-linux-x64-gnu/bin/jongodb").toAbsolutePath(), binary);
         assertEquals(FAKE_BINARY, Files.readString(binary));
 
-        assertEquals(binary, new JongodbInstaller(cache, fakeNpm("")).ensureInstalled());
-        assertEquals(binary, new JongodbInstaller(cache, null).ensureInstalled());
+        assertEquals(binary, onLinux(cache, fakeNpm("")).ensureInstalled());
+        assertEquals(binary, onLinux(cache, null).ensureInstalled());
         assertEquals(1, npmRuns(), "npm ran once; later calls reused the install");
         assertEquals(List.of("jongodb-0.1.6"), entries(cache), "no staging directories are left behind");
     }
@@ -53,12 +53,12 @@ class JongodbInstallerTest {
             for (int i = 0; i < racers; i++) {
                 results.add(pool.submit(() -> {
                     go.await();
-                    return new JongodbInstaller(cache, npm).ensureInstalled();
+                    return onLinux(cache, npm).ensureInstalled();
                 }));
             }
             go.countDown();
             for (Future<Path> result : results) {
-                assertEquals(new JongodbInstaller(cache, npm).installDir().resolve(
+                assertEquals(onLinux(cache, npm).installDir().resolve(
                         "node_modules/@jongodb/memory-server-bin-linux-x64-gnu/bin/jongodb"), result.get());
             }
         } finally {
@@ -72,11 +72,11 @@ class JongodbInstallerTest {
     @Test
     void aBrokenInstallIsReplaced() throws Exception {
         Path cache = dir.resolve("cache");
-        Path binary = new JongodbInstaller(cache, fakeNpm("")).ensureInstalled();
+        Path binary = onLinux(cache, fakeNpm("")).ensureInstalled();
         Files.writeString(binary, "#!/bin/sh\n"); // truncated: no longer matches the manifest's sha256
         assertTrue(JongodbInstaller.problemWith(cache.resolve("jongodb-0.1.6")).contains("sha256"));
 
-        assertEquals(binary, new JongodbInstaller(cache, fakeNpm("")).ensureInstalled());
+        assertEquals(binary, onLinux(cache, fakeNpm("")).ensureInstalled());
         assertEquals(FAKE_BINARY, Files.readString(binary));
         assertEquals(List.of("jongodb-0.1.6"), entries(cache));
     }
@@ -84,7 +84,7 @@ class JongodbInstallerTest {
     @Test
     void npmFailureQuotesTheEndOfNpmsOutput() throws Exception {
         Path npm = fakeNpm("echo 'npm ERR! code E404'; echo 'npm ERR! 404 Not Found - GET https://registry.npmjs.org/x'; exit 1");
-        IOException e = assertThrows(IOException.class, () -> new JongodbInstaller(dir.resolve("cache"), npm).ensureInstalled());
+        IOException e = assertThrows(IOException.class, () -> onLinux(dir.resolve("cache"), npm).ensureInstalled());
         assertTrue(e.getMessage().contains("failed with exit code 1"), e.getMessage());
         assertTrue(e.getMessage().contains("404 Not Found"), e.getMessage());
         assertEquals(List.of(), entries(dir.resolve("cache")), "the failed staging directory is removed");
@@ -93,15 +93,31 @@ class JongodbInstallerTest {
     @Test
     void npmThatInstallsNothingIsReported() throws Exception {
         Path npm = fakeNpm("exit 0");
-        IOException e = assertThrows(IOException.class, () -> new JongodbInstaller(dir.resolve("cache"), npm).ensureInstalled());
+        IOException e = assertThrows(IOException.class, () -> onLinux(dir.resolve("cache"), npm).ensureInstalled());
         assertTrue(e.getMessage().contains("the result is unusable"), e.getMessage());
     }
 
     @Test
     void missingNpmSaysWhatToDo() {
-        IOException e = assertThrows(IOException.class, () -> new JongodbInstaller(dir.resolve("cache"), null).ensureInstalled());
+        IOException e = assertThrows(IOException.class, () -> onLinux(dir.resolve("cache"), null).ensureInstalled());
         assertTrue(e.getMessage().startsWith("npm was not found on PATH"), e.getMessage());
         assertTrue(e.getMessage().contains("BLACKPIPE_TEST_URI"), e.getMessage());
+    }
+
+    @Test
+    void aMachineThePackageIsNotBuiltForIsToldWhatToDoInstead() throws Exception {
+        Path npm = fakeNpm("");
+        IOException e = assertThrows(IOException.class,
+                () -> new JongodbInstaller(dir.resolve("cache"), npm, "Mac OS X", "aarch64").ensureInstalled());
+        assertEquals("the jongodb engine (@jongodb/memory-server-bin-linux-x64-gnu@0.1.6) is built for Linux on x86-64 only, and"
+                + " this machine is Mac OS X on aarch64: put mongod on PATH (local, report and the tests then start a 3-member"
+                + " replica set of it), or name a deployment (report --upstream URI; the tests: BLACKPIPE_TEST_URI; and with"
+                + " Docker running, the tests start a mongo container)", e.getMessage());
+        assertEquals(0, npmRuns(), "npm is not asked for a package it would refuse");
+        assertNull(JongodbInstaller.platformProblem("Linux", "amd64"));
+        assertNull(JongodbInstaller.platformProblem("Linux", "x86_64"));
+        assertTrue(JongodbInstaller.platformProblem("Linux", "aarch64").contains("this machine is Linux on aarch64"));
+        assertTrue(JongodbInstaller.platformProblem("Windows 11", "amd64").contains("this machine is Windows 11 on amd64"));
     }
 
     @Test
@@ -110,6 +126,11 @@ class JongodbInstallerTest {
         Path expected = override != null && !override.isBlank() ? Path.of(override)
                 : Path.of(System.getProperty("user.home"), ".cache", "blackpipe");
         assertEquals(expected, JongodbInstaller.defaultCacheRoot());
+    }
+
+    /** The installer as on Linux x86-64, the one platform the package is built for, whatever runs the test. */
+    private static JongodbInstaller onLinux(Path cache, Path npm) {
+        return new JongodbInstaller(cache, npm, "Linux", "amd64");
     }
 
     /**
