@@ -96,7 +96,9 @@ public final class JongodbUpstream implements LocalUpstream {
     @Override
     public List<String> caveats() {
         // its refusal of read preferences other than primary is not one: blackpipe drops them on their way (MemberStates)
-        return List.of("jongodb " + JongodbInstaller.VERSION + " has no " + String.join(", ", MISSING_COMMANDS) + " command and no "
+        String commands = String.join(", ", MISSING_COMMANDS.subList(0, MISSING_COMMANDS.size() - 1)) + " or "
+                + MISSING_COMMANDS.get(MISSING_COMMANDS.size() - 1);
+        return List.of("jongodb " + JongodbInstaller.VERSION + " has no " + commands + " command and no "
                         + String.join(" or ", MISSING_UPDATE_OPERATORS) + " update operator: it refuses them (CommandNotFound,"
                         + " BadValue), with or without blackpipe; with mongod on PATH, local starts a real replica set instead",
                 "jongodb does not de-duplicate a retried write: after a reply lost once the write was applied, the"

@@ -65,7 +65,7 @@ class LocalServingCliTest {
         CliRun plain = CliRun.of("local", "--check", "--port", "0", "--admin-port", "-1");
         assertEquals(0, plain.exitCode(), plain::toString);
         boolean jongodb = plain.out().contains("upstream: jongodb ");
-        String lacks = "\nnote: jongodb 0.1.6 has no drop, dropDatabase, dropIndexes, renameCollection, listCollections command";
+        String lacks = "\nnote: jongodb 0.1.6 has no drop, dropDatabase, dropIndexes, renameCollection or listCollections command";
         String dedup = "\nnote: jongodb does not de-duplicate a retried write:";
         String unacknowledged = "\nnote: jongodb refuses w:0 writes (BadValue): a fire-and-forget write never lands";
         assertEquals(jongodb, plain.out().contains(lacks), plain::toString);

@@ -76,7 +76,8 @@ class JongodbUpstreamTest {
                         + operator + "': {tags: 'a'}}}]}"));
                 assertEquals(14, code(reply), operator + ": " + reply.toJson());
             }
-            for (String caveat : List.of(String.join(", ", JongodbUpstream.MISSING_COMMANDS), "$push or $pull")) {
+            for (String caveat : List.of(String.join(", ", JongodbUpstream.MISSING_COMMANDS.subList(0, 4)), "or listCollections",
+                    "$push or $pull")) {
                 assertTrue(upstream.caveats().get(0).contains(caveat), upstream.caveats().get(0));
             }
         }
