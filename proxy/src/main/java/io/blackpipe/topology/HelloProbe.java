@@ -42,7 +42,7 @@ public final class HelloProbe {
         }
     }
 
-    static boolean isOk(BsonDocument reply) {
+    private static boolean isOk(BsonDocument reply) {
         BsonValue ok = reply.get("ok");
         return ok != null && ok.isNumber() && ok.asNumber().doubleValue() == 1.0;
     }

@@ -95,7 +95,7 @@ public final class JongodbUpstream implements LocalUpstream {
 
     @Override
     public List<String> caveats() {
-        // its refusal of read preferences other than primary is not one: blackpipe drops them on their way (MemberStates)
+        // its refusal of read preferences other than primary is not among them: blackpipe drops those on their way (MemberStates)
         String commands = String.join(", ", MISSING_COMMANDS.subList(0, MISSING_COMMANDS.size() - 1)) + " or "
                 + MISSING_COMMANDS.get(MISSING_COMMANDS.size() - 1);
         return List.of("jongodb " + JongodbInstaller.VERSION + " has no " + commands + " command and no "
