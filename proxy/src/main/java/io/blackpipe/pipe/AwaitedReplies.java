@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberStates;
 import io.blackpipe.wire.Header;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
@@ -51,14 +52,15 @@ final class AwaitedReplies {
     /**
      * Drops (releases) a reply to a request that asked for none, which no server sends but jongodb
      * does to the w:0 writes it refuses: passed on, the client would read it as the answer to its next
-     * command. The first one on a connection is said. False: the reply answers no such request.
+     * command. The first one on a connection is said, unless the member's quirks said so at start (it
+     * refuses w:0, and gets w:1: see QuirkRewrites). False: the reply answers no such request.
      */
-    boolean droppedUnasked(ByteBuf reply, Member member, ProxyLog log) {
+    boolean droppedUnasked(ByteBuf reply, Member member, MemberStates states, ProxyLog log) {
         int responseTo = Header.responseTo(reply);
         for (int i = 0; i < askedForNone.length; i++) {
             if (askedForNone[i] == responseTo) {
                 askedForNone[i] = NONE;
-                if (!unaskedReplySaid) {
+                if (!unaskedReplySaid && !states.quirks(member.upstream()).refusesUnacknowledged()) {
                     unaskedReplySaid = true;
                     ReplyFacts facts = ReplyFacts.of(reply);
                     log.warn("member " + member.upstream() + " answered a request that asked for no reply (moreToCome: a w:0"

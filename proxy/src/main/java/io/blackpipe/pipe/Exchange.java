@@ -289,7 +289,7 @@ final class Exchange {
 
     private void deliver(ByteBuf frame) {
         InFlight current = awaited.answeredBy(Header.responseTo(frame));
-        if (current == null && awaited.droppedUnasked(frame, member, context.log())) {
+        if (current == null && awaited.droppedUnasked(frame, member, context.memberStates(), context.log())) {
             return;
         }
         if (current == null || current.isHello()) { // a stream's next replies answer no request

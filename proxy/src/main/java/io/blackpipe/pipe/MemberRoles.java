@@ -6,6 +6,7 @@ import io.blackpipe.topology.HelloProbe;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberMap;
+import io.blackpipe.topology.MemberQuirks;
 import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BlockingCommandClient;
@@ -69,12 +70,18 @@ final class MemberRoles {
         if (simulation != null) {
             observeSimulated();
             learnTheNodesCommands();
+            MemberQuirks node = deployment.quirks();
+            if (node.refusesUnacknowledged()) {
+                logQuirks("the real node", new MemberQuirks(false, true));
+            }
+            // whatever the node takes, the simulated members pass it no read preference (SimulatedSecondary)
+            simulation.members().forEach(member -> states.noteQuirks(member, new MemberQuirks(true, node.refusesUnacknowledged())));
             return;
         }
         primaryStepDown.warnIfItCannotAuthenticate(deployment);
         if (deployment.answered() != null) {
             states.observe(deployment.answered(), deployment.hello());
-            noteReadPreferences(deployment.answered(), deployment.primaryReadsOnly());
+            noteQuirks(deployment.answered(), deployment.quirks());
         }
         refresh(deployment.answered());
     }
@@ -96,19 +103,28 @@ final class MemberRoles {
             try {
                 HelloProbe.Answer answer = HelloProbe.ask(member.dial(), connectTimeoutMillis, upstreamTls);
                 states.observe(member.upstream(), answer.hello());
-                noteReadPreferences(member.upstream(), answer.primaryReadsOnly());
+                noteQuirks(member.upstream(), answer.quirks());
             } catch (IOException | RuntimeException e) {
                 log.info("member " + member.upstream() + " did not answer hello: " + e.getMessage());
             }
         }
     }
 
-    /** A member that refused a read preference other than primary (jongodb) gets its commands without one from now on. */
-    private void noteReadPreferences(MemberAddress member, boolean primaryReadsOnly) {
-        if (primaryReadsOnly && !states.takesPrimaryReadsOnly(member)) {
-            states.refusesReadPreferences(member);
-            log.info("member " + member + " refuses a read preference other than primary, as jongodb does: blackpipe drops"
-                    + " them on their way there, as a one-member set serves such reads and hellos at its primary");
+    /** A member that refused what a mongod takes (jongodb) gets its commands as it takes them from now on. */
+    private void noteQuirks(MemberAddress member, MemberQuirks quirks) {
+        if (states.noteQuirks(member, quirks)) {
+            logQuirks("member " + member, quirks);
+        }
+    }
+
+    private void logQuirks(String who, MemberQuirks quirks) {
+        if (quirks.primaryReadsOnly()) {
+            log.info(who + " refuses a read preference other than primary, as jongodb does: blackpipe drops them on their way"
+                    + " there, as a one-member set serves such reads and hellos at its primary");
+        }
+        if (quirks.refusesUnacknowledged()) {
+            log.info(who + " refuses w:0 writes, as jongodb does: blackpipe sends them with w:1 and drops the reply no client"
+                    + " asked for, so that they land unanswered as on mongod");
         }
     }
 

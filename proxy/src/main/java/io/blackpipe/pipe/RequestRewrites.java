@@ -31,7 +31,7 @@ final class RequestRewrites {
      * a simulated primary asked to step down hands its role on, as the admin API's failover does, and
      * answers the commands of a transaction a failover ended as the new primary would; a real member
      * takes the frame as it is, but for a replica set configuration that names the proxy's addresses,
-     * and without a read preference other than primary if it refuses one (jongodb: see MemberStates).
+     * and as it takes what a mongod takes where it refuses that (jongodb: see QuirkRewrites).
      * {@code clientSaidHelloOk} words a refusal as mongod words it to this client.
      */
     static SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context, Member member,
@@ -39,8 +39,8 @@ final class RequestRewrites {
         SimulatedReplicaSet simulation = context.simulation();
         if (simulation == null) {
             ByteBuf forwarded = asTheMembersKnowThem(frame, facts, context.rewriter(), alloc);
-            return new SimulatedSecondary.Verdict(null, context.memberStates().takesPrimaryReadsOnly(member.upstream())
-                    ? ReadPreferenceDrop.unlessPrimary(alloc, forwarded) : forwarded);
+            return new SimulatedSecondary.Verdict(null, QuirkRewrites.asTheMemberTakesIt(alloc, forwarded,
+                    context.memberStates().quirks(member.upstream())));
         }
         if (simulation.isPrimary(member.upstream())) {
             if (facts.name().equals("replSetStepDown") && "admin".equals(facts.database())) {
@@ -53,7 +53,8 @@ final class RequestRewrites {
             if (endedByAFailover != null) {
                 return new SimulatedSecondary.Verdict(null, FailoverEndedTransactions.abortInstead(alloc, frame), endedByAFailover);
             }
-            return new SimulatedSecondary.Verdict(null, ReadPreferenceDrop.unlessPrimary(alloc, frame));
+            return new SimulatedSecondary.Verdict(null, QuirkRewrites.asTheMemberTakesIt(alloc, frame,
+                    context.memberStates().quirks(member.upstream())));
         }
         if (simulation.nodeLacks(facts.name())) { // mongod looks the command up before it asks its role
             return new SimulatedSecondary.Verdict(ErrorReplies.error(59, "no such command: '" + facts.name() + "'", null, null,

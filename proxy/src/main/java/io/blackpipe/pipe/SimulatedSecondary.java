@@ -17,7 +17,7 @@ import org.bson.BsonDocument;
  * database run; reads run only with secondaryOk (else NotPrimaryNoSecondaryOk); anything else is
  * refused as a write (NotWritablePrimary), each refusal worded as mongod words it to the client
  * ("not master" to one that never said helloOk: true). What it serves reaches the one real upstream
- * with its $readPreference dropped ({@link ReadPreferenceDrop}), since that node may accept only primary reads.
+ * with its $readPreference dropped ({@link QuirkRewrites}), since that node may accept only primary reads.
  */
 final class SimulatedSecondary {
     /**
@@ -55,7 +55,7 @@ final class SimulatedSecondary {
     static Verdict check(ByteBufAllocator alloc, ByteBuf frame, CommandFacts facts, MemberState state, boolean clientSaidHelloOk,
                          Supplier<BsonDocument> topologyVersion) {
         if (ALWAYS_ALLOWED.contains(facts.name()) || "local".equals(facts.database())) {
-            return new Verdict(null, ReadPreferenceDrop.unlessPrimary(alloc, frame));
+            return new Verdict(null, QuirkRewrites.asTheMemberTakesIt(alloc, frame, QuirkRewrites.SIMULATED_NODE));
         }
         if (!READS.contains(facts.name())) {
             // mongod's own words for rs.stepDown() on a secondary
@@ -68,6 +68,6 @@ final class SimulatedSecondary {
             return new Verdict(ErrorReplies.error(13435, ErrorReplies.notPrimaryWording(13435, clientSaidHelloOk), null,
                     topologyVersion.get(), facts, state), null);
         }
-        return new Verdict(null, ReadPreferenceDrop.dropped(alloc, frame, msg));
+        return new Verdict(null, QuirkRewrites.withoutReadPreference(alloc, frame, msg));
     }
 }

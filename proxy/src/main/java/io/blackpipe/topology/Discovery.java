@@ -19,18 +19,18 @@ public final class Discovery {
     /**
      * What the first usable seed said about the deployment.
      *
-     * @param primaryReadsOnly whether the member that answered refuses a read preference other than primary (see {@link HelloProbe})
+     * @param quirks what the member that answered refuses that a mongod takes (see {@link HelloProbe})
      */
     public record Deployment(String setName, List<MemberAddress> members, String kind,
                              Map<MemberAddress, MemberAddress> dialAliases, MemberAddress answered, BsonDocument hello,
-                             boolean primaryReadsOnly) {
+                             MemberQuirks quirks) {
         public Deployment(String setName, List<MemberAddress> members, String kind) {
-            this(setName, members, kind, Map.of(), null, null, false);
+            this(setName, members, kind, Map.of(), null, null, MemberQuirks.NONE);
         }
 
         /** The same deployment, noting which member answered and what it said (its state is then known). */
         Deployment answeredBy(MemberAddress member, HelloProbe.Answer answer) {
-            return new Deployment(setName, members, kind, dialAliases, member, answer.hello(), answer.primaryReadsOnly());
+            return new Deployment(setName, members, kind, dialAliases, member, answer.hello(), answer.quirks());
         }
 
         public boolean isReplicaSet() {
@@ -182,7 +182,7 @@ public final class Discovery {
             // name only its own network resolves, so that name is proxied by dialling the seed.
             MemberAddress me = MemberAddress.parse(hello.getString("me").getValue());
             return new Deployment(hello.getString("setName").getValue(), List.of(me),
-                    "replica set member (direct connection)", Map.of(me, seed), null, null, false);
+                    "replica set member (direct connection)", Map.of(me, seed), null, null, MemberQuirks.NONE);
         }
         Set<MemberAddress> members = new LinkedHashSet<>();
         for (String list : new String[] {"hosts", "passives", "arbiters"}) {
@@ -195,6 +195,6 @@ public final class Discovery {
         if (members.isEmpty()) {
             members.add(seed); // a member not yet initiated lists no hosts; proxy the one we reached
         }
-        return new Deployment(hello.getString("setName").getValue(), new ArrayList<>(members), "replica set", Map.of(), null, null, false);
+        return new Deployment(hello.getString("setName").getValue(), new ArrayList<>(members), "replica set", Map.of(), null, null, MemberQuirks.NONE);
     }
 }

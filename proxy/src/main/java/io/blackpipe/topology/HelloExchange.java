@@ -100,9 +100,9 @@ public final class HelloExchange {
         boolean awaitableHello = msg != null && msg.body(frame).find("topologyVersion");
         boolean simulatedVersion = simulation != null && awaitableHello;
         // a simulated member's hello reaches the one real node, which may take only primary reads (jongodb), as does a
-        // member that refused one at start: the Node.js driver's handshakes (OP_QUERY, then OP_MSG on new connections)
+        // member whose quirks say so: the Node.js driver's handshakes (OP_QUERY, then OP_MSG on new connections)
         // carry the URI's readPreference, the Go driver's heartbeats primaryPreferred
-        boolean readPreference = (simulation != null || states.takesPrimaryReadsOnly(member))
+        boolean readPreference = (simulation != null || states.quirks(member).primaryReadsOnly())
                 && (msg != null ? !ReadPreference.mode(frame, msg).equals("primary")
                         : BsonCursor.over(frame, query.queryOffset(), query.queryEnd()).find("$readPreference"));
         if (!facts.compressionRequested() && !shifted && !awaitableHello && !readPreference) {

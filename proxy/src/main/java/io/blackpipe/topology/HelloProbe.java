@@ -10,19 +10,19 @@ import org.bson.BsonValue;
 
 /**
  * The hello blackpipe asks a member itself, at start and before a failover, over a connection of
- * its own. It first carries a read preference (primaryPreferred), as a driver's may (the Go
- * driver's heartbeats do): every mongod and mongos takes it, jongodb refuses every mode but primary.
- * A member that refuses it and answers a plain hello takes only primary reads, and the proxy drops
- * such read preferences on their way to it ({@link MemberStates#refusesReadPreferences}). A server
- * older than 4.4.2 knows only isMaster.
+ * its own, and what it learns of the member's {@link MemberQuirks} on the way. The hello first
+ * carries a read preference (primaryPreferred), as a driver's may (the Go driver's heartbeats do):
+ * every mongod and mongos takes it, jongodb refuses every mode but primary, so a member that
+ * refuses it and answers a plain hello takes only primary reads. Then a hello with writeConcern
+ * w:0 and one with w:1: jongodb refuses w:0 on any command and takes w:1, where a mongod takes
+ * both or neither (a command that takes no write concern). A server older than 4.4.2 knows only
+ * isMaster, and is asked nothing more.
  */
 public final class HelloProbe {
     private static final BsonDocument HELLO = new BsonDocument("hello", new BsonInt32(1));
-    private static final BsonDocument HELLO_WITH_READ_PREFERENCE = new BsonDocument("hello", new BsonInt32(1))
-            .append("$readPreference", new BsonDocument("mode", new BsonString("primaryPreferred")));
 
-    /** The member's hello, and whether it refused the one with a read preference. */
-    public record Answer(BsonDocument hello, boolean primaryReadsOnly) {
+    /** The member's hello, and what it refused that a mongod takes. */
+    public record Answer(BsonDocument hello, MemberQuirks quirks) {
     }
 
     private HelloProbe() {
@@ -30,16 +30,27 @@ public final class HelloProbe {
 
     public static Answer ask(MemberAddress member, int timeoutMillis, Tls.Client tls) throws IOException {
         try (BlockingCommandClient client = new BlockingCommandClient(member.host(), member.port(), timeoutMillis, tls)) {
-            BsonDocument hello = client.run("admin", HELLO_WITH_READ_PREFERENCE);
-            if (isOk(hello)) {
-                return new Answer(hello, false);
+            BsonDocument hello = client.run("admin", with("$readPreference", new BsonDocument("mode", new BsonString("primaryPreferred"))));
+            boolean primaryReadsOnly = false;
+            if (!isOk(hello)) {
+                hello = client.run("admin", HELLO);
+                if (!isOk(hello)) {
+                    return new Answer(client.run("admin", new BsonDocument("isMaster", new BsonInt32(1))), MemberQuirks.NONE);
+                }
+                primaryReadsOnly = true;
             }
-            BsonDocument plain = client.run("admin", HELLO);
-            if (isOk(plain)) {
-                return new Answer(plain, true);
-            }
-            return new Answer(client.run("admin", new BsonDocument("isMaster", new BsonInt32(1))), false);
+            boolean refusesUnacknowledged = !isOk(client.run("admin", with("writeConcern", writeConcern(0))))
+                    && isOk(client.run("admin", with("writeConcern", writeConcern(1))));
+            return new Answer(hello, new MemberQuirks(primaryReadsOnly, refusesUnacknowledged));
         }
+    }
+
+    private static BsonDocument with(String field, BsonDocument value) {
+        return HELLO.clone().append(field, value);
+    }
+
+    private static BsonDocument writeConcern(int w) {
+        return new BsonDocument("w", new BsonInt32(w));
     }
 
     private static boolean isOk(BsonDocument reply) {

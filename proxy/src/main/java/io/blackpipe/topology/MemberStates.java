@@ -1,7 +1,6 @@
 package io.blackpipe.topology;
 
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
@@ -30,11 +29,8 @@ import org.bson.types.ObjectId;
  * heartbeat. Clients are shown one processId per member, as mongod has: hello's, in the legacy
  * replies too, and the member's own is put back in a legacy request it is to read.
  *
- * <p>A mongod takes a command with any {@code $readPreference}: the driver chose the member by it.
- * jongodb refuses every mode but primary, even on hello, so through it a driver that sends one
- * (the Go driver's heartbeats, the Node.js driver's handshakes under a URI's readPreference, any
- * secondaryPreferred read) failed where a one-member set serves it. Such a member is noted at start
- * ({@link #refusesReadPreferences}), and its commands reach it without one.
+ * <p>A member may refuse what every mongod takes (jongodb: read preferences other than primary,
+ * w:0): its {@link MemberQuirks}, noted at start, say how its commands are sent so that it takes them.
  */
 public final class MemberStates {
     private record Shift(ObjectId processId, long amount) {
@@ -53,19 +49,22 @@ public final class MemberStates {
     private final Map<MemberAddress, MemberState> states = new ConcurrentHashMap<>();
     private final Map<MemberAddress, Shift> shifts = new ConcurrentHashMap<>();
     private final Map<MemberAddress, ProcessIds> processIds = new ConcurrentHashMap<>();
-    private final Set<MemberAddress> primaryReadsOnly = ConcurrentHashMap.newKeySet();
-    /** Whether any member is in {@link #primaryReadsOnly}: what every command of a mongod pays is this read. */
-    private volatile boolean anyPrimaryReadsOnly;
+    private final Map<MemberAddress, MemberQuirks> quirks = new ConcurrentHashMap<>();
+    /** Whether any member has quirks: what every command of a mongod pays is this read. */
+    private volatile boolean anyQuirks;
 
-    /** Notes that the member refuses a command with a read preference other than primary (jongodb). */
-    public void refusesReadPreferences(MemberAddress member) {
-        primaryReadsOnly.add(member);
-        anyPrimaryReadsOnly = true;
+    /** Notes what the member refuses that a mongod takes; false when nothing new. */
+    public boolean noteQuirks(MemberAddress member, MemberQuirks noted) {
+        if (!noted.any() || noted.equals(quirks.put(member, noted))) {
+            return false;
+        }
+        anyQuirks = true;
+        return true;
     }
 
-    /** Whether the member's commands must reach it without a $readPreference other than primary. */
-    public boolean takesPrimaryReadsOnly(MemberAddress member) {
-        return anyPrimaryReadsOnly && primaryReadsOnly.contains(member);
+    /** What the member refuses that a mongod takes: {@link MemberQuirks#NONE} for a mongod. */
+    public MemberQuirks quirks(MemberAddress member) {
+        return anyQuirks ? quirks.getOrDefault(member, MemberQuirks.NONE) : MemberQuirks.NONE;
     }
 
     /** Notes a hello reply of the member's, as the member sent it. */

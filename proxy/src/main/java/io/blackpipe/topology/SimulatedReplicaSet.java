@@ -74,7 +74,7 @@ public final class SimulatedReplicaSet {
         names.forEach(name -> dial.put(name, node));
         String setName = real.setName() != null ? real.setName() : "blackpipe-simulated";
         return new Discovery.Deployment(setName, names, "simulated replica set of " + count + " members over a "
-                + real.kind(), dial, null, real.hello(), real.primaryReadsOnly());
+                + real.kind(), dial, null, real.hello(), real.quirks());
     }
 
     /** The names of N simulated members of an upstream reached at {@code real}. */

@@ -95,7 +95,8 @@ public final class JongodbUpstream implements LocalUpstream {
 
     @Override
     public List<String> caveats() {
-        // its refusal of read preferences other than primary is not among them: blackpipe drops those on their way (MemberStates)
+        // its refusals of read preferences other than primary and of w:0 writes are not among them: blackpipe sends it what
+        // it takes instead (MemberQuirks)
         String commands = String.join(", ", MISSING_COMMANDS.subList(0, MISSING_COMMANDS.size() - 1)) + " or "
                 + MISSING_COMMANDS.get(MISSING_COMMANDS.size() - 1);
         return List.of("jongodb " + JongodbInstaller.VERSION + " has no " + commands + " command and no "
@@ -103,9 +104,7 @@ public final class JongodbUpstream implements LocalUpstream {
                         + " BadValue), with or without blackpipe; with mongod on PATH, local starts a real replica set instead",
                 "jongodb does not de-duplicate a retried write: after a reply lost once the write was applied, the"
                         + " driver's retry runs it again (an $inc counts twice, an insert meets its own _id) where mongod answers"
-                        + " from the first attempt",
-                "jongodb refuses w:0 writes (BadValue): a fire-and-forget write never lands, and nothing says so (blackpipe"
-                        + " drops the refusal, which no client asked for)");
+                        + " from the first attempt");
     }
 
     public String host() {

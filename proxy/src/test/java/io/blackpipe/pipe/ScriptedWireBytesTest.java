@@ -129,12 +129,14 @@ class ScriptedWireBytesTest {
             requests.forEach(r -> compared.merge("request " + commandName(r), 1, Integer::sum));
             compareReplies(requests, f.serverFrames(), b.serverFrames(), backAddress, proxyAddress, compared);
         }
-        // What is left is the proxy's own discovery probe: one plain hello, no client metadata.
+        // What is left is the proxy's own discovery probe (HelloProbe), with no client metadata: a hello with a read
+        // preference and one with w:0, both of which a mongod (and this one) takes
         assertEquals(1, unmatched.size(), "only the discovery probe has no driver counterpart");
         List<byte[]> probe = unmatched.get(0).clientFrames();
-        assertEquals(1, probe.size());
-        assertEquals("hello", commandName(probe.get(0)));
-        assertFalse(document(probe.get(0)).containsKey("client"));
+        assertEquals(List.of("hello", "hello"), probe.stream().map(ScriptedProxy::commandName).toList());
+        assertTrue(document(probe.get(0)).containsKey("$readPreference"));
+        assertTrue(document(probe.get(1)).containsKey("writeConcern"));
+        probe.forEach(frame -> assertFalse(document(frame).containsKey("client")));
 
         System.out.println("[bytes] frames compared across the proxy: " + compared);
         assertTrue(compared.getOrDefault("rewritten hello reply (streamed)", 0) >= 2, compared.toString());

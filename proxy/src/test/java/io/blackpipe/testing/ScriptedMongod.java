@@ -78,6 +78,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private final int maxWireVersion;
     private final boolean sessions;
     private final boolean primaryReadsOnly;
+    private final boolean refusesUnacknowledged;
     /** Access control; null: none (every command runs, as on a mongod without --auth). */
     private final ScriptedScramServer scram;
     private final List<StepDownRequest> stepDowns = new CopyOnWriteArrayList<>();
@@ -116,6 +117,7 @@ public final class ScriptedMongod implements AutoCloseable {
         this.maxWireVersion = b.maxWireVersion;
         this.sessions = b.sessions;
         this.primaryReadsOnly = b.primaryReadsOnly;
+        this.refusesUnacknowledged = b.refusesUnacknowledged;
         this.scram = b.scram;
         this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
         this.compressors.addAll(b.compressors);
@@ -157,6 +159,7 @@ public final class ScriptedMongod implements AutoCloseable {
         private boolean sessions = true;
         private ScriptedScramServer scram;
         private boolean primaryReadsOnly;
+        private boolean refusesUnacknowledged;
 
         private Builder() {
         }
@@ -167,6 +170,15 @@ public final class ScriptedMongod implements AutoCloseable {
          */
         public Builder primaryReadsOnly() {
             this.primaryReadsOnly = true;
+            return this;
+        }
+
+        /**
+         * Refuse a write concern of w:0 (BadValue) on any command, and answer every request, moreToCome
+         * ones too, as jongodb does and no mongod: the upstream the proxy sends w:0 writes as w:1 to.
+         */
+        public Builder refusesUnacknowledged() {
+            this.refusesUnacknowledged = true;
             return this;
         }
 
@@ -642,13 +654,25 @@ public final class ScriptedMongod implements AutoCloseable {
         return requestIds.incrementAndGet();
     }
 
-    /** jongodb's refusal of a command with a read preference other than primary; null when this server takes it. */
-    BsonDocument refusedReadPreference(BsonDocument command) {
-        if (!primaryReadsOnly || !command.isDocument("$readPreference")
-                || "primary".equals(command.getDocument("$readPreference").getString("mode", new BsonString("primary")).getValue())) {
-            return null;
+    /**
+     * jongodb's refusal of a command with a read preference other than primary, or with w:0, when this
+     * server was built to refuse them; null when it takes the command.
+     */
+    BsonDocument refusedAsJongodbRefuses(BsonDocument command) {
+        if (primaryReadsOnly && command.isDocument("$readPreference")
+                && !"primary".equals(command.getDocument("$readPreference").getString("mode", new BsonString("primary")).getValue())) {
+            return ScriptedMongodCommands.error(14, "BadValue", "single-node replica-set profile supports readPreference mode 'primary' only");
         }
-        return ScriptedMongodCommands.error(14, "BadValue", "single-node replica-set profile supports readPreference mode 'primary' only");
+        if (refusesUnacknowledged && command.isDocument("writeConcern") && command.getDocument("writeConcern").isNumber("w")
+                && command.getDocument("writeConcern").getNumber("w").intValue() == 0) {
+            return ScriptedMongodCommands.error(14, "BadValue", "single-node replica-set profile supports writeConcern w=1 or w='majority' only");
+        }
+        return null;
+    }
+
+    /** Whether a request that asks for no reply (moreToCome) is answered all the same, as jongodb answers it. */
+    boolean answersUnaskedRequests() {
+        return refusesUnacknowledged;
     }
 
     boolean isClosed() {

@@ -182,7 +182,7 @@ final class ScriptedMongodConnection implements Runnable {
 
         Reply reply = new Reply(ScriptedMongodWire.requestId(msg), compressor,
                 m.checksumPresent() ? FLAG_CHECKSUM_PRESENT : 0, name);
-        if (m.moreToCome()) {
+        if (m.moreToCome() && !server.answersUnaskedRequests()) {
             // The client expects no reply (w:0). Do the work, send nothing.
             if (cmd.containsKey("$db") && !HELLO_NAMES.contains(name) && allowed(name)) {
                 server.commands().run(name, cmd);
@@ -195,9 +195,9 @@ final class ScriptedMongodConnection implements Runnable {
             return;
         }
         BsonDocument scripted;
-        BsonDocument refusedReadPreference = server.refusedReadPreference(cmd);
-        if (refusedReadPreference != null) {
-            reply.send(refusedReadPreference, 0);
+        BsonDocument asJongodbRefuses = server.refusedAsJongodbRefuses(cmd);
+        if (asJongodbRefuses != null) {
+            reply.send(asJongodbRefuses, 0);
         } else if (HELLO_NAMES.contains(name)) {
             handleHello(m, cmd, name, reply);
         } else if (!allowed(name)) {
@@ -288,7 +288,7 @@ final class ScriptedMongodConnection implements Runnable {
         }
         String name = cmd.isEmpty() ? "" : cmd.getFirstKey();
         recordReceived(raw, OP_QUERY, compressor, q.flags(), name, q.query());
-        BsonDocument reply = server.refusedReadPreference(q.query());
+        BsonDocument reply = server.refusedAsJongodbRefuses(q.query());
         if (reply != null) {
             server.appendClusterTime(reply);
         } else if (q.fullCollectionName().endsWith(".$cmd") && HELLO_NAMES.contains(name)) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -25,14 +26,17 @@ import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
 /**
- * jongodb refuses a command with any read preference but primary, hellos included, where a mongod
- * takes it: through it the Go driver's heartbeats (primaryPreferred) failed, the Node.js driver's
- * handshakes under a URI's readPreference failed, and so did every secondaryPreferred read. blackpipe
- * asks each member at start, and drops the read preference on its way to one that refuses it; a
- * member that takes it gets it as sent.
+ * jongodb refuses what every mongod takes: a command with any read preference but primary, hellos
+ * included (through it the Go driver's heartbeats, primaryPreferred, failed, the Node.js driver's
+ * handshakes under a URI's readPreference failed, and so did every secondaryPreferred read), and a
+ * w:0 write (a fire-and-forget write never landed). blackpipe asks each member at start and sends a
+ * member that refuses them what it takes: no read preference, w:1 for w:0 (its reply, which no client
+ * asked for, dropped). A member that takes them gets them as sent.
  */
-class ReadPreferenceDropTest {
+class MemberQuirksTest {
     private static final String SAID = "refuses a read preference other than primary";
+    private static final String SAID_W0 = "refuses w:0 writes";
+    private static final int MORE_TO_COME = 1 << 1;
 
     private static BsonDocument readPreference(String mode) {
         return new BsonDocument("mode", new BsonString(mode));
@@ -83,6 +87,63 @@ class ReadPreferenceDropTest {
             BsonDocument find = member.commandsReceived("find").get(0).document();
             assertEquals(readPreference("secondaryPreferred"), find.getDocument("$readPreference"), find::toJson);
             assertTrue(log.messages().stream().noneMatch(m -> m.contains(SAID)), () -> String.join("\n", log.messages()));
+        }
+    }
+
+    @Test
+    void aMemberThatRefusesW0GetsW1AndTheDriverNeitherWaitsNorReadsTheReply() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.builder().refusesUnacknowledged().start();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member)) {
+            log.await(m -> m.startsWith("member " + member.address() + " " + SAID_W0), Duration.ofSeconds(5), "noting the member");
+            try (MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "maxPoolSize=1"))) {
+                MongoCollection<Document> events = client.getDatabase("app").getCollection("events");
+                for (int id = 1; id <= 3; id++) {
+                    events.withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", id));
+                    // the one pooled connection: the member's reply to the w:0 insert must not answer this find
+                    assertEquals(1, events.countDocuments(new Document("_id", id)));
+                }
+            }
+            assertEquals(3, member.documents("app", "events").size(), "every fire-and-forget write landed");
+            List<ScriptedMongodFrame> inserts = member.commandsReceived("insert");
+            assertEquals(3, inserts.size());
+            for (ScriptedMongodFrame insert : inserts) {
+                assertEquals(1, insert.document().getDocument("writeConcern").getNumber("w").intValue(), insert.document()::toJson);
+                assertEquals(MORE_TO_COME, insert.flags() & MORE_TO_COME, "still asks for no reply");
+            }
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains("asked for no reply")),
+                    "the reply dropped was expected: " + String.join("\n", log.messages()));
+        }
+    }
+
+    @Test
+    void aMemberThatTakesW0GetsItAsSent() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.start();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member);
+             MongoClient client = MongoClients.create(proxy.connectionString())) {
+            MongoCollection<Document> events = client.getDatabase("app").getCollection("events");
+            events.withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", 1));
+            Await.until(Duration.ofSeconds(5), "the insert to land", () -> member.documents("app", "events").size() == 1);
+            BsonDocument insert = member.commandsReceived("insert").get(0).document();
+            assertEquals(0, insert.getDocument("writeConcern").getNumber("w").intValue(), insert::toJson);
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains(SAID_W0)), () -> String.join("\n", log.messages()));
+        }
+    }
+
+    /** On every lane a fire-and-forget write through the proxy lands, as on mongod: jongodb gets it as w:1. */
+    @Test
+    void aW0WriteLandsThroughTheProxyOnTheLane() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("w0");
+        try (LogCapture log = LogCapture.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             MongoClient client = MongoClients.create(proxy.connectionString());
+             MongoClient direct = UpstreamLane.directClient()) {
+            client.getDatabase(db).getCollection("c").withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", 1));
+            Await.until(Duration.ofSeconds(10), "the server to hold the w:0 insert",
+                    () -> direct.getDatabase(db).getCollection("c").countDocuments() == 1);
+            boolean said = log.messages().stream().anyMatch(m -> m.contains(SAID_W0));
+            assertEquals(UpstreamLane.isJongodb(), said, () -> UpstreamLane.name() + ": " + String.join("\n", log.messages()));
         }
     }
 
