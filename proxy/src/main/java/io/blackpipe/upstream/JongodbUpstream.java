@@ -89,7 +89,8 @@ public final class JongodbUpstream implements LocalUpstream {
     }
 
     /** Commands apps and test suites often send that jongodb answers with CommandNotFound (59). */
-    static final List<String> MISSING_COMMANDS = List.of("drop", "dropDatabase", "dropIndexes", "renameCollection", "listCollections");
+    static final List<String> MISSING_COMMANDS = List.of("create", "drop", "dropDatabase", "dropIndexes", "renameCollection",
+            "listCollections", "listDatabases");
     /** Update operators it refuses (BadValue, 14). */
     static final List<String> MISSING_UPDATE_OPERATORS = List.of("$push", "$pull");
 

@@ -65,7 +65,8 @@ class LocalServingCliTest {
         CliRun plain = CliRun.of("local", "--check", "--port", "0", "--admin-port", "-1");
         assertEquals(0, plain.exitCode(), plain::toString);
         boolean jongodb = plain.out().contains("upstream: jongodb ");
-        String lacks = "\nnote: jongodb 0.1.6 has no drop, dropDatabase, dropIndexes, renameCollection or listCollections command";
+        String lacks = "\nnote: jongodb 0.1.6 has no create, drop, dropDatabase, dropIndexes, renameCollection, listCollections or"
+                + " listDatabases command";
         String dedup = "\nnote: jongodb does not de-duplicate a retried write:";
         assertEquals(jongodb, plain.out().contains(lacks), plain::toString);
         assertEquals(jongodb, plain.out().contains(dedup), plain::toString);

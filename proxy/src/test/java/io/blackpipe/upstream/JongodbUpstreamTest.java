@@ -10,9 +10,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
 
 /** Starts a real jongodb (installing it from npm if the cache is empty) and checks start and close. */
@@ -62,13 +63,18 @@ class JongodbUpstreamTest {
              BlockingCommandClient client = new BlockingCommandClient("127.0.0.1", upstream.port(), 5_000)) {
             BsonDocument inserted = client.run("app", BsonDocument.parse("{insert: 'c', documents: [{_id: 1, tags: ['a']}]}"));
             assertEquals(1, inserted.getNumber("n").intValue(), "what it has, it does: " + inserted.toJson());
+            Map<String, BsonDocument> asAnAppSendsThem = Map.of(
+                    "create", BsonDocument.parse("{create: 'd'}"),
+                    "drop", BsonDocument.parse("{drop: 'c'}"),
+                    "dropDatabase", BsonDocument.parse("{dropDatabase: 1}"),
+                    "dropIndexes", BsonDocument.parse("{dropIndexes: 'c', index: '*'}"),
+                    "renameCollection", BsonDocument.parse("{renameCollection: 'app.c', to: 'app.d'}"),
+                    "listCollections", BsonDocument.parse("{listCollections: 1, nameOnly: true}"),
+                    "listDatabases", BsonDocument.parse("{listDatabases: 1, nameOnly: true}"));
+            assertEquals(asAnAppSendsThem.keySet(), Set.copyOf(JongodbUpstream.MISSING_COMMANDS));
             for (String command : JongodbUpstream.MISSING_COMMANDS) {
-                BsonDocument body = new BsonDocument(command, command.equals("renameCollection") ? new BsonString("app.c")
-                        : new BsonString("c"));
-                if (command.equals("renameCollection")) {
-                    body.append("to", new BsonString("app.d"));
-                }
-                BsonDocument reply = client.run(command.equals("renameCollection") ? "admin" : "app", body);
+                boolean admin = command.equals("renameCollection") || command.equals("listDatabases");
+                BsonDocument reply = client.run(admin ? "admin" : "app", asAnAppSendsThem.get(command));
                 assertEquals(59, code(reply), command + ": " + reply.toJson());
             }
             for (String operator : JongodbUpstream.MISSING_UPDATE_OPERATORS) {
@@ -76,8 +82,8 @@ class JongodbUpstreamTest {
                         + operator + "': {tags: 'a'}}}]}"));
                 assertEquals(14, code(reply), operator + ": " + reply.toJson());
             }
-            for (String caveat : List.of(String.join(", ", JongodbUpstream.MISSING_COMMANDS.subList(0, 4)), "or listCollections",
-                    "$push or $pull")) {
+            for (String caveat : List.of("create, drop, dropDatabase, dropIndexes, renameCollection, listCollections or listDatabases"
+                    + " command", "$push or $pull")) {
                 assertTrue(upstream.caveats().get(0).contains(caveat), upstream.caveats().get(0));
             }
         }
