@@ -71,11 +71,9 @@ final class MemberRoles {
             observeSimulated();
             learnTheNodesCommands();
             MemberQuirks node = deployment.quirks();
-            if (node.refusesUnacknowledged()) {
-                logQuirks("the real node", new MemberQuirks(false, true));
-            }
-            // whatever the node takes, the simulated members pass it no read preference (SimulatedSecondary)
-            simulation.members().forEach(member -> states.noteQuirks(member, new MemberQuirks(true, node.refusesUnacknowledged())));
+            // the simulated members drop every read preference on its way to the node anyway: no word of that one
+            logQuirks("the real node", new MemberQuirks(false, node.refusesUnacknowledged(), node.lacksEndSessions()));
+            simulation.members().forEach(member -> states.noteQuirks(member, node.asSimulatedMembers()));
             return;
         }
         primaryStepDown.warnIfItCannotAuthenticate(deployment);
@@ -125,6 +123,10 @@ final class MemberRoles {
         if (quirks.refusesUnacknowledged()) {
             log.info(who + " refuses w:0 writes, as jongodb does: blackpipe sends them with w:1 and drops the reply no client"
                     + " asked for, so that they land unanswered as on mongod");
+        }
+        if (quirks.lacksEndSessions()) {
+            log.info(who + " has no endSessions command, as jongodb has none: blackpipe answers it ok: 1 in its place, as"
+                    + " mongod does, so that a client's close is no error");
         }
     }
 

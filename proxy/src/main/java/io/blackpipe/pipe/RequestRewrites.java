@@ -3,6 +3,7 @@ package io.blackpipe.pipe;
 import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.topology.HelloRewriter;
 import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberQuirks;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BsonIo;
@@ -31,16 +32,20 @@ final class RequestRewrites {
      * a simulated primary asked to step down hands its role on, as the admin API's failover does, and
      * answers the commands of a transaction a failover ended as the new primary would; a real member
      * takes the frame as it is, but for a replica set configuration that names the proxy's addresses,
-     * and as it takes what a mongod takes where it refuses that (jongodb: see QuirkRewrites).
+     * and as it takes what a mongod takes where it refuses that (jongodb: see QuirkRewrites); where it
+     * has no endSessions, the member's answer is mongod's.
      * {@code clientSaidHelloOk} words a refusal as mongod words it to this client.
      */
     static SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context, Member member,
                                                           MemberState state, boolean clientSaidHelloOk, ByteBufAllocator alloc) {
         SimulatedReplicaSet simulation = context.simulation();
+        MemberQuirks quirks = context.memberStates().quirks(member.upstream());
+        if (quirks.lacksEndSessions() && facts.name().equals("endSessions")) {
+            return new SimulatedSecondary.Verdict(new BsonDocument("ok", new BsonDouble(1)), null); // as mongod answers it
+        }
         if (simulation == null) {
             ByteBuf forwarded = asTheMembersKnowThem(frame, facts, context.rewriter(), alloc);
-            return new SimulatedSecondary.Verdict(null, QuirkRewrites.asTheMemberTakesIt(alloc, forwarded,
-                    context.memberStates().quirks(member.upstream())));
+            return new SimulatedSecondary.Verdict(null, QuirkRewrites.asTheMemberTakesIt(alloc, forwarded, quirks));
         }
         if (simulation.isPrimary(member.upstream())) {
             if (facts.name().equals("replSetStepDown") && "admin".equals(facts.database())) {
@@ -53,8 +58,7 @@ final class RequestRewrites {
             if (endedByAFailover != null) {
                 return new SimulatedSecondary.Verdict(null, FailoverEndedTransactions.abortInstead(alloc, frame), endedByAFailover);
             }
-            return new SimulatedSecondary.Verdict(null, QuirkRewrites.asTheMemberTakesIt(alloc, frame,
-                    context.memberStates().quirks(member.upstream())));
+            return new SimulatedSecondary.Verdict(null, QuirkRewrites.asTheMemberTakesIt(alloc, frame, quirks));
         }
         if (simulation.nodeLacks(facts.name())) { // mongod looks the command up before it asks its role
             return new SimulatedSecondary.Verdict(ErrorReplies.error(59, "no such command: '" + facts.name() + "'", null, null,

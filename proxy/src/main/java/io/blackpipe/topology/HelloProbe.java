@@ -3,6 +3,7 @@ package io.blackpipe.topology;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.Tls;
 import java.io.IOException;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -15,11 +16,13 @@ import org.bson.BsonValue;
  * every mongod and mongos takes it, jongodb refuses every mode but primary, so a member that
  * refuses it and answers a plain hello takes only primary reads. Then a hello with writeConcern
  * w:0 and one with w:1: jongodb refuses w:0 on any command and takes w:1, where a mongod takes
- * both or neither (a command that takes no write concern). A server older than 4.4.2 knows only
- * isMaster, and is asked nothing more.
+ * both or neither (a command that takes no write concern). Last an endSessions of no session,
+ * which a mongod answers ok (or Unauthorized, with access control) and jongodb does not have. A
+ * server older than 4.4.2 knows only isMaster, and is asked nothing more.
  */
 public final class HelloProbe {
     private static final BsonDocument HELLO = new BsonDocument("hello", new BsonInt32(1));
+    private static final int COMMAND_NOT_FOUND = 59;
 
     /** The member's hello, and what it refused that a mongod takes. */
     public record Answer(BsonDocument hello, MemberQuirks quirks) {
@@ -41,7 +44,9 @@ public final class HelloProbe {
             }
             boolean refusesUnacknowledged = !isOk(client.run("admin", with("writeConcern", writeConcern(0))))
                     && isOk(client.run("admin", with("writeConcern", writeConcern(1))));
-            return new Answer(hello, new MemberQuirks(primaryReadsOnly, refusesUnacknowledged));
+            BsonDocument ended = client.run("admin", new BsonDocument("endSessions", new BsonArray()));
+            boolean lacksEndSessions = ended.isNumber("code") && ended.getNumber("code").intValue() == COMMAND_NOT_FOUND;
+            return new Answer(hello, new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions));
         }
     }
 

@@ -10,11 +10,18 @@ package io.blackpipe.topology;
  * @param refusesUnacknowledged a write concern of w:0 is refused (a fire-and-forget write, which
  *                              mongod applies unanswered): it goes as w:1, and the reply no client
  *                              asked for is dropped
+ * @param lacksEndSessions there is no endSessions command, which drivers send as a client closes:
+ *                         the proxy answers it ok: 1 in the member's place, as mongod answers
  */
-public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledged) {
-    public static final MemberQuirks NONE = new MemberQuirks(false, false);
+public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledged, boolean lacksEndSessions) {
+    public static final MemberQuirks NONE = new MemberQuirks(false, false, false);
 
     public boolean any() {
-        return primaryReadsOnly || refusesUnacknowledged;
+        return primaryReadsOnly || refusesUnacknowledged || lacksEndSessions;
+    }
+
+    /** These quirks as the simulated members over such a node have them: they pass it no read preference at all. */
+    public MemberQuirks asSimulatedMembers() {
+        return new MemberQuirks(true, refusesUnacknowledged, lacksEndSessions);
     }
 }

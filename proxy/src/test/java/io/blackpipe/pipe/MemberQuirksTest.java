@@ -11,6 +11,7 @@ import com.mongodb.client.MongoCollection;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.LogCapture;
+import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodFrame;
 import io.blackpipe.testing.ScriptedMongodWire;
@@ -29,9 +30,10 @@ import org.junit.jupiter.api.Test;
  * jongodb refuses what every mongod takes: a command with any read preference but primary, hellos
  * included (through it the Go driver's heartbeats, primaryPreferred, failed, the Node.js driver's
  * handshakes under a URI's readPreference failed, and so did every secondaryPreferred read), and a
- * w:0 write (a fire-and-forget write never landed). blackpipe asks each member at start and sends a
- * member that refuses them what it takes: no read preference, w:1 for w:0 (its reply, which no client
- * asked for, dropped). A member that takes them gets them as sent.
+ * w:0 write (a fire-and-forget write never landed); and it has no endSessions (every client's close
+ * was an error in the counts). blackpipe asks each member at start and sends a member that refuses
+ * them what it takes: no read preference, w:1 for w:0 (its reply, which no client asked for,
+ * dropped); it answers endSessions itself as mongod does. A member that takes them gets them as sent.
  */
 class MemberQuirksTest {
     private static final String SAID = "refuses a read preference other than primary";
@@ -128,6 +130,43 @@ class MemberQuirksTest {
             BsonDocument insert = member.commandsReceived("insert").get(0).document();
             assertEquals(0, insert.getDocument("writeConcern").getNumber("w").intValue(), insert::toJson);
             assertTrue(log.messages().stream().noneMatch(m -> m.contains(SAID_W0)), () -> String.join("\n", log.messages()));
+        }
+    }
+
+    @Test
+    void aMemberWithoutEndSessionsHasItAnsweredAsMongodAnswersIt() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.builder().withoutEndSessions().start();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member)) {
+            log.await(m -> m.startsWith("member " + member.address() + " has no endSessions command"), Duration.ofSeconds(5),
+                    "noting the member");
+            int probes = member.commandsReceived("endSessions").size(); // the start's own, which it refused
+            CommandLog driver = new CommandLog();
+            try (MongoClient client = MongoClients.create(driver.driverOn(proxy.connectionString()).build())) {
+                client.getDatabase("app").getCollection("c").insertOne(new Document("_id", 1));
+            } // the driver ends its sessions as it closes
+            assertEquals(1, driver.startedCount("endSessions"));
+            assertTrue(driver.failed.isEmpty(), driver.failed::toString);
+            assertEquals(1, member.documents("app", "c").size());
+            Await.until(Duration.ofSeconds(5), "the endSessions counted ok", () -> Meters.outcomes(proxy.registry(), "endSessions", "ok") == 1);
+            assertEquals(0, Meters.outcomes(proxy.registry(), "endSessions", "error"));
+            assertEquals(probes, member.commandsReceived("endSessions").size(), "the member never saw the driver's");
+        }
+    }
+
+    /** On every lane a client's close ends its sessions without an error: jongodb's lack of endSessions is made up for. */
+    @Test
+    void aClientsCloseIsNoErrorThroughTheProxyOnTheLane() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("endsessions");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            CommandLog driver = new CommandLog();
+            try (MongoClient client = MongoClients.create(driver.driverOn(proxy.connectionString()).build())) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            }
+            assertEquals(1, driver.startedCount("endSessions"));
+            assertTrue(driver.failed.isEmpty(), driver.failed::toString);
+            Await.until(Duration.ofSeconds(5), "the endSessions counted ok", () -> Meters.outcomes(proxy.registry(), "endSessions", "ok") == 1);
+            assertEquals(0, Meters.outcomes(proxy.registry(), "endSessions", "error"), UpstreamLane.name());
         }
     }
 

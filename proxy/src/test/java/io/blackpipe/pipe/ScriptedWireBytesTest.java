@@ -130,10 +130,10 @@ class ScriptedWireBytesTest {
             compareReplies(requests, f.serverFrames(), b.serverFrames(), backAddress, proxyAddress, compared);
         }
         // What is left is the proxy's own discovery probe (HelloProbe), with no client metadata: a hello with a read
-        // preference and one with w:0, both of which a mongod (and this one) takes
+        // preference and one with w:0, both of which a mongod (and this one) takes, and an endSessions of no session
         assertEquals(1, unmatched.size(), "only the discovery probe has no driver counterpart");
         List<byte[]> probe = unmatched.get(0).clientFrames();
-        assertEquals(List.of("hello", "hello"), probe.stream().map(ScriptedProxy::commandName).toList());
+        assertEquals(List.of("hello", "hello", "endSessions"), probe.stream().map(ScriptedProxy::commandName).toList());
         assertTrue(document(probe.get(0)).containsKey("$readPreference"));
         assertTrue(document(probe.get(1)).containsKey("writeConcern"));
         probe.forEach(frame -> assertFalse(document(frame).containsKey("client")));

@@ -79,6 +79,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private final boolean sessions;
     private final boolean primaryReadsOnly;
     private final boolean refusesUnacknowledged;
+    private final boolean lacksEndSessions;
     /** Access control; null: none (every command runs, as on a mongod without --auth). */
     private final ScriptedScramServer scram;
     private final List<StepDownRequest> stepDowns = new CopyOnWriteArrayList<>();
@@ -118,6 +119,7 @@ public final class ScriptedMongod implements AutoCloseable {
         this.sessions = b.sessions;
         this.primaryReadsOnly = b.primaryReadsOnly;
         this.refusesUnacknowledged = b.refusesUnacknowledged;
+        this.lacksEndSessions = b.lacksEndSessions;
         this.scram = b.scram;
         this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
         this.compressors.addAll(b.compressors);
@@ -160,6 +162,7 @@ public final class ScriptedMongod implements AutoCloseable {
         private ScriptedScramServer scram;
         private boolean primaryReadsOnly;
         private boolean refusesUnacknowledged;
+        private boolean lacksEndSessions;
 
         private Builder() {
         }
@@ -179,6 +182,12 @@ public final class ScriptedMongod implements AutoCloseable {
          */
         public Builder refusesUnacknowledged() {
             this.refusesUnacknowledged = true;
+            return this;
+        }
+
+        /** Answer endSessions with CommandNotFound, as jongodb does and no mongod since 3.6. */
+        public Builder withoutEndSessions() {
+            this.lacksEndSessions = true;
             return this;
         }
 
@@ -655,10 +664,13 @@ public final class ScriptedMongod implements AutoCloseable {
     }
 
     /**
-     * jongodb's refusal of a command with a read preference other than primary, or with w:0, when this
-     * server was built to refuse them; null when it takes the command.
+     * jongodb's refusal of a command with a read preference other than primary, or with w:0, or of
+     * endSessions, when this server was built to refuse them; null when it takes the command.
      */
     BsonDocument refusedAsJongodbRefuses(BsonDocument command) {
+        if (lacksEndSessions && command.containsKey("endSessions")) {
+            return ScriptedMongodCommands.error(59, "CommandNotFound", "no such command: endsessions");
+        }
         if (primaryReadsOnly && command.isDocument("$readPreference")
                 && !"primary".equals(command.getDocument("$readPreference").getString("mode", new BsonString("primary")).getValue())) {
             return ScriptedMongodCommands.error(14, "BadValue", "single-node replica-set profile supports readPreference mode 'primary' only");
