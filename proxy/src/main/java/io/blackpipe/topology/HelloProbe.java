@@ -23,6 +23,8 @@ import org.bson.BsonValue;
 public final class HelloProbe {
     private static final BsonDocument HELLO = new BsonDocument("hello", new BsonInt32(1));
     private static final int COMMAND_NOT_FOUND = 59;
+    /** How long a quirk's question waits: jongodb answers in a millisecond, and a start must not wait on it long. */
+    private static final int QUIRK_REPLY_MILLIS = 1000;
 
     /** The member's hello, and what it refused that a mongod takes. */
     public record Answer(BsonDocument hello, MemberQuirks quirks) {
@@ -42,11 +44,26 @@ public final class HelloProbe {
                 }
                 primaryReadsOnly = true;
             }
-            boolean refusesUnacknowledged = !isOk(client.run("admin", with("writeConcern", writeConcern(0))))
+            return new Answer(hello, quirks(client, primaryReadsOnly, timeoutMillis));
+        }
+    }
+
+    /**
+     * The rest of the member's quirks. A member that answers hello is proxied whatever it makes of these:
+     * one that does not answer them soon (a member that takes only hellos, a stuck one) is taken to have
+     * none of them, and its start is not held up.
+     */
+    private static MemberQuirks quirks(BlockingCommandClient client, boolean primaryReadsOnly, int timeoutMillis) {
+        boolean refusesUnacknowledged = false;
+        try {
+            client.readTimeout(Math.min(timeoutMillis, QUIRK_REPLY_MILLIS));
+            refusesUnacknowledged = !isOk(client.run("admin", with("writeConcern", writeConcern(0))))
                     && isOk(client.run("admin", with("writeConcern", writeConcern(1))));
             BsonDocument ended = client.run("admin", new BsonDocument("endSessions", new BsonArray()));
             boolean lacksEndSessions = ended.isNumber("code") && ended.getNumber("code").intValue() == COMMAND_NOT_FOUND;
-            return new Answer(hello, new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions));
+            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions);
+        } catch (IOException e) {
+            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, false);
         }
     }
 

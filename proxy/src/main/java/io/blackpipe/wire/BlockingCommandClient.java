@@ -52,6 +52,11 @@ public final class BlockingCommandClient implements AutoCloseable {
         socket = tls.enabled() ? tls.wrap(plain, host, port) : plain;
     }
 
+    /** How long each later {@link #run} waits for its reply, from now on. */
+    public void readTimeout(int millis) throws IOException {
+        socket.setSoTimeout(millis);
+    }
+
     /** Runs one command against {@code database} and returns the reply body (ok:0 replies included). */
     public BsonDocument run(String database, BsonDocument command) throws IOException {
         BsonDocument body = command.clone();
