@@ -51,7 +51,7 @@ final class AwaitedReplies {
 
     /**
      * Drops (releases) a reply to a request that asked for none, which no server sends but jongodb
-     * does to the w:0 writes it refuses: passed on, the client would read it as the answer to its next
+     * does to every one: passed on, the client would read it as the answer to its next
      * command. The first one on a connection is said, unless the member's quirks said so at start (it
      * refuses w:0, and gets w:1: see QuirkRewrites). False: the reply answers no such request.
      */

@@ -30,7 +30,8 @@ import org.bson.types.ObjectId;
  * replies too, and the member's own is put back in a legacy request it is to read.
  *
  * <p>A member may refuse what every mongod takes (jongodb: read preferences other than primary,
- * w:0): its {@link MemberQuirks}, noted at start, say how its commands are sent so that it takes them.
+ * w:0, endSessions): its {@link MemberQuirks}, noted at start, say how its commands are sent so
+ * that it takes them, or answered in its place.
  */
 public final class MemberStates {
     private record Shift(ObjectId processId, long amount) {
