@@ -107,7 +107,7 @@ public final class Discovery {
         List<MemberAddress> seeds = uri.seeds();
         for (MemberAddress seed : seeds.subList(seeds.indexOf(first.members().get(0)) + 1, seeds.size())) {
             try {
-                BsonDocument hello = HelloProbe.ask(seed, timeoutMillis, uri.tls()).hello();
+                BsonDocument hello = HelloProbe.hello(seed, timeoutMillis, uri.tls()); // MemberRoles asks the rest
                 if (hello.isString("setName") || !kindWithoutSet(hello).equals(MONGOS)) {
                     warn.accept("upstream seed " + seed + " passed over: it is a " + (hello.isString("setName") ? "replica set member"
                             : kindWithoutSet(hello)) + ", not a mongos as " + routers.get(0) + " is, and a driver removes it"

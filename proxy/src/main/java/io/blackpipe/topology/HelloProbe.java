@@ -33,6 +33,17 @@ public final class HelloProbe {
     private HelloProbe() {
     }
 
+    /**
+     * The member's hello alone (isMaster from a server before 4.4.2), without the quirk questions: for a
+     * seed whose kind is all that is wanted now (a later mongos router, asked again with {@link #ask} once proxied).
+     */
+    public static BsonDocument hello(MemberAddress member, int timeoutMillis, Tls.Client tls) throws IOException {
+        try (BlockingCommandClient client = new BlockingCommandClient(member.host(), member.port(), timeoutMillis, tls)) {
+            BsonDocument hello = client.run("admin", HELLO);
+            return isOk(hello) ? hello : client.run("admin", new BsonDocument("isMaster", new BsonInt32(1)));
+        }
+    }
+
     public static Answer ask(MemberAddress member, int timeoutMillis, Tls.Client tls) throws IOException {
         try (BlockingCommandClient client = new BlockingCommandClient(member.host(), member.port(), timeoutMillis, tls)) {
             BsonDocument hello = client.run("admin", with("$readPreference", new BsonDocument("mode", new BsonString("primaryPreferred"))));
