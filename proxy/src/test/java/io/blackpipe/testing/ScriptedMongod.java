@@ -667,7 +667,7 @@ public final class ScriptedMongod implements AutoCloseable {
      * jongodb's refusal of a command with a read preference other than primary, or with w:0, or of
      * endSessions, when this server was built to refuse them; null when it takes the command.
      */
-    BsonDocument refusedAsJongodbRefuses(BsonDocument command) {
+    BsonDocument jongodbsRefusal(BsonDocument command) {
         if (lacksEndSessions && command.containsKey("endSessions")) {
             return ScriptedMongodCommands.error(59, "CommandNotFound", "no such command: endsessions");
         }

@@ -195,9 +195,9 @@ final class ScriptedMongodConnection implements Runnable {
             return;
         }
         BsonDocument scripted;
-        BsonDocument asJongodbRefuses = server.refusedAsJongodbRefuses(cmd);
-        if (asJongodbRefuses != null) {
-            reply.send(asJongodbRefuses, 0);
+        BsonDocument jongodbsRefusal = server.jongodbsRefusal(cmd);
+        if (jongodbsRefusal != null) {
+            reply.send(jongodbsRefusal, 0);
         } else if (HELLO_NAMES.contains(name)) {
             handleHello(m, cmd, name, reply);
         } else if (!allowed(name)) {
@@ -288,7 +288,7 @@ final class ScriptedMongodConnection implements Runnable {
         }
         String name = cmd.isEmpty() ? "" : cmd.getFirstKey();
         recordReceived(raw, OP_QUERY, compressor, q.flags(), name, q.query());
-        BsonDocument reply = server.refusedAsJongodbRefuses(q.query());
+        BsonDocument reply = server.jongodbsRefusal(q.query());
         if (reply != null) {
             server.appendClusterTime(reply);
         } else if (q.fullCollectionName().endsWith(".$cmd") && HELLO_NAMES.contains(name)) {
