@@ -121,7 +121,8 @@ public final class FailRule {
      * document alone, or {@code "updates.q._id"} for one update's filter. Read as a query reads a filter:
      * values by equality (numbers by value, a path through an array looks into its elements), or field
      * operators such as {@code {"documents.qty": {"$gte": 100}}} ($eq, $ne, $gt, $gte, $lt, $lte, $in,
-     * $nin, $all, $exists, $type, $size, $mod, $regex, $elemMatch, $not), joined by $and, $or and $nor;
+     * $nin, $all, $exists, $type, $size, $mod, $regex, $elemMatch, $not, $bitsAllSet and the other bit
+     * tests), joined by $and, $or and $nor;
      * others ($expr, $where, geospatial ones) are refused. The driver's {@code Filters} write the same
      * thing: {@code whereCommand(Filters.elemMatch("documents", Filters.gte("qty", 100)))}.
      */

@@ -18,13 +18,14 @@ import org.bson.BsonValue;
  * What one commandMatches path must hold, as a MongoDB query's condition on one field reads: a value
  * to equal, a regular expression, or a document of field operators, every one of which must hold
  * ($eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $all, $exists, $type, $size, $mod, $regex with $options,
- * $elemMatch, $not). As in a query, a condition holds when any value the path reaches satisfies it (a
- * path through an array reaches every element), $ne, $nin and {$exists: false} hold when none does,
- * and $not when its operators do not hold.
+ * $elemMatch, $not, and the four bit tests of {@link BitTest}). As in a query, a condition holds when
+ * any value the path reaches satisfies it (a path through an array reaches every element), $ne, $nin
+ * and {$exists: false} hold when none does, and $not when its operators do not hold.
  */
 final class FieldCondition {
     static final List<String> OPERATORS = List.of("$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin", "$all",
-            "$exists", "$type", "$size", "$mod", "$regex", "$options", "$elemMatch", "$not");
+            "$exists", "$type", "$size", "$mod", "$regex", "$options", "$elemMatch", "$not", "$bitsAllSet", "$bitsAllClear",
+            "$bitsAnySet", "$bitsAnyClear");
     private static final String[] HERE = new String[0];
 
     /** A test of one value the path reaches; null when the path reaches a missing field. */
@@ -90,6 +91,7 @@ final class FieldCondition {
                 case "$regex" -> clauses.add(any(matching(at, regex(at, operand, operators.get("$options")))));
                 case "$elemMatch" -> clauses.add(any(elementMatching(at, operand)));
                 case "$not" -> clauses.add(negation(at, operand));
+                case "$bitsAllSet", "$bitsAllClear", "$bitsAnySet", "$bitsAnyClear" -> clauses.add(any(bits(at, operator, operand)));
                 case "$options" -> {
                     if (!operators.containsKey("$regex")) {
                         throw new RuleException(at, "$options without $regex: give the pattern too");
@@ -219,6 +221,11 @@ final class FieldCondition {
         }
         Predicate<BsonValue> passes = v -> QueryValues.isFiniteNumber(v) && QueryValues.truncated(v) % divisor == wanted;
         return v -> v != null && (passes.test(v) || elementPasses(v, passes));
+    }
+
+    private static ValueTest bits(String at, String operator, BsonValue operand) {
+        BitTest test = BitTest.parse(at, operator, operand);
+        return v -> v != null && (test.test(v) || elementPasses(v, test));
     }
 
     /**

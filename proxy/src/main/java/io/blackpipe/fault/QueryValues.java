@@ -163,7 +163,7 @@ final class QueryValues {
     }
 
     /** A finite number's exact value: a decimal beyond a double's range stays itself, and a double is its binary value. */
-    private static BigDecimal exactly(BsonValue value) {
+    static BigDecimal exactly(BsonValue value) {
         if (value.isDecimal128()) {
             try {
                 return value.asDecimal128().getValue().bigDecimalValue();

@@ -102,6 +102,20 @@ class CommandMatchDriverTest extends DriverRigTest {
         assertEquals(1, rig.faults("dropReply", "insert"));
     }
 
+    /** A bit test: the orders flagged express (bit 2) land and lose their replies; the others return. */
+    @Test
+    void aBitTestLosesTheRepliesOfTheFlaggedOrdersAlone() {
+        rig.rule("'alwaysOn'", "insert", "dropReply: true, commandMatches: {'documents.flags': {$bitsAllSet: [2]}}");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false&socketTimeoutMS=5000"));
+        c.insertOne(new Document("_id", 1).append("flags", 3));
+        assertThrows(MongoSocketException.class, () -> c.insertOne(new Document("_id", 2).append("flags", 6L)));
+        assertThrows(MongoSocketException.class, () -> c.insertOne(new Document("_id", 3).append("flags", -1))); // every bit, sign-extended
+        c.insertOne(new Document("_id", 4).append("flags", 4.5)); // a fractional number has no bits
+        c.insertOne(new Document("_id", 5).append("flags", "4"));
+        assertEquals(List.of(3, 6L, -1, 4.5, "4"), field("flags"), "every order landed; the flagged ones' replies were lost");
+        assertEquals(2, rig.faults("dropReply", "insert"));
+    }
+
     @Test
     void aRegexAndAnInListPickTheirFindsAndUpdates() {
         rig.serverSide("c").insertMany(List.of(new Document("_id", 1).append("sku", "A1"), new Document("_id", 2).append("sku", "B2"),

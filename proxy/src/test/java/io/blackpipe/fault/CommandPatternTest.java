@@ -275,7 +275,7 @@ class CommandPatternTest {
                     + " value, not a regular expression",
             "{'documents.qty': {$gt: 5, $foo: 1}}      | data.commandMatches.documents.qty.$foo: not an operator commandMatches takes"
                     + " (it takes $eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $all, $exists, $type, $size, $mod, $regex, $options,"
-                    + " $elemMatch, $not)",
+                    + " $elemMatch, $not, $bitsAllSet, $bitsAllClear, $bitsAnySet, $bitsAnyClear)",
             "{'documents.qty': {$gt: 5, max: 9}}       | data.commandMatches.documents.qty.max: a field among operators",
             "{'documents.qty': {$not: 5}}              | data.commandMatches.documents.qty.$not: takes field operators or a regular"
                     + " expression, as in a query, not 5",
