@@ -182,6 +182,13 @@ final class Exchange {
 
     void forward(ByteBuf frame, Attempt attempt, long fingerprint, String fault, ReplyFate fate) {
         SimulatedSecondary.Verdict verdict = asThisMemberTakesIt(frame, attempt.facts());
+        if (verdict.ranBefore()) {
+            frame.release();
+            awaited.add(new InFlight(attempt, fingerprint, fault, fate, true)); // met as the member's reply would be
+            deliver(Messages.opMsg(connection.alloc(), context.nextRequestId(), attempt.facts().requestId(), 0, verdict.answer()));
+            connection.flushClient(); // no read from the member ends with a flush here
+            return;
+        }
         if (verdict.answer() != null) {
             frame.release();
             answer(attempt, fingerprint, fault, verdict.answer());
@@ -313,6 +320,10 @@ final class Exchange {
         ByteBuf said = ReplyRewrites.asThisMemberWouldSay(frame, reply, current.attempt.facts(), context, member, connection.alloc());
         reply = said == frame ? reply : ReplyFacts.of(said); // counted as the client gets it (a simulated member answers for the node)
         frame = said;
+        CommandFacts command = current.attempt.facts();
+        if (command.hasTxnNumber() && RetriedWrites.tracked(command, context.memberStates().quirks(member.upstream()))) {
+            context.retriedWrites().ran(command, frame, reply); // before a fault's fate loses the reply
+        }
         if (current.fate == null || current.fateDecided) {
             completeIfLast(current, reply);
             connection.sendToClient(frame);

@@ -72,7 +72,8 @@ final class MemberRoles {
             learnTheNodesCommands();
             MemberQuirks node = deployment.quirks();
             // the simulated members drop every read preference on its way to the node anyway: no word of that one
-            logQuirks("the real node", new MemberQuirks(false, node.refusesUnacknowledged(), node.lacksEndSessions()));
+            logQuirks("the real node", new MemberQuirks(false, node.refusesUnacknowledged(), node.lacksEndSessions(),
+                    node.reappliesRetriedWrites()));
             simulation.members().forEach(member -> states.noteQuirks(member, node.asSimulatedMembers()));
             return;
         }
@@ -127,6 +128,11 @@ final class MemberRoles {
         if (quirks.lacksEndSessions()) {
             log.info(who + " has no endSessions command, as jongodb has none: blackpipe answers it ok: 1 in its place, as"
                     + " mongod does, so that a client's close is no error");
+        }
+        if (quirks.reappliesRetriedWrites()) {
+            log.info(who + " runs a retried write again, as jongodb does: blackpipe answers a retry (the same lsid and"
+                    + " txnNumber) with the member's reply to its first run, as mongod does, so that a write whose reply was"
+                    + " lost is applied once");
         }
     }
 

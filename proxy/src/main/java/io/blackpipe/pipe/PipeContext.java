@@ -23,7 +23,7 @@ record PipeContext(ConnectionMeters.Registry meters, CommandObserver observer, R
                    boolean forwardFailPoints, HelloRewriter rewriter, MemberStates memberStates, ProxyLog log,
                    int connectTimeoutMillis, AtomicInteger requestIds, SimulatedReplicaSet simulation,
                    Tls.Client upstreamTls, ChangeStreamCursors changeStreams, ChannelGroup openConnections,
-                   Runnable failover, FailoverEndedTransactions endedTransactions) {
+                   Runnable failover, FailoverEndedTransactions endedTransactions, RetriedWrites retriedWrites) {
 
     /** A request id for a message the proxy writes itself. */
     int nextRequestId() {

@@ -122,7 +122,8 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                     config.upstream().credential(), config.connectTimeoutMillis(), upstreamTls, timer, log);
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                     config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
-                    upstreamTls, new ChangeStreamCursors(), openConnections, () -> roles.failover(false, 0), endedTransactions);
+                    upstreamTls, new ChangeStreamCursors(), openConnections, () -> roles.failover(false, 0), endedTransactions,
+                    new RetriedWrites());
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
         } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up
             stopThreads();

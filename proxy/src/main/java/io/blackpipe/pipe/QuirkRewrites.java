@@ -22,14 +22,14 @@ import org.bson.BsonInt32;
  */
 final class QuirkRewrites {
     /** The one real node behind simulated members, as a simulated secondary passes it what it serves. */
-    static final MemberQuirks SIMULATED_NODE = new MemberQuirks(true, false, false);
+    static final MemberQuirks SIMULATED_NODE = new MemberQuirks(true, false, false, false);
 
     private QuirkRewrites() {
     }
 
     /** {@code frame} itself when nothing in it is refused (or it is no OP_MSG), else a copy as the member takes it; {@code frame} is then released. */
     static ByteBuf asTheMemberTakesIt(ByteBufAllocator alloc, ByteBuf frame, MemberQuirks quirks) {
-        if (!quirks.any() || Header.opCode(frame) != OpCode.OP_MSG) {
+        if (!quirks.rewritesRequests() || Header.opCode(frame) != OpCode.OP_MSG) {
             return frame;
         }
         OpMsg msg = OpMsg.parse(frame);

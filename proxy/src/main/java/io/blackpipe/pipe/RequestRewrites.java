@@ -33,7 +33,7 @@ final class RequestRewrites {
      * answers the commands of a transaction a failover ended as the new primary would; a real member
      * takes the frame as it is, but for a replica set configuration that names the proxy's addresses,
      * and as it takes what a mongod takes where it refuses that (jongodb: see QuirkRewrites); where it
-     * has no endSessions, the member's answer is mongod's.
+     * has no endSessions, or runs a retried write again (see RetriedWrites), the member's answer is mongod's.
      * {@code clientSaidHelloOk} words a refusal as mongod words it to this client.
      */
     static SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context, Member member,
@@ -42,6 +42,11 @@ final class RequestRewrites {
         MemberQuirks quirks = context.memberStates().quirks(member.upstream());
         if (quirks.lacksEndSessions() && facts.name().equals("endSessions")) {
             return new SimulatedSecondary.Verdict(new BsonDocument("ok", new BsonDouble(1)), null); // as mongod answers it
+        }
+        boolean writable = simulation == null || simulation.isPrimary(member.upstream()); // a secondary refuses it first
+        BsonDocument ranBefore = writable && RetriedWrites.tracked(facts, quirks) ? context.retriedWrites().firstRun(facts) : null;
+        if (ranBefore != null) {
+            return SimulatedSecondary.Verdict.ranBefore(ranBefore); // as mongod answers a retried write that ran
         }
         if (simulation == null) {
             ByteBuf forwarded = asTheMembersKnowThem(frame, facts, context.rewriter(), alloc);

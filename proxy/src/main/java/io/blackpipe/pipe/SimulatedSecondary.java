@@ -41,10 +41,20 @@ final class SimulatedSecondary {
     /**
      * Either the member's own answer instead of the command (a refusal, or a simulated stepdown's ok), or the frame to
      * forward, and then, when not null, the reply the client gets in place of the real node's (see FailoverEndedTransactions).
+     * {@code ranBefore}: the answer is the member's reply to this write's first run (see RetriedWrites), which a
+     * rule's reply fate meets as it would meet the member's reply.
      */
-    record Verdict(BsonDocument answer, ByteBuf frame, BsonDocument replyInstead) {
+    record Verdict(BsonDocument answer, ByteBuf frame, BsonDocument replyInstead, boolean ranBefore) {
         Verdict(BsonDocument answer, ByteBuf frame) {
-            this(answer, frame, null);
+            this(answer, frame, null, false);
+        }
+
+        Verdict(BsonDocument answer, ByteBuf frame, BsonDocument replyInstead) {
+            this(answer, frame, replyInstead, false);
+        }
+
+        static Verdict ranBefore(BsonDocument firstRunsReply) {
+            return new Verdict(firstRunsReply, null, null, true);
         }
     }
 

@@ -4,6 +4,7 @@ import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.Tls;
 import java.io.IOException;
 import org.bson.BsonArray;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -18,6 +19,10 @@ import org.bson.BsonValue;
  * w:0 and one with w:1: jongodb refuses w:0 on any command and takes w:1, where a mongod takes
  * both or neither (a command that takes no write concern). Last an endSessions of no session,
  * which a mongod answers ok (or Unauthorized, with access control) and jongodb does not have. A
+ * member that refused any of these and is a writable primary is then asked whether it runs a
+ * retried write again: an upsert that increments a counter, sent twice with one lsid and
+ * txnNumber, then the counter read and the document deleted (in database blackpipe_probe). mongod
+ * runs it once (the retryable writes spec); jongodb twice. A mongod is never asked to write. A
  * server older than 4.4.2 knows only isMaster, and is asked nothing more.
  */
 public final class HelloProbe {
@@ -55,7 +60,7 @@ public final class HelloProbe {
                 }
                 primaryReadsOnly = true;
             }
-            return new Answer(hello, quirks(client, primaryReadsOnly, timeoutMillis));
+            return new Answer(hello, quirks(client, hello, primaryReadsOnly, timeoutMillis));
         }
     }
 
@@ -64,18 +69,25 @@ public final class HelloProbe {
      * one that does not answer them soon (a member that takes only hellos, a stuck one) is taken to have
      * none of them, and its start is not held up.
      */
-    private static MemberQuirks quirks(BlockingCommandClient client, boolean primaryReadsOnly, int timeoutMillis) {
+    private static MemberQuirks quirks(BlockingCommandClient client, BsonDocument hello, boolean primaryReadsOnly, int timeoutMillis) {
         boolean refusesUnacknowledged = false;
+        boolean lacksEndSessions = false;
         try {
             client.readTimeout(Math.min(timeoutMillis, QUIRK_REPLY_MILLIS));
             refusesUnacknowledged = !isOk(client.run("admin", with("writeConcern", writeConcern(0))))
                     && isOk(client.run("admin", with("writeConcern", writeConcern(1))));
             BsonDocument ended = client.run("admin", new BsonDocument("endSessions", new BsonArray()));
-            boolean lacksEndSessions = ended.isNumber("code") && ended.getNumber("code").intValue() == COMMAND_NOT_FOUND;
-            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions);
+            lacksEndSessions = ended.isNumber("code") && ended.getNumber("code").intValue() == COMMAND_NOT_FOUND;
+            boolean notMongod = primaryReadsOnly || refusesUnacknowledged || lacksEndSessions;
+            boolean reapplies = notMongod && isWritablePrimary(hello) && RetriedWriteProbe.reapplies(client);
+            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, reapplies);
         } catch (IOException e) {
-            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, false);
+            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false);
         }
+    }
+
+    private static boolean isWritablePrimary(BsonDocument hello) {
+        return hello.getBoolean("isWritablePrimary", hello.getBoolean("ismaster", BsonBoolean.FALSE)).getValue();
     }
 
     private static BsonDocument with(String field, BsonDocument value) {
@@ -86,7 +98,7 @@ public final class HelloProbe {
         return new BsonDocument("w", new BsonInt32(w));
     }
 
-    private static boolean isOk(BsonDocument reply) {
+    static boolean isOk(BsonDocument reply) {
         BsonValue ok = reply.get("ok");
         return ok != null && ok.isNumber() && ok.asNumber().doubleValue() == 1.0;
     }

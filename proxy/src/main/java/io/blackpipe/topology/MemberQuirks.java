@@ -12,16 +12,25 @@ package io.blackpipe.topology;
  *                              asked for is dropped
  * @param lacksEndSessions there is no endSessions command, which drivers send as a client closes:
  *                         the proxy answers it ok: 1 in the member's place, as mongod answers
+ * @param reappliesRetriedWrites a retryable write sent again with the same lsid and txnNumber runs
+ *                               again, where mongod answers it from its first run: the proxy answers
+ *                               such a retry with the member's reply to the first (RetriedWrites)
  */
-public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledged, boolean lacksEndSessions) {
-    public static final MemberQuirks NONE = new MemberQuirks(false, false, false);
+public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledged, boolean lacksEndSessions,
+                           boolean reappliesRetriedWrites) {
+    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false);
 
     public boolean any() {
-        return primaryReadsOnly || refusesUnacknowledged || lacksEndSessions;
+        return primaryReadsOnly || refusesUnacknowledged || lacksEndSessions || reappliesRetriedWrites;
+    }
+
+    /** Whether a request may be sent otherwise than it came: a read preference or a w:0 it refuses. */
+    public boolean rewritesRequests() {
+        return primaryReadsOnly || refusesUnacknowledged;
     }
 
     /** These quirks as the simulated members over such a node have them: they pass it no read preference at all. */
     public MemberQuirks asSimulatedMembers() {
-        return new MemberQuirks(true, refusesUnacknowledged, lacksEndSessions);
+        return new MemberQuirks(true, refusesUnacknowledged, lacksEndSessions, reappliesRetriedWrites);
     }
 }

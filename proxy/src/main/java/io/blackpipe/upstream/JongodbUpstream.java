@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The jongodb engine (a MongoDB-compatible server, not MongoDB) as a single-node replica set on
  * loopback. It is the lane of last resort: no mongod, no Docker, but npm. Known gaps in 0.1.6: no
- * drop/dropDatabase, no $pull, primary reads only, retried writes are not de-duplicated.
+ * drop/dropDatabase, no $pull, primary reads only, retried writes run again (blackpipe makes up for the last two).
  */
 public final class JongodbUpstream implements LocalUpstream {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
@@ -96,16 +96,13 @@ public final class JongodbUpstream implements LocalUpstream {
 
     @Override
     public List<String> caveats() {
-        // its refusals of read preferences other than primary and of w:0 writes are not among them: blackpipe sends it what
-        // it takes instead (MemberQuirks)
+        // its refusals of read preferences other than primary and of w:0 writes, its lack of endSessions and its second
+        // run of a retried write are not among them: blackpipe makes up for each (MemberQuirks)
         String commands = String.join(", ", MISSING_COMMANDS.subList(0, MISSING_COMMANDS.size() - 1)) + " or "
                 + MISSING_COMMANDS.get(MISSING_COMMANDS.size() - 1);
         return List.of("jongodb " + JongodbInstaller.VERSION + " has no " + commands + " command and no "
                         + String.join(" or ", MISSING_UPDATE_OPERATORS) + " update operator: it refuses them (CommandNotFound,"
-                        + " BadValue), with or without blackpipe; with mongod on PATH, local starts a real replica set instead",
-                "jongodb does not de-duplicate a retried write: after a reply lost once the write was applied, the"
-                        + " driver's retry runs it again (an $inc counts twice, an insert meets its own _id) where mongod answers"
-                        + " from the first attempt");
+                        + " BadValue), with or without blackpipe; with mongod on PATH, local starts a real replica set instead");
     }
 
     public String host() {

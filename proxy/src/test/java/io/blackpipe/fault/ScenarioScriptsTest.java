@@ -197,7 +197,7 @@ class ScenarioScriptsTest {
     }
 
     @Test
-    void replyLostAfterApplyIsRetriedAndTheCounterMovesOnceOnlyWhereTheServerDeduplicates() throws Exception {
+    void replyLostAfterApplyIsRetriedAndTheCounterMovesOnceAsTheRetryIsDeduplicated() throws Exception {
         String db = UpstreamLane.freshDatabaseName("lostretry");
         serverSide(db, "counters").insertOne(new Document("_id", "day").append("counter", 0));
         run("reply-lost-after-apply");
@@ -207,12 +207,8 @@ class ScenarioScriptsTest {
         assertEquals(2, attempts("update"));
         assertEquals(1, retries("update"));
         int counter = serverSide(db, "counters").find(eq("_id", "day")).first().getInteger("counter");
-        if (UpstreamLane.supportsRetryDedup()) {
-            assertEquals(1, counter, "the server de-duplicated the retry: the counter moved once");
-        } else {
-            // jongodb has no retryable-write de-duplication: exactly the overcount the script warns about
-            assertEquals(2, counter, "the " + UpstreamLane.name() + " lane applied the retried $inc again");
-        }
+        // mongod answers the retry from the first run; blackpipe does so in the place of a member that would not (jongodb)
+        assertEquals(1, counter, "the retry was de-duplicated: the counter moved once");
     }
 
     @Test

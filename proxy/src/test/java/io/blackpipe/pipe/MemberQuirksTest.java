@@ -8,6 +8,7 @@ import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.UpdateOptions;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.LogCapture;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.Test;
 class MemberQuirksTest {
     private static final String SAID = "refuses a read preference other than primary";
     private static final String SAID_W0 = "refuses w:0 writes";
+    private static final String SAID_RETRIES = "runs a retried write again";
     private static final int MORE_TO_COME = 1 << 1;
 
     private static BsonDocument readPreference(String mode) {
@@ -58,7 +60,8 @@ class MemberQuirksTest {
                 assertEquals(List.of(new Document("_id", 1)), orders.withReadPreference(com.mongodb.ReadPreference.nearest())
                         .find().into(new ArrayList<>()), "a nearest read");
             }
-            List<ScriptedMongodFrame> finds = member.commandsReceived("find");
+            List<ScriptedMongodFrame> finds = member.commandsReceived("find").stream()
+                    .filter(f -> f.document().getString("$db").getValue().equals("shop")).toList();
             assertEquals(2, finds.size());
             finds.forEach(find -> assertFalse(find.document().containsKey("$readPreference"), find.document()::toJson));
 
@@ -151,6 +154,53 @@ class MemberQuirksTest {
             Await.until(Duration.ofSeconds(5), "the endSessions counted ok", () -> Meters.outcomes(proxy.registry(), "endSessions", "ok") == 1);
             assertEquals(0, Meters.outcomes(proxy.registry(), "endSessions", "error"));
             assertEquals(probes, member.commandsReceived("endSessions").size(), "the member never saw the driver's");
+        }
+    }
+
+    /**
+     * A member that runs a retried write again (jongodb) has the retry answered with its reply to the first run:
+     * the driver's update, whose reply a rule lost, is applied once, and the retry never reaches the member.
+     */
+    @Test
+    void aMemberThatRunsARetriedWriteAgainHasTheRetryAnsweredFromTheFirstRun() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.builder().withoutEndSessions().reappliesRetriedWrites().start();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member)) {
+            log.await(m -> m.startsWith("member " + member.address() + " " + SAID_RETRIES), Duration.ofSeconds(5), "noting the member");
+            assertEquals(List.of(), member.documents("blackpipe_probe", "retried_writes"), "the start's question left nothing");
+            proxy.rules().put(proxy.ruleParser().parse("lost", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: {times: 1}, data: {failCommands: ['update'], dropReply: true}}")));
+            int probes = member.commandsReceived("update").size();
+            try (MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "retryWrites=true"))) {
+                client.getDatabase("shop").getCollection("counters").updateOne(new Document("_id", "day"),
+                        new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true));
+            }
+            assertEquals(List.of(BsonDocument.parse("{_id: 'day', n: 1}")), member.documents("shop", "counters"), "applied once");
+            assertEquals(probes + 1, member.commandsReceived("update").size(), "the retry was answered in the member's place");
+        }
+    }
+
+    /** A member that answers a retried write from its first run, as mongod does, gets its retries: it is asked no write at start either. */
+    @Test
+    void aMemberThatAnswersRetriesItselfGetsThem() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.builder().withoutEndSessions().start();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member)) {
+            log.await(m -> m.startsWith("member " + member.address() + " has no endSessions"), Duration.ofSeconds(5), "noting the member");
+            assertEquals(2, member.commandsReceived("update").size(), "asked, as a member that refused what mongod takes");
+            proxy.rules().put(proxy.ruleParser().parse("lost", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: {times: 1}, data: {failCommands: ['update'], dropReply: true}}")));
+            try (MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "retryWrites=true"))) {
+                client.getDatabase("shop").getCollection("counters").updateOne(new Document("_id", "day"),
+                        new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true));
+            }
+            assertEquals(List.of(BsonDocument.parse("{_id: 'day', n: 1}")), member.documents("shop", "counters"));
+            assertEquals(4, member.commandsReceived("update").size(), "the first run and the retry reached the member");
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains(SAID_RETRIES)), () -> String.join("\n", log.messages()));
+        }
+        try (ScriptedMongod mongod = ScriptedMongod.start();
+             ProxyServer proxy = ScriptedProxy.start(mongod)) {
+            assertEquals(List.of(), mongod.commandsReceived("update"), "a member that refused nothing is asked no write");
         }
     }
 

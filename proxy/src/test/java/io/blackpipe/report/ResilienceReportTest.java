@@ -57,15 +57,12 @@ class ResilienceReportTest {
     }
 
     @Test
-    void driverRetryableWritesAreCorrectUnderAResetAndDependOnTheServerWhenTheReplyIsLost() {
+    void driverRetryableWritesAreCorrectUnderAResetAndWhenTheReplyIsLost() {
         assertEquals("correct", report.verdict(RESET, "driver retryable writes"));
         assertEquals(ITERATIONS, report.retries(RESET, "driver retryable writes"));
-        if (UpstreamLane.supportsRetryDedup()) {
-            assertEquals("correct", report.verdict(LOST, "driver retryable writes"));
-        } else {
-            assertTrue(report.verdict(LOST, "driver retryable writes").startsWith("n/a: needs a server that de-duplicates"));
-            assertEquals(2L * ITERATIONS, report.counter(LOST, "driver retryable writes"));
-        }
+        // mongod answers a retried write from its first run, and blackpipe does in the place of a member that would not
+        assertEquals("correct", report.verdict(LOST, "driver retryable writes"));
+        assertEquals(ITERATIONS, report.counter(LOST, "driver retryable writes"));
     }
 
     @Test

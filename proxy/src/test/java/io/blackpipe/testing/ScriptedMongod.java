@@ -80,6 +80,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private final boolean primaryReadsOnly;
     private final boolean refusesUnacknowledged;
     private final boolean lacksEndSessions;
+    private final boolean reappliesRetriedWrites;
     /** Access control; null: none (every command runs, as on a mongod without --auth). */
     private final ScriptedScramServer scram;
     private final List<StepDownRequest> stepDowns = new CopyOnWriteArrayList<>();
@@ -120,6 +121,7 @@ public final class ScriptedMongod implements AutoCloseable {
         this.primaryReadsOnly = b.primaryReadsOnly;
         this.refusesUnacknowledged = b.refusesUnacknowledged;
         this.lacksEndSessions = b.lacksEndSessions;
+        this.reappliesRetriedWrites = b.reappliesRetriedWrites;
         this.scram = b.scram;
         this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
         this.compressors.addAll(b.compressors);
@@ -163,6 +165,7 @@ public final class ScriptedMongod implements AutoCloseable {
         private boolean primaryReadsOnly;
         private boolean refusesUnacknowledged;
         private boolean lacksEndSessions;
+        private boolean reappliesRetriedWrites;
 
         private Builder() {
         }
@@ -188,6 +191,12 @@ public final class ScriptedMongod implements AutoCloseable {
         /** Answer endSessions with CommandNotFound, as jongodb does and no mongod since 3.6. */
         public Builder withoutEndSessions() {
             this.lacksEndSessions = true;
+            return this;
+        }
+
+        /** Run a retryable write that comes again with its lsid and txnNumber again, as jongodb does and no mongod. */
+        public Builder reappliesRetriedWrites() {
+            this.reappliesRetriedWrites = true;
             return this;
         }
 
@@ -680,6 +689,11 @@ public final class ScriptedMongod implements AutoCloseable {
             return ScriptedMongodCommands.error(14, "BadValue", "single-node replica-set profile supports writeConcern w=1 or w='majority' only");
         }
         return null;
+    }
+
+    /** Whether a retried write runs again, as on jongodb, rather than being answered from its first run, as on mongod. */
+    boolean reappliesRetriedWrites() {
+        return reappliesRetriedWrites;
     }
 
     /** Whether a request that asks for no reply (moreToCome) is answered all the same, as jongodb answers it. */

@@ -157,7 +157,7 @@ final class ScriptedMongodCommands {
     private BsonDocument retryable(BsonDocument cmd, java.util.function.Supplier<BsonDocument> write) {
         BsonValue session = null;
         long txnNumber = -1;
-        if (cmd.containsKey("txnNumber") && cmd.isDocument("lsid")) {
+        if (cmd.containsKey("txnNumber") && cmd.isDocument("lsid") && !server.reappliesRetriedWrites()) {
             session = cmd.getDocument("lsid").get("id");
             txnNumber = cmd.getNumber("txnNumber").longValue();
             ExecutedWrite latest = executedWrites.get(session);

@@ -61,17 +61,6 @@ public final class UpstreamLane {
         return lane().jongodb();
     }
 
-    /** Whether the server de-duplicates a retried write (same lsid + txnNumber); jongodb 0.1.6 does not. */
-    public static boolean supportsRetryDedup() {
-        return !isJongodb();
-    }
-
-    /** Skips (not passes) the calling test, saying why, when the lane's server cannot de-duplicate retried writes. */
-    public static void assumeRetryDedup() {
-        Assumptions.assumeTrue(supportsRetryDedup(), () -> "the " + name() + " lane (" + description()
-                + ") does not de-duplicate retried writes");
-    }
-
     /**
      * A new driver client straight to the upstream (no proxy), for checking what the server holds.
      * The caller closes it.

@@ -2,7 +2,6 @@ package io.blackpipe.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.MongoClient;
@@ -15,7 +14,6 @@ import java.util.Set;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
-import org.opentest4j.TestAbortedException;
 
 /** The lane starts, and the real driver can write to it and read back what the server stored. */
 class UpstreamLaneTest {
@@ -24,7 +22,6 @@ class UpstreamLaneTest {
     void laneHasAKnownNameAndAMongodbUri() {
         assertTrue(Set.of("external", "mongod", "testcontainers", "jongodb").contains(UpstreamLane.name()), UpstreamLane.name());
         assertTrue(UpstreamLane.uri().startsWith("mongodb://"), UpstreamLane.uri());
-        assertEquals(!UpstreamLane.isJongodb(), UpstreamLane.supportsRetryDedup());
     }
 
     /** What needs one node (--simulate-members) gets one on every lane: the mongod lane's primary, dialled directly. */
@@ -48,16 +45,6 @@ class UpstreamLaneTest {
         try (MongoClient client = UpstreamLane.directClient()) {
             Document buildInfo = client.getDatabase("admin").runCommand(new Document("buildInfo", 1));
             assertEquals(buildInfo.getString("version").contains("jongodb"), UpstreamLane.isJongodb(), buildInfo.toJson());
-        }
-    }
-
-    @Test
-    void retryDedupIsOnlyAssumedWhereTheServerDoesIt() {
-        if (UpstreamLane.isJongodb()) {
-            TestAbortedException skipped = assertThrows(TestAbortedException.class, UpstreamLane::assumeRetryDedup);
-            assertTrue(skipped.getMessage().contains("does not de-duplicate retried writes"), skipped.getMessage());
-        } else {
-            UpstreamLane.assumeRetryDedup(); // must not skip on a real MongoDB
         }
     }
 

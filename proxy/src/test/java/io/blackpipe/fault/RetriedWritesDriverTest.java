@@ -1,0 +1,95 @@
+package io.blackpipe.fault;
+
+import static com.mongodb.client.model.Filters.eq;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import com.mongodb.MongoSocketException;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.FindOneAndUpdateOptions;
+import com.mongodb.client.model.ReturnDocument;
+import com.mongodb.client.model.Sorts;
+import com.mongodb.client.model.UpdateOptions;
+import com.mongodb.client.model.Updates;
+import io.blackpipe.testing.UpstreamLane;
+import java.util.ArrayList;
+import java.util.List;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A retryable write that comes again with its lsid and txnNumber runs once, on every lane: mongod
+ * answers it from its first run (the retryable writes spec), and blackpipe answers it so in the place
+ * of a member that would run it again (jongodb: RetriedWrites). What the driver gets is the first
+ * run's reply: a findAndModify's document, a batch's count.
+ */
+class RetriedWritesDriverTest extends DriverRigTest {
+    private int counter() {
+        return rig.serverSide("counters").find(eq("_id", "day")).first().getInteger("counter");
+    }
+
+    private MongoCollection<Document> counters(String options) {
+        return rig.client(options).getDatabase(rig.db).getCollection("counters");
+    }
+
+    @Test
+    void aFindAndModifyWhoseReplyWasLostIsAnsweredWithItsFirstRunsDocument() {
+        rig.serverSide("counters").insertOne(new Document("_id", "day").append("counter", 5));
+        rig.rule("{times: 1}", "findAndModify", "dropReply: true");
+        Document before = counters("retryWrites=true").findOneAndUpdate(eq("_id", "day"), Updates.inc("counter", 1),
+                new FindOneAndUpdateOptions().returnDocument(ReturnDocument.BEFORE));
+        assertEquals(5, before.getInteger("counter"), "the document as it was before the one run, not before a second");
+        assertEquals(6, counter(), "incremented once");
+        rig.assertAttempts("findAndModify", 2, 1);
+    }
+
+    @Test
+    void aBatchWhoseReplyWasLostIsCountedWholeAndStoredOnce() {
+        rig.rule("{times: 1}", "insert", "dropReply: true");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        c.insertMany(List.of(new Document("_id", 1), new Document("_id", 2), new Document("_id", 3)));
+        List<Object> ids = new ArrayList<>();
+        rig.serverSide("c").find().sort(Sorts.ascending("_id")).forEach(d -> ids.add(d.get("_id")));
+        assertEquals(List.of(1, 2, 3), ids);
+        rig.assertAttempts("insert", 2, 1);
+        assertEquals(1, rig.outcomes("insert", "ok"), "the retry was answered ok, not with its own duplicate keys");
+    }
+
+    /** A rule that loses every reply meets the retry's as it meets the member's: the driver fails, the write ran once. */
+    @Test
+    void aRuleThatLosesEveryReplyLosesTheRetrysAnswerToo() {
+        rig.rule("'alwaysOn'", "update", "dropReply: true");
+        MongoCollection<Document> c = counters("retryWrites=true");
+        assertThrows(MongoSocketException.class,
+                () -> c.updateOne(eq("_id", "day"), Updates.inc("counter", 1), new UpdateOptions().upsert(true)));
+        assertEquals(1, counter());
+        rig.assertAttempts("update", 2, 1);
+        assertEquals(2, rig.faults("dropReply", "update"));
+    }
+
+    /**
+     * The first attempt, held by blockConnection past the client's socketTimeoutMS, reaches the member after
+     * its retry ran: as on mongod, it does not run again.
+     */
+    @Test
+    void aBlockedFirstAttemptThatArrivesAfterItsRetryDoesNotRunAgain() throws InterruptedException {
+        rig.rule("{times: 1}", "update", "blockConnection: true, blockTimeMS: 1500");
+        MongoCollection<Document> c = counters("retryWrites=true&socketTimeoutMS=500");
+        c.updateOne(eq("_id", "day"), Updates.inc("counter", 1), new UpdateOptions().upsert(true));
+        assertEquals(1, counter(), "the retry ran");
+        Thread.sleep(2500); // the block ends: the first attempt reaches the member
+        assertEquals(1, counter(), "and the first attempt, arriving later, did not run again");
+    }
+
+    /** Each write of a session has its own txnNumber: a new one runs, whatever ran before it. */
+    @Test
+    void theNextWriteOfTheSessionRunsAsUsual() {
+        rig.rule("{times: 1}", "update", "dropReply: true");
+        MongoCollection<Document> c = counters("retryWrites=true&maxPoolSize=1");
+        for (int i = 0; i < 3; i++) {
+            c.updateOne(eq("_id", "day"), Updates.inc("counter", 1), new UpdateOptions().upsert(true));
+        }
+        assertEquals(3, counter(), "three increments, the first retried once, on " + UpstreamLane.name());
+        rig.assertAttempts("update", 4, 1);
+    }
+}

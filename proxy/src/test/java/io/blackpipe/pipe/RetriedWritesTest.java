@@ -1,0 +1,93 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.topology.MemberQuirks;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.Messages;
+import io.blackpipe.wire.OpCode;
+import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.ReplyFacts;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.UnpooledByteBufAllocator;
+import java.util.UUID;
+import org.bson.BsonDocument;
+import org.junit.jupiter.api.Test;
+
+/** What RetriedWrites keeps of a session's writes, as mongod's table of sessions keeps it; the driver's side is RetriedWritesDriverTest. */
+class RetriedWritesTest {
+    private static final MemberQuirks REAPPLIES = new MemberQuirks(true, true, true, true);
+
+    private static CommandFacts write(UUID lsid, long txnNumber) {
+        return facts(lsid, txnNumber, false, 0);
+    }
+
+    private static CommandFacts facts(UUID lsid, long txnNumber, boolean inTransaction, int flags) {
+        return new CommandFacts(7, OpCode.OP_MSG, "update", "shop", "counters", flags, lsid, txnNumber, inTransaction, "", false,
+                false, null, 0);
+    }
+
+    private static void ran(RetriedWrites writes, CommandFacts facts, String reply) {
+        ByteBuf frame = Messages.opMsg(UnpooledByteBufAllocator.DEFAULT, 1, 7, 0, BsonDocument.parse(reply));
+        try {
+            writes.ran(facts, frame, ReplyFacts.of(frame));
+        } finally {
+            frame.release();
+        }
+    }
+
+    @Test
+    void aWritesFirstRunAnswersItsRetryAndNoOtherWrite() {
+        RetriedWrites writes = new RetriedWrites();
+        UUID session = UUID.randomUUID();
+        assertNull(writes.firstRun(write(session, 1)), "nothing ran yet");
+        ran(writes, write(session, 1), "{n: 1, nModified: 1, ok: 1}");
+        assertEquals(BsonDocument.parse("{n: 1, nModified: 1, ok: 1}"), writes.firstRun(write(session, 1)));
+        assertNull(writes.firstRun(write(session, 2)), "the session's next write is new work");
+        assertNull(writes.firstRun(write(UUID.randomUUID(), 1)), "another session's");
+        ran(writes, write(session, 1), "{n: 1, nModified: 0, ok: 1}");
+        assertEquals(1, writes.firstRun(write(session, 1)).getInt32("nModified").getValue(), "the first run's reply stays");
+    }
+
+    @Test
+    void aFailedRunIsNotKeptAndASessionKeepsItsLatestWriteOnly() {
+        RetriedWrites writes = new RetriedWrites();
+        UUID session = UUID.randomUUID();
+        ran(writes, write(session, 1), "{ok: 0, code: 91, codeName: 'ShutdownInProgress'}");
+        assertNull(writes.firstRun(write(session, 1)), "a failed run is run again, as on mongod");
+        ran(writes, write(session, 2), "{n: 1, ok: 1}");
+        ran(writes, write(session, 1), "{n: 5, ok: 1}"); // an older txnNumber's late reply
+        assertNull(writes.firstRun(write(session, 1)));
+        assertEquals(1, writes.firstRun(write(session, 2)).getInt32("n").getValue());
+    }
+
+    @Test
+    void onlyRetryableWritesOfAMemberThatRunsThemAgainAreTracked() {
+        UUID session = UUID.randomUUID();
+        assertTrue(RetriedWrites.tracked(write(session, 1), REAPPLIES));
+        assertFalse(RetriedWrites.tracked(write(session, 1), MemberQuirks.NONE), "mongod keeps its own table");
+        assertFalse(RetriedWrites.tracked(write(session, -1), REAPPLIES), "no txnNumber: not a retryable write");
+        assertFalse(RetriedWrites.tracked(write(null, 1), REAPPLIES));
+        assertFalse(RetriedWrites.tracked(facts(session, 1, true, 0), REAPPLIES), "a transaction's statement");
+        assertFalse(RetriedWrites.tracked(facts(session, 1, false, OpMsg.MORE_TO_COME), REAPPLIES), "w:0: no reply to keep");
+    }
+
+    @Test
+    void theLeastRecentlyUsedSessionsAreForgottenPastTheBound() {
+        RetriedWrites writes = new RetriedWrites();
+        UUID first = UUID.randomUUID();
+        UUID kept = UUID.randomUUID();
+        ran(writes, write(first, 1), "{n: 1, ok: 1}");
+        ran(writes, write(kept, 1), "{n: 1, ok: 1}");
+        for (int i = 0; i < RetriedWrites.MAX_SESSIONS - 2; i++) {
+            ran(writes, write(UUID.randomUUID(), 1), "{n: 1, ok: 1}");
+        }
+        writes.firstRun(write(kept, 1)); // used again: the most recent
+        ran(writes, write(UUID.randomUUID(), 1), "{n: 1, ok: 1}"); // one past the bound
+        assertNull(writes.firstRun(write(first, 1)), "the least recently used session was forgotten");
+        assertEquals(BsonDocument.parse("{n: 1, ok: 1}"), writes.firstRun(write(kept, 1)));
+    }
+}
