@@ -7,13 +7,10 @@ import java.util.Map;
  * what the application saw, how long it took, and what the proxy counted.
  */
 record Cell(String fault, String strategy, int expected, long counter, int errors, Map<String, Integer> errorKinds,
-            long millis, long attempts, long retries, String note) {
+            long millis, long attempts, long retries) {
 
-    /** correct / undercount by k / overcount by k, or the note when the verdict would be wrong here. */
+    /** correct / undercount by k / overcount by k. */
     String verdict() {
-        if (note != null) {
-            return note;
-        }
         if (counter == expected) {
             return "correct";
         }

@@ -11,17 +11,15 @@ import java.nio.charset.StandardCharsets;
  *
  * @param perOperation the scenario's rules are armed afresh before every increment (so each
  *                     increment meets the fault once); otherwise the scenario runs for the cell
- * @param needsDedup   the driver's retryable writes are only correct here if the server
- *                     de-duplicates retried writes
  */
-record FaultColumn(String name, String resource, boolean perOperation, boolean needsDedup, boolean slow) {
+record FaultColumn(String name, String resource, boolean perOperation, boolean slow) {
     static FaultColumn[] all() {
         return new FaultColumn[] {
-            new FaultColumn("reset before apply", "reset-before-apply", true, false, false),
-            new FaultColumn("reply lost after apply", "reply-lost-after-apply", true, true, false),
-            new FaultColumn("persistent outage", "persistent-outage", false, false, true),
-            new FaultColumn("command error", "command-error", false, false, false),
-            new FaultColumn("NotWritablePrimary", "not-writable-primary", true, false, false),
+            new FaultColumn("reset before apply", "reset-before-apply", true, false),
+            new FaultColumn("reply lost after apply", "reply-lost-after-apply", true, false),
+            new FaultColumn("persistent outage", "persistent-outage", false, true),
+            new FaultColumn("command error", "command-error", false, false),
+            new FaultColumn("NotWritablePrimary", "not-writable-primary", true, false),
         };
     }
 

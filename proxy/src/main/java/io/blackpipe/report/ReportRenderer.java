@@ -31,7 +31,7 @@ final class ReportRenderer {
             out.append(pad(strategy, first));
             for (String fault : faults) {
                 Cell cell = find(cells, fault, strategy);
-                out.append(pad(cell.note() != null ? "n/a (no dedup)" : cell.verdict(), width));
+                out.append(pad(cell.verdict(), width));
             }
             out.append('\n');
             out.append(pad("", first));
@@ -43,12 +43,6 @@ final class ReportRenderer {
             out.append("\n");
         }
         out.append("\nEach cell: verdict; counter/expected, errors the app saw, time spent, retries the proxy counted.\n");
-        for (Cell cell : cells) {
-            if (cell.note() != null) {
-                out.append("note: ").append(cell.fault()).append(" x ").append(cell.strategy()).append(": ")
-                        .append(cell.note()).append(" (counter ").append(cell.counter()).append('/').append(cell.expected()).append(")\n");
-            }
-        }
         return out.toString();
     }
 

@@ -46,7 +46,7 @@ public final class ResilienceReport {
         RetryableWritesSupport writeRetries = RetryableWritesSupport.of(upstreamUri);
         // on a standalone the driver's row is its real outcome there (no retries): the line says why
         String description = writeRetries.describe(
-                upstreamDescription + (jongodb ? " (jongodb: does not de-duplicate retried writes)" : ""));
+                upstreamDescription + (jongodb ? " (jongodb: blackpipe answers a retried write from its first run, as mongod does)" : ""));
         List<Cell> cells = new ReportRunner(upstreamUri, jongodb, iterations, seed, progress).run(columns, Strategy.all(seed));
         return new ResilienceReport(upstreamUri, description, jongodb, iterations, cells);
     }
