@@ -289,6 +289,9 @@ final class Exchange {
     // ---- replies ----
 
     void onReply(ByteBuf frame) {
+        if (context.memberStates().quirks(member.upstream()).reappliesRetriedWrites()) { // before a blackhole or a fate holds it
+            context.retriedWrites().ran(awaited.answeredBy(Header.responseTo(frame)), frame);
+        }
         if (!replies.queue(frame)) {
             deliver(frame);
         }
@@ -320,10 +323,6 @@ final class Exchange {
         ByteBuf said = ReplyRewrites.asThisMemberWouldSay(frame, reply, current.attempt.facts(), context, member, connection.alloc());
         reply = said == frame ? reply : ReplyFacts.of(said); // counted as the client gets it (a simulated member answers for the node)
         frame = said;
-        CommandFacts command = current.attempt.facts();
-        if (command.hasTxnNumber() && RetriedWrites.tracked(command, context.memberStates().quirks(member.upstream()))) {
-            context.retriedWrites().ran(command, frame, reply); // before a fault's fate loses the reply
-        }
         if (current.fate == null || current.fateDecided) {
             completeIfLast(current, reply);
             connection.sendToClient(frame);

@@ -40,14 +40,28 @@ final class RetriedWrites {
 
     /** Whether this command is a retryable write whose runs the proxy keeps track of for this member. */
     static boolean tracked(CommandFacts facts, MemberQuirks quirks) {
-        return facts.hasTxnNumber() && !facts.inTransaction() && !facts.moreToCome() && facts.lsid() != null
-                && quirks.reappliesRetriedWrites();
+        return quirks.reappliesRetriedWrites() && isRetryableWrite(facts);
+    }
+
+    /** A write with a session and a txnNumber outside a transaction, that asks for a reply: what drivers retry. */
+    private static boolean isRetryableWrite(CommandFacts facts) {
+        return facts.hasTxnNumber() && !facts.inTransaction() && !facts.moreToCome() && facts.lsid() != null;
     }
 
     /** The member's reply to this write's first run, when it ran already: the answer in its place. Else null. */
     synchronized BsonDocument firstRun(CommandFacts facts) {
         FirstRun first = bySession.get(facts.lsid());
         return first != null && first.txnNumber() == facts.txnNumber() ? first.reply().clone() : null;
+    }
+
+    /**
+     * The member's reply to {@code answered}, a command of a member that runs retried writes again: a retryable
+     * write's run is remembered as its reply comes, before a blackhole holds that reply or a rule's fate loses it.
+     */
+    void ran(InFlight answered, ByteBuf reply) {
+        if (answered != null && !answered.isHello() && isRetryableWrite(answered.attempt.facts())) {
+            ran(answered.attempt.facts(), reply, ReplyFacts.of(reply));
+        }
     }
 
     /** Remembers the member's reply (an OP_MSG) to a write's run, unless it failed or is older than the session's latest. */

@@ -21,6 +21,8 @@ import io.blackpipe.testing.WireSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
@@ -177,6 +179,30 @@ class MemberQuirksTest {
             }
             assertEquals(List.of(BsonDocument.parse("{_id: 'day', n: 1}")), member.documents("shop", "counters"), "applied once");
             assertEquals(probes + 1, member.commandsReceived("update").size(), "the retry was answered in the member's place");
+        }
+    }
+
+    /**
+     * The write ran and its reply was on its way when a blackhole began, and the client gave up on it: its retry,
+     * held by the blackhole until it ends, is answered from that run, as mongod would answer it.
+     */
+    @Test
+    void aRetryAfterAReplyHeldInABlackholeIsAnsweredFromTheRun() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.builder().withoutEndSessions().reappliesRetriedWrites().start();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member);
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(),
+                     "retryWrites=true&socketTimeoutMS=1500"))) {
+            log.await(m -> m.startsWith("member " + member.address() + " " + SAID_RETRIES), Duration.ofSeconds(5), "noting the member");
+            MongoCollection<Document> counters = client.getDatabase("shop").getCollection("counters");
+            counters.find().first(); // a pooled connection: the update reaches the member at once
+            member.delayReplies("update", 800);
+            CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.updateOne(new Document("_id", "day"),
+                    new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true)));
+            Thread.sleep(300); // the update ran; its reply leaves the member at 800 ms, into the blackhole
+            proxy.blackhole("primary", 2500);
+            increment.get(20, TimeUnit.SECONDS); // the first attempt timed out at 1.5 s; the retry waited for the blackhole's end
+            assertEquals(List.of(BsonDocument.parse("{_id: 'day', n: 1}")), member.documents("shop", "counters"), "applied once");
         }
     }
 

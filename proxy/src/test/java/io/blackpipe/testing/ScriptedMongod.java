@@ -81,6 +81,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private final boolean refusesUnacknowledged;
     private final boolean lacksEndSessions;
     private final boolean reappliesRetriedWrites;
+    private final Map<String, Long> replyDelays = new java.util.concurrent.ConcurrentHashMap<>();
     /** Access control; null: none (every command runs, as on a mongod without --auth). */
     private final ScriptedScramServer scram;
     private final List<StepDownRequest> stepDowns = new CopyOnWriteArrayList<>();
@@ -634,6 +635,22 @@ public final class ScriptedMongod implements AutoCloseable {
     public void failNext(String commandName, BsonDocument reply) {
         synchronized (scriptedReplies) {
             scriptedReplies.add(Map.entry(commandName, reply.clone()));
+        }
+    }
+
+    /**
+     * Runs {@code commandName} as it comes from now on and holds its reply for {@code millis}, as a reply
+     * slow on its way back: the write has happened before the reply leaves.
+     */
+    public void delayReplies(String commandName, long millis) {
+        replyDelays.put(commandName, millis);
+    }
+
+    /** Waits out the delay {@link #delayReplies} set for this command, if any. */
+    void awaitReplyDelay(String commandName) throws InterruptedException {
+        Long millis = replyDelays.get(commandName);
+        if (millis != null) {
+            Thread.sleep(millis);
         }
     }
 

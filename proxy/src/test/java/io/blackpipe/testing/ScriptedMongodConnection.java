@@ -221,7 +221,9 @@ final class ScriptedMongodConnection implements Runnable {
         } else if (name.equals("getMore") && m.exhaustAllowed()) {
             exhaustGetMore(cmd, reply);
         } else {
-            reply.send(server.commands().run(name, cmd), 0);
+            BsonDocument answer = server.commands().run(name, cmd);
+            server.awaitReplyDelay(name);
+            reply.send(answer, 0);
         }
     }
 
