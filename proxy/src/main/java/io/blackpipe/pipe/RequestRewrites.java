@@ -43,10 +43,11 @@ final class RequestRewrites {
         if (quirks.lacksEndSessions() && facts.name().equals("endSessions")) {
             return new SimulatedSecondary.Verdict(new BsonDocument("ok", new BsonDouble(1)), null); // as mongod answers it
         }
-        boolean writable = simulation == null || simulation.isPrimary(member.upstream()); // a secondary refuses it first
-        BsonDocument ranBefore = writable && RetriedWrites.tracked(facts, quirks) ? context.retriedWrites().firstRun(facts) : null;
-        if (ranBefore != null) {
-            return SimulatedSecondary.Verdict.ranBefore(ranBefore); // as mongod answers a retried write that ran
+        if (RetriedWrites.tracked(facts, quirks) && (simulation == null || simulation.isPrimary(member.upstream()))) {
+            BsonDocument ranBefore = context.retriedWrites().firstRun(facts); // a secondary refuses the write first
+            if (ranBefore != null) {
+                return SimulatedSecondary.Verdict.ranBefore(ranBefore); // as mongod answers a retried write that ran
+            }
         }
         if (simulation == null) {
             ByteBuf forwarded = asTheMembersKnowThem(frame, facts, context.rewriter(), alloc);
