@@ -8,6 +8,7 @@ import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -21,22 +22,21 @@ import org.bson.BsonDocument;
  * retry) from that first run, without running it again; the proxy answers it with that reply. A failed
  * run (ok: 0) is not remembered, as mongod runs a failed statement again. Shared by every member, as
  * a replica set's members share the sessions' table; as on mongod, a session keeps only its latest
- * txnNumber. Not handled: a retry sent while the first run is still at the member (a member slower
+ * txnNumber. Bounded by sessions and bytes (the least recently used are forgotten). Not handled: a retry sent while the first run is still at the member (a member slower
  * than the client's socketTimeoutMS) runs twice.
  */
 final class RetriedWrites {
-    /** Sessions remembered at most; past that the least recently used is forgotten (drivers end theirs far sooner). */
+    /** Sessions remembered at most; past that the least recently used are forgotten (drivers end theirs far sooner). */
     static final int MAX_SESSIONS = 10_000;
+    /** Reply bytes kept at most: a findAndModify's reply holds its document, up to 16 MiB. */
+    static final long MAX_BYTES = 64L << 20;
 
-    private record FirstRun(long txnNumber, BsonDocument reply) {
+    private record FirstRun(long txnNumber, BsonDocument reply, int bytes) {
     }
 
-    private final Map<UUID, FirstRun> bySession = new LinkedHashMap<>(16, 0.75f, true) {
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<UUID, FirstRun> eldest) {
-            return size() > MAX_SESSIONS;
-        }
-    };
+    /** In the order of their last use, the least recent first. */
+    private final Map<UUID, FirstRun> bySession = new LinkedHashMap<>(16, 0.75f, true);
+    private long keptBytes;
 
     /** Whether this command is a retryable write whose runs the proxy keeps track of for this member. */
     static boolean tracked(CommandFacts facts, MemberQuirks quirks) {
@@ -71,11 +71,22 @@ final class RetriedWrites {
         }
         OpMsg msg = OpMsg.parse(reply);
         BsonDocument body = BsonIo.decode(reply, msg.bodyOffset(), msg.sectionsEnd());
+        int bytes = msg.sectionsEnd() - msg.bodyOffset();
         synchronized (this) {
             FirstRun known = bySession.get(facts.lsid());
             if (known == null || known.txnNumber() < facts.txnNumber()) {
-                bySession.put(facts.lsid(), new FirstRun(facts.txnNumber(), body));
+                FirstRun replaced = bySession.put(facts.lsid(), new FirstRun(facts.txnNumber(), body, bytes));
+                keptBytes += bytes - (replaced == null ? 0 : replaced.bytes());
+                forgetTheLeastRecentPastTheBounds();
             }
+        }
+    }
+
+    private void forgetTheLeastRecentPastTheBounds() {
+        Iterator<FirstRun> leastRecentFirst = bySession.values().iterator();
+        while ((bySession.size() > MAX_SESSIONS || keptBytes > MAX_BYTES) && leastRecentFirst.hasNext()) {
+            keptBytes -= leastRecentFirst.next().bytes();
+            leastRecentFirst.remove();
         }
     }
 }

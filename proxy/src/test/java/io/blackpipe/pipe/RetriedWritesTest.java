@@ -75,6 +75,22 @@ class RetriedWritesTest {
         assertFalse(RetriedWrites.tracked(facts(session, 1, false, OpMsg.MORE_TO_COME), REAPPLIES), "w:0: no reply to keep");
     }
 
+    /** A findAndModify's reply holds its document: the replies kept are bounded in bytes too. */
+    @Test
+    void largeRepliesAreForgottenPastTheByteBound() {
+        RetriedWrites writes = new RetriedWrites();
+        String megabyte = "x".repeat(1 << 20);
+        UUID first = UUID.randomUUID();
+        ran(writes, write(first, 1), "{value: {_id: 1, blob: '" + megabyte + "'}, ok: 1}");
+        UUID last = null;
+        for (long kept = 1 << 20; kept <= RetriedWrites.MAX_BYTES; kept += 1 << 20) {
+            last = UUID.randomUUID();
+            ran(writes, write(last, 1), "{value: {_id: 1, blob: '" + megabyte + "'}, ok: 1}");
+        }
+        assertNull(writes.firstRun(write(first, 1)), "the least recently used reply was forgotten");
+        assertEquals(megabyte, writes.firstRun(write(last, 1)).getDocument("value").getString("blob").getValue());
+    }
+
     @Test
     void theLeastRecentlyUsedSessionsAreForgottenPastTheBound() {
         RetriedWrites writes = new RetriedWrites();
