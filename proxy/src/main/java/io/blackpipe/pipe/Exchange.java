@@ -199,7 +199,9 @@ final class Exchange {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
             awaited.askedForNoReply(attempt.facts().requestId());
         } else {
-            awaited.add(new InFlight(attempt, fingerprint, fault, fate, true).withReplyInstead(verdict.replyInstead()));
+            awaited.add(new InFlight(attempt, fingerprint, fault, fate, true).withReplyInstead(verdict.replyInstead())
+                    .withDuplicateKeysAsMongod(DuplicateKeys.oneStatementWrite(frame, attempt.facts(), context.memberStates(),
+                            member.upstream())));
         }
         connection.sendUpstream(frame);
     }

@@ -24,6 +24,8 @@ final class InFlight {
     ByteBuf answer;
     /** What the client gets in place of the member's reply, a fault's fate acting on it (see FailoverEndedTransactions); else null. */
     private BsonDocument replyInstead;
+    /** The command that meets a duplicate key is answered as mongod answers it (see DuplicateKeys); else null. */
+    private String duplicateKeysAsMongod;
 
     InFlight(Attempt attempt, long fingerprint, String fault, ReplyFate fate, boolean forwarded) {
         this(attempt, fingerprint, fault, fate, forwarded, null, attempt.facts().requestId());
@@ -56,8 +58,20 @@ final class InFlight {
         return this;
     }
 
-    /** The member's {@code reply} as the client gets it: itself, or {@link #replyInstead} with its ids ({@code reply} released). */
+    /** Has a duplicate key in the reply to this write of one statement answered as mongod answers it; returns this. */
+    InFlight withDuplicateKeysAsMongod(boolean oneStatementWrite) {
+        duplicateKeysAsMongod = oneStatementWrite ? attempt.facts().name() : null;
+        return this;
+    }
+
+    /**
+     * The member's {@code reply} as the client gets it: itself, {@link #replyInstead} with its ids, or a duplicate key
+     * as mongod answers it ({@code reply} released when replaced).
+     */
     ByteBuf asTheClientGetsIt(ByteBufAllocator alloc, ByteBuf reply) {
+        if (duplicateKeysAsMongod != null) {
+            return DuplicateKeys.asMongodAnswers(alloc, reply, duplicateKeysAsMongod);
+        }
         return replyInstead == null ? reply : FailoverEndedTransactions.answerInstead(alloc, reply, replyInstead);
     }
 

@@ -73,7 +73,7 @@ final class MemberRoles {
             MemberQuirks node = deployment.quirks();
             // the simulated members drop every read preference on its way to the node anyway: no word of that one
             logQuirks("the real node", new MemberQuirks(false, node.refusesUnacknowledged(), node.lacksEndSessions(),
-                    node.reappliesRetriedWrites()));
+                    node.reappliesRetriedWrites(), node.duplicateKeyAsCommandError()));
             simulation.members().forEach(member -> states.noteQuirks(member, node.asSimulatedMembers()));
             return;
         }
@@ -133,6 +133,10 @@ final class MemberRoles {
             log.info(who + " runs a retried write again, as jongodb does: blackpipe answers a retry (the same lsid and"
                     + " txnNumber) with the member's reply to its first run, as mongod does, so that a write whose reply was"
                     + " lost is applied once");
+        }
+        if (quirks.duplicateKeyAsCommandError()) {
+            log.info(who + " answers a write's duplicate key as the command's error (ok: 0), as jongodb does: blackpipe"
+                    + " gives a one-statement write's client mongod's ok: 1 with the error in writeErrors");
         }
     }
 

@@ -19,10 +19,9 @@ import org.bson.BsonValue;
  * w:0 and one with w:1: jongodb refuses w:0 on any command and takes w:1, where a mongod takes
  * both or neither (a command that takes no write concern). Last an endSessions of no session,
  * which a mongod answers ok (or Unauthorized, with access control) and jongodb does not have. A
- * member that refused any of these and is a writable primary is then asked whether it runs a
- * retried write again: an upsert that increments a counter, sent twice with one lsid and
- * txnNumber, then the counter read and the document deleted (in database blackpipe_probe). mongod
- * runs it once (the retryable writes spec); jongodb twice. A mongod is never asked to write. A
+ * member that refused any of these and is a writable primary is then asked how it takes two writes
+ * ({@link WriteProbe}): whether it runs a retried write again, and how it refuses a duplicate key.
+ * A mongod is never asked to write. A
  * server older than 4.4.2 knows only isMaster, and is asked nothing more.
  */
 public final class HelloProbe {
@@ -79,10 +78,11 @@ public final class HelloProbe {
             BsonDocument ended = client.run("admin", new BsonDocument("endSessions", new BsonArray()));
             lacksEndSessions = ended.isNumber("code") && ended.getNumber("code").intValue() == COMMAND_NOT_FOUND;
             boolean notMongod = primaryReadsOnly || refusesUnacknowledged || lacksEndSessions;
-            boolean reapplies = notMongod && isWritablePrimary(hello) && RetriedWriteProbe.reapplies(client);
-            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, reapplies);
+            WriteProbe.Answer writes = notMongod && isWritablePrimary(hello) ? WriteProbe.ask(client) : new WriteProbe.Answer(false, false);
+            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, writes.reappliesRetriedWrites(),
+                    writes.duplicateKeyAsCommandError());
         } catch (IOException e) {
-            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false);
+            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false);
         }
     }
 

@@ -15,13 +15,18 @@ package io.blackpipe.topology;
  * @param reappliesRetriedWrites a retryable write sent again with the same lsid and txnNumber runs
  *                               again, where mongod answers it from its first run: the proxy answers
  *                               such a retry with the member's reply to the first (RetriedWrites)
+ * @param duplicateKeyAsCommandError a one-statement write that meets a duplicate key is answered
+ *                                   ok: 0 with code 11000, where mongod answers ok: 1 with it in
+ *                                   writeErrors: the proxy gives the client mongod's shape
+ *                                   (DuplicateKeys)
  */
 public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledged, boolean lacksEndSessions,
-                           boolean reappliesRetriedWrites) {
-    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false);
+                           boolean reappliesRetriedWrites, boolean duplicateKeyAsCommandError) {
+    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false, false);
 
     public boolean any() {
-        return primaryReadsOnly || refusesUnacknowledged || lacksEndSessions || reappliesRetriedWrites;
+        return primaryReadsOnly || refusesUnacknowledged || lacksEndSessions || reappliesRetriedWrites
+                || duplicateKeyAsCommandError;
     }
 
     /** Whether a request may be sent otherwise than it came: a read preference or a w:0 it refuses. */
@@ -31,6 +36,6 @@ public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledg
 
     /** These quirks as the simulated members over such a node have them: they pass it no read preference at all. */
     public MemberQuirks asSimulatedMembers() {
-        return new MemberQuirks(true, refusesUnacknowledged, lacksEndSessions, reappliesRetriedWrites);
+        return new MemberQuirks(true, refusesUnacknowledged, lacksEndSessions, reappliesRetriedWrites, duplicateKeyAsCommandError);
     }
 }

@@ -96,13 +96,18 @@ public final class JongodbUpstream implements LocalUpstream {
 
     @Override
     public List<String> caveats() {
-        // its refusals of read preferences other than primary and of w:0 writes, its lack of endSessions and its second
-        // run of a retried write are not among them: blackpipe makes up for each (MemberQuirks)
+        // its refusals of read preferences other than primary and of w:0 writes, its lack of endSessions, its second run
+        // of a retried write and a one-document write's duplicate key as a command error are not among them: blackpipe
+        // makes up for each (MemberQuirks)
         String commands = String.join(", ", MISSING_COMMANDS.subList(0, MISSING_COMMANDS.size() - 1)) + " or "
                 + MISSING_COMMANDS.get(MISSING_COMMANDS.size() - 1);
         return List.of("jongodb " + JongodbInstaller.VERSION + " has no " + commands + " command and no "
                         + String.join(" or ", MISSING_UPDATE_OPERATORS) + " update operator: it refuses them (CommandNotFound,"
-                        + " BadValue), with or without blackpipe; with mongod on PATH, local starts a real replica set instead");
+                        + " BadValue), with or without blackpipe; with mongod on PATH, local starts a real replica set instead",
+                "jongodb applies none of a batch insert that meets a duplicate key and answers ok: 0 (11000), where"
+                        + " mongod inserts the documents before it (all the others, unordered) and answers ok: 1 with it in"
+                        + " writeErrors; blackpipe gives a one-document write mongod's answer, but cannot tell what a batch would"
+                        + " have applied");
     }
 
     public String host() {

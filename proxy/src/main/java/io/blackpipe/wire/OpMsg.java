@@ -130,6 +130,41 @@ public final class OpMsg {
     }
 
     /**
+     * How many documents the command's {@code field} holds (an insert's documents, an update's updates), as a
+     * document sequence of that identifier or as an array in the body; 0 when it has none. Reads lengths only.
+     */
+    public int statements(ByteBuf frame, String field) {
+        int pos = frame.readerIndex() + Frames.HEADER_LENGTH + 4;
+        while (pos < sectionsEnd) {
+            byte kind = frame.getByte(pos++);
+            int end = pos + frame.getIntLE(pos);
+            if (kind == 1) {
+                int idEnd = frame.indexOf(pos + 4, end, (byte) 0);
+                if (frame.toString(pos + 4, idEnd - pos - 4, StandardCharsets.UTF_8).equals(field)) {
+                    int count = 0;
+                    for (int doc = idEnd + 1; doc < end; doc += frame.getIntLE(doc)) {
+                        count++;
+                    }
+                    return count;
+                }
+            }
+            pos = end;
+        }
+        BsonCursor body = body(frame);
+        while (body.next()) {
+            if (body.type() == BsonCursor.ARRAY && body.nameIs(field)) {
+                BsonCursor elements = BsonCursor.over(frame, body.valueOffset(), body.valueEnd());
+                int count = 0;
+                while (elements.next()) {
+                    count++;
+                }
+                return count;
+            }
+        }
+        return 0;
+    }
+
+    /**
      * The command as the server reads it: the body, with each document sequence (an insert's documents,
      * an update's updates) as an array under its identifier. Decodes every document: for the few requests
      * a rule asks to look into, not for every one.

@@ -68,6 +68,8 @@ class LocalServingCliTest {
         String lacks = "\nnote: jongodb 0.1.6 has no create, drop, dropDatabase, dropIndexes, renameCollection, listCollections or"
                 + " listDatabases command";
         assertEquals(jongodb, plain.out().contains(lacks), plain::toString);
+        assertEquals(jongodb, plain.out().contains("\nnote: jongodb applies none of a batch insert that meets a duplicate key"),
+                plain::toString);
         assertFalse(plain.out().contains("retried write"), plain::toString);
         assertFalse(plain.out().contains("note: jongodb refuses"), plain::toString);
         assertFalse(plain.out().contains("read preference"), plain::toString);

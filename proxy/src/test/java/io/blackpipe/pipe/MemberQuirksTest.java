@@ -2,8 +2,12 @@ package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.ErrorCategory;
+import com.mongodb.MongoCommandException;
+import com.mongodb.MongoWriteException;
 import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -42,6 +46,7 @@ class MemberQuirksTest {
     private static final String SAID = "refuses a read preference other than primary";
     private static final String SAID_W0 = "refuses w:0 writes";
     private static final String SAID_RETRIES = "runs a retried write again";
+    private static final String SAID_DUPLICATES = "answers a write's duplicate key as the command's error";
     private static final int MORE_TO_COME = 1 << 1;
 
     private static BsonDocument readPreference(String mode) {
@@ -112,7 +117,8 @@ class MemberQuirksTest {
                 }
             }
             assertEquals(3, member.documents("app", "events").size(), "every fire-and-forget write landed");
-            List<ScriptedMongodFrame> inserts = member.commandsReceived("insert");
+            List<ScriptedMongodFrame> inserts = member.commandsReceived("insert").stream()
+                    .filter(f -> f.document().getString("$db").getValue().equals("app")).toList();
             assertEquals(3, inserts.size());
             for (ScriptedMongodFrame insert : inserts) {
                 assertEquals(1, insert.document().getDocument("writeConcern").getNumber("w").intValue(), insert.document()::toJson);
@@ -169,7 +175,7 @@ class MemberQuirksTest {
              LogCapture log = LogCapture.start();
              ProxyServer proxy = ScriptedProxy.start(member)) {
             log.await(m -> m.startsWith("member " + member.address() + " " + SAID_RETRIES), Duration.ofSeconds(5), "noting the member");
-            assertEquals(List.of(), member.documents("blackpipe_probe", "retried_writes"), "the start's question left nothing");
+            assertEquals(List.of(), member.documents("blackpipe_probe", "writes"), "the start's question left nothing");
             proxy.rules().put(proxy.ruleParser().parse("lost", BsonDocument.parse("{configureFailPoint: 'failCommand',"
                     + " mode: {times: 1}, data: {failCommands: ['update'], dropReply: true}}")));
             int probes = member.commandsReceived("update").size();
@@ -227,6 +233,47 @@ class MemberQuirksTest {
         try (ScriptedMongod mongod = ScriptedMongod.start();
              ProxyServer proxy = ScriptedProxy.start(mongod)) {
             assertEquals(List.of(), mongod.commandsReceived("update"), "a member that refused nothing is asked no write");
+        }
+    }
+
+    /**
+     * A member that answers a one-document insert's duplicate key as the command's error (jongodb) has it answered as
+     * mongod answers it: the driver raises the write error an idempotent insert catches. A batch passes as it came.
+     */
+    @Test
+    void aMemberThatAnswersADuplicateKeyAsACommandErrorHasItAnsweredAsMongodDoes() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.builder().withoutEndSessions().duplicateKeyAsCommandError().start();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member);
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "retryWrites=true"))) {
+            log.await(m -> m.startsWith("member " + member.address() + " " + SAID_DUPLICATES), Duration.ofSeconds(5), "noting the member");
+            MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders");
+            orders.insertOne(new Document("_id", 1));
+            MongoWriteException duplicate = assertThrows(MongoWriteException.class, () -> orders.insertOne(new Document("_id", 1)));
+            assertEquals(ErrorCategory.DUPLICATE_KEY, duplicate.getError().getCategory());
+            assertEquals(11000, duplicate.getError().getCode());
+            assertTrue(duplicate.getError().getMessage().startsWith("E11000 duplicate key error"), duplicate.getError().getMessage());
+            assertEquals(2, Meters.outcomes(proxy.registry(), "insert", "ok"), "counted as mongod's is: ok, with a write error");
+            MongoCommandException batch = assertThrows(MongoCommandException.class,
+                    () -> orders.insertMany(List.of(new Document("_id", 2), new Document("_id", 1))));
+            assertEquals(11000, batch.getErrorCode(), "a batch is left as the member answered it");
+            assertEquals(List.of(BsonDocument.parse("{_id: 1}")), member.documents("shop", "orders"));
+        }
+    }
+
+    @Test
+    void aMemberThatAnswersDuplicateKeysAsMongodGetsNoWord() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.builder().withoutEndSessions().start();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member);
+             MongoClient client = MongoClients.create(proxy.connectionString())) {
+            log.await(m -> m.startsWith("member " + member.address() + " has no endSessions"), Duration.ofSeconds(5), "noting the member");
+            MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders");
+            orders.insertOne(new Document("_id", 1));
+            MongoWriteException duplicate = assertThrows(MongoWriteException.class, () -> orders.insertOne(new Document("_id", 1)));
+            assertTrue(duplicate.getError().getMessage().contains("collection: shop.orders index: _id_"),
+                    "the member's own write error, as it came: " + duplicate.getError().getMessage());
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains(SAID_DUPLICATES)), () -> String.join("\n", log.messages()));
         }
     }
 

@@ -81,6 +81,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private final boolean refusesUnacknowledged;
     private final boolean lacksEndSessions;
     private final boolean reappliesRetriedWrites;
+    private final boolean duplicateKeyAsCommandError;
     private final Map<String, Long> replyDelays = new java.util.concurrent.ConcurrentHashMap<>();
     /** Access control; null: none (every command runs, as on a mongod without --auth). */
     private final ScriptedScramServer scram;
@@ -123,6 +124,7 @@ public final class ScriptedMongod implements AutoCloseable {
         this.refusesUnacknowledged = b.refusesUnacknowledged;
         this.lacksEndSessions = b.lacksEndSessions;
         this.reappliesRetriedWrites = b.reappliesRetriedWrites;
+        this.duplicateKeyAsCommandError = b.duplicateKeyAsCommandError;
         this.scram = b.scram;
         this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
         this.compressors.addAll(b.compressors);
@@ -167,6 +169,7 @@ public final class ScriptedMongod implements AutoCloseable {
         private boolean refusesUnacknowledged;
         private boolean lacksEndSessions;
         private boolean reappliesRetriedWrites;
+        private boolean duplicateKeyAsCommandError;
 
         private Builder() {
         }
@@ -198,6 +201,15 @@ public final class ScriptedMongod implements AutoCloseable {
         /** Run a retryable write that comes again with its lsid and txnNumber again, as jongodb does and no mongod. */
         public Builder reappliesRetriedWrites() {
             this.reappliesRetriedWrites = true;
+            return this;
+        }
+
+        /**
+         * Refuse an insert that holds an _id already stored as the command's error (ok: 0, 11000 DuplicateKey), applying
+         * none of its documents, as jongodb does; mongod answers ok: 1 with the duplicate in writeErrors.
+         */
+        public Builder duplicateKeyAsCommandError() {
+            this.duplicateKeyAsCommandError = true;
             return this;
         }
 
@@ -711,6 +723,11 @@ public final class ScriptedMongod implements AutoCloseable {
     /** Whether a retried write runs again, as on jongodb, rather than being answered from its first run, as on mongod. */
     boolean reappliesRetriedWrites() {
         return reappliesRetriedWrites;
+    }
+
+    /** Whether an insert's duplicate _id is the command's error, as on jongodb, rather than a write error, as on mongod. */
+    boolean duplicateKeyAsCommandError() {
+        return duplicateKeyAsCommandError;
     }
 
     /** Whether a request that asks for no reply (moreToCome) is answered all the same, as jongodb answers it. */

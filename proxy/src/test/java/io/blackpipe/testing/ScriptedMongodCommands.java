@@ -210,6 +210,14 @@ final class ScriptedMongodCommands {
         BsonArray writeErrors = new BsonArray();
         int n = 0;
         List<BsonValue> docs = cmd.getArray("documents", new BsonArray());
+        if (server.duplicateKeyAsCommandError()) { // as jongodb: the batch is refused whole, as the command's error
+            for (BsonValue doc : docs) {
+                BsonValue id = doc.asDocument().get("_id");
+                if (id != null && target.stream().anyMatch(d -> valuesEqual(d.get("_id"), id))) {
+                    return error(11000, "DuplicateKey", "E11000 duplicate key error index: _id_ dup key: { _id: " + id + " }");
+                }
+            }
+        }
         for (int i = 0; i < docs.size(); i++) {
             BsonDocument doc = withId(docs.get(i).asDocument());
             BsonValue id = doc.get("_id");

@@ -86,6 +86,14 @@ class JongodbUpstreamTest {
                     + " command", "$push or $pull")) {
                 assertTrue(upstream.caveats().get(0).contains(caveat), upstream.caveats().get(0));
             }
+            // a batch that meets a duplicate key is refused whole, as the command's error: the second note
+            BsonDocument batch = client.run("app", BsonDocument.parse("{insert: 'c', documents: [{_id: 2}, {_id: 1}, {_id: 3}],"
+                    + " ordered: false}"));
+            assertEquals(11000, code(batch), batch.toJson());
+            BsonDocument stored = client.run("app", BsonDocument.parse("{count: 'c'}"));
+            assertEquals(1, stored.getNumber("n").intValue(), "none of the batch was applied: " + stored.toJson());
+            assertTrue(upstream.caveats().get(1).startsWith("jongodb applies none of a batch insert that meets a duplicate key"),
+                    upstream.caveats().get(1));
         }
     }
 }

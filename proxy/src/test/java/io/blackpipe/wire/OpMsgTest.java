@@ -58,6 +58,24 @@ class OpMsgTest {
         });
     }
 
+    /** A write's statements, counted from a document sequence or the body's array, whichever holds them. */
+    @Test
+    void statementsAreCountedFromASequenceOrTheBody() {
+        useBuf(opMsg(8, 0, 0).body(INSERT_BODY).sequence("documents", DOC1, DOC2).build(), buf -> {
+            OpMsg msg = OpMsg.parse(buf);
+            assertEquals(2, msg.statements(buf, "documents"));
+            assertEquals(0, msg.statements(buf, "updates"));
+        });
+        useBuf(opMsg(9, 0, 0).sequence("documents", DOC1).body(INSERT_BODY).build(), buf ->
+                assertEquals(1, OpMsg.parse(buf).statements(buf, "documents")));
+        byte[] inBody = bson("{update: 'orders', updates: [{q: {_id: 1}, u: {$set: {a: 1}}}, {q: {_id: 2}, u: {}}, {q: {}, u: {}}],"
+                + " $db: 'shop'}");
+        useBuf(opMsg(10, 0, 0).body(inBody).build(), buf -> {
+            assertEquals(3, OpMsg.parse(buf).statements(buf, "updates"));
+            assertEquals(0, OpMsg.parse(buf).statements(buf, "update"), "a string field holds no statements");
+        });
+    }
+
     @Test
     void theSmallestOpMsgIsAnEmptyBodyAndOneByteLessIsMalformed() {
         byte[] smallest = opMsg(7, 0, 0).body(bson("{}")).build();
