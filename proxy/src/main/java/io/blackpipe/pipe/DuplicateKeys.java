@@ -37,7 +37,10 @@ final class DuplicateKeys {
     private DuplicateKeys() {
     }
 
-    /** Whether this request is a write of one statement to a member that answers its duplicate keys otherwise than mongod. */
+    /**
+     * Whether this request is a write of one statement to a member that answers its duplicate keys otherwise than mongod
+     * (in a transaction too: mongod reports a write's error there in writeErrors as well, and aborts the transaction).
+     */
     static boolean oneStatementWrite(ByteBuf frame, CommandFacts facts, MemberStates states, MemberAddress member) {
         String field = STATEMENTS.get(facts.name());
         return field != null && states.quirks(member).duplicateKeyAsCommandError() && Header.opCode(frame) == OpCode.OP_MSG

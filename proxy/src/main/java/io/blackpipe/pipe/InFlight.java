@@ -69,10 +69,10 @@ final class InFlight {
      * as mongod answers it ({@code reply} released when replaced).
      */
     ByteBuf asTheClientGetsIt(ByteBufAllocator alloc, ByteBuf reply) {
-        if (duplicateKeysAsMongod != null) {
-            return DuplicateKeys.asMongodAnswers(alloc, reply, duplicateKeysAsMongod);
+        if (replyInstead != null) {
+            return FailoverEndedTransactions.answerInstead(alloc, reply, replyInstead);
         }
-        return replyInstead == null ? reply : FailoverEndedTransactions.answerInstead(alloc, reply, replyInstead);
+        return duplicateKeysAsMongod == null ? reply : DuplicateKeys.asMongodAnswers(alloc, reply, duplicateKeysAsMongod);
     }
 
     boolean isHello() {
