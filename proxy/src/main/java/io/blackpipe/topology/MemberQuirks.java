@@ -1,8 +1,9 @@
 package io.blackpipe.topology;
 
 /**
- * Where a member refuses what every mongod takes, as jongodb does (HelloProbe finds out at start),
- * so the proxy sends it what it takes instead and the driver sees what a mongod would do.
+ * Where a member refuses what every mongod takes, or answers otherwise, as jongodb does (HelloProbe
+ * finds out at start), so the proxy sends it what it takes, or answers as mongod would, and the
+ * driver sees what a mongod would do.
  *
  * @param primaryReadsOnly a command with a read preference other than primary is refused, hellos
  *                         too (the driver chose the member by it; a one-member set serves it at its

@@ -29,9 +29,10 @@ import org.bson.types.ObjectId;
  * heartbeat. Clients are shown one processId per member, as mongod has: hello's, in the legacy
  * replies too, and the member's own is put back in a legacy request it is to read.
  *
- * <p>A member may refuse what every mongod takes (jongodb: read preferences other than primary,
- * w:0, endSessions): its {@link MemberQuirks}, noted at start, say how its commands are sent so
- * that it takes them, or answered in its place.
+ * <p>A member may refuse what every mongod takes, or answer otherwise (jongodb: read preferences
+ * other than primary, w:0, endSessions; a retried write run again, a duplicate key as the command's
+ * error): its {@link MemberQuirks}, noted at start, say how its commands are sent so that it takes
+ * them, answered in its place, or how its replies reach the client.
  */
 public final class MemberStates {
     private record Shift(ObjectId processId, long amount) {
