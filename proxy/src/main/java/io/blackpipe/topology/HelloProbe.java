@@ -86,8 +86,10 @@ public final class HelloProbe {
         }
     }
 
+    /** Read leniently: a hello that says it oddly is not asked to write, and its member is proxied all the same. */
     private static boolean isWritablePrimary(BsonDocument hello) {
-        return hello.getBoolean("isWritablePrimary", hello.getBoolean("ismaster", BsonBoolean.FALSE)).getValue();
+        BsonValue said = hello.containsKey("isWritablePrimary") ? hello.get("isWritablePrimary") : hello.get("ismaster");
+        return BsonBoolean.TRUE.equals(said);
     }
 
     private static BsonDocument with(String field, BsonDocument value) {
