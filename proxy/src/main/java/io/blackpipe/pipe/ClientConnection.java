@@ -19,6 +19,7 @@ import io.netty.channel.socket.nio.NioSocketChannel;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,9 +42,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean upstreamPausedByFault;
     /** Delayed work (held commands, held replies) not yet run; run at once when the client goes away. */
     private final Set<Runnable> scheduled = new LinkedHashSet<>();
-    /** A blocked command whose client left during the block, due at the member when the block ends. */
-    private ByteBuf afterClientLeft;
-    private CommandFacts afterClientLeftFacts;
+    /** What the member's side does once the client left; made with the member's connection. */
+    private AfterTheClientLeft afterTheClientLeft;
     /** The deployment fault (outage, connections reset) that is closing this connection, or null. */
     private String cutBy;
 
@@ -78,6 +78,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
                 });
         ChannelFuture connect = bootstrap.connect(member.dial().host(), member.dial().port());
         upstream = connect.channel();
+        afterTheClientLeft = new AfterTheClientLeft(this, exchange, upstream);
         context.openConnections().add(upstream);
         connect.addListener(f -> {
             if (f.isSuccess()) {
@@ -119,8 +120,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
             task.run();
         }
         exchange.onClosed();
-        if (afterClientLeft == null) { // else the member's connection stays until that command is sent
-            Channels.closeOnFlush(upstream);
+        if (!afterTheClientLeft.holdsABlockedCommand()) { // else the member's connection stays until that command is sent
+            afterTheClientLeft.closeUpstream();
         }
     }
 
@@ -142,7 +143,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private void failed(Throwable cause) {
         context.log().connectionFailed("client " + client.remoteAddress() + " on member " + member.upstream(), cause);
         client.close();
-        Channels.closeOnFlush(upstream);
+        afterTheClientLeft.closeUpstream();
     }
 
     /**
@@ -221,6 +222,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         updateUpstreamAutoRead();
     }
 
+    /** Runs {@code task} on this connection's event loop, from any thread (not once the proxy closed: the loop stopped). */
+    void runOnItsEventLoop(Runnable task) {
+        try {
+            client.eventLoop().execute(() -> runOrClose(task));
+        } catch (RejectedExecutionException e) {
+            // the proxy is closing, and this connection with it
+        }
+    }
+
     void schedule(long millis, Runnable task) {
         Runnable once = new Runnable() {
             @Override
@@ -239,31 +249,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return scheduled.size();
     }
 
-    /**
-     * Sends a blocked command whose client has left once its block ends, then closes the member's
-     * connection: the member runs it as mongod runs a blocked command whose client went away.
-     */
+    /** See {@link AfterTheClientLeft#sendWhenTheBlockEnds}. */
     void sendAfterClientLeft(ByteBuf frame, CommandFacts facts, long delayMillis) {
-        afterClientLeft = frame;
-        afterClientLeftFacts = facts;
-        client.eventLoop().schedule(this::sendCommandWhoseClientLeft, delayMillis, TimeUnit.MILLISECONDS);
-    }
-
-    private void sendCommandWhoseClientLeft() {
-        ByteBuf frame = afterClientLeft;
-        afterClientLeft = null;
-        if (frame == null) {
-            return; // the member's connection closed meanwhile and released it
-        }
-        // the member's role when the block ends decides, as for any forwarded command
-        SimulatedSecondary.Verdict verdict = upstream.isActive() && !memberDown() && !blackholed()
-                ? exchange.asThisMemberTakesIt(frame, afterClientLeftFacts) : null;
-        if (verdict == null || verdict.answer() != null) {
-            frame.release(); // nobody to send it to, or a member that answers it itself: nothing more runs
-        } else {
-            upstream.writeAndFlush(verdict.frame(), upstream.voidPromise());
-        }
-        Channels.closeOnFlush(upstream);
+        afterTheClientLeft.sendWhenTheBlockEnds(frame, facts, delayMillis);
     }
 
     /** Closes the client side: a FIN as the server would, or an RST (SO_LINGER 0) as a network would. */
@@ -275,7 +263,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         } else {
             Channels.closeOnFlush(client);
         }
-        Channels.closeOnFlush(upstream);
+        afterTheClientLeft.closeUpstream();
     }
 
     private void updateClientAutoRead() {
@@ -285,7 +273,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     private void updateUpstreamAutoRead() {
-        if (upstream.isActive()) {
+        if (upstream.isActive() && !afterTheClientLeft.seesThrough()) {
             upstream.config().setAutoRead(!upstreamPausedForBackpressure && !upstreamPausedByFault);
         }
     }
@@ -294,6 +282,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     void onReply(ByteBuf frame) {
         meters.fromUpstream(frame.readableBytes());
+        if (afterTheClientLeft.seesThrough()) { // the client left: the reply ends its run, and goes nowhere
+            afterTheClientLeft.onReply(frame);
+            return;
+        }
         try {
             exchange.onReply(frame);
         } catch (RuntimeException e) {
@@ -314,10 +306,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     void onUpstreamClosed() {
-        if (afterClientLeft != null) {
-            afterClientLeft.release();
-            afterClientLeft = null;
-        }
+        afterTheClientLeft.upstreamClosed();
         Channels.closeOnFlush(client);
     }
 

@@ -11,20 +11,41 @@ import io.blackpipe.wire.OpMsg;
 import io.netty.buffer.ByteBuf;
 
 /**
- * Application commands that reached the proxy as their connection was going away (its member went
- * down before the outage reset it, an earlier request closed it, or they waited behind a held one):
- * each was sent all the same, so it is an attempt, ended by the close, and the driver's retry counts
- * as the retry it is. Used from the connection's event loop only.
+ * Application commands a connection's close ended: those waiting for a reply or held, and those that
+ * reached the proxy as their connection was going away (its member went down before the outage reset
+ * it, an earlier request closed it, or they waited behind a held one). Each of the latter was sent all
+ * the same, so it is an attempt, ended by the close, and the driver's retry counts as the retry it
+ * is. Used from the connection's event loop only.
  */
 final class CutCommands {
+    private final ClientConnection connection;
     private final CommandScanner scanner;
     private final ConnectionObserver observer;
     private final PipeContext context;
 
-    CutCommands(CommandScanner scanner, ConnectionObserver observer, PipeContext context) {
+    CutCommands(ClientConnection connection, CommandScanner scanner, ConnectionObserver observer, PipeContext context) {
+        this.connection = connection;
         this.scanner = scanner;
         this.observer = observer;
         this.context = context;
+    }
+
+    /** A command the close ended in a network error ({@code forwarded}: the member had it), labelled as {@link #endedBy} says. */
+    void ended(Attempt attempt, long fingerprint, String fault, boolean forwarded) {
+        observer.complete(attempt, fingerprint, Outcome.NETWORK_ERROR, endedBy(attempt, fault), 0, false, forwarded);
+    }
+
+    /**
+     * The label of a command its connection's close ended: the deployment fault that cut the connection
+     * (counted here; a rule's delay, block or hang still open did not end it), else its own {@code fault}.
+     */
+    private String endedBy(Attempt attempt, String fault) {
+        String cut = connection.cutBy();
+        if (cut == null) {
+            return fault;
+        }
+        observer.faultInjected(attempt, cut);
+        return cut;
     }
 
     /** Counts the command in {@code frame}, ended by the close ({@code fault}: the deployment fault that cut it, or null). */

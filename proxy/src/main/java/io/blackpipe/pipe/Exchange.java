@@ -46,6 +46,7 @@ final class Exchange {
     private final WaitingReplies replies;
     private final AwaitedReplies awaited = new AwaitedReplies();
     private final ClientHelloOk helloOk = new ClientHelloOk();
+    private final RunsAtTheMember runs;
 
     Exchange(ClientConnection connection, PipeContext context, Member member) {
         this.connection = connection;
@@ -56,9 +57,10 @@ final class Exchange {
         this.observer = context.observer().forConnection(member.upstream().toString());
         this.memberState = () -> context.memberStates().of(member.upstream());
         this.advertisedMember = member.advertised().toString();
-        this.cut = new CutCommands(scanner, observer, context);
+        this.cut = new CutCommands(connection, scanner, observer, context);
         this.waiting = new WaitingRequests(connection, this::onRequest, frame -> cut.count(frame, connection.cutBy()));
         this.replies = new WaitingReplies(connection, this::deliver);
+        this.runs = new RunsAtTheMember(context.retriedWrites());
     }
 
     // ---- requests ----
@@ -181,7 +183,13 @@ final class Exchange {
     }
 
     void forward(ByteBuf frame, Attempt attempt, long fingerprint, String fault, ReplyFate fate) {
-        SimulatedSecondary.Verdict verdict = asThisMemberTakesIt(frame, attempt.facts());
+        SimulatedSecondary.Verdict verdict = asThisMemberTakesIt(frame, attempt.facts(),
+                () -> connection.runOnItsEventLoop(waiting::firstRunEnded));
+        if (verdict.waitsForItsFirstRun()) { // then asks again
+            waiting.holdUntilItsFirstRunEnds(frame, () -> forward(frame, attempt, fingerprint, fault, fate),
+                    () -> abandon(attempt, fingerprint, fault));
+            return;
+        }
         if (verdict.ranBefore()) {
             frame.release();
             awaited.add(new InFlight(attempt, fingerprint, fault, fate, true)); // met as the member's reply would be
@@ -194,21 +202,25 @@ final class Exchange {
             answer(attempt, fingerprint, fault, verdict.answer());
             return;
         }
-        frame = verdict.frame();
+        ByteBuf forwarded = verdict.frame();
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
             awaited.askedForNoReply(attempt.facts().requestId());
         } else {
             awaited.add(new InFlight(attempt, fingerprint, fault, fate, true).withReplyInstead(verdict.replyInstead())
-                    .withDuplicateKeysAsMongod(DuplicateKeys.oneStatementWrite(frame, attempt.facts(), context.memberStates(),
+                    .withDuplicateKeysAsMongod(DuplicateKeys.oneStatementWrite(forwarded, attempt.facts(), context.memberStates(),
                             member.upstream())));
         }
-        connection.sendUpstream(frame);
+        connection.sendUpstream(forwarded);
+        if (verdict.runsFirst()) {
+            runs.sent(attempt.facts());
+        }
     }
 
     /** What this member does with a command (see {@link RequestRewrites#asThisMemberTakesIt}). */
-    SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts) {
-        return RequestRewrites.asThisMemberTakesIt(frame, facts, context, member, memberState(), helloOk.said(), connection.alloc());
+    SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, Runnable wakeWhenItsFirstRunEnds) {
+        return RequestRewrites.asThisMemberTakesIt(frame, facts, context, member, memberState(), helloOk.said(), connection.alloc(),
+                wakeWhenItsFirstRunEnds);
     }
 
     /** A synthesized answer: the command never reached the server. */
@@ -242,20 +254,7 @@ final class Exchange {
 
     /** The command was dropped and the connection is going away (close, reset). */
     void abandon(Attempt attempt, long fingerprint, String fault) {
-        observer.complete(attempt, fingerprint, Outcome.NETWORK_ERROR, endedBy(attempt, fault), 0, false, false);
-    }
-
-    /**
-     * The label of a command its connection's close ended: the deployment fault that cut the connection
-     * (counted here; a rule's delay, block or hang still open did not end it), else its own {@code fault}.
-     */
-    private String endedBy(Attempt attempt, String fault) {
-        String cut = connection.cutBy();
-        if (cut == null) {
-            return fault;
-        }
-        observer.faultInjected(attempt, cut);
-        return cut;
+        cut.ended(attempt, fingerprint, fault, false);
     }
 
     /**
@@ -288,11 +287,16 @@ final class Exchange {
         return replies;
     }
 
+    /** The retryable writes at the member this connection sent, of a member that runs retried writes again. */
+    RunsAtTheMember runs() {
+        return runs;
+    }
+
     // ---- replies ----
 
     void onReply(ByteBuf frame) {
-        if (context.memberStates().quirks(member.upstream()).reappliesRetriedWrites()) { // before a blackhole or a fate holds it
-            context.retriedWrites().ran(awaited.answeredBy(Header.responseTo(frame)), frame);
+        if (!runs.isEmpty()) { // a first run ends as its reply comes, before a blackhole or a fate holds it
+            runs.onReply(Header.responseTo(frame), frame);
         }
         if (!replies.queue(frame)) {
             deliver(frame);
@@ -344,8 +348,7 @@ final class Exchange {
     void completeAsNetworkError(InFlight current) {
         // a stream (exhaust getMore) cut at its first reply is still awaited: it ends here, not again at the close
         awaited.remove(current);
-        observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, endedBy(current.attempt, current.fault),
-                0, false, true);
+        cut.ended(current.attempt, current.fingerprint, current.fault, true);
     }
 
     // ---- end ----
@@ -357,8 +360,7 @@ final class Exchange {
     void onClosed() {
         replies.clientLeft();
         for (InFlight current : awaited.clear()) {
-            observer.complete(current.attempt, current.fingerprint, Outcome.NETWORK_ERROR, endedBy(current.attempt, current.fault),
-                    0, false, current.forwarded);
+            cut.ended(current.attempt, current.fingerprint, current.fault, current.forwarded);
         }
         waiting.clientLeft();
     }

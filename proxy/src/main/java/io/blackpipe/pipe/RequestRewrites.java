@@ -34,21 +34,38 @@ final class RequestRewrites {
      * takes the frame as it is, but for a replica set configuration that names the proxy's addresses,
      * and as it takes what a mongod takes where it refuses that (jongodb: see QuirkRewrites); where it
      * has no endSessions, or runs a retried write again (see RetriedWrites), the member's answer is mongod's.
-     * {@code clientSaidHelloOk} words a refusal as mongod words it to this client.
+     * {@code clientSaidHelloOk} words a refusal as mongod words it to this client. A retried write whose first run is still
+     * at the member waits for it: {@code wakeWhenItsFirstRunEnds} (null: nobody waits) is called once it ended.
      */
     static SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context, Member member,
-                                                          MemberState state, boolean clientSaidHelloOk, ByteBufAllocator alloc) {
+                                                          MemberState state, boolean clientSaidHelloOk, ByteBufAllocator alloc,
+                                                          Runnable wakeWhenItsFirstRunEnds) {
         SimulatedReplicaSet simulation = context.simulation();
         MemberQuirks quirks = context.memberStates().quirks(member.upstream());
         if (quirks.lacksEndSessions() && facts.name().equals("endSessions")) {
             return new SimulatedSecondary.Verdict(new BsonDocument("ok", new BsonDouble(1)), null); // as mongod answers it
         }
         if (RetriedWrites.tracked(facts, quirks) && (simulation == null || simulation.isPrimary(member.upstream()))) {
-            BsonDocument ranBefore = context.retriedWrites().firstRun(facts); // a secondary refuses the write first
-            if (ranBefore != null) {
-                return SimulatedSecondary.Verdict.ranBefore(ranBefore); // as mongod answers a retried write that ran
+            // a secondary refuses the write first; a retried write that ran is answered as mongod answers it
+            RetriedWrites.Turn turn = context.retriedWrites().turnOf(facts, wakeWhenItsFirstRunEnds);
+            if (turn != RetriedWrites.Turn.RUNS) {
+                return SimulatedSecondary.Verdict.retried(turn);
             }
+            SimulatedSecondary.Verdict verdict = asTheMemberTakesIt(frame, facts, context, member, state, clientSaidHelloOk, alloc,
+                    quirks);
+            if (verdict.frame() == null) {
+                context.retriedWrites().endedUnanswered(facts); // answered in the member's place: it never ran there
+                return verdict;
+            }
+            return verdict.runningFirst();
         }
+        return asTheMemberTakesIt(frame, facts, context, member, state, clientSaidHelloOk, alloc, quirks);
+    }
+
+    private static SimulatedSecondary.Verdict asTheMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context,
+                                                                 Member member, MemberState state, boolean clientSaidHelloOk,
+                                                                 ByteBufAllocator alloc, MemberQuirks quirks) {
+        SimulatedReplicaSet simulation = context.simulation();
         if (simulation == null) {
             ByteBuf forwarded = asTheMembersKnowThem(frame, facts, context.rewriter(), alloc);
             return new SimulatedSecondary.Verdict(null, QuirkRewrites.asTheMemberTakesIt(alloc, forwarded, quirks));

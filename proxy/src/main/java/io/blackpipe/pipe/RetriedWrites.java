@@ -8,8 +8,11 @@ import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.bson.BsonDocument;
@@ -22,8 +25,14 @@ import org.bson.BsonDocument;
  * retry) from that first run, without running it again; the proxy answers it with that reply. A failed
  * run (ok: 0) is not remembered, as mongod runs a failed statement again. Shared by every member, as
  * a replica set's members share the sessions' table; as on mongod, a session keeps only its latest
- * txnNumber. Bounded by sessions and bytes (the least recently used are forgotten). Not handled: a retry sent while the first run is still at the member (a member slower
- * than the client's socketTimeoutMS) runs twice.
+ * txnNumber. Bounded by sessions and bytes (the least recently used are forgotten).
+ *
+ * <p>A run still at the member is marked until its reply comes: mongod checks a session out to one
+ * command at a time, so a retry sent meanwhile (its client gave up on a slow member, or an outage or a
+ * reset cut the first attempt's connection) waits for the run and is answered from it. The member's
+ * connection outlives its client until the run answered (see ClientConnection#closeUpstream). Not
+ * handled: a run the member never answers (its connection closed, or no reply within
+ * {@link #SEE_THROUGH_MILLIS}) lets the retry run, which may apply the write twice.
  */
 final class RetriedWrites {
     /** Sessions remembered at most; past that the least recently used are forgotten (drivers end theirs far sooner). */
@@ -31,12 +40,32 @@ final class RetriedWrites {
     /** Reply bytes kept at most: a findAndModify's reply holds its document, up to 16 MiB. */
     static final long MAX_BYTES = 64L << 20;
 
+    /** How long a member's connection stays open after its client left, for the runs it holds to answer. */
+    static final long SEE_THROUGH_MILLIS = 60_000;
+
     private record FirstRun(long txnNumber, BsonDocument reply, int bytes) {
+    }
+
+    private record Run(UUID lsid, long txnNumber) {
+        static Run of(CommandFacts facts) {
+            return new Run(facts.lsid(), facts.txnNumber());
+        }
+    }
+
+    /**
+     * A tracked write's turn: answered with its first run's reply ({@code ranBefore}), waiting for its first run still
+     * at the member ({@link #WAITS}), or sent to the member as the first run ({@link #RUNS}).
+     */
+    record Turn(BsonDocument ranBefore, boolean waits) {
+        static final Turn WAITS = new Turn(null, true);
+        static final Turn RUNS = new Turn(null, false);
     }
 
     /** In the order of their last use, the least recent first. */
     private final Map<UUID, FirstRun> bySession = new LinkedHashMap<>(16, 0.75f, true);
     private long keptBytes;
+    /** The runs at the member, each with the wake-ups of the retries that wait for it. */
+    private final Map<Run, List<Runnable>> running = new HashMap<>();
 
     /** Whether this command is a retryable write whose runs the proxy keeps track of for this member. */
     static boolean tracked(CommandFacts facts, MemberQuirks quirks) {
@@ -48,37 +77,72 @@ final class RetriedWrites {
         return facts.hasTxnNumber() && !facts.inTransaction() && !facts.moreToCome() && facts.lsid() != null;
     }
 
-    /** The member's reply to this write's first run, when it ran already: the answer in its place. Else null. */
-    synchronized BsonDocument firstRun(CommandFacts facts) {
+    /**
+     * A tracked write's turn (see {@link Turn}), decided at once for every member: a write that runs is marked running
+     * until {@link #ran} or {@link #endedUnanswered}; a write that waits has {@code wake} called (on the thread that ends
+     * the run) once it ended, then asks again. {@code wake} may be null: nobody waits.
+     */
+    synchronized Turn turnOf(CommandFacts facts, Runnable wake) {
         FirstRun first = bySession.get(facts.lsid());
-        return first != null && first.txnNumber() == facts.txnNumber() ? first.reply().clone() : null;
+        if (first != null && first.txnNumber() == facts.txnNumber()) {
+            return new Turn(first.reply().clone(), false);
+        }
+        List<Runnable> waiting = running.get(Run.of(facts));
+        if (waiting != null) {
+            if (wake != null) {
+                waiting.add(wake);
+            }
+            return Turn.WAITS;
+        }
+        running.put(Run.of(facts), new ArrayList<>(1));
+        return Turn.RUNS;
     }
 
     /**
-     * The member's reply to {@code answered}, a command of a member that runs retried writes again: a retryable
-     * write's run is remembered as its reply comes, before a blackhole holds that reply or a rule's fate loses it.
+     * The member's reply (an OP_MSG) to a write's run, which ends the run: remembered unless it failed or is older than
+     * the session's latest; the retries that waited for it go on.
      */
-    void ran(InFlight answered, ByteBuf reply) {
-        if (answered != null && !answered.isHello() && isRetryableWrite(answered.attempt.facts())) {
-            ran(answered.attempt.facts(), reply, ReplyFacts.of(reply));
+    void ran(CommandFacts facts, ByteBuf reply) {
+        ReplyFacts replyFacts = ReplyFacts.of(reply);
+        List<Runnable> waited;
+        if (!replyFacts.ok() || Header.opCode(reply) != OpCode.OP_MSG) {
+            synchronized (this) {
+                waited = running.remove(Run.of(facts));
+            }
+        } else {
+            OpMsg msg = OpMsg.parse(reply);
+            BsonDocument body = BsonIo.decode(reply, msg.bodyOffset(), msg.sectionsEnd());
+            int bytes = msg.sectionsEnd() - msg.bodyOffset();
+            synchronized (this) {
+                FirstRun known = bySession.get(facts.lsid());
+                if (known == null || known.txnNumber() < facts.txnNumber()) {
+                    FirstRun replaced = bySession.put(facts.lsid(), new FirstRun(facts.txnNumber(), body, bytes));
+                    keptBytes += bytes - (replaced == null ? 0 : replaced.bytes());
+                    forgetTheLeastRecentPastTheBounds();
+                }
+                waited = running.remove(Run.of(facts));
+            }
         }
+        wake(waited);
     }
 
-    /** Remembers the member's reply (an OP_MSG) to a write's run, unless it failed or is older than the session's latest. */
-    void ran(CommandFacts facts, ByteBuf reply, ReplyFacts replyFacts) {
-        if (!replyFacts.ok() || Header.opCode(reply) != OpCode.OP_MSG) {
-            return;
-        }
-        OpMsg msg = OpMsg.parse(reply);
-        BsonDocument body = BsonIo.decode(reply, msg.bodyOffset(), msg.sectionsEnd());
-        int bytes = msg.sectionsEnd() - msg.bodyOffset();
+    /** A write's run ended without a reply (the member's connection closed): the retries that waited for it run. */
+    void endedUnanswered(CommandFacts facts) {
+        List<Runnable> waited;
         synchronized (this) {
-            FirstRun known = bySession.get(facts.lsid());
-            if (known == null || known.txnNumber() < facts.txnNumber()) {
-                FirstRun replaced = bySession.put(facts.lsid(), new FirstRun(facts.txnNumber(), body, bytes));
-                keptBytes += bytes - (replaced == null ? 0 : replaced.bytes());
-                forgetTheLeastRecentPastTheBounds();
-            }
+            waited = running.remove(Run.of(facts));
+        }
+        wake(waited);
+    }
+
+    /** How many runs are at the member. */
+    synchronized int running() {
+        return running.size();
+    }
+
+    private static void wake(List<Runnable> waited) {
+        if (waited != null) {
+            waited.forEach(Runnable::run);
         }
     }
 

@@ -41,20 +41,38 @@ final class SimulatedSecondary {
     /**
      * Either the member's own answer instead of the command (a refusal, or a simulated stepdown's ok), or the frame to
      * forward, and then, when not null, the reply the client gets in place of the real node's (see FailoverEndedTransactions).
-     * {@code ranBefore}: the answer is the member's reply to this write's first run (see RetriedWrites), which a
-     * rule's reply fate meets as it would meet the member's reply.
+     * {@code turn}, for a retryable write of a member that runs retried writes again (see RetriedWrites), else null: the
+     * answer is the member's reply to the write's first run, which a rule's reply fate meets as it would meet the member's
+     * reply ({@link #ranBefore}); the write waits for its first run, still at the member, and has no answer and no frame yet
+     * ({@link #waitsForItsFirstRun}); or the frame is the first run ({@link #runsFirst}).
      */
-    record Verdict(BsonDocument answer, ByteBuf frame, BsonDocument replyInstead, boolean ranBefore) {
+    record Verdict(BsonDocument answer, ByteBuf frame, BsonDocument replyInstead, RetriedWrites.Turn turn) {
         Verdict(BsonDocument answer, ByteBuf frame) {
-            this(answer, frame, null, false);
+            this(answer, frame, null, null);
         }
 
         Verdict(BsonDocument answer, ByteBuf frame, BsonDocument replyInstead) {
-            this(answer, frame, replyInstead, false);
+            this(answer, frame, replyInstead, null);
         }
 
-        static Verdict ranBefore(BsonDocument firstRunsReply) {
-            return new Verdict(firstRunsReply, null, null, true);
+        static Verdict retried(RetriedWrites.Turn turn) {
+            return new Verdict(turn.ranBefore(), null, null, turn);
+        }
+
+        Verdict runningFirst() {
+            return new Verdict(answer, frame, replyInstead, RetriedWrites.Turn.RUNS);
+        }
+
+        boolean ranBefore() {
+            return turn != null && turn.ranBefore() != null;
+        }
+
+        boolean waitsForItsFirstRun() {
+            return turn == RetriedWrites.Turn.WAITS;
+        }
+
+        boolean runsFirst() {
+            return turn == RetriedWrites.Turn.RUNS;
         }
     }
 

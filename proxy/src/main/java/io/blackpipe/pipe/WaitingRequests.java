@@ -9,7 +9,8 @@ import java.util.function.Consumer;
  * The requests of one connection that wait their turn: while one is held (a blockConnection, a
  * blackhole), the ones behind it queue in order, and the client's reads pause once it sends more;
  * behind one held with no end in sight (a hang, for good; a waitForFailPoint, until answered; a
- * blackhole, until restored) reads go on for a while. Used from the connection's event loop only.
+ * blackhole, until restored; a retried write, until its first run at the member ends) reads go on
+ * for a while. Used from the connection's event loop only.
  */
 final class WaitingRequests {
     /**
@@ -25,8 +26,8 @@ final class WaitingRequests {
     private boolean holding;
     private boolean openEnded;
     private long bytesBehindTheOpenHold;
-    /** What a blackhole holds, to run when it ends (or when the client leaves). */
-    private Runnable afterTheBlackhole;
+    /** What a blackhole, or a first run at the member, holds: to run when it ends (or when the client leaves). */
+    private Runnable afterTheOpenHold;
 
     /**
      * @param process takes each queued request in turn once the held one went on
@@ -90,8 +91,21 @@ final class WaitingRequests {
      * client gives up first, it goes nowhere.
      */
     void holdThroughTheBlackhole(ByteBuf frame, Runnable whenItEnds, Runnable ifTheClientLeft) {
-        holdOpenEnded(); // it may last until a restore: reads go on, so that the client's close is seen
-        afterTheBlackhole = () -> {
+        holdUntilCalledOff(frame, whenItEnds, ifTheClientLeft);
+    }
+
+    /**
+     * A retried write waits while its first run is still at the member (see RetriedWrites), as behind mongod's session
+     * that run checked out, and goes on when the run ends ({@link #firstRunEnded}); if its client gives up first, it goes
+     * nowhere.
+     */
+    void holdUntilItsFirstRunEnds(ByteBuf frame, Runnable whenItEnds, Runnable ifTheClientLeft) {
+        holdUntilCalledOff(frame, whenItEnds, ifTheClientLeft);
+    }
+
+    private void holdUntilCalledOff(ByteBuf frame, Runnable whenItEnds, Runnable ifTheClientLeft) {
+        holdOpenEnded(); // it may last long: reads go on, so that the client's close is seen
+        afterTheOpenHold = () -> {
             if (connection.isOpen()) {
                 whenItEnds.run();
             } else {
@@ -102,8 +116,17 @@ final class WaitingRequests {
     }
 
     void blackholeEnded() {
-        Runnable then = afterTheBlackhole;
-        afterTheBlackhole = null;
+        callOffTheOpenHold();
+    }
+
+    /** A first run ended: what waited for one goes on, and waits again if its own still runs (each asks again). */
+    void firstRunEnded() {
+        callOffTheOpenHold();
+    }
+
+    private void callOffTheOpenHold() {
+        Runnable then = afterTheOpenHold;
+        afterTheOpenHold = null;
         if (then != null) {
             resume(then);
         }
@@ -111,7 +134,7 @@ final class WaitingRequests {
 
     private void resume(Runnable then) {
         if (connection.blackholed()) { // a blackhole began (or began again) while it was held: it waits for that too
-            afterTheBlackhole = then;
+            afterTheOpenHold = then;
             readOnUntilTheLimit();
             return;
         }
@@ -139,12 +162,12 @@ final class WaitingRequests {
         }
     }
 
-    /** The client left: what a blackhole held ends (it gave up on it), and so does what queued behind it. */
+    /** The client left: what a blackhole or a first run held ends (it gave up on it), and so does what queued behind it. */
     void clientLeft() {
-        Runnable blackholed = afterTheBlackhole;
-        afterTheBlackhole = null;
-        if (blackholed != null) {
-            blackholed.run();
+        Runnable held = afterTheOpenHold;
+        afterTheOpenHold = null;
+        if (held != null) {
+            held.run();
         }
         ByteBuf frame;
         while ((frame = queued.poll()) != null) {

@@ -3,7 +3,9 @@ package io.blackpipe.fault;
 import static com.mongodb.client.model.Filters.eq;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.MongoException;
 import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
@@ -11,9 +13,16 @@ import com.mongodb.client.model.ReturnDocument;
 import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
+import io.blackpipe.pipe.MemberListener;
 import io.blackpipe.testing.UpstreamLane;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.stream.IntStream;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -91,5 +100,62 @@ class RetriedWritesDriverTest extends DriverRigTest {
         }
         assertEquals(3, counter(), "three increments, the first retried once, on " + UpstreamLane.name());
         rig.assertAttempts("update", 4, 1);
+    }
+
+    /**
+     * Connections reset again and again under a load of increments, one document each: a write at the member when its
+     * connection was cut ran there, and its retry is answered from that run (mongod's session holds the retry until the
+     * run ends; in the place of a member that would run it again, blackpipe does, and keeps the member's connection
+     * until the run answered). No increment is applied twice, and every one the driver saw succeed is applied.
+     */
+    @Test
+    void writesAtTheMemberWhenTheirConnectionsAreResetRunOnce() throws Exception {
+        int threads = 4;
+        int perThread = 50;
+        rig.serverSide("counters").insertMany(IntStream.range(0, threads * perThread)
+                .mapToObj(i -> new Document("_id", i).append("counter", 0)).toList());
+        MongoCollection<Document> c = counters("retryWrites=true&maxPoolSize=" + threads);
+        Set<Integer> succeeded = ConcurrentHashMap.newKeySet();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> work = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                int first = t * perThread;
+                work.add(pool.submit(() -> {
+                    for (int id = first; id < first + perThread; id++) {
+                        try {
+                            c.updateOne(eq("_id", id), Updates.inc("counter", 1));
+                            succeeded.add(id);
+                        } catch (MongoException e) {
+                            // its retry was cut too: applied once or not at all
+                        }
+                    }
+                }));
+            }
+            int resets = 0;
+            while (!work.stream().allMatch(Future::isDone)) {
+                Thread.sleep(60);
+                rig.proxy.select("all").forEach(MemberListener::resetConnections);
+                resets++;
+            }
+            for (Future<?> f : work) {
+                f.get();
+            }
+            List<Object> twice = new ArrayList<>();
+            List<Object> lost = new ArrayList<>();
+            rig.serverSide("counters").find().forEach(d -> {
+                int counter = d.getInteger("counter");
+                if (counter > 1) {
+                    twice.add(d.get("_id"));
+                } else if (counter == 0 && succeeded.contains(d.getInteger("_id"))) {
+                    lost.add(d.get("_id"));
+                }
+            });
+            assertEquals(List.of(), twice, "applied twice, with " + resets + " resets on " + UpstreamLane.name());
+            assertEquals(List.of(), lost, "succeeded but not applied");
+            assertTrue(rig.retries("update") > 0, "the resets cut writes: " + resets + " resets");
+        } finally {
+            pool.shutdownNow();
+        }
     }
 }
