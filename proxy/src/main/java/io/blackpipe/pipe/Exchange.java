@@ -47,6 +47,7 @@ final class Exchange {
     private final AwaitedReplies awaited = new AwaitedReplies();
     private final ClientHelloOk helloOk = new ClientHelloOk();
     private final RunsAtTheMember runs;
+    private final Runnable wakeWhenAFirstRunEnds;
 
     Exchange(ClientConnection connection, PipeContext context, Member member) {
         this.connection = connection;
@@ -61,6 +62,7 @@ final class Exchange {
         this.waiting = new WaitingRequests(connection, this::onRequest, frame -> cut.count(frame, connection.cutBy()));
         this.replies = new WaitingReplies(connection, this::deliver);
         this.runs = new RunsAtTheMember(context.retriedWrites());
+        this.wakeWhenAFirstRunEnds = () -> connection.runOnItsEventLoop(waiting::firstRunEnded); // made once: forward is hot
     }
 
     // ---- requests ----
@@ -183,8 +185,7 @@ final class Exchange {
     }
 
     void forward(ByteBuf frame, Attempt attempt, long fingerprint, String fault, ReplyFate fate) {
-        SimulatedSecondary.Verdict verdict = asThisMemberTakesIt(frame, attempt.facts(),
-                () -> connection.runOnItsEventLoop(waiting::firstRunEnded));
+        SimulatedSecondary.Verdict verdict = asThisMemberTakesIt(frame, attempt.facts(), wakeWhenAFirstRunEnds);
         if (verdict.waitsForItsFirstRun()) { // then asks again
             waiting.holdUntilItsFirstRunEnds(frame, () -> forward(frame, attempt, fingerprint, fault, fate),
                     () -> abandon(attempt, fingerprint, fault));

@@ -51,13 +51,15 @@ final class RequestRewrites {
             if (turn != RetriedWrites.Turn.RUNS) {
                 return SimulatedSecondary.Verdict.retried(turn);
             }
-            SimulatedSecondary.Verdict verdict = asTheMemberTakesIt(frame, facts, context, member, state, clientSaidHelloOk, alloc,
-                    quirks);
-            if (verdict.frame() == null) {
-                context.retriedWrites().endedUnanswered(facts); // answered in the member's place: it never ran there
-                return verdict;
+            SimulatedSecondary.Verdict verdict = null;
+            try {
+                verdict = asTheMemberTakesIt(frame, facts, context, member, state, clientSaidHelloOk, alloc, quirks);
+            } finally {
+                if (verdict == null || verdict.frame() == null) {
+                    context.retriedWrites().ended(facts); // answered in the member's place: it never ran there
+                }
             }
-            return verdict.runningFirst();
+            return verdict.frame() == null ? verdict : verdict.runningFirst();
         }
         return asTheMemberTakesIt(frame, facts, context, member, state, clientSaidHelloOk, alloc, quirks);
     }

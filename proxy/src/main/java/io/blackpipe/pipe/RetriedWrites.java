@@ -30,7 +30,7 @@ import org.bson.BsonDocument;
  * <p>A run still at the member is marked until its reply comes: mongod checks a session out to one
  * command at a time, so a retry sent meanwhile (its client gave up on a slow member, or an outage or a
  * reset cut the first attempt's connection) waits for the run and is answered from it. The member's
- * connection outlives its client until the run answered (see ClientConnection#closeUpstream). Not
+ * connection outlives its client until the run answered (see AfterTheClientLeft). Not
  * handled: a run the member never answers (its connection closed, or no reply within
  * {@link #SEE_THROUGH_MILLIS}) lets the retry run, which may apply the write twice.
  */
@@ -79,7 +79,7 @@ final class RetriedWrites {
 
     /**
      * A tracked write's turn (see {@link Turn}), decided at once for every member: a write that runs is marked running
-     * until {@link #ran} or {@link #endedUnanswered}; a write that waits has {@code wake} called (on the thread that ends
+     * until {@link #ran} or {@link #ended}; a write that waits has {@code wake} called (on the thread that ends
      * the run) once it ended, then asks again. {@code wake} may be null: nobody waits.
      */
     synchronized Turn turnOf(CommandFacts facts, Runnable wake) {
@@ -100,50 +100,50 @@ final class RetriedWrites {
 
     /**
      * The member's reply (an OP_MSG) to a write's run, which ends the run: remembered unless it failed or is older than
-     * the session's latest; the retries that waited for it go on.
+     * the session's latest; the retries that waited for it go on (also when the reply cannot be read).
      */
     void ran(CommandFacts facts, ByteBuf reply) {
-        ReplyFacts replyFacts = ReplyFacts.of(reply);
-        List<Runnable> waited;
-        if (!replyFacts.ok() || Header.opCode(reply) != OpCode.OP_MSG) {
-            synchronized (this) {
-                waited = running.remove(Run.of(facts));
-            }
-        } else {
-            OpMsg msg = OpMsg.parse(reply);
-            BsonDocument body = BsonIo.decode(reply, msg.bodyOffset(), msg.sectionsEnd());
-            int bytes = msg.sectionsEnd() - msg.bodyOffset();
-            synchronized (this) {
-                FirstRun known = bySession.get(facts.lsid());
-                if (known == null || known.txnNumber() < facts.txnNumber()) {
-                    FirstRun replaced = bySession.put(facts.lsid(), new FirstRun(facts.txnNumber(), body, bytes));
-                    keptBytes += bytes - (replaced == null ? 0 : replaced.bytes());
-                    forgetTheLeastRecentPastTheBounds();
-                }
-                waited = running.remove(Run.of(facts));
-            }
+        try {
+            remember(facts, reply);
+        } finally {
+            ended(facts);
         }
-        wake(waited);
     }
 
-    /** A write's run ended without a reply (the member's connection closed): the retries that waited for it run. */
-    void endedUnanswered(CommandFacts facts) {
+    private void remember(CommandFacts facts, ByteBuf reply) {
+        if (!ReplyFacts.of(reply).ok() || Header.opCode(reply) != OpCode.OP_MSG) {
+            return;
+        }
+        OpMsg msg = OpMsg.parse(reply);
+        BsonDocument body = BsonIo.decode(reply, msg.bodyOffset(), msg.sectionsEnd());
+        int bytes = msg.sectionsEnd() - msg.bodyOffset();
+        synchronized (this) {
+            FirstRun known = bySession.get(facts.lsid());
+            if (known == null || known.txnNumber() < facts.txnNumber()) {
+                FirstRun replaced = bySession.put(facts.lsid(), new FirstRun(facts.txnNumber(), body, bytes));
+                keptBytes += bytes - (replaced == null ? 0 : replaced.bytes());
+                forgetTheLeastRecentPastTheBounds();
+            }
+        }
+    }
+
+    /**
+     * A write's run ended, with a reply ({@link #ran}) or none (the member's connection closed, or it was answered in the
+     * member's place): the retries that waited for it go on, and ask again.
+     */
+    void ended(CommandFacts facts) {
         List<Runnable> waited;
         synchronized (this) {
             waited = running.remove(Run.of(facts));
         }
-        wake(waited);
+        if (waited != null) {
+            waited.forEach(Runnable::run);
+        }
     }
 
     /** How many runs are at the member. */
     synchronized int running() {
         return running.size();
-    }
-
-    private static void wake(List<Runnable> waited) {
-        if (waited != null) {
-            waited.forEach(Runnable::run);
-        }
     }
 
     private void forgetTheLeastRecentPastTheBounds() {

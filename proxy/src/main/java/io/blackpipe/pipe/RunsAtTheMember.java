@@ -13,7 +13,7 @@ import java.util.List;
 final class RunsAtTheMember {
     private final RetriedWrites retriedWrites;
     /** In the order sent: a driver has one at a time on a connection. */
-    private final List<CommandFacts> sent = new ArrayList<>(1);
+    private final List<CommandFacts> sent = new ArrayList<>();
 
     RunsAtTheMember(RetriedWrites retriedWrites) {
         this.retriedWrites = retriedWrites;
@@ -37,10 +37,10 @@ final class RunsAtTheMember {
         }
     }
 
-    /** The member's connection closed: the runs not answered end unanswered (see {@link RetriedWrites#endedUnanswered}). */
+    /** The member's connection closed: the runs not answered end unanswered (see {@link RetriedWrites#ended}). */
     void endedUnanswered() {
         while (!sent.isEmpty()) {
-            retriedWrites.endedUnanswered(sent.remove(0));
+            retriedWrites.ended(sent.remove(0));
         }
     }
 }

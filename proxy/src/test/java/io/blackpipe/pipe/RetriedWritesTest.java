@@ -43,7 +43,7 @@ class RetriedWritesTest {
     private static BsonDocument firstRun(RetriedWrites writes, CommandFacts facts) {
         RetriedWrites.Turn turn = writes.turnOf(facts, null);
         if (turn == RetriedWrites.Turn.RUNS) {
-            writes.endedUnanswered(facts);
+            writes.ended(facts);
         }
         assertFalse(turn.waits(), "no run of it was at the member");
         return turn.ranBefore();
@@ -145,7 +145,7 @@ class RetriedWritesTest {
         AtomicInteger woken = new AtomicInteger();
         writes.turnOf(write(session, 1), null);
         writes.turnOf(write(session, 1), woken::incrementAndGet);
-        writes.endedUnanswered(write(session, 1)); // its connection closed first
+        writes.ended(write(session, 1)); // its connection closed first
         assertEquals(1, woken.get());
         assertEquals(RetriedWrites.Turn.RUNS, writes.turnOf(write(session, 1), null), "nothing is known of the run: it runs");
 
@@ -153,7 +153,7 @@ class RetriedWritesTest {
         ran(writes, write(session, 1), "{ok: 0, code: 91, codeName: 'ShutdownInProgress'}");
         assertEquals(2, woken.get());
         assertEquals(RetriedWrites.Turn.RUNS, writes.turnOf(write(session, 1), null), "a failed run is run again, as on mongod");
-        writes.endedUnanswered(write(session, 1));
+        writes.ended(write(session, 1));
         assertEquals(0, writes.running());
     }
 }
