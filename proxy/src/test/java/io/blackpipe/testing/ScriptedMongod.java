@@ -82,6 +82,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private final boolean lacksEndSessions;
     private final boolean reappliesRetriedWrites;
     private final boolean duplicateKeyAsCommandError;
+    private final String version;
     private final Map<String, Long> replyDelays = new java.util.concurrent.ConcurrentHashMap<>();
     /** Access control; null: none (every command runs, as on a mongod without --auth). */
     private final ScriptedScramServer scram;
@@ -125,6 +126,7 @@ public final class ScriptedMongod implements AutoCloseable {
         this.lacksEndSessions = b.lacksEndSessions;
         this.reappliesRetriedWrites = b.reappliesRetriedWrites;
         this.duplicateKeyAsCommandError = b.duplicateKeyAsCommandError;
+        this.version = b.version;
         this.scram = b.scram;
         this.compressors = EnumSet.noneOf(ScriptedMongodCompressor.class);
         this.compressors.addAll(b.compressors);
@@ -170,6 +172,7 @@ public final class ScriptedMongod implements AutoCloseable {
         private boolean lacksEndSessions;
         private boolean reappliesRetriedWrites;
         private boolean duplicateKeyAsCommandError;
+        private String version = "7.0.0";
 
         private Builder() {
         }
@@ -277,6 +280,12 @@ public final class ScriptedMongod implements AutoCloseable {
         /** The maxWireVersion hello reports, to pass for another server version (8.2 is 27). */
         public Builder maxWireVersion(int maxWireVersion) {
             this.maxWireVersion = maxWireVersion;
+            return this;
+        }
+
+        /** The version buildInfo tells ("7.0.0" unless set): jongodb 0.1.6 tells "8.0.0-jongodb". */
+        public Builder version(String version) {
+            this.version = version;
             return this;
         }
 
@@ -652,7 +661,8 @@ public final class ScriptedMongod implements AutoCloseable {
 
     /**
      * Runs {@code commandName} as it comes from now on and holds its reply for {@code millis}, as a reply
-     * slow on its way back: the write has happened before the reply leaves.
+     * slow on its way back: the write has happened before the reply leaves. A reply {@link #failNext} scripted
+     * for it is held as long.
      */
     public void delayReplies(String commandName, long millis) {
         replyDelays.put(commandName, millis);
@@ -723,6 +733,11 @@ public final class ScriptedMongod implements AutoCloseable {
     /** Whether a retried write runs again, as on jongodb, rather than being answered from its first run, as on mongod. */
     boolean reappliesRetriedWrites() {
         return reappliesRetriedWrites;
+    }
+
+    /** The version buildInfo tells. */
+    String version() {
+        return version;
     }
 
     /** Whether an insert's duplicate _id is the command's error, as on jongodb, rather than a write error, as on mongod. */

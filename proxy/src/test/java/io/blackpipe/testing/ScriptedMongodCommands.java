@@ -193,7 +193,7 @@ final class ScriptedMongodCommands {
     // ---------------------------------------------------------------- commands
 
     private BsonDocument buildInfo() {
-        return new BsonDocument("version", new BsonString("7.0.0"))
+        return new BsonDocument("version", new BsonString(server.version()))
                 .append("gitVersion", new BsonString("scripted"))
                 .append("versionArray", new BsonArray(List.of(new BsonInt32(7), new BsonInt32(0), new BsonInt32(0),
                         new BsonInt32(0))))

@@ -205,6 +205,7 @@ final class ScriptedMongodConnection implements Runnable {
             server.appendClusterTime(refused);
             reply.send(refused, 0);
         } else if ((scripted = server.takeScriptedReply(name)) != null) {
+            server.awaitReplyDelay(name);
             reply.send(scripted, 0);
         } else if (auth != null && ScriptedScramServer.AUTH_COMMANDS.contains(name)) {
             BsonDocument answer = auth.run(name, cmd);
