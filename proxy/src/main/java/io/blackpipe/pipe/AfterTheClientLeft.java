@@ -23,11 +23,14 @@ final class AfterTheClientLeft {
     private CommandFacts blockedFacts;
     private boolean seeingThrough;
     private ScheduledFuture<?> seeThroughLimit;
+    /** The blocked command asks again when what it waits for at the member ended (see RequestRewrites). */
+    private final Runnable sendTheBlockedInItsTurn;
 
     AfterTheClientLeft(ClientConnection connection, Exchange exchange, Channel upstream) {
         this.connection = connection;
         this.exchange = exchange;
         this.upstream = upstream;
+        this.sendTheBlockedInItsTurn = () -> upstream.eventLoop().execute(this::sendTheBlocked);
     }
 
     /**
@@ -47,21 +50,22 @@ final class AfterTheClientLeft {
 
     private void sendTheBlocked() {
         ByteBuf frame = blocked;
-        blocked = null;
         if (frame == null) {
-            return; // the member's connection closed meanwhile and released it
+            return; // the member's connection closed meanwhile and released it, or it went
         }
         // the member's role when the block ends decides, as for any forwarded command
         SimulatedSecondary.Verdict verdict = upstream.isActive() && !connection.memberDown() && !connection.blackholed()
-                ? exchange.asThisMemberTakesIt(frame, blockedFacts, null) : null;
+                ? exchange.asThisMemberTakesIt(frame, blockedFacts, sendTheBlockedInItsTurn) : null;
+        if (verdict != null && verdict.waits()) {
+            return; // its retry, or a commit, runs at the member: it asks again when that ended
+        }
+        blocked = null;
         if (verdict == null || verdict.frame() == null) {
-            // nobody to send it to, a member that answers it itself, or its retry running there: nothing more runs
+            // nobody to send it to, a member that answers it itself, or its retry ran there: nothing more runs
             frame.release();
         } else {
             upstream.writeAndFlush(verdict.frame(), upstream.voidPromise());
-            if (verdict.runsFirst()) {
-                exchange.runs().sent(blockedFacts);
-            }
+            exchange.runs().sent(blockedFacts, verdict);
         }
         closeUpstream();
     }
@@ -118,6 +122,7 @@ final class AfterTheClientLeft {
         if (blocked != null) {
             blocked.release();
             blocked = null;
+            connection.context().commits().gaveUp(sendTheBlockedInItsTurn); // if it waited for its turn
         }
     }
 }

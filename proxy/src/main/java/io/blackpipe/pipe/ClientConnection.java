@@ -196,6 +196,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Whether the member's connection is open: once it closed, nothing sent on it is answered. */
+    boolean upstreamOpen() {
+        return upstream.isActive();
+    }
+
     void sendToClient(ByteBuf frame) {
         client.write(frame, client.voidPromise());
         if (!client.isWritable()) {

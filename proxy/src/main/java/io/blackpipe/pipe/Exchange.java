@@ -47,7 +47,7 @@ final class Exchange {
     private final AwaitedReplies awaited = new AwaitedReplies();
     private final ClientHelloOk helloOk = new ClientHelloOk();
     private final RunsAtTheMember runs;
-    private final Runnable wakeWhenAFirstRunEnds;
+    private final Runnable wakeWhenItsTurnMayHaveCome;
 
     Exchange(ClientConnection connection, PipeContext context, Member member) {
         this.connection = connection;
@@ -61,8 +61,8 @@ final class Exchange {
         this.cut = new CutCommands(connection, scanner, observer, context);
         this.waiting = new WaitingRequests(connection, this::onRequest, frame -> cut.count(frame, connection.cutBy()));
         this.replies = new WaitingReplies(connection, this::deliver);
-        this.runs = new RunsAtTheMember(context.retriedWrites());
-        this.wakeWhenAFirstRunEnds = () -> connection.runOnItsEventLoop(waiting::firstRunEnded); // made once: forward is hot
+        this.runs = new RunsAtTheMember(context.retriedWrites(), context.commits(), connection);
+        this.wakeWhenItsTurnMayHaveCome = () -> connection.runOnItsEventLoop(waiting::itsTurnMayHaveCome); // one: forward is hot
     }
 
     // ---- requests ----
@@ -185,10 +185,12 @@ final class Exchange {
     }
 
     void forward(ByteBuf frame, Attempt attempt, long fingerprint, String fault, ReplyFate fate) {
-        SimulatedSecondary.Verdict verdict = asThisMemberTakesIt(frame, attempt.facts(), wakeWhenAFirstRunEnds);
-        if (verdict.waitsForItsFirstRun()) { // then asks again
-            waiting.holdUntilItsFirstRunEnds(frame, () -> forward(frame, attempt, fingerprint, fault, fate),
-                    () -> abandon(attempt, fingerprint, fault));
+        SimulatedSecondary.Verdict verdict = asThisMemberTakesIt(frame, attempt.facts(), wakeWhenItsTurnMayHaveCome);
+        if (verdict.waits()) { // then asks again
+            waiting.holdUntilItsTurn(frame, () -> forward(frame, attempt, fingerprint, fault, fate), () -> {
+                context.commits().gaveUp(wakeWhenItsTurnMayHaveCome);
+                abandon(attempt, fingerprint, fault);
+            });
             return;
         }
         if (verdict.ranBefore()) {
@@ -213,15 +215,13 @@ final class Exchange {
                             member.upstream())));
         }
         connection.sendUpstream(forwarded);
-        if (verdict.runsFirst()) {
-            runs.sent(attempt.facts());
-        }
+        runs.sent(attempt.facts(), verdict);
     }
 
     /** What this member does with a command (see {@link RequestRewrites#asThisMemberTakesIt}). */
-    SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, Runnable wakeWhenItsFirstRunEnds) {
+    SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, Runnable wakeWhenItsTurnMayHaveCome) {
         return RequestRewrites.asThisMemberTakesIt(frame, facts, context, member, memberState(), helloOk.said(), connection.alloc(),
-                wakeWhenItsFirstRunEnds);
+                wakeWhenItsTurnMayHaveCome);
     }
 
     /** A synthesized answer: the command never reached the server. */
@@ -288,7 +288,7 @@ final class Exchange {
         return replies;
     }
 
-    /** The retryable writes at the member this connection sent, of a member that runs retried writes again. */
+    /** What this connection sent to the member that others wait on (see {@link RunsAtTheMember}). */
     RunsAtTheMember runs() {
         return runs;
     }
@@ -296,7 +296,7 @@ final class Exchange {
     // ---- replies ----
 
     void onReply(ByteBuf frame) {
-        if (!runs.isEmpty()) { // a first run ends as its reply comes, before a blackhole or a fate holds it
+        if (!runs.isEmpty()) { // a run ends as its reply comes, before a blackhole or a fate holds it
             runs.onReply(Header.responseTo(frame), frame);
         }
         if (!replies.queue(frame)) {

@@ -73,7 +73,7 @@ final class MemberRoles {
             MemberQuirks node = deployment.quirks();
             // the simulated members drop every read preference on its way to the node anyway: no word of that one
             logQuirks("the real node", new MemberQuirks(false, node.refusesUnacknowledged(), node.lacksEndSessions(),
-                    node.reappliesRetriedWrites(), node.duplicateKeyAsCommandError()));
+                    node.reappliesRetriedWrites(), node.duplicateKeyAsCommandError(), node.commitRacesWrites()));
             simulation.members().forEach(member -> states.noteQuirks(member, node.asSimulatedMembers()));
             return;
         }
@@ -137,6 +137,11 @@ final class MemberRoles {
         if (quirks.duplicateKeyAsCommandError()) {
             log.info(who + " answers a write's duplicate key as the command's error (ok: 0), as jongodb does: blackpipe"
                     + " gives a one-statement write's client mongod's ok: 1 with the error in writeErrors");
+        }
+        if (quirks.commitRacesWrites()) {
+            log.info(who + " is jongodb, whose transaction commit loses a write that lands beside it (another commit, or"
+                    + " one outside a transaction): blackpipe sends each commitTransaction alone, after the writes at the"
+                    + " member were answered and before those sent meanwhile, as mongod loses neither");
         }
     }
 

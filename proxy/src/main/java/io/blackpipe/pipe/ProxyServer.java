@@ -123,7 +123,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                     config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
                     upstreamTls, new ChangeStreamCursors(), openConnections, () -> roles.failover(false, 0), endedTransactions,
-                    new RetriedWrites());
+                    new RetriedWrites(), new CommitsAlone());
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
         } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up
             stopThreads();

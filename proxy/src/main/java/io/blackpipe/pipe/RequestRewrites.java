@@ -33,35 +33,55 @@ final class RequestRewrites {
      * answers the commands of a transaction a failover ended as the new primary would; a real member
      * takes the frame as it is, but for a replica set configuration that names the proxy's addresses,
      * and as it takes what a mongod takes where it refuses that (jongodb: see QuirkRewrites); where it
-     * has no endSessions, or runs a retried write again (see RetriedWrites), the member's answer is mongod's.
-     * {@code clientSaidHelloOk} words a refusal as mongod words it to this client. A retried write whose first run is still
-     * at the member waits for it: {@code wakeWhenItsFirstRunEnds} (null: nobody waits) is called once it ended.
+     * has no endSessions, or runs a retried write again (see RetriedWrites), the member's answer is mongod's; where its
+     * commit races the writes beside it, a commit goes alone (see CommitsAlone).
+     * {@code clientSaidHelloOk} words a refusal as mongod words it to this client. A command that must wait its turn (a
+     * retried write whose first run is still at the member, a commit or write behind one another) gets a verdict that
+     * {@link SimulatedSecondary.Verdict#waits}: {@code wakeWhenItsTurnMayHaveCome} is called when it should ask again.
      */
     static SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context, Member member,
                                                           MemberState state, boolean clientSaidHelloOk, ByteBufAllocator alloc,
-                                                          Runnable wakeWhenItsFirstRunEnds) {
+                                                          Runnable wakeWhenItsTurnMayHaveCome) {
         SimulatedReplicaSet simulation = context.simulation();
         MemberQuirks quirks = context.memberStates().quirks(member.upstream());
         if (quirks.lacksEndSessions() && facts.name().equals("endSessions")) {
             return new SimulatedSecondary.Verdict(new BsonDocument("ok", new BsonDouble(1)), null); // as mongod answers it
         }
-        if (RetriedWrites.tracked(facts, quirks) && (simulation == null || simulation.isPrimary(member.upstream()))) {
-            // a secondary refuses the write first; a retried write that ran is answered as mongod answers it
-            RetriedWrites.Turn turn = context.retriedWrites().turnOf(facts, wakeWhenItsFirstRunEnds);
+        boolean onPrimary = simulation == null || simulation.isPrimary(member.upstream()); // a secondary refuses writes first
+        boolean tracked = onPrimary && RetriedWrites.tracked(facts, quirks);
+        CommitsAlone.Kind gated = CommitsAlone.kindOf(facts, quirks);
+        if (gated == CommitsAlone.Kind.WRITE && !onPrimary) {
+            gated = null; // but a commit asks wherever it is: one that waited, on a primary a failover since stepped down, has its place
+        }
+        if (!tracked && gated == null) {
+            return asTheMemberTakesIt(frame, facts, context, member, state, clientSaidHelloOk, alloc, quirks);
+        }
+        if (tracked) { // a retried write that ran is answered as mongod answers it
+            RetriedWrites.Turn turn = context.retriedWrites().turnOf(facts, wakeWhenItsTurnMayHaveCome);
             if (turn != RetriedWrites.Turn.RUNS) {
                 return SimulatedSecondary.Verdict.retried(turn);
             }
-            SimulatedSecondary.Verdict verdict = null;
-            try {
-                verdict = asTheMemberTakesIt(frame, facts, context, member, state, clientSaidHelloOk, alloc, quirks);
-            } finally {
-                if (verdict == null || verdict.frame() == null) {
-                    context.retriedWrites().ended(facts); // answered in the member's place: it never ran there
+        }
+        if (gated != null && !context.commits().admits(gated, wakeWhenItsTurnMayHaveCome)) {
+            if (tracked) {
+                context.retriedWrites().ended(facts); // not at the member yet: its retry may not wait for it
+            }
+            return SimulatedSecondary.Verdict.retried(RetriedWrites.Turn.WAITS);
+        }
+        SimulatedSecondary.Verdict verdict = null;
+        try {
+            verdict = asTheMemberTakesIt(frame, facts, context, member, state, clientSaidHelloOk, alloc, quirks);
+        } finally {
+            if (verdict == null || verdict.frame() == null) { // answered in the member's place: it never ran there
+                if (tracked) {
+                    context.retriedWrites().ended(facts);
+                }
+                if (gated != null) {
+                    context.commits().ended(gated);
                 }
             }
-            return verdict.frame() == null ? verdict : verdict.runningFirst();
         }
-        return asTheMemberTakesIt(frame, facts, context, member, state, clientSaidHelloOk, alloc, quirks);
+        return verdict.frame() == null ? verdict : verdict.atTheMember(tracked, gated);
     }
 
     private static SimulatedSecondary.Verdict asTheMemberTakesIt(ByteBuf frame, CommandFacts facts, PipeContext context,

@@ -43,31 +43,34 @@ final class SimulatedSecondary {
      * forward, and then, when not null, the reply the client gets in place of the real node's (see FailoverEndedTransactions).
      * {@code turn}, for a retryable write of a member that runs retried writes again (see RetriedWrites), else null: the
      * answer is the member's reply to the write's first run, which a rule's reply fate meets as it would meet the member's
-     * reply ({@link #ranBefore}); the write waits for its first run, still at the member, and has no answer and no frame yet
-     * ({@link #waitsForItsFirstRun}); or the frame is the first run ({@link #runsFirst}).
+     * reply ({@link #ranBefore}); or the frame is the first run ({@link #runsFirst}). {@code gated}, for a commit or a write
+     * of a member whose commit races the writes beside it (see CommitsAlone), else null: the frame is at the member until
+     * its reply. A command that waits its turn (a retried write behind its first run still at the member, a commit or a
+     * write behind one another) has no answer and no frame yet ({@link #waits}).
      */
-    record Verdict(BsonDocument answer, ByteBuf frame, BsonDocument replyInstead, RetriedWrites.Turn turn) {
+    record Verdict(BsonDocument answer, ByteBuf frame, BsonDocument replyInstead, RetriedWrites.Turn turn, CommitsAlone.Kind gated) {
         Verdict(BsonDocument answer, ByteBuf frame) {
-            this(answer, frame, null, null);
+            this(answer, frame, null, null, null);
         }
 
         Verdict(BsonDocument answer, ByteBuf frame, BsonDocument replyInstead) {
-            this(answer, frame, replyInstead, null);
+            this(answer, frame, replyInstead, null, null);
         }
 
         static Verdict retried(RetriedWrites.Turn turn) {
-            return new Verdict(turn.ranBefore(), null, null, turn);
+            return new Verdict(turn.ranBefore(), null, null, turn, null);
         }
 
-        Verdict runningFirst() {
-            return new Verdict(answer, frame, replyInstead, RetriedWrites.Turn.RUNS);
+        /** This frame goes to the member as a retried write's first run ({@code tracked}), and as a {@code gated} command. */
+        Verdict atTheMember(boolean tracked, CommitsAlone.Kind gated) {
+            return new Verdict(answer, frame, replyInstead, tracked ? RetriedWrites.Turn.RUNS : null, gated);
         }
 
         boolean ranBefore() {
             return turn != null && turn.ranBefore() != null;
         }
 
-        boolean waitsForItsFirstRun() {
+        boolean waits() {
             return turn == RetriedWrites.Turn.WAITS;
         }
 

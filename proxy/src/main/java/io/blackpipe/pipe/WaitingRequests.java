@@ -9,7 +9,8 @@ import java.util.function.Consumer;
  * The requests of one connection that wait their turn: while one is held (a blockConnection, a
  * blackhole), the ones behind it queue in order, and the client's reads pause once it sends more;
  * behind one held with no end in sight (a hang, for good; a waitForFailPoint, until answered; a
- * blackhole, until restored; a retried write, until its first run at the member ends) reads go on
+ * blackhole, until restored; a command waiting its turn at the member: a retried write behind its first
+ * run, a commit or a write behind one another) reads go on
  * for a while. Used from the connection's event loop only.
  */
 final class WaitingRequests {
@@ -26,7 +27,7 @@ final class WaitingRequests {
     private boolean holding;
     private boolean openEnded;
     private long bytesBehindTheOpenHold;
-    /** What a blackhole, or a first run at the member, holds: to run when it ends (or when the client leaves). */
+    /** What a blackhole, or a command waiting its turn, holds: to run when it ends (or when the client leaves). */
     private Runnable afterTheOpenHold;
 
     /**
@@ -95,11 +96,11 @@ final class WaitingRequests {
     }
 
     /**
-     * A retried write waits while its first run is still at the member (see RetriedWrites), as behind mongod's session
-     * that run checked out, and goes on when the run ends ({@link #firstRunEnded}); if its client gives up first, it goes
-     * nowhere.
+     * A command waits its turn at the member: a retried write while its first run is still there (see RetriedWrites), as
+     * behind mongod's session that run checked out; a commit or a write behind one another (see CommitsAlone). It asks
+     * again when {@link #itsTurnMayHaveCome}; if its client gives up first, it goes nowhere.
      */
-    void holdUntilItsFirstRunEnds(ByteBuf frame, Runnable whenItEnds, Runnable ifTheClientLeft) {
+    void holdUntilItsTurn(ByteBuf frame, Runnable whenItEnds, Runnable ifTheClientLeft) {
         holdUntilCalledOff(frame, whenItEnds, ifTheClientLeft);
     }
 
@@ -119,8 +120,8 @@ final class WaitingRequests {
         callOffTheOpenHold();
     }
 
-    /** A first run ended: what waited for one goes on, and waits again if its own still runs (each asks again). */
-    void firstRunEnded() {
+    /** What a command waited for ended: it asks again, and may wait again. */
+    void itsTurnMayHaveCome() {
         callOffTheOpenHold();
     }
 
@@ -162,7 +163,7 @@ final class WaitingRequests {
         }
     }
 
-    /** The client left: what a blackhole or a first run held ends (it gave up on it), and so does what queued behind it. */
+    /** The client left: what a blackhole or a turn held ends (it gave up on it), and so does what queued behind it. */
     void clientLeft() {
         Runnable held = afterTheOpenHold;
         afterTheOpenHold = null;

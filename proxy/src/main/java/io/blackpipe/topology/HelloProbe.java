@@ -3,6 +3,7 @@ package io.blackpipe.topology;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.Tls;
 import java.io.IOException;
+import java.util.Locale;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -20,12 +21,14 @@ import org.bson.BsonValue;
  * both or neither (a command that takes no write concern). Last an endSessions of no session,
  * which a mongod answers ok (or Unauthorized, with access control) and jongodb does not have. A
  * member that refused any of these and is a writable primary is then asked how it takes two writes
- * ({@link WriteProbe}): whether it runs a retried write again, and how it refuses a duplicate key.
+ * ({@link WriteProbe}): whether it runs a retried write again, and how it refuses a duplicate key; and
+ * such a member is asked its buildInfo, which tells jongodb by its version.
  * A mongod is never asked to write. A
  * server older than 4.4.2 knows only isMaster, and is asked nothing more.
  */
 public final class HelloProbe {
     private static final BsonDocument HELLO = new BsonDocument("hello", new BsonInt32(1));
+    private static final BsonDocument BUILD_INFO = new BsonDocument("buildInfo", new BsonInt32(1));
     private static final int COMMAND_NOT_FOUND = 59;
     /** How long a quirk's question waits: jongodb answers in a millisecond, and a start must not wait on it long. */
     private static final int QUIRK_REPLY_MILLIS = 1000;
@@ -80,10 +83,19 @@ public final class HelloProbe {
             boolean notMongod = primaryReadsOnly || refusesUnacknowledged || lacksEndSessions;
             WriteProbe.Answer writes = notMongod && isWritablePrimary(hello) ? WriteProbe.ask(client) : new WriteProbe.Answer(false, false);
             return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, writes.reappliesRetriedWrites(),
-                    writes.duplicateKeyAsCommandError());
+                    writes.duplicateKeyAsCommandError(), notMongod && namesJongodb(client.run("admin", BUILD_INFO)));
         } catch (IOException e) {
-            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false);
+            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false, false);
         }
+    }
+
+    /**
+     * Whether buildInfo names jongodb (0.1.6 says version "8.0.0-jongodb"): its commit races the writes beside it, which
+     * no question at start can show, since it takes two writes landing at once.
+     */
+    private static boolean namesJongodb(BsonDocument buildInfo) {
+        BsonValue version = buildInfo.get("version");
+        return version != null && version.isString() && version.asString().getValue().toLowerCase(Locale.ROOT).contains("jongodb");
     }
 
     /** Read leniently: a hello that says it oddly is not asked to write, and its member is proxied all the same. */

@@ -20,14 +20,18 @@ package io.blackpipe.topology;
  *                                   ok: 0 with code 11000, where mongod answers ok: 1 with it in
  *                                   writeErrors: the proxy gives the client mongod's shape
  *                                   (DuplicateKeys)
+ * @param commitRacesWrites a transaction's commit and a write beside it (outside a transaction, or another
+ *                          commit) may lose one of them, as jongodb 0.1.6 does: the proxy sends a commit
+ *                          alone (CommitsAlone). A race cannot be asked for at start: the member is known
+ *                          by its name, a buildInfo version that says jongodb
  */
 public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledged, boolean lacksEndSessions,
-                           boolean reappliesRetriedWrites, boolean duplicateKeyAsCommandError) {
-    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false, false);
+                           boolean reappliesRetriedWrites, boolean duplicateKeyAsCommandError, boolean commitRacesWrites) {
+    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false, false, false);
 
     public boolean any() {
         return primaryReadsOnly || refusesUnacknowledged || lacksEndSessions || reappliesRetriedWrites
-                || duplicateKeyAsCommandError;
+                || duplicateKeyAsCommandError || commitRacesWrites;
     }
 
     /** Whether a request may be sent otherwise than it came: a read preference or a w:0 it refuses. */
@@ -37,6 +41,7 @@ public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledg
 
     /** These quirks as the simulated members over such a node have them: they pass it no read preference at all. */
     public MemberQuirks asSimulatedMembers() {
-        return new MemberQuirks(true, refusesUnacknowledged, lacksEndSessions, reappliesRetriedWrites, duplicateKeyAsCommandError);
+        return new MemberQuirks(true, refusesUnacknowledged, lacksEndSessions, reappliesRetriedWrites, duplicateKeyAsCommandError,
+                commitRacesWrites);
     }
 }
