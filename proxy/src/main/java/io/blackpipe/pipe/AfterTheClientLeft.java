@@ -30,7 +30,7 @@ final class AfterTheClientLeft {
         this.connection = connection;
         this.exchange = exchange;
         this.upstream = upstream;
-        this.sendTheBlockedInItsTurn = () -> upstream.eventLoop().execute(this::sendTheBlocked);
+        this.sendTheBlockedInItsTurn = () -> connection.runOnItsEventLoop(this::sendTheBlocked); // the same loop
     }
 
     /**
