@@ -12,8 +12,13 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.UUID;
+import java.util.function.UnaryOperator;
+import org.bson.BsonBinary;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonInt64;
 import org.junit.jupiter.api.Test;
 
 /** Starts a real jongodb (installing it from npm if the cache is empty) and checks start and close. */
@@ -94,6 +99,23 @@ class JongodbUpstreamTest {
             assertEquals(1, stored.getNumber("n").intValue(), "none of the batch was applied: " + stored.toJson());
             assertTrue(upstream.caveats().get(1).startsWith("jongodb applies none of a batch insert that meets a duplicate key"),
                     upstream.caveats().get(1));
+            // a transaction puts back at its commit the document it wrote, over a write outside it since it began: the third
+            BsonDocument lsid = new BsonDocument("id", new BsonBinary(UUID.randomUUID()));
+            UnaryOperator<BsonDocument> inTheTransaction = command -> command.append("lsid", lsid)
+                    .append("txnNumber", new BsonInt64(1)).append("autocommit", BsonBoolean.FALSE);
+            client.run("app", inTheTransaction.apply(BsonDocument.parse("{insert: 'other', documents: [{_id: 1}], startTransaction: true}")));
+            BsonDocument outside = client.run("app", BsonDocument.parse("{update: 'c', updates: [{q: {_id: 1}, u: {$set: {by: 'outside'}}}]}"));
+            assertEquals(1, outside.getNumber("nModified").intValue(), outside.toJson());
+            BsonDocument inside = client.run("app", inTheTransaction.apply(BsonDocument.parse("{update: 'c', updates: [{q: {_id: 1},"
+                    + " u: {$set: {n: 1}}}]}")));
+            assertEquals(1, inside.getNumber("nModified").intValue(), "no WriteConflict, as mongod would refuse it: " + inside.toJson());
+            BsonDocument committed = client.run("admin", inTheTransaction.apply(BsonDocument.parse("{commitTransaction: 1}")));
+            assertEquals(1.0, committed.getNumber("ok").doubleValue(), committed.toJson());
+            BsonDocument found = client.run("app", BsonDocument.parse("{find: 'c', filter: {_id: 1}}"));
+            BsonDocument document = found.getDocument("cursor").getArray("firstBatch").get(0).asDocument();
+            assertEquals(BsonDocument.parse("{_id: 1, tags: ['a'], n: 1}"), document, "the outside write lost at the commit");
+            assertTrue(upstream.caveats().get(2).startsWith("jongodb runs a transaction on a copy of the data taken as it began"),
+                    upstream.caveats().get(2));
         }
     }
 }
