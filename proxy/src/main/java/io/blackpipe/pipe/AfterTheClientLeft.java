@@ -10,9 +10,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * What the member's side of a connection does once its client left, as a mongod goes on with what a
  * client that went away sent it: a blocked command is sent when its block ends, and a retryable
- * write's first run still at a member that would run its retry again (see RetriedWrites) is seen
- * through: the member's connection stays open until the run answered. Used from the connection's
- * event loop only.
+ * write's first run still at a member that would run its retry again (see RetriedWrites), or a write or
+ * commit that others wait on (see CommitsAlone), is seen through: the member's connection stays open until
+ * it answered. Used from the connection's event loop only.
  */
 final class AfterTheClientLeft {
     private final ClientConnection connection;
@@ -71,10 +71,11 @@ final class AfterTheClientLeft {
     }
 
     /**
-     * Closes the member's connection, unless a retryable write's first run is still at the member (see RetriedWrites):
-     * then it stays open without its client until the runs answered, the member closed it, or
-     * {@link RetriedWrites#SEE_THROUGH_MILLIS} passed. A mongod finishes a write whose client went away, and answers
-     * the write's retry from it; so does the proxy, in the place of a member that would run the retry again.
+     * Closes the member's connection, unless something others wait on is still at the member (see RunsAtTheMember): a
+     * retryable write's first run (see RetriedWrites), a write or a commit (see CommitsAlone). Then it stays open without
+     * its client until they answered, the member closed it, or {@link RetriedWrites#SEE_THROUGH_MILLIS} passed. A mongod
+     * finishes a write whose client went away, and answers the write's retry from it; so does the proxy, in the place of
+     * a member that would run the retry again, and a commit waiting for that write goes after it.
      */
     void closeUpstream() {
         RunsAtTheMember runs = exchange.runs();
@@ -88,9 +89,9 @@ final class AfterTheClientLeft {
             upstream.config().setAutoRead(true); // nobody waits for its replies now, and no fault holds them
             upstream.flush();
             seeThroughLimit = upstream.eventLoop().schedule(() -> {
-                connection.context().log().warn("member " + connection.member().upstream() + " has not answered a retryable"
-                        + " write " + RetriedWrites.SEE_THROUGH_MILLIS / 1000 + " s after its client left: its connection"
-                        + " closes, and a retry of the write may run it again");
+                connection.context().log().warn("member " + connection.member().upstream() + " has not answered a write "
+                        + RetriedWrites.SEE_THROUGH_MILLIS / 1000 + " s after its client left: its connection closes, a retry"
+                        + " of a retryable write may run it again, and the commits waiting for it go on");
                 upstream.close();
             }, RetriedWrites.SEE_THROUGH_MILLIS, TimeUnit.MILLISECONDS);
         }
