@@ -1,6 +1,7 @@
 package io.blackpipe.fault;
 
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * Durations as scenarios write them: "500ms", "5s", "2m", or a plain number of milliseconds. blackpipe
@@ -8,6 +9,9 @@ import java.util.Locale;
  * would otherwise become 0, which means "no delay" or "until restored", not a short fault.
  */
 public final class Durations {
+    /** A number as a person writes one: digits, maybe a point and more, maybe a minus (refused as negative below). */
+    private static final Pattern PLAIN_NUMBER = Pattern.compile("-?(\\d+(\\.\\d*)?|\\.\\d+)");
+
     private Durations() {
     }
 
@@ -50,6 +54,9 @@ public final class Durations {
         } else {
             unit = 1;
             digits = s;
+        }
+        if (!PLAIN_NUMBER.matcher(digits.trim()).matches()) { // Java's own doubles take "2d" (2.0), "1e3" and hex
+            throw new IllegalArgumentException("'" + text + "' is not a duration such as 500ms, 5s or 2m");
         }
         try {
             double amount = Double.parseDouble(digits.trim());

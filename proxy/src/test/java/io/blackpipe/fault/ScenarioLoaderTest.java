@@ -260,6 +260,13 @@ class ScenarioLoaderTest {
         for (Object bad : new Object[] {"soon", "5h", "", "-5s", -1, "ms", null}) {
             assertThrows(IllegalArgumentException.class, () -> Durations.millis(bad), String.valueOf(bad));
         }
+        assertEquals(1_500, Durations.millis("1.5s"));
+        assertEquals(500, Durations.millis(".5s"));
+        // Java reads "2d" as the double 2.0, and takes exponents and hex: two days would have been 2 ms
+        for (String notWrittenByAPerson : List.of("2d", "2D", "3f", "1e3", "1e3ms", "0x10", "0x1p3", "+5s", "1_000")) {
+            assertEquals("'" + notWrittenByAPerson + "' is not a duration such as 500ms, 5s or 2m",
+                    assertThrows(IllegalArgumentException.class, () -> Durations.millis(notWrittenByAPerson)).getMessage());
+        }
     }
 
     @Test
