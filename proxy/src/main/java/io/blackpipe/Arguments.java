@@ -1,6 +1,7 @@
 package io.blackpipe;
 
 import io.blackpipe.fault.JsonDocuments;
+import io.blackpipe.fault.Latency;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
@@ -87,6 +88,18 @@ final class Arguments {
                     + election);
         }
         return election.toMillis();
+    }
+
+    /** A member's latency: a delay and a jitter, each zero or whole milliseconds up to a day, not both zero. */
+    static Latency latency(Duration delay, Duration jitter) {
+        return new Latency(latencyMillis(delay, "delay"), latencyMillis(jitter, "jitter"));
+    }
+
+    private static long latencyMillis(Duration duration, String what) {
+        if (duration == null || duration.isNegative() || duration.toNanos() % 1_000_000 != 0 || duration.toMillis() > Latency.MAX_MILLIS) {
+            throw new IllegalArgumentException(what + ": must be zero or whole milliseconds up to 24h, got " + duration);
+        }
+        return duration.toMillis();
     }
 
     /** One failCommand document: anything after it is an error, not ignored. */

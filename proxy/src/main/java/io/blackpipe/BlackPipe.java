@@ -193,11 +193,7 @@ public final class BlackPipe implements AutoCloseable {
         return counters.sum("blackpipe.command.retries", "command", CounterLabels.command(command));
     }
 
-    /**
-     * Attempts of {@code command} that ended in {@code outcome}: ok, error, network_error or no_reply.
-     *
-     * @throws IllegalArgumentException for another outcome, or a command as {@link #attempts} refuses it
-     */
+    /** Attempts of {@code command} (as {@link #attempts} takes it) that ended in {@code outcome}: ok, error, network_error or no_reply. */
     public long outcomes(String command, String outcome) {
         return counters.sum("blackpipe.command.outcomes", "command", CounterLabels.command(command),
                 "outcome", CounterLabels.outcome(outcome));
@@ -207,11 +203,7 @@ public final class BlackPipe implements AutoCloseable {
         return outcomes(command, Arguments.required(outcome, "outcome").label());
     }
 
-    /**
-     * Faults injected under the label {@code fault} (e.g. resetConnection, errorReply, delayReply, outage), all commands.
-     *
-     * @throws IllegalArgumentException for a label no fault is counted under
-     */
+    /** Faults injected under {@code fault} (resetConnection, errorReply, outage, ...), all commands; another label is refused. */
     public long faultsInjected(String fault) {
         return counters.sum("blackpipe.faults.injected", "fault", FaultLabels.check(fault));
     }
@@ -259,7 +251,7 @@ public final class BlackPipe implements AutoCloseable {
         proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), Arguments.scenarioName(name)));
     }
 
-    /** Stops the running scenario: its pending steps are cancelled, its rules removed, its outages and blackholes still in force ended. */
+    /** Stops the running scenario: its pending steps are cancelled, its rules removed, its member faults still in force ended. */
     public void stopScenario() {
         ensureOpen();
         proxy.scenarios().stop();
@@ -295,21 +287,30 @@ public final class BlackPipe implements AutoCloseable {
         proxy.outage(Arguments.member(member), Arguments.millis(duration));
     }
 
-    /**
-     * {@code member} accepts connections but nothing passes for {@code duration} (zero: until restored).
-     *
-     * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
-     */
+    /** {@code member} accepts connections but nothing passes for {@code duration} (zero: until restored); a member as {@link #outage}. */
     public void blackhole(String member, Duration duration) {
         ensureOpen();
         proxy.blackhole(Arguments.member(member), Arguments.millis(duration));
     }
 
+    /** {@link #latency(String, Duration, Duration, Duration)} without a jitter. */
+    public void latency(String member, Duration delay, Duration duration) {
+        latency(member, delay, Duration.ZERO, duration);
+    }
+
     /**
-     * Ends an outage or blackhole of {@code member} now.
+     * Everything {@code member} sends its clients (replies, hellos, errors, a connection's end) arrives late, in order,
+     * each message by a time drawn evenly from delay ± jitter (never below 0), for {@code duration} (zero: until restored).
      *
-     * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
+     * @throws IllegalArgumentException for a member as {@link #outage} refuses it, or a delay or jitter that is not zero or
+     *                                  whole milliseconds up to a day (both zero: no latency)
      */
+    public void latency(String member, Duration delay, Duration jitter, Duration duration) {
+        ensureOpen();
+        proxy.latency(Arguments.member(member), Arguments.latency(delay, jitter), Arguments.millis(duration));
+    }
+
+    /** Ends an outage, blackhole or latency of {@code member} (as {@link #outage} takes it) now. */
     public void restore(String member) {
         ensureOpen();
         proxy.restore(Arguments.member(member));
@@ -331,10 +332,7 @@ public final class BlackPipe implements AutoCloseable {
         return listeners.stream().mapToInt(MemberListener::resetConnections).sum();
     }
 
-    /**
-     * The latest application commands (up to 10,000), oldest first, Jepsen-style: those completed since
-     * start or the last {@link #reset()} (the admin API's history and the history file keep them all).
-     */
+    /** The latest application commands (up to 10,000), oldest first, since start or the last {@link #reset()}: the file keeps all. */
     public List<HistoryEntry> history() {
         Long since = historySince;
         return since == null ? proxy.history().recent() : proxy.history().recentSince(since);

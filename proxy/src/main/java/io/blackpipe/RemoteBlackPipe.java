@@ -3,6 +3,7 @@ package io.blackpipe;
 import io.blackpipe.admin.AdminHttp;
 import io.blackpipe.admin.StatsJson;
 import io.blackpipe.fault.FaultLabels;
+import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
@@ -44,8 +45,12 @@ import org.bson.BsonValue;
 public final class RemoteBlackPipe {
     private static final BsonDocument NO_COUNTS = new BsonDocument();
 
-    /** One member as the proxy reports it: role primary, secondary, ...; state up, outage or blackhole. */
-    public record MemberStatus(String upstream, String advertised, String role, String state, int openConnections) {
+    /**
+     * One member as the proxy reports it: role primary, secondary, ...; state up, outage or blackhole; the latency in force
+     * on its link to its clients (0 without one) and its jitter.
+     */
+    public record MemberStatus(String upstream, String advertised, String role, String state, int openConnections,
+                               long latencyMillis, long jitterMillis) {
     }
 
     private final AdminHttp http;
@@ -230,7 +235,7 @@ public final class RemoteBlackPipe {
         call("POST", "scenario/bundled/" + AdminHttp.encode(Arguments.scenarioName(name)));
     }
 
-    /** Stops the running scenario: its pending steps are cancelled, its rules removed, its outages and blackholes still in force ended. */
+    /** Stops the running scenario: its pending steps are cancelled, its rules removed, its member faults still in force ended. */
     public void stopScenario() {
         call("DELETE", "scenario");
     }
@@ -255,7 +260,20 @@ public final class RemoteBlackPipe {
         memberAction(member, "blackhole", Arguments.millis(duration));
     }
 
-    /** Ends an outage or blackhole of {@code member} now. */
+    /** Everything {@code member} sends its clients arrives {@code delay} late (see {@link BlackPipe#latency(String, Duration, Duration)}). */
+    public void latency(String member, Duration delay, Duration duration) {
+        latency(member, delay, Duration.ZERO, duration);
+    }
+
+    /** The same, each message's delay drawn evenly from delay ± jitter (never below 0). */
+    public void latency(String member, Duration delay, Duration jitter, Duration duration) {
+        Latency latency = Arguments.latency(delay, jitter);
+        long millis = Arguments.millis(duration);
+        call("POST", "members/" + AdminHttp.encode(member(member)) + "/latency?delay=" + latency.delayMillis() + "ms&jitter="
+                + latency.jitterMillis() + "ms" + (millis == 0 ? "" : "&duration=" + millis + "ms"));
+    }
+
+    /** Ends an outage, blackhole or latency of {@code member} now. */
     public void restore(String member) {
         memberAction(member, "restore", 0);
     }
@@ -280,7 +298,8 @@ public final class RemoteBlackPipe {
             BsonDocument member = value.asDocument();
             members.add(new MemberStatus(member.getString("upstream").getValue(), member.getString("advertised").getValue(),
                     member.getString("role").getValue(), member.getString("state").getValue(),
-                    member.getNumber("openConnections").intValue()));
+                    member.getNumber("openConnections").intValue(), member.getNumber("latencyMS").longValue(),
+                    member.getNumber("jitterMS").longValue()));
         }
         return members;
     }

@@ -2,6 +2,7 @@ package io.blackpipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,7 +15,9 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
+import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.pipe.MemberListener;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
@@ -324,7 +327,7 @@ class BlackPipeApiTest {
             checked.add(method.getName());
         }
         assertTrue(checked.containsAll(List.of("rule", "fail", "failAll", "removeRule", "clearRules", "runScenario",
-                "runBundledScenario", "stopScenario", "failover", "outage", "blackhole", "restore", "resetConnections", "reset")),
+                "runBundledScenario", "stopScenario", "failover", "outage", "blackhole", "latency", "restore", "resetConnections", "reset")),
                 checked::toString);
     }
 
@@ -354,7 +357,8 @@ class BlackPipeApiTest {
             String member = blackPipe.server().members().get(0).upstream().toString();
             String known = "(known: primary, all, " + member + " / " + blackPipe.server().members().get(0).advertised() + ")";
             List<Runnable> typos = List.of(() -> blackPipe.outage("primray", Duration.ofSeconds(1)),
-                    () -> blackPipe.blackhole("primray", Duration.ZERO), () -> blackPipe.restore("primray"));
+                    () -> blackPipe.blackhole("primray", Duration.ZERO), () -> blackPipe.restore("primray"),
+                    () -> blackPipe.latency("primray", Duration.ofMillis(100), Duration.ZERO));
             for (Runnable typo : typos) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, typo::run);
                 assertEquals("no member 'primray' " + known, e.getMessage());
@@ -363,6 +367,28 @@ class BlackPipeApiTest {
                     () -> blackPipe.outage("secondary", Duration.ofSeconds(1)));
             assertEquals("no member 'secondary' " + known, noSecondary.getMessage());
             assertTrue(blackPipe.server().select("all").stream().noneMatch(l -> l.down() || l.blackholed()));
+
+            MemberListener only = blackPipe.server().listener(blackPipe.server().members().get(0).upstream());
+            Map<String, Runnable> badLatencies = Map.of(
+                    "delay: must be zero or whole milliseconds up to 24h, got null", () -> blackPipe.latency("primary", null, Duration.ZERO),
+                    "jitter: must be zero or whole milliseconds up to 24h, got null",
+                    () -> blackPipe.latency("primary", Duration.ofMillis(5), null, Duration.ZERO),
+                    "delay: must be zero or whole milliseconds up to 24h, got PT-0.005S",
+                    () -> blackPipe.latency("primary", Duration.ofMillis(-5), Duration.ZERO),
+                    "delay: must be zero or whole milliseconds up to 24h, got PT0.0005S",
+                    () -> blackPipe.latency("primary", Duration.ofMillis(1).dividedBy(2), Duration.ZERO),
+                    "delay: must be zero or whole milliseconds up to 24h, got PT25H",
+                    () -> blackPipe.latency("primary", Duration.ofHours(25), Duration.ZERO),
+                    "delay: a latency of 0 without a jitter slows nothing (to end one, restore the member)",
+                    () -> blackPipe.latency("primary", Duration.ZERO, Duration.ZERO),
+                    "duration: required (Duration.ZERO: until restored), got null",
+                    () -> blackPipe.latency("primary", Duration.ofMillis(5), null));
+            badLatencies.forEach((message, call) -> assertEquals(message, assertThrows(IllegalArgumentException.class, call::run).getMessage()));
+            assertNull(only.latency(), "a refused latency slows nothing");
+            blackPipe.latency("primary", Duration.ZERO, Duration.ofMillis(40), Duration.ZERO);
+            assertEquals(new Latency(0, 40), only.latency(), "a jitter alone is a latency");
+            blackPipe.restore("all");
+            assertNull(only.latency());
 
             blackPipe.outage("primary", Duration.ZERO); // what exists still works, by role and by address
             assertTrue(blackPipe.server().listener(blackPipe.server().members().get(0).upstream()).down());

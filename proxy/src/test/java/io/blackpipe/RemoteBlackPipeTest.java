@@ -247,6 +247,13 @@ class RemoteBlackPipeTest {
         assertTrue(unknown.getMessage().contains("404 Not Found: no member 'nowhere:1' (known: primary, "), unknown.getMessage());
         assertThrows(IllegalArgumentException.class, () -> blackPipe.outage("primary", Duration.ofNanos(500)), "as BlackPipe: under 1 ms");
 
+        blackPipe.latency(third, Duration.ofMillis(150), Duration.ofMillis(30), Duration.ofMinutes(1));
+        assertEquals(List.of(150L, 30L), List.of(blackPipe.members().get(2).latencyMillis(), blackPipe.members().get(2).jitterMillis()));
+        assertEquals(0, blackPipe.members().get(0).latencyMillis(), "the other members are as fast as before");
+        assertThrows(IllegalArgumentException.class, () -> blackPipe.latency(third, Duration.ofNanos(500), Duration.ZERO),
+                "as BlackPipe: whole milliseconds");
+        assertThrows(IllegalArgumentException.class, () -> blackPipe.latency(third, Duration.ZERO, Duration.ZERO), "no latency at all");
+
         blackPipe.failover(Duration.ofMinutes(1));
         assertEquals(List.of("secondary", "secondary", "secondary"), roles(blackPipe), "no primary while the set elects");
         IllegalStateException during = assertThrows(IllegalStateException.class, blackPipe::failover);
@@ -255,7 +262,7 @@ class RemoteBlackPipeTest {
 
         blackPipe.reset();
         assertEquals(List.of("primary", "secondary", "secondary"), roles(blackPipe), "the first member is primary again");
-        assertTrue(blackPipe.members().stream().allMatch(m -> m.state().equals("up")), blackPipe.members().toString());
+        assertTrue(blackPipe.members().stream().allMatch(m -> m.state().equals("up") && m.latencyMillis() == 0), blackPipe.members().toString());
         c.insertOne(new Document("_id", 3));
         try (MongoClient direct = UpstreamLane.directClient()) {
             assertEquals(3, direct.getDatabase(db).getCollection("c").countDocuments());

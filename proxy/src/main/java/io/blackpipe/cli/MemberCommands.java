@@ -3,9 +3,10 @@ package io.blackpipe.cli;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
-/** Deployment-level faults: failover, and taking one member away (outage, blackhole) and back (restore). */
+/** Deployment-level faults: failover, taking one member away (outage, blackhole) or slowing it (latency), and back (restore). */
 final class MemberCommands {
     private MemberCommands() {
     }
@@ -42,8 +43,42 @@ final class MemberCommands {
         }
     }
 
+    @Command(name = "latency", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Slow a member's link to its clients: everything it sends them (replies, hellos, errors, a connection's end)"
+                    + " arrives this much later, in order, as over a slow network; a new latency replaces the last.")
+    static final class Latency extends AdminCommand {
+        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
+        String member;
+
+        @Option(names = "--delay", required = true, paramLabel = "DURATION", converter = DurationConverter.class,
+                description = "How late each message arrives (200ms, 1s; 0 with a --jitter).")
+        long delay;
+
+        @Option(names = "--jitter", paramLabel = "DURATION", converter = DurationConverter.class,
+                description = "Each message's delay is drawn evenly from delay - jitter to delay + jitter (never below 0), from --seed.")
+        long jitter;
+
+        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
+                description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
+        Long duration;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            io.blackpipe.fault.Latency latency;
+            try {
+                latency = new io.blackpipe.fault.Latency(delay, jitter);
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+            String query = "?delay=" + delay + "ms&jitter=" + jitter + "ms" + (duration == null ? "" : "&duration=" + duration + "ms");
+            admin.call("POST", "members/" + AdminClient.encode(member) + "/latency" + query, null);
+            out.println("latency of " + latency.describe() + " on " + member + (duration == null ? " until restore" : " for " + duration + " ms"));
+            return 0;
+        }
+    }
+
     @Command(name = "restore", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "End an outage or blackhole of a member now.")
+            description = "End an outage, blackhole or latency of a member now.")
     static final class Restore extends AdminCommand {
         @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String member;

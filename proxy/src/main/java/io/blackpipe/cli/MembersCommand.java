@@ -7,7 +7,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "members", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = "The proxied members: upstream and advertised address, role, state (up, outage, blackhole), open connections.")
+        description = "The proxied members: upstream and advertised address, role, state (up, outage, blackhole), latency, open connections.")
 final class MembersCommand extends AdminCommand {
     @Option(names = "--json", description = "Print the API's JSON instead of a table.")
     boolean json;
@@ -23,14 +23,21 @@ final class MembersCommand extends AdminCommand {
             out.print(admin.call("GET", resource, null).body());
             return 0;
         }
-        Table table = new Table("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "CONNECTIONS");
+        Table table = new Table("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "CONNECTIONS");
         for (BsonValue value : admin.get(resource).getArray("members")) {
             BsonDocument member = value.asDocument();
             table.row(ScenarioCommand.string(member, "upstream"), ScenarioCommand.string(member, "advertised"),
-                    ScenarioCommand.string(member, "role"), ScenarioCommand.string(member, "state"),
+                    ScenarioCommand.string(member, "role"), ScenarioCommand.string(member, "state"), latency(member),
                     ScenarioCommand.number(member, "openConnections"));
         }
         table.print(out);
         return 0;
+    }
+
+    /** "-", "200ms" or "200ms+/-50ms" (ASCII: a terminal in the C locale prints no ±). */
+    private static String latency(BsonDocument member) {
+        long delay = member.getNumber("latencyMS").longValue();
+        long jitter = member.getNumber("jitterMS").longValue();
+        return delay == 0 && jitter == 0 ? "-" : delay + "ms" + (jitter == 0 ? "" : "+/-" + jitter + "ms");
     }
 }

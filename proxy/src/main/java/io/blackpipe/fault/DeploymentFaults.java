@@ -15,11 +15,13 @@ public interface DeploymentFaults {
     String OUTAGE = "outage";
     /** A command sent into a blackholed member. */
     String BLACKHOLE = "blackhole";
+    /** A member's latency: it breaks no command, and labels none; it names the fault to end ({@link #endIfStill}). */
+    String LATENCY = "latency";
     /** A command cut by a reset of its member's connections (the API's and CLI's connections reset). */
     String CONNECTIONS_RESET = "connectionsReset";
 
     /**
-     * One fault begun on one member: its upstream host:port, its kind ({@link #OUTAGE} or {@link #BLACKHOLE})
+     * One fault begun on one member: its upstream host:port, its kind ({@link #OUTAGE}, {@link #BLACKHOLE} or {@link #LATENCY})
      * and its mark there, to end exactly this fault later ({@link #endIfStill}).
      */
     record Begun(String upstream, String fault, long mark) {
@@ -37,7 +39,13 @@ public interface DeploymentFaults {
      */
     List<Begun> blackhole(String member, long millis);
 
-    /** Ends every outage and blackhole of the member now. */
+    /**
+     * Everything the member sends its clients arrives {@code latency} late, for {@code millis} (0: until restored).
+     * Returns the latency begun on each member.
+     */
+    List<Begun> latency(String member, Latency latency, long millis);
+
+    /** Ends every outage, blackhole and latency of the member now. */
     void restore(String member);
 
     /**

@@ -7,8 +7,16 @@ import java.util.List;
  * Built only by {@link ScenarioLoader}, which has already checked every rule and step.
  */
 public record Scenario(String name, String description, List<Rule> rules, List<Step> timeline) {
-    /** One timeline step; {@code line} is where it stands in the file, for status and errors. */
-    public record Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line) {
+    /** One timeline step; {@code line} is where it stands in the file, for status and errors; {@code latency} a latency step's. */
+    public record Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line, Latency latency) {
+        public Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line) {
+            this(atMillis, kind, rule, target, durationMillis, line, null);
+        }
+
+        Step withLatency(Latency latency) {
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency);
+        }
+
         public String describe() {
             switch (kind) {
                 case ADD: return "add rule " + rule.id();
@@ -16,6 +24,7 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
                 case CLEAR: return "clear all rules";
                 case OUTAGE: return "outage of " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case BLACKHOLE: return "blackhole " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
+                case LATENCY: return "latency of " + latency.describe() + " on " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case RESTORE: return "restore " + target;
                 case FAILOVER: return "fail over" + (durationMillis > 0 ? " after an election of " + durationMillis + " ms" : "");
                 default: return "end";
@@ -23,5 +32,5 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
         }
     }
 
-    public enum Kind { ADD, REMOVE, CLEAR, OUTAGE, BLACKHOLE, RESTORE, FAILOVER, END }
+    public enum Kind { ADD, REMOVE, CLEAR, OUTAGE, BLACKHOLE, LATENCY, RESTORE, FAILOVER, END }
 }

@@ -1,7 +1,6 @@
 package io.blackpipe.fault;
 
 import java.io.IOException;
-import java.io.StringReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,13 +17,6 @@ import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.composer.Composer;
-import org.yaml.snakeyaml.error.MarkedYAMLException;
-import org.yaml.snakeyaml.error.YAMLException;
-import org.yaml.snakeyaml.nodes.Node;
-import org.yaml.snakeyaml.parser.ParserImpl;
-import org.yaml.snakeyaml.reader.StreamReader;
-import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
  * Reads a scenario file (YAML; JSON is YAML too) and checks all of it — every rule, every step,
@@ -35,7 +27,9 @@ public final class ScenarioLoader {
     private static final Set<String> TOP_LEVEL = Set.of("name", "description", "rules", "timeline");
     /** Sorted, so the messages that list them read the same on every run (Set.of iterates in a random order). */
     private static final Set<String> STEP_ACTIONS = Collections.unmodifiableSortedSet(new TreeSet<>(
-            List.of("add", "remove", "clear", "outage", "blackhole", "restore", "failover", "end")));
+            List.of("add", "remove", "clear", "outage", "blackhole", "latency", "restore", "failover", "end")));
+    private static final List<String> TIMED_MEMBER_FIELDS = List.of("member", "duration");
+    private static final List<String> LATENCY_FIELDS = List.of("member", "delay", "jitter", "duration");
 
     /** Timeline steps in a scenario, repeats included: a run keeps them all. */
     static final int MAX_STEPS = 10_000;
@@ -88,25 +82,11 @@ public final class ScenarioLoader {
             throw new ScenarioException(source, 1, "(file)", "is larger than " + MAX_SIZE + " characters");
         }
         YamlTree tree = new YamlTree(source);
-        BsonDocument root;
-        StreamReader reader = new StreamReader(new StringReader(text));
-        try {
-            Node node = new Composer(new ParserImpl(reader, YAML_LIMITS), new Resolver(), YAML_LIMITS).getSingleNode();
-            if (node == null) {
-                throw new ScenarioException(source, 1, "(file)", "is empty");
-            }
-            BsonValue value = tree.convert(node, "");
-            if (!value.isDocument()) {
-                throw new ScenarioException(source, 1, "(file)", "must be a mapping with name, description, rules, timeline");
-            }
-            root = value.asDocument();
-        } catch (MarkedYAMLException e) {
-            int line = e.getProblemMark() == null ? 1 : e.getProblemMark().getLine() + 1;
-            throw new ScenarioException(source, line, "(syntax)", e.getProblem());
-        } catch (YAMLException e) {
-            // a limit (aliases, nesting, size) without a mark: where the reader stopped is the line
-            throw new ScenarioException(source, reader.getMark().getLine() + 1, "(syntax)", e.getMessage());
+        BsonValue value = tree.read(text, YAML_LIMITS);
+        if (!value.isDocument()) {
+            throw new ScenarioException(source, 1, "(file)", "must be a mapping with name, description, rules, timeline");
         }
+        BsonDocument root = value.asDocument();
         return new Reading(source, tree).scenario(root);
     }
 
@@ -246,9 +226,12 @@ public final class ScenarioLoader {
                     return new Scenario.Step(at, Scenario.Kind.CLEAR, null, null, 0, line);
                 case "outage":
                 case "blackhole":
-                    return memberStep(at, action.equals("outage") ? Scenario.Kind.OUTAGE : Scenario.Kind.BLACKHOLE, argument, field, line, true);
+                    return memberStep(at, action.equals("outage") ? Scenario.Kind.OUTAGE : Scenario.Kind.BLACKHOLE, argument, field, line,
+                            TIMED_MEMBER_FIELDS);
+                case "latency":
+                    return latencyStep(at, argument, field, line);
                 case "restore":
-                    return memberStep(at, Scenario.Kind.RESTORE, argument, field, line, false);
+                    return memberStep(at, Scenario.Kind.RESTORE, argument, field, line, List.of("member"));
                 case "failover":
                     return failoverStep(at, argument, field, line);
                 default:
@@ -257,14 +240,31 @@ public final class ScenarioLoader {
             }
         }
 
-        private Scenario.Step memberStep(long at, Scenario.Kind kind, BsonValue argument, String field, int line, boolean timed) {
+        /** latency: {member: secondary, delay: 200ms, jitter: 50ms, duration: 10s}: delay required, jitter and duration not. */
+        private Scenario.Step latencyStep(long at, BsonValue argument, String field, int line) {
+            if (!argument.isDocument() || !argument.asDocument().containsKey("delay")) {
+                throw error(field, "must be {member: ..., delay: DURATION} (jitter and duration optional)");
+            }
+            Scenario.Step step = memberStep(at, Scenario.Kind.LATENCY, argument, field, line, LATENCY_FIELDS);
+            BsonDocument spec = argument.asDocument();
+            long delay = duration(spec.get("delay"), field + ".delay", true);
+            long jitter = duration(spec.get("jitter"), field + ".jitter", false);
+            try {
+                return step.withLatency(new Latency(delay, jitter));
+            } catch (IllegalArgumentException e) {
+                String part = e.getMessage().substring(0, e.getMessage().indexOf(':'));
+                throw error(field + "." + part, e.getMessage().substring(part.length() + 2));
+            }
+        }
+
+        private Scenario.Step memberStep(long at, Scenario.Kind kind, BsonValue argument, String field, int line, List<String> fields) {
             String member;
             long duration = 0;
             if (argument.isString()) {
                 member = argument.asString().getValue();
             } else if (argument.isDocument()) {
                 BsonDocument spec = argument.asDocument();
-                onlyFields(spec, field, timed ? List.of("member", "duration") : List.of("member"));
+                onlyFields(spec, field, fields);
                 member = requiredString(spec, "member", field + ".member");
                 if (spec.containsKey("duration")) {
                     duration = duration(spec.get("duration"), field + ".duration", false);
@@ -326,7 +326,7 @@ public final class ScenarioLoader {
                 Rule rule = step.rule() == null || k == 0 ? step.rule()
                         : parser.parse(step.rule().id(), source.getDocument("add").clone()); // checked as the first copy
                 steps.add(new Scenario.Step(step.atMillis() + k * every, step.kind(), rule, step.target(), step.durationMillis(),
-                        step.line()));
+                        step.line(), step.latency()));
             }
             return steps;
         }

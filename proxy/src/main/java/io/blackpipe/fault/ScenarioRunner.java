@@ -33,7 +33,7 @@ public final class ScenarioRunner {
     private final List<ScheduledFuture<?>> pending = new ArrayList<>();
     private final List<String> done = new ArrayList<>();
     /**
-     * Every outage and blackhole a step began, on each member: ended when the scenario ends if still in force
+     * Every outage, blackhole and latency a step began, on each member: ended when the scenario ends if still in force
      * (one an operator restored, or replaced with a fault of its own, is not the scenario's to end).
      */
     private final List<DeploymentFaults.Begun> begun = new ArrayList<>();
@@ -91,6 +91,7 @@ public final class ScenarioRunner {
             // the members themselves, not the selector: after a failover "primary" is another one
             case OUTAGE -> begun.addAll(deployment.outage(step.target(), step.durationMillis()));
             case BLACKHOLE -> begun.addAll(deployment.blackhole(step.target(), step.durationMillis()));
+            case LATENCY -> begun.addAll(deployment.latency(step.target(), step.latency(), step.durationMillis()));
             case RESTORE -> deployment.restore(step.target());
             case FAILOVER -> deployment.failover(step.durationMillis());
             case END -> finish(State.FINISHED);

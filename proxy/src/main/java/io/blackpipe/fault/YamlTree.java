@@ -14,12 +14,20 @@ import org.bson.BsonInt64;
 import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import java.io.StringReader;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.composer.Composer;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
+import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
 import org.yaml.snakeyaml.nodes.Node;
 import org.yaml.snakeyaml.nodes.NodeTuple;
 import org.yaml.snakeyaml.nodes.ScalarNode;
 import org.yaml.snakeyaml.nodes.SequenceNode;
 import org.yaml.snakeyaml.nodes.Tag;
+import org.yaml.snakeyaml.parser.ParserImpl;
+import org.yaml.snakeyaml.reader.StreamReader;
+import org.yaml.snakeyaml.resolver.Resolver;
 
 /**
  * A YAML (or JSON) document as BSON, remembering the line of every field path
@@ -54,8 +62,22 @@ final class YamlTree {
         this.source = source;
     }
 
-    BsonValue convert(Node node, String path) {
-        return convert(node, path, 0);
+    /** The whole text as BSON, a syntax error or a limit passed as a {@link ScenarioException} at its line. */
+    BsonValue read(String text, LoaderOptions limits) {
+        StreamReader reader = new StreamReader(new StringReader(text));
+        try {
+            Node node = new Composer(new ParserImpl(reader, limits), new Resolver(), limits).getSingleNode();
+            if (node == null) {
+                throw new ScenarioException(source, 1, "(file)", "is empty");
+            }
+            return convert(node, "", 0);
+        } catch (MarkedYAMLException e) {
+            int line = e.getProblemMark() == null ? 1 : e.getProblemMark().getLine() + 1;
+            throw new ScenarioException(source, line, "(syntax)", e.getProblem());
+        } catch (YAMLException e) {
+            // a limit (aliases, nesting, size) without a mark: where the reader stopped is the line
+            throw new ScenarioException(source, reader.getMark().getLine() + 1, "(syntax)", e.getMessage());
+        }
     }
 
     private BsonValue convert(Node node, String path, int depth) {

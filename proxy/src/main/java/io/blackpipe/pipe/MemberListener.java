@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.Latency;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberMap;
@@ -18,6 +19,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,7 +30,8 @@ import java.util.function.Consumer;
 /**
  * One member's listener and the client connections it accepted. Deployment-level faults act
  * here: an outage closes the listener (new connections are refused) and resets every open
- * connection until it ends; a blackhole keeps accepting but lets nothing through either way.
+ * connection until it ends; a blackhole keeps accepting but lets nothing through either way; a
+ * latency delays everything on its way to the member's clients ({@link SlowLink}).
  */
 public final class MemberListener {
     /** How long a reset waits for a connection's event loop (a busy loop gets there well within it). */
@@ -38,6 +41,7 @@ public final class MemberListener {
     private final ServerBootstrap bootstrap;
     private final String bindHost;
     private final ProxyLog log;
+    private final long seed;
     /**
      * Ends timed faults. Not a Netty executor: restore() waits for its bind, and a Netty promise
      * refuses to be waited on from an event executor's own thread (GlobalEventExecutor included,
@@ -60,16 +64,23 @@ public final class MemberListener {
     private Channel channel;
     private volatile boolean blackholed;
     private volatile boolean down;
-    /** An outage and a blackhole are faults of their own: each has its marks and its timed end. */
+    /** The latency in force and its draws, or null. */
+    private volatile LatencyInForce latency;
+    /** The proxy is closing: its connections close at once, latency or not. */
+    private volatile boolean closed;
+    /** An outage, a blackhole and a latency are faults of their own: each has its marks and its timed end. */
     private final FaultClock outages = new FaultClock();
     private final FaultClock blackholes = new FaultClock();
+    private final FaultClock latencies = new FaultClock();
 
-    MemberListener(MemberAddress upstream, ServerBootstrap bootstrap, String bindHost, ProxyLog log, MemberMap members) {
+    /** @param seed where a latency's jitter draws start (--seed), so that a run replays */
+    MemberListener(MemberAddress upstream, ServerBootstrap bootstrap, String bindHost, ProxyLog log, MemberMap members, long seed) {
         this.upstream = upstream;
         this.members = members;
         this.bootstrap = bootstrap;
         this.bindHost = bindHost;
         this.log = log;
+        this.seed = seed;
     }
 
     synchronized int bind(int requestedPort) throws InterruptedException {
@@ -97,6 +108,18 @@ public final class MemberListener {
 
     public boolean down() {
         return down;
+    }
+
+    /** The latency in force on this member's link to its clients, or null. */
+    public Latency latency() {
+        LatencyInForce current = latency;
+        return current == null ? null : current.latency();
+    }
+
+    /** How late the next message to one of this member's clients goes, in ms: 0 without a latency. */
+    long nextDelayMillis() {
+        LatencyInForce current = latency;
+        return current == null ? 0 : current.draw();
     }
 
     /** Called on the connection's event loop. */
@@ -214,22 +237,38 @@ public final class MemberListener {
         return mark;
     }
 
-    /** Ends an outage and a blackhole: the listener is back on its old port, and what waited goes on. */
+    /**
+     * Everything on its way to this member's clients, on every connection, open or opened later, goes {@code
+     * latency} late for {@code millis} (0: until restored); a new latency replaces the last. Returns its mark,
+     * for {@link #endIfStill}.
+     */
+    public synchronized long latency(Latency latency, long millis) {
+        long mark = latencies.begin();
+        this.latency = new LatencyInForce(latency, new SplittableRandom(seed));
+        log.info("latency of " + latency.describe() + " on member " + upstream);
+        latencies.endAfter(millis, () -> endOnTime(DeploymentFaults.LATENCY, mark));
+        return mark;
+    }
+
+    /** Ends an outage, a blackhole and a latency: the listener is back on its old port, and what waited goes on. */
     public synchronized void restore() throws InterruptedException {
+        endLatency();
         endBlackhole();
         endOutage();
     }
 
     /**
-     * Ends the {@code fault} (outage or blackhole) {@code mark} marks, as {@link #outage} or {@link #blackhole}
-     * returned it, if it is still the one in force: not when a newer fault of its kind, a restore, its own
-     * timed end or the listener's close came after it. A fault of the other kind is not this one to end.
+     * Ends the {@code fault} (outage, blackhole or latency) {@code mark} marks, as {@link #outage}, {@link #blackhole}
+     * or {@link #latency} returned it, if it is still the one in force: not when a newer fault of its kind, a restore,
+     * its own timed end or the listener's close came after it. A fault of another kind is not this one to end.
      */
     public synchronized void endIfStill(String fault, long mark) throws InterruptedException {
         if (fault.equals(DeploymentFaults.OUTAGE) && outages.isCurrent(mark)) {
             endOutage();
         } else if (fault.equals(DeploymentFaults.BLACKHOLE) && blackholes.isCurrent(mark)) {
             endBlackhole();
+        } else if (fault.equals(DeploymentFaults.LATENCY) && latencies.isCurrent(mark)) {
+            endLatency();
         }
     }
 
@@ -264,13 +303,42 @@ public final class MemberListener {
         }
     }
 
+    /** What is on its way already keeps its delay; what is sent from now on goes at once. */
+    private void endLatency() {
+        latencies.cancel();
+        if (latency != null) {
+            latency = null;
+            log.info("latency of member " + upstream + " ended");
+        }
+    }
+
+    /** Whether the proxy closed this listener: its connections close now, whatever waits on their way. */
+    boolean closed() {
+        return closed;
+    }
+
     synchronized void close() {
+        closed = true;
         outages.cancel();
         blackholes.cancel();
+        latencies.cancel();
+        latency = null;
         if (channel != null) {
             channel.close();
         }
         connections.close();
+    }
+
+    /** A latency and its jitter's draws, which every connection of the member takes in turn. */
+    private record LatencyInForce(Latency latency, SplittableRandom random) {
+        long draw() {
+            if (latency.jitterMillis() == 0) {
+                return latency.delayMillis();
+            }
+            synchronized (random) { // every event loop draws: SplittableRandom is not thread-safe
+                return latency.drawMillis(random);
+            }
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioLoader;
 import io.blackpipe.fault.ScenarioRunner;
@@ -45,7 +46,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Collectors;
 
 /**
  * A running proxy: one listener per upstream member, each accepted connection paired with its
@@ -178,6 +178,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                         if (!ch.isOpen() || connectionLimit != null && !connectionLimit.admit(ch, upstream)) {
                             return; // closed: the proxy is closing, or over --max-connections
                         }
+                        ch.pipeline().addLast(new SlowLink(self[0])); // next to the socket: it delays TLS records too
                         if (listenerTls != null) {
                             ch.pipeline().addLast(listenerTls.newHandler(ch.alloc()));
                         }
@@ -185,7 +186,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                     }
                 });
         // The member record is complete only once the port is known; the listener reads it lazily.
-        MemberListener listener = new MemberListener(upstream, bootstrap, config.bindHost(), log, members);
+        MemberListener listener = new MemberListener(upstream, bootstrap, config.bindHost(), log, members, config.seed());
         self[0] = listener;
         int bound = listener.bind(port);
         listeners.put(upstream, listener);
@@ -264,12 +265,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     /** The connection string an application should use to go through the proxy. */
     public String connectionString() {
-        String hosts = members.members().stream().map(m -> m.advertised().toString()).collect(Collectors.joining(","));
-        String tls = listenerTls != null ? "tls=true" : null;
-        if (deployment.isReplicaSet()) {
-            return "mongodb://" + hosts + "/?replicaSet=" + deployment.setName() + (tls == null ? "" : "&" + tls);
-        }
-        return "mongodb://" + hosts + "/" + (tls == null ? "" : "?" + tls);
+        return deployment.connectionString(members.members(), listenerTls != null);
     }
 
     /**
@@ -294,11 +290,13 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     }
 
     @Override
+    public List<Begun> latency(String member, Latency latency, long millis) {
+        return onEach(member, DeploymentFaults.LATENCY, listener -> listener.latency(latency, millis));
+    }
+
+    @Override
     public void restore(String member) {
-        onEach(member, "restore", listener -> {
-            listener.restore();
-            return 0L;
-        });
+        onEach(member, "restore", listener -> { listener.restore(); return 0L; }); // a restore begins nothing: no mark
     }
 
     @Override

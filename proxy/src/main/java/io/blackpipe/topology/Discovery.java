@@ -36,6 +36,15 @@ public final class Discovery {
         public boolean isReplicaSet() {
             return setName != null;
         }
+
+        /** The connection string an application uses to reach this deployment through {@code advertised}. */
+        public String connectionString(List<Member> advertised, boolean tls) {
+            String hosts = advertised.stream().map(m -> m.advertised().toString()).collect(java.util.stream.Collectors.joining(","));
+            if (isReplicaSet()) {
+                return "mongodb://" + hosts + "/?replicaSet=" + setName + (tls ? "&tls=true" : "");
+            }
+            return "mongodb://" + hosts + "/" + (tls ? "?tls=true" : "");
+        }
     }
 
     private Discovery() {

@@ -628,6 +628,46 @@ class AdminApiTest {
     }
 
     @Test
+    void aMemberCanBeSlowedListedAsSlowAndRestored() throws Exception {
+        String upstream = primary().upstream().toString();
+        assertEquals(List.of(0L, 0L), memberLatency(upstream));
+        assertStatus(200, send("POST", "/api/v1/members/primary/latency?delay=250ms&jitter=20ms&duration=1m", null));
+        assertEquals(List.of(250L, 20L), memberLatency(upstream));
+        assertEquals("up", memberState(upstream), "a slow member is up");
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/latency?delay=1s", null)); // replaces it, until restored
+        assertEquals(List.of(1_000L, 0L), memberLatency(upstream));
+
+        assertBadRequest(send("POST", "/api/v1/members/primary/latency", null), "delay: required (e.g. ?delay=200ms)");
+        assertBadRequest(send("POST", "/api/v1/members/primary/latency?delay=0", null),
+                "delay: a latency of 0 without a jitter slows nothing (to end one, restore the member)");
+        assertBadRequest(send("POST", "/api/v1/members/primary/latency?delay=soon", null), "delay: 'soon'");
+        assertBadRequest(send("POST", "/api/v1/members/primary/latency?delay=1s&jitter=-1ms", null), "jitter: '-1ms' must not be negative");
+        assertBadRequest(send("POST", "/api/v1/members/primary/latency?delay=1500m", null), "delay: must be from 0 to 24h, got 90000000ms");
+        assertBadRequest(send("POST", "/api/v1/members/primary/latency?delay=1s&duration=0", null), "duration: must be at least 1ms");
+        assertBadRequest(send("POST", "/api/v1/members/primary/latency?delay=1s&for=5s", null), "for");
+        assertStatus(404, send("POST", "/api/v1/members/nowhere:1/latency?delay=1s", null));
+        assertEquals(List.of(1_000L, 0L), memberLatency(upstream), "a refused request changes nothing");
+
+        assertStatus(200, send("POST", "/api/v1/members/primary/restore", null));
+        assertEquals(List.of(0L, 0L), memberLatency(upstream));
+        assertStatus(200, send("POST", "/api/v1/members/primary/latency?delay=5ms&duration=1ms", null));
+        Await.until(WAIT, "the 1 ms latency to end", () -> {
+            try {
+                return memberLatency(upstream).equals(List.of(0L, 0L));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /** The member's latencyMS and jitterMS, as GET /members lists them. */
+    private List<Long> memberLatency(String upstream) throws Exception {
+        BsonDocument member = json(get("/api/v1/members")).getArray("members").stream().map(BsonValue::asDocument)
+                .filter(d -> d.getString("upstream").getValue().equals(upstream)).findFirst().orElseThrow();
+        return List.of(member.getNumber("latencyMS").longValue(), member.getNumber("jitterMS").longValue());
+    }
+
+    @Test
     void aSecondaryWhereThereIsNoneIsNotFoundAndNothingHappens() throws Exception {
         try (ScriptedMongod single = ScriptedMongod.start(); // a single-node replica set
              ProxyServer alone = ProxyServer.start(ProxyConfig.embedded(single.uri()))) {

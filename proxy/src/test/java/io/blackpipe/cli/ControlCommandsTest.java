@@ -650,7 +650,7 @@ class ControlCommandsTest {
 
             CliRun members = rig.run("members");
             assertEquals(0, members.exitCode(), members::toString);
-            assertEquals(List.of("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "CONNECTIONS"),
+            assertEquals(List.of("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "CONNECTIONS"),
                     List.of(members.lines().get(0).trim().split(" {2,}")), members::toString);
             assertEquals(4, members.lines().size(), members::toString);
             assertEquals("primary", roleOf(members, first), members::toString);
@@ -687,6 +687,33 @@ class ControlCommandsTest {
             assertEquals(0, rig.run("restore", "all").exitCode());
             assertEquals("up", stateOf(rig.run("members"), second));
 
+            CliRun latency = rig.run("latency", second, "--delay", "200ms", "--jitter", "10ms", "--duration", "1m");
+            assertEquals(0, latency.exitCode(), latency::toString);
+            assertEquals("latency of 200 ms +/- 10 ms on " + second + " for 60000 ms", latency.out().strip());
+            assertEquals("200ms+/-10ms", cellOf(rig.run("members"), second, 4));
+            assertEquals("-", cellOf(rig.run("members"), first, 4));
+            assertEquals(new MemberLatency(200, 10), latencyOf(rig.run("members", "--json"), second));
+            assertEquals("up", stateOf(rig.run("members"), second), "a slow member is up");
+            assertEquals(0, rig.run("latency", second, "--delay", "1s").exitCode(), "a new latency replaces the last");
+            assertEquals("1000ms", cellOf(rig.run("members"), second, 4));
+            assertEquals(0, rig.run("restore", second).exitCode());
+            assertEquals("-", cellOf(rig.run("members"), second, 4));
+            assertEquals(new MemberLatency(0, 0), latencyOf(rig.run("members", "--json"), second));
+            CliRun noDelay = rig.run("latency", second);
+            assertEquals(2, noDelay.exitCode(), noDelay::toString);
+            assertTrue(noDelay.err().contains("Missing required option: '--delay=DURATION'") && noDelay.err().contains("Usage:"), noDelay::toString);
+            CliRun zero = rig.run("latency", second, "--delay", "0");
+            assertEquals(2, zero.exitCode(), zero::toString);
+            assertTrue(zero.err().contains("delay: a latency of 0 without a jitter slows nothing") && zero.err().contains("Usage:"), zero::toString);
+            assertEquals(2, rig.run("latency", second, "--delay", "soon").exitCode(), "a bad duration is a usage error");
+            assertEquals(2, rig.run("latency", second, "--delay", "1s", "--duration", "0").exitCode(), "0 would mean until restored");
+            CliRun tooLong = rig.run("latency", second, "--delay", "1500m");
+            assertEquals(2, tooLong.exitCode(), tooLong::toString);
+            assertTrue(tooLong.err().contains("delay: must be from 0 to 24h, got 90000000ms"), tooLong::toString);
+            CliRun nobody = rig.run("latency", "db9:27017", "--delay", "1s");
+            assertEquals(1, nobody.exitCode(), nobody::toString);
+            assertTrue(nobody.err().contains("404") && nobody.err().contains("no member 'db9:27017'"), nobody::toString);
+
             // "secondary" takes down every secondary at once, as the help now says (one of them: its host:port)
             assertTrue(rig.run("outage", "--help").out().contains("secondary (every secondary)"));
             assertEquals(0, rig.run("outage", "secondary").exitCode());
@@ -712,7 +739,7 @@ class ControlCommandsTest {
                 CliRun connections = rig.run("connections", "list");
                 assertEquals(0, connections.exitCode(), connections::toString);
                 assertTrue(Integer.parseInt(row(connections, rig.proxy().members().get(0).upstream().toString())
-                        .orElseThrow().get(4)) > 0, connections::toString);
+                        .orElseThrow().get(5)) > 0, connections::toString);
 
                 CliRun reset = rig.run("connections", "reset", "--member", "all");
                 assertEquals(0, reset.exitCode(), reset::toString);
@@ -763,6 +790,15 @@ class ControlCommandsTest {
                     .map(d -> d.getString("state").getValue()).findFirst().orElseThrow();
         }
         return cellOf(members, advertised, 3);
+    }
+
+    private record MemberLatency(long delayMillis, long jitterMillis) {
+    }
+
+    private static MemberLatency latencyOf(CliRun membersJson, String advertised) {
+        BsonDocument member = BsonDocument.parse(membersJson.out()).getArray("members").stream().map(BsonValue::asDocument)
+                .filter(d -> d.getString("advertised").getValue().equals(advertised)).findFirst().orElseThrow();
+        return new MemberLatency(member.getNumber("latencyMS").longValue(), member.getNumber("jitterMS").longValue());
     }
 
     private static String cellOf(CliRun members, String advertised, int column) {

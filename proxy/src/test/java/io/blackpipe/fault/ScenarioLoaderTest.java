@@ -111,6 +111,8 @@ class ScenarioLoaderTest {
                 outage: {member: primary, duration: 10s}
               - at: 30s
                 blackhole: {member: secondary, duration: 1500}
+              - at: 35s
+                latency: {member: secondary, delay: 200ms, jitter: 50ms, duration: 5s}
               - at: 40s
                 restore: all
               - at: 45s
@@ -138,6 +140,7 @@ class ScenarioLoaderTest {
                 {"at": "10s", "remove": "later"},
                 {"at": "500ms", "outage": {"member": "primary", "duration": "10s"}},
                 {"at": "30s", "blackhole": {"member": "secondary", "duration": 1500}},
+                {"at": "35s", "latency": {"member": "secondary", "delay": "200ms", "jitter": 50, "duration": "5s"}},
                 {"at": "40s", "restore": "all"},
                 {"at": "45s", "failover": {}},
                 {"at": "60s", "clear": true},
@@ -153,7 +156,7 @@ class ScenarioLoaderTest {
                 .map(r -> "rule " + r.id() + " " + r.matcher().commands() + " " + r.mode().describe() + " " + r.action().name());
         Stream<String> steps = scenario.timeline().stream()
                 .map(s -> s.atMillis() + " " + s.kind() + " " + (s.rule() == null ? "-" : s.rule().id()) + " " + s.target()
-                        + " " + s.durationMillis());
+                        + " " + s.durationMillis() + " " + s.latency());
         return Stream.of(head, rules, steps).flatMap(s -> s).collect(Collectors.toList());
     }
 
@@ -173,10 +176,11 @@ class ScenarioLoaderTest {
         assertInstanceOf(DelayReply.class, unnamed.action());
 
         List<Scenario.Step> steps = scenario.timeline();
-        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 40_000L, 45_000L, 60_000L, 120_000L),
+        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 35_000L, 40_000L, 45_000L, 60_000L, 120_000L),
                 steps.stream().map(Scenario.Step::atMillis).toList(), "steps are sorted by 'at'");
         assertEquals(List.of(Scenario.Kind.OUTAGE, Scenario.Kind.OUTAGE, Scenario.Kind.ADD, Scenario.Kind.REMOVE,
-                        Scenario.Kind.BLACKHOLE, Scenario.Kind.RESTORE, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR, Scenario.Kind.END),
+                        Scenario.Kind.BLACKHOLE, Scenario.Kind.LATENCY, Scenario.Kind.RESTORE, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR,
+                        Scenario.Kind.END),
                 steps.stream().map(Scenario.Step::kind).toList());
         assertEquals(Set.copyOf(List.of(Scenario.Kind.values())), steps.stream().map(Scenario.Step::kind).collect(Collectors.toSet()),
                 "every step kind is covered");
@@ -194,8 +198,12 @@ class ScenarioLoaderTest {
         assertEquals("later", steps.get(3).target());
         assertEquals("secondary", steps.get(4).target());
         assertEquals(1_500, steps.get(4).durationMillis(), "a plain number is milliseconds");
-        assertEquals("all", steps.get(5).target());
-        assertEquals(15, steps.get(8).line());
+        Scenario.Step latency = steps.get(5);
+        assertEquals(new Latency(200, 50), latency.latency());
+        assertEquals(5_000, latency.durationMillis());
+        assertEquals("latency of 200 ms +/- 50 ms on secondary for 5000 ms", latency.describe());
+        assertEquals("all", steps.get(6).target());
+        assertEquals(15, steps.get(9).line());
         assertEquals("outage of primary for 10000 ms", outage.describe());
     }
 
@@ -708,6 +716,36 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void aLatencyStepNeedsItsDelayAndTakesAJitterAndADuration() {
+        Scenario.Step plain = loader.parse("l.yaml", "name: l\ntimeline:\n  - at: 1s\n    latency: {member: primary, delay: 1s}\n")
+                .timeline().get(0);
+        assertEquals(new Latency(1_000, 0), plain.latency());
+        assertEquals(0, plain.durationMillis(), "without a duration, until restored");
+        assertEquals("latency of 1000 ms on primary", plain.describe());
+        assertEquals(new Latency(0, 30), loader.parse("l.yaml", "name: l\ntimeline:\n  - at: 1s\n    latency: {member: primary, delay: 0,"
+                + " jitter: 30ms}\n").timeline().get(0).latency(), "a jitter alone: each message 0 to 60 ms late");
+        String step = "name: x\ntimeline:\n  - at: 1s\n    latency: ";
+        assertRejected(step + "primary\n", 4, "timeline[0].latency", "must be {member: ..., delay: DURATION} (jitter and duration optional)");
+        assertRejected(step + "{member: primary}\n", 4, "timeline[0].latency",
+                "must be {member: ..., delay: DURATION} (jitter and duration optional)");
+        assertRejected(step + "{member: primary, delay: 0}\n", 4, "timeline[0].latency.delay",
+                "a latency of 0 without a jitter slows nothing (to end one, restore the member)");
+        assertRejected(step + "{member: primary, delay: -5ms}\n", 4, "timeline[0].latency.delay", "'-5ms' must not be negative");
+        assertRejected(step + "{member: primary, delay: 2d}\n", 4, "timeline[0].latency.delay", "'2d' is not a duration such as 500ms, 5s or 2m");
+        assertRejected(step + "{member: primary, delay: 25h}\n", 4, "timeline[0].latency.delay",
+                "'25h' is not a duration such as 500ms, 5s or 2m");
+        assertRejected(step + "{member: primary, delay: 1500m}\n", 4, "timeline[0].latency.delay", "must be from 0 to 24h, got 90000000ms");
+        assertRejected(step + "{member: primary, delay: 1s, jitter: 1500m}\n", 4, "timeline[0].latency.jitter",
+                "must be from 0 to 24h, got 90000000ms");
+        assertRejected(step + "{member: primary, delay: 1s, duration: 0}\n", 4, "timeline[0].latency.duration",
+                "must be at least 1ms (leave it out for until restored)");
+        assertRejected(step + "{member: primary, delay: 1s, for: 5s}\n", 4, "timeline[0].latency.for",
+                "unknown field (expected member, delay, jitter, duration)");
+        assertRejected(step + "{member: primry, delay: 1s}\n", 4, "timeline[0].latency.member",
+                "no member 'primry' (use primary, secondary, all, or a member's host:port)");
+    }
+
+    @Test
     void aKeyThatIsAListOrAMappingIsRejectedWithItsLine() {
         assertRejected("""
                 name: x
@@ -915,7 +953,7 @@ class ScenarioLoaderTest {
         int end = readme.indexOf("```", start + 8);
         assertTrue(start >= 0 && end > start, "the README has a yaml example");
         Scenario example = loader.parse("README.md", readme.substring(start + 8, end));
-        assertEquals(10, example.timeline().size(), "eight steps, the failover three times");
+        assertEquals(11, example.timeline().size(), "nine steps, the failover three times");
         assertEquals(List.of(45_000L, 50_000L, 55_000L), example.timeline().stream().filter(s -> s.kind() == Scenario.Kind.FAILOVER)
                 .map(Scenario.Step::atMillis).toList());
         assertEquals(Scenario.Kind.END, example.timeline().get(example.timeline().size() - 1).kind());

@@ -1,0 +1,38 @@
+package io.blackpipe.fault;
+
+import java.util.SplittableRandom;
+
+/**
+ * A slow link from a member to its clients (Toxiproxy's latency toxic, for every connection of a member): each
+ * message the member's side sends reaches the client {@code delayMillis} late, or a time drawn evenly from
+ * delay - jitter to delay + jitter (never below 0), in the order sent, as over a slow network.
+ */
+public record Latency(long delayMillis, long jitterMillis) {
+    /** A day: a longer wait is a hang, which a blackhole or a rule's hang says better. */
+    public static final long MAX_MILLIS = 86_400_000L;
+
+    public Latency {
+        if (delayMillis < 0 || delayMillis > MAX_MILLIS) {
+            throw new IllegalArgumentException("delay: must be from 0 to 24h, got " + delayMillis + "ms");
+        }
+        if (jitterMillis < 0 || jitterMillis > MAX_MILLIS) {
+            throw new IllegalArgumentException("jitter: must be from 0 to 24h, got " + jitterMillis + "ms");
+        }
+        if (delayMillis == 0 && jitterMillis == 0) {
+            throw new IllegalArgumentException("delay: a latency of 0 without a jitter slows nothing (to end one, restore the member)");
+        }
+    }
+
+    /** The delay of the next message, drawn from {@code random} when there is a jitter. */
+    public long drawMillis(SplittableRandom random) {
+        if (jitterMillis == 0) {
+            return delayMillis;
+        }
+        return Math.max(0, delayMillis - jitterMillis + random.nextLong(2 * jitterMillis + 1));
+    }
+
+    /** "200 ms" or "200 ms +/- 50 ms", for logs and status lines (ASCII, as a terminal in the C locale prints it). */
+    public String describe() {
+        return delayMillis + " ms" + (jitterMillis > 0 ? " +/- " + jitterMillis + " ms" : "");
+    }
+}

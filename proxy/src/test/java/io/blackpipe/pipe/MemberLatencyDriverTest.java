@@ -1,0 +1,215 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoSocketReadTimeoutException;
+import com.mongodb.ReadPreference;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.event.ConnectionCheckOutFailedEvent;
+import com.mongodb.event.ConnectionCreatedEvent;
+import com.mongodb.event.ConnectionPoolListener;
+import com.mongodb.event.ConnectionReadyEvent;
+import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.Latency;
+import io.blackpipe.fault.ScenarioLoader;
+import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A member's latency, with the real driver over three simulated members of the lane's node: everything the slow member
+ * sends arrives late (its replies and its hellos, so the driver's own round-trip time sees it), the others are as they
+ * were, and a reply later than the client's socketTimeoutMS is the timeout of a write that happened. Only lower bounds
+ * of time are asserted: a slow machine makes nothing early.
+ */
+class MemberLatencyDriverTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @RegisterExtension
+    final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
+
+    private MongoClient client(String options) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&" + options))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(20, TimeUnit.SECONDS))
+                .build());
+    }
+
+    private String upstream(int member) {
+        return set.proxy().members().get(member).upstream().toString();
+    }
+
+    private String advertised(int member) {
+        return set.proxy().members().get(member).advertised().toString();
+    }
+
+    /** The driver's round-trip time to {@code advertised}, in ms (its weighted average of hellos), or -1 before it has one. */
+    private static long roundTripMillis(MongoClient client, String advertised) {
+        return client.getClusterDescription().getServerDescriptions().stream()
+                .filter(d -> d.getAddress().toString().equals(advertised) && d.isOk())
+                .mapToLong(d -> d.getRoundTripTimeNanos() / 1_000_000).findFirst().orElse(-1);
+    }
+
+    @Test
+    void everyReplyOfASlowPrimaryIsLateHelloIncludedAndTheOtherMembersAreNotSlowed() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("latency");
+        try (MongoClient client = client("heartbeatFrequencyMS=500&socketTimeoutMS=20000")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            set.proxy().latency("primary", new Latency(400, 0), 0);
+            assertEquals(new Latency(400, 0), set.proxy().listener(set.proxy().members().get(0).upstream()).latency());
+            assertNull(set.proxy().listener(set.proxy().members().get(1).upstream()).latency(), "only the primary is slow");
+
+            long started = System.nanoTime();
+            assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(tookMillis >= 400, "a find on the slow primary took " + tookMillis + " ms, under its 400 ms latency");
+            c.insertOne(new Document("_id", 2));
+
+            // the driver measures the member with its hellos, which the latency holds too
+            Await.until(WAIT, "the driver's round-trip time to the slow primary to grow past 200 ms",
+                    () -> roundTripMillis(client, advertised(0)) > 200);
+
+            set.proxy().restore("primary");
+            assertNull(set.proxy().listener(set.proxy().members().get(0).upstream()).latency());
+            c.insertOne(new Document("_id", 3));
+        }
+        assertEquals(3, set.direct().getDatabase(db).getCollection("c").countDocuments(), "every write landed, once");
+    }
+
+    @Test
+    void nearestReadsGoToTheMemberWithoutLatencyAsTheDriverMeasuresThem() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("nearest");
+        set.direct().getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+        set.proxy().latency(upstream(0), new Latency(300, 0), 0);
+        set.proxy().latency(upstream(1), new Latency(200, 20), 0);
+        try (MongoClient client = client("heartbeatFrequencyMS=500&socketTimeoutMS=20000")) {
+            Await.until(WAIT, "the driver to measure the two slow members past 100 ms and the third under them",
+                    () -> roundTripMillis(client, advertised(0)) > 100 && roundTripMillis(client, advertised(1)) > 100
+                            && roundTripMillis(client, advertised(2)) >= 0
+                            && roundTripMillis(client, advertised(2)) + 15 < Math.min(roundTripMillis(client, advertised(0)),
+                            roundTripMillis(client, advertised(1))));
+            MongoCollection<Document> nearest = client.getDatabase(db).getCollection("c").withReadPreference(ReadPreference.nearest());
+            for (int i = 0; i < 20; i++) {
+                assertEquals(1, nearest.find(new Document("_id", 1)).first().getInteger("_id"));
+            }
+        }
+        List<HistoryEntry> finds = set.proxy().history().recent().stream()
+                .filter(e -> e.command().equals("find") && db.equals(e.database())).toList();
+        assertEquals(20, finds.size(), finds::toString);
+        Set<String> servedBy = finds.stream().map(HistoryEntry::member).collect(Collectors.toSet());
+        assertEquals(Set.of(upstream(2)), servedBy, "every nearest read went to the member without latency");
+    }
+
+    @Test
+    void aReplyLaterThanTheSocketTimeoutIsATimeoutOfAWriteThatLanded() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("latetimeout");
+        try (MongoClient client = client("retryWrites=false&socketTimeoutMS=500&heartbeatFrequencyMS=60000")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1)); // connected, and the primary known, before it slows
+            set.proxy().latency("primary", new Latency(1_500, 0), 0);
+            long before = Meters.attempts(set.proxy().registry(), "insert");
+            assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
+            assertEquals(1, Meters.attempts(set.proxy().registry(), "insert") - before);
+        }
+        MongoCollection<Document> stored = set.direct().getDatabase(db).getCollection("c");
+        Await.until(WAIT, "the timed-out insert to be on the server", () -> stored.countDocuments(new Document("_id", 2)) == 1);
+        set.proxy().restore("all");
+    }
+
+    /**
+     * A retryable write's retry needs a new connection (a network error closes the one it used), and the handshake of
+     * that connection crosses the same slow link: the Java driver 5.14 bounds it with socketTimeoutMS too, so on a link
+     * slower than that the retry never sends its command. The write happened once, and the app sees a read timeout.
+     */
+    @Test
+    void onALinkSlowerThanTheSocketTimeoutTheRetrysNewConnectionTimesOutInItsHandshake() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("slowretry");
+        List<String> pool = new CopyOnWriteArrayList<>();
+        try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString()
+                        + "&retryWrites=true&socketTimeoutMS=500&heartbeatFrequencyMS=60000"))
+                .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
+                    @Override
+                    public void connectionCreated(ConnectionCreatedEvent event) {
+                        pool.add("created");
+                    }
+
+                    @Override
+                    public void connectionReady(ConnectionReadyEvent event) {
+                        pool.add("ready");
+                    }
+
+                    @Override
+                    public void connectionCheckOutFailed(ConnectionCheckOutFailedEvent event) {
+                        pool.add("checkOutFailed " + event.getReason());
+                    }
+                }))
+                .build())) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            set.proxy().latency("primary", new Latency(1_500, 0), 0);
+            pool.clear();
+            long before = Meters.attempts(set.proxy().registry(), "insert");
+            assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
+            assertEquals(List.of("created", "checkOutFailed CONNECTION_ERROR"), pool.subList(0, Math.min(2, pool.size())),
+                    "the retry's connection never became ready: " + pool);
+            assertEquals(1, Meters.attempts(set.proxy().registry(), "insert") - before, "only the first attempt reached the proxy");
+        }
+        MongoCollection<Document> stored = set.direct().getDatabase(db).getCollection("c");
+        Await.until(WAIT, "the timed-out insert to be on the server", () -> stored.countDocuments(new Document("_id", 2)) == 1);
+        set.proxy().restore("all");
+    }
+
+    @Test
+    void aLatencyEndsOnTimeByRestoreOrResetAndAScenarioEndsOnlyItsOwn() throws Exception {
+        MemberListener first = set.proxy().listener(set.proxy().members().get(0).upstream());
+        MemberListener second = set.proxy().listener(set.proxy().members().get(1).upstream());
+        set.proxy().latency(upstream(0), new Latency(100, 0), 200);
+        assertEquals(new Latency(100, 0), first.latency());
+        Await.until(WAIT, "the 200 ms latency to end", () -> first.latency() == null);
+
+        set.proxy().latency("all", new Latency(100, 0), 0);
+        set.proxy().reset();
+        assertNull(first.latency(), "a reset restores every member");
+        assertNull(second.latency());
+
+        ScenarioLoader loader = set.proxy().scenarioLoader();
+        set.proxy().scenarios().start(loader.parse("slow.yaml", """
+                name: slow
+                timeline:
+                  - at: 0s
+                    latency: {member: %s, delay: 250ms, jitter: 50ms}
+                  - at: 60m
+                    end: true
+                """.formatted(upstream(0))));
+        Await.until(WAIT, "the scenario's latency", () -> first.latency() != null);
+        assertEquals(new Latency(250, 50), first.latency());
+        set.proxy().latency(upstream(1), new Latency(75, 0), 0); // an operator's, on another member
+        set.proxy().scenarios().stop();
+        assertNull(first.latency(), "the scenario's latency ends with it");
+        assertEquals(new Latency(75, 0), second.latency(), "the operator's stays");
+
+        List<DeploymentFaults.Begun> begun = set.proxy().latency(upstream(1), new Latency(80, 0), 0);
+        set.proxy().latency(upstream(1), new Latency(90, 0), 0);
+        set.proxy().endIfStill(begun.get(0));
+        assertEquals(new Latency(90, 0), second.latency(), "a latency that replaced another is not the other's to end");
+    }
+}

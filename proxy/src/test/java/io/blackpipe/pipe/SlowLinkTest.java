@@ -1,0 +1,157 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.fault.Latency;
+import io.blackpipe.topology.MemberAddress;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.embedded.EmbeddedChannel;
+import java.nio.channels.ClosedChannelException;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The slow link on its own, on an embedded channel: what waits, in what order, and what becomes of it. Time only
+ * runs forward here: a message is checked not out before its delay could have passed, and out after a sleep
+ * longer than it.
+ */
+class SlowLinkTest {
+    private final MemberListener member = new MemberListener(new MemberAddress("db1", 27017), null, "127.0.0.1", new ProxyLog(), null, 42);
+    private final EmbeddedChannel channel = new EmbeddedChannel(new SlowLink(member));
+    private final List<ByteBuf> sent = new ArrayList<>();
+
+    @AfterEach
+    void releaseWhatWasLeft() {
+        member.close(); // so that the channel's own close does not wait for a latency
+        channel.finishAndReleaseAll();
+        for (ByteBuf buf : sent) {
+            assertEquals(0, buf.refCnt(), "every message sent or dropped is released");
+        }
+    }
+
+    private ByteBuf message(int n) {
+        ByteBuf buf = Unpooled.buffer(4).writeInt(n);
+        sent.add(buf);
+        return buf;
+    }
+
+    /** The numbers the client has received so far, each message released once read. */
+    private List<Integer> received() {
+        channel.runPendingTasks();
+        channel.runScheduledPendingTasks();
+        List<Integer> numbers = new ArrayList<>();
+        for (ByteBuf buf = channel.readOutbound(); buf != null; buf = channel.readOutbound()) {
+            numbers.add(buf.readInt());
+            buf.release();
+        }
+        return numbers;
+    }
+
+    @Test
+    void withoutALatencyEverythingPassesAtOnce() {
+        channel.writeAndFlush(message(1));
+        assertEquals(List.of(1), received());
+        channel.writeInbound(message(2));
+        ByteBuf in = channel.readInbound();
+        assertEquals(2, in.readInt());
+        in.release();
+        channel.close();
+        assertFalse(channel.isOpen());
+    }
+
+    @Test
+    void aMessageArrivesAfterItsDelayAndTheOnesAfterItInOrder() throws Exception {
+        member.latency(new Latency(100, 0), 0);
+        channel.writeAndFlush(message(1));
+        channel.writeAndFlush(message(2));
+        assertEquals(List.of(), received(), "nothing before its delay");
+        Thread.sleep(150);
+        assertEquals(List.of(1, 2), received());
+    }
+
+    @Test
+    void aJitterDelaysEachMessageDifferentlyButReordersNothing() throws Exception {
+        member.latency(new Latency(30, 30), 0); // each 0 to 60 ms
+        List<Integer> expected = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            channel.writeAndFlush(message(i));
+            expected.add(i);
+        }
+        Thread.sleep(120);
+        assertEquals(expected, received());
+    }
+
+    @Test
+    void theCloseComesAfterTheMessagesSentBeforeItAndWhatTheClientSendsMeanwhileIsDropped() throws Exception {
+        member.latency(new Latency(100, 0), 0);
+        channel.writeAndFlush(message(1));
+        // through the pipeline, as the proxy closes: EmbeddedChannel's own close() cancels every scheduled task
+        ChannelFuture closed = channel.pipeline().close();
+        channel.writeAndFlush(message(2)); // after the close: it never goes
+        assertTrue(channel.isOpen(), "the client has not seen the end yet");
+        ByteBuf late = message(3);
+        channel.writeInbound(late);
+        assertNull(channel.readInbound(), "sent into a member's end that closed: it runs nowhere");
+        assertEquals(0, late.refCnt());
+        Thread.sleep(150);
+        assertEquals(List.of(1), received(), "the reply sent before the close arrives, then the end");
+        assertFalse(channel.isOpen());
+        assertTrue(closed.isSuccess());
+    }
+
+    @Test
+    void aLatencyThatEndsLetsWhatWaitsGoFirstAndTheNextMessagesBehindIt() throws Exception {
+        member.latency(new Latency(100, 0), 0);
+        channel.writeAndFlush(message(1));
+        member.restore();
+        assertNull(member.latency());
+        channel.writeAndFlush(message(2));
+        assertEquals(List.of(), received(), "the second waits behind the first, as on a wire");
+        Thread.sleep(150);
+        assertEquals(List.of(1, 2), received());
+        channel.writeAndFlush(message(3));
+        assertEquals(List.of(3), received(), "nothing waits: at once again");
+    }
+
+    @Test
+    void whatWaitsCountsAgainstTheChannelsWritabilitySoBackpressureHolds() throws Exception {
+        member.latency(new Latency(100, 0), 0);
+        ByteBuf large = Unpooled.buffer(128 * 1024).writeZero(128 * 1024);
+        sent.add(large);
+        channel.writeAndFlush(large);
+        assertFalse(channel.isWritable(), "128 KiB waiting is over the high water mark");
+        Thread.sleep(150);
+        channel.runScheduledPendingTasks();
+        ByteBuf out = channel.readOutbound();
+        assertEquals(128 * 1024, out.readableBytes());
+        out.release();
+        assertTrue(channel.isWritable());
+    }
+
+    @Test
+    void aClientThatLeavesLosesWhatWasOnItsWayAndItIsReleased() throws Exception {
+        member.latency(new Latency(60_000, 0), 0);
+        ChannelFuture write = channel.writeAndFlush(message(1));
+        channel.pipeline().fireChannelInactive();
+        assertInstanceOf(ClosedChannelException.class, write.cause());
+    }
+
+    @Test
+    void aProxyClosingClosesAtOnceWhateverWaits() {
+        member.latency(new Latency(60_000, 0), 0);
+        ChannelFuture write = channel.writeAndFlush(message(1));
+        member.close();
+        channel.close();
+        assertFalse(channel.isOpen(), "closed now, not in a minute");
+        assertInstanceOf(ClosedChannelException.class, write.cause());
+        assertNull(member.latency());
+    }
+}
