@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
 import org.bson.BsonValue;
 
 /**
@@ -53,6 +54,8 @@ public final class RemoteBlackPipe {
                                long latencyMillis, long jitterMillis) {
     }
 
+    /** What members() reads where a proxy older than latency lists none. */
+    private static final BsonInt64 NO_LATENCY = new BsonInt64(0);
     private final AdminHttp http;
     /** GET /stats at the last resetCounters() or reset(); later reads subtract it. */
     private volatile BsonDocument baseline = NO_COUNTS;
@@ -298,8 +301,8 @@ public final class RemoteBlackPipe {
             BsonDocument member = value.asDocument();
             members.add(new MemberStatus(member.getString("upstream").getValue(), member.getString("advertised").getValue(),
                     member.getString("role").getValue(), member.getString("state").getValue(),
-                    member.getNumber("openConnections").intValue(), member.getNumber("latencyMS").longValue(),
-                    member.getNumber("jitterMS").longValue()));
+                    member.getNumber("openConnections").intValue(), member.getNumber("latencyMS", NO_LATENCY).longValue(),
+                    member.getNumber("jitterMS", NO_LATENCY).longValue())); // (a proxy older than latency sends neither)
         }
         return members;
     }

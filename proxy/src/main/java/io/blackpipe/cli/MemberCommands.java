@@ -67,8 +67,8 @@ final class MemberCommands {
             io.blackpipe.fault.Latency latency;
             try {
                 latency = new io.blackpipe.fault.Latency(delay, jitter);
-            } catch (IllegalArgumentException e) {
-                throw new ParameterException(spec.commandLine(), e.getMessage());
+            } catch (IllegalArgumentException e) { // "delay: ..." or "jitter: ...": named as the option
+                throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
             }
             String query = "?delay=" + delay + "ms&jitter=" + jitter + "ms" + (duration == null ? "" : "&duration=" + duration + "ms");
             admin.call("POST", "members/" + AdminClient.encode(member) + "/latency" + query, null);

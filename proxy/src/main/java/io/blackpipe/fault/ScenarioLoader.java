@@ -242,11 +242,14 @@ public final class ScenarioLoader {
 
         /** latency: {member: secondary, delay: 200ms, jitter: 50ms, duration: 10s}: delay required, jitter and duration not. */
         private Scenario.Step latencyStep(long at, BsonValue argument, String field, int line) {
-            if (!argument.isDocument() || !argument.asDocument().containsKey("delay")) {
+            if (!argument.isDocument()) {
                 throw error(field, "must be {member: ..., delay: DURATION} (jitter and duration optional)");
             }
-            Scenario.Step step = memberStep(at, Scenario.Kind.LATENCY, argument, field, line, LATENCY_FIELDS);
+            Scenario.Step step = memberStep(at, Scenario.Kind.LATENCY, argument, field, line, LATENCY_FIELDS); // its fields first
             BsonDocument spec = argument.asDocument();
+            if (!spec.containsKey("delay")) {
+                throw error(field + ".delay", "required (e.g. 200ms)");
+            }
             long delay = duration(spec.get("delay"), field + ".delay", true);
             long jitter = duration(spec.get("jitter"), field + ".jitter", false);
             try {

@@ -33,6 +33,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final PipeContext context;
     private final ConnectionMeters meters;
     private final Exchange exchange;
+    /** The link to the client, which may still carry what was sent before this connection ended for the proxy. */
+    private final SlowLink link;
     private Channel client;
     private Channel upstream;
     private boolean closing;
@@ -47,8 +49,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     /** The deployment fault (outage, connections reset) that is closing this connection, or null. */
     private String cutBy;
 
-    ClientConnection(MemberListener listener, PipeContext context) {
+    ClientConnection(MemberListener listener, SlowLink link, PipeContext context) {
         this.listener = listener;
+        this.link = link;
         this.member = listener.member();
         this.context = context;
         this.meters = context.meters().forMember(member.upstream().toString());
@@ -184,8 +187,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         exchange.answerAwaitingHelloNow();
     }
 
+    /** Open for the proxy: a close waiting on a slow link to the client has ended it already. */
     boolean isOpen() {
-        return client.isActive();
+        return client.isActive() && !link.closedAtTheMembersEnd();
     }
 
     void sendUpstream(ByteBuf frame) {

@@ -244,7 +244,8 @@ public final class MemberListener {
      */
     public synchronized long latency(Latency latency, long millis) {
         long mark = latencies.begin();
-        this.latency = new LatencyInForce(latency, new SplittableRandom(seed));
+        // from --seed, apart per member and per latency begun, so that none repeats another's draws and a run replays
+        this.latency = new LatencyInForce(latency, new SplittableRandom(seed + 31L * upstream.hashCode() + mark));
         log.info("latency of " + latency.describe() + " on member " + upstream);
         latencies.endAfter(millis, () -> endOnTime(DeploymentFaults.LATENCY, mark));
         return mark;

@@ -178,11 +178,12 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                         if (!ch.isOpen() || connectionLimit != null && !connectionLimit.admit(ch, upstream)) {
                             return; // closed: the proxy is closing, or over --max-connections
                         }
-                        ch.pipeline().addLast(new SlowLink(self[0])); // next to the socket: it delays TLS records too
+                        SlowLink link = new SlowLink(self[0]);
+                        ch.pipeline().addLast(link); // next to the socket: it delays TLS records too
                         if (listenerTls != null) {
                             ch.pipeline().addLast(listenerTls.newHandler(ch.alloc()));
                         }
-                        ch.pipeline().addLast(new FrameDecoder(), new ClientConnection(self[0], context));
+                        ch.pipeline().addLast(new FrameDecoder(), new ClientConnection(self[0], link, context));
                     }
                 });
         // The member record is complete only once the port is known; the listener reads it lazily.

@@ -8,15 +8,22 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The link from a member to one client, next to the client's socket: while the member has a latency, each write
  * (a reply, an error the proxy made, a hello answered in the member's place, TLS records) and the close (FIN or
- * RST) reach the client that much later, in the order sent, as over a slow network. Writes wait in a
- * {@link PendingWriteQueue}, which counts them in the channel's writability, so backpressure still holds the
- * member's side. Once a close waits its turn, what the client sends is dropped: the member's end is gone, and
- * nothing sent into it runs. Without a latency and with nothing waiting, everything passes at once.
+ * RST) reach the client that much later, in the order sent, as over a slow network. Without a latency and with
+ * nothing waiting, everything passes at once.
+ *
+ * <p>The proxy is the member's end of that link, and at that end things happen at once: a write is done as soon as
+ * it is on its way (its promise completes then, as a socket's does once the kernel has the bytes), and a close ends
+ * the connection for the proxy at once (channelInactive goes up the pipeline now: its commands end, its member
+ * connection closes, and what the client sends after is dropped, as it would reach a closed socket), while the
+ * client sees the end only once the bytes sent before it have arrived. Waiting writes sit in a {@link
+ * PendingWriteQueue}, which counts them in the channel's writability, so backpressure still holds the member's side.
  */
 final class SlowLink extends ChannelDuplexHandler {
     private final MemberListener listener;
@@ -25,7 +32,8 @@ final class SlowLink extends ChannelDuplexHandler {
     private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
     private long lastDueNanos = Long.MIN_VALUE;
     private ScheduledFuture<?> nextSend;
-    private boolean closeWaiting;
+    /** A close waits its turn: for the proxy the connection has ended (channelInactive went up already). */
+    private boolean closedAtTheMembersEnd;
 
     /** {@code close}: null for a write. */
     private record Waiting(long dueNanos, ChannelPromise close) {
@@ -33,6 +41,11 @@ final class SlowLink extends ChannelDuplexHandler {
 
     SlowLink(MemberListener listener) {
         this.listener = listener;
+    }
+
+    /** Whether the connection has ended for the proxy, though its end may still be on its way to the client. */
+    boolean closedAtTheMembersEnd() {
+        return closedAtTheMembersEnd;
     }
 
     @Override
@@ -47,15 +60,14 @@ final class SlowLink extends ChannelDuplexHandler {
             ctx.write(msg, promise);
             return;
         }
-        writes.add(msg, promise);
-        wait(ctx, delayMillis, null);
+        writes.add(msg, ctx.newPromise()); // its failure (the client left first) is the close's news, not the writer's
+        waitItsTurn(ctx, delayMillis, null);
+        promise.trySuccess(); // last: a listener may close at once (closeOnFlush), and that close goes behind this write
     }
 
     @Override
     public void flush(ChannelHandlerContext ctx) {
-        if (waiting.isEmpty()) {
-            ctx.flush();
-        } // else each send flushes what it wrote
+        ctx.flush(); // what passed at once goes now; what waits is flushed as it goes
     }
 
     @Override
@@ -70,14 +82,17 @@ final class SlowLink extends ChannelDuplexHandler {
             ctx.close(promise);
             return;
         }
-        closeWaiting = true;
-        wait(ctx, delayMillis, promise);
+        waitItsTurn(ctx, delayMillis, promise);
+        if (!closedAtTheMembersEnd) {
+            closedAtTheMembersEnd = true;
+            ctx.fireChannelInactive();
+        }
     }
 
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        if (closeWaiting) {
-            ReferenceCountUtil.release(msg); // sent to a member's end that is already closed
+        if (closedAtTheMembersEnd) {
+            ReferenceCountUtil.release(msg); // sent into a member's end that is already closed
             return;
         }
         ctx.fireChannelRead(msg);
@@ -86,7 +101,10 @@ final class SlowLink extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         dropWhatWaits(ctx); // the client left: what was on its way to it is lost
-        ctx.fireChannelInactive();
+        if (!closedAtTheMembersEnd) { // else the pipeline heard of the end when the close was sent
+            closedAtTheMembersEnd = true;
+            ctx.fireChannelInactive();
+        }
     }
 
     @Override
@@ -94,7 +112,7 @@ final class SlowLink extends ChannelDuplexHandler {
         dropWhatWaits(ctx);
     }
 
-    private void wait(ChannelHandlerContext ctx, long delayMillis, ChannelPromise close) {
+    private void waitItsTurn(ChannelHandlerContext ctx, long delayMillis, ChannelPromise close) {
         // never before the one sent before it: a jitter reorders no bytes, as TCP does not
         long due = Math.max(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis), lastDueNanos);
         lastDueNanos = due;
@@ -118,11 +136,11 @@ final class SlowLink extends ChannelDuplexHandler {
                 writes.removeAndWrite();
             } else {
                 ctx.flush();
-                ctx.close(next.close());
+                ctx.close(next.close()); // its channelInactive empties what waits after it
             }
         }
         ctx.flush();
-        if (!waiting.isEmpty()) {
+        if (!waiting.isEmpty() && nextSend == null) {
             scheduleNextSend(ctx);
         }
     }
@@ -132,14 +150,15 @@ final class SlowLink extends ChannelDuplexHandler {
             nextSend.cancel(false);
             nextSend = null;
         }
+        List<Waiting> left = new ArrayList<>(waiting);
+        waiting.clear(); // first: closing the ones left may come back here
         if (writes != null) {
             writes.removeAndFailAll(new ClosedChannelException());
         }
-        for (Waiting left : waiting) {
-            if (left.close() != null) {
-                ctx.close(left.close()); // closed already: completes its promise
+        for (Waiting close : left) {
+            if (close.close() != null) {
+                ctx.close(close.close()); // closed already: completes its promise
             }
         }
-        waiting.clear();
     }
 }

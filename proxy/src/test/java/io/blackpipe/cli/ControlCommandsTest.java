@@ -704,12 +704,12 @@ class ControlCommandsTest {
             assertTrue(noDelay.err().contains("Missing required option: '--delay=DURATION'") && noDelay.err().contains("Usage:"), noDelay::toString);
             CliRun zero = rig.run("latency", second, "--delay", "0");
             assertEquals(2, zero.exitCode(), zero::toString);
-            assertTrue(zero.err().contains("delay: a latency of 0 without a jitter slows nothing") && zero.err().contains("Usage:"), zero::toString);
+            assertTrue(zero.err().contains("--delay: a latency of 0 without a jitter slows nothing") && zero.err().contains("Usage:"), zero::toString);
             assertEquals(2, rig.run("latency", second, "--delay", "soon").exitCode(), "a bad duration is a usage error");
             assertEquals(2, rig.run("latency", second, "--delay", "1s", "--duration", "0").exitCode(), "0 would mean until restored");
             CliRun tooLong = rig.run("latency", second, "--delay", "1500m");
             assertEquals(2, tooLong.exitCode(), tooLong::toString);
-            assertTrue(tooLong.err().contains("delay: must be from 0 to 24h, got 90000000ms"), tooLong::toString);
+            assertTrue(tooLong.err().contains("--delay: must be from 0 to 24h, got 90000000ms"), tooLong::toString);
             CliRun nobody = rig.run("latency", "db9:27017", "--delay", "1s");
             assertEquals(1, nobody.exitCode(), nobody::toString);
             assertTrue(nobody.err().contains("404") && nobody.err().contains("no member 'db9:27017'"), nobody::toString);

@@ -726,8 +726,9 @@ class ScenarioLoaderTest {
                 + " jitter: 30ms}\n").timeline().get(0).latency(), "a jitter alone: each message 0 to 60 ms late");
         String step = "name: x\ntimeline:\n  - at: 1s\n    latency: ";
         assertRejected(step + "primary\n", 4, "timeline[0].latency", "must be {member: ..., delay: DURATION} (jitter and duration optional)");
-        assertRejected(step + "{member: primary}\n", 4, "timeline[0].latency",
-                "must be {member: ..., delay: DURATION} (jitter and duration optional)");
+        assertRejected(step + "{member: primary}\n", 4, "timeline[0].latency.delay", "required (e.g. 200ms)");
+        assertRejected(step + "{member: primary, dealy: 1s}\n", 4, "timeline[0].latency.dealy",
+                "unknown field (expected member, delay, jitter, duration)");
         assertRejected(step + "{member: primary, delay: 0}\n", 4, "timeline[0].latency.delay",
                 "a latency of 0 without a jitter slows nothing (to end one, restore the member)");
         assertRejected(step + "{member: primary, delay: -5ms}\n", 4, "timeline[0].latency.delay", "'-5ms' must not be negative");

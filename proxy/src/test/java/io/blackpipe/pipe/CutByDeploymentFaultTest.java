@@ -11,6 +11,7 @@ import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
@@ -134,6 +135,25 @@ class CutByDeploymentFaultTest {
         assertEquals("network_error", entry.outcome());
         assertEquals(1, Meters.faults(proxy.registry(), "connectionsReset", "find"));
         assertTrue(scrapedFaultLine("connectionsReset").endsWith(" 1.0"));
+    }
+
+    /**
+     * On a slow link the reset reaches the client late, but the proxy's side of the connection ends at once, as the
+     * member's side of a real one does: the member's connection closes with it, so the reply the member sends while
+     * the reset is on its way is not counted as a find that went well.
+     */
+    @Test
+    void aCommandInFlightWhenItsSlowConnectionIsResetIsCutThoughItsReplyComesBeforeTheResetArrives() throws Exception {
+        proxy.latency(member.upstream().toString(), new Latency(1_500, 0), 0);
+        CompletableFuture<Document> find = findInFlight();
+        proxy.select("all").forEach(MemberListener::resetConnections);
+        tap.holdReplies(false); // the member answers now, while the reset is still on its way to the client
+
+        assertInstanceOf(MongoSocketException.class, failure(find));
+        HistoryEntry entry = lastFind();
+        assertEquals("connectionsReset", entry.fault(), entry::toJson);
+        assertEquals("network_error", entry.outcome());
+        assertEquals(0, Meters.outcomes(proxy.registry(), "find", "ok"));
     }
 
     /**

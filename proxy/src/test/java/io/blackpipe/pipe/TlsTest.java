@@ -9,10 +9,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoSocketException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.blackpipe.fault.Latency;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedScramServer;
@@ -86,6 +88,39 @@ class TlsTest {
             Set<String> seen = client.getClusterDescription().getServerDescriptions().stream()
                     .map(d -> d.getAddress().toString()).collect(Collectors.toSet());
             assertEquals(proxyAddresses(proxy), seen, "the driver must know the members only by their proxy addresses");
+        }
+    }
+
+    /**
+     * A member's latency delays the TLS records themselves (the link sits under TLS): a new connection's handshake
+     * crosses it and works, a command's reply is late by it, and a connections reset under it ends the commands at
+     * once for the proxy, while the driver, which hears of the reset later, connects again once it is restored.
+     */
+    @Test
+    void aSlowLinkCarriesTlsHandshakesAndRecordsLateAndInOrder() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("tlsSlow");
+        try (ProxyServer proxy = tlsProxy(null)) {
+            proxy.latency("all", new Latency(300, 0), 0);
+            try (MongoClient client = tlsDriver(proxy, certs.clientContext(false), 20)) { // every handshake crosses the link
+                long started = System.nanoTime();
+                insertAndFind(client, db);
+                long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                assertTrue(tookMillis >= 600, "an insert and a find, each answered 300 ms late, took " + tookMillis + " ms");
+
+                int reset = proxy.select("all").stream().mapToInt(MemberListener::resetConnections).sum();
+                assertTrue(reset >= 1, "the driver's connections: " + reset);
+                proxy.restore("all");
+                MongoCollection<Document> collection = client.getDatabase(db).getCollection("tls");
+                Document found = null;
+                for (int attempt = 0; attempt < 5 && found == null; attempt++) { // the first may meet the reset
+                    try {
+                        found = collection.find(eq("_id", 1)).first();
+                    } catch (MongoSocketException e) {
+                        Thread.sleep(100);
+                    }
+                }
+                assertNotNull(found, "after the reset and the restore, the driver connects again over TLS");
+            }
         }
     }
 
