@@ -27,9 +27,10 @@ import java.util.concurrent.TimeUnit;
  */
 final class SlowLink extends ChannelDuplexHandler {
     private final MemberListener listener;
+    /** Made with the first write that waits: most connections never meet a latency (the benchmark's idle connections). */
     private PendingWriteQueue writes;
     /** What waits, in order: a write (its message is the next of {@link #writes}) or a close, and when it goes. */
-    private final ArrayDeque<Waiting> waiting = new ArrayDeque<>();
+    private final ArrayDeque<Waiting> waiting = new ArrayDeque<>(2);
     private long lastDueNanos = Long.MIN_VALUE;
     private ScheduledFuture<?> nextSend;
     /** A close waits its turn: for the proxy the connection has ended (channelInactive went up already). */
@@ -49,16 +50,14 @@ final class SlowLink extends ChannelDuplexHandler {
     }
 
     @Override
-    public void handlerAdded(ChannelHandlerContext ctx) {
-        writes = new PendingWriteQueue(ctx);
-    }
-
-    @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         long delayMillis = listener.nextDelayMillis();
         if (delayMillis == 0 && waiting.isEmpty()) {
             ctx.write(msg, promise);
             return;
+        }
+        if (writes == null) {
+            writes = new PendingWriteQueue(ctx);
         }
         writes.add(msg, ctx.newPromise()); // its failure (the client left first) is the close's news, not the writer's
         waitItsTurn(ctx, delayMillis, null);
