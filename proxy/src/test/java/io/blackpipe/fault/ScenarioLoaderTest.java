@@ -927,7 +927,7 @@ class ScenarioLoaderTest {
             }
         }
         assertEquals(Set.of("command-error-not-retried", "failover-during-writes", "hang-until-socket-timeout",
-                "not-writable-primary-once", "persistent-outage", "reply-lost-after-apply", "slow-primary", "transient-blip",
+                "not-writable-primary-once", "persistent-outage", "reply-lost-after-apply", "slow-network", "slow-primary", "transient-blip",
                 "write-concern-error-after-apply"), loaded.keySet());
 
         assertInstanceOf(ResetConnection.class, loaded.get("transient-blip").rules().get(0).action());
@@ -936,6 +936,10 @@ class ScenarioLoaderTest {
         assertEquals(10107, assertInstanceOf(ErrorReply.class, loaded.get("not-writable-primary-once").rules().get(0).action()).code());
         assertInstanceOf(Hang.class, loaded.get("hang-until-socket-timeout").rules().get(0).action());
         assertInstanceOf(DelayReply.class, loaded.get("slow-primary").rules().get(0).action());
+        Scenario.Step slowLink = loaded.get("slow-network").timeline().get(0);
+        assertEquals(Scenario.Kind.LATENCY, slowLink.kind());
+        assertEquals("all", slowLink.target());
+        assertEquals(new Latency(200, 100), slowLink.latency());
         assertEquals("primary", loaded.get("slow-primary").rules().get(0).matcher().member());
         assertInstanceOf(WriteConcernError.class, loaded.get("write-concern-error-after-apply").rules().get(0).action());
         Scenario.Step outage = loaded.get("persistent-outage").timeline().get(0);

@@ -534,6 +534,36 @@ class ScenarioScriptsTest {
         assertTrue(poolsCleared.isEmpty(), () -> "a timeout must not clear the pool: " + poolsCleared);
     }
 
+    // ------------------------------------------------------------------ slow-network
+
+    @Test
+    void slowNetworkMakesEveryReplyAndHelloLateOnEveryMemberButEverythingWorksOnceAndItsEndRestoresTheLink() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("slownet");
+        run("slow-network");
+        MongoClient client = client("retryWrites=true&heartbeatFrequencyMS=500", 10_000, 10_000); // its handshakes cross the link
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        long before = System.nanoTime();
+        c.insertOne(new Document("_id", 1).append("n", 1));
+        long insert = millisSince(before);
+        before = System.nanoTime();
+        c.updateOne(eq("_id", 1), Updates.inc("n", 1));
+        long update = millisSince(before);
+        Document found = c.find(eq("_id", 1)).first();
+
+        assertTrue(insert >= 100 && update >= 100, "each reply at least 200 - 100 ms late: insert " + insert + " ms, update "
+                + update + " ms");
+        assertEquals(2, found.getInteger("n"));
+        assertEquals(1, driverStarted("insert"), "slow is not failed: nothing retried");
+        assertEquals(0, retries("insert") + retries("update") + retries("find"));
+        assertEquals(2, direct.getDatabase(db).getCollection("c").find(eq("_id", 1)).first().getInteger("n"), "stored once");
+        Await.until(WAIT, "the driver's round-trip time to grow past 50 ms", () -> client.getClusterDescription()
+                .getServerDescriptions().stream().anyMatch(d -> d.isOk() && d.getRoundTripTimeNanos() > 50_000_000));
+        assertTrue(proxy.select("all").stream().allMatch(l -> new Latency(200, 100).equals(l.latency())));
+
+        proxy.scenarios().stop();
+        assertTrue(proxy.select("all").stream().allMatch(l -> l.latency() == null), "its end ends the latency it began");
+    }
+
     // ------------------------------------------------------------------ slow-primary
 
     @Test
