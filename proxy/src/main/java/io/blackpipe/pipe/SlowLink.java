@@ -20,10 +20,11 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>The proxy is the member's end of that link, and at that end things happen at once: a write is done as soon as
  * it is on its way (its promise completes then, as a socket's does once the kernel has the bytes), and a close ends
- * the connection for the proxy at once (channelInactive goes up the pipeline now: its commands end, its member
- * connection closes, and what the client sends after is dropped, as it would reach a closed socket), while the
- * client sees the end only once the bytes sent before it have arrived. Waiting writes sit in a {@link
- * PendingWriteQueue}, which counts them in the channel's writability, so backpressure still holds the member's side.
+ * the connection for the proxy at once (channelInactive goes up the pipeline then, as after a socket's close: its
+ * commands end, its member connection closes, and what the client sends after is dropped, as it would reach a
+ * closed socket), while the client sees the end only once the bytes sent before it have arrived. Waiting writes
+ * sit in a {@link PendingWriteQueue}, which counts them in the channel's writability, so backpressure still holds
+ * the member's side.
  */
 final class SlowLink extends ChannelDuplexHandler {
     private final MemberListener listener;
@@ -84,7 +85,8 @@ final class SlowLink extends ChannelDuplexHandler {
         waitItsTurn(ctx, delayMillis, promise);
         if (!closedAtTheMembersEnd) {
             closedAtTheMembersEnd = true;
-            ctx.fireChannelInactive();
+            // later, as Netty tells of a close: the code that closed may not expect its own channelInactive inside close()
+            ctx.executor().execute(ctx::fireChannelInactive);
         }
     }
 
@@ -100,7 +102,7 @@ final class SlowLink extends ChannelDuplexHandler {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         dropWhatWaits(ctx); // the client left: what was on its way to it is lost
-        if (!closedAtTheMembersEnd) { // else the pipeline heard of the end when the close was sent
+        if (!closedAtTheMembersEnd) { // else the pipeline hears of the end from the close that was sent
             closedAtTheMembersEnd = true;
             ctx.fireChannelInactive();
         }
