@@ -55,7 +55,7 @@ final class MemberCommands {
         long delay;
 
         @Option(names = "--jitter", paramLabel = "DURATION", converter = DurationConverter.class,
-                description = "Each message's delay is drawn evenly from delay - jitter to delay + jitter (never below 0), from --seed.")
+                description = "Each message's delay is drawn evenly from delay - jitter to delay + jitter (never below 0), from the proxy's --seed.")
         long jitter;
 
         @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
