@@ -254,9 +254,9 @@ public final class ScenarioLoader {
             long jitter = duration(spec.get("jitter"), field + ".jitter", false);
             try {
                 return step.withLatency(new Latency(delay, jitter));
-            } catch (IllegalArgumentException e) {
-                String part = e.getMessage().substring(0, e.getMessage().indexOf(':'));
-                throw error(field + "." + part, e.getMessage().substring(part.length() + 2));
+            } catch (IllegalArgumentException e) { // "delay: ..." or "jitter: ...": the field it names, else the step's
+                int colon = e.getMessage().indexOf(": ");
+                throw colon < 0 ? error(field, e.getMessage()) : error(field + "." + e.getMessage().substring(0, colon), e.getMessage().substring(colon + 2));
             }
         }
 
