@@ -1,6 +1,7 @@
 package io.blackpipe;
 
 import io.blackpipe.admin.AdminServer;
+import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.BundledScenarios;
 import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.fault.RuleException;
@@ -158,10 +159,7 @@ public final class BlackPipe implements AutoCloseable {
         proxy.rules().clear();
     }
 
-    /**
-     * How many commands the rule {@code id} has faulted (0 for an id never seen). The count survives the
-     * rule's replacement and removal, as the server's failpoint count does; {@link #reset()} zeroes it.
-     */
+    /** Commands the rule {@code id} has faulted (0: never seen), past its replacement and removal; {@link #reset()} zeroes it. */
     public long fired(String id) {
         return proxy.rules().fired(Arguments.required(id, "id"));
     }
@@ -177,12 +175,10 @@ public final class BlackPipe implements AutoCloseable {
     // ---- counters ----
 
     /**
-     * Attempts of {@code command} (first attempts and retries) since start or the last {@link #resetCounters()}.
-     * A command is named as the server knows it ({@code findandmodify} reads {@code findAndModify}'s count);
-     * "other" counts the commands blackpipe does not know by name.
+     * Attempts of {@code command} (first attempts and retries) since start or the last {@link #resetCounters()}, named
+     * as the server knows it ({@code findandmodify} reads {@code findAndModify}'s); "other" counts unknown commands.
      *
-     * @throws IllegalArgumentException for a name blackpipe counts under "other" (a typo, or a command it does not
-     *                                  know), which would otherwise read 0 forever
+     * @throws IllegalArgumentException for a name counted under "other" (a typo), which would read 0 forever
      */
     public long attempts(String command) {
         return counters.sum("blackpipe.command.attempts", "command", CounterLabels.command(command));
@@ -310,16 +306,27 @@ public final class BlackPipe implements AutoCloseable {
         proxy.latency(Arguments.member(member), Arguments.latency(delay, jitter), Arguments.millis(duration));
     }
 
-    /** Ends an outage, blackhole or latency of {@code member} (as {@link #outage} takes it) now. */
+    /**
+     * Each connection from {@code member} (as {@link #outage} takes it) to its clients carries at most {@code
+     * bytesPerSecond} towards the client, so a large reply arrives spread over time, for {@code duration} (zero: until
+     * restored); a new bandwidth replaces the last.
+     *
+     * @throws IllegalArgumentException for a rate under 1 or over 1 GiB a second, or a member {@link #outage} refuses
+     */
+    public void bandwidth(String member, long bytesPerSecond, Duration duration) {
+        ensureOpen();
+        proxy.bandwidth(Arguments.member(member), new Bandwidth(bytesPerSecond), Arguments.millis(duration));
+    }
+
+    /** Ends an outage, blackhole, latency or bandwidth of {@code member} (as {@link #outage} takes it) now. */
     public void restore(String member) {
         ensureOpen();
         proxy.restore(Arguments.member(member));
     }
 
     /**
-     * Resets (TCP RST) every open client connection of {@code member} (primary, secondary, all or host:port)
-     * now, and returns how many once they are reset: every pooled connection of the app breaks at once, as
-     * the CLI's {@code connections reset} does. The listener stays open: the app can connect again.
+     * Resets (TCP RST) every open client connection of {@code member} (as {@link #outage} takes it) now, and returns
+     * how many once they are reset, as the CLI's {@code connections reset}. The listener stays open.
      *
      * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
      */
@@ -339,12 +346,9 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * Back to a clean slate between tests: scenario stopped, rules cleared (and their fired counts zeroed),
-     * members restored, a simulated set's first member primary again, counters reset, history() emptied, and
-     * the sessions seen so far forgotten, so that a test's first command is never counted as a retry of the
-     * previous test's last (a shared MongoClient hands the same pooled session out again). The primary moves
-     * back by one more simulated election, so drivers learn of it as of a {@link #failover()}. A real replica
-     * set's failover is not undone: its members elect their primary, not blackpipe.
+     * Back to a clean slate between tests: scenario stopped, rules cleared (fired counts zeroed), members restored, a
+     * simulated set's first member primary again (by one more simulated election), counters reset, history() emptied,
+     * the sessions seen forgotten (a test's first command is no retry of the last test's). A real set's failover stays.
      */
     public void reset() {
         ensureOpen();
@@ -359,10 +363,8 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * What would change a closed proxy (a rule, a fault, a scenario, a reset) would do nothing, or nothing that
-     * matters: say so, before looking at the arguments (a BlackPipe kept from a class whose proxy is closed).
-     * Reads (counts, rules, fired counts, history) and resetCounters(), which only moves this object's baseline,
-     * stay allowed.
+     * A change to a closed proxy (a rule, a fault, a scenario, a reset) would do nothing that matters: say so first.
+     * Reads, and resetCounters() (it moves only this object's baseline), stay allowed.
      */
     private void ensureOpen() {
         if (closed.get()) {
@@ -371,10 +373,8 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * Stops the admin server and every listener; open client connections are closed. Idempotent. Counters,
-     * rules, fired counts and history can still be read (and {@link #resetCounters()} still moves the baseline);
-     * every method that would change the proxy (rules, scenarios, deployment faults, {@link #reset()}) is an
-     * IllegalStateException.
+     * Stops the admin server and every listener; open client connections are closed. Idempotent. Counters, rules,
+     * fired counts and history can still be read; a method that would change the proxy is an IllegalStateException.
      *
      * @throws IllegalStateException for a {@link ManagedBlackPipe} one, which only its handle closes (the {@code @BlackPipeTest}
      *                               extension's, after the class's tests), saying so

@@ -3,6 +3,7 @@ package io.blackpipe;
 import io.blackpipe.admin.AdminHttp;
 import io.blackpipe.admin.StatsJson;
 import io.blackpipe.fault.FaultLabels;
+import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
@@ -48,13 +49,13 @@ public final class RemoteBlackPipe {
 
     /**
      * One member as the proxy reports it: role primary, secondary, ...; state up, outage or blackhole; the latency in force
-     * on its link to its clients (0 without one) and its jitter.
+     * on its link to its clients (0 without one) and its jitter; the bandwidth of each of its connections (0: none).
      */
     public record MemberStatus(String upstream, String advertised, String role, String state, int openConnections,
-                               long latencyMillis, long jitterMillis) {
+                               long latencyMillis, long jitterMillis, long bandwidthBytesPerSecond) {
     }
 
-    /** What members() reads where a proxy older than latency lists none. */
+    /** What members() reads where a proxy older than latency or bandwidth lists none. */
     private static final BsonInt64 NO_LATENCY = new BsonInt64(0);
     private final AdminHttp http;
     /** GET /stats at the last resetCounters() or reset(); later reads subtract it. */
@@ -276,7 +277,15 @@ public final class RemoteBlackPipe {
                 + latency.jitterMillis() + "ms" + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
-    /** Ends an outage, blackhole or latency of {@code member} now. */
+    /** Each connection from {@code member} to its clients carries at most {@code bytesPerSecond} (see {@link BlackPipe#bandwidth}). */
+    public void bandwidth(String member, long bytesPerSecond, Duration duration) {
+        Bandwidth bandwidth = new Bandwidth(bytesPerSecond);
+        long millis = Arguments.millis(duration);
+        call("POST", "members/" + AdminHttp.encode(member(member)) + "/bandwidth?rate=" + bandwidth.bytesPerSecond()
+                + (millis == 0 ? "" : "&duration=" + millis + "ms"));
+    }
+
+    /** Ends an outage, blackhole, latency or bandwidth of {@code member} now. */
     public void restore(String member) {
         memberAction(member, "restore", 0);
     }
@@ -302,7 +311,8 @@ public final class RemoteBlackPipe {
             members.add(new MemberStatus(member.getString("upstream").getValue(), member.getString("advertised").getValue(),
                     member.getString("role").getValue(), member.getString("state").getValue(),
                     member.getNumber("openConnections").intValue(), member.getNumber("latencyMS", NO_LATENCY).longValue(),
-                    member.getNumber("jitterMS", NO_LATENCY).longValue())); // (a proxy older than latency sends neither)
+                    member.getNumber("jitterMS", NO_LATENCY).longValue(), // (a proxy older than latency sends neither)
+                    member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue()));
         }
         return members;
     }

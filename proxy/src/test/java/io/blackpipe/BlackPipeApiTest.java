@@ -15,6 +15,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
+import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.pipe.MemberListener;
@@ -327,7 +328,8 @@ class BlackPipeApiTest {
             checked.add(method.getName());
         }
         assertTrue(checked.containsAll(List.of("rule", "fail", "failAll", "removeRule", "clearRules", "runScenario",
-                "runBundledScenario", "stopScenario", "failover", "outage", "blackhole", "latency", "restore", "resetConnections", "reset")),
+                "runBundledScenario", "stopScenario", "failover", "outage", "blackhole", "latency", "bandwidth", "restore", "resetConnections",
+                "reset")),
                 checked::toString);
     }
 
@@ -358,7 +360,8 @@ class BlackPipeApiTest {
             String known = "(known: primary, all, " + member + " / " + blackPipe.server().members().get(0).advertised() + ")";
             List<Runnable> typos = List.of(() -> blackPipe.outage("primray", Duration.ofSeconds(1)),
                     () -> blackPipe.blackhole("primray", Duration.ZERO), () -> blackPipe.restore("primray"),
-                    () -> blackPipe.latency("primray", Duration.ofMillis(100), Duration.ZERO));
+                    () -> blackPipe.latency("primray", Duration.ofMillis(100), Duration.ZERO),
+                    () -> blackPipe.bandwidth("primray", 1_000, Duration.ZERO));
             for (Runnable typo : typos) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, typo::run);
                 assertEquals("no member 'primray' " + known, e.getMessage());
@@ -389,6 +392,16 @@ class BlackPipeApiTest {
             assertEquals(new Latency(0, 40), only.latency(), "a jitter alone is a latency");
             blackPipe.restore("all");
             assertNull(only.latency());
+            Map<String, Runnable> badBandwidths = Map.of(
+                    "rate: must be from 1B/s to 1GiB/s, got 0B/s", () -> blackPipe.bandwidth("primary", 0, Duration.ZERO),
+                    "rate: must be from 1B/s to 1GiB/s, got 2147483648B/s", () -> blackPipe.bandwidth("primary", 1L << 31, Duration.ZERO),
+                    "duration: required (Duration.ZERO: until restored), got null", () -> blackPipe.bandwidth("primary", 1_000, null));
+            badBandwidths.forEach((message, call) -> assertEquals(message, assertThrows(IllegalArgumentException.class, call::run).getMessage()));
+            assertNull(only.bandwidth(), "a refused bandwidth narrows nothing");
+            blackPipe.bandwidth("primary", 1_000, Duration.ZERO);
+            assertEquals(new Bandwidth(1_000), only.bandwidth());
+            blackPipe.reset();
+            assertNull(only.bandwidth(), "a reset ends it");
 
             blackPipe.outage("primary", Duration.ZERO); // what exists still works, by role and by address
             assertTrue(blackPipe.server().listener(blackPipe.server().members().get(0).upstream()).down());

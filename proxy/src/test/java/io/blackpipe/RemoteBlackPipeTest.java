@@ -253,6 +253,11 @@ class RemoteBlackPipeTest {
         assertThrows(IllegalArgumentException.class, () -> blackPipe.latency(third, Duration.ofNanos(500), Duration.ZERO),
                 "as BlackPipe: whole milliseconds");
         assertThrows(IllegalArgumentException.class, () -> blackPipe.latency(third, Duration.ZERO, Duration.ZERO), "no latency at all");
+        blackPipe.bandwidth(third, 64 * 1024, Duration.ofMinutes(1));
+        assertEquals(64 * 1024, blackPipe.members().get(2).bandwidthBytesPerSecond());
+        assertEquals(150, blackPipe.members().get(2).latencyMillis(), "a bandwidth and a latency hold together");
+        assertEquals(0, blackPipe.members().get(0).bandwidthBytesPerSecond(), "the other members' links are as wide as before");
+        assertThrows(IllegalArgumentException.class, () -> blackPipe.bandwidth(third, 0, Duration.ZERO), "as BlackPipe: at least 1 B/s");
 
         blackPipe.failover(Duration.ofMinutes(1));
         assertEquals(List.of("secondary", "secondary", "secondary"), roles(blackPipe), "no primary while the set elects");
@@ -262,7 +267,8 @@ class RemoteBlackPipeTest {
 
         blackPipe.reset();
         assertEquals(List.of("primary", "secondary", "secondary"), roles(blackPipe), "the first member is primary again");
-        assertTrue(blackPipe.members().stream().allMatch(m -> m.state().equals("up") && m.latencyMillis() == 0), blackPipe.members().toString());
+        assertTrue(blackPipe.members().stream().allMatch(m -> m.state().equals("up") && m.latencyMillis() == 0
+                && m.bandwidthBytesPerSecond() == 0), blackPipe.members().toString());
         c.insertOne(new Document("_id", 3));
         try (MongoClient direct = UpstreamLane.directClient()) {
             assertEquals(3, direct.getDatabase(db).getCollection("c").countDocuments());

@@ -1,8 +1,8 @@
 package io.blackpipe.admin;
 
 import io.blackpipe.fault.BundledScenarios;
-import io.blackpipe.fault.Durations;
 import io.blackpipe.fault.JsonDocuments;
+import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleException;
@@ -81,7 +81,7 @@ final class AdminApi {
      * anything more, or a subresource the API does not know, is a 404, never the shorter route it starts with.
      */
     static final List<String> RESOURCES = List.of("members", "members/{member}/outage", "members/{member}/blackhole",
-            "members/{member}/latency", "members/{member}/restore", "rules", "rules/{id}", "rules/{id}/fired", "scenario", "scenario/validate",
+            "members/{member}/latency", "members/{member}/bandwidth", "members/{member}/restore", "rules", "rules/{id}", "rules/{id}/fired", "scenario", "scenario/validate",
             "scenario/bundled", "scenario/bundled/{name}", "connections", "connections/reset", "failover", "reset", "stats", "history");
 
     /** The first of {@link #RESOURCES} that {@code parts} (decoded segments) match, or null for none. */
@@ -112,6 +112,7 @@ final class AdminApi {
             case "members/{member}/outage", "members/{member}/blackhole" ->
                     AdminRoute.post(Set.of("duration"), () -> memberAction(second, third, query));
             case "members/{member}/latency" -> AdminRoute.post(Set.of("delay", "jitter", "duration"), () -> memberAction(second, third, query));
+            case "members/{member}/bandwidth" -> AdminRoute.post(Set.of("rate", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query));
             case "rules" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
                     method -> method.equals(HttpMethod.GET) ? listRules() : method.equals(HttpMethod.POST) ? addRule(body) : clearRules());
@@ -126,7 +127,7 @@ final class AdminApi {
             case "scenario/bundled/{name}" -> AdminRoute.post(() -> bundledScenario(third));
             case "connections/reset" -> AdminRoute.post(Set.of("member"), () -> resetConnections(query));
             case "failover" -> AdminRoute.post(Set.of("election"), () -> {
-                proxy.failover(electionMillis(query));
+                proxy.failover(MemberQuery.electionMillis(query));
                 return AdminResponse.done();
             });
             case "reset" -> AdminRoute.post(() -> {
@@ -158,63 +159,33 @@ final class AdminApi {
         for (Member member : proxy.members()) {
             MemberListener listener = proxy.listener(member.upstream());
             Latency latency = listener.latency();
+            Bandwidth bandwidth = listener.bandwidth();
             members.add(new BsonDocument("upstream", new BsonString(member.upstream().toString()))
                     .append("advertised", new BsonString(member.advertised().toString()))
                     .append("role", new BsonString(proxy.memberState(member.upstream()).role().name().toLowerCase()))
                     .append("openConnections", new BsonInt32(listener.openConnections()))
                     .append("state", new BsonString(listener.down() ? "outage" : listener.blackholed() ? "blackhole" : "up"))
                     .append("latencyMS", new BsonInt64(latency == null ? 0 : latency.delayMillis()))
-                    .append("jitterMS", new BsonInt64(latency == null ? 0 : latency.jitterMillis())));
+                    .append("jitterMS", new BsonInt64(latency == null ? 0 : latency.jitterMillis()))
+                    .append("bandwidthBytesPerSecond", new BsonInt64(bandwidth == null ? 0 : bandwidth.bytesPerSecond())));
         }
         return AdminResponse.ok("members", members);
     }
 
-    /** POST /failover?election=5s: how long a simulated set has no primary first (without it, none: the next member at once). */
-    private static long electionMillis(Map<String, List<String>> query) {
-        if (!query.containsKey("election")) {
-            return 0;
-        }
-        return queryMillis(query, "election");
-    }
-
-    /** POST /members/{member}/outage?duration=5s, /blackhole?duration=..., /latency?delay=200ms&jitter=..&duration=.., /restore. */
+    /** POST /members/{member}/outage, /blackhole, /latency, /bandwidth (each with its {@link MemberQuery}), /restore. */
     private AdminResponse memberAction(String member, String action, Map<String, List<String>> query) {
         if (!proxy.knowsMember(member)) {
             return AdminResponse.error(HttpResponseStatus.NOT_FOUND, proxy.noMember(member));
         }
-        long millis = 0; // until restore
-        if (query.containsKey("duration")) {
-            String duration = query.get("duration").get(0);
-            millis = queryMillis(query, "duration");
-            if (millis < 1) {
-                // 0 is how "until restore" is told to the proxy: a zero duration would last forever
-                throw new IllegalArgumentException("duration: must be at least 1ms, got '" + duration
-                        + "' (leave duration out to last until restore)");
-            }
-        }
+        long millis = MemberQuery.durationMillis(query);
         switch (action) {
             case "outage" -> proxy.outage(member, millis);
             case "blackhole" -> proxy.blackhole(member, millis);
-            case "latency" -> proxy.latency(member, latency(query), millis);
+            case "latency" -> proxy.latency(member, MemberQuery.latency(query), millis);
+            case "bandwidth" -> proxy.bandwidth(member, MemberQuery.bandwidth(query), millis);
             default -> proxy.restore(member);
         }
         return AdminResponse.done();
-    }
-
-    /** ?delay=200ms (required) and ?jitter=50ms: a member's latency, each a duration as --duration takes it. */
-    private static Latency latency(Map<String, List<String>> query) {
-        if (!query.containsKey("delay")) {
-            throw new IllegalArgumentException("delay: required (e.g. ?delay=200ms)");
-        }
-        return new Latency(queryMillis(query, "delay"), query.containsKey("jitter") ? queryMillis(query, "jitter") : 0);
-    }
-
-    private static long queryMillis(Map<String, List<String>> query, String name) {
-        try {
-            return Durations.millis(query.get(name).get(0));
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(name + ": " + e.getMessage(), e);
-        }
     }
 
     private AdminResponse listRules() {

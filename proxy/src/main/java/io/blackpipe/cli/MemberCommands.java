@@ -6,7 +6,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
-/** Deployment-level faults: failover, taking one member away (outage, blackhole) or slowing it (latency), and back (restore). */
+/**
+ * Deployment-level faults: failover, taking one member away (outage, blackhole) or slowing it (latency, bandwidth),
+ * and back (restore).
+ */
 final class MemberCommands {
     private MemberCommands() {
     }
@@ -77,8 +80,33 @@ final class MemberCommands {
         }
     }
 
+    @Command(name = "bandwidth", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Narrow a member's link to its clients: each connection carries at most this rate towards its client, so a"
+                    + " large reply arrives spread over time, as over a slow network; a new bandwidth replaces the last.")
+    static final class Bandwidth extends AdminCommand {
+        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
+        String member;
+
+        @Option(names = "--rate", required = true, paramLabel = "RATE", converter = RateConverter.class,
+                description = "Bytes a second on each connection: 64KiB/s, 1MB/s, 500B/s (KB = 1000 B, KiB = 1024 B).")
+        io.blackpipe.fault.Bandwidth rate;
+
+        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
+                description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
+        Long duration;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            String query = "?rate=" + rate.bytesPerSecond() + (duration == null ? "" : "&duration=" + duration + "ms");
+            admin.call("POST", "members/" + AdminClient.encode(member) + "/bandwidth" + query, null);
+            out.println("bandwidth of " + rate.describe() + " on each connection of " + member
+                    + (duration == null ? " until restore" : " for " + duration + " ms"));
+            return 0;
+        }
+    }
+
     @Command(name = "restore", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "End an outage, blackhole or latency of a member now.")
+            description = "End an outage, blackhole, latency or bandwidth of a member now.")
     static final class Restore extends AdminCommand {
         @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String member;

@@ -1,13 +1,16 @@
 package io.blackpipe.cli;
 
 import java.io.PrintWriter;
+import io.blackpipe.fault.Bandwidth;
 import org.bson.BsonDocument;
+import org.bson.BsonInt64;
 import org.bson.BsonValue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "members", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = "The proxied members: upstream and advertised address, role, state (up, outage, blackhole), latency, open connections.")
+        description = "The proxied members: upstream and advertised address, role, state (up, outage, blackhole), latency, bandwidth,"
+                + " open connections.")
 final class MembersCommand extends AdminCommand {
     @Option(names = "--json", description = "Print the API's JSON instead of a table.")
     boolean json;
@@ -23,15 +26,21 @@ final class MembersCommand extends AdminCommand {
             out.print(admin.call("GET", resource, null).body());
             return 0;
         }
-        Table table = new Table("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "CONNECTIONS");
+        Table table = new Table("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "BANDWIDTH", "CONNECTIONS");
         for (BsonValue value : admin.get(resource).getArray("members")) {
             BsonDocument member = value.asDocument();
             table.row(ScenarioCommand.string(member, "upstream"), ScenarioCommand.string(member, "advertised"),
-                    ScenarioCommand.string(member, "role"), ScenarioCommand.string(member, "state"), latency(member),
+                    ScenarioCommand.string(member, "role"), ScenarioCommand.string(member, "state"), latency(member), bandwidth(member),
                     ScenarioCommand.number(member, "openConnections"));
         }
         table.print(out);
         return 0;
+    }
+
+    /** "-" or "64KiB/s" (a proxy older than bandwidth lists none). */
+    private static String bandwidth(BsonDocument member) {
+        long bytesPerSecond = member.getNumber("bandwidthBytesPerSecond", new BsonInt64(0)).longValue();
+        return bytesPerSecond == 0 ? "-" : new Bandwidth(bytesPerSecond).describe().replace(" ", "");
     }
 
     /** "-", "200ms" or "200ms+/-50ms" (ASCII: a terminal in the C locale prints no ±). */

@@ -17,12 +17,14 @@ public interface DeploymentFaults {
     String BLACKHOLE = "blackhole";
     /** A member's latency: it breaks no command, and labels none; it names the fault to end ({@link #endIfStill}). */
     String LATENCY = "latency";
+    /** A member's bandwidth: as a latency, it breaks no command and labels none; it names the fault to end. */
+    String BANDWIDTH = "bandwidth";
     /** A command cut by a reset of its member's connections (the API's and CLI's connections reset). */
     String CONNECTIONS_RESET = "connectionsReset";
 
     /**
-     * One fault begun on one member: its upstream host:port, its kind ({@link #OUTAGE}, {@link #BLACKHOLE} or {@link #LATENCY})
-     * and its mark there, to end exactly this fault later ({@link #endIfStill}).
+     * One fault begun on one member: its upstream host:port, its kind ({@link #OUTAGE}, {@link #BLACKHOLE}, {@link #LATENCY} or
+     * {@link #BANDWIDTH}) and its mark there, to end exactly this fault later ({@link #endIfStill}).
      */
     record Begun(String upstream, String fault, long mark) {
     }
@@ -45,7 +47,13 @@ public interface DeploymentFaults {
      */
     List<Begun> latency(String member, Latency latency, long millis);
 
-    /** Ends every outage, blackhole and latency of the member now. */
+    /**
+     * Each connection from the member to its clients carries at most {@code bandwidth}, for {@code millis} (0: until
+     * restored). Returns the bandwidth begun on each member.
+     */
+    List<Begun> bandwidth(String member, Bandwidth bandwidth, long millis);
+
+    /** Ends every outage, blackhole, latency and bandwidth of the member now. */
     void restore(String member);
 
     /**

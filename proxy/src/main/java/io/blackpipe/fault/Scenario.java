@@ -7,14 +7,27 @@ import java.util.List;
  * Built only by {@link ScenarioLoader}, which has already checked every rule and step.
  */
 public record Scenario(String name, String description, List<Rule> rules, List<Step> timeline) {
-    /** One timeline step; {@code line} is where it stands in the file, for status and errors; {@code latency} a latency step's. */
-    public record Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line, Latency latency) {
+    /**
+     * One timeline step; {@code line} is where it stands in the file, for status and errors; {@code latency} a latency
+     * step's, {@code bandwidth} a bandwidth step's.
+     */
+    public record Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line, Latency latency,
+                       Bandwidth bandwidth) {
         public Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line) {
-            this(atMillis, kind, rule, target, durationMillis, line, null);
+            this(atMillis, kind, rule, target, durationMillis, line, null, null);
         }
 
         Step withLatency(Latency latency) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth);
+        }
+
+        Step withBandwidth(Bandwidth bandwidth) {
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth);
+        }
+
+        /** The same step at another time, with {@code rule} (a repeat's own copy of an add's rule). */
+        Step repeatedAt(long atMillis, Rule rule) {
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth);
         }
 
         public String describe() {
@@ -25,6 +38,7 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
                 case OUTAGE: return "outage of " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case BLACKHOLE: return "blackhole " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case LATENCY: return "latency of " + latency.describe() + " on " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
+                case BANDWIDTH: return "bandwidth of " + bandwidth.describe() + " on " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case RESTORE: return "restore " + target;
                 case FAILOVER: return "fail over" + (durationMillis > 0 ? " after an election of " + durationMillis + " ms" : "");
                 default: return "end";
@@ -32,5 +46,5 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
         }
     }
 
-    public enum Kind { ADD, REMOVE, CLEAR, OUTAGE, BLACKHOLE, LATENCY, RESTORE, FAILOVER, END }
+    public enum Kind { ADD, REMOVE, CLEAR, OUTAGE, BLACKHOLE, LATENCY, BANDWIDTH, RESTORE, FAILOVER, END }
 }

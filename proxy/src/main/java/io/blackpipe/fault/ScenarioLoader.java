@@ -27,9 +27,10 @@ public final class ScenarioLoader {
     private static final Set<String> TOP_LEVEL = Set.of("name", "description", "rules", "timeline");
     /** Sorted, so the messages that list them read the same on every run (Set.of iterates in a random order). */
     private static final Set<String> STEP_ACTIONS = Collections.unmodifiableSortedSet(new TreeSet<>(
-            List.of("add", "remove", "clear", "outage", "blackhole", "latency", "restore", "failover", "end")));
+            List.of("add", "remove", "clear", "outage", "blackhole", "latency", "bandwidth", "restore", "failover", "end")));
     private static final List<String> TIMED_MEMBER_FIELDS = List.of("member", "duration");
     private static final List<String> LATENCY_FIELDS = List.of("member", "delay", "jitter", "duration");
+    private static final List<String> BANDWIDTH_FIELDS = List.of("member", "rate", "duration");
 
     /** Timeline steps in a scenario, repeats included: a run keeps them all. */
     static final int MAX_STEPS = 10_000;
@@ -38,7 +39,8 @@ public final class ScenarioLoader {
     static final int MAX_SIZE = 1 << 20;
     /** Aliases (*name) of lists and mappings; YamlTree also caps what they expand to. */
     static final int MAX_ALIASES = 50;
-    private static final LoaderOptions YAML_LIMITS = yamlLimits();
+    /** What snakeyaml may compose: a scenario is small, and its aliases must not multiply it. */
+    private static final LoaderOptions YAML_LIMITS = YamlTree.limits(MAX_ALIASES, MAX_SIZE);
     /** Ids of rules written without one: scenario-rule-1, scenario-rule-2, ... */
     static final String GENERATED_ID_PREFIX = "scenario-rule-";
 
@@ -90,19 +92,8 @@ public final class ScenarioLoader {
         return new Reading(source, tree).scenario(root);
     }
 
-    /** What snakeyaml may compose: a scenario is small, and its aliases must not multiply it. */
-    private static LoaderOptions yamlLimits() {
-        LoaderOptions options = new LoaderOptions();
-        options.setMaxAliasesForCollections(MAX_ALIASES);
-        options.setNestingDepthLimit(YamlTree.MAX_DEPTH);
-        options.setCodePointLimit(MAX_SIZE);
-        return options;
-    }
-
     /** One file being read: knows its name and lines, collects rule ids. */
-    private final class Reading {
-        private final String source;
-        private final YamlTree tree;
+    private final class Reading extends ScenarioFields {
         private final Set<String> ruleIds = new HashSet<>();
         private final Set<String> givenIds = new HashSet<>();
         /** Field path ("timeline[3].remove") and rule id of every remove step, checked once every id is known. */
@@ -110,8 +101,7 @@ public final class ScenarioLoader {
         private int generatedIds;
 
         Reading(String source, YamlTree tree) {
-            this.source = source;
-            this.tree = tree;
+            super(source, tree);
         }
 
         Scenario scenario(BsonDocument root) {
@@ -230,6 +220,8 @@ public final class ScenarioLoader {
                             TIMED_MEMBER_FIELDS);
                 case "latency":
                     return latencyStep(at, argument, field, line);
+                case "bandwidth":
+                    return bandwidthStep(at, argument, field, line);
                 case "restore":
                     return memberStep(at, Scenario.Kind.RESTORE, argument, field, line, List.of("member"));
                 case "failover":
@@ -257,6 +249,28 @@ public final class ScenarioLoader {
             } catch (IllegalArgumentException e) { // "delay: ..." or "jitter: ...": the field it names, else the step's
                 int colon = e.getMessage().indexOf(": ");
                 throw colon < 0 ? error(field, e.getMessage()) : error(field + "." + e.getMessage().substring(0, colon), e.getMessage().substring(colon + 2));
+            }
+        }
+
+        /** bandwidth: {member: primary, rate: 64KiB/s, duration: 10s}: rate required (a number: bytes a second). */
+        private Scenario.Step bandwidthStep(long at, BsonValue argument, String field, int line) {
+            if (!argument.isDocument()) {
+                throw error(field, "must be {member: ..., rate: RATE} (duration optional)");
+            }
+            Scenario.Step step = memberStep(at, Scenario.Kind.BANDWIDTH, argument, field, line, BANDWIDTH_FIELDS); // its fields first
+            BsonValue rate = argument.asDocument().get("rate");
+            if (rate == null) {
+                throw error(field + ".rate", "required (e.g. 64KiB/s)");
+            }
+            String written = rate.isString() ? rate.asString().getValue() : rate.isDouble() ? String.valueOf(rate.asDouble().getValue())
+                    : rate.isNumber() ? String.valueOf(rate.asNumber().longValue()) : null;
+            if (written == null) {
+                throw error(field + ".rate", "must be a rate such as 64KiB/s, or a number of bytes a second");
+            }
+            try {
+                return step.withBandwidth(Bandwidth.parse(written));
+            } catch (IllegalArgumentException e) {
+                throw error(field + ".rate", e.getMessage());
             }
         }
 
@@ -328,25 +342,9 @@ public final class ScenarioLoader {
             for (int k = 0; k < times.asNumber().intValue(); k++) {
                 Rule rule = step.rule() == null || k == 0 ? step.rule()
                         : parser.parse(step.rule().id(), source.getDocument("add").clone()); // checked as the first copy
-                steps.add(new Scenario.Step(step.atMillis() + k * every, step.kind(), rule, step.target(), step.durationMillis(),
-                        step.line(), step.latency()));
+                steps.add(step.repeatedAt(step.atMillis() + k * every, rule));
             }
             return steps;
-        }
-
-        private void onlyFields(BsonDocument document, String field, List<String> known) {
-            for (String key : document.keySet()) {
-                if (!known.contains(key)) {
-                    throw error(field + "." + key, "unknown field (expected " + String.join(", ", known) + ")");
-                }
-            }
-        }
-
-        /** A step that takes no argument is written "clear: true": false (or anything else) would still run it. */
-        private void requireTrue(BsonValue argument, String field) {
-            if (!argument.isBoolean() || !argument.asBoolean().getValue()) {
-                throw error(field, "must be true (to skip the step, leave it out)");
-            }
         }
 
         private void checkRemovals() {
@@ -355,46 +353,6 @@ public final class ScenarioLoader {
                     throw error(removal[0], "no rule with id '" + removal[1] + "' in this scenario");
                 }
             }
-        }
-
-        private long duration(BsonValue value, String field, boolean required) {
-            if (value == null) {
-                if (required) {
-                    throw error(field, "required (e.g. 5s)");
-                }
-                return 0;
-            }
-            // a double as written (at: 0.4 is under 1ms, not 0)
-            Object raw = value.isString() ? value.asString().getValue() : value.isDouble() ? (Object) value.asDouble().getValue()
-                    : value.isNumber() ? (Object) value.asNumber().longValue() : null;
-            try {
-                return Durations.millis(raw);
-            } catch (IllegalArgumentException e) {
-                throw error(field, e.getMessage());
-            }
-        }
-
-        private BsonArray array(BsonDocument document, String key) {
-            BsonValue value = document.get(key);
-            if (value == null) {
-                return new BsonArray();
-            }
-            if (!value.isArray()) {
-                throw error(key, "must be a list");
-            }
-            return value.asArray();
-        }
-
-        private String requiredString(BsonDocument document, String key, String field) {
-            BsonValue value = document.get(key);
-            if (value == null || !value.isString() || value.asString().getValue().isBlank()) {
-                throw error(field, "required, a string");
-            }
-            return value.asString().getValue();
-        }
-
-        private ScenarioException error(String field, String message) {
-            return new ScenarioException(source, tree.line(field), field, message);
         }
     }
 }

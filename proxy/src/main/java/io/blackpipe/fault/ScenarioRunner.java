@@ -92,6 +92,7 @@ public final class ScenarioRunner {
             case OUTAGE -> begun.addAll(deployment.outage(step.target(), step.durationMillis()));
             case BLACKHOLE -> begun.addAll(deployment.blackhole(step.target(), step.durationMillis()));
             case LATENCY -> begun.addAll(deployment.latency(step.target(), step.latency(), step.durationMillis()));
+            case BANDWIDTH -> begun.addAll(deployment.bandwidth(step.target(), step.bandwidth(), step.durationMillis()));
             case RESTORE -> deployment.restore(step.target());
             case FAILOVER -> deployment.failover(step.durationMillis());
             case END -> finish(State.FINISHED);

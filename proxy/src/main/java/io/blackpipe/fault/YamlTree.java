@@ -62,6 +62,15 @@ final class YamlTree {
         this.source = source;
     }
 
+    /** What snakeyaml may compose: nesting to {@link #MAX_DEPTH}, so many aliases of lists and mappings, so many characters. */
+    static LoaderOptions limits(int maxAliases, int maxCodePoints) {
+        LoaderOptions options = new LoaderOptions();
+        options.setMaxAliasesForCollections(maxAliases);
+        options.setNestingDepthLimit(MAX_DEPTH);
+        options.setCodePointLimit(maxCodePoints);
+        return options;
+    }
+
     /** The whole text as BSON, a syntax error or a limit passed as a {@link ScenarioException} at its line. */
     BsonValue read(String text, LoaderOptions limits) {
         StreamReader reader = new StreamReader(new StringReader(text));

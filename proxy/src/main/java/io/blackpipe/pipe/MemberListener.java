@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
@@ -21,9 +22,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 
@@ -31,7 +29,7 @@ import java.util.function.Consumer;
  * One member's listener and the client connections it accepted. Deployment-level faults act
  * here: an outage closes the listener (new connections are refused) and resets every open
  * connection until it ends; a blackhole keeps accepting but lets nothing through either way; a
- * latency delays everything on its way to the member's clients ({@link SlowLink}).
+ * latency delays everything on its way to the member's clients, and a bandwidth spreads it over time ({@link SlowLink}).
  */
 public final class MemberListener {
     /** How long a reset waits for a connection's event loop (a busy loop gets there well within it). */
@@ -42,18 +40,6 @@ public final class MemberListener {
     private final String bindHost;
     private final ProxyLog log;
     private final long seed;
-    /**
-     * Ends timed faults. Not a Netty executor: restore() waits for its bind, and a Netty promise
-     * refuses to be waited on from an event executor's own thread (GlobalEventExecutor included,
-     * which a bind's promise uses until the channel is registered): the end would fail, leaving the
-     * member down and an untracked listener bound to its port.
-     */
-    private static final ScheduledExecutorService FAULT_ENDS = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "blackpipe-fault-end");
-        thread.setDaemon(true);
-        return thread;
-    });
-
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     /**
      * The open connections again, by event loop, so that an event for all of them costs one task
@@ -66,12 +52,15 @@ public final class MemberListener {
     private volatile boolean down;
     /** The latency in force and its draws, or null. */
     private volatile LatencyInForce latency;
+    /** The bandwidth in force, or null. */
+    private volatile Bandwidth bandwidth;
     /** The proxy is closing: its connections close at once, latency or not. */
     private volatile boolean closed;
-    /** An outage, a blackhole and a latency are faults of their own: each has its marks and its timed end. */
+    /** An outage, a blackhole, a latency and a bandwidth are faults of their own: each has its marks and its timed end. */
     private final FaultClock outages = new FaultClock();
     private final FaultClock blackholes = new FaultClock();
     private final FaultClock latencies = new FaultClock();
+    private final FaultClock bandwidths = new FaultClock();
 
     /** @param seed where a latency's jitter draws start (--seed), so that a run replays */
     MemberListener(MemberAddress upstream, ServerBootstrap bootstrap, String bindHost, ProxyLog log, MemberMap members, long seed) {
@@ -114,6 +103,11 @@ public final class MemberListener {
     public Latency latency() {
         LatencyInForce current = latency;
         return current == null ? null : current.latency();
+    }
+
+    /** The bandwidth in force on each connection from this member to its clients, or null. */
+    public Bandwidth bandwidth() {
+        return bandwidth;
     }
 
     /** How late the next message to one of this member's clients goes, in ms: 0 without a latency. */
@@ -251,16 +245,29 @@ public final class MemberListener {
         return mark;
     }
 
-    /** Ends an outage, a blackhole and a latency: the listener is back on its old port, and what waited goes on. */
+    /**
+     * Each connection from this member to its clients, open or opened later, carries at most {@code bandwidth} for
+     * {@code millis} (0: until restored); a new bandwidth replaces the last. Returns its mark, for {@link #endIfStill}.
+     */
+    public synchronized long bandwidth(Bandwidth bandwidth, long millis) {
+        long mark = bandwidths.begin();
+        this.bandwidth = bandwidth;
+        log.info("bandwidth of " + bandwidth.describe() + " on each connection of member " + upstream);
+        bandwidths.endAfter(millis, () -> endOnTime(DeploymentFaults.BANDWIDTH, mark));
+        return mark;
+    }
+
+    /** Ends each fault of this member: the listener is back on its old port, and what waited goes on. */
     public synchronized void restore() throws InterruptedException {
         endLatency();
+        endBandwidth();
         endBlackhole();
         endOutage();
     }
 
     /**
-     * Ends the {@code fault} (outage, blackhole or latency) {@code mark} marks, as {@link #outage}, {@link #blackhole}
-     * or {@link #latency} returned it, if it is still the one in force: not when a newer fault of its kind, a restore,
+     * Ends the {@code fault} (outage, blackhole, latency or bandwidth) {@code mark} marks, as {@link #outage},
+     * {@link #blackhole}, {@link #latency} or {@link #bandwidth} returned it, if it is still the one in force: not when a newer fault of its kind, a restore,
      * its own timed end or the listener's close came after it. A fault of another kind is not this one to end.
      */
     public synchronized void endIfStill(String fault, long mark) throws InterruptedException {
@@ -270,6 +277,8 @@ public final class MemberListener {
             endBlackhole();
         } else if (fault.equals(DeploymentFaults.LATENCY) && latencies.isCurrent(mark)) {
             endLatency();
+        } else if (fault.equals(DeploymentFaults.BANDWIDTH) && bandwidths.isCurrent(mark)) {
+            endBandwidth();
         }
     }
 
@@ -313,6 +322,15 @@ public final class MemberListener {
         }
     }
 
+    /** What is on its way already keeps its pace; what is sent from now on goes at once. */
+    private void endBandwidth() {
+        bandwidths.cancel();
+        if (bandwidth != null) {
+            bandwidth = null;
+            log.info("bandwidth of member " + upstream + " ended");
+        }
+    }
+
     /** Whether the proxy closed this listener: its connections close now, whatever waits on their way. */
     boolean closed() {
         return closed;
@@ -324,6 +342,8 @@ public final class MemberListener {
         blackholes.cancel();
         latencies.cancel();
         latency = null;
+        bandwidths.cancel();
+        bandwidth = null;
         if (channel != null) {
             channel.close();
         }
@@ -338,41 +358,6 @@ public final class MemberListener {
             }
             synchronized (random) { // every event loop draws: SplittableRandom is not thread-safe
                 return latency.drawMillis(random);
-            }
-        }
-    }
-
-    /**
-     * The marks and the timed end of one kind of fault, used under the listener's lock. The mark moves on with
-     * every fault of its kind, restore and close: an end (timed, or a scenario's) made for an older mark ends
-     * nothing, as a timed end that fired while another operation held the listener (too late to cancel, it
-     * waited for the lock) must not end the fault that replaced its own.
-     */
-    private static final class FaultClock {
-        private long mark;
-        private ScheduledFuture<?> pendingEnd;
-
-        /** A new fault of this kind: the last one's timed end is off. Returns the new fault's mark. */
-        long begin() {
-            cancel();
-            return mark;
-        }
-
-        void endAfter(long millis, Runnable end) {
-            if (millis > 0) {
-                pendingEnd = FAULT_ENDS.schedule(end, millis, TimeUnit.MILLISECONDS);
-            }
-        }
-
-        boolean isCurrent(long faultMark) {
-            return faultMark == mark;
-        }
-
-        void cancel() {
-            mark++;
-            if (pendingEnd != null) {
-                pendingEnd.cancel(false);
-                pendingEnd = null;
             }
         }
     }

@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.DeploymentFaults.Begun;
 import io.blackpipe.topology.Discovery;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
@@ -95,5 +96,36 @@ final class MemberSelector {
             }
         }
         return selected;
+    }
+
+    /** A fault on one listener: returns the mark of the fault it began (see {@link MemberListener#endIfStill}). */
+    interface ListenerFault {
+        long apply(MemberListener listener) throws InterruptedException;
+    }
+
+    /** Applies {@code fault} to each listener {@code member} selects; returns what it began on each. */
+    List<Begun> beginOnEach(String member, String fault, ListenerFault action) {
+        List<Begun> begun = new ArrayList<>();
+        for (MemberListener listener : selectSome(member)) {
+            try {
+                begun.add(new Begun(listener.member().upstream().toString(), fault, action.apply(listener)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while acting on the listener of " + listener.member().upstream());
+            }
+        }
+        return begun;
+    }
+
+    /** Ends the fault {@code begun} on its member, unless it ended already (see {@link MemberListener#endIfStill}). */
+    void endIfStill(Begun begun) {
+        for (MemberListener listener : select(begun.upstream())) {
+            try {
+                listener.endIfStill(begun.fault(), begun.mark());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while ending the " + begun.fault() + " of " + begun.upstream());
+            }
+        }
     }
 }

@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.RuleParser;
@@ -282,53 +283,32 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     @Override
     public List<Begun> outage(String member, long millis) {
-        return onEach(member, DeploymentFaults.OUTAGE, listener -> listener.outage(millis));
+        return selector.beginOnEach(member, DeploymentFaults.OUTAGE, listener -> listener.outage(millis));
     }
 
     @Override
     public List<Begun> blackhole(String member, long millis) {
-        return onEach(member, DeploymentFaults.BLACKHOLE, listener -> listener.blackhole(millis));
+        return selector.beginOnEach(member, DeploymentFaults.BLACKHOLE, listener -> listener.blackhole(millis));
     }
 
     @Override
     public List<Begun> latency(String member, Latency latency, long millis) {
-        return onEach(member, DeploymentFaults.LATENCY, listener -> listener.latency(latency, millis));
+        return selector.beginOnEach(member, DeploymentFaults.LATENCY, listener -> listener.latency(latency, millis));
+    }
+
+    @Override
+    public List<Begun> bandwidth(String member, Bandwidth bandwidth, long millis) {
+        return selector.beginOnEach(member, DeploymentFaults.BANDWIDTH, listener -> listener.bandwidth(bandwidth, millis));
     }
 
     @Override
     public void restore(String member) {
-        onEach(member, "restore", listener -> { listener.restore(); return 0L; }); // a restore begins nothing: no mark
+        selector.beginOnEach(member, "restore", listener -> { listener.restore(); return 0L; }); // a restore begins nothing: no mark
     }
 
     @Override
     public void endIfStill(Begun begun) {
-        for (MemberListener listener : selector.select(begun.upstream())) {
-            try {
-                listener.endIfStill(begun.fault(), begun.mark());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while ending the " + begun.fault() + " of " + begun.upstream());
-            }
-        }
-    }
-
-    private interface ListenerFault {
-        /** Returns the mark of the fault it began (see {@link MemberListener#endIfStill}). */
-        long apply(MemberListener listener) throws InterruptedException;
-    }
-
-    /** Applies {@code fault} to each listener {@code member} selects; returns what it began on each. */
-    private List<Begun> onEach(String member, String fault, ListenerFault action) {
-        List<Begun> begun = new ArrayList<>();
-        for (MemberListener listener : selector.selectSome(member)) {
-            try {
-                begun.add(new Begun(listener.member().upstream().toString(), fault, action.apply(listener)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while acting on the listener of " + listener.member().upstream());
-            }
-        }
-        return begun;
+        selector.endIfStill(begun);
     }
 
     @Override

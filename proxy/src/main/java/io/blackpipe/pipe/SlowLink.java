@@ -1,5 +1,7 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.Bandwidth;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelPromise;
@@ -15,8 +17,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The link from a member to one client, next to the client's socket: while the member has a latency, each write
  * (a reply, an error the proxy made, a hello answered in the member's place, TLS records) and the close (FIN or
- * RST) reach the client that much later, in the order sent, as over a slow network. Without a latency and with
- * nothing waiting, everything passes at once.
+ * RST) reach the client that much later, in the order sent, as over a slow network. While the member has a
+ * bandwidth, the link carries one write after another at that rate, in pieces a hundredth of a second's worth each,
+ * and each piece arrives once carried (and its latency later): a large reply trickles in, as over a narrow link.
+ * Without a latency or a bandwidth and with nothing waiting, everything passes at once.
  *
  * <p>The proxy is the member's end of that link, and at that end things happen at once: a write is done as soon as
  * it is on its way (its promise completes then, as a socket's does once the kernel has the bytes), and a close ends
@@ -33,6 +37,8 @@ final class SlowLink extends ChannelDuplexHandler {
     /** What waits, in order: a write (its message is the next of {@link #writes}) or a close, and when it goes. */
     private final ArrayDeque<Waiting> waiting = new ArrayDeque<>(2);
     private long lastDueNanos = Long.MIN_VALUE;
+    /** When the link has carried what was given it (under a bandwidth): the next write's first piece starts then. */
+    private long linkFreeNanos = Long.MIN_VALUE;
     private ScheduledFuture<?> nextSend;
     /** A close waits its turn: for the proxy the connection has ended (channelInactive went up already). */
     private boolean closedAtTheMembersEnd;
@@ -53,16 +59,41 @@ final class SlowLink extends ChannelDuplexHandler {
     @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
         long delayMillis = listener.nextDelayMillis();
-        if (delayMillis == 0 && waiting.isEmpty()) {
+        Bandwidth bandwidth = listener.bandwidth();
+        if (delayMillis == 0 && bandwidth == null && waiting.isEmpty()) {
             ctx.write(msg, promise);
             return;
         }
         if (writes == null) {
             writes = new PendingWriteQueue(ctx);
         }
-        writes.add(msg, ctx.newPromise()); // its failure (the client left first) is the close's news, not the writer's
-        waitItsTurn(ctx, delayMillis, null);
+        long now = System.nanoTime();
+        long delayNanos = TimeUnit.MILLISECONDS.toNanos(delayMillis);
+        if (bandwidth != null && msg instanceof ByteBuf bytes && bytes.isReadable()) {
+            carryInPieces(ctx, bytes, bandwidth, now, delayNanos);
+        } else {
+            writes.add(msg, ctx.newPromise()); // its failure (the client left first) is the close's news, not the writer's
+            waitItsTurn(ctx, now + delayNanos, null);
+        }
         promise.trySuccess(); // last: a listener may close at once (closeOnFlush), and that close goes behind this write
+    }
+
+    /**
+     * The link carries {@code bytes} after what it was given before, at the bandwidth's rate: each piece goes once
+     * carried, and arrives {@code delayNanos} (its latency) after that.
+     */
+    private void carryInPieces(ChannelHandlerContext ctx, ByteBuf bytes, Bandwidth bandwidth, long now, long delayNanos) {
+        long start = Math.max(now, linkFreeNanos);
+        int total = bytes.readableBytes();
+        int pieceBytes = bandwidth.pieceBytes();
+        for (int carried = 0; carried < total; ) {
+            int length = Math.min(pieceBytes, total - carried);
+            writes.add(bytes.retainedSlice(bytes.readerIndex() + carried, length), ctx.newPromise());
+            carried += length;
+            waitItsTurn(ctx, start + bandwidth.nanosFor(carried) + delayNanos, null);
+        }
+        linkFreeNanos = start + bandwidth.nanosFor(total);
+        bytes.release(); // its pieces hold it now
     }
 
     @Override
@@ -82,7 +113,7 @@ final class SlowLink extends ChannelDuplexHandler {
             ctx.close(promise);
             return;
         }
-        waitItsTurn(ctx, delayMillis, promise);
+        waitItsTurn(ctx, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis), promise);
         if (!closedAtTheMembersEnd) {
             closedAtTheMembersEnd = true;
             // later, as Netty tells of a close: the code that closed may not expect its own channelInactive inside close()
@@ -113,9 +144,9 @@ final class SlowLink extends ChannelDuplexHandler {
         dropWhatWaits(ctx);
     }
 
-    private void waitItsTurn(ChannelHandlerContext ctx, long delayMillis, ChannelPromise close) {
+    private void waitItsTurn(ChannelHandlerContext ctx, long arrivalNanos, ChannelPromise close) {
         // never before the one sent before it: a jitter reorders no bytes, as TCP does not
-        long due = Math.max(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis), lastDueNanos);
+        long due = Math.max(arrivalNanos, lastDueNanos);
         lastDueNanos = due;
         waiting.add(new Waiting(due, close));
         if (nextSend == null) {

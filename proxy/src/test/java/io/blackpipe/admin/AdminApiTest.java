@@ -660,6 +660,46 @@ class AdminApiTest {
         });
     }
 
+    @Test
+    void aMembersLinkCanBeNarrowedListedAsNarrowAndRestored() throws Exception {
+        String upstream = primary().upstream().toString();
+        assertEquals(0, memberBandwidth(upstream));
+        assertStatus(200, send("POST", "/api/v1/members/primary/bandwidth?rate=64KiB/s&duration=1m", null));
+        assertEquals(64 * 1024, memberBandwidth(upstream));
+        assertStatus(200, send("POST", "/api/v1/members/primary/latency?delay=100ms", null));
+        assertEquals(List.of(100L, 0L), memberLatency(upstream), "a latency and a bandwidth hold together");
+        assertEquals(64 * 1024, memberBandwidth(upstream));
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/bandwidth?rate=5000", null)); // replaces it, until restored
+        assertEquals(5_000, memberBandwidth(upstream));
+
+        assertBadRequest(send("POST", "/api/v1/members/primary/bandwidth", null), "rate: required (e.g. ?rate=64KiB/s)");
+        assertBadRequest(send("POST", "/api/v1/members/primary/bandwidth?rate=fast", null), "rate: 'fast' is not a rate such as 64KiB/s");
+        assertBadRequest(send("POST", "/api/v1/members/primary/bandwidth?rate=0", null), "rate: '0' is not from 1B/s to 1GiB/s");
+        assertBadRequest(send("POST", "/api/v1/members/primary/bandwidth?rate=1MB/s&duration=0", null), "duration: must be at least 1ms");
+        assertBadRequest(send("POST", "/api/v1/members/primary/bandwidth?rate=1MB/s&delay=5s", null), "delay");
+        assertStatus(404, send("POST", "/api/v1/members/nowhere:1/bandwidth?rate=1MB/s", null));
+        assertEquals(5_000, memberBandwidth(upstream), "a refused request changes nothing");
+
+        assertStatus(200, send("POST", "/api/v1/members/primary/restore", null));
+        assertEquals(0, memberBandwidth(upstream));
+        assertEquals(List.of(0L, 0L), memberLatency(upstream), "restore ends both");
+        assertStatus(200, send("POST", "/api/v1/members/primary/bandwidth?rate=1MB/s&duration=1ms", null));
+        Await.until(WAIT, "the 1 ms bandwidth to end", () -> {
+            try {
+                return memberBandwidth(upstream) == 0;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+    }
+
+    /** The member's bandwidthBytesPerSecond, as GET /members lists it. */
+    private long memberBandwidth(String upstream) throws Exception {
+        BsonDocument member = json(get("/api/v1/members")).getArray("members").stream().map(BsonValue::asDocument)
+                .filter(d -> d.getString("upstream").getValue().equals(upstream)).findFirst().orElseThrow();
+        return member.getNumber("bandwidthBytesPerSecond").longValue();
+    }
+
     /** The member's latencyMS and jitterMS, as GET /members lists them. */
     private List<Long> memberLatency(String upstream) throws Exception {
         BsonDocument member = json(get("/api/v1/members")).getArray("members").stream().map(BsonValue::asDocument)

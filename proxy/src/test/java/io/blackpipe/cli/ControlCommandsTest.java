@@ -650,7 +650,7 @@ class ControlCommandsTest {
 
             CliRun members = rig.run("members");
             assertEquals(0, members.exitCode(), members::toString);
-            assertEquals(List.of("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "CONNECTIONS"),
+            assertEquals(List.of("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "BANDWIDTH", "CONNECTIONS"),
                     List.of(members.lines().get(0).trim().split(" {2,}")), members::toString);
             assertEquals(4, members.lines().size(), members::toString);
             assertEquals("primary", roleOf(members, first), members::toString);
@@ -714,6 +714,32 @@ class ControlCommandsTest {
             assertEquals(1, nobody.exitCode(), nobody::toString);
             assertTrue(nobody.err().contains("404") && nobody.err().contains("no member 'db9:27017'"), nobody::toString);
 
+            CliRun bandwidth = rig.run("bandwidth", second, "--rate", "64KiB/s", "--duration", "1m");
+            assertEquals(0, bandwidth.exitCode(), bandwidth::toString);
+            assertEquals("bandwidth of 64 KiB/s on each connection of " + second + " for 60000 ms", bandwidth.out().strip());
+            assertEquals("64KiB/s", cellOf(rig.run("members"), second, 5));
+            assertEquals("-", cellOf(rig.run("members"), first, 5));
+            assertEquals(64 * 1024, BsonDocument.parse(rig.run("members", "--json").out()).getArray("members").stream()
+                    .map(BsonValue::asDocument).filter(d -> d.getString("advertised").getValue().equals(second)).findFirst().orElseThrow()
+                    .getNumber("bandwidthBytesPerSecond").longValue());
+            assertEquals(0, rig.run("bandwidth", second, "--rate", "1500").exitCode(), "a new bandwidth replaces the last; bytes a second");
+            assertEquals("1500B/s", cellOf(rig.run("members"), second, 5));
+            assertEquals(0, rig.run("restore", second).exitCode());
+            assertEquals("-", cellOf(rig.run("members"), second, 5));
+            CliRun noRate = rig.run("bandwidth", second);
+            assertEquals(2, noRate.exitCode(), noRate::toString);
+            assertTrue(noRate.err().contains("Missing required option: '--rate=RATE'") && noRate.err().contains("Usage:"), noRate::toString);
+            CliRun badRate = rig.run("bandwidth", second, "--rate", "fast");
+            assertEquals(2, badRate.exitCode(), badRate::toString);
+            assertTrue(badRate.err().contains("Invalid value for option '--rate': 'fast' is not a rate such as 64KiB/s")
+                    && badRate.err().contains("Usage:"), badRate::toString);
+            assertEquals(2, rig.run("bandwidth", second, "--rate", "0").exitCode(), "under 1 B/s is a usage error");
+            assertEquals(2, rig.run("bandwidth", second, "--rate", "1MB/s", "--duration", "0").exitCode(), "0 would mean until restored");
+            CliRun nobodyNarrow = rig.run("bandwidth", "db9:27017", "--rate", "1MB/s");
+            assertEquals(1, nobodyNarrow.exitCode(), nobodyNarrow::toString);
+            assertTrue(nobodyNarrow.err().contains("404") && nobodyNarrow.err().contains("no member 'db9:27017'"), nobodyNarrow::toString);
+            assertEquals("-", cellOf(rig.run("members"), second, 5), "a refused bandwidth changes nothing");
+
             // "secondary" takes down every secondary at once, as the help now says (one of them: its host:port)
             assertTrue(rig.run("outage", "--help").out().contains("secondary (every secondary)"));
             assertEquals(0, rig.run("outage", "secondary").exitCode());
@@ -739,7 +765,7 @@ class ControlCommandsTest {
                 CliRun connections = rig.run("connections", "list");
                 assertEquals(0, connections.exitCode(), connections::toString);
                 assertTrue(Integer.parseInt(row(connections, rig.proxy().members().get(0).upstream().toString())
-                        .orElseThrow().get(5)) > 0, connections::toString);
+                        .orElseThrow().get(6)) > 0, connections::toString);
 
                 CliRun reset = rig.run("connections", "reset", "--member", "all");
                 assertEquals(0, reset.exitCode(), reset::toString);

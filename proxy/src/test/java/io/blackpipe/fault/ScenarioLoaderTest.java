@@ -113,6 +113,8 @@ class ScenarioLoaderTest {
                 blackhole: {member: secondary, duration: 1500}
               - at: 35s
                 latency: {member: secondary, delay: 200ms, jitter: 50ms, duration: 5s}
+              - at: 37s
+                bandwidth: {member: primary, rate: 64KiB/s, duration: 2s}
               - at: 40s
                 restore: all
               - at: 45s
@@ -141,6 +143,7 @@ class ScenarioLoaderTest {
                 {"at": "500ms", "outage": {"member": "primary", "duration": "10s"}},
                 {"at": "30s", "blackhole": {"member": "secondary", "duration": 1500}},
                 {"at": "35s", "latency": {"member": "secondary", "delay": "200ms", "jitter": 50, "duration": "5s"}},
+                {"at": "37s", "bandwidth": {"member": "primary", "rate": 65536, "duration": 2000}},
                 {"at": "40s", "restore": "all"},
                 {"at": "45s", "failover": {}},
                 {"at": "60s", "clear": true},
@@ -156,7 +159,7 @@ class ScenarioLoaderTest {
                 .map(r -> "rule " + r.id() + " " + r.matcher().commands() + " " + r.mode().describe() + " " + r.action().name());
         Stream<String> steps = scenario.timeline().stream()
                 .map(s -> s.atMillis() + " " + s.kind() + " " + (s.rule() == null ? "-" : s.rule().id()) + " " + s.target()
-                        + " " + s.durationMillis() + " " + s.latency());
+                        + " " + s.durationMillis() + " " + s.latency() + " " + s.bandwidth());
         return Stream.of(head, rules, steps).flatMap(s -> s).collect(Collectors.toList());
     }
 
@@ -176,10 +179,10 @@ class ScenarioLoaderTest {
         assertInstanceOf(DelayReply.class, unnamed.action());
 
         List<Scenario.Step> steps = scenario.timeline();
-        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 35_000L, 40_000L, 45_000L, 60_000L, 120_000L),
+        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 35_000L, 37_000L, 40_000L, 45_000L, 60_000L, 120_000L),
                 steps.stream().map(Scenario.Step::atMillis).toList(), "steps are sorted by 'at'");
         assertEquals(List.of(Scenario.Kind.OUTAGE, Scenario.Kind.OUTAGE, Scenario.Kind.ADD, Scenario.Kind.REMOVE,
-                        Scenario.Kind.BLACKHOLE, Scenario.Kind.LATENCY, Scenario.Kind.RESTORE, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR,
+                        Scenario.Kind.BLACKHOLE, Scenario.Kind.LATENCY, Scenario.Kind.BANDWIDTH, Scenario.Kind.RESTORE, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR,
                         Scenario.Kind.END),
                 steps.stream().map(Scenario.Step::kind).toList());
         assertEquals(Set.copyOf(List.of(Scenario.Kind.values())), steps.stream().map(Scenario.Step::kind).collect(Collectors.toSet()),
@@ -202,8 +205,12 @@ class ScenarioLoaderTest {
         assertEquals(new Latency(200, 50), latency.latency());
         assertEquals(5_000, latency.durationMillis());
         assertEquals("latency of 200 ms +/- 50 ms on secondary for 5000 ms", latency.describe());
-        assertEquals("all", steps.get(6).target());
-        assertEquals(15, steps.get(9).line());
+        Scenario.Step bandwidth = steps.get(6);
+        assertEquals(new Bandwidth(64 * 1024), bandwidth.bandwidth());
+        assertEquals(2_000, bandwidth.durationMillis());
+        assertEquals("bandwidth of 64 KiB/s on primary for 2000 ms", bandwidth.describe());
+        assertEquals("all", steps.get(7).target());
+        assertEquals(15, steps.get(10).line());
         assertEquals("outage of primary for 10000 ms", outage.describe());
     }
 
@@ -747,6 +754,34 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void aBandwidthStepNeedsItsRateInBytesASecondAndTakesADuration() {
+        Scenario.Step plain = loader.parse("b.yaml", "name: b\ntimeline:\n  - at: 1s\n    bandwidth: {member: primary, rate: 1MB/s}\n")
+                .timeline().get(0);
+        assertEquals(new Bandwidth(1_000_000), plain.bandwidth());
+        assertEquals(0, plain.durationMillis(), "without a duration, until restored");
+        assertEquals("bandwidth of 1 MB/s on primary", plain.describe());
+        assertEquals(new Bandwidth(500), loader.parse("b.yaml", "name: b\ntimeline:\n  - at: 1s\n    bandwidth: {member: all, rate: 500,"
+                + " duration: 5s}\n").timeline().get(0).bandwidth(), "a number is bytes a second");
+        String step = "name: x\ntimeline:\n  - at: 1s\n    bandwidth: ";
+        assertRejected(step + "primary\n", 4, "timeline[0].bandwidth", "must be {member: ..., rate: RATE} (duration optional)");
+        assertRejected(step + "{member: primary}\n", 4, "timeline[0].bandwidth.rate", "required (e.g. 64KiB/s)");
+        assertRejected(step + "{member: primary, rate: fast}\n", 4, "timeline[0].bandwidth.rate",
+                "'fast' is not a rate such as 64KiB/s, 1MB/s or 500B/s (B, KB = 1000 B, KiB = 1024 B, MB, MiB, GB, GiB)");
+        assertRejected(step + "{member: primary, rate: 0}\n", 4, "timeline[0].bandwidth.rate", "'0' is not from 1B/s to 1GiB/s");
+        assertRejected(step + "{member: primary, rate: 2GiB/s}\n", 4, "timeline[0].bandwidth.rate", "'2GiB/s' is not from 1B/s to 1GiB/s");
+        assertRejected(step + "{member: primary, rate: 1.5}\n", 4, "timeline[0].bandwidth.rate",
+                "'1.5' is not a whole number of bytes a second");
+        assertRejected(step + "{member: primary, rate: [1]}\n", 4, "timeline[0].bandwidth.rate",
+                "must be a rate such as 64KiB/s, or a number of bytes a second");
+        assertRejected(step + "{member: primary, rate: 1MB/s, duration: 0}\n", 4, "timeline[0].bandwidth.duration",
+                "must be at least 1ms (leave it out for until restored)");
+        assertRejected(step + "{member: primary, rate: 1MB/s, delay: 5s}\n", 4, "timeline[0].bandwidth.delay",
+                "unknown field (expected member, rate, duration)");
+        assertRejected(step + "{member: primry, rate: 1MB/s}\n", 4, "timeline[0].bandwidth.member",
+                "no member 'primry' (use primary, secondary, all, or a member's host:port)");
+    }
+
+    @Test
     void aKeyThatIsAListOrAMappingIsRejectedWithItsLine() {
         assertRejected("""
                 name: x
@@ -958,7 +993,7 @@ class ScenarioLoaderTest {
         int end = readme.indexOf("```", start + 8);
         assertTrue(start >= 0 && end > start, "the README has a yaml example");
         Scenario example = loader.parse("README.md", readme.substring(start + 8, end));
-        assertEquals(11, example.timeline().size(), "nine steps, the failover three times");
+        assertEquals(12, example.timeline().size(), "ten steps, the failover three times");
         assertEquals(List.of(45_000L, 50_000L, 55_000L), example.timeline().stream().filter(s -> s.kind() == Scenario.Kind.FAILOVER)
                 .map(Scenario.Step::atMillis).toList());
         assertEquals(Scenario.Kind.END, example.timeline().get(example.timeline().size() - 1).kind());

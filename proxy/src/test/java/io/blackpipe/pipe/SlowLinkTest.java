@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.topology.MemberAddress;
 import io.netty.buffer.ByteBuf;
@@ -185,5 +186,98 @@ class SlowLinkTest {
         assertFalse(channel.isOpen(), "closed now, not in a minute");
         assertEquals(0, onItsWay.refCnt(), "released with the connection");
         assertNull(member.latency());
+    }
+
+    /** The bytes the client has received so far, in order, each buffer released once read. */
+    private byte[] receivedBytes() {
+        channel.runPendingTasks();
+        channel.runScheduledPendingTasks();
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        for (ByteBuf buf = channel.readOutbound(); buf != null; buf = channel.readOutbound()) {
+            byte[] piece = new byte[buf.readableBytes()];
+            buf.readBytes(piece);
+            bytes.writeBytes(piece);
+            buf.release();
+        }
+        return bytes.toByteArray();
+    }
+
+    private ByteBuf counting(int length) {
+        ByteBuf buf = Unpooled.buffer(length);
+        for (int i = 0; i < length; i++) {
+            buf.writeByte(i);
+        }
+        sent.add(buf);
+        return buf;
+    }
+
+    @Test
+    void aNarrowLinkHandsALargeWriteOverInPiecesNeverFasterThanItsRateAndInOrder() throws Exception {
+        member.bandwidth(new Bandwidth(3_000), 0); // 30-byte pieces, one every 10 ms: 3,000 bytes take a second
+        long started = System.nanoTime();
+        channel.writeAndFlush(counting(3_000));
+        int pieces = 0;
+        java.io.ByteArrayOutputStream arrived = new java.io.ByteArrayOutputStream();
+        while (arrived.size() < 3_000) {
+            byte[] now = receivedBytes();
+            double elapsedSeconds = (System.nanoTime() - started) / 1e9;
+            arrived.writeBytes(now);
+            assertTrue(arrived.size() <= 3_000 * elapsedSeconds,
+                    arrived.size() + " bytes arrived after " + elapsedSeconds + " s: faster than 3,000 a second");
+            pieces += now.length > 0 ? 1 : 0;
+            Thread.sleep(50);
+        }
+        assertTrue((System.nanoTime() - started) / 1_000_000 >= 1_000, "3,000 bytes at 3,000 a second take a second at least");
+        assertTrue(pieces >= 5, "they arrived spread over time, not at once: in " + pieces + " reads");
+        byte[] all = arrived.toByteArray();
+        for (int i = 0; i < all.length; i++) {
+            assertEquals((byte) i, all[i], "byte " + i + " in its place");
+        }
+    }
+
+    @Test
+    void aLatencyOnANarrowLinkDelaysEachPieceFromWhenItIsCarried() throws Exception {
+        member.latency(new Latency(200, 0), 0);
+        member.bandwidth(new Bandwidth(10_000), 0); // 100-byte pieces, one every 10 ms
+        long started = System.nanoTime();
+        channel.writeAndFlush(counting(1_000)); // carried in 100 ms, each piece 200 ms later
+        Thread.sleep(150);
+        byte[] early = receivedBytes();
+        double elapsedSeconds = (System.nanoTime() - started) / 1e9;
+        assertTrue(early.length <= Math.max(0, 10_000 * (elapsedSeconds - 0.2)),
+                early.length + " bytes arrived after " + elapsedSeconds + " s: a piece before its latency had passed");
+        Thread.sleep(300);
+        assertEquals(1_000 - early.length, receivedBytes().length);
+    }
+
+    @Test
+    void aCloseOnANarrowLinkComesAfterTheLastPieceAndTheClientLeavingReleasesThePieces() throws Exception {
+        member.bandwidth(new Bandwidth(2_000), 0); // 20-byte pieces: 200 bytes take 100 ms
+        channel.writeAndFlush(counting(200));
+        channel.pipeline().close();
+        assertTrue(channel.pipeline().get(SlowLink.class).closedAtTheMembersEnd(), "the proxy's side has ended at once");
+        assertTrue(channel.isOpen(), "the client sees the end only after the bytes before it");
+        Thread.sleep(200);
+        assertEquals(200, receivedBytes().length);
+        assertFalse(channel.isOpen());
+
+        EmbeddedChannel other = new EmbeddedChannel(new SlowLink(member));
+        ByteBuf large = counting(10_000); // five seconds' worth
+        other.writeAndFlush(large);
+        assertTrue(large.refCnt() > 0, "its pieces hold it");
+        other.pipeline().fireChannelInactive();
+        assertEquals(0, large.refCnt(), "the pieces not yet sent are released with the connection");
+        other.finishAndReleaseAll();
+    }
+
+    @Test
+    void whatWaitsOnANarrowLinkCountsAgainstWritability() throws Exception {
+        member.bandwidth(new Bandwidth(1024 * 1024), 0);
+        ByteBuf large = counting(128 * 1024); // an eighth of a second's worth
+        channel.writeAndFlush(large);
+        assertFalse(channel.isWritable(), "128 KiB waiting is over the high water mark");
+        Thread.sleep(300);
+        assertEquals(128 * 1024, receivedBytes().length);
+        assertTrue(channel.isWritable());
     }
 }

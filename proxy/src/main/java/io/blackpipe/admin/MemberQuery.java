@@ -1,0 +1,63 @@
+package io.blackpipe.admin;
+
+import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Durations;
+import io.blackpipe.fault.Latency;
+import java.util.List;
+import java.util.Map;
+
+/** The query parameters of the member actions and of a failover, each refused naming the parameter. */
+final class MemberQuery {
+    private MemberQuery() {
+    }
+
+    /** POST /failover?election=5s: how long a simulated set has no primary first (without it, none: the next member at once). */
+    static long electionMillis(Map<String, List<String>> query) {
+        if (!query.containsKey("election")) {
+            return 0;
+        }
+        return millis(query, "election");
+    }
+
+    /** ?duration=5s: how long a member's fault lasts, in ms; without it, 0: until restore. */
+    static long durationMillis(Map<String, List<String>> query) {
+        if (!query.containsKey("duration")) {
+            return 0;
+        }
+        long millis = millis(query, "duration");
+        if (millis < 1) {
+            // 0 is how "until restore" is told to the proxy: a zero duration would last forever
+            throw new IllegalArgumentException("duration: must be at least 1ms, got '" + query.get("duration").get(0)
+                    + "' (leave duration out to last until restore)");
+        }
+        return millis;
+    }
+
+    /** ?delay=200ms (required) and ?jitter=50ms: a member's latency, each a duration as --duration takes it. */
+    static Latency latency(Map<String, List<String>> query) {
+        if (!query.containsKey("delay")) {
+            throw new IllegalArgumentException("delay: required (e.g. ?delay=200ms)");
+        }
+        return new Latency(millis(query, "delay"), query.containsKey("jitter") ? millis(query, "jitter") : 0);
+    }
+
+    /** ?rate=64KiB/s (required): a member's bandwidth, as {@link Bandwidth#parse} takes it. */
+    static Bandwidth bandwidth(Map<String, List<String>> query) {
+        if (!query.containsKey("rate")) {
+            throw new IllegalArgumentException("rate: required (e.g. ?rate=64KiB/s)");
+        }
+        try {
+            return Bandwidth.parse(query.get("rate").get(0));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("rate: " + e.getMessage(), e);
+        }
+    }
+
+    private static long millis(Map<String, List<String>> query, String name) {
+        try {
+            return Durations.millis(query.get(name).get(0));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(name + ": " + e.getMessage(), e);
+        }
+    }
+}

@@ -1,0 +1,75 @@
+package io.blackpipe.fault;
+
+import java.util.List;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+
+/**
+ * The fields of one scenario file as {@link ScenarioLoader} reads them: their types, durations and refusals, each
+ * refusal a {@link ScenarioException} at the line of the field it names.
+ */
+abstract class ScenarioFields {
+    final String source;
+    final YamlTree tree;
+
+    ScenarioFields(String source, YamlTree tree) {
+        this.source = source;
+        this.tree = tree;
+    }
+
+    final void onlyFields(BsonDocument document, String field, List<String> known) {
+        for (String key : document.keySet()) {
+            if (!known.contains(key)) {
+                throw error(field + "." + key, "unknown field (expected " + String.join(", ", known) + ")");
+            }
+        }
+    }
+
+    /** A step that takes no argument is written "clear: true": false (or anything else) would still run it. */
+    final void requireTrue(BsonValue argument, String field) {
+        if (!argument.isBoolean() || !argument.asBoolean().getValue()) {
+            throw error(field, "must be true (to skip the step, leave it out)");
+        }
+    }
+
+    final long duration(BsonValue value, String field, boolean required) {
+        if (value == null) {
+            if (required) {
+                throw error(field, "required (e.g. 5s)");
+            }
+            return 0;
+        }
+        // a double as written (at: 0.4 is under 1ms, not 0)
+        Object raw = value.isString() ? value.asString().getValue() : value.isDouble() ? (Object) value.asDouble().getValue()
+                : value.isNumber() ? (Object) value.asNumber().longValue() : null;
+        try {
+            return Durations.millis(raw);
+        } catch (IllegalArgumentException e) {
+            throw error(field, e.getMessage());
+        }
+    }
+
+    final BsonArray array(BsonDocument document, String key) {
+        BsonValue value = document.get(key);
+        if (value == null) {
+            return new BsonArray();
+        }
+        if (!value.isArray()) {
+            throw error(key, "must be a list");
+        }
+        return value.asArray();
+    }
+
+    final String requiredString(BsonDocument document, String key, String field) {
+        BsonValue value = document.get(key);
+        if (value == null || !value.isString() || value.asString().getValue().isBlank()) {
+            throw error(field, "required, a string");
+        }
+        return value.asString().getValue();
+    }
+
+    final ScenarioException error(String field, String message) {
+        return new ScenarioException(source, tree.line(field), field, message);
+    }
+}

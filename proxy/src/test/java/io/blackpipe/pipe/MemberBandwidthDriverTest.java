@@ -1,0 +1,143 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoOperationTimeoutException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.Latency;
+import io.blackpipe.fault.ScenarioLoader;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A member's bandwidth, with the real driver over three simulated members of the lane's node: a large reply trickles
+ * in at the rate, so it takes its time, yet no single read waits as long as the client's socketTimeoutMS, which bounds
+ * each read (it is no timeout of the operation); the client's timeoutMS, which bounds the operation, ends it. Only
+ * lower bounds of time are asserted: a slow machine makes nothing early.
+ */
+class MemberBandwidthDriverTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    /** A document whose reply takes three seconds at {@link #RATE}. */
+    private static final int PAYLOAD_CHARS = 300_000;
+    private static final long RATE = 100_000;
+
+    @RegisterExtension
+    final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
+
+    private MongoClient client(String options) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&" + options))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(20, TimeUnit.SECONDS))
+                .build());
+    }
+
+    private String upstream(int member) {
+        return set.proxy().members().get(member).upstream().toString();
+    }
+
+    private MongoCollection<Document> collectionWithALargeDocument(String db) {
+        MongoCollection<Document> stored = set.direct().getDatabase(db).getCollection("c");
+        stored.insertOne(new Document("_id", 1).append("payload", "x".repeat(PAYLOAD_CHARS)));
+        return stored;
+    }
+
+    @Test
+    void aLargeReplyOnANarrowLinkTricklesInLongerThanTheSocketTimeoutWithoutTimingOut() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("bandwidth");
+        collectionWithALargeDocument(db);
+        try (MongoClient client = client("socketTimeoutMS=1000&heartbeatFrequencyMS=500")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 2)); // connected, and the primary known, before its link narrows
+            set.proxy().bandwidth("primary", new Bandwidth(RATE), 0);
+            assertEquals(new Bandwidth(RATE), set.proxy().listener(set.proxy().members().get(0).upstream()).bandwidth());
+            assertNull(set.proxy().listener(set.proxy().members().get(1).upstream()).bandwidth(), "only the primary's link narrows");
+
+            long findsBefore = Meters.attempts(set.proxy().registry(), "find");
+            long started = System.nanoTime();
+            Document found = c.find(new Document("_id", 1)).first();
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertEquals(PAYLOAD_CHARS, found.getString("payload").length());
+            assertTrue(tookMillis >= 3_000, "a 300 KB reply at 100 KB a second took " + tookMillis + " ms, under 3 s");
+            assertEquals(1, Meters.attempts(set.proxy().registry(), "find") - findsBefore,
+                    "read in one attempt: no read waited the 1 s socketTimeoutMS, though the reply took three");
+
+            set.proxy().restore("primary");
+            assertNull(set.proxy().listener(set.proxy().members().get(0).upstream()).bandwidth());
+            c.insertOne(new Document("_id", 3));
+        }
+        assertEquals(3, set.direct().getDatabase(db).getCollection("c").countDocuments(), "every write landed, once");
+    }
+
+    @Test
+    void theClientsTimeoutMSBoundsTheWholeOperationOnANarrowLink() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("bandwidthcsot");
+        collectionWithALargeDocument(db);
+        try (MongoClient client = client("timeoutMS=1500&heartbeatFrequencyMS=500")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 2));
+            set.proxy().bandwidth("primary", new Bandwidth(RATE), 0);
+            long started = System.nanoTime();
+            assertThrows(MongoOperationTimeoutException.class, () -> c.find(new Document("_id", 1)).first());
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(tookMillis >= 1_500, "timed out after " + tookMillis + " ms, before its timeoutMS");
+            set.proxy().restore("primary");
+            assertEquals(PAYLOAD_CHARS, c.find(new Document("_id", 1)).first().getString("payload").length(),
+                    "the link wide again, the same read fits in its timeoutMS");
+        }
+    }
+
+    @Test
+    void aBandwidthEndsOnTimeByRestoreOrResetAndAScenarioEndsOnlyItsOwn() throws Exception {
+        MemberListener first = set.proxy().listener(set.proxy().members().get(0).upstream());
+        MemberListener second = set.proxy().listener(set.proxy().members().get(1).upstream());
+        set.proxy().bandwidth(upstream(0), new Bandwidth(RATE), 200);
+        assertEquals(new Bandwidth(RATE), first.bandwidth());
+        Await.until(WAIT, "the 200 ms bandwidth to end", () -> first.bandwidth() == null);
+
+        set.proxy().bandwidth("all", new Bandwidth(RATE), 0);
+        set.proxy().reset();
+        assertNull(first.bandwidth(), "a reset restores every member");
+        assertNull(second.bandwidth());
+
+        ScenarioLoader loader = set.proxy().scenarioLoader();
+        set.proxy().scenarios().start(loader.parse("narrow.yaml", """
+                name: narrow
+                timeline:
+                  - at: 0s
+                    bandwidth: {member: %s, rate: 64KiB/s}
+                  - at: 60m
+                    end: true
+                """.formatted(upstream(0))));
+        Await.until(WAIT, "the scenario's bandwidth", () -> first.bandwidth() != null);
+        assertEquals(new Bandwidth(64 * 1024), first.bandwidth());
+        set.proxy().bandwidth(upstream(1), new Bandwidth(5_000), 0); // an operator's, on another member
+        set.proxy().scenarios().stop();
+        assertNull(first.bandwidth(), "the scenario's bandwidth ends with it");
+        assertEquals(new Bandwidth(5_000), second.bandwidth(), "the operator's stays");
+
+        List<DeploymentFaults.Begun> begun = set.proxy().bandwidth(upstream(1), new Bandwidth(6_000), 0);
+        set.proxy().bandwidth(upstream(1), new Bandwidth(7_000), 0);
+        set.proxy().endIfStill(begun.get(0));
+        assertEquals(new Bandwidth(7_000), second.bandwidth(), "a bandwidth that replaced another is not the other's to end");
+        List<DeploymentFaults.Begun> latency = set.proxy().latency(upstream(1), new Latency(50, 0), 0);
+        set.proxy().endIfStill(latency.get(0));
+        assertNull(second.latency());
+        assertEquals(new Bandwidth(7_000), second.bandwidth(), "a latency's end is not its bandwidth's: two faults");
+    }
+}
