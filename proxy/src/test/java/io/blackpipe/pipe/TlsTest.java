@@ -14,6 +14,7 @@ import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.ScriptedMongod;
@@ -120,6 +121,27 @@ class TlsTest {
                     }
                 }
                 assertNotNull(found, "after the reset and the restore, the driver connects again over TLS");
+            }
+        }
+    }
+
+    /**
+     * A narrow link cuts the TLS records into pieces (it sits under TLS): the driver's TLS layer puts them together,
+     * the handshake included, and a large reply arrives whole, at the rate.
+     */
+    @Test
+    void aNarrowLinkCarriesTlsRecordsInPiecesThatTheClientPutsTogether() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("tlsNarrow");
+        try (ProxyServer proxy = tlsProxy(null)) {
+            proxy.bandwidth("all", new Bandwidth(100_000), 0); // 1,000-byte pieces: a 16 KiB record in seventeen
+            try (MongoClient client = tlsDriver(proxy, certs.clientContext(false), 20)) {
+                insertAndFind(client, db);
+                MongoCollection<Document> collection = client.getDatabase(db).getCollection("tls");
+                collection.insertOne(new Document("_id", 2).append("payload", "y".repeat(200_000)));
+                long started = System.nanoTime();
+                assertEquals(200_000, collection.find(eq("_id", 2)).first().getString("payload").length());
+                long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                assertTrue(tookMillis >= 2_000, "a 200 KB reply at 100 KB a second took " + tookMillis + " ms");
             }
         }
     }
