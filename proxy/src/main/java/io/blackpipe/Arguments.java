@@ -90,6 +90,14 @@ final class Arguments {
         return election.toMillis();
     }
 
+    /** {@code what}, a length of time: whole milliseconds from 1 (a part of a millisecond would be cut off). */
+    static long positiveMillis(Duration duration, String what) {
+        if (duration == null || duration.isNegative() || duration.isZero() || duration.getNano() % 1_000_000 != 0) {
+            throw new IllegalArgumentException(what + ": must be whole milliseconds from 1ms, got " + duration);
+        }
+        return duration.toMillis();
+    }
+
     /** A member's latency: a delay and a jitter, each zero or whole milliseconds up to a day, not both zero. */
     static Latency latency(Duration delay, Duration jitter) {
         return new Latency(latencyMillis(delay, "delay"), latencyMillis(jitter, "jitter"));

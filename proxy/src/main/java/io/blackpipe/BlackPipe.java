@@ -4,13 +4,13 @@ import io.blackpipe.admin.AdminServer;
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.BundledScenarios;
 import io.blackpipe.fault.FaultLabels;
+import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
-import io.blackpipe.pipe.MemberListener;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -36,10 +36,8 @@ import org.bson.BsonString;
  * }
  * }</pre>
  *
- * <p>Counters are read from the proxy's Micrometer registry, summed over the labels not given.
- * {@link #resetCounters()} zeroes what this object reports without touching the registry itself:
- * it records a baseline and later reads subtract it, so /metrics stays monotonic, as Prometheus
- * counters must.
+ * <p>Counters are read from the proxy's Micrometer registry, summed over the labels not given. {@link
+ * #resetCounters()} records a baseline that later reads subtract, so /metrics stays monotonic, as Prometheus's must.
  */
 public final class BlackPipe implements AutoCloseable {
     private final ProxyServer proxy;
@@ -130,11 +128,8 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * A rule on every command (failCommand's failAllCommands), hellos included except for a fate of the reply (a delay,
-     * a trickle, a dropped, truncated or canned reply): {@code failAll().onMember("primary").delay(Duration.ofMillis(50))}.
-     * A {@code times(n)} or {@code skip(n)} counts the hellos it matches too, and hellos are no attempts nor history
-     * lines: {@code failAll().times(1).error(...)} may be spent on a driver's handshake before the app's next command.
-     * {@code onNamespace("shop")} keeps it to the app's commands on shop.
+     * A rule on every command (failAllCommands), hellos included but for a reply's fate: {@code times(n)} and {@code
+     * skip(n)} count the hellos it matches, which a driver's handshake may spend; {@code onNamespace} keeps it to the app's.
      */
     public FailRule failAll() {
         ensureOpen();
@@ -236,11 +231,9 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * Starts a scenario shipped in blackpipe's jar, by name, as {@link #runScenario(Path)} starts a file:
-     * "transient-blip" is this repository's fault-scripts/transient-blip.yaml, so no checkout is needed.
+     * Starts a scenario shipped in blackpipe's jar by name ("transient-blip": fault-scripts/transient-blip.yaml).
      *
-     * @throws IllegalArgumentException naming the bundled scenarios when none is called {@code name}, or
-     *                                  saying why the scenario does not fit this deployment
+     * @throws IllegalArgumentException naming the bundled ones when none is called so, or why it does not fit here
      */
     public void runBundledScenario(String name) {
         ensureOpen();
@@ -318,7 +311,17 @@ public final class BlackPipe implements AutoCloseable {
         proxy.bandwidth(Arguments.member(member), new Bandwidth(bytesPerSecond), Arguments.millis(duration));
     }
 
-    /** Ends an outage, blackhole, latency or bandwidth of {@code member} (as {@link #outage} takes it) now. */
+    /**
+     * A middlebox on {@code member}'s links (as {@link #outage} takes it) forgets each connection idle for {@code after}
+     * (whole milliseconds up to a day), and {@code then} drops or resets what its client sends later, for {@code duration}.
+     */
+    public void idleTimeout(String member, Duration after, IdleTimeout.Then then, Duration duration) {
+        ensureOpen();
+        IdleTimeout idle = new IdleTimeout(Arguments.positiveMillis(after, "after"), then);
+        proxy.idleTimeout(Arguments.member(member), idle, Arguments.millis(duration));
+    }
+
+    /** Ends an outage, blackhole, latency, bandwidth or idle timeout of {@code member} (as {@link #outage} takes it) now. */
     public void restore(String member) {
         ensureOpen();
         proxy.restore(Arguments.member(member));
@@ -332,11 +335,10 @@ public final class BlackPipe implements AutoCloseable {
      */
     public int resetConnections(String member) {
         ensureOpen();
-        List<MemberListener> listeners = proxy.select(Arguments.member(member));
-        if (listeners.isEmpty()) {
+        if (proxy.select(Arguments.member(member)).isEmpty()) {
             throw new IllegalArgumentException(proxy.noMember(member));
         }
-        return listeners.stream().mapToInt(MemberListener::resetConnections).sum();
+        return proxy.resetConnections(member);
     }
 
     /** The latest application commands (up to 10,000), oldest first, since start or the last {@link #reset()}: the file keeps all. */

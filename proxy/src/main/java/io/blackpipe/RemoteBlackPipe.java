@@ -4,6 +4,7 @@ import io.blackpipe.admin.AdminHttp;
 import io.blackpipe.admin.StatsJson;
 import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
@@ -49,13 +50,15 @@ public final class RemoteBlackPipe {
 
     /**
      * One member as the proxy reports it: role primary, secondary, ...; state up, outage or blackhole; the latency in force
-     * on its link to its clients (0 without one) and its jitter; the bandwidth of each of its connections (0: none).
+     * on its link to its clients (0 without one) and its jitter; the bandwidth of each of its connections (0: none); its
+     * idle timeout (0: none) and what then meets a forgotten connection's client ("drop" or "reset"; null: none).
      */
     public record MemberStatus(String upstream, String advertised, String role, String state, int openConnections,
-                               long latencyMillis, long jitterMillis, long bandwidthBytesPerSecond) {
+                               long latencyMillis, long jitterMillis, long bandwidthBytesPerSecond, long idleTimeoutMillis,
+                               String idleTimeoutThen) {
     }
 
-    /** What members() reads where a proxy older than latency or bandwidth lists none. */
+    /** What members() reads where a proxy older than latency, bandwidth or idle timeouts lists none. */
     private static final BsonInt64 NO_LATENCY = new BsonInt64(0);
     private final AdminHttp http;
     /** GET /stats at the last resetCounters() or reset(); later reads subtract it. */
@@ -285,7 +288,15 @@ public final class RemoteBlackPipe {
                 + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
-    /** Ends an outage, blackhole, latency or bandwidth of {@code member} now. */
+    /** A middlebox forgets {@code member}'s connections idle for {@code after} (see {@link BlackPipe#idleTimeout}). */
+    public void idleTimeout(String member, Duration after, IdleTimeout.Then then, Duration duration) {
+        IdleTimeout idle = new IdleTimeout(Arguments.positiveMillis(after, "after"), then);
+        long millis = Arguments.millis(duration);
+        call("POST", "members/" + AdminHttp.encode(member(member)) + "/idleTimeout?after=" + idle.afterMillis() + "ms&then="
+                + idle.then().label() + (millis == 0 ? "" : "&duration=" + millis + "ms"));
+    }
+
+    /** Ends an outage, blackhole, latency, bandwidth or idle timeout of {@code member} now. */
     public void restore(String member) {
         memberAction(member, "restore", 0);
     }
@@ -312,7 +323,9 @@ public final class RemoteBlackPipe {
                     member.getString("role").getValue(), member.getString("state").getValue(),
                     member.getNumber("openConnections").intValue(), member.getNumber("latencyMS", NO_LATENCY).longValue(),
                     member.getNumber("jitterMS", NO_LATENCY).longValue(), // (a proxy older than latency sends neither)
-                    member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue()));
+                    member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue(),
+                    member.getNumber("idleTimeoutMS", NO_LATENCY).longValue(),
+                    member.isString("idleTimeoutThen") ? member.getString("idleTimeoutThen").getValue() : null));
         }
         return members;
     }

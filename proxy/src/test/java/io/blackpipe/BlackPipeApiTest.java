@@ -16,6 +16,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.pipe.MemberListener;
@@ -328,7 +329,7 @@ class BlackPipeApiTest {
             checked.add(method.getName());
         }
         assertTrue(checked.containsAll(List.of("rule", "fail", "failAll", "removeRule", "clearRules", "runScenario",
-                "runBundledScenario", "stopScenario", "failover", "outage", "blackhole", "latency", "bandwidth", "restore", "resetConnections",
+                "runBundledScenario", "stopScenario", "failover", "outage", "blackhole", "latency", "bandwidth", "idleTimeout", "restore", "resetConnections",
                 "reset")),
                 checked::toString);
     }
@@ -361,7 +362,8 @@ class BlackPipeApiTest {
             List<Runnable> typos = List.of(() -> blackPipe.outage("primray", Duration.ofSeconds(1)),
                     () -> blackPipe.blackhole("primray", Duration.ZERO), () -> blackPipe.restore("primray"),
                     () -> blackPipe.latency("primray", Duration.ofMillis(100), Duration.ZERO),
-                    () -> blackPipe.bandwidth("primray", 1_000, Duration.ZERO));
+                    () -> blackPipe.bandwidth("primray", 1_000, Duration.ZERO),
+                    () -> blackPipe.idleTimeout("primray", Duration.ofSeconds(30), IdleTimeout.Then.DROP, Duration.ZERO));
             for (Runnable typo : typos) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, typo::run);
                 assertEquals("no member 'primray' " + known, e.getMessage());
@@ -402,6 +404,20 @@ class BlackPipeApiTest {
             assertEquals(new Bandwidth(1_000), only.bandwidth());
             blackPipe.reset();
             assertNull(only.bandwidth(), "a reset ends it");
+            Map<String, Runnable> badIdleTimeouts = Map.of(
+                    "after: must be whole milliseconds from 1ms, got PT0S",
+                    () -> blackPipe.idleTimeout("primary", Duration.ZERO, IdleTimeout.Then.DROP, Duration.ZERO),
+                    "after: must be whole milliseconds from 1ms, got PT0.0005S",
+                    () -> blackPipe.idleTimeout("primary", Duration.ofMillis(1).dividedBy(2), IdleTimeout.Then.DROP, Duration.ZERO),
+                    "after: must be from 1ms to 24h, got 90000000ms",
+                    () -> blackPipe.idleTimeout("primary", Duration.ofHours(25), IdleTimeout.Then.DROP, Duration.ZERO),
+                    "then: must be drop or reset, got null", () -> blackPipe.idleTimeout("primary", Duration.ofSeconds(30), null, Duration.ZERO));
+            badIdleTimeouts.forEach((message, call) -> assertEquals(message, assertThrows(IllegalArgumentException.class, call::run).getMessage()));
+            assertNull(only.idleTimeout(), "a refused idle timeout forgets nothing");
+            blackPipe.idleTimeout("primary", Duration.ofSeconds(30), IdleTimeout.Then.RESET, Duration.ZERO);
+            assertEquals(new IdleTimeout(30_000, IdleTimeout.Then.RESET), only.idleTimeout());
+            blackPipe.restore("primary");
+            assertNull(only.idleTimeout());
 
             blackPipe.outage("primary", Duration.ZERO); // what exists still works, by role and by address
             assertTrue(blackPipe.server().listener(blackPipe.server().members().get(0).upstream()).down());

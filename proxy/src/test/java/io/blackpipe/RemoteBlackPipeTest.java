@@ -2,6 +2,7 @@ package io.blackpipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -14,6 +15,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.admin.AdminServer;
+import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
 import io.blackpipe.testing.Await;
@@ -258,6 +260,12 @@ class RemoteBlackPipeTest {
         assertEquals(150, blackPipe.members().get(2).latencyMillis(), "a bandwidth and a latency hold together");
         assertEquals(0, blackPipe.members().get(0).bandwidthBytesPerSecond(), "the other members' links are as wide as before");
         assertThrows(IllegalArgumentException.class, () -> blackPipe.bandwidth(third, 0, Duration.ZERO), "as BlackPipe: at least 1 B/s");
+        blackPipe.idleTimeout(third, Duration.ofMinutes(4), IdleTimeout.Then.RESET, Duration.ofHours(1));
+        assertEquals(List.of(240_000L, "reset"), List.of(blackPipe.members().get(2).idleTimeoutMillis(), blackPipe.members().get(2).idleTimeoutThen()));
+        assertEquals(0, blackPipe.members().get(0).idleTimeoutMillis());
+        assertNull(blackPipe.members().get(0).idleTimeoutThen());
+        assertThrows(IllegalArgumentException.class, () -> blackPipe.idleTimeout(third, Duration.ZERO, IdleTimeout.Then.DROP, Duration.ZERO),
+                "as BlackPipe: at least 1 ms");
 
         blackPipe.failover(Duration.ofMinutes(1));
         assertEquals(List.of("secondary", "secondary", "secondary"), roles(blackPipe), "no primary while the set elects");
@@ -268,7 +276,7 @@ class RemoteBlackPipeTest {
         blackPipe.reset();
         assertEquals(List.of("primary", "secondary", "secondary"), roles(blackPipe), "the first member is primary again");
         assertTrue(blackPipe.members().stream().allMatch(m -> m.state().equals("up") && m.latencyMillis() == 0
-                && m.bandwidthBytesPerSecond() == 0), blackPipe.members().toString());
+                && m.bandwidthBytesPerSecond() == 0 && m.idleTimeoutMillis() == 0), blackPipe.members().toString());
         c.insertOne(new Document("_id", 3));
         try (MongoClient direct = UpstreamLane.directClient()) {
             assertEquals(3, direct.getDatabase(db).getCollection("c").countDocuments());

@@ -3,6 +3,7 @@ package io.blackpipe.admin;
 import io.blackpipe.fault.BundledScenarios;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleException;
@@ -30,6 +31,7 @@ import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonInvalidOperationException;
+import org.bson.BsonNull;
 import org.bson.BsonString;
 import org.bson.json.JsonParseException;
 
@@ -81,7 +83,8 @@ final class AdminApi {
      * anything more, or a subresource the API does not know, is a 404, never the shorter route it starts with.
      */
     static final List<String> RESOURCES = List.of("members", "members/{member}/outage", "members/{member}/blackhole",
-            "members/{member}/latency", "members/{member}/bandwidth", "members/{member}/restore", "rules", "rules/{id}", "rules/{id}/fired", "scenario", "scenario/validate",
+            "members/{member}/latency", "members/{member}/bandwidth", "members/{member}/idleTimeout",
+            "members/{member}/restore", "rules", "rules/{id}", "rules/{id}/fired", "scenario", "scenario/validate",
             "scenario/bundled", "scenario/bundled/{name}", "connections", "connections/reset", "failover", "reset", "stats", "history");
 
     /** The first of {@link #RESOURCES} that {@code parts} (decoded segments) match, or null for none. */
@@ -113,6 +116,7 @@ final class AdminApi {
                     AdminRoute.post(Set.of("duration"), () -> memberAction(second, third, query));
             case "members/{member}/latency" -> AdminRoute.post(Set.of("delay", "jitter", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/bandwidth" -> AdminRoute.post(Set.of("rate", "duration"), () -> memberAction(second, third, query));
+            case "members/{member}/idleTimeout" -> AdminRoute.post(Set.of("after", "then", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query));
             case "rules" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
                     method -> method.equals(HttpMethod.GET) ? listRules() : method.equals(HttpMethod.POST) ? addRule(body) : clearRules());
@@ -160,6 +164,7 @@ final class AdminApi {
             MemberListener listener = proxy.listener(member.upstream());
             Latency latency = listener.latency();
             Bandwidth bandwidth = listener.bandwidth();
+            IdleTimeout idleTimeout = listener.idleTimeout();
             members.add(new BsonDocument("upstream", new BsonString(member.upstream().toString()))
                     .append("advertised", new BsonString(member.advertised().toString()))
                     .append("role", new BsonString(proxy.memberState(member.upstream()).role().name().toLowerCase()))
@@ -167,12 +172,14 @@ final class AdminApi {
                     .append("state", new BsonString(listener.down() ? "outage" : listener.blackholed() ? "blackhole" : "up"))
                     .append("latencyMS", new BsonInt64(latency == null ? 0 : latency.delayMillis()))
                     .append("jitterMS", new BsonInt64(latency == null ? 0 : latency.jitterMillis()))
-                    .append("bandwidthBytesPerSecond", new BsonInt64(bandwidth == null ? 0 : bandwidth.bytesPerSecond())));
+                    .append("bandwidthBytesPerSecond", new BsonInt64(bandwidth == null ? 0 : bandwidth.bytesPerSecond()))
+                    .append("idleTimeoutMS", new BsonInt64(idleTimeout == null ? 0 : idleTimeout.afterMillis()))
+                    .append("idleTimeoutThen", idleTimeout == null ? BsonNull.VALUE : new BsonString(idleTimeout.then().label())));
         }
         return AdminResponse.ok("members", members);
     }
 
-    /** POST /members/{member}/outage, /blackhole, /latency, /bandwidth (each with its {@link MemberQuery}), /restore. */
+    /** POST /members/{member}/outage, /blackhole, /latency, /bandwidth, /idleTimeout (each with its {@link MemberQuery}), /restore. */
     private AdminResponse memberAction(String member, String action, Map<String, List<String>> query) {
         if (!proxy.knowsMember(member)) {
             return AdminResponse.error(HttpResponseStatus.NOT_FOUND, proxy.noMember(member));
@@ -183,6 +190,7 @@ final class AdminApi {
             case "blackhole" -> proxy.blackhole(member, millis);
             case "latency" -> proxy.latency(member, MemberQuery.latency(query), millis);
             case "bandwidth" -> proxy.bandwidth(member, MemberQuery.bandwidth(query), millis);
+            case "idleTimeout" -> proxy.idleTimeout(member, MemberQuery.idleTimeout(query), millis);
             default -> proxy.restore(member);
         }
         return AdminResponse.done();
@@ -301,7 +309,7 @@ final class AdminApi {
         if (!proxy.knowsMember(member)) {
             throw new IllegalArgumentException("member: " + proxy.noMember(member)); // naming the members there are
         }
-        int reset = proxy.select(member).stream().mapToInt(MemberListener::resetConnections).sum();
+        int reset = proxy.resetConnections(member);
         return AdminResponse.ok("reset", new BsonInt32(reset));
     }
 

@@ -2,6 +2,7 @@ package io.blackpipe.admin;
 
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Durations;
+import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +52,16 @@ final class MemberQuery {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("rate: " + e.getMessage(), e);
         }
+    }
+
+    /** ?after=30s (required, at least 1ms) and ?then=drop|reset (drop without it): a member's idle timeout. */
+    static IdleTimeout idleTimeout(Map<String, List<String>> query) {
+        if (!query.containsKey("after")) {
+            throw new IllegalArgumentException("after: required (e.g. ?after=30s)");
+        }
+        long after = millis(query, "after");
+        IdleTimeout.Then then = query.containsKey("then") ? IdleTimeout.Then.parse(query.get("then").get(0)) : IdleTimeout.Then.DROP;
+        return new IdleTimeout(after, then);
     }
 
     private static long millis(Map<String, List<String>> query, String name) {

@@ -10,7 +10,8 @@ import picocli.CommandLine.Command;
                 FaultCommand.class, ScenarioCommand.class, StatsCommand.class, ExpectCommand.class, HistoryCommand.class, MembersCommand.class,
                 ConnectionsCommand.class, ResetCommand.class,
                 MemberCommands.Failover.class, MemberCommands.Outage.class, MemberCommands.Blackhole.class,
-                MemberCommands.Latency.class, MemberCommands.Bandwidth.class, MemberCommands.Restore.class, CompletionCommand.class, picocli.CommandLine.HelpCommand.class})
+                MemberCommands.Latency.class, MemberCommands.Bandwidth.class,
+                MemberCommands.IdleTimeout.class, MemberCommands.Restore.class, CompletionCommand.class, picocli.CommandLine.HelpCommand.class})
 final class BlackpipeCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

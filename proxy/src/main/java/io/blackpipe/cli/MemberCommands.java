@@ -8,7 +8,7 @@ import picocli.CommandLine.Parameters;
 
 /**
  * Deployment-level faults: failover, taking one member away (outage, blackhole) or slowing it (latency, bandwidth),
- * and back (restore).
+ * forgetting its idle connections (idle-timeout), and back (restore).
  */
 final class MemberCommands {
     private MemberCommands() {
@@ -82,7 +82,7 @@ final class MemberCommands {
 
     @Command(name = "bandwidth", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = "Narrow a member's link to its clients: each connection carries at most this rate towards its client, so a"
-                    + " large reply arrives spread over time, as over a slow network; a new bandwidth replaces the last.")
+                    + " large reply arrives spread over time, as over a narrow network; a new bandwidth replaces the last.")
     static final class Bandwidth extends AdminCommand {
         @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String member;
@@ -105,8 +105,45 @@ final class MemberCommands {
         }
     }
 
+    @Command(name = "idle-timeout", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Put a middlebox on a member's links that forgets connections idle this long, as a cloud load balancer, a NAT"
+                    + " gateway or a firewall does: the member's side ends, and what the client sends later is dropped or reset;"
+                    + " a new idle timeout replaces the last.")
+    static final class IdleTimeout extends AdminCommand {
+        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
+        String member;
+
+        @Option(names = "--after", required = true, paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
+                description = "How long a connection may carry nothing either way before it is forgotten (30s, 4m; at least 1ms).")
+        long after;
+
+        @Option(names = "--then", paramLabel = "drop|reset", defaultValue = "drop",
+                description = "What the client's next bytes meet: drop (nothing comes back: the client waits its own timeout;"
+                        + " the default) or reset (a TCP reset).")
+        String then;
+
+        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
+                description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
+        Long duration;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            io.blackpipe.fault.IdleTimeout idle;
+            try {
+                idle = new io.blackpipe.fault.IdleTimeout(after, io.blackpipe.fault.IdleTimeout.Then.parse(then));
+            } catch (IllegalArgumentException e) { // "after: ..." or "then: ...": named as the option
+                throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+            }
+            String query = "?after=" + after + "ms&then=" + idle.then().label() + (duration == null ? "" : "&duration=" + duration + "ms");
+            admin.call("POST", "members/" + AdminClient.encode(member) + "/idleTimeout" + query, null);
+            out.println("idle timeout (" + idle.describe() + ") on each connection of " + member
+                    + (duration == null ? " until restore" : " for " + duration + " ms"));
+            return 0;
+        }
+    }
+
     @Command(name = "restore", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "End an outage, blackhole, latency or bandwidth of a member now.")
+            description = "End an outage, blackhole, latency, bandwidth or idle timeout of a member now.")
     static final class Restore extends AdminCommand {
         @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String member;

@@ -1,7 +1,7 @@
 package io.blackpipe.cli;
 
-import java.io.PrintWriter;
 import io.blackpipe.fault.Bandwidth;
+import java.io.PrintWriter;
 import org.bson.BsonDocument;
 import org.bson.BsonInt64;
 import org.bson.BsonValue;
@@ -10,7 +10,7 @@ import picocli.CommandLine.Option;
 
 @Command(name = "members", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "The proxied members: upstream and advertised address, role, state (up, outage, blackhole), latency, bandwidth,"
-                + " open connections.")
+                + " idle timeout, open connections.")
 final class MembersCommand extends AdminCommand {
     @Option(names = "--json", description = "Print the API's JSON instead of a table.")
     boolean json;
@@ -26,11 +26,11 @@ final class MembersCommand extends AdminCommand {
             out.print(admin.call("GET", resource, null).body());
             return 0;
         }
-        Table table = new Table("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "BANDWIDTH", "CONNECTIONS");
+        Table table = new Table("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "BANDWIDTH", "IDLE", "CONNECTIONS");
         for (BsonValue value : admin.get(resource).getArray("members")) {
             BsonDocument member = value.asDocument();
             table.row(ScenarioCommand.string(member, "upstream"), ScenarioCommand.string(member, "advertised"),
-                    ScenarioCommand.string(member, "role"), ScenarioCommand.string(member, "state"), latency(member), bandwidth(member),
+                    ScenarioCommand.string(member, "role"), ScenarioCommand.string(member, "state"), latency(member), bandwidth(member), idle(member),
                     ScenarioCommand.number(member, "openConnections"));
         }
         table.print(out);
@@ -41,6 +41,12 @@ final class MembersCommand extends AdminCommand {
     private static String bandwidth(BsonDocument member) {
         long bytesPerSecond = member.getNumber("bandwidthBytesPerSecond", new BsonInt64(0)).longValue();
         return bytesPerSecond == 0 ? "-" : new Bandwidth(bytesPerSecond).describe().replace(" ", "");
+    }
+
+    /** "-" or "30000ms/drop" (a proxy older than idle timeouts lists none). */
+    private static String idle(BsonDocument member) {
+        long after = member.getNumber("idleTimeoutMS", new BsonInt64(0)).longValue();
+        return after == 0 ? "-" : after + "ms/" + member.getString("idleTimeoutThen").getValue();
     }
 
     /** "-", "200ms" or "200ms+/-50ms" (ASCII: a terminal in the C locale prints no ±). */

@@ -19,12 +19,17 @@ public interface DeploymentFaults {
     String LATENCY = "latency";
     /** A member's bandwidth: as a latency, it breaks no command and labels none; it names the fault to end. */
     String BANDWIDTH = "bandwidth";
+    /**
+     * A command in flight on a connection a member's idle timeout forgot (its member connection closed); the
+     * connections it forgets count in blackpipe_connections_idle_timeouts_total.
+     */
+    String IDLE_TIMEOUT = "idleTimeout";
     /** A command cut by a reset of its member's connections (the API's and CLI's connections reset). */
     String CONNECTIONS_RESET = "connectionsReset";
 
     /**
-     * One fault begun on one member: its upstream host:port, its kind ({@link #OUTAGE}, {@link #BLACKHOLE}, {@link #LATENCY} or
-     * {@link #BANDWIDTH}) and its mark there, to end exactly this fault later ({@link #endIfStill}).
+     * One fault begun on one member: its upstream host:port, its kind ({@link #OUTAGE}, {@link #BLACKHOLE}, {@link #LATENCY},
+     * {@link #BANDWIDTH} or {@link #IDLE_TIMEOUT}) and its mark there, to end exactly this fault later ({@link #endIfStill}).
      */
     record Begun(String upstream, String fault, long mark) {
     }
@@ -53,7 +58,19 @@ public interface DeploymentFaults {
      */
     List<Begun> bandwidth(String member, Bandwidth bandwidth, long millis);
 
-    /** Ends every outage, blackhole, latency and bandwidth of the member now. */
+    /**
+     * A middlebox on the member's links to its clients forgets each connection idle for {@code idleTimeout}'s time,
+     * for {@code millis} (0: until restored). Returns the idle timeout begun on each member.
+     */
+    List<Begun> idleTimeout(String member, IdleTimeout idleTimeout, long millis);
+
+    /**
+     * Resets (TCP RST) every open client connection of the members {@code member} names now, as a load balancer or a
+     * firewall that drops its flows does; returns how many, once they are reset. The listeners stay open.
+     */
+    int resetConnections(String member);
+
+    /** Ends every outage, blackhole, latency, bandwidth and idle timeout of the member now. */
     void restore(String member);
 
     /**

@@ -9,25 +9,29 @@ import java.util.List;
 public record Scenario(String name, String description, List<Rule> rules, List<Step> timeline) {
     /**
      * One timeline step; {@code line} is where it stands in the file, for status and errors; {@code latency} a latency
-     * step's, {@code bandwidth} a bandwidth step's.
+     * step's, {@code bandwidth} a bandwidth step's, {@code idleTimeout} an idle timeout step's.
      */
     public record Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line, Latency latency,
-                       Bandwidth bandwidth) {
+                       Bandwidth bandwidth, IdleTimeout idleTimeout) {
         public Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line) {
-            this(atMillis, kind, rule, target, durationMillis, line, null, null);
+            this(atMillis, kind, rule, target, durationMillis, line, null, null, null);
         }
 
         Step withLatency(Latency latency) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout);
         }
 
         Step withBandwidth(Bandwidth bandwidth) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout);
+        }
+
+        Step withIdleTimeout(IdleTimeout idleTimeout) {
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout);
         }
 
         /** The same step at another time, with {@code rule} (a repeat's own copy of an add's rule). */
         Step repeatedAt(long atMillis, Rule rule) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout);
         }
 
         public String describe() {
@@ -39,12 +43,15 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
                 case BLACKHOLE: return "blackhole " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case LATENCY: return "latency of " + latency.describe() + " on " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case BANDWIDTH: return "bandwidth of " + bandwidth.describe() + " on " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
+                case IDLE_TIMEOUT: return "idle timeout (" + idleTimeout.describe() + ") on " + target
+                        + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case RESTORE: return "restore " + target;
+                case RESET_CONNECTIONS: return "reset the connections of " + target;
                 case FAILOVER: return "fail over" + (durationMillis > 0 ? " after an election of " + durationMillis + " ms" : "");
                 default: return "end";
             }
         }
     }
 
-    public enum Kind { ADD, REMOVE, CLEAR, OUTAGE, BLACKHOLE, LATENCY, BANDWIDTH, RESTORE, FAILOVER, END }
+    public enum Kind { ADD, REMOVE, CLEAR, OUTAGE, BLACKHOLE, LATENCY, BANDWIDTH, IDLE_TIMEOUT, RESTORE, RESET_CONNECTIONS, FAILOVER, END }
 }

@@ -27,10 +27,13 @@ public final class ScenarioLoader {
     private static final Set<String> TOP_LEVEL = Set.of("name", "description", "rules", "timeline");
     /** Sorted, so the messages that list them read the same on every run (Set.of iterates in a random order). */
     private static final Set<String> STEP_ACTIONS = Collections.unmodifiableSortedSet(new TreeSet<>(
-            List.of("add", "remove", "clear", "outage", "blackhole", "latency", "bandwidth", "restore", "failover", "end")));
+            List.of("add", "remove", "clear", "outage", "blackhole", "latency", "bandwidth", "idleTimeout", "restore", "resetConnections",
+                    "failover",
+                    "end")));
     private static final List<String> TIMED_MEMBER_FIELDS = List.of("member", "duration");
     private static final List<String> LATENCY_FIELDS = List.of("member", "delay", "jitter", "duration");
     private static final List<String> BANDWIDTH_FIELDS = List.of("member", "rate", "duration");
+    private static final List<String> IDLE_TIMEOUT_FIELDS = List.of("member", "after", "then", "duration");
 
     /** Timeline steps in a scenario, repeats included: a run keeps them all. */
     static final int MAX_STEPS = 10_000;
@@ -222,8 +225,12 @@ public final class ScenarioLoader {
                     return latencyStep(at, argument, field, line);
                 case "bandwidth":
                     return bandwidthStep(at, argument, field, line);
+                case "idleTimeout":
+                    return idleTimeoutStep(at, argument, field, line);
                 case "restore":
                     return memberStep(at, Scenario.Kind.RESTORE, argument, field, line, List.of("member"));
+                case "resetConnections":
+                    return memberStep(at, Scenario.Kind.RESET_CONNECTIONS, argument, field, line, List.of("member"));
                 case "failover":
                     return failoverStep(at, argument, field, line);
                 default:
@@ -274,6 +281,32 @@ public final class ScenarioLoader {
             }
         }
 
+        /** idleTimeout: {member: primary, after: 30s, then: reset, duration: 10m}: after required, then drop unless given. */
+        private Scenario.Step idleTimeoutStep(long at, BsonValue argument, String field, int line) {
+            if (!argument.isDocument()) {
+                throw error(field, "must be {member: ..., after: DURATION} (then and duration optional)");
+            }
+            Scenario.Step step = memberStep(at, Scenario.Kind.IDLE_TIMEOUT, argument, field, line, IDLE_TIMEOUT_FIELDS); // fields first
+            BsonDocument spec = argument.asDocument();
+            long after = duration(spec.get("after"), field + ".after", true);
+            if (after < 1) {
+                throw error(field + ".after", "must be at least 1ms");
+            }
+            IdleTimeout.Then then = IdleTimeout.Then.DROP;
+            if (spec.containsKey("then")) {
+                try {
+                    then = IdleTimeout.Then.parse(spec.get("then").isString() ? spec.getString("then").getValue() : null);
+                } catch (IllegalArgumentException e) {
+                    throw error(field + ".then", "must be drop or reset");
+                }
+            }
+            try {
+                return step.withIdleTimeout(new IdleTimeout(after, then));
+            } catch (IllegalArgumentException e) { // "after: ..."
+                throw error(field + ".after", e.getMessage().substring(e.getMessage().indexOf(": ") + 2));
+            }
+        }
+
         private Scenario.Step memberStep(long at, Scenario.Kind kind, BsonValue argument, String field, int line, List<String> fields) {
             String member;
             long duration = 0;
@@ -290,7 +323,7 @@ public final class ScenarioLoader {
                     }
                 }
             } else {
-                throw error(field, "must be a member name or {member: ..., duration: ...}");
+                throw error(field, "must be a member name or {" + String.join(": ..., ", fields) + ": ...}");
             }
             if (!knownMember.test(member)) {
                 throw error(field + ".member", noMember.apply(member));

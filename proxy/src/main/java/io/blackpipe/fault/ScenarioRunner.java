@@ -93,7 +93,9 @@ public final class ScenarioRunner {
             case BLACKHOLE -> begun.addAll(deployment.blackhole(step.target(), step.durationMillis()));
             case LATENCY -> begun.addAll(deployment.latency(step.target(), step.latency(), step.durationMillis()));
             case BANDWIDTH -> begun.addAll(deployment.bandwidth(step.target(), step.bandwidth(), step.durationMillis()));
+            case IDLE_TIMEOUT -> begun.addAll(deployment.idleTimeout(step.target(), step.idleTimeout(), step.durationMillis()));
             case RESTORE -> deployment.restore(step.target());
+            case RESET_CONNECTIONS -> deployment.resetConnections(step.target());
             case FAILOVER -> deployment.failover(step.durationMillis());
             case END -> finish(State.FINISHED);
         }

@@ -13,6 +13,7 @@ public final class ConnectionMeters {
     private final Counter opened;
     private final Counter bytesFromClients;
     private final Counter bytesFromUpstream;
+    private final Counter idleTimeouts;
 
     private ConnectionMeters(MeterRegistry registry, String member) {
         Gauge.builder("blackpipe.connections.open", open, AtomicInteger::get)
@@ -21,6 +22,8 @@ public final class ConnectionMeters {
                 .description("Client connections accepted").tag("member", member).register(registry);
         bytesFromClients = bytes(registry, member, "client_to_upstream");
         bytesFromUpstream = bytes(registry, member, "upstream_to_client");
+        idleTimeouts = Counter.builder("blackpipe.connections.idle.timeouts")
+                .description("Client connections a member's idle timeout forgot").tag("member", member).register(registry);
     }
 
     private static Counter bytes(MeterRegistry registry, String member, String direction) {
@@ -54,6 +57,10 @@ public final class ConnectionMeters {
 
     public void closed() {
         open.decrementAndGet();
+    }
+
+    public void idleTimedOut() {
+        idleTimeouts.increment();
     }
 
     public void fromClient(int bytes) {

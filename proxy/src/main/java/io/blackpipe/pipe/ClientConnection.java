@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.Plural;
 import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.topology.Member;
@@ -321,6 +322,17 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     Member member() {
         return member;
+    }
+
+    /** The member's idle timeout began, or a new one replaced it: this connection's idle clock starts now. */
+    void idleTimeoutBegan() {
+        link.idleTimeoutBegan();
+    }
+
+    /** The member's idle timeout forgot this connection, which is ending for the proxy: what it cuts is labelled so. */
+    void forgottenByTheLink() {
+        cutBy(DeploymentFaults.IDLE_TIMEOUT);
+        meters.idleTimedOut();
     }
 
     /** A deployment fault is about to reset this connection: what it cuts is labelled {@code fault}. */

@@ -1,7 +1,8 @@
 package io.blackpipe.pipe;
 
-import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
@@ -29,7 +30,8 @@ import java.util.function.Consumer;
  * One member's listener and the client connections it accepted. Deployment-level faults act
  * here: an outage closes the listener (new connections are refused) and resets every open
  * connection until it ends; a blackhole keeps accepting but lets nothing through either way; a
- * latency delays everything on its way to the member's clients, and a bandwidth spreads it over time ({@link SlowLink}).
+ * latency delays everything on its way to the member's clients, and a bandwidth spreads it over time
+ * ({@link SlowLink}).
  */
 public final class MemberListener {
     /** How long a reset waits for a connection's event loop (a busy loop gets there well within it). */
@@ -54,6 +56,8 @@ public final class MemberListener {
     private volatile LatencyInForce latency;
     /** The bandwidth in force, or null. */
     private volatile Bandwidth bandwidth;
+    /** The idle timeout in force, or null. */
+    private volatile IdleTimeout idleTimeout;
     /** The proxy is closing: its connections close at once, latency or not. */
     private volatile boolean closed;
     /** An outage, a blackhole, a latency and a bandwidth are faults of their own: each has its marks and its timed end. */
@@ -61,6 +65,7 @@ public final class MemberListener {
     private final FaultClock blackholes = new FaultClock();
     private final FaultClock latencies = new FaultClock();
     private final FaultClock bandwidths = new FaultClock();
+    private final FaultClock idleTimeouts = new FaultClock();
 
     /** @param seed where a latency's jitter draws start (--seed), so that a run replays */
     MemberListener(MemberAddress upstream, ServerBootstrap bootstrap, String bindHost, ProxyLog log, MemberMap members, long seed) {
@@ -103,6 +108,11 @@ public final class MemberListener {
     public Latency latency() {
         LatencyInForce current = latency;
         return current == null ? null : current.latency();
+    }
+
+    /** The idle timeout in force on this member's links to its clients, or null. */
+    public IdleTimeout idleTimeout() {
+        return idleTimeout;
     }
 
     /** The bandwidth in force on each connection from this member to its clients, or null. */
@@ -208,9 +218,8 @@ public final class MemberListener {
         if (!down) {
             down = true;
             channel.close().sync();
-            // The JDK closes a server socket registered with a selector only when that selector next
-            // selects; until then the port still completes handshakes, and a quick restore cannot
-            // bind it again ("Address already in use"). A task scheduled now runs after that select.
+            // The JDK closes a server socket registered with a selector only when that selector next selects; until then
+            // a quick restore cannot bind the port again ("Address already in use"). A task scheduled now runs after it.
             channel.eventLoop().schedule(() -> { }, 1, TimeUnit.MILLISECONDS).sync();
             resetConnections(DeploymentFaults.OUTAGE);
             log.info("outage of member " + upstream + ": listener " + bindHost + ":" + port + " closed");
@@ -257,18 +266,32 @@ public final class MemberListener {
         return mark;
     }
 
+    /**
+     * A middlebox on this member's links forgets each connection idle that long (see {@link SlowLink}), for {@code
+     * millis} (0: until restored); a new one replaces the last, each idle clock starting again. Returns its mark.
+     */
+    public synchronized long idleTimeout(IdleTimeout idleTimeout, long millis) {
+        long mark = idleTimeouts.begin();
+        this.idleTimeout = idleTimeout;
+        log.info("idle timeout (" + idleTimeout.describe() + ") on each connection of member " + upstream);
+        eachConnection(ClientConnection::idleTimeoutBegan);
+        idleTimeouts.endAfter(millis, () -> endOnTime(DeploymentFaults.IDLE_TIMEOUT, mark));
+        return mark;
+    }
+
     /** Ends each fault of this member: the listener is back on its old port, and what waited goes on. */
     public synchronized void restore() throws InterruptedException {
         endLatency();
         endBandwidth();
+        endIdleTimeout();
         endBlackhole();
         endOutage();
     }
 
     /**
-     * Ends the {@code fault} (outage, blackhole, latency or bandwidth) {@code mark} marks, as {@link #outage},
-     * {@link #blackhole}, {@link #latency} or {@link #bandwidth} returned it, if it is still the one in force: not when a newer fault of its kind, a restore,
-     * its own timed end or the listener's close came after it. A fault of another kind is not this one to end.
+     * Ends the {@code fault} (outage, blackhole, latency, bandwidth, idle timeout) {@code mark} marks, as its method
+     * returned it, if it is still the one in force: not when a newer fault of its kind, a restore, its own timed end
+     * or the listener's close came after it. A fault of another kind is not this one to end.
      */
     public synchronized void endIfStill(String fault, long mark) throws InterruptedException {
         if (fault.equals(DeploymentFaults.OUTAGE) && outages.isCurrent(mark)) {
@@ -279,6 +302,8 @@ public final class MemberListener {
             endLatency();
         } else if (fault.equals(DeploymentFaults.BANDWIDTH) && bandwidths.isCurrent(mark)) {
             endBandwidth();
+        } else if (fault.equals(DeploymentFaults.IDLE_TIMEOUT) && idleTimeouts.isCurrent(mark)) {
+            endIdleTimeout();
         }
     }
 
@@ -331,6 +356,15 @@ public final class MemberListener {
         }
     }
 
+    /** The connections it forgot stay forgotten (their clients learn of it when they send); the others are kept. */
+    private void endIdleTimeout() {
+        idleTimeouts.cancel();
+        if (idleTimeout != null) {
+            idleTimeout = null;
+            log.info("idle timeout of member " + upstream + " ended");
+        }
+    }
+
     /** Whether the proxy closed this listener: its connections close now, whatever waits on their way. */
     boolean closed() {
         return closed;
@@ -344,6 +378,8 @@ public final class MemberListener {
         latency = null;
         bandwidths.cancel();
         bandwidth = null;
+        idleTimeouts.cancel();
+        idleTimeout = null;
         if (channel != null) {
             channel.close();
         }

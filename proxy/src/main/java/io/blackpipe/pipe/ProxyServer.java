@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioLoader;
@@ -299,6 +300,16 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     @Override
     public List<Begun> bandwidth(String member, Bandwidth bandwidth, long millis) {
         return selector.beginOnEach(member, DeploymentFaults.BANDWIDTH, listener -> listener.bandwidth(bandwidth, millis));
+    }
+
+    @Override
+    public List<Begun> idleTimeout(String member, IdleTimeout idleTimeout, long millis) {
+        return selector.beginOnEach(member, DeploymentFaults.IDLE_TIMEOUT, listener -> listener.idleTimeout(idleTimeout, millis));
+    }
+
+    @Override
+    public int resetConnections(String member) {
+        return selector.select(member).stream().mapToInt(MemberListener::resetConnections).sum();
     }
 
     @Override

@@ -1,9 +1,11 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.IdleTimeout;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.PendingWriteQueue;
 import io.netty.util.ReferenceCountUtil;
@@ -20,7 +22,10 @@ import java.util.concurrent.TimeUnit;
  * RST) reach the client that much later, in the order sent, as over a slow network. While the member has a
  * bandwidth, the link carries one write after another at that rate, in pieces a hundredth of a second's worth each,
  * and each piece arrives once carried (and its latency later): a large reply trickles in, as over a narrow link.
- * Without a latency or a bandwidth and with nothing waiting, everything passes at once.
+ * Without a latency or a bandwidth and with nothing waiting, everything passes at once. While the member has an
+ * idle timeout, the link has a middlebox that forgets it once nothing has crossed it either way for that long: the
+ * proxy's side ends then, as after a close, the client is told nothing, and what it sends later is dropped or
+ * answered with a reset ({@link IdleTimeout}).
  *
  * <p>The proxy is the member's end of that link, and at that end things happen at once: a write is done as soon as
  * it is on its way (its promise completes then, as a socket's does once the kernel has the bytes), and a close ends
@@ -32,6 +37,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class SlowLink extends ChannelDuplexHandler {
     private final MemberListener listener;
+    private ChannelHandlerContext ctx;
     /** Made with the first write that waits: most connections never meet a latency (the benchmark's idle connections). */
     private PendingWriteQueue writes;
     /** What waits, in order: a write (its message is the next of {@link #writes}) or a close, and when it goes. */
@@ -42,6 +48,11 @@ final class SlowLink extends ChannelDuplexHandler {
     private ScheduledFuture<?> nextSend;
     /** A close waits its turn: for the proxy the connection has ended (channelInactive went up already). */
     private boolean closedAtTheMembersEnd;
+    /** When something last crossed the link, while an idle timeout is in force. */
+    private long lastCrossedNanos;
+    private ScheduledFuture<?> idleCheck;
+    /** What the middlebox does with what the client sends, once it forgot this connection; null: not forgotten. */
+    private IdleTimeout.Then forgotten;
 
     /** {@code close}: null for a write. */
     private record Waiting(long dueNanos, ChannelPromise close) {
@@ -57,7 +68,24 @@ final class SlowLink extends ChannelDuplexHandler {
     }
 
     @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        idleTimeoutBegan();
+        ctx.fireChannelActive();
+    }
+
+    @Override
     public void write(ChannelHandlerContext ctx, Object msg, ChannelPromise promise) {
+        if (forgotten != null) { // the middlebox forgot this connection: what the member's side sends is lost
+            ReferenceCountUtil.release(msg);
+            promise.trySuccess();
+            return;
+        }
+        crossed();
         long delayMillis = listener.nextDelayMillis();
         Bandwidth bandwidth = listener.bandwidth();
         if (delayMillis == 0 && bandwidth == null && waiting.isEmpty()) {
@@ -108,6 +136,10 @@ final class SlowLink extends ChannelDuplexHandler {
             ctx.close(promise);
             return;
         }
+        if (forgotten != null) { // its end is not sent: the client learns of it when it sends, or never
+            promise.trySuccess();
+            return;
+        }
         long delayMillis = listener.nextDelayMillis();
         if (delayMillis == 0 && waiting.isEmpty()) {
             ctx.close(promise);
@@ -125,9 +157,66 @@ final class SlowLink extends ChannelDuplexHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (closedAtTheMembersEnd) {
             ReferenceCountUtil.release(msg); // sent into a member's end that is already closed
+            if (forgotten == IdleTimeout.Then.RESET) { // or into a middlebox that forgot it, which resets it now
+                ctx.channel().config().setOption(ChannelOption.SO_LINGER, 0);
+                ctx.close();
+            }
             return;
         }
+        crossed();
         ctx.fireChannelRead(msg);
+    }
+
+    /** Something crossed the link: while an idle timeout is in force, its clock starts again. */
+    private void crossed() {
+        if (listener.idleTimeout() != null) {
+            lastCrossedNanos = System.nanoTime();
+        }
+    }
+
+    /**
+     * The member's idle timeout began (or a new one replaced it), or this connection opened: its clock starts now, as
+     * a middlebox put on the link (or replaced) knows nothing of the time before it. Called on the event loop.
+     */
+    void idleTimeoutBegan() {
+        if (ctx != null) { // else not in a pipeline yet: channelActive starts it
+            lastCrossedNanos = System.nanoTime();
+            checkIdleIn(ctx, listener.idleTimeout());
+        }
+    }
+
+    private void checkIdleIn(ChannelHandlerContext ctx, IdleTimeout idle) {
+        if (idleCheck != null) {
+            idleCheck.cancel(false);
+            idleCheck = null;
+        }
+        if (idle != null && !closedAtTheMembersEnd) {
+            long in = lastCrossedNanos + TimeUnit.MILLISECONDS.toNanos(idle.afterMillis()) - System.nanoTime();
+            idleCheck = ctx.executor().schedule(() -> checkIdle(ctx), Math.max(0, in), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void checkIdle(ChannelHandlerContext ctx) {
+        idleCheck = null;
+        IdleTimeout idle = listener.idleTimeout();
+        if (idle == null || closedAtTheMembersEnd) { // ended: the link is as it was
+            return;
+        }
+        long now = System.nanoTime();
+        if (!waiting.isEmpty()) {
+            lastCrossedNanos = now; // still crossing: a slow link is busy, not idle
+        }
+        if (now - lastCrossedNanos < TimeUnit.MILLISECONDS.toNanos(idle.afterMillis())) {
+            checkIdleIn(ctx, idle);
+            return;
+        }
+        forgotten = idle.then();
+        closedAtTheMembersEnd = true;
+        ClientConnection connection = ctx.pipeline().get(ClientConnection.class);
+        if (connection != null) {
+            connection.forgottenByTheLink(); // the commands it ends are the idle timeout's
+        }
+        ctx.fireChannelInactive();
     }
 
     @Override
@@ -178,6 +267,10 @@ final class SlowLink extends ChannelDuplexHandler {
     }
 
     private void dropWhatWaits(ChannelHandlerContext ctx) {
+        if (idleCheck != null) {
+            idleCheck.cancel(false);
+            idleCheck = null;
+        }
         if (nextSend != null) {
             nextSend.cancel(false);
             nextSend = null;

@@ -693,6 +693,36 @@ class AdminApiTest {
         });
     }
 
+    @Test
+    void aMembersIdleConnectionsCanBeForgottenListedAndRestored() throws Exception {
+        String upstream = primary().upstream().toString();
+        assertEquals(List.of(0L, "null"), memberIdleTimeout(upstream));
+        assertStatus(200, send("POST", "/api/v1/members/primary/idleTimeout?after=4m&then=reset&duration=60m", null));
+        assertEquals(List.of(240_000L, "reset"), memberIdleTimeout(upstream));
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/idleTimeout?after=30s", null)); // replaces it; drop
+        assertEquals(List.of(30_000L, "drop"), memberIdleTimeout(upstream));
+
+        assertBadRequest(send("POST", "/api/v1/members/primary/idleTimeout", null), "after: required (e.g. ?after=30s)");
+        assertBadRequest(send("POST", "/api/v1/members/primary/idleTimeout?after=0", null), "after: must be from 1ms to 24h, got 0ms");
+        assertBadRequest(send("POST", "/api/v1/members/primary/idleTimeout?after=soon", null), "after: 'soon'");
+        assertBadRequest(send("POST", "/api/v1/members/primary/idleTimeout?after=30s&then=close", null), "then: must be drop or reset, got 'close'");
+        assertBadRequest(send("POST", "/api/v1/members/primary/idleTimeout?after=30s&duration=0", null), "duration: must be at least 1ms");
+        assertBadRequest(send("POST", "/api/v1/members/primary/idleTimeout?after=30s&rate=1", null), "rate");
+        assertStatus(404, send("POST", "/api/v1/members/nowhere:1/idleTimeout?after=30s", null));
+        assertEquals(List.of(30_000L, "drop"), memberIdleTimeout(upstream), "a refused request changes nothing");
+
+        assertStatus(200, send("POST", "/api/v1/members/primary/restore", null));
+        assertEquals(List.of(0L, "null"), memberIdleTimeout(upstream));
+    }
+
+    /** The member's idleTimeoutMS and idleTimeoutThen (as JSON: "null" for none), as GET /members lists them. */
+    private List<Object> memberIdleTimeout(String upstream) throws Exception {
+        BsonDocument member = json(get("/api/v1/members")).getArray("members").stream().map(BsonValue::asDocument)
+                .filter(d -> d.getString("upstream").getValue().equals(upstream)).findFirst().orElseThrow();
+        BsonValue then = member.get("idleTimeoutThen");
+        return List.of(member.getNumber("idleTimeoutMS").longValue(), then.isString() ? then.asString().getValue() : then.isNull() ? "null" : then.toString());
+    }
+
     /** The member's bandwidthBytesPerSecond, as GET /members lists it. */
     private long memberBandwidth(String upstream) throws Exception {
         BsonDocument member = json(get("/api/v1/members")).getArray("members").stream().map(BsonValue::asDocument)

@@ -650,7 +650,7 @@ class ControlCommandsTest {
 
             CliRun members = rig.run("members");
             assertEquals(0, members.exitCode(), members::toString);
-            assertEquals(List.of("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "BANDWIDTH", "CONNECTIONS"),
+            assertEquals(List.of("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "BANDWIDTH", "IDLE", "CONNECTIONS"),
                     List.of(members.lines().get(0).trim().split(" {2,}")), members::toString);
             assertEquals(4, members.lines().size(), members::toString);
             assertEquals("primary", roleOf(members, first), members::toString);
@@ -740,6 +740,30 @@ class ControlCommandsTest {
             assertTrue(nobodyNarrow.err().contains("404") && nobodyNarrow.err().contains("no member 'db9:27017'"), nobodyNarrow::toString);
             assertEquals("-", cellOf(rig.run("members"), second, 5), "a refused bandwidth changes nothing");
 
+            CliRun idle = rig.run("idle-timeout", second, "--after", "4m", "--then", "reset", "--duration", "60m");
+            assertEquals(0, idle.exitCode(), idle::toString);
+            assertEquals("idle timeout (idle 240000 ms, then reset) on each connection of " + second + " for 3600000 ms", idle.out().strip());
+            assertEquals("240000ms/reset", cellOf(rig.run("members"), second, 6));
+            assertEquals("-", cellOf(rig.run("members"), first, 6));
+            assertEquals(0, rig.run("idle-timeout", second, "--after", "30s").exitCode(), "a new one replaces the last; drop by default");
+            assertEquals("30000ms/drop", cellOf(rig.run("members"), second, 6));
+            assertEquals(0, rig.run("restore", second).exitCode());
+            assertEquals("-", cellOf(rig.run("members"), second, 6));
+            CliRun noAfter = rig.run("idle-timeout", second);
+            assertEquals(2, noAfter.exitCode(), noAfter::toString);
+            assertTrue(noAfter.err().contains("Missing required option: '--after=DURATION'") && noAfter.err().contains("Usage:"), noAfter::toString);
+            CliRun badThen = rig.run("idle-timeout", second, "--after", "30s", "--then", "close");
+            assertEquals(2, badThen.exitCode(), badThen::toString);
+            assertTrue(badThen.err().contains("--then: must be drop or reset, got 'close'") && badThen.err().contains("Usage:"), badThen::toString);
+            assertEquals(2, rig.run("idle-timeout", second, "--after", "0").exitCode(), "at least 1ms");
+            CliRun tooIdle = rig.run("idle-timeout", second, "--after", "1500m");
+            assertEquals(2, tooIdle.exitCode(), tooIdle::toString);
+            assertTrue(tooIdle.err().contains("--after: must be from 1ms to 24h, got 90000000ms"), tooIdle::toString);
+            CliRun nobodyIdle = rig.run("idle-timeout", "db9:27017", "--after", "30s");
+            assertEquals(1, nobodyIdle.exitCode(), nobodyIdle::toString);
+            assertTrue(nobodyIdle.err().contains("404") && nobodyIdle.err().contains("no member 'db9:27017'"), nobodyIdle::toString);
+            assertEquals("-", cellOf(rig.run("members"), second, 6), "a refused idle timeout changes nothing");
+
             // "secondary" takes down every secondary at once, as the help now says (one of them: its host:port)
             assertTrue(rig.run("outage", "--help").out().contains("secondary (every secondary)"));
             assertEquals(0, rig.run("outage", "secondary").exitCode());
@@ -765,7 +789,7 @@ class ControlCommandsTest {
                 CliRun connections = rig.run("connections", "list");
                 assertEquals(0, connections.exitCode(), connections::toString);
                 assertTrue(Integer.parseInt(row(connections, rig.proxy().members().get(0).upstream().toString())
-                        .orElseThrow().get(6)) > 0, connections::toString);
+                        .orElseThrow().get(7)) > 0, connections::toString);
 
                 CliRun reset = rig.run("connections", "reset", "--member", "all");
                 assertEquals(0, reset.exitCode(), reset::toString);

@@ -115,8 +115,12 @@ class ScenarioLoaderTest {
                 latency: {member: secondary, delay: 200ms, jitter: 50ms, duration: 5s}
               - at: 37s
                 bandwidth: {member: primary, rate: 64KiB/s, duration: 2s}
+              - at: 38s
+                idleTimeout: {member: primary, after: 4m, then: reset, duration: 10m}
               - at: 40s
                 restore: all
+              - at: 42s
+                resetConnections: {member: secondary}
               - at: 45s
                 failover: {}
               - at: 60s
@@ -144,7 +148,9 @@ class ScenarioLoaderTest {
                 {"at": "30s", "blackhole": {"member": "secondary", "duration": 1500}},
                 {"at": "35s", "latency": {"member": "secondary", "delay": "200ms", "jitter": 50, "duration": "5s"}},
                 {"at": "37s", "bandwidth": {"member": "primary", "rate": 65536, "duration": 2000}},
+                {"at": "38s", "idleTimeout": {"member": "primary", "after": "240s", "then": "RESET", "duration": "10m"}},
                 {"at": "40s", "restore": "all"},
+                {"at": "42s", "resetConnections": {"member": "secondary"}},
                 {"at": "45s", "failover": {}},
                 {"at": "60s", "clear": true},
                 {"at": 750, "outage": "db1:27017"}
@@ -159,7 +165,7 @@ class ScenarioLoaderTest {
                 .map(r -> "rule " + r.id() + " " + r.matcher().commands() + " " + r.mode().describe() + " " + r.action().name());
         Stream<String> steps = scenario.timeline().stream()
                 .map(s -> s.atMillis() + " " + s.kind() + " " + (s.rule() == null ? "-" : s.rule().id()) + " " + s.target()
-                        + " " + s.durationMillis() + " " + s.latency() + " " + s.bandwidth());
+                        + " " + s.durationMillis() + " " + s.latency() + " " + s.bandwidth() + " " + s.idleTimeout());
         return Stream.of(head, rules, steps).flatMap(s -> s).collect(Collectors.toList());
     }
 
@@ -179,10 +185,11 @@ class ScenarioLoaderTest {
         assertInstanceOf(DelayReply.class, unnamed.action());
 
         List<Scenario.Step> steps = scenario.timeline();
-        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 35_000L, 37_000L, 40_000L, 45_000L, 60_000L, 120_000L),
+        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 35_000L, 37_000L, 38_000L, 40_000L, 42_000L, 45_000L, 60_000L, 120_000L),
                 steps.stream().map(Scenario.Step::atMillis).toList(), "steps are sorted by 'at'");
         assertEquals(List.of(Scenario.Kind.OUTAGE, Scenario.Kind.OUTAGE, Scenario.Kind.ADD, Scenario.Kind.REMOVE,
-                        Scenario.Kind.BLACKHOLE, Scenario.Kind.LATENCY, Scenario.Kind.BANDWIDTH, Scenario.Kind.RESTORE, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR,
+                        Scenario.Kind.BLACKHOLE, Scenario.Kind.LATENCY, Scenario.Kind.BANDWIDTH, Scenario.Kind.IDLE_TIMEOUT,
+                        Scenario.Kind.RESTORE, Scenario.Kind.RESET_CONNECTIONS, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR,
                         Scenario.Kind.END),
                 steps.stream().map(Scenario.Step::kind).toList());
         assertEquals(Set.copyOf(List.of(Scenario.Kind.values())), steps.stream().map(Scenario.Step::kind).collect(Collectors.toSet()),
@@ -209,8 +216,13 @@ class ScenarioLoaderTest {
         assertEquals(new Bandwidth(64 * 1024), bandwidth.bandwidth());
         assertEquals(2_000, bandwidth.durationMillis());
         assertEquals("bandwidth of 64 KiB/s on primary for 2000 ms", bandwidth.describe());
-        assertEquals("all", steps.get(7).target());
-        assertEquals(15, steps.get(10).line());
+        Scenario.Step idle = steps.get(7);
+        assertEquals(new IdleTimeout(240_000, IdleTimeout.Then.RESET), idle.idleTimeout());
+        assertEquals("idle timeout (idle 240000 ms, then reset) on primary for 600000 ms", idle.describe());
+        assertEquals("all", steps.get(8).target());
+        assertEquals("secondary", steps.get(9).target());
+        assertEquals("reset the connections of secondary", steps.get(9).describe());
+        assertEquals(15, steps.get(12).line());
         assertEquals("outage of primary for 10000 ms", outage.describe());
     }
 
@@ -754,6 +766,42 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void anIdleTimeoutStepNeedsItsAfterAndTakesThenAndADuration() {
+        Scenario.Step plain = loader.parse("i.yaml", "name: i\ntimeline:\n  - at: 1s\n    idleTimeout: {member: all, after: 30s}\n")
+                .timeline().get(0);
+        assertEquals(new IdleTimeout(30_000, IdleTimeout.Then.DROP), plain.idleTimeout(), "drop unless then says otherwise");
+        assertEquals(0, plain.durationMillis(), "without a duration, until restored");
+        assertEquals("idle timeout (idle 30000 ms, then drop) on all", plain.describe());
+        String step = "name: x\ntimeline:\n  - at: 1s\n    idleTimeout: ";
+        assertRejected(step + "primary\n", 4, "timeline[0].idleTimeout", "must be {member: ..., after: DURATION} (then and duration optional)");
+        assertRejected(step + "{member: primary}\n", 4, "timeline[0].idleTimeout.after", "required (e.g. 5s)");
+        assertRejected(step + "{member: primary, after: 0}\n", 4, "timeline[0].idleTimeout.after", "must be at least 1ms");
+        assertRejected(step + "{member: primary, after: 1500m}\n", 4, "timeline[0].idleTimeout.after", "must be from 1ms to 24h, got 90000000ms");
+        assertRejected(step + "{member: primary, after: soon}\n", 4, "timeline[0].idleTimeout.after", "'soon' is not a duration such as 500ms, 5s or 2m");
+        assertRejected(step + "{member: primary, after: 30s, then: close}\n", 4, "timeline[0].idleTimeout.then", "must be drop or reset");
+        assertRejected(step + "{member: primary, after: 30s, then: 1}\n", 4, "timeline[0].idleTimeout.then", "must be drop or reset");
+        assertRejected(step + "{member: primary, after: 30s, rate: 1}\n", 4, "timeline[0].idleTimeout.rate",
+                "unknown field (expected member, after, then, duration)");
+        assertRejected(step + "{member: primry, after: 30s}\n", 4, "timeline[0].idleTimeout.member",
+                "no member 'primry' (use primary, secondary, all, or a member's host:port)");
+    }
+
+    @Test
+    void aResetConnectionsStepTakesAMemberAndNothingElse() {
+        Scenario.Step reset = loader.parse("r.yaml", "name: r\ntimeline:\n  - at: 1s\n    resetConnections: all\n"
+                + "    repeat: {every: 10s, times: 3}\n").timeline().get(2);
+        assertEquals(Scenario.Kind.RESET_CONNECTIONS, reset.kind());
+        assertEquals("all", reset.target());
+        assertEquals(21_000, reset.atMillis(), "repeated, as a load balancer that drops its flows now and then");
+        String step = "name: x\ntimeline:\n  - at: 1s\n    resetConnections: ";
+        assertRejected(step + "5\n", 4, "timeline[0].resetConnections", "must be a member name or {member: ...}");
+        assertRejected(step + "{member: primary, duration: 5s}\n", 4, "timeline[0].resetConnections.duration",
+                "unknown field (expected member)");
+        assertRejected(step + "primry\n", 4, "timeline[0].resetConnections.member",
+                "no member 'primry' (use primary, secondary, all, or a member's host:port)");
+    }
+
+    @Test
     void aBandwidthStepNeedsItsRateInBytesASecondAndTakesADuration() {
         Scenario.Step plain = loader.parse("b.yaml", "name: b\ntimeline:\n  - at: 1s\n    bandwidth: {member: primary, rate: 1MB/s}\n")
                 .timeline().get(0);
@@ -962,7 +1010,7 @@ class ScenarioLoaderTest {
             }
         }
         assertEquals(Set.of("command-error-not-retried", "failover-during-writes", "hang-until-socket-timeout",
-                "not-writable-primary-once", "persistent-outage", "reply-lost-after-apply", "slow-network", "slow-primary", "transient-blip",
+                "narrow-link", "not-writable-primary-once", "persistent-outage", "reply-lost-after-apply", "slow-network", "slow-primary", "transient-blip",
                 "write-concern-error-after-apply"), loaded.keySet());
 
         assertInstanceOf(ResetConnection.class, loaded.get("transient-blip").rules().get(0).action());
@@ -975,6 +1023,10 @@ class ScenarioLoaderTest {
         assertEquals(Scenario.Kind.LATENCY, slowLink.kind());
         assertEquals("all", slowLink.target());
         assertEquals(new Latency(200, 100), slowLink.latency());
+        Scenario.Step narrowLink = loaded.get("narrow-link").timeline().get(0);
+        assertEquals(Scenario.Kind.BANDWIDTH, narrowLink.kind());
+        assertEquals("primary", narrowLink.target());
+        assertEquals(new Bandwidth(32 * 1024), narrowLink.bandwidth());
         assertEquals("primary", loaded.get("slow-primary").rules().get(0).matcher().member());
         assertInstanceOf(WriteConcernError.class, loaded.get("write-concern-error-after-apply").rules().get(0).action());
         Scenario.Step outage = loaded.get("persistent-outage").timeline().get(0);
@@ -993,7 +1045,7 @@ class ScenarioLoaderTest {
         int end = readme.indexOf("```", start + 8);
         assertTrue(start >= 0 && end > start, "the README has a yaml example");
         Scenario example = loader.parse("README.md", readme.substring(start + 8, end));
-        assertEquals(12, example.timeline().size(), "ten steps, the failover three times");
+        assertEquals(14, example.timeline().size(), "twelve steps, the failover three times");
         assertEquals(List.of(45_000L, 50_000L, 55_000L), example.timeline().stream().filter(s -> s.kind() == Scenario.Kind.FAILOVER)
                 .map(Scenario.Step::atMillis).toList());
         assertEquals(Scenario.Kind.END, example.timeline().get(example.timeline().size() - 1).kind());

@@ -571,6 +571,65 @@ class ScenarioScriptsTest {
         assertTrue(proxy.select("all").stream().allMatch(l -> l.latency() == null), "its end ends the latency it began");
     }
 
+    // ------------------------------------------------------------------ a resetConnections step
+
+    /**
+     * A scenario's resetConnections step resets every connection of the member at its time, as a load balancer that
+     * drops its flows: an insert held by a rule's delay (applied, its reply not yet sent) is cut with its connection,
+     * the driver retries it on a new one, and it lands once.
+     */
+    @Test
+    void aResetConnectionsStepCutsTheCommandsInFlightAndARetryableWriteLandsOnce() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("resetstep");
+        MongoClient client = client("retryWrites=true");
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 1)); // connected before the scenario
+        run(proxy.scenarioLoader().parse("reset.yaml", """
+                name: reset
+                rules:
+                  - {configureFailPoint: failCommand, mode: {times: 1}, data: {failCommands: [insert], delayReplyMS: 3000}}
+                timeline:
+                  - at: 700ms
+                    resetConnections: primary
+                """));
+        long before = System.nanoTime();
+        c.insertOne(new Document("_id", 2));
+        long took = millisSince(before);
+
+        assertTrue(took >= 700, "the insert ended with the reset at 700 ms, not before: " + took + " ms");
+        assertEquals(1, Meters.faults(proxy.registry(), DeploymentFaults.CONNECTIONS_RESET, "insert"), "the held insert was cut");
+        assertEquals(1, retries("insert"), "the driver retried it on a new connection");
+        assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments(), "each insert landed once");
+        assertTrue(proxy.scenarios().status().toJson().contains("reset the connections of primary"), proxy.scenarios().status()::toJson);
+    }
+
+    // ------------------------------------------------------------------ narrow-link
+
+    @Test
+    void narrowLinkTricklesALargeReplyInLongerThanTheSocketTimeoutWithoutATimeoutAndItsEndWidensTheLink() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("narrow");
+        direct.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1).append("payload", "z".repeat(100_000)));
+        MongoClient client = client("retryReads=true", 1_000, 10_000);
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 2)); // connected before the link narrows
+        run("narrow-link");
+        Await.until(WAIT, "the scenario's bandwidth", () -> proxy.select("primary").stream()
+                .allMatch(l -> new Bandwidth(32 * 1024).equals(l.bandwidth())));
+
+        long before = System.nanoTime();
+        Document found = c.find(eq("_id", 1)).first();
+        long find = millisSince(before);
+        assertEquals(100_000, found.getString("payload").length());
+        assertTrue(find >= 3_000, "a 100 KB reply at 32 KiB a second took " + find + " ms");
+        assertEquals(1, driverStarted("find"), "no read waited the 1 s socketTimeoutMS, though the reply took three: nothing retried");
+        assertEquals(0, retries("find"));
+        c.updateOne(eq("_id", 2), Updates.inc("n", 1));
+        assertEquals(1, direct.getDatabase(db).getCollection("c").find(eq("_id", 2)).first().getInteger("n"), "stored once");
+
+        proxy.scenarios().stop();
+        assertTrue(proxy.select("all").stream().allMatch(l -> l.bandwidth() == null), "its end ends the bandwidth it began");
+    }
+
     // ------------------------------------------------------------------ slow-primary
 
     @Test

@@ -5,11 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoOperationTimeoutException;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.DeploymentFaults;
@@ -40,17 +37,6 @@ class MemberBandwidthDriverTest {
     @RegisterExtension
     final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
 
-    private MongoClient client(String options) {
-        return MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&" + options))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(20, TimeUnit.SECONDS))
-                .build());
-    }
-
-    private String upstream(int member) {
-        return set.proxy().members().get(member).upstream().toString();
-    }
-
     private MongoCollection<Document> collectionWithALargeDocument(String db) {
         MongoCollection<Document> stored = set.direct().getDatabase(db).getCollection("c");
         stored.insertOne(new Document("_id", 1).append("payload", "x".repeat(PAYLOAD_CHARS)));
@@ -61,7 +47,7 @@ class MemberBandwidthDriverTest {
     void aLargeReplyOnANarrowLinkTricklesInLongerThanTheSocketTimeoutWithoutTimingOut() throws Exception {
         String db = UpstreamLane.freshDatabaseName("bandwidth");
         collectionWithALargeDocument(db);
-        try (MongoClient client = client("socketTimeoutMS=1000&heartbeatFrequencyMS=500")) {
+        try (MongoClient client = set.client("socketTimeoutMS=1000&heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 2)); // connected, and the primary known, before its link narrows
             set.proxy().bandwidth("primary", new Bandwidth(RATE), 0);
@@ -88,7 +74,7 @@ class MemberBandwidthDriverTest {
     void theClientsTimeoutMSBoundsTheWholeOperationOnANarrowLink() throws Exception {
         String db = UpstreamLane.freshDatabaseName("bandwidthcsot");
         collectionWithALargeDocument(db);
-        try (MongoClient client = client("timeoutMS=1500&heartbeatFrequencyMS=500")) {
+        try (MongoClient client = set.client("timeoutMS=1500&heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 2));
             set.proxy().bandwidth("primary", new Bandwidth(RATE), 0);
@@ -106,7 +92,7 @@ class MemberBandwidthDriverTest {
     void aBandwidthEndsOnTimeByRestoreOrResetAndAScenarioEndsOnlyItsOwn() throws Exception {
         MemberListener first = set.proxy().listener(set.proxy().members().get(0).upstream());
         MemberListener second = set.proxy().listener(set.proxy().members().get(1).upstream());
-        set.proxy().bandwidth(upstream(0), new Bandwidth(RATE), 200);
+        set.proxy().bandwidth(set.upstream(0), new Bandwidth(RATE), 200);
         assertEquals(new Bandwidth(RATE), first.bandwidth());
         Await.until(WAIT, "the 200 ms bandwidth to end", () -> first.bandwidth() == null);
 
@@ -123,19 +109,19 @@ class MemberBandwidthDriverTest {
                     bandwidth: {member: %s, rate: 64KiB/s}
                   - at: 60m
                     end: true
-                """.formatted(upstream(0))));
+                """.formatted(set.upstream(0))));
         Await.until(WAIT, "the scenario's bandwidth", () -> first.bandwidth() != null);
         assertEquals(new Bandwidth(64 * 1024), first.bandwidth());
-        set.proxy().bandwidth(upstream(1), new Bandwidth(5_000), 0); // an operator's, on another member
+        set.proxy().bandwidth(set.upstream(1), new Bandwidth(5_000), 0); // an operator's, on another member
         set.proxy().scenarios().stop();
         assertNull(first.bandwidth(), "the scenario's bandwidth ends with it");
         assertEquals(new Bandwidth(5_000), second.bandwidth(), "the operator's stays");
 
-        List<DeploymentFaults.Begun> begun = set.proxy().bandwidth(upstream(1), new Bandwidth(6_000), 0);
-        set.proxy().bandwidth(upstream(1), new Bandwidth(7_000), 0);
+        List<DeploymentFaults.Begun> begun = set.proxy().bandwidth(set.upstream(1), new Bandwidth(6_000), 0);
+        set.proxy().bandwidth(set.upstream(1), new Bandwidth(7_000), 0);
         set.proxy().endIfStill(begun.get(0));
         assertEquals(new Bandwidth(7_000), second.bandwidth(), "a bandwidth that replaced another is not the other's to end");
-        List<DeploymentFaults.Begun> latency = set.proxy().latency(upstream(1), new Latency(50, 0), 0);
+        List<DeploymentFaults.Begun> latency = set.proxy().latency(set.upstream(1), new Latency(50, 0), 0);
         set.proxy().endIfStill(latency.get(0));
         assertNull(second.latency());
         assertEquals(new Bandwidth(7_000), second.bandwidth(), "a latency's end is not its bandwidth's: two faults");

@@ -45,17 +45,6 @@ class MemberLatencyDriverTest {
     @RegisterExtension
     final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
 
-    private MongoClient client(String options) {
-        return MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&" + options))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(20, TimeUnit.SECONDS))
-                .build());
-    }
-
-    private String upstream(int member) {
-        return set.proxy().members().get(member).upstream().toString();
-    }
-
     private String advertised(int member) {
         return set.proxy().members().get(member).advertised().toString();
     }
@@ -70,7 +59,7 @@ class MemberLatencyDriverTest {
     @Test
     void everyReplyOfASlowPrimaryIsLateHelloIncludedAndTheOtherMembersAreNotSlowed() throws Exception {
         String db = UpstreamLane.freshDatabaseName("latency");
-        try (MongoClient client = client("heartbeatFrequencyMS=500&socketTimeoutMS=20000")) {
+        try (MongoClient client = set.client("heartbeatFrequencyMS=500&socketTimeoutMS=20000")) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 1));
             set.proxy().latency("primary", new Latency(400, 0), 0);
@@ -98,9 +87,9 @@ class MemberLatencyDriverTest {
     void nearestReadsGoToTheMemberWithoutLatencyAsTheDriverMeasuresThem() throws Exception {
         String db = UpstreamLane.freshDatabaseName("nearest");
         set.direct().getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
-        set.proxy().latency(upstream(0), new Latency(300, 0), 0);
-        set.proxy().latency(upstream(1), new Latency(200, 20), 0);
-        try (MongoClient client = client("heartbeatFrequencyMS=500&socketTimeoutMS=20000")) {
+        set.proxy().latency(set.upstream(0), new Latency(300, 0), 0);
+        set.proxy().latency(set.upstream(1), new Latency(200, 20), 0);
+        try (MongoClient client = set.client("heartbeatFrequencyMS=500&socketTimeoutMS=20000")) {
             Await.until(WAIT, "the driver to measure the two slow members past 100 ms and the third under them",
                     () -> roundTripMillis(client, advertised(0)) > 100 && roundTripMillis(client, advertised(1)) > 100
                             && roundTripMillis(client, advertised(2)) >= 0
@@ -115,13 +104,13 @@ class MemberLatencyDriverTest {
                 .filter(e -> e.command().equals("find") && db.equals(e.database())).toList();
         assertEquals(20, finds.size(), finds::toString);
         Set<String> servedBy = finds.stream().map(HistoryEntry::member).collect(Collectors.toSet());
-        assertEquals(Set.of(upstream(2)), servedBy, "every nearest read went to the member without latency");
+        assertEquals(Set.of(set.upstream(2)), servedBy, "every nearest read went to the member without latency");
     }
 
     @Test
     void aReplyLaterThanTheSocketTimeoutIsATimeoutOfAWriteThatLanded() throws Exception {
         String db = UpstreamLane.freshDatabaseName("latetimeout");
-        try (MongoClient client = client("retryWrites=false&socketTimeoutMS=500&heartbeatFrequencyMS=60000")) {
+        try (MongoClient client = set.client("retryWrites=false&socketTimeoutMS=500&heartbeatFrequencyMS=60000")) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 1)); // connected, and the primary known, before it slows
             set.proxy().latency("primary", new Latency(1_500, 0), 0);
@@ -182,7 +171,7 @@ class MemberLatencyDriverTest {
     void aLatencyEndsOnTimeByRestoreOrResetAndAScenarioEndsOnlyItsOwn() throws Exception {
         MemberListener first = set.proxy().listener(set.proxy().members().get(0).upstream());
         MemberListener second = set.proxy().listener(set.proxy().members().get(1).upstream());
-        set.proxy().latency(upstream(0), new Latency(100, 0), 200);
+        set.proxy().latency(set.upstream(0), new Latency(100, 0), 200);
         assertEquals(new Latency(100, 0), first.latency());
         Await.until(WAIT, "the 200 ms latency to end", () -> first.latency() == null);
 
@@ -199,16 +188,16 @@ class MemberLatencyDriverTest {
                     latency: {member: %s, delay: 250ms, jitter: 50ms}
                   - at: 60m
                     end: true
-                """.formatted(upstream(0))));
+                """.formatted(set.upstream(0))));
         Await.until(WAIT, "the scenario's latency", () -> first.latency() != null);
         assertEquals(new Latency(250, 50), first.latency());
-        set.proxy().latency(upstream(1), new Latency(75, 0), 0); // an operator's, on another member
+        set.proxy().latency(set.upstream(1), new Latency(75, 0), 0); // an operator's, on another member
         set.proxy().scenarios().stop();
         assertNull(first.latency(), "the scenario's latency ends with it");
         assertEquals(new Latency(75, 0), second.latency(), "the operator's stays");
 
-        List<DeploymentFaults.Begun> begun = set.proxy().latency(upstream(1), new Latency(80, 0), 0);
-        set.proxy().latency(upstream(1), new Latency(90, 0), 0);
+        List<DeploymentFaults.Begun> begun = set.proxy().latency(set.upstream(1), new Latency(80, 0), 0);
+        set.proxy().latency(set.upstream(1), new Latency(90, 0), 0);
         set.proxy().endIfStill(begun.get(0));
         assertEquals(new Latency(90, 0), second.latency(), "a latency that replaced another is not the other's to end");
     }

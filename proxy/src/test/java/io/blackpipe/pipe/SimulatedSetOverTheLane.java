@@ -1,7 +1,11 @@
 package io.blackpipe.pipe;
 
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import io.blackpipe.testing.UpstreamLane;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeEachCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -37,5 +41,18 @@ final class SimulatedSetOverTheLane implements BeforeEachCallback, AfterEachCall
     /** A client of the one real node, past the proxy. */
     MongoClient direct() {
         return direct;
+    }
+
+    /** A client of the set through the proxy, with {@code options} ("socketTimeoutMS=500&...") and 20 s to select a server. */
+    MongoClient client(String options) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(proxy.connectionString() + "&" + options))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(20, TimeUnit.SECONDS))
+                .build());
+    }
+
+    /** The upstream host:port of the {@code index}th member (0: the first primary). */
+    String upstream(int index) {
+        return proxy.members().get(index).upstream().toString();
     }
 }

@@ -1,0 +1,165 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.event.CommandFailedEvent;
+import com.mongodb.event.CommandListener;
+import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.IdleTimeout;
+import io.blackpipe.fault.ScenarioLoader;
+import io.blackpipe.testing.Await;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A member's idle timeout, with the real driver over three simulated members of the lane's node: a middlebox that
+ * forgets connections idle for a while, as a cloud load balancer or a NAT gateway does. The driver's monitors talk
+ * every 500 ms here, so only the app's pooled connection goes idle. Only lower bounds of time are asserted.
+ */
+class MemberIdleTimeoutDriverTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+    private static final String MONITORS_BUSY = "heartbeatFrequencyMS=500";
+
+    @RegisterExtension
+    final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
+
+    private final List<CommandFailedEvent> failed = new CopyOnWriteArrayList<>();
+
+    /** A client through the proxy with one pooled connection, and its failed commands recorded. */
+    private MongoClient client(String options) {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&maxPoolSize=1&" + MONITORS_BUSY
+                        + "&" + options))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(20, TimeUnit.SECONDS))
+                .addCommandListener(new CommandListener() {
+                    @Override
+                    public void commandFailed(CommandFailedEvent event) {
+                        failed.add(event);
+                    }
+                })
+                .build());
+    }
+
+    private double idleTimeouts(int member) {
+        return Meters.sum(set.proxy().registry(), "blackpipe.connections.idle.timeouts", "member", set.upstream(member));
+    }
+
+    @Test
+    void aReadOnAPooledConnectionTheMiddleboxForgotIsLostUntilTheSocketTimeoutThenRetried() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("idledrop");
+        try (MongoClient client = client("socketTimeoutMS=1000&retryReads=true")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            set.proxy().idleTimeout("primary", new IdleTimeout(1_000, IdleTimeout.Then.DROP), 0);
+            Await.until(WAIT, "the idle pooled connection to be forgotten", () -> idleTimeouts(0) == 1);
+            long findsBefore = Meters.attempts(set.proxy().registry(), "find");
+
+            long started = System.nanoTime();
+            assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(tookMillis >= 1_000, "the first try waited its 1 s socketTimeoutMS for a reply that never came: " + tookMillis);
+            assertEquals(List.of("find"), failed.stream().map(CommandFailedEvent::getCommandName).toList(),
+                    "the driver saw its first try fail, and its retry succeed");
+            assertEquals(1, Meters.attempts(set.proxy().registry(), "find") - findsBefore,
+                    "the member saw the retry only: the first try was lost between the client and it");
+            assertEquals(1, idleTimeouts(0), "only the app's pooled connection went idle: the monitors kept theirs busy");
+            assertEquals(0, idleTimeouts(1) + idleTimeouts(2), "the other members have no idle timeout");
+        }
+    }
+
+    @Test
+    void aWriteOnAConnectionTheMiddleboxForgotIsResetAndItsRetryLandsOnce() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("idlereset");
+        try (MongoClient client = client("socketTimeoutMS=20000&retryWrites=true")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            set.proxy().idleTimeout("all", new IdleTimeout(1_000, IdleTimeout.Then.RESET), 0);
+            Await.until(WAIT, "the idle pooled connection to be forgotten", () -> idleTimeouts(0) == 1);
+
+            c.insertOne(new Document("_id", 2)); // the reset comes at once, and the driver retries on a new connection
+            assertEquals(List.of("insert"), failed.stream().map(CommandFailedEvent::getCommandName).toList());
+            assertEquals(0, Meters.retries(set.proxy().registry(), "insert"),
+                    "the member never saw the first try, so the retry is the first it sees");
+        }
+        assertEquals(2, set.direct().getDatabase(db).getCollection("c").countDocuments(), "each insert landed once");
+    }
+
+    @Test
+    void aCommandRunningLongerThanTheIdleTimeoutIsCutAndItsReplyNeverComes() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("idlelong");
+        try (MongoClient client = client("socketTimeoutMS=3000&retryReads=true")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            set.proxy().rules().put(set.proxy().ruleParser().parse("slow-find", org.bson.BsonDocument.parse(
+                    "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['find'], delayReplyMS: 2000}}")));
+            set.proxy().idleTimeout("primary", new IdleTimeout(1_000, IdleTimeout.Then.DROP), 0);
+
+            long started = System.nanoTime();
+            assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(tookMillis >= 3_000, "the first try waited its socketTimeoutMS: " + tookMillis + " ms");
+            assertEquals(1, Meters.faults(set.proxy().registry(), DeploymentFaults.IDLE_TIMEOUT, "find"),
+                    "the find in flight, silent for a second at the member, was cut with its forgotten connection");
+            assertEquals(List.of("find"), failed.stream().map(CommandFailedEvent::getCommandName).toList());
+        }
+    }
+
+    @Test
+    void aMaxIdleTimeMSUnderTheIdleTimeoutKeepsTheAppClearOfIt() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("idlemax");
+        try (MongoClient client = client("socketTimeoutMS=1000&maxIdleTimeMS=500&retryReads=false")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            set.proxy().idleTimeout("primary", new IdleTimeout(1_000, IdleTimeout.Then.DROP), 0);
+            Await.until(WAIT, "the idle pooled connection to be forgotten", () -> idleTimeouts(0) == 1);
+            assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"),
+                    "the driver closed its connection idle past maxIdleTimeMS and read on a new one, without retrying");
+            assertEquals(List.of(), failed, "nothing failed");
+        }
+    }
+
+    @Test
+    void anIdleTimeoutEndsOnTimeByRestoreOrResetAndAScenarioEndsOnlyItsOwn() throws Exception {
+        MemberListener first = set.proxy().listener(set.proxy().members().get(0).upstream());
+        MemberListener second = set.proxy().listener(set.proxy().members().get(1).upstream());
+        IdleTimeout drop = new IdleTimeout(30_000, IdleTimeout.Then.DROP);
+        set.proxy().idleTimeout(set.upstream(0), drop, 200);
+        assertEquals(drop, first.idleTimeout());
+        Await.until(WAIT, "the 200 ms idle timeout to end", () -> first.idleTimeout() == null);
+
+        set.proxy().idleTimeout("all", drop, 0);
+        set.proxy().reset();
+        assertNull(first.idleTimeout(), "a reset restores every member");
+        assertNull(second.idleTimeout());
+
+        ScenarioLoader loader = set.proxy().scenarioLoader();
+        set.proxy().scenarios().start(loader.parse("idle.yaml", """
+                name: idle
+                timeline:
+                  - at: 0s
+                    idleTimeout: {member: %s, after: 4m, then: reset}
+                  - at: 60m
+                    end: true
+                """.formatted(set.upstream(0))));
+        Await.until(WAIT, "the scenario's idle timeout", () -> first.idleTimeout() != null);
+        assertEquals(new IdleTimeout(240_000, IdleTimeout.Then.RESET), first.idleTimeout());
+        set.proxy().idleTimeout(set.upstream(1), drop, 0); // an operator's, on another member
+        set.proxy().scenarios().stop();
+        assertNull(first.idleTimeout(), "the scenario's idle timeout ends with it");
+        assertEquals(drop, second.idleTimeout(), "the operator's stays");
+    }
+}
