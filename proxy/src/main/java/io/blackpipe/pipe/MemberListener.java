@@ -132,8 +132,9 @@ public final class MemberListener {
         byLoop.computeIfAbsent(client.eventLoop(), loop -> new HashSet<>()).add(connection);
     }
 
-    /** Called on the connection's event loop. */
+    /** Called on the connection's event loop, when it ended for the proxy (a forgotten one is open for its client). */
     void closed(Channel client, ClientConnection connection) {
+        connections.remove(client);
         Set<ClientConnection> onLoop = byLoop.get(client.eventLoop());
         if (onLoop != null) {
             onLoop.remove(connection);
@@ -241,9 +242,8 @@ public final class MemberListener {
     }
 
     /**
-     * Everything on its way to this member's clients, on every connection, open or opened later, goes {@code
-     * latency} late for {@code millis} (0: until restored); a new latency replaces the last. Returns its mark,
-     * for {@link #endIfStill}.
+     * Everything on its way to this member's clients, on every connection, goes {@code latency} late for {@code millis}
+     * (0: until restored); a new latency replaces the last. Returns its mark, for {@link #endIfStill}.
      */
     public synchronized long latency(Latency latency, long millis) {
         long mark = latencies.begin();
@@ -356,7 +356,7 @@ public final class MemberListener {
         }
     }
 
-    /** The connections it forgot stay forgotten (their clients learn of it when they send); the others are kept. */
+    /** The connections it forgot stay so (their clients learn of it when they send). */
     private void endIdleTimeout() {
         idleTimeouts.cancel();
         if (idleTimeout != null) {

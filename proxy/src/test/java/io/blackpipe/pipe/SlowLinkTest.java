@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.topology.MemberAddress;
 import io.netty.buffer.ByteBuf;
@@ -279,5 +280,71 @@ class SlowLinkTest {
         Thread.sleep(300);
         assertEquals(128 * 1024, receivedBytes().length);
         assertTrue(channel.isWritable());
+    }
+
+    /** The member's idle timeout begun, as MemberListener tells each connection. */
+    private SlowLink idleAfter(long millis, IdleTimeout.Then then) {
+        member.idleTimeout(new IdleTimeout(millis, then), 0);
+        SlowLink link = channel.pipeline().get(SlowLink.class);
+        link.idleTimeoutBegan();
+        return link;
+    }
+
+    @Test
+    void aConnectionIdleForTheTimeoutIsForgottenTheProxysSideEndsAndWhatTheClientSendsIsDropped() throws Exception {
+        List<String> upTheMembersEnd = new ArrayList<>();
+        channel.pipeline().addLast(new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                upTheMembersEnd.add("inactive");
+            }
+        });
+        SlowLink link = idleAfter(50, IdleTimeout.Then.DROP);
+        Thread.sleep(100);
+        channel.runScheduledPendingTasks();
+        assertTrue(link.closedAtTheMembersEnd(), "forgotten after 50 ms idle");
+        assertEquals(List.of("inactive"), upTheMembersEnd, "the proxy's side ended");
+        ByteBuf late = message(1);
+        channel.writeInbound(late);
+        assertNull(channel.readInbound(), "dropped");
+        assertEquals(0, late.refCnt());
+        ByteBuf reply = message(2);
+        channel.writeAndFlush(reply);
+        assertEquals(List.of(), received(), "what the member's side sends is lost too");
+        channel.pipeline().close();
+        assertTrue(channel.isOpen(), "no end is sent: the client is told nothing");
+    }
+
+    @Test
+    void withResetWhatTheClientSendsOnAForgottenConnectionMeetsAReset() throws Exception {
+        SlowLink link = idleAfter(50, IdleTimeout.Then.RESET);
+        Thread.sleep(100);
+        channel.runScheduledPendingTasks();
+        assertTrue(link.closedAtTheMembersEnd());
+        assertTrue(channel.isOpen(), "until the client sends");
+        channel.writeInbound(message(1));
+        assertFalse(channel.isOpen(), "reset");
+    }
+
+    @Test
+    void whatCrossesTheLinkEitherWayKeepsItAndAnEndedIdleTimeoutForgetsNothing() throws Exception {
+        SlowLink link = idleAfter(150, IdleTimeout.Then.DROP);
+        for (int i = 0; i < 8; i++) { // 400 ms, never 150 ms without a message
+            Thread.sleep(50);
+            if (i % 2 == 0) {
+                channel.writeAndFlush(message(i));
+                received();
+            } else {
+                channel.writeInbound(message(i));
+                ByteBuf in = channel.readInbound();
+                in.release();
+            }
+            channel.runScheduledPendingTasks();
+        }
+        assertFalse(link.closedAtTheMembersEnd(), "kept busy, it is kept");
+        member.restore();
+        Thread.sleep(250);
+        channel.runScheduledPendingTasks();
+        assertFalse(link.closedAtTheMembersEnd(), "restored before it went idle: nothing forgotten");
     }
 }
