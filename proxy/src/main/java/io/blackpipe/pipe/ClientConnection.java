@@ -35,7 +35,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final ConnectionMeters meters;
     private final Exchange exchange;
     /** The link to the client, which may still carry what was sent before this connection ended for the proxy. */
-    private final SlowLink link;
+    private final ClientLink link;
     private Channel client;
     private Channel upstream;
     private boolean closing;
@@ -50,7 +50,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     /** The deployment fault (outage, connections reset) that is closing this connection, or null. */
     private String cutBy;
 
-    ClientConnection(MemberListener listener, SlowLink link, PipeContext context) {
+    ClientConnection(MemberListener listener, ClientLink link, PipeContext context) {
         this.listener = listener;
         this.link = link;
         this.member = listener.member();
@@ -188,7 +188,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         exchange.answerAwaitingHelloNow();
     }
 
-    /** Open for the proxy: a close waiting on a slow link to the client has ended it already. */
+    /** Open for the proxy: a close waiting on a slow link to the client, or a middlebox that forgot it, has ended it already. */
     boolean isOpen() {
         return client.isActive() && !link.closedAtTheMembersEnd();
     }

@@ -31,7 +31,7 @@ import java.util.function.Consumer;
  * here: an outage closes the listener (new connections are refused) and resets every open
  * connection until it ends; a blackhole keeps accepting but lets nothing through either way; a
  * latency delays everything on its way to the member's clients, and a bandwidth spreads it over time
- * ({@link SlowLink}).
+ * ({@link ClientLink}).
  */
 public final class MemberListener {
     /** How long a reset waits for a connection's event loop (a busy loop gets there well within it). */
@@ -267,7 +267,7 @@ public final class MemberListener {
     }
 
     /**
-     * A middlebox on this member's links forgets each connection idle that long (see {@link SlowLink}), for {@code
+     * A middlebox on this member's links forgets each connection idle that long (see {@link ClientLink}), for {@code
      * millis} (0: until restored); a new one replaces the last, each idle clock starting again. Returns its mark.
      */
     public synchronized long idleTimeout(IdleTimeout idleTimeout, long millis) {

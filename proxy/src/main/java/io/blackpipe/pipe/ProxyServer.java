@@ -180,7 +180,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                         if (!ch.isOpen() || connectionLimit != null && !connectionLimit.admit(ch, upstream)) {
                             return; // closed: the proxy is closing, or over --max-connections
                         }
-                        SlowLink link = new SlowLink(self[0]);
+                        ClientLink link = new ClientLink(self[0]);
                         ch.pipeline().addLast(link); // next to the socket: it delays TLS records too
                         if (listenerTls != null) {
                             ch.pipeline().addLast(listenerTls.newHandler(ch.alloc()));

@@ -25,9 +25,9 @@ import org.junit.jupiter.api.Test;
  * runs forward here: a message is checked not out before its delay could have passed, and out after a sleep
  * longer than it.
  */
-class SlowLinkTest {
+class ClientLinkTest {
     private final MemberListener member = new MemberListener(new MemberAddress("db1", 27017), null, "127.0.0.1", new ProxyLog(), null, 42);
-    private final EmbeddedChannel channel = new EmbeddedChannel(new SlowLink(member));
+    private final EmbeddedChannel channel = new EmbeddedChannel(new ClientLink(member));
     private final List<ByteBuf> sent = new ArrayList<>();
 
     @AfterEach
@@ -101,7 +101,7 @@ class SlowLinkTest {
         ChannelFuture closed = channel.pipeline().close();
         channel.writeAndFlush(message(2)); // after the close: it never goes
         assertTrue(channel.isOpen(), "the client has not seen the end yet");
-        assertTrue(channel.pipeline().get(SlowLink.class).closedAtTheMembersEnd(), "the proxy's side has ended");
+        assertTrue(channel.pipeline().get(ClientLink.class).closedAtTheMembersEnd(), "the proxy's side has ended");
         ByteBuf late = message(3);
         channel.writeInbound(late);
         assertNull(channel.readInbound(), "sent into a member's end that closed: it runs nowhere");
@@ -130,7 +130,7 @@ class SlowLinkTest {
         assertEquals(List.of(), upTheMembersEnd, "told after the close returned, as Netty tells of a socket's close");
         channel.runPendingTasks();
         assertEquals(List.of("inactive"), upTheMembersEnd, "the proxy's side has ended, a delay before the client's");
-        SlowLink link = channel.pipeline().get(SlowLink.class);
+        ClientLink link = channel.pipeline().get(ClientLink.class);
         assertTrue(link.closedAtTheMembersEnd());
         assertTrue(channel.isOpen(), "the client has not seen the end yet");
         Thread.sleep(150); // one delay and some: the close went behind the write, not a delay after it
@@ -256,13 +256,13 @@ class SlowLinkTest {
         member.bandwidth(new Bandwidth(2_000), 0); // 20-byte pieces: 200 bytes take 100 ms
         channel.writeAndFlush(counting(200));
         channel.pipeline().close();
-        assertTrue(channel.pipeline().get(SlowLink.class).closedAtTheMembersEnd(), "the proxy's side has ended at once");
+        assertTrue(channel.pipeline().get(ClientLink.class).closedAtTheMembersEnd(), "the proxy's side has ended at once");
         assertTrue(channel.isOpen(), "the client sees the end only after the bytes before it");
         Thread.sleep(200);
         assertEquals(200, receivedBytes().length);
         assertFalse(channel.isOpen());
 
-        EmbeddedChannel other = new EmbeddedChannel(new SlowLink(member));
+        EmbeddedChannel other = new EmbeddedChannel(new ClientLink(member));
         ByteBuf large = counting(10_000); // five seconds' worth
         other.writeAndFlush(large);
         assertTrue(large.refCnt() > 0, "its pieces hold it");
@@ -283,9 +283,9 @@ class SlowLinkTest {
     }
 
     /** The member's idle timeout begun, as MemberListener tells each connection. */
-    private SlowLink idleAfter(long millis, IdleTimeout.Then then) {
+    private ClientLink idleAfter(long millis, IdleTimeout.Then then) {
         member.idleTimeout(new IdleTimeout(millis, then), 0);
-        SlowLink link = channel.pipeline().get(SlowLink.class);
+        ClientLink link = channel.pipeline().get(ClientLink.class);
         link.idleTimeoutBegan();
         return link;
     }
@@ -299,7 +299,7 @@ class SlowLinkTest {
                 upTheMembersEnd.add("inactive");
             }
         });
-        SlowLink link = idleAfter(50, IdleTimeout.Then.DROP);
+        ClientLink link = idleAfter(50, IdleTimeout.Then.DROP);
         Thread.sleep(100);
         channel.runScheduledPendingTasks();
         assertTrue(link.closedAtTheMembersEnd(), "forgotten after 50 ms idle");
@@ -317,7 +317,7 @@ class SlowLinkTest {
 
     @Test
     void withResetWhatTheClientSendsOnAForgottenConnectionMeetsAReset() throws Exception {
-        SlowLink link = idleAfter(50, IdleTimeout.Then.RESET);
+        ClientLink link = idleAfter(50, IdleTimeout.Then.RESET);
         Thread.sleep(100);
         channel.runScheduledPendingTasks();
         assertTrue(link.closedAtTheMembersEnd());
@@ -328,7 +328,7 @@ class SlowLinkTest {
 
     @Test
     void whatCrossesTheLinkEitherWayKeepsItAndAnEndedIdleTimeoutForgetsNothing() throws Exception {
-        SlowLink link = idleAfter(150, IdleTimeout.Then.DROP);
+        ClientLink link = idleAfter(150, IdleTimeout.Then.DROP);
         for (int i = 0; i < 8; i++) { // 400 ms, never 150 ms without a message
             Thread.sleep(50);
             if (i % 2 == 0) {

@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * sit in a {@link PendingWriteQueue}, which counts them in the channel's writability, so backpressure still holds
  * the member's side.
  */
-final class SlowLink extends ChannelDuplexHandler {
+final class ClientLink extends ChannelDuplexHandler {
     private final MemberListener listener;
     private ChannelHandlerContext ctx;
     /** Made with the first write that waits: most connections never meet a latency (the benchmark's idle connections). */
@@ -58,7 +58,7 @@ final class SlowLink extends ChannelDuplexHandler {
     private record Waiting(long dueNanos, ChannelPromise close) {
     }
 
-    SlowLink(MemberListener listener) {
+    ClientLink(MemberListener listener) {
         this.listener = listener;
     }
 
