@@ -2,7 +2,9 @@ package io.blackpipe.cli;
 
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
@@ -35,4 +37,13 @@ abstract class AdminCommand implements Callable<Integer> {
 
     /** Does the work; returns the exit code. */
     abstract int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure;
+
+    /** What {@code make} builds from the options; its refusal ("delay: ...") a usage error naming the option ("--delay: ..."). */
+    <T> T asOptions(Supplier<T> make) {
+        try {
+            return make.get();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
+        }
+    }
 }

@@ -3,7 +3,6 @@ package io.blackpipe.cli;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
 /**
@@ -67,12 +66,7 @@ final class MemberCommands {
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            io.blackpipe.fault.Latency latency;
-            try {
-                latency = new io.blackpipe.fault.Latency(delay, jitter);
-            } catch (IllegalArgumentException e) { // "delay: ..." or "jitter: ...": named as the option
-                throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
-            }
+            io.blackpipe.fault.Latency latency = asOptions(() -> new io.blackpipe.fault.Latency(delay, jitter));
             String query = "?delay=" + delay + "ms&jitter=" + jitter + "ms" + (duration == null ? "" : "&duration=" + duration + "ms");
             admin.call("POST", "members/" + AdminClient.encode(member) + "/latency" + query, null);
             out.println("latency of " + latency.describe() + " on " + member + (duration == null ? " until restore" : " for " + duration + " ms"));
@@ -128,12 +122,8 @@ final class MemberCommands {
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            io.blackpipe.fault.IdleTimeout idle;
-            try {
-                idle = new io.blackpipe.fault.IdleTimeout(after, io.blackpipe.fault.IdleTimeout.Then.parse(then));
-            } catch (IllegalArgumentException e) { // "after: ..." or "then: ...": named as the option
-                throw new ParameterException(spec.commandLine(), "--" + e.getMessage());
-            }
+            io.blackpipe.fault.IdleTimeout idle = asOptions(() -> new io.blackpipe.fault.IdleTimeout(after,
+                    io.blackpipe.fault.IdleTimeout.Then.parse(then)));
             String query = "?after=" + after + "ms&then=" + idle.then().label() + (duration == null ? "" : "&duration=" + duration + "ms");
             admin.call("POST", "members/" + AdminClient.encode(member) + "/idleTimeout" + query, null);
             out.println("idle timeout (" + idle.describe() + ") on each connection of " + member

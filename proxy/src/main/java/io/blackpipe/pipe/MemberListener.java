@@ -25,6 +25,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
 
 /**
  * One member's listener and the client connections it accepted. Deployment-level faults act
@@ -246,36 +247,32 @@ public final class MemberListener {
      * (0: until restored); a new latency replaces the last. Returns its mark, for {@link #endIfStill}.
      */
     public synchronized long latency(Latency latency, long millis) {
-        long mark = latencies.begin();
         // from --seed, apart per member and per latency begun, so that none repeats another's draws and a run replays
-        this.latency = new LatencyInForce(latency, new SplittableRandom(seed + 31L * upstream.hashCode() + mark));
-        log.info("latency of " + latency.describe() + " on member " + upstream);
-        latencies.endAfter(millis, () -> endOnTime(DeploymentFaults.LATENCY, mark));
-        return mark;
+        return begin(latencies, DeploymentFaults.LATENCY, millis, "latency of " + latency.describe() + " on member " + upstream,
+                mark -> this.latency = new LatencyInForce(latency, new SplittableRandom(seed + 31L * upstream.hashCode() + mark)));
     }
 
-    /**
-     * Each connection from this member to its clients, open or opened later, carries at most {@code bandwidth} for
-     * {@code millis} (0: until restored); a new bandwidth replaces the last. Returns its mark, for {@link #endIfStill}.
-     */
+    /** Each connection to this member's clients carries at most {@code bandwidth}; otherwise as {@link #latency}. */
     public synchronized long bandwidth(Bandwidth bandwidth, long millis) {
-        long mark = bandwidths.begin();
-        this.bandwidth = bandwidth;
-        log.info("bandwidth of " + bandwidth.describe() + " on each connection of member " + upstream);
-        bandwidths.endAfter(millis, () -> endOnTime(DeploymentFaults.BANDWIDTH, mark));
-        return mark;
+        return begin(bandwidths, DeploymentFaults.BANDWIDTH, millis, "bandwidth of " + bandwidth.describe() + " on each connection of member "
+                + upstream, mark -> this.bandwidth = bandwidth);
     }
 
-    /**
-     * A middlebox on this member's links forgets each connection idle that long (see {@link ClientLink}), for {@code
-     * millis} (0: until restored); a new one replaces the last, each idle clock starting again. Returns its mark.
-     */
+    /** A middlebox on this member's links forgets connections idle that long ({@link ClientLink}); as {@link #latency}. */
     public synchronized long idleTimeout(IdleTimeout idleTimeout, long millis) {
-        long mark = idleTimeouts.begin();
-        this.idleTimeout = idleTimeout;
-        log.info("idle timeout (" + idleTimeout.describe() + ") on each connection of member " + upstream);
-        eachConnection(ClientConnection::idleTimeoutBegan);
-        idleTimeouts.endAfter(millis, () -> endOnTime(DeploymentFaults.IDLE_TIMEOUT, mark));
+        return begin(idleTimeouts, DeploymentFaults.IDLE_TIMEOUT, millis, "idle timeout (" + idleTimeout.describe()
+                + ") on each connection of member " + upstream, mark -> {
+                    this.idleTimeout = idleTimeout;
+                    eachConnection(ClientConnection::idleTimeoutBegan);
+                });
+    }
+
+    /** A fault of a link's kind begins: {@code inForce} puts it in force (given its mark), and it ends after {@code millis}. */
+    private long begin(FaultClock clock, String fault, long millis, String logLine, LongConsumer inForce) {
+        long mark = clock.begin();
+        inForce.accept(mark);
+        log.info(logLine);
+        clock.endAfter(millis, () -> endOnTime(fault, mark));
         return mark;
     }
 
