@@ -128,8 +128,10 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * A rule on every command (failAllCommands), hellos included but for a reply's fate: {@code times(n)} and {@code
-     * skip(n)} count the hellos it matches, which a driver's handshake may spend; {@code onNamespace} keeps it to the app's.
+     * A rule on every command (failCommand's failAllCommands), hellos included except for a reply's fate (a delay, a
+     * trickle, a dropped, truncated or canned reply). A {@code times(n)} or {@code skip(n)} counts the hellos it matches,
+     * and hellos are no attempts nor history lines: {@code failAll().times(1).error(...)} may be spent on a driver's
+     * handshake; {@code onNamespace("shop")} keeps it to the app's commands on shop.
      */
     public FailRule failAll() {
         ensureOpen();
@@ -301,10 +303,7 @@ public final class BlackPipe implements AutoCloseable {
 
     /**
      * Each connection from {@code member} (as {@link #outage} takes it) to its clients carries at most {@code
-     * bytesPerSecond} towards the client, so a large reply arrives spread over time, for {@code duration} (zero: until
-     * restored); a new bandwidth replaces the last.
-     *
-     * @throws IllegalArgumentException for a rate under 1 or over 1 GiB a second, or a member {@link #outage} refuses
+     * bytesPerSecond} (1 to 1 GiB) towards the client, so a large reply arrives spread over time, for {@code duration}.
      */
     public void bandwidth(String member, long bytesPerSecond, Duration duration) {
         ensureOpen();

@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -104,7 +105,7 @@ class MemberIdleTimeoutDriverTest {
         try (MongoClient client = client("socketTimeoutMS=3000&retryReads=true")) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 1));
-            set.proxy().rules().put(set.proxy().ruleParser().parse("slow-find", org.bson.BsonDocument.parse(
+            set.proxy().rules().put(set.proxy().ruleParser().parse("slow-find", BsonDocument.parse(
                     "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['find'], delayReplyMS: 2000}}")));
             set.proxy().idleTimeout("primary", new IdleTimeout(1_000, IdleTimeout.Then.DROP), 0);
 
