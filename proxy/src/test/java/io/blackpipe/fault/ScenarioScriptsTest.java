@@ -596,7 +596,8 @@ class ScenarioScriptsTest {
         c.insertOne(new Document("_id", 2));
         long took = millisSince(before);
 
-        assertTrue(took >= 700, "the insert ended with the reset at 700 ms, not before: " + took + " ms");
+        // the step's 700 ms count from the scenario's start, a moment before this insert's
+        assertTrue(took >= 650, "the insert ended with the reset at 700 ms, not before: " + took + " ms");
         assertEquals(1, Meters.faults(proxy.registry(), DeploymentFaults.CONNECTIONS_RESET, "insert"), "the held insert was cut");
         assertEquals(1, retries("insert"), "the driver retried it on a new connection");
         assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments(), "each insert landed once");

@@ -72,7 +72,8 @@ class MemberIdleTimeoutDriverTest {
             long started = System.nanoTime();
             assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"));
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            assertTrue(tookMillis >= 1_000, "the first try waited its 1 s socketTimeoutMS for a reply that never came: " + tookMillis);
+            // (the driver's socket timeout may fire a little early: 50 ms of slack, as in ScenarioScriptsTest)
+            assertTrue(tookMillis >= 950, "the first try waited its 1 s socketTimeoutMS for a reply that never came: " + tookMillis);
             assertEquals(List.of("find"), failed.stream().map(CommandFailedEvent::getCommandName).toList(),
                     "the driver saw its first try fail, and its retry succeed");
             assertEquals(1, Meters.attempts(set.proxy().registry(), "find") - findsBefore,
@@ -112,7 +113,7 @@ class MemberIdleTimeoutDriverTest {
             long started = System.nanoTime();
             assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"));
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            assertTrue(tookMillis >= 3_000, "the first try waited its socketTimeoutMS: " + tookMillis + " ms");
+            assertTrue(tookMillis >= 2_950, "the first try waited its 3 s socketTimeoutMS: " + tookMillis + " ms");
             assertEquals(1, Meters.faults(set.proxy().registry(), DeploymentFaults.IDLE_TIMEOUT, "find"),
                     "the find in flight, silent for a second at the member, was cut with its forgotten connection");
             assertEquals(List.of("find"), failed.stream().map(CommandFailedEvent::getCommandName).toList());
