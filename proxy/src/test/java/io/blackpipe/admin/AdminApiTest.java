@@ -156,13 +156,14 @@ class AdminApiTest {
                 .findFirst().orElseThrow();
     }
 
+    /** The member with this upstream host:port, as GET /members lists it. */
+    private BsonDocument listedMember(String upstream) throws Exception {
+        return json(get("/api/v1/members")).getArray("members").stream().map(BsonValue::asDocument)
+                .filter(d -> d.getString("upstream").getValue().equals(upstream)).findFirst().orElseThrow();
+    }
+
     private String memberState(String upstream) throws Exception {
-        for (BsonValue member : json(get("/api/v1/members")).getArray("members")) {
-            if (member.asDocument().getString("upstream").getValue().equals(upstream)) {
-                return member.asDocument().getString("state").getValue();
-            }
-        }
-        throw new AssertionError("no member " + upstream);
+        return listedMember(upstream).getString("state").getValue();
     }
 
     private static boolean refuses(Member member) {
@@ -717,23 +718,20 @@ class AdminApiTest {
 
     /** The member's idleTimeoutMS and idleTimeoutThen (as JSON: "null" for none), as GET /members lists them. */
     private List<Object> memberIdleTimeout(String upstream) throws Exception {
-        BsonDocument member = json(get("/api/v1/members")).getArray("members").stream().map(BsonValue::asDocument)
-                .filter(d -> d.getString("upstream").getValue().equals(upstream)).findFirst().orElseThrow();
+        BsonDocument member = listedMember(upstream);
         BsonValue then = member.get("idleTimeoutThen");
         return List.of(member.getNumber("idleTimeoutMS").longValue(), then.isString() ? then.asString().getValue() : then.isNull() ? "null" : then.toString());
     }
 
     /** The member's bandwidthBytesPerSecond, as GET /members lists it. */
     private long memberBandwidth(String upstream) throws Exception {
-        BsonDocument member = json(get("/api/v1/members")).getArray("members").stream().map(BsonValue::asDocument)
-                .filter(d -> d.getString("upstream").getValue().equals(upstream)).findFirst().orElseThrow();
+        BsonDocument member = listedMember(upstream);
         return member.getNumber("bandwidthBytesPerSecond").longValue();
     }
 
     /** The member's latencyMS and jitterMS, as GET /members lists them. */
     private List<Long> memberLatency(String upstream) throws Exception {
-        BsonDocument member = json(get("/api/v1/members")).getArray("members").stream().map(BsonValue::asDocument)
-                .filter(d -> d.getString("upstream").getValue().equals(upstream)).findFirst().orElseThrow();
+        BsonDocument member = listedMember(upstream);
         return List.of(member.getNumber("latencyMS").longValue(), member.getNumber("jitterMS").longValue());
     }
 

@@ -29,7 +29,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.Document;
@@ -719,9 +718,7 @@ class ControlCommandsTest {
             assertEquals("bandwidth of 64 KiB/s on each connection of " + second + " for 60000 ms", bandwidth.out().strip());
             assertEquals("64KiB/s", cellOf(rig.run("members"), second, 5));
             assertEquals("-", cellOf(rig.run("members"), first, 5));
-            assertEquals(64 * 1024, BsonDocument.parse(rig.run("members", "--json").out()).getArray("members").stream()
-                    .map(BsonValue::asDocument).filter(d -> d.getString("advertised").getValue().equals(second)).findFirst().orElseThrow()
-                    .getNumber("bandwidthBytesPerSecond").longValue());
+            assertEquals(64 * 1024, listedMember(rig.run("members", "--json"), second).getNumber("bandwidthBytesPerSecond").longValue());
             assertEquals(0, rig.run("bandwidth", second, "--rate", "1500").exitCode(), "a new bandwidth replaces the last; bytes a second");
             assertEquals("1500B/s", cellOf(rig.run("members"), second, 5));
             assertEquals(0, rig.run("restore", second).exitCode());
@@ -835,9 +832,7 @@ class ControlCommandsTest {
 
     private static String stateOf(CliRun members, String advertised) {
         if (members.out().trim().startsWith("{")) {
-            BsonArray array = BsonDocument.parse(members.out()).getArray("members");
-            return array.stream().map(BsonValue::asDocument).filter(d -> d.getString("advertised").getValue().equals(advertised))
-                    .map(d -> d.getString("state").getValue()).findFirst().orElseThrow();
+            return listedMember(members, advertised).getString("state").getValue();
         }
         return cellOf(members, advertised, 3);
     }
@@ -845,9 +840,14 @@ class ControlCommandsTest {
     private record MemberLatency(long delayMillis, long jitterMillis) {
     }
 
-    private static MemberLatency latencyOf(CliRun membersJson, String advertised) {
-        BsonDocument member = BsonDocument.parse(membersJson.out()).getArray("members").stream().map(BsonValue::asDocument)
+    /** The member {@code advertised} in the output of {@code members --json}. */
+    private static BsonDocument listedMember(CliRun membersJson, String advertised) {
+        return BsonDocument.parse(membersJson.out()).getArray("members").stream().map(BsonValue::asDocument)
                 .filter(d -> d.getString("advertised").getValue().equals(advertised)).findFirst().orElseThrow();
+    }
+
+    private static MemberLatency latencyOf(CliRun membersJson, String advertised) {
+        BsonDocument member = listedMember(membersJson, advertised);
         return new MemberLatency(member.getNumber("latencyMS").longValue(), member.getNumber("jitterMS").longValue());
     }
 

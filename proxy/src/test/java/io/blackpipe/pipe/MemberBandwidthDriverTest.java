@@ -37,20 +37,24 @@ class MemberBandwidthDriverTest {
     @RegisterExtension
     final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
 
-    private MongoCollection<Document> collectionWithALargeDocument(String db) {
-        MongoCollection<Document> stored = set.direct().getDatabase(db).getCollection("c");
-        stored.insertOne(new Document("_id", 1).append("payload", "x".repeat(PAYLOAD_CHARS)));
-        return stored;
+    private void storeALargeDocument(String db) {
+        set.direct().getDatabase(db).getCollection("c").insertOne(new Document("_id", 1).append("payload", "x".repeat(PAYLOAD_CHARS)));
+    }
+
+    /** Inserts {_id: 2} through {@code client} (connected, the primary known), then narrows the primary's link to {@link #RATE}. */
+    private MongoCollection<Document> insertedThenNarrowed(MongoClient client, String db) {
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 2));
+        set.proxy().bandwidth("primary", new Bandwidth(RATE), 0);
+        return c;
     }
 
     @Test
     void aLargeReplyOnANarrowLinkTricklesInLongerThanTheSocketTimeoutWithoutTimingOut() throws Exception {
         String db = UpstreamLane.freshDatabaseName("bandwidth");
-        collectionWithALargeDocument(db);
+        storeALargeDocument(db);
         try (MongoClient client = set.client("socketTimeoutMS=1000&heartbeatFrequencyMS=500")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 2)); // connected, and the primary known, before its link narrows
-            set.proxy().bandwidth("primary", new Bandwidth(RATE), 0);
+            MongoCollection<Document> c = insertedThenNarrowed(client, db);
             assertEquals(new Bandwidth(RATE), set.proxy().listener(set.proxy().members().get(0).upstream()).bandwidth());
             assertNull(set.proxy().listener(set.proxy().members().get(1).upstream()).bandwidth(), "only the primary's link narrows");
 
@@ -73,11 +77,9 @@ class MemberBandwidthDriverTest {
     @Test
     void theClientsTimeoutMSBoundsTheWholeOperationOnANarrowLink() throws Exception {
         String db = UpstreamLane.freshDatabaseName("bandwidthcsot");
-        collectionWithALargeDocument(db);
+        storeALargeDocument(db);
         try (MongoClient client = set.client("timeoutMS=1500&heartbeatFrequencyMS=500")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 2));
-            set.proxy().bandwidth("primary", new Bandwidth(RATE), 0);
+            MongoCollection<Document> c = insertedThenNarrowed(client, db);
             long started = System.nanoTime();
             assertThrows(MongoOperationTimeoutException.class, () -> c.find(new Document("_id", 1)).first());
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);

@@ -59,14 +59,24 @@ class MemberIdleTimeoutDriverTest {
         return Meters.sum(set.proxy().registry(), "blackpipe.connections.idle.timeouts", "member", set.upstream(member));
     }
 
+    /**
+     * Inserts {_id: 1} (the pooled connection open), puts a 1 s idle timeout on {@code member}, and waits until the
+     * middlebox has forgotten the primary's pooled connection.
+     */
+    private MongoCollection<Document> insertedThenForgotten(MongoClient client, String db, String member, IdleTimeout.Then then)
+            throws InterruptedException {
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 1));
+        set.proxy().idleTimeout(member, new IdleTimeout(1_000, then), 0);
+        Await.until(WAIT, "the idle pooled connection to be forgotten", () -> idleTimeouts(0) == 1);
+        return c;
+    }
+
     @Test
     void aReadOnAPooledConnectionTheMiddleboxForgotIsLostUntilTheSocketTimeoutThenRetried() throws Exception {
         String db = UpstreamLane.freshDatabaseName("idledrop");
         try (MongoClient client = client("socketTimeoutMS=1000&retryReads=true")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 1));
-            set.proxy().idleTimeout("primary", new IdleTimeout(1_000, IdleTimeout.Then.DROP), 0);
-            Await.until(WAIT, "the idle pooled connection to be forgotten", () -> idleTimeouts(0) == 1);
+            MongoCollection<Document> c = insertedThenForgotten(client, db, "primary", IdleTimeout.Then.DROP);
             long findsBefore = Meters.attempts(set.proxy().registry(), "find");
 
             long started = System.nanoTime();
@@ -87,10 +97,7 @@ class MemberIdleTimeoutDriverTest {
     void aWriteOnAConnectionTheMiddleboxForgotIsResetAndItsRetryLandsOnce() throws Exception {
         String db = UpstreamLane.freshDatabaseName("idlereset");
         try (MongoClient client = client("socketTimeoutMS=20000&retryWrites=true")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 1));
-            set.proxy().idleTimeout("all", new IdleTimeout(1_000, IdleTimeout.Then.RESET), 0);
-            Await.until(WAIT, "the idle pooled connection to be forgotten", () -> idleTimeouts(0) == 1);
+            MongoCollection<Document> c = insertedThenForgotten(client, db, "all", IdleTimeout.Then.RESET);
 
             c.insertOne(new Document("_id", 2)); // the reset comes at once, and the driver retries on a new connection
             assertEquals(List.of("insert"), failed.stream().map(CommandFailedEvent::getCommandName).toList());
@@ -124,10 +131,7 @@ class MemberIdleTimeoutDriverTest {
     void aMaxIdleTimeMSUnderTheIdleTimeoutKeepsTheAppClearOfIt() throws Exception {
         String db = UpstreamLane.freshDatabaseName("idlemax");
         try (MongoClient client = client("socketTimeoutMS=1000&maxIdleTimeMS=500&retryReads=false")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 1));
-            set.proxy().idleTimeout("primary", new IdleTimeout(1_000, IdleTimeout.Then.DROP), 0);
-            Await.until(WAIT, "the idle pooled connection to be forgotten", () -> idleTimeouts(0) == 1);
+            MongoCollection<Document> c = insertedThenForgotten(client, db, "primary", IdleTimeout.Then.DROP);
             assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"),
                     "the driver closed its connection idle past maxIdleTimeMS and read on a new one, without retrying");
             assertEquals(List.of(), failed, "nothing failed");
