@@ -303,7 +303,7 @@ public final class BlackPipe implements AutoCloseable {
 
     /**
      * Each connection from {@code member} (as {@link #outage} takes it) to its clients carries at most {@code
-     * bytesPerSecond} (1 to 1 GiB) towards the client, so a large reply arrives spread over time, for {@code duration}.
+     * bytesPerSecond} (1 to 1 GiB) each way, so a large reply or insert arrives spread over time, for {@code duration}.
      */
     public void bandwidth(String member, long bytesPerSecond, Duration duration) {
         ensureOpen();

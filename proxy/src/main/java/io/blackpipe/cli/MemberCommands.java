@@ -75,8 +75,8 @@ final class MemberCommands {
     }
 
     @Command(name = "bandwidth", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "Narrow a member's link to its clients: each connection carries at most this rate towards its client, so a"
-                    + " large reply arrives spread over time, as over a narrow network; a new bandwidth replaces the last.")
+            description = "Narrow a member's link to its clients: each connection carries at most this rate each way, so a"
+                    + " large reply (or insert) arrives spread over time, as over a narrow network; a new bandwidth replaces the last.")
     static final class Bandwidth extends AdminCommand {
         @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String member;

@@ -6,9 +6,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A narrow link from a member to its clients (Toxiproxy's bandwidth toxic, for every connection of a member): each
- * connection carries at most {@code bytesPerSecond} towards its client, so a large reply arrives spread over time,
- * in pieces a hundredth of a second's worth each, as over a narrow network.
+ * A narrow link between a member and its clients (Toxiproxy's bandwidth toxic, both ways, for every connection of a
+ * member): each connection carries at most {@code bytesPerSecond} each way, so a large reply (or request) arrives
+ * spread over time, in pieces a hundredth of a second's worth each, as over a narrow network.
  */
 public record Bandwidth(long bytesPerSecond) {
     /** A gibibyte a second: a faster link slows nothing a test could see. */

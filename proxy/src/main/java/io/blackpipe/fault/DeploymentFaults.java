@@ -53,7 +53,7 @@ public interface DeploymentFaults {
     List<Begun> latency(String member, Latency latency, long millis);
 
     /**
-     * Each connection from the member to its clients carries at most {@code bandwidth}, for {@code millis} (0: until
+     * Each connection from the member to its clients carries at most {@code bandwidth} each way, for {@code millis} (0: until
      * restored). Returns the bandwidth begun on each member.
      */
     List<Begun> bandwidth(String member, Bandwidth bandwidth, long millis);

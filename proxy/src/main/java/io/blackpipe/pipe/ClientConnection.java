@@ -276,9 +276,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         afterTheClientLeft.closeUpstream();
     }
 
+    /** The link to the client filled with requests under a bandwidth, or has room again. */
+    void linkWindowChanged() {
+        updateClientAutoRead();
+    }
+
     private void updateClientAutoRead() {
         if (client.isActive()) {
-            client.config().setAutoRead(!clientPausedForBackpressure && !clientPausedByFault);
+            client.config().setAutoRead(!clientPausedForBackpressure && !clientPausedByFault && !link.holdsRequests());
         }
     }
 

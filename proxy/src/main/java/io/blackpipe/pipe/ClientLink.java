@@ -21,11 +21,12 @@ import java.util.concurrent.TimeUnit;
  * (a reply, an error the proxy made, a hello answered in the member's place, TLS records) and the close (FIN or
  * RST) reach the client that much later, in the order sent, as over a slow network. While the member has a
  * bandwidth, the link carries one write after another at that rate, in pieces a hundredth of a second's worth each,
- * and each piece arrives once carried (and its latency later): a large reply trickles in, as over a narrow link.
- * Without a latency or a bandwidth and with nothing waiting, everything passes at once. While the member has an
- * idle timeout, the link has a middlebox that forgets it once nothing has crossed it either way for that long: the
- * proxy's side ends then, as after a close, the client is told nothing, and what it sends later is dropped or
- * answered with a reset ({@link IdleTimeout}).
+ * and each piece arrives once carried (and its latency later): a large reply trickles in, as over a narrow link. What
+ * the client sends crosses at the same rate towards the member's end ({@link RequestsOnTheLink}); a latency delays
+ * only what goes to the client. Without a latency or a bandwidth and with nothing waiting, everything passes at once.
+ * While the member has an idle timeout, the link has a middlebox that forgets it once nothing has crossed it either
+ * way for that long: the proxy's side ends then, as after a close, the client is told nothing, and what it sends
+ * later is dropped or answered with a reset ({@link IdleTimeout}).
  *
  * <p>The proxy is the member's end of that link, and at that end things happen at once: a write is done as soon as
  * it is on its way (its promise completes then, as a socket's does once the kernel has the bytes), and a close ends
@@ -53,6 +54,10 @@ final class ClientLink extends ChannelDuplexHandler {
     private ScheduledFuture<?> idleCheck;
     /** What the middlebox does with what the client sends, once it forgot this connection; null: not forgotten. */
     private IdleTimeout.Then forgotten;
+    /** Made with the first request a bandwidth narrows: what the client sent that the link has not carried yet. */
+    private RequestsOnTheLink requests;
+    /** A read asked for (by a decoder, with auto-read off) while the link was full: it is made once there is room. */
+    private boolean readWanted;
 
     /** {@code close}: null for a write. */
     private record Waiting(long dueNanos, ChannelPromise close) {
@@ -60,6 +65,11 @@ final class ClientLink extends ChannelDuplexHandler {
 
     ClientLink(MemberListener listener) {
         this.listener = listener;
+    }
+
+    /** Whether the link holds a window's worth of requests: the proxy reads no more of the client until it carried some. */
+    boolean holdsRequests() {
+        return requests != null && requests.full();
     }
 
     /** Whether the connection has ended for the proxy, though its end may still be on its way to the client. */
@@ -131,6 +141,9 @@ final class ClientLink extends ChannelDuplexHandler {
 
     @Override
     public void close(ChannelHandlerContext ctx, ChannelPromise promise) {
+        if (requests != null) {
+            requests.drop(); // the member's end closes: what the link had not carried to it never arrives
+        }
         if (listener.closed()) { // the proxy is closing: nothing more reaches the client
             dropWhatWaits(ctx);
             ctx.close(promise);
@@ -164,7 +177,35 @@ final class ClientLink extends ChannelDuplexHandler {
             return;
         }
         crossed();
-        ctx.fireChannelRead(msg);
+        Bandwidth bandwidth = listener.bandwidth();
+        if (bandwidth == null && (requests == null || requests.isEmpty()) || !(msg instanceof ByteBuf bytes)) {
+            ctx.fireChannelRead(msg);
+            return;
+        }
+        if (requests == null) {
+            requests = new RequestsOnTheLink(() -> requestWindowChanged(ctx));
+        }
+        requests.carry(ctx, bytes, bandwidth);
+    }
+
+    @Override
+    public void read(ChannelHandlerContext ctx) {
+        if (holdsRequests()) { // the client waits, as a sender does on a full window; asked again once there is room
+            readWanted = true;
+            return;
+        }
+        ctx.read();
+    }
+
+    private void requestWindowChanged(ChannelHandlerContext ctx) {
+        ClientConnection connection = ctx.pipeline().get(ClientConnection.class);
+        if (connection != null) {
+            connection.linkWindowChanged(); // it reads the client, unless paused for reasons of its own, or stops
+        }
+        if (readWanted && !holdsRequests()) {
+            readWanted = false;
+            ctx.read();
+        }
     }
 
     /** Something crossed the link: while an idle timeout is in force, its clock starts again. */
@@ -203,7 +244,7 @@ final class ClientLink extends ChannelDuplexHandler {
             return;
         }
         long now = System.nanoTime();
-        if (!waiting.isEmpty()) {
+        if (!waiting.isEmpty() || requests != null && !requests.isEmpty()) {
             lastCrossedNanos = now; // still crossing: a slow link is busy, not idle
         }
         if (now - lastCrossedNanos < TimeUnit.MILLISECONDS.toNanos(idle.afterMillis())) {
@@ -221,6 +262,10 @@ final class ClientLink extends ChannelDuplexHandler {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (requests != null && !requests.isEmpty() && !closedAtTheMembersEnd) {
+            // the client's end comes behind what it sent, which the member's end reads first (at once, not at the rate)
+            requests.passWhatIsDue(ctx, true);
+        }
         dropWhatWaits(ctx); // the client left: what was on its way to it is lost
         if (!closedAtTheMembersEnd) { // else the pipeline hears of the end from the close that was sent
             closedAtTheMembersEnd = true;
@@ -267,6 +312,9 @@ final class ClientLink extends ChannelDuplexHandler {
     }
 
     private void dropWhatWaits(ChannelHandlerContext ctx) {
+        if (requests != null) {
+            requests.drop();
+        }
         if (idleCheck != null) {
             idleCheck.cancel(false);
             idleCheck = null;

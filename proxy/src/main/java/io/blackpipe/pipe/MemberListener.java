@@ -31,8 +31,8 @@ import java.util.function.LongConsumer;
  * One member's listener and the client connections it accepted. Deployment-level faults act
  * here: an outage closes the listener (new connections are refused) and resets every open
  * connection until it ends; a blackhole keeps accepting but lets nothing through either way; a
- * latency delays everything on its way to the member's clients, and a bandwidth spreads it over time
- * ({@link ClientLink}).
+ * latency delays everything on its way to the member's clients, and a bandwidth spreads it over time,
+ * and their requests on their way to it ({@link ClientLink}).
  */
 public final class MemberListener {
     /** How long a reset waits for a connection's event loop (a busy loop gets there well within it). */
@@ -116,7 +116,7 @@ public final class MemberListener {
         return idleTimeout;
     }
 
-    /** The bandwidth in force on each connection from this member to its clients, or null. */
+    /** The bandwidth in force each way on each connection between this member and its clients, or null. */
     public Bandwidth bandwidth() {
         return bandwidth;
     }
@@ -252,7 +252,7 @@ public final class MemberListener {
                 mark -> this.latency = new LatencyInForce(latency, new SplittableRandom(seed + 31L * upstream.hashCode() + mark)));
     }
 
-    /** Each connection to this member's clients carries at most {@code bandwidth}; otherwise as {@link #latency}. */
+    /** Each connection to this member's clients carries at most {@code bandwidth} each way; otherwise as {@link #latency}. */
     public synchronized long bandwidth(Bandwidth bandwidth, long millis) {
         return begin(bandwidths, DeploymentFaults.BANDWIDTH, millis, "bandwidth of " + bandwidth.describe() + " on each connection of member "
                 + upstream, mark -> this.bandwidth = bandwidth);

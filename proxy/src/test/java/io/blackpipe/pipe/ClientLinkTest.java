@@ -282,6 +282,88 @@ class ClientLinkTest {
         assertTrue(channel.isWritable());
     }
 
+    /** The bytes the member's end has read so far, in order, each buffer released once read. */
+    private byte[] requestBytes(EmbeddedChannel on) {
+        on.runPendingTasks();
+        on.runScheduledPendingTasks();
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        for (ByteBuf buf = on.readInbound(); buf != null; buf = on.readInbound()) {
+            byte[] piece = new byte[buf.readableBytes()];
+            buf.readBytes(piece);
+            bytes.writeBytes(piece);
+            buf.release();
+        }
+        return bytes.toByteArray();
+    }
+
+    @Test
+    void aNarrowLinkCarriesWhatTheClientSendsToTheMembersEndAtItsRateAndInOrder() throws Exception {
+        member.bandwidth(new Bandwidth(3_000), 0);
+        long started = System.nanoTime();
+        channel.writeInbound(counting(2_000));
+        channel.writeInbound(counting(1_000)); // behind the first, never beside it
+        int pieces = 0;
+        java.io.ByteArrayOutputStream arrived = new java.io.ByteArrayOutputStream();
+        while (arrived.size() < 3_000) {
+            byte[] now = requestBytes(channel);
+            double elapsedSeconds = (System.nanoTime() - started) / 1e9;
+            arrived.writeBytes(now);
+            assertTrue(arrived.size() <= 3_000 * elapsedSeconds,
+                    arrived.size() + " bytes read after " + elapsedSeconds + " s: faster than 3,000 a second");
+            pieces += now.length > 0 ? 1 : 0;
+            Thread.sleep(50);
+        }
+        assertTrue((System.nanoTime() - started) / 1_000_000 >= 1_000, "3,000 bytes at 3,000 a second take a second at least");
+        assertTrue(pieces >= 5, "they were read spread over time, not at once: in " + pieces + " reads");
+        byte[] all = arrived.toByteArray();
+        for (int i = 0; i < all.length; i++) {
+            assertEquals((byte) (i < 2_000 ? i : i - 2_000), all[i], "byte " + i + " in its place");
+        }
+    }
+
+    @Test
+    void aNarrowLinkHoldingAWindowsWorthOfRequestsStopsTheProxyReadingUntilItHasRoom() throws Exception {
+        member.bandwidth(new Bandwidth(1024 * 1024), 0);
+        ClientLink link = channel.pipeline().get(ClientLink.class);
+        channel.writeInbound(counting(RequestsOnTheLink.WINDOW_BYTES / 2));
+        assertFalse(link.holdsRequests(), "half a window: the client may send on");
+        channel.writeInbound(counting(RequestsOnTheLink.WINDOW_BYTES));
+        assertTrue(link.holdsRequests(), "a window and a half held: the proxy reads no more of the client");
+        Thread.sleep(300); // 96 KiB at a MiB a second: about 94 ms
+        assertEquals(RequestsOnTheLink.WINDOW_BYTES * 3 / 2, requestBytes(channel).length);
+        assertFalse(link.holdsRequests(), "carried: room again");
+    }
+
+    @Test
+    void theClientsCloseComesBehindWhatItSentButTheProxysCloseDropsWhatTheLinkHeld() throws Exception {
+        member.bandwidth(new Bandwidth(1_000), 0); // 500 bytes: half a second
+        List<String> atTheMembersEnd = new ArrayList<>();
+        EmbeddedChannel leaving = new EmbeddedChannel(new ClientLink(member), new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                atTheMembersEnd.add(((ByteBuf) msg).readableBytes() + " bytes");
+                ((ByteBuf) msg).release();
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                atTheMembersEnd.add("closed");
+            }
+        });
+        leaving.writeInbound(counting(500));
+        leaving.pipeline().fireChannelInactive(); // the client closed right after sending
+        int read = atTheMembersEnd.stream().filter(s -> s.endsWith("bytes")).mapToInt(s -> Integer.parseInt(s.split(" ")[0])).sum();
+        assertEquals(500, read, "all it sent is read before its close: " + atTheMembersEnd);
+        assertEquals("closed", atTheMembersEnd.get(atTheMembersEnd.size() - 1));
+        leaving.finishAndReleaseAll();
+
+        ByteBuf held = counting(500);
+        channel.writeInbound(held);
+        channel.close(); // the proxy closes: the member's end is gone
+        assertEquals(0, held.refCnt(), "what the link held is released with the connection");
+        assertEquals(0, requestBytes(channel).length);
+    }
+
     /** The member's idle timeout begun, as MemberListener tells each connection. */
     private ClientLink idleAfter(long millis, IdleTimeout.Then then) {
         member.idleTimeout(new IdleTimeout(millis, then), 0);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.MongoOperationTimeoutException;
+import com.mongodb.MongoSocketReadTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.fault.Bandwidth;
@@ -25,8 +26,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A member's bandwidth, with the real driver over three simulated members of the lane's node: a large reply trickles
  * in at the rate, so it takes its time, yet no single read waits as long as the client's socketTimeoutMS, which bounds
- * each read (it is no timeout of the operation); the client's timeoutMS, which bounds the operation, ends it. Only
- * lower bounds of time are asserted: a slow machine makes nothing early.
+ * each read (it is no timeout of the operation); the client's timeoutMS, which bounds the operation, ends it. A large
+ * insert goes up the link at the rate too, and a socket timeout that fires while it is on its way leaves the client
+ * not knowing what the member goes on to apply. Only lower bounds of time are asserted: a slow machine makes nothing
+ * early.
  */
 class MemberBandwidthDriverTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
@@ -89,6 +92,38 @@ class MemberBandwidthDriverTest {
             assertEquals(PAYLOAD_CHARS, c.find(new Document("_id", 1)).first().getString("payload").length(),
                     "the link wide again, the same read fits in its timeoutMS");
         }
+    }
+
+    @Test
+    void aLargeInsertOnANarrowLinkReachesTheMemberAtTheRate() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("bandwidthup");
+        try (MongoClient client = set.client("heartbeatFrequencyMS=500")) {
+            MongoCollection<Document> c = insertedThenNarrowed(client, db);
+            long insertsBefore = Meters.attempts(set.proxy().registry(), "insert");
+            long started = System.nanoTime();
+            c.insertOne(new Document("_id", 1).append("payload", "x".repeat(PAYLOAD_CHARS)));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(tookMillis >= 3_000, "a 300 KB insert at 100 KB a second took " + tookMillis + " ms, under 3 s");
+            assertEquals(1, Meters.attempts(set.proxy().registry(), "insert") - insertsBefore, "in one attempt");
+        }
+        assertEquals(PAYLOAD_CHARS, set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 1)).first()
+                .getString("payload").length(), "the member holds it whole");
+    }
+
+    @Test
+    void aSocketTimeoutWhileALargeInsertIsOnItsWayLeavesTheClientNotKnowingTheMemberAppliesIt() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("bandwidthunknown");
+        // 500 KB: five seconds at the rate, and the socket's buffers take a few hundred KB of it at once, so the
+        // driver's wait for the reply starts well before its last byte has crossed
+        try (MongoClient client = set.client("socketTimeoutMS=1000&retryWrites=false&heartbeatFrequencyMS=500")) {
+            MongoCollection<Document> c = insertedThenNarrowed(client, db);
+            assertThrows(MongoSocketReadTimeoutException.class,
+                    () -> c.insertOne(new Document("_id", 1).append("payload", "x".repeat(5 * PAYLOAD_CHARS / 3))));
+        }
+        MongoCollection<Document> onTheServer = set.direct().getDatabase(db).getCollection("c");
+        Await.until(WAIT, "the insert the client gave up on to land", () -> onTheServer.countDocuments(new Document("_id", 1)) == 1);
+        assertEquals(5 * PAYLOAD_CHARS / 3, onTheServer.find(new Document("_id", 1)).first().getString("payload").length(),
+                "whole: the client's close came behind what it had sent");
     }
 
     @Test

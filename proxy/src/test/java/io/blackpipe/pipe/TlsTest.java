@@ -127,7 +127,8 @@ class TlsTest {
 
     /**
      * A narrow link cuts the TLS records into pieces (it sits under TLS): the driver's TLS layer puts them together,
-     * the handshake included, and a large reply arrives whole, at the rate.
+     * the handshake included, and a large reply arrives whole, at the rate; the proxy's TLS layer puts together the
+     * pieces of a large insert the same way.
      */
     @Test
     void aNarrowLinkCarriesTlsRecordsInPiecesThatTheClientPutsTogether() throws Exception {
@@ -137,7 +138,10 @@ class TlsTest {
             try (MongoClient client = tlsDriver(proxy, certs.clientContext(false), 20)) {
                 insertAndFind(client, db);
                 MongoCollection<Document> collection = client.getDatabase(db).getCollection("tls");
+                long inserting = System.nanoTime();
                 collection.insertOne(new Document("_id", 2).append("payload", "y".repeat(200_000)));
+                long insertMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - inserting);
+                assertTrue(insertMillis >= 2_000, "a 200 KB insert at 100 KB a second took " + insertMillis + " ms");
                 long started = System.nanoTime();
                 assertEquals(200_000, collection.find(eq("_id", 2)).first().getString("payload").length());
                 long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);

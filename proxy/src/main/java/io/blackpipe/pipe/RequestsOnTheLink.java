@@ -1,0 +1,123 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.fault.Bandwidth;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.util.concurrent.ScheduledFuture;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * What a client sent that its narrow link ({@link ClientLink}, under a member's {@link Bandwidth}) has not carried to
+ * the member's end yet: each read is cut into pieces a hundredth of a second's worth each, and each piece goes up
+ * the pipeline once the link has carried it, so a large request (an insert of large documents) reaches the member
+ * spread over time, as over a narrow network. Once the link holds a window's worth, the proxy stops reading the
+ * client's socket, so the client's own writes wait, as a sender's do when the receiver's window is full. Used from
+ * the connection's event loop only.
+ */
+final class RequestsOnTheLink {
+    /** How much the link holds before the proxy stops reading the client: about a TCP receive window. */
+    static final int WINDOW_BYTES = 64 * 1024;
+
+    private record Piece(ByteBuf bytes, long dueNanos) {
+    }
+
+    private final ArrayDeque<Piece> pieces = new ArrayDeque<>();
+    private int bytesHeld;
+    /** When the link has carried what it holds: the next read's first piece starts then. */
+    private long freeNanos = Long.MIN_VALUE;
+    private ScheduledFuture<?> nextPiece;
+    /** Told when the link fills or has room again: the connection reads the client or stops. */
+    private final Runnable fullnessChanged;
+
+    RequestsOnTheLink(Runnable fullnessChanged) {
+        this.fullnessChanged = fullnessChanged;
+    }
+
+    /** Whether nothing waits: a read may pass at once, when no bandwidth is in force either. */
+    boolean isEmpty() {
+        return pieces.isEmpty();
+    }
+
+    /** Whether the link holds a window's worth: the proxy reads no more of the client until it has carried some. */
+    boolean full() {
+        return bytesHeld >= WINDOW_BYTES;
+    }
+
+    /**
+     * The link carries {@code bytes} after what it holds, at {@code bandwidth}'s rate, or right behind it when the
+     * bandwidth ended meanwhile ({@code bandwidth} null): what was read before goes first, as TCP keeps order.
+     */
+    void carry(ChannelHandlerContext ctx, ByteBuf bytes, Bandwidth bandwidth) {
+        boolean wasFull = full();
+        long start = Math.max(System.nanoTime(), freeNanos);
+        int total = bytes.readableBytes();
+        if (bandwidth == null || total == 0) {
+            pieces.add(new Piece(bytes, start));
+        } else {
+            int pieceBytes = bandwidth.pieceBytes();
+            for (int carried = 0; carried < total; ) {
+                int length = Math.min(pieceBytes, total - carried);
+                ByteBuf piece = bytes.retainedSlice(bytes.readerIndex() + carried, length);
+                carried += length;
+                pieces.add(new Piece(piece, start + bandwidth.nanosFor(carried)));
+            }
+            start += bandwidth.nanosFor(total);
+            bytes.release(); // its pieces hold it now
+        }
+        freeNanos = start;
+        bytesHeld += total;
+        if (nextPiece == null) {
+            scheduleNext(ctx);
+        }
+        if (!wasFull && full()) {
+            fullnessChanged.run();
+        }
+    }
+
+    private void scheduleNext(ChannelHandlerContext ctx) {
+        long in = pieces.peek().dueNanos() - System.nanoTime();
+        nextPiece = ctx.executor().schedule(() -> passWhatIsDue(ctx, false), Math.max(0, in), TimeUnit.NANOSECONDS);
+    }
+
+    /**
+     * Passes up the pipeline each piece the link has carried by now, or every piece it holds ({@code all}: the client
+     * closed its end, which comes behind what it sent).
+     */
+    void passWhatIsDue(ChannelHandlerContext ctx, boolean all) {
+        nextPiece = null;
+        if (!all && !ctx.channel().isActive()) { // its close is on its way here: that passes or drops what is left
+            return;
+        }
+        boolean wasFull = full();
+        long now = System.nanoTime();
+        boolean passed = false;
+        while (!pieces.isEmpty() && (all || pieces.peek().dueNanos() - now <= 0)) {
+            Piece next = pieces.poll();
+            bytesHeld -= next.bytes().readableBytes();
+            passed = true;
+            ctx.fireChannelRead(next.bytes()); // may close the connection, which drops what is left here
+        }
+        if (passed) {
+            ctx.fireChannelReadComplete();
+        }
+        if (!pieces.isEmpty() && nextPiece == null) {
+            scheduleNext(ctx);
+        }
+        if (wasFull && !full()) {
+            fullnessChanged.run();
+        }
+    }
+
+    /** The connection ended for the proxy: what the link still held never reaches the member's end. */
+    void drop() {
+        if (nextPiece != null) {
+            nextPiece.cancel(false);
+            nextPiece = null;
+        }
+        while (!pieces.isEmpty()) {
+            pieces.poll().bytes().release();
+        }
+        bytesHeld = 0;
+    }
+}
