@@ -191,10 +191,20 @@ class ClientLinkTest {
 
     /** The bytes the client has received so far, in order, each buffer released once read. */
     private byte[] receivedBytes() {
-        channel.runPendingTasks();
-        channel.runScheduledPendingTasks();
+        return drained(channel, channel::readOutbound);
+    }
+
+    /** The bytes the member's end has read so far, in order, each buffer released once read. */
+    private static byte[] requestBytes(EmbeddedChannel on) {
+        return drained(on, on::readInbound);
+    }
+
+    /** What {@code next} gives once {@code on}'s due tasks ran, in order, each buffer released once read. */
+    private static byte[] drained(EmbeddedChannel on, java.util.function.Supplier<ByteBuf> next) {
+        on.runPendingTasks();
+        on.runScheduledPendingTasks();
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        for (ByteBuf buf = channel.readOutbound(); buf != null; buf = channel.readOutbound()) {
+        for (ByteBuf buf = next.get(); buf != null; buf = next.get()) {
             byte[] piece = new byte[buf.readableBytes()];
             buf.readBytes(piece);
             bytes.writeBytes(piece);
@@ -217,23 +227,31 @@ class ClientLinkTest {
         member.bandwidth(new Bandwidth(3_000), 0); // 30-byte pieces, one every 10 ms: 3,000 bytes take a second
         long started = System.nanoTime();
         channel.writeAndFlush(counting(3_000));
-        int pieces = 0;
-        java.io.ByteArrayOutputStream arrived = new java.io.ByteArrayOutputStream();
-        while (arrived.size() < 3_000) {
-            byte[] now = receivedBytes();
-            double elapsedSeconds = (System.nanoTime() - started) / 1e9;
-            arrived.writeBytes(now);
-            assertTrue(arrived.size() <= 3_000 * elapsedSeconds,
-                    arrived.size() + " bytes arrived after " + elapsedSeconds + " s: faster than 3,000 a second");
-            pieces += now.length > 0 ? 1 : 0;
-            Thread.sleep(50);
-        }
-        assertTrue((System.nanoTime() - started) / 1_000_000 >= 1_000, "3,000 bytes at 3,000 a second take a second at least");
-        assertTrue(pieces >= 5, "they arrived spread over time, not at once: in " + pieces + " reads");
-        byte[] all = arrived.toByteArray();
+        byte[] all = takenAtMostAtTheRate(3_000, started, this::receivedBytes);
         for (int i = 0; i < all.length; i++) {
             assertEquals((byte) i, all[i], "byte " + i + " in its place");
         }
+    }
+
+    /**
+     * Takes bytes from {@code take} until 3,000 have come, checking on each take that they came no faster than {@code
+     * rate} bytes a second since {@code started}, and that they came spread over time; returns them in order.
+     */
+    private static byte[] takenAtMostAtTheRate(long rate, long started, java.util.function.Supplier<byte[]> take) throws Exception {
+        int pieces = 0;
+        java.io.ByteArrayOutputStream arrived = new java.io.ByteArrayOutputStream();
+        while (arrived.size() < 3_000) {
+            byte[] now = take.get();
+            double elapsedSeconds = (System.nanoTime() - started) / 1e9;
+            arrived.writeBytes(now);
+            assertTrue(arrived.size() <= rate * elapsedSeconds,
+                    arrived.size() + " bytes came after " + elapsedSeconds + " s: faster than " + rate + " a second");
+            pieces += now.length > 0 ? 1 : 0;
+            Thread.sleep(50);
+        }
+        assertTrue((System.nanoTime() - started) / 1_000_000 >= 3_000_000 / rate, "3,000 bytes at " + rate + " a second came too soon");
+        assertTrue(pieces >= 5, "they came spread over time, not at once: in " + pieces + " takes");
+        return arrived.toByteArray();
     }
 
     @Test
@@ -282,40 +300,13 @@ class ClientLinkTest {
         assertTrue(channel.isWritable());
     }
 
-    /** The bytes the member's end has read so far, in order, each buffer released once read. */
-    private byte[] requestBytes(EmbeddedChannel on) {
-        on.runPendingTasks();
-        on.runScheduledPendingTasks();
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        for (ByteBuf buf = on.readInbound(); buf != null; buf = on.readInbound()) {
-            byte[] piece = new byte[buf.readableBytes()];
-            buf.readBytes(piece);
-            bytes.writeBytes(piece);
-            buf.release();
-        }
-        return bytes.toByteArray();
-    }
-
     @Test
     void aNarrowLinkCarriesWhatTheClientSendsToTheMembersEndAtItsRateAndInOrder() throws Exception {
         member.bandwidth(new Bandwidth(3_000), 0);
         long started = System.nanoTime();
         channel.writeInbound(counting(2_000));
         channel.writeInbound(counting(1_000)); // behind the first, never beside it
-        int pieces = 0;
-        java.io.ByteArrayOutputStream arrived = new java.io.ByteArrayOutputStream();
-        while (arrived.size() < 3_000) {
-            byte[] now = requestBytes(channel);
-            double elapsedSeconds = (System.nanoTime() - started) / 1e9;
-            arrived.writeBytes(now);
-            assertTrue(arrived.size() <= 3_000 * elapsedSeconds,
-                    arrived.size() + " bytes read after " + elapsedSeconds + " s: faster than 3,000 a second");
-            pieces += now.length > 0 ? 1 : 0;
-            Thread.sleep(50);
-        }
-        assertTrue((System.nanoTime() - started) / 1_000_000 >= 1_000, "3,000 bytes at 3,000 a second take a second at least");
-        assertTrue(pieces >= 5, "they were read spread over time, not at once: in " + pieces + " reads");
-        byte[] all = arrived.toByteArray();
+        byte[] all = takenAtMostAtTheRate(3_000, started, () -> requestBytes(channel));
         for (int i = 0; i < all.length; i++) {
             assertEquals((byte) (i < 2_000 ? i : i - 2_000), all[i], "byte " + i + " in its place");
         }
