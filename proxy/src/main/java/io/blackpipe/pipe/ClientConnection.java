@@ -214,6 +214,18 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** Whether the link to the client would carry a reply sent now later: it is narrow, or still carrying. */
+    boolean linkCarriesLater() {
+        return link.carriesLater();
+    }
+
+    /** Sends {@code frame}, which the link carries later, and tells {@code delivery} what became of it. */
+    void sendToClient(ByteBuf frame, Delivery delivery) {
+        sendToClient(frame);
+        client.flush(); // through TLS now, so that the link holds the reply's last byte
+        link.whenCarried(delivery);
+    }
+
     void flushClient() {
         client.flush();
     }

@@ -23,9 +23,10 @@ import java.util.concurrent.TimeUnit;
  * bandwidth, the link carries one write after another at that rate, in pieces a hundredth of a second's worth each,
  * and each piece arrives once carried (and its latency later): a large reply trickles in, as over a narrow link. What
  * the client sends crosses at the same rate towards the member's end ({@link RequestsOnTheLink}); a latency delays
- * only what goes to the client. Without a latency or a bandwidth and with nothing waiting, everything passes at once.
- * While the member has an idle timeout, the link has a middlebox that forgets it once nothing has crossed it either
- * way for that long: the proxy's side ends then, as after a close, the client is told nothing, and what it sends
+ * only what goes to the client. A reset throws away the writes not yet carried, as a sender's reset does: the replies
+ * in them are lost ({@link Delivery}). Without a latency or a bandwidth and with nothing waiting, everything passes at
+ * once. While the member has an idle timeout, the link has a middlebox that forgets it once nothing has crossed it
+ * either way for that long: the proxy's side ends then, as after a close, the client is told nothing, and what it sends
  * later is dropped or answered with a reset ({@link IdleTimeout}).
  *
  * <p>The proxy is the member's end of that link, and at that end things happen at once: a write is done as soon as
@@ -42,7 +43,7 @@ final class ClientLink extends ChannelDuplexHandler {
     /** Made with the first write that waits: most connections never meet a latency (the benchmark's idle connections). */
     private PendingWriteQueue writes;
     /** What waits, in order: a write (its message is the next of {@link #writes}) or a close, and when it goes. */
-    private final ArrayDeque<Waiting> waiting = new ArrayDeque<>(2);
+    private final ArrayDeque<WaitingOnTheLink> waiting = new ArrayDeque<>(2);
     private long lastDueNanos = Long.MIN_VALUE;
     /** When the link has carried what was given it (under a bandwidth): the next write's first piece starts then. */
     private long linkFreeNanos = Long.MIN_VALUE;
@@ -58,10 +59,6 @@ final class ClientLink extends ChannelDuplexHandler {
     private RequestsOnTheLink requests;
     /** A read asked for (by a decoder, with auto-read off) while the link was full: it is made once there is room. */
     private boolean readWanted;
-
-    /** {@code close}: null for a write. */
-    private record Waiting(long dueNanos, ChannelPromise close) {
-    }
 
     ClientLink(MemberListener listener) {
         this.listener = listener;
@@ -111,7 +108,7 @@ final class ClientLink extends ChannelDuplexHandler {
             carryInPieces(ctx, bytes, bandwidth, now, delayNanos);
         } else {
             writes.add(msg, ctx.newPromise()); // its failure (the client left first) is the close's news, not the writer's
-            waitItsTurn(ctx, now + delayNanos, null);
+            waitItsTurn(ctx, now + delayNanos, Math.max(now, linkFreeNanos), null);
         }
         promise.trySuccess(); // last: a listener may close at once (closeOnFlush), and that close goes behind this write
     }
@@ -128,7 +125,8 @@ final class ClientLink extends ChannelDuplexHandler {
             int length = Math.min(pieceBytes, total - carried);
             writes.add(bytes.retainedSlice(bytes.readerIndex() + carried, length), ctx.newPromise());
             carried += length;
-            waitItsTurn(ctx, start + bandwidth.nanosFor(carried) + delayNanos, null);
+            long carriedNanos = start + bandwidth.nanosFor(carried);
+            waitItsTurn(ctx, carriedNanos + delayNanos, carriedNanos, null);
         }
         linkFreeNanos = start + bandwidth.nanosFor(total);
         bytes.release(); // its pieces hold it now
@@ -153,17 +151,49 @@ final class ClientLink extends ChannelDuplexHandler {
             promise.trySuccess();
             return;
         }
+        if (Integer.valueOf(0).equals(ctx.channel().config().getOption(ChannelOption.SO_LINGER))) {
+            throwAwayWhatIsNotCarried(); // a reset: a sender's reset throws away what it had not sent yet
+        }
         long delayMillis = listener.nextDelayMillis();
         if (delayMillis == 0 && waiting.isEmpty()) {
             ctx.close(promise);
             return;
         }
-        waitItsTurn(ctx, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis), promise);
+        long now = System.nanoTime();
+        waitItsTurn(ctx, now + TimeUnit.MILLISECONDS.toNanos(delayMillis), now, promise);
         if (!closedAtTheMembersEnd) {
             closedAtTheMembersEnd = true;
             // later, as Netty tells of a close: the code that closed may not expect its own channelInactive inside close()
             ctx.executor().execute(ctx::fireChannelInactive);
         }
+    }
+
+    /**
+     * The writes a narrow link has not carried yet are lost; their bytes, last in {@link #writes}, are released with the
+     * connection, since the close goes before them. What is on its way already still arrives.
+     */
+    private void throwAwayWhatIsNotCarried() {
+        long now = System.nanoTime();
+        while (!waiting.isEmpty() && waiting.peekLast().close == null && !waiting.peekLast().carriedBy(now)) {
+            waiting.pollLast().tell(false);
+        }
+        lastDueNanos = waiting.isEmpty() ? Long.MIN_VALUE : waiting.peekLast().dueNanos;
+        linkFreeNanos = now;
+    }
+
+    /** Whether a write given now would be carried later: the link is narrow, or still carrying what it was given. */
+    boolean carriesLater() {
+        return listener.bandwidth() != null || !waiting.isEmpty() && !waiting.peekLast().carriedBy(System.nanoTime());
+    }
+
+    /** Tells {@code delivery} when the link has carried the last write given it, or lost it; at once if carried already. */
+    void whenCarried(Delivery delivery) {
+        WaitingOnTheLink last = waiting.peekLast();
+        if (last == null || last.close != null || last.carriedBy(System.nanoTime())) {
+            delivery.carried();
+            return;
+        }
+        last.add(delivery);
     }
 
     @Override
@@ -278,31 +308,32 @@ final class ClientLink extends ChannelDuplexHandler {
         dropWhatWaits(ctx);
     }
 
-    private void waitItsTurn(ChannelHandlerContext ctx, long arrivalNanos, ChannelPromise close) {
+    private void waitItsTurn(ChannelHandlerContext ctx, long arrivalNanos, long carriedNanos, ChannelPromise close) {
         // never before the one sent before it: a jitter reorders no bytes, as TCP does not
         long due = Math.max(arrivalNanos, lastDueNanos);
         lastDueNanos = due;
-        waiting.add(new Waiting(due, close));
+        waiting.add(new WaitingOnTheLink(due, carriedNanos, close));
         if (nextSend == null) {
             scheduleNextSend(ctx);
         }
     }
 
     private void scheduleNextSend(ChannelHandlerContext ctx) {
-        long in = waiting.peek().dueNanos() - System.nanoTime();
+        long in = waiting.peek().dueNanos - System.nanoTime();
         nextSend = ctx.executor().schedule(() -> sendWhatIsDue(ctx), Math.max(0, in), TimeUnit.NANOSECONDS);
     }
 
     private void sendWhatIsDue(ChannelHandlerContext ctx) {
         nextSend = null;
         long now = System.nanoTime();
-        while (!waiting.isEmpty() && waiting.peek().dueNanos() - now <= 0) {
-            Waiting next = waiting.poll();
-            if (next.close() == null) {
+        while (!waiting.isEmpty() && waiting.peek().dueNanos - now <= 0) {
+            WaitingOnTheLink next = waiting.poll();
+            if (next.close == null) {
+                next.tell(true); // before its bytes go: the client cannot have them before the proxy counted them
                 writes.removeAndWrite();
             } else {
                 ctx.flush();
-                ctx.close(next.close()); // its channelInactive empties what waits after it
+                ctx.close(next.close); // its channelInactive empties what waits after it
             }
         }
         ctx.flush();
@@ -323,14 +354,17 @@ final class ClientLink extends ChannelDuplexHandler {
             nextSend.cancel(false);
             nextSend = null;
         }
-        List<Waiting> left = new ArrayList<>(waiting);
+        List<WaitingOnTheLink> left = new ArrayList<>(waiting);
         waiting.clear(); // first: closing the ones left may come back here
         if (writes != null) {
             writes.removeAndFailAll(new ClosedChannelException());
         }
-        for (Waiting close : left) {
-            if (close.close() != null) {
-                ctx.close(close.close()); // closed already: completes its promise
+        long now = System.nanoTime();
+        for (WaitingOnTheLink next : left) {
+            if (next.close != null) {
+                ctx.close(next.close); // closed already: completes its promise
+            } else {
+                next.tell(next.carriedBy(now)); // what was on its way when the client left was delivered
             }
         }
     }

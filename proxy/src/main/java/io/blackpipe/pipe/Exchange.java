@@ -331,8 +331,7 @@ final class Exchange {
         reply = said == frame ? reply : ReplyFacts.of(said); // counted as the client gets it (a simulated member answers for the node)
         frame = said;
         if (current.fate == null || current.fateDecided) {
-            completeIfLast(current, reply);
-            connection.sendToClient(frame);
+            CountedReply.send(this, current, reply, frame);
         } else {
             current.fateDecided = true; // a fault's reply fate applies to the first reply of a stream
             current.fate.decide(new UpstreamReply(this, frame, current, reply));

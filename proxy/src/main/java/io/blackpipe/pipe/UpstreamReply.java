@@ -35,8 +35,7 @@ final class UpstreamReply implements ReplyFate.Reply {
 
     @Override
     public void pass() {
-        exchange.completeIfLast(inFlight, facts);
-        exchange.connection().sendToClient(frame);
+        CountedReply.send(exchange, inFlight, facts, frame);
     }
 
     @Override
@@ -53,8 +52,7 @@ final class UpstreamReply implements ReplyFate.Reply {
     public void replace(BsonDocument replacement) {
         ByteBuf rewritten = Messages.opMsgWithBody(exchange.connection().alloc(), frame, OpMsg.parse(frame), replacement);
         frame.release();
-        exchange.completeIfLast(inFlight, ReplyFacts.of(rewritten)); // count what the client actually gets
-        exchange.connection().sendToClient(rewritten);
+        CountedReply.send(exchange, inFlight, ReplyFacts.of(rewritten), rewritten); // counted as the client gets it
     }
 
     @Override

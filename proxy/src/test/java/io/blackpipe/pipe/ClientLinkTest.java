@@ -14,6 +14,8 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultChannelId;
 import io.netty.channel.embedded.EmbeddedChannel;
 import java.util.ArrayList;
 import java.util.List;
@@ -353,6 +355,90 @@ class ClientLinkTest {
         channel.close(); // the proxy closes: the member's end is gone
         assertEquals(0, held.refCnt(), "what the link held is released with the connection");
         assertEquals(0, requestBytes(channel).length);
+    }
+
+    /** A delivery that notes what it was told. */
+    private static final class NotedDelivery implements Delivery {
+        final List<String> told = new ArrayList<>();
+
+        @Override
+        public void carried() {
+            told.add("carried");
+        }
+
+        @Override
+        public void lost() {
+            told.add("lost");
+        }
+    }
+
+    @Test
+    void aReplyOnANarrowLinkIsCarriedWhenItsLastPieceGoesAndLostIfTheClientLeavesFirst() throws Exception {
+        member.bandwidth(new Bandwidth(2_000), 0); // 200 bytes: 100 ms
+        ClientLink link = channel.pipeline().get(ClientLink.class);
+        assertTrue(link.carriesLater(), "a narrow link carries a write later");
+        channel.writeAndFlush(counting(200));
+        NotedDelivery reply = new NotedDelivery();
+        link.whenCarried(reply);
+        assertEquals(List.of(), reply.told, "not before its last piece goes");
+        Thread.sleep(150);
+        assertEquals(200, receivedBytes().length);
+        assertEquals(List.of("carried"), reply.told);
+
+        channel.writeAndFlush(counting(2_000)); // a second
+        NotedDelivery cut = new NotedDelivery();
+        link.whenCarried(cut);
+        channel.pipeline().fireChannelInactive(); // the client left
+        assertEquals(List.of("lost"), cut.told);
+    }
+
+    @Test
+    void aResetOnANarrowLinkThrowsAwayWhatItHadNotCarriedButWhatIsOnItsWayArrives() throws Exception {
+        EmbeddedChannel resettable = new EmbeddedChannel(DefaultChannelId.newInstance(), false,
+                new LingeringConfig(), new ClientLink(member));
+        member.latency(new Latency(100, 0), 0);
+        member.bandwidth(new Bandwidth(2_000), 0); // 20-byte pieces, one every 10 ms
+        ClientLink link = resettable.pipeline().get(ClientLink.class);
+        resettable.writeAndFlush(counting(100)); // carried in 50 ms, arrives 100 ms after
+        NotedDelivery first = new NotedDelivery();
+        link.whenCarried(first);
+        resettable.writeAndFlush(counting(2_000)); // a second more
+        NotedDelivery second = new NotedDelivery();
+        link.whenCarried(second);
+        Thread.sleep(100); // the first carried, on its way; the second barely begun
+        resettable.config().setOption(ChannelOption.SO_LINGER, 0);
+        resettable.pipeline().close(); // (the embedded channel's own close would cancel what is scheduled)
+        assertEquals(List.of("lost"), second.told, "a reset throws away what the link had not carried");
+        Thread.sleep(150);
+        byte[] arrived = drained(resettable, resettable::readOutbound);
+        assertTrue(arrived.length >= 100 && arrived.length < 300, "the first arrived, and little of the second: " + arrived.length);
+        assertEquals(List.of("carried"), first.told);
+        assertFalse(resettable.isOpen(), "the reset came behind what was on its way");
+        resettable.finishAndReleaseAll();
+    }
+
+    /** An embedded channel's config that keeps SO_LINGER, so that a close can be a reset (its own channel only lends it defaults). */
+    private static final class LingeringConfig extends io.netty.channel.DefaultChannelConfig {
+        private int linger = -1;
+
+        LingeringConfig() {
+            super(new EmbeddedChannel());
+        }
+
+        @Override
+        @SuppressWarnings("unchecked")
+        public <T> T getOption(io.netty.channel.ChannelOption<T> option) {
+            return option == ChannelOption.SO_LINGER ? (T) Integer.valueOf(linger) : super.getOption(option);
+        }
+
+        @Override
+        public <T> boolean setOption(io.netty.channel.ChannelOption<T> option, T value) {
+            if (option == ChannelOption.SO_LINGER) {
+                linger = (Integer) value;
+                return true;
+            }
+            return super.setOption(option, value);
+        }
     }
 
     /** The member's idle timeout begun, as MemberListener tells each connection. */

@@ -95,6 +95,28 @@ class MemberBandwidthDriverTest {
     }
 
     @Test
+    void aResetOnANarrowLinkThrowsAwayWhatItHadNotCarriedSoTheReadIsCutAndRetried() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("bandwidthreset");
+        storeALargeDocument(db);
+        try (MongoClient client = set.client("heartbeatFrequencyMS=500")) {
+            MongoCollection<Document> c = insertedThenNarrowed(client, db);
+            long findsBefore = Meters.attempts(set.proxy().registry(), "find");
+            long cutBefore = Meters.outcomes(set.proxy().registry(), "find", "network_error");
+            java.util.concurrent.CompletableFuture<Document> read = java.util.concurrent.CompletableFuture.supplyAsync(
+                    () -> c.find(new Document("_id", 1)).first());
+            Thread.sleep(1_000); // a third of the reply has crossed
+            set.proxy().restore("primary"); // the retry crosses a wide link
+            assertTrue(set.proxy().resetConnections("primary") > 0);
+            assertEquals(PAYLOAD_CHARS, read.get(30, TimeUnit.SECONDS).getString("payload").length(), "the retried read has it whole");
+            assertEquals(2, Meters.attempts(set.proxy().registry(), "find") - findsBefore,
+                    "the reset threw away the rest of the first reply, so the driver saw a network error and read again");
+            assertEquals(1, Meters.outcomes(set.proxy().registry(), "find", "network_error") - cutBefore,
+                    "the first read counts as cut, not delivered");
+            assertEquals(1, Meters.faults(set.proxy().registry(), DeploymentFaults.CONNECTIONS_RESET, "find"));
+        }
+    }
+
+    @Test
     void aLargeInsertOnANarrowLinkReachesTheMemberAtTheRate() throws Exception {
         String db = UpstreamLane.freshDatabaseName("bandwidthup");
         try (MongoClient client = set.client("heartbeatFrequencyMS=500")) {
