@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.IdleTimeout;
+import io.blackpipe.fault.Latency;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
@@ -38,6 +39,8 @@ import java.util.concurrent.TimeUnit;
  * the member's side.
  */
 final class ClientLink extends ChannelDuplexHandler {
+    /** More than a TLS handshake sends either way, a long certificate chain included. */
+    private static final int TLS_HANDSHAKE_BYTES = 16 * 1024;
     private final MemberListener listener;
     private ChannelHandlerContext ctx;
     /** Made with the first write that waits: most connections never meet a latency (the benchmark's idle connections). */
@@ -62,6 +65,19 @@ final class ClientLink extends ChannelDuplexHandler {
 
     ClientLink(MemberListener listener) {
         this.listener = listener;
+    }
+
+    /**
+     * How long the proxy gives a client's TLS handshake on a link with {@code latency} and {@code bandwidth} (either
+     * null): {@code millis}, plus what the link adds to it: two latencies (TLS 1.2's round trips) and 16 KiB each way
+     * at the rate (a handshake with a long certificate chain), so that the link slows the handshake but never fails it.
+     */
+    static long tlsHandshakeTimeoutMillis(long millis, Latency latency, Bandwidth bandwidth) {
+        long onTheLink = latency == null ? 0 : 2 * (latency.delayMillis() + latency.jitterMillis());
+        if (bandwidth != null) {
+            onTheLink += TimeUnit.NANOSECONDS.toMillis(bandwidth.nanosFor(2 * TLS_HANDSHAKE_BYTES));
+        }
+        return millis + onTheLink;
     }
 
     /** Whether the link holds a window's worth of requests: the proxy reads no more of the client until it carried some. */

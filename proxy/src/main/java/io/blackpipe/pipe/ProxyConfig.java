@@ -27,11 +27,22 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
      *
      * @param clientCa when set, clients must present a certificate this CA signed; null: not asked
      */
-    public record ListenerTls(Path cert, Path key, Path clientCa) {
+    /**
+     * @param handshakeTimeoutMillis how long a client's TLS handshake may take (beyond what a member's latency or
+     *                               bandwidth adds to it: see {@link ClientLink#tlsHandshakeTimeoutMillis})
+     */
+    public record ListenerTls(Path cert, Path key, Path clientCa, long handshakeTimeoutMillis) {
+        /** Netty's default. */
+        public static final long HANDSHAKE_TIMEOUT_MILLIS = 10_000;
+
         public ListenerTls {
             if (cert == null || key == null) {
                 throw new IllegalArgumentException("TLS on the listeners needs both --tls-cert and --tls-key");
             }
+        }
+
+        public ListenerTls(Path cert, Path key, Path clientCa) {
+            this(cert, key, clientCa, HANDSHAKE_TIMEOUT_MILLIS);
         }
     }
 

@@ -36,6 +36,7 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -183,7 +184,10 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                         ClientLink link = new ClientLink(self[0]);
                         ch.pipeline().addLast(link); // next to the socket: it delays TLS records too
                         if (listenerTls != null) {
-                            ch.pipeline().addLast(listenerTls.newHandler(ch.alloc()));
+                            SslHandler tls = listenerTls.newHandler(ch.alloc());
+                            tls.setHandshakeTimeoutMillis(ClientLink.tlsHandshakeTimeoutMillis(
+                                    config.listenerTls().handshakeTimeoutMillis(), self[0].latency(), self[0].bandwidth()));
+                            ch.pipeline().addLast(tls);
                         }
                         ch.pipeline().addLast(new FrameDecoder(), new ClientConnection(self[0], link, context));
                     }

@@ -441,6 +441,15 @@ class ClientLinkTest {
         }
     }
 
+    @Test
+    void aClientsTlsHandshakeIsGivenWhatTheLinkAddsToIt() {
+        assertEquals(10_000, ClientLink.tlsHandshakeTimeoutMillis(10_000, null, null), "a plain link adds nothing");
+        assertEquals(10_000 + 2 * (300 + 50), ClientLink.tlsHandshakeTimeoutMillis(10_000, new Latency(300, 50), null),
+                "two round trips' latency");
+        assertEquals(10_000 + 2 * 16_384, ClientLink.tlsHandshakeTimeoutMillis(10_000, null, new Bandwidth(1_000)),
+                "16 KiB each way at a thousand bytes a second");
+    }
+
     /** The member's idle timeout begun, as MemberListener tells each connection. */
     private ClientLink idleAfter(long millis, IdleTimeout.Then then) {
         member.idleTimeout(new IdleTimeout(millis, then), 0);

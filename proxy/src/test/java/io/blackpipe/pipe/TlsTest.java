@@ -150,6 +150,27 @@ class TlsTest {
         }
     }
 
+    /**
+     * The proxy's own limit on a client's TLS handshake counts only its own time, not the link's: a handshake that a
+     * member's narrow, slow link makes take longer than that limit still completes, as it would with the server.
+     */
+    @Test
+    void aSlowNarrowLinkSlowsAClientsTlsHandshakeButNeverFailsIt() throws Exception {
+        ProxyConfig.ListenerTls halfASecond = new ProxyConfig.ListenerTls(certs.serverCert, certs.serverKey, null, 500);
+        try (LogCapture log = LogCapture.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withListenerTls(halfASecond))) {
+            proxy.latency("all", new Latency(300, 0), 0);
+            proxy.bandwidth("all", new Bandwidth(2_000), 0); // a handshake's few KB take seconds at this rate
+            try (MongoClient client = tlsDriver(proxy, certs.clientContext(false), 30)) {
+                long started = System.nanoTime();
+                assertEquals(1.0, client.getDatabase("admin").runCommand(new Document("ping", 1)).get("ok", Number.class).doubleValue());
+                long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+                assertTrue(tookMillis >= 500, "a handshake slower than the 500 ms the proxy gives it: took " + tookMillis + " ms");
+            }
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains("TLS failed")), "no handshake timed out: " + log.messages());
+        }
+    }
+
     @Test
     void clientCertificateIsRequiredWhenAClientCaIsGiven() throws Exception {
         try (LogCapture log = LogCapture.start(); ProxyServer proxy = tlsProxy(certs.ca)) {
