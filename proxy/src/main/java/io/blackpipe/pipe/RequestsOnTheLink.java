@@ -85,6 +85,9 @@ final class RequestsOnTheLink {
      * closed its end, which comes behind what it sent).
      */
     void passWhatIsDue(ChannelHandlerContext ctx, boolean all) {
+        if (all && nextPiece != null) {
+            nextPiece.cancel(false);
+        }
         nextPiece = null;
         if (!all && !ctx.channel().isActive()) { // its close is on its way here: that passes or drops what is left
             return;

@@ -100,11 +100,12 @@ class MemberBandwidthDriverTest {
         storeALargeDocument(db);
         try (MongoClient client = set.client("heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = insertedThenNarrowed(client, db);
+            set.proxy().bandwidth("primary", new Bandwidth(RATE / 2), 0); // six seconds: the reset surely comes mid-reply
             long findsBefore = Meters.attempts(set.proxy().registry(), "find");
             long cutBefore = Meters.outcomes(set.proxy().registry(), "find", "network_error");
             java.util.concurrent.CompletableFuture<Document> read = java.util.concurrent.CompletableFuture.supplyAsync(
                     () -> c.find(new Document("_id", 1)).first());
-            Thread.sleep(1_000); // a third of the reply has crossed
+            Thread.sleep(1_000); // a sixth of the reply has crossed
             set.proxy().restore("primary"); // the retry crosses a wide link
             assertTrue(set.proxy().resetConnections("primary") > 0);
             assertEquals(PAYLOAD_CHARS, read.get(30, TimeUnit.SECONDS).getString("payload").length(), "the retried read has it whole");
