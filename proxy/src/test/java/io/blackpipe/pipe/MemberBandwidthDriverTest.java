@@ -40,8 +40,11 @@ class MemberBandwidthDriverTest {
     @RegisterExtension
     final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
 
-    private void storeALargeDocument(String db) {
+    /** A fresh database named from {@code prefix} whose collection c holds {_id: 1} with a {@link #PAYLOAD_CHARS} payload. */
+    private String withALargeDocument(String prefix) {
+        String db = UpstreamLane.freshDatabaseName(prefix);
         set.direct().getDatabase(db).getCollection("c").insertOne(new Document("_id", 1).append("payload", "x".repeat(PAYLOAD_CHARS)));
+        return db;
     }
 
     /** Inserts {_id: 2} through {@code client} (connected, the primary known), then narrows the primary's link to {@link #RATE}. */
@@ -54,8 +57,7 @@ class MemberBandwidthDriverTest {
 
     @Test
     void aLargeReplyOnANarrowLinkTricklesInLongerThanTheSocketTimeoutWithoutTimingOut() throws Exception {
-        String db = UpstreamLane.freshDatabaseName("bandwidth");
-        storeALargeDocument(db);
+        String db = withALargeDocument("bandwidth");
         try (MongoClient client = set.client("socketTimeoutMS=1000&heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = insertedThenNarrowed(client, db);
             assertEquals(new Bandwidth(RATE), set.proxy().listener(set.proxy().members().get(0).upstream()).bandwidth());
@@ -79,8 +81,7 @@ class MemberBandwidthDriverTest {
 
     @Test
     void theClientsTimeoutMSBoundsTheWholeOperationOnANarrowLink() throws Exception {
-        String db = UpstreamLane.freshDatabaseName("bandwidthcsot");
-        storeALargeDocument(db);
+        String db = withALargeDocument("bandwidthcsot");
         try (MongoClient client = set.client("timeoutMS=1500&heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = insertedThenNarrowed(client, db);
             long started = System.nanoTime();
@@ -96,8 +97,7 @@ class MemberBandwidthDriverTest {
 
     @Test
     void aResetOnANarrowLinkThrowsAwayWhatItHadNotCarriedSoTheReadIsCutAndRetried() throws Exception {
-        String db = UpstreamLane.freshDatabaseName("bandwidthreset");
-        storeALargeDocument(db);
+        String db = withALargeDocument("bandwidthreset");
         try (MongoClient client = set.client("heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = insertedThenNarrowed(client, db);
             set.proxy().bandwidth("primary", new Bandwidth(RATE / 2), 0); // six seconds: the reset surely comes mid-reply
