@@ -12,7 +12,6 @@ import com.mongodb.client.MongoCollection;
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.Latency;
-import io.blackpipe.fault.ScenarioLoader;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
@@ -151,37 +150,10 @@ class MemberBandwidthDriverTest {
 
     @Test
     void aBandwidthEndsOnTimeByRestoreOrResetAndAScenarioEndsOnlyItsOwn() throws Exception {
-        MemberListener first = set.proxy().listener(set.proxy().members().get(0).upstream());
+        LinkFaultEnds.check(set, "bandwidth", set.proxy()::bandwidth, MemberListener::bandwidth,
+                List.of(new Bandwidth(RATE), new Bandwidth(5_000), new Bandwidth(7_000)),
+                "bandwidth: {member: %s, rate: 64KiB/s}", new Bandwidth(64 * 1024));
         MemberListener second = set.proxy().listener(set.proxy().members().get(1).upstream());
-        set.proxy().bandwidth(set.upstream(0), new Bandwidth(RATE), 200);
-        assertEquals(new Bandwidth(RATE), first.bandwidth());
-        Await.until(WAIT, "the 200 ms bandwidth to end", () -> first.bandwidth() == null);
-
-        set.proxy().bandwidth("all", new Bandwidth(RATE), 0);
-        set.proxy().reset();
-        assertNull(first.bandwidth(), "a reset restores every member");
-        assertNull(second.bandwidth());
-
-        ScenarioLoader loader = set.proxy().scenarioLoader();
-        set.proxy().scenarios().start(loader.parse("narrow.yaml", """
-                name: narrow
-                timeline:
-                  - at: 0s
-                    bandwidth: {member: %s, rate: 64KiB/s}
-                  - at: 60m
-                    end: true
-                """.formatted(set.upstream(0))));
-        Await.until(WAIT, "the scenario's bandwidth", () -> first.bandwidth() != null);
-        assertEquals(new Bandwidth(64 * 1024), first.bandwidth());
-        set.proxy().bandwidth(set.upstream(1), new Bandwidth(5_000), 0); // an operator's, on another member
-        set.proxy().scenarios().stop();
-        assertNull(first.bandwidth(), "the scenario's bandwidth ends with it");
-        assertEquals(new Bandwidth(5_000), second.bandwidth(), "the operator's stays");
-
-        List<DeploymentFaults.Begun> begun = set.proxy().bandwidth(set.upstream(1), new Bandwidth(6_000), 0);
-        set.proxy().bandwidth(set.upstream(1), new Bandwidth(7_000), 0);
-        set.proxy().endIfStill(begun.get(0));
-        assertEquals(new Bandwidth(7_000), second.bandwidth(), "a bandwidth that replaced another is not the other's to end");
         List<DeploymentFaults.Begun> latency = set.proxy().latency(set.upstream(1), new Latency(50, 0), 0);
         set.proxy().endIfStill(latency.get(0));
         assertNull(second.latency());

@@ -1,7 +1,6 @@
 package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
@@ -13,7 +12,6 @@ import com.mongodb.event.CommandFailedEvent;
 import com.mongodb.event.CommandListener;
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.IdleTimeout;
-import io.blackpipe.fault.ScenarioLoader;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
@@ -140,32 +138,9 @@ class MemberIdleTimeoutDriverTest {
 
     @Test
     void anIdleTimeoutEndsOnTimeByRestoreOrResetAndAScenarioEndsOnlyItsOwn() throws Exception {
-        MemberListener first = set.proxy().listener(set.proxy().members().get(0).upstream());
-        MemberListener second = set.proxy().listener(set.proxy().members().get(1).upstream());
-        IdleTimeout drop = new IdleTimeout(30_000, IdleTimeout.Then.DROP);
-        set.proxy().idleTimeout(set.upstream(0), drop, 200);
-        assertEquals(drop, first.idleTimeout());
-        Await.until(WAIT, "the 200 ms idle timeout to end", () -> first.idleTimeout() == null);
-
-        set.proxy().idleTimeout("all", drop, 0);
-        set.proxy().reset();
-        assertNull(first.idleTimeout(), "a reset restores every member");
-        assertNull(second.idleTimeout());
-
-        ScenarioLoader loader = set.proxy().scenarioLoader();
-        set.proxy().scenarios().start(loader.parse("idle.yaml", """
-                name: idle
-                timeline:
-                  - at: 0s
-                    idleTimeout: {member: %s, after: 4m, then: reset}
-                  - at: 60m
-                    end: true
-                """.formatted(set.upstream(0))));
-        Await.until(WAIT, "the scenario's idle timeout", () -> first.idleTimeout() != null);
-        assertEquals(new IdleTimeout(240_000, IdleTimeout.Then.RESET), first.idleTimeout());
-        set.proxy().idleTimeout(set.upstream(1), drop, 0); // an operator's, on another member
-        set.proxy().scenarios().stop();
-        assertNull(first.idleTimeout(), "the scenario's idle timeout ends with it");
-        assertEquals(drop, second.idleTimeout(), "the operator's stays");
+        LinkFaultEnds.check(set, "idle timeout", set.proxy()::idleTimeout, MemberListener::idleTimeout,
+                List.of(new IdleTimeout(30_000, IdleTimeout.Then.DROP), new IdleTimeout(20_000, IdleTimeout.Then.DROP),
+                        new IdleTimeout(10_000, IdleTimeout.Then.RESET)),
+                "idleTimeout: {member: %s, after: 4m, then: reset}", new IdleTimeout(240_000, IdleTimeout.Then.RESET));
     }
 }

@@ -16,9 +16,7 @@ import com.mongodb.event.ConnectionCheckOutFailedEvent;
 import com.mongodb.event.ConnectionCreatedEvent;
 import com.mongodb.event.ConnectionPoolListener;
 import com.mongodb.event.ConnectionReadyEvent;
-import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.Latency;
-import io.blackpipe.fault.ScenarioLoader;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
@@ -169,36 +167,8 @@ class MemberLatencyDriverTest {
 
     @Test
     void aLatencyEndsOnTimeByRestoreOrResetAndAScenarioEndsOnlyItsOwn() throws Exception {
-        MemberListener first = set.proxy().listener(set.proxy().members().get(0).upstream());
-        MemberListener second = set.proxy().listener(set.proxy().members().get(1).upstream());
-        set.proxy().latency(set.upstream(0), new Latency(100, 0), 200);
-        assertEquals(new Latency(100, 0), first.latency());
-        Await.until(WAIT, "the 200 ms latency to end", () -> first.latency() == null);
-
-        set.proxy().latency("all", new Latency(100, 0), 0);
-        set.proxy().reset();
-        assertNull(first.latency(), "a reset restores every member");
-        assertNull(second.latency());
-
-        ScenarioLoader loader = set.proxy().scenarioLoader();
-        set.proxy().scenarios().start(loader.parse("slow.yaml", """
-                name: slow
-                timeline:
-                  - at: 0s
-                    latency: {member: %s, delay: 250ms, jitter: 50ms}
-                  - at: 60m
-                    end: true
-                """.formatted(set.upstream(0))));
-        Await.until(WAIT, "the scenario's latency", () -> first.latency() != null);
-        assertEquals(new Latency(250, 50), first.latency());
-        set.proxy().latency(set.upstream(1), new Latency(75, 0), 0); // an operator's, on another member
-        set.proxy().scenarios().stop();
-        assertNull(first.latency(), "the scenario's latency ends with it");
-        assertEquals(new Latency(75, 0), second.latency(), "the operator's stays");
-
-        List<DeploymentFaults.Begun> begun = set.proxy().latency(set.upstream(1), new Latency(80, 0), 0);
-        set.proxy().latency(set.upstream(1), new Latency(90, 0), 0);
-        set.proxy().endIfStill(begun.get(0));
-        assertEquals(new Latency(90, 0), second.latency(), "a latency that replaced another is not the other's to end");
+        LinkFaultEnds.check(set, "latency", set.proxy()::latency, MemberListener::latency,
+                List.of(new Latency(100, 0), new Latency(75, 0), new Latency(90, 0)),
+                "latency: {member: %s, delay: 250ms, jitter: 50ms}", new Latency(250, 50));
     }
 }
