@@ -39,6 +39,9 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
             if (cert == null || key == null) {
                 throw new IllegalArgumentException("TLS on the listeners needs both --tls-cert and --tls-key");
             }
+            if (handshakeTimeoutMillis < 0) { // else every connection would fail in SslHandler, not the start
+                throw new IllegalArgumentException("the TLS handshake timeout must not be negative, got " + handshakeTimeoutMillis + " ms");
+            }
         }
 
         public ListenerTls(Path cert, Path key, Path clientCa) {

@@ -157,6 +157,9 @@ class TlsTest {
     @Test
     void aSlowNarrowLinkSlowsAClientsTlsHandshakeButNeverFailsIt() throws Exception {
         ProxyConfig.ListenerTls halfASecond = new ProxyConfig.ListenerTls(certs.serverCert, certs.serverKey, null, 500);
+        IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
+                () -> new ProxyConfig.ListenerTls(certs.serverCert, certs.serverKey, null, -1));
+        assertEquals("the TLS handshake timeout must not be negative, got -1 ms", negative.getMessage());
         try (LogCapture log = LogCapture.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withListenerTls(halfASecond))) {
             proxy.latency("all", new Latency(300, 0), 0);
