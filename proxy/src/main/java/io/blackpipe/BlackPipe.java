@@ -248,10 +248,7 @@ public final class BlackPipe implements AutoCloseable {
         proxy.scenarios().stop();
     }
 
-    /**
-     * Moves the primary role to another member: a real stepDown, or the simulated set's next member
-     * ({@link #reset()} puts a simulated set's first member back; a real set's election stays).
-     */
+    /** Moves the primary role to another member: a real stepDown, or the simulated set's next member ({@link #reset()} puts it back). */
     public void failover() {
         failover(Duration.ZERO);
     }
@@ -301,13 +298,19 @@ public final class BlackPipe implements AutoCloseable {
         proxy.latency(Arguments.member(member), Arguments.latency(delay, jitter), Arguments.millis(duration));
     }
 
-    /**
-     * Each connection from {@code member} (as {@link #outage} takes it) to its clients carries at most {@code
-     * bytesPerSecond} (1 to 1 GiB) each way, so a large reply or insert arrives spread over time, for {@code duration}.
-     */
+    /** {@link #bandwidth(String, long, Bandwidth.Direction, Duration)} each way. */
     public void bandwidth(String member, long bytesPerSecond, Duration duration) {
+        bandwidth(member, bytesPerSecond, Bandwidth.Direction.BOTH, duration);
+    }
+
+    /**
+     * Each connection from {@code member} (as {@link #outage} takes it) to its clients carries at most {@code bytesPerSecond}
+     * (1 to 1 GiB) {@code direction}: {@code BOTH} ways, {@code REPLIES} (to the clients) or {@code REQUESTS} (to the
+     * member), so a large reply or insert arrives spread over time, for {@code duration}.
+     */
+    public void bandwidth(String member, long bytesPerSecond, Bandwidth.Direction direction, Duration duration) {
         ensureOpen();
-        proxy.bandwidth(Arguments.member(member), new Bandwidth(bytesPerSecond), Arguments.millis(duration));
+        proxy.bandwidth(Arguments.member(member), new Bandwidth(bytesPerSecond, direction), Arguments.millis(duration));
     }
 
     /**
@@ -363,10 +366,7 @@ public final class BlackPipe implements AutoCloseable {
         return proxy;
     }
 
-    /**
-     * A change to a closed proxy (a rule, a fault, a scenario, a reset) would do nothing that matters: say so first.
-     * Reads, and resetCounters() (it moves only this object's baseline), stay allowed.
-     */
+    /** A change to a closed proxy (rule, fault, scenario, reset) would do nothing: say so. Reads and resetCounters() stay allowed. */
     private void ensureOpen() {
         if (closed.get()) {
             throw new IllegalStateException("this BlackPipe is closed (its listeners are gone): start a new one");

@@ -50,12 +50,13 @@ public final class RemoteBlackPipe {
 
     /**
      * One member as the proxy reports it: role primary, secondary, ...; state up, outage or blackhole; the latency in force
-     * on its link to its clients (0 without one) and its jitter; the bandwidth of each of its connections (0: none); its
-     * idle timeout (0: none) and what then meets a forgotten connection's client ("drop" or "reset"; null: none).
+     * on its link to its clients (0 without one) and its jitter; the bandwidth of each of its connections (0: none) and
+     * which way it narrows ("both", "replies" or "requests"; null: none); its idle timeout (0: none) and what then meets a
+     * forgotten connection's client ("drop" or "reset"; null: none).
      */
     public record MemberStatus(String upstream, String advertised, String role, String state, int openConnections,
-                               long latencyMillis, long jitterMillis, long bandwidthBytesPerSecond, long idleTimeoutMillis,
-                               String idleTimeoutThen) {
+                               long latencyMillis, long jitterMillis, long bandwidthBytesPerSecond, String bandwidthDirection,
+                               long idleTimeoutMillis, String idleTimeoutThen) {
     }
 
     /** What members() reads where a proxy older than latency, bandwidth or idle timeouts lists none. */
@@ -136,10 +137,7 @@ public final class RemoteBlackPipe {
 
     /** Removes the rule {@code id}; false when the proxy has none with that id. */
     public boolean removeRule(String id) {
-        if (id == null) {
-            throw new IllegalArgumentException("id: required, got null");
-        }
-        String path = "rules/" + AdminHttp.encode(id);
+        String path = "rules/" + AdminHttp.encode(Arguments.required(id, "id"));
         AdminHttp.Answer answer = send("DELETE", path);
         if (answer.status() == 404) {
             return false;
@@ -156,10 +154,7 @@ public final class RemoteBlackPipe {
 
     /** How many commands the rule {@code id} has faulted (0 for an id never seen); survives its removal, as BlackPipe's. */
     public long fired(String id) {
-        if (id == null) {
-            throw new IllegalArgumentException("id: required, got null");
-        }
-        if (id.isEmpty()) {
+        if (Arguments.required(id, "id").isEmpty()) {
             return 0; // no rule has an empty id (the API has no route for one)
         }
         return json("GET", "rules/" + AdminHttp.encode(id) + "/fired", null).getNumber("fired").longValue();
@@ -188,8 +183,7 @@ public final class RemoteBlackPipe {
 
     /** Attempts of {@code command} that ended in {@code outcome}: ok, error, network_error or no_reply. */
     public long outcomes(String command, String outcome) {
-        String label = CounterLabels.command(command);
-        return count("outcomes", "command", label, CounterLabels.outcome(outcome));
+        return count("outcomes", "command", CounterLabels.command(command), CounterLabels.outcome(outcome));
     }
 
     public long outcomes(String command, Outcome outcome) {
@@ -280,11 +274,17 @@ public final class RemoteBlackPipe {
                 + latency.jitterMillis() + "ms" + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
-    /** Each connection from {@code member} to its clients carries at most {@code bytesPerSecond} (see {@link BlackPipe#bandwidth}). */
+    /** Each connection from {@code member} to its clients carries at most {@code bytesPerSecond} each way (see {@link BlackPipe#bandwidth}). */
     public void bandwidth(String member, long bytesPerSecond, Duration duration) {
-        Bandwidth bandwidth = new Bandwidth(bytesPerSecond);
+        bandwidth(member, bytesPerSecond, Bandwidth.Direction.BOTH, duration);
+    }
+
+    /** The same, narrowing only what goes {@code direction} (see {@link BlackPipe#bandwidth(String, long, Bandwidth.Direction, Duration)}). */
+    public void bandwidth(String member, long bytesPerSecond, Bandwidth.Direction direction, Duration duration) {
+        Bandwidth bandwidth = new Bandwidth(bytesPerSecond, direction);
         long millis = Arguments.millis(duration);
-        call("POST", "members/" + AdminHttp.encode(member(member)) + "/bandwidth?rate=" + bandwidth.bytesPerSecond()
+        String way = direction == Bandwidth.Direction.BOTH ? "" : "&direction=" + direction.label(); // as a proxy older than directions takes it
+        call("POST", "members/" + AdminHttp.encode(member(member)) + "/bandwidth?rate=" + bandwidth.bytesPerSecond() + way
                 + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
@@ -323,11 +323,17 @@ public final class RemoteBlackPipe {
                     member.getString("role").getValue(), member.getString("state").getValue(),
                     member.getNumber("openConnections").intValue(), member.getNumber("latencyMS", NO_LATENCY).longValue(),
                     member.getNumber("jitterMS", NO_LATENCY).longValue(), // (a proxy older than latency sends neither)
-                    member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue(),
+                    member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue(), bandwidthDirection(member),
                     member.getNumber("idleTimeoutMS", NO_LATENCY).longValue(),
                     member.isString("idleTimeoutThen") ? member.getString("idleTimeoutThen").getValue() : null));
         }
         return members;
+    }
+
+    /** "both", "replies", "requests", or null without a bandwidth (a proxy older than directions narrows both ways). */
+    private static String bandwidthDirection(BsonDocument member) {
+        return member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue() == 0 ? null
+                : member.isString("bandwidthDirection") ? member.getString("bandwidthDirection").getValue() : "both";
     }
 
     /** The latest application commands (up to 10,000), oldest first: those completed since the last {@link #reset()}. */

@@ -397,11 +397,15 @@ class BlackPipeApiTest {
             Map<String, Runnable> badBandwidths = Map.of(
                     "rate: must be from 1B/s to 1GiB/s, got 0B/s", () -> blackPipe.bandwidth("primary", 0, Duration.ZERO),
                     "rate: must be from 1B/s to 1GiB/s, got 2147483648B/s", () -> blackPipe.bandwidth("primary", 1L << 31, Duration.ZERO),
-                    "duration: required (Duration.ZERO: until restored), got null", () -> blackPipe.bandwidth("primary", 1_000, null));
+                    "duration: required (Duration.ZERO: until restored), got null", () -> blackPipe.bandwidth("primary", 1_000, null),
+                    "direction: must be both, replies or requests, got null",
+                    () -> blackPipe.bandwidth("primary", 1_000, null, Duration.ZERO));
             badBandwidths.forEach((message, call) -> assertEquals(message, assertThrows(IllegalArgumentException.class, call::run).getMessage()));
             assertNull(only.bandwidth(), "a refused bandwidth narrows nothing");
             blackPipe.bandwidth("primary", 1_000, Duration.ZERO);
             assertEquals(new Bandwidth(1_000), only.bandwidth());
+            blackPipe.bandwidth("primary", 1_000, Bandwidth.Direction.REPLIES, Duration.ZERO);
+            assertEquals(new Bandwidth(1_000, Bandwidth.Direction.REPLIES), only.bandwidth(), "a new one replaces it, one way");
             blackPipe.reset();
             assertNull(only.bandwidth(), "a reset ends it");
             Map<String, Runnable> badIdleTimeouts = Map.of(

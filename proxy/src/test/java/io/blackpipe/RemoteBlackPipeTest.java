@@ -15,6 +15,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.admin.AdminServer;
+import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
@@ -257,9 +258,15 @@ class RemoteBlackPipeTest {
         assertThrows(IllegalArgumentException.class, () -> blackPipe.latency(third, Duration.ZERO, Duration.ZERO), "no latency at all");
         blackPipe.bandwidth(third, 64 * 1024, Duration.ofMinutes(1));
         assertEquals(64 * 1024, blackPipe.members().get(2).bandwidthBytesPerSecond());
+        assertEquals("both", blackPipe.members().get(2).bandwidthDirection());
         assertEquals(150, blackPipe.members().get(2).latencyMillis(), "a bandwidth and a latency hold together");
         assertEquals(0, blackPipe.members().get(0).bandwidthBytesPerSecond(), "the other members' links are as wide as before");
         assertThrows(IllegalArgumentException.class, () -> blackPipe.bandwidth(third, 0, Duration.ZERO), "as BlackPipe: at least 1 B/s");
+        assertNull(blackPipe.members().get(0).bandwidthDirection(), "no bandwidth, no direction");
+        blackPipe.bandwidth(third, 1_000, Bandwidth.Direction.REQUESTS, Duration.ofMinutes(1));
+        assertEquals(List.of(1_000L, "requests"), List.of(blackPipe.members().get(2).bandwidthBytesPerSecond(),
+                blackPipe.members().get(2).bandwidthDirection()));
+        assertThrows(IllegalArgumentException.class, () -> blackPipe.bandwidth(third, 1_000, null, Duration.ZERO), "as BlackPipe: a direction");
         blackPipe.idleTimeout(third, Duration.ofMinutes(4), IdleTimeout.Then.RESET, Duration.ofHours(1));
         assertEquals(List.of(240_000L, "reset"), List.of(blackPipe.members().get(2).idleTimeoutMillis(), blackPipe.members().get(2).idleTimeoutThen()));
         assertEquals(0, blackPipe.members().get(0).idleTimeoutMillis());

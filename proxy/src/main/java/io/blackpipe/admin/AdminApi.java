@@ -115,7 +115,7 @@ final class AdminApi {
             case "members/{member}/outage", "members/{member}/blackhole" ->
                     AdminRoute.post(Set.of("duration"), () -> memberAction(second, third, query));
             case "members/{member}/latency" -> AdminRoute.post(Set.of("delay", "jitter", "duration"), () -> memberAction(second, third, query));
-            case "members/{member}/bandwidth" -> AdminRoute.post(Set.of("rate", "duration"), () -> memberAction(second, third, query));
+            case "members/{member}/bandwidth" -> AdminRoute.post(Set.of("rate", "direction", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/idleTimeout" -> AdminRoute.post(Set.of("after", "then", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query));
             case "rules" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
@@ -173,6 +173,7 @@ final class AdminApi {
                     .append("latencyMS", new BsonInt64(latency == null ? 0 : latency.delayMillis()))
                     .append("jitterMS", new BsonInt64(latency == null ? 0 : latency.jitterMillis()))
                     .append("bandwidthBytesPerSecond", new BsonInt64(bandwidth == null ? 0 : bandwidth.bytesPerSecond()))
+                    .append("bandwidthDirection", bandwidth == null ? BsonNull.VALUE : new BsonString(bandwidth.direction().label()))
                     .append("idleTimeoutMS", new BsonInt64(idleTimeout == null ? 0 : idleTimeout.afterMillis()))
                     .append("idleTimeoutThen", idleTimeout == null ? BsonNull.VALUE : new BsonString(idleTimeout.then().label())));
         }

@@ -42,16 +42,21 @@ final class MemberQuery {
         return new Latency(millis(query, "delay"), query.containsKey("jitter") ? millis(query, "jitter") : 0);
     }
 
-    /** ?rate=64KiB/s (required): a member's bandwidth, as {@link Bandwidth#parse} takes it. */
+    /**
+     * ?rate=64KiB/s (required, as {@link Bandwidth#parse} takes it) and ?direction=both|replies|requests (both without
+     * it): a member's bandwidth.
+     */
     static Bandwidth bandwidth(Map<String, List<String>> query) {
         if (!query.containsKey("rate")) {
             throw new IllegalArgumentException("rate: required (e.g. ?rate=64KiB/s)");
         }
+        Bandwidth rate;
         try {
-            return Bandwidth.parse(query.get("rate").get(0));
+            rate = Bandwidth.parse(query.get("rate").get(0));
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("rate: " + e.getMessage(), e);
         }
+        return query.containsKey("direction") ? rate.towards(Bandwidth.Direction.parse(query.get("direction").get(0))) : rate;
     }
 
     /** ?after=30s (required, at least 1ms) and ?then=drop|reset (drop without it): a member's idle timeout. */

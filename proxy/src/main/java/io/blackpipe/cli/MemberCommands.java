@@ -75,8 +75,8 @@ final class MemberCommands {
     }
 
     @Command(name = "bandwidth", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "Narrow a member's link to its clients: each connection carries at most this rate each way, so a"
-                    + " large reply (or insert) arrives spread over time, as over a narrow network; a new bandwidth replaces the last.")
+            description = "Narrow a member's link to its clients: each connection carries at most this rate each way (or one way),"
+                    + " so a large reply (or insert) arrives spread over time, as over a narrow network; a new bandwidth replaces the last.")
     static final class Bandwidth extends AdminCommand {
         @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String member;
@@ -85,15 +85,22 @@ final class MemberCommands {
                 description = "Bytes a second on each connection: 64KiB/s, 1MB/s, 500B/s (KB = 1000 B, KiB = 1024 B).")
         io.blackpipe.fault.Bandwidth rate;
 
+        @Option(names = "--direction", paramLabel = "both|replies|requests", defaultValue = "both",
+                description = "Which way it narrows: both (the default), replies (what the member sends its clients, Toxiproxy's"
+                        + " downstream) or requests (what the clients send it, Toxiproxy's upstream).")
+        String direction;
+
         @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
                 description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
         Long duration;
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            String query = "?rate=" + rate.bytesPerSecond() + (duration == null ? "" : "&duration=" + duration + "ms");
+            io.blackpipe.fault.Bandwidth bandwidth = asOptions(() -> rate.towards(io.blackpipe.fault.Bandwidth.Direction.parse(direction)));
+            String way = bandwidth.narrowsReplies() && bandwidth.narrowsRequests() ? "" : "&direction=" + bandwidth.direction().label();
+            String query = "?rate=" + bandwidth.bytesPerSecond() + way + (duration == null ? "" : "&duration=" + duration + "ms");
             admin.call("POST", "members/" + AdminClient.encode(member) + "/bandwidth" + query, null);
-            out.println("bandwidth of " + rate.describe() + " on each connection of " + member
+            out.println("bandwidth of " + bandwidth.describeRateAndWay() + " on each connection of " + member
                     + (duration == null ? " until restore" : " for " + duration + " ms"));
             return 0;
         }

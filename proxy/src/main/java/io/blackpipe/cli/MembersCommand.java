@@ -37,10 +37,11 @@ final class MembersCommand extends AdminCommand {
         return 0;
     }
 
-    /** "-" or "64KiB/s" (a proxy older than bandwidth lists none). */
+    /** "-" or "64KiB/s(replies)": the rate and its direction (a proxy older than bandwidth lists none, older than directions none). */
     private static String bandwidth(BsonDocument member) {
         long bytesPerSecond = member.getNumber("bandwidthBytesPerSecond", new BsonInt64(0)).longValue();
-        return bytesPerSecond == 0 ? "-" : new Bandwidth(bytesPerSecond).describe().replace(" ", "");
+        String direction = member.isString("bandwidthDirection") ? member.getString("bandwidthDirection").getValue() : "both";
+        return bytesPerSecond == 0 ? "-" : new Bandwidth(bytesPerSecond).describe().replace(" ", "") + "(" + direction + ")";
     }
 
     /** "-" or "30000ms/drop" (a proxy older than idle timeouts lists none). */

@@ -6,11 +6,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A narrow link between a member and its clients (Toxiproxy's bandwidth toxic, both ways, for every connection of a
- * member): each connection carries at most {@code bytesPerSecond} each way, so a large reply (or request) arrives
- * spread over time, in pieces a hundredth of a second's worth each, as over a narrow network.
+ * A narrow link between a member and its clients (Toxiproxy's bandwidth toxic, for every connection of a member):
+ * each connection carries at most {@code bytesPerSecond} in the {@link Direction} it narrows (each way unless told), so
+ * a large reply (or request) arrives spread over time, in pieces a hundredth of a second's worth each, as over a
+ * narrow network.
  */
-public record Bandwidth(long bytesPerSecond) {
+public record Bandwidth(long bytesPerSecond, Direction direction) {
     /** A gibibyte a second: a faster link slows nothing a test could see. */
     public static final long MAX_BYTES_PER_SECOND = 1L << 30;
     /** How often a narrow link hands the client a piece: often enough that no piece waits long, seldom enough to be cheap. */
@@ -21,15 +22,75 @@ public record Bandwidth(long bytesPerSecond) {
     private static final Pattern RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(b|kb|kib|mb|mib|gb|gib)?(?:/s)?");
     private static final String FORMS = "a rate such as 64KiB/s, 1MB/s or 500B/s (B, KB = 1000 B, KiB = 1024 B, MB, MiB, GB, GiB)";
 
+    /** Which way a bandwidth narrows the link. */
+    public enum Direction {
+        /** Both ways: a narrow network (the default). */
+        BOTH("each way"),
+        /** Only what the member sends its clients: replies, hellos, TLS records (Toxiproxy's downstream). */
+        REPLIES("towards the clients"),
+        /** Only what the clients send the member: commands and the documents they carry (Toxiproxy's upstream). */
+        REQUESTS("towards the member");
+
+        private final String way;
+
+        Direction(String way) {
+            this.way = way;
+        }
+
+        /** "both", "replies" or "requests", case aside. */
+        public static Direction parse(String written) {
+            if (written != null) {
+                for (Direction direction : values()) {
+                    if (direction.name().equalsIgnoreCase(written.strip())) {
+                        return direction;
+                    }
+                }
+            }
+            throw new IllegalArgumentException("direction: must be both, replies or requests, got '" + written + "'");
+        }
+
+        public String label() {
+            return name().toLowerCase(Locale.ROOT);
+        }
+
+        /** "each way", "towards the clients", "towards the member": for logs and status lines. */
+        public String way() {
+            return way;
+        }
+    }
+
     public Bandwidth {
         if (bytesPerSecond < 1 || bytesPerSecond > MAX_BYTES_PER_SECOND) {
             throw new IllegalArgumentException("rate: must be from 1B/s to 1GiB/s, got " + bytesPerSecond + "B/s");
         }
+        if (direction == null) {
+            throw new IllegalArgumentException("direction: must be both, replies or requests, got null");
+        }
+    }
+
+    /** A link {@code bytesPerSecond} wide each way. */
+    public Bandwidth(long bytesPerSecond) {
+        this(bytesPerSecond, Direction.BOTH);
+    }
+
+    /** This rate in {@code direction}. */
+    public Bandwidth towards(Direction direction) {
+        return new Bandwidth(bytesPerSecond, direction);
+    }
+
+    /** Whether it narrows what the member sends its clients. */
+    public boolean narrowsReplies() {
+        return direction != Direction.REQUESTS;
+    }
+
+    /** Whether it narrows what the clients send the member. */
+    public boolean narrowsRequests() {
+        return direction != Direction.REPLIES;
     }
 
     /**
      * "64KiB/s", "1MB/s", "500B/s", "500" (bytes a second): KB, MB and GB count in thousands, KiB, MiB and GiB in
-     * 1024s, case aside; "/s" may be left out.
+     * 1024s, case aside; "/s" may be left out. The link it describes is narrow each way.
      *
      * @throws IllegalArgumentException naming what is wrong
      */
@@ -73,7 +134,12 @@ public record Bandwidth(long bytesPerSecond) {
         return bytes * 1_000_000_000L / bytesPerSecond;
     }
 
-    /** "64 KiB/s", "2 MB/s", "1500 B/s": in the largest unit that divides it, for logs and status lines (ASCII). */
+    /** "64 KiB/s each way", "1 MB/s towards the clients": the rate and the way it narrows, for logs and status lines. */
+    public String describeRateAndWay() {
+        return describe() + " " + direction.way();
+    }
+
+    /** "64 KiB/s", "2 MB/s", "1500 B/s": the rate in the largest unit that divides it, for logs and status lines (ASCII). */
     public String describe() {
         if (bytesPerSecond % (1024L * 1024 * 1024) == 0) {
             return bytesPerSecond / (1024L * 1024 * 1024) + " GiB/s";

@@ -1,6 +1,7 @@
 package io.blackpipe.fault;
 
 import java.util.List;
+import java.util.function.Function;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -47,6 +48,19 @@ abstract class ScenarioFields {
             return Durations.millis(raw);
         } catch (IllegalArgumentException e) {
             throw error(field, e.getMessage());
+        }
+    }
+
+    /** The optional {@code name} of {@code spec} (then, direction): {@code parse} of its string, else an error naming the {@code words} it takes. */
+    final <T> T word(BsonDocument spec, String name, String field, T absent, Function<String, T> parse, String words) {
+        BsonValue value = spec.get(name);
+        if (value == null) {
+            return absent;
+        }
+        try {
+            return parse.apply(value.isString() ? value.asString().getValue() : null);
+        } catch (IllegalArgumentException e) {
+            throw error(field + "." + name, "must be " + words);
         }
     }
 

@@ -32,7 +32,7 @@ public final class ScenarioLoader {
                     "end")));
     private static final List<String> TIMED_MEMBER_FIELDS = List.of("member", "duration");
     private static final List<String> LATENCY_FIELDS = List.of("member", "delay", "jitter", "duration");
-    private static final List<String> BANDWIDTH_FIELDS = List.of("member", "rate", "duration");
+    private static final List<String> BANDWIDTH_FIELDS = List.of("member", "rate", "direction", "duration");
     private static final List<String> IDLE_TIMEOUT_FIELDS = List.of("member", "after", "then", "duration");
 
     /** Timeline steps in a scenario, repeats included: a run keeps them all. */
@@ -259,10 +259,13 @@ public final class ScenarioLoader {
             }
         }
 
-        /** bandwidth: {member: primary, rate: 64KiB/s, duration: 10s}: rate required (a number: bytes a second). */
+        /**
+         * bandwidth: {member: primary, rate: 64KiB/s, direction: replies, duration: 10s}: rate required (a number:
+         * bytes a second), direction both unless given.
+         */
         private Scenario.Step bandwidthStep(long at, BsonValue argument, String field, int line) {
             if (!argument.isDocument()) {
-                throw error(field, "must be {member: ..., rate: RATE} (duration optional)");
+                throw error(field, "must be {member: ..., rate: RATE} (direction and duration optional)");
             }
             Scenario.Step step = memberStep(at, Scenario.Kind.BANDWIDTH, argument, field, line, BANDWIDTH_FIELDS); // its fields first
             BsonValue rate = argument.asDocument().get("rate");
@@ -274,12 +277,16 @@ public final class ScenarioLoader {
             if (written == null) {
                 throw error(field + ".rate", "must be a rate such as 64KiB/s, or a number of bytes a second");
             }
+            Bandwidth bandwidth;
             try {
-                return step.withBandwidth(Bandwidth.parse(written));
+                bandwidth = Bandwidth.parse(written);
             } catch (IllegalArgumentException e) {
                 throw error(field + ".rate", e.getMessage());
             }
+            return step.withBandwidth(bandwidth.towards(word(argument.asDocument(), "direction", field, Bandwidth.Direction.BOTH,
+                    Bandwidth.Direction::parse, "both, replies or requests")));
         }
+
 
         /** idleTimeout: {member: primary, after: 30s, then: reset, duration: 10m}: after required, then drop unless given. */
         private Scenario.Step idleTimeoutStep(long at, BsonValue argument, String field, int line) {
@@ -292,14 +299,7 @@ public final class ScenarioLoader {
             if (after < 1) {
                 throw error(field + ".after", "must be at least 1ms");
             }
-            IdleTimeout.Then then = IdleTimeout.Then.DROP;
-            if (spec.containsKey("then")) {
-                try {
-                    then = IdleTimeout.Then.parse(spec.get("then").isString() ? spec.getString("then").getValue() : null);
-                } catch (IllegalArgumentException e) {
-                    throw error(field + ".then", "must be drop or reset");
-                }
-            }
+            IdleTimeout.Then then = word(spec, "then", field, IdleTimeout.Then.DROP, IdleTimeout.Then::parse, "drop or reset");
             try {
                 return step.withIdleTimeout(new IdleTimeout(after, then));
             } catch (IllegalArgumentException e) { // "after: ..."

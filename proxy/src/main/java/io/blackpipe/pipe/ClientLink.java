@@ -21,10 +21,10 @@ import java.util.concurrent.TimeUnit;
  * The link from a member to one client, next to the client's socket: while the member has a latency, each write
  * (a reply, an error the proxy made, a hello answered in the member's place, TLS records) and the close (FIN or
  * RST) reach the client that much later, in the order sent, as over a slow network. While the member has a
- * bandwidth, the link carries one write after another at that rate, in pieces a hundredth of a second's worth each,
- * and each piece arrives once carried (and its latency later): a large reply trickles in, as over a narrow link. What
- * the client sends crosses at the same rate towards the member's end ({@link RequestsOnTheLink}); a latency delays
- * only what goes to the client. A reset throws away the writes not yet carried, as a sender's reset does: the replies
+ * bandwidth towards its clients, the link carries one write after another at that rate, in pieces a hundredth of a
+ * second's worth each, and each piece arrives once carried (and its latency later): a large reply trickles in, as over
+ * a narrow link. Under a bandwidth towards the member, what the client sends crosses at that rate to the member's end
+ * ({@link RequestsOnTheLink}); a latency delays only what goes to the client. A reset throws away the writes not yet carried, as a sender's reset does: the replies
  * in them are lost ({@link Delivery}). Without a latency or a bandwidth and with nothing waiting, everything passes at
  * once. While the member has an idle timeout, the link has a middlebox that forgets it once nothing has crossed it
  * either way for that long: the proxy's side ends then, as after a close, the client is told nothing, and what it sends
@@ -70,12 +70,14 @@ final class ClientLink extends ChannelDuplexHandler {
     /**
      * How long the proxy gives a client's TLS handshake on a link with {@code latency} and {@code bandwidth} (either
      * null): {@code millis}, plus what the link adds to it: two latencies (TLS 1.2's round trips) and 16 KiB each way
-     * at the rate (a handshake with a long certificate chain), so that the link slows the handshake but never fails it.
+     * the bandwidth narrows, at the rate (a handshake with a long certificate chain), so that the link slows the
+     * handshake but never fails it.
      */
     static long tlsHandshakeTimeoutMillis(long millis, Latency latency, Bandwidth bandwidth) {
         long onTheLink = latency == null ? 0 : 2 * (latency.delayMillis() + latency.jitterMillis());
         if (bandwidth != null) {
-            onTheLink += TimeUnit.NANOSECONDS.toMillis(bandwidth.nanosFor(2 * TLS_HANDSHAKE_BYTES));
+            int ways = (bandwidth.narrowsReplies() ? 1 : 0) + (bandwidth.narrowsRequests() ? 1 : 0);
+            onTheLink += TimeUnit.NANOSECONDS.toMillis(bandwidth.nanosFor((long) ways * TLS_HANDSHAKE_BYTES));
         }
         return millis + onTheLink;
     }
@@ -110,7 +112,7 @@ final class ClientLink extends ChannelDuplexHandler {
         }
         crossed();
         long delayMillis = listener.nextDelayMillis();
-        Bandwidth bandwidth = listener.bandwidth();
+        Bandwidth bandwidth = listener.bandwidthTowardsClients();
         if (delayMillis == 0 && bandwidth == null && waiting.isEmpty()) {
             ctx.write(msg, promise);
             return;
@@ -199,7 +201,7 @@ final class ClientLink extends ChannelDuplexHandler {
 
     /** Whether a write given now would be carried later: the link is narrow, or still carrying what it was given. */
     boolean carriesLater() {
-        return listener.bandwidth() != null || !waiting.isEmpty() && !waiting.peekLast().carriedBy(System.nanoTime());
+        return listener.bandwidthTowardsClients() != null || !waiting.isEmpty() && !waiting.peekLast().carriedBy(System.nanoTime());
     }
 
     /** Tells {@code delivery} when the link has carried the last write given it, or lost it; at once if carried already. */
@@ -223,7 +225,7 @@ final class ClientLink extends ChannelDuplexHandler {
             return;
         }
         crossed();
-        Bandwidth bandwidth = listener.bandwidth();
+        Bandwidth bandwidth = listener.bandwidthTowardsMember();
         if (bandwidth == null && (requests == null || requests.isEmpty()) || !(msg instanceof ByteBuf bytes)) {
             ctx.fireChannelRead(msg);
             return;

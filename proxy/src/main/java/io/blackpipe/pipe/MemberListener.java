@@ -116,9 +116,21 @@ public final class MemberListener {
         return idleTimeout;
     }
 
-    /** The bandwidth in force each way on each connection between this member and its clients, or null. */
+    /** The bandwidth in force on each connection between this member and its clients (in its direction), or null. */
     public Bandwidth bandwidth() {
         return bandwidth;
+    }
+
+    /** The bandwidth in force on what this member sends its clients, or null (none, or one that narrows requests only). */
+    Bandwidth bandwidthTowardsClients() {
+        Bandwidth current = bandwidth;
+        return current != null && current.narrowsReplies() ? current : null;
+    }
+
+    /** The bandwidth in force on what the clients send this member, or null (none, or one that narrows replies only). */
+    Bandwidth bandwidthTowardsMember() {
+        Bandwidth current = bandwidth;
+        return current != null && current.narrowsRequests() ? current : null;
     }
 
     /** How late the next message to one of this member's clients goes, in ms: 0 without a latency. */
@@ -252,9 +264,9 @@ public final class MemberListener {
                 mark -> this.latency = new LatencyInForce(latency, new SplittableRandom(seed + 31L * upstream.hashCode() + mark)));
     }
 
-    /** Each connection to this member's clients carries at most {@code bandwidth} each way; otherwise as {@link #latency}. */
+    /** Each connection to this member's clients carries at most {@code bandwidth} in its direction; otherwise as {@link #latency}. */
     public synchronized long bandwidth(Bandwidth bandwidth, long millis) {
-        return begin(bandwidths, DeploymentFaults.BANDWIDTH, millis, "bandwidth of " + bandwidth.describe() + " on each connection of member "
+        return begin(bandwidths, DeploymentFaults.BANDWIDTH, millis, "bandwidth of " + bandwidth.describeRateAndWay() + " on each connection of member "
                 + upstream, mark -> this.bandwidth = bandwidth);
     }
 

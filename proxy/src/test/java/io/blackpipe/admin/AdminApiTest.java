@@ -12,6 +12,7 @@ import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.pipe.MemberListener;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
@@ -670,6 +671,13 @@ class AdminApiTest {
         assertStatus(200, send("POST", "/api/v1/members/primary/latency?delay=100ms", null));
         assertEquals(List.of(100L, 0L), memberLatency(upstream), "a latency and a bandwidth hold together");
         assertEquals(64 * 1024, memberBandwidth(upstream));
+        assertEquals("both", listedMember(upstream).getString("bandwidthDirection").getValue(), "each way unless told");
+        assertStatus(200, send("POST", "/api/v1/members/primary/bandwidth?rate=64KiB/s&direction=replies", null));
+        assertEquals("replies", listedMember(upstream).getString("bandwidthDirection").getValue());
+        assertEquals(new Bandwidth(64 * 1024, Bandwidth.Direction.REPLIES), proxy.listener(primary().upstream()).bandwidth());
+        assertBadRequest(send("POST", "/api/v1/members/primary/bandwidth?rate=1MB/s&direction=up", null),
+                "direction: must be both, replies or requests, got 'up'");
+        assertEquals("replies", listedMember(upstream).getString("bandwidthDirection").getValue(), "a refused direction changes nothing");
         assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/bandwidth?rate=5000", null)); // replaces it, until restored
         assertEquals(5_000, memberBandwidth(upstream));
 
@@ -683,6 +691,7 @@ class AdminApiTest {
 
         assertStatus(200, send("POST", "/api/v1/members/primary/restore", null));
         assertEquals(0, memberBandwidth(upstream));
+        assertTrue(listedMember(upstream).isNull("bandwidthDirection"), "no bandwidth, no direction");
         assertEquals(List.of(0L, 0L), memberLatency(upstream), "restore ends both");
         assertStatus(200, send("POST", "/api/v1/members/primary/bandwidth?rate=1MB/s&duration=1ms", null));
         Await.until(WAIT, "the 1 ms bandwidth to end", () -> {

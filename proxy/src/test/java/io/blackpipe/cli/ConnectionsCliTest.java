@@ -151,7 +151,7 @@ class ConnectionsCliTest {
             assertEquals(rig.proxy().members().stream().map(m -> m.advertised().toString()).collect(Collectors.toSet()), before.keySet());
             for (BsonDocument row : before.values()) {
                 assertEquals(Set.of("upstream", "advertised", "role", "state", "openConnections", "latencyMS", "jitterMS",
-                                "bandwidthBytesPerSecond", "idleTimeoutMS", "idleTimeoutThen"), row.keySet(),
+                                "bandwidthBytesPerSecond", "bandwidthDirection", "idleTimeoutMS", "idleTimeoutThen"), row.keySet(),
                         row::toJson);
                 assertTrue(row.isString("upstream") && row.isString("role") && row.isNumber("openConnections"), row::toJson);
                 assertEquals("up", row.getString("state").getValue(), row::toJson);

@@ -715,12 +715,24 @@ class ControlCommandsTest {
 
             CliRun bandwidth = rig.run("bandwidth", second, "--rate", "64KiB/s", "--duration", "1m");
             assertEquals(0, bandwidth.exitCode(), bandwidth::toString);
-            assertEquals("bandwidth of 64 KiB/s on each connection of " + second + " for 60000 ms", bandwidth.out().strip());
-            assertEquals("64KiB/s", cellOf(rig.run("members"), second, 5));
+            assertEquals("bandwidth of 64 KiB/s each way on each connection of " + second + " for 60000 ms", bandwidth.out().strip());
+            assertEquals("64KiB/s(both)", cellOf(rig.run("members"), second, 5));
             assertEquals("-", cellOf(rig.run("members"), first, 5));
             assertEquals(64 * 1024, listedMember(rig.run("members", "--json"), second).getNumber("bandwidthBytesPerSecond").longValue());
             assertEquals(0, rig.run("bandwidth", second, "--rate", "1500").exitCode(), "a new bandwidth replaces the last; bytes a second");
-            assertEquals("1500B/s", cellOf(rig.run("members"), second, 5));
+            assertEquals("1500B/s(both)", cellOf(rig.run("members"), second, 5));
+            CliRun replies = rig.run("bandwidth", second, "--rate", "1MB/s", "--direction", "replies");
+            assertEquals(0, replies.exitCode(), replies::toString);
+            assertEquals("bandwidth of 1 MB/s towards the clients on each connection of " + second + " until restore", replies.out().strip());
+            assertEquals("1MB/s(replies)", cellOf(rig.run("members"), second, 5));
+            assertEquals("replies", listedMember(rig.run("members", "--json"), second).getString("bandwidthDirection").getValue());
+            assertEquals(0, rig.run("bandwidth", second, "--rate", "1MB/s", "--direction", "requests").exitCode());
+            assertEquals("1MB/s(requests)", cellOf(rig.run("members"), second, 5));
+            CliRun badDirection = rig.run("bandwidth", second, "--rate", "1MB/s", "--direction", "downstream");
+            assertEquals(2, badDirection.exitCode(), badDirection::toString);
+            assertTrue(badDirection.err().contains("--direction: must be both, replies or requests, got 'downstream'")
+                    && badDirection.err().contains("Usage:"), badDirection::toString);
+            assertEquals("1MB/s(requests)", cellOf(rig.run("members"), second, 5), "a refused direction changes nothing");
             assertEquals(0, rig.run("restore", second).exitCode());
             assertEquals("-", cellOf(rig.run("members"), second, 5));
             CliRun noRate = rig.run("bandwidth", second);

@@ -2,6 +2,7 @@ package io.blackpipe.fault;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.junit.jupiter.api.Test;
 
@@ -36,6 +37,30 @@ class BandwidthTest {
         assertEquals("'1.5' is not a whole number of bytes a second",
                 assertThrows(IllegalArgumentException.class, () -> Bandwidth.parse("1.5")).getMessage());
         assertEquals("rate: must be from 1B/s to 1GiB/s, got -1B/s", assertThrows(IllegalArgumentException.class, () -> new Bandwidth(-1)).getMessage());
+    }
+
+    @Test
+    void itNarrowsEachWayUnlessToldWhichWay() {
+        Bandwidth eachWay = new Bandwidth(65_536);
+        assertEquals(Bandwidth.Direction.BOTH, eachWay.direction());
+        assertTrue(eachWay.narrowsReplies() && eachWay.narrowsRequests());
+        assertEquals(eachWay, Bandwidth.parse("64KiB/s"), "a rate read alone narrows each way");
+        Bandwidth replies = eachWay.towards(Bandwidth.Direction.REPLIES);
+        assertTrue(replies.narrowsReplies() && !replies.narrowsRequests());
+        Bandwidth requests = eachWay.towards(Bandwidth.Direction.REQUESTS);
+        assertTrue(!requests.narrowsReplies() && requests.narrowsRequests());
+        assertEquals(65_536, requests.bytesPerSecond());
+        assertEquals("64 KiB/s each way", eachWay.describeRateAndWay());
+        assertEquals("64 KiB/s towards the clients", replies.describeRateAndWay());
+        assertEquals("64 KiB/s towards the member", requests.describeRateAndWay());
+        assertEquals(Bandwidth.Direction.REPLIES, Bandwidth.Direction.parse(" Replies "), "case and spaces aside");
+        assertEquals("requests", Bandwidth.Direction.REQUESTS.label());
+        for (String bad : new String[] {"downstream", "", "each"}) {
+            assertEquals("direction: must be both, replies or requests, got '" + bad + "'",
+                    assertThrows(IllegalArgumentException.class, () -> Bandwidth.Direction.parse(bad)).getMessage());
+        }
+        assertEquals("direction: must be both, replies or requests, got null",
+                assertThrows(IllegalArgumentException.class, () -> new Bandwidth(1, null)).getMessage());
     }
 
     @Test

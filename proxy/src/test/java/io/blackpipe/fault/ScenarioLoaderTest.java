@@ -215,7 +215,7 @@ class ScenarioLoaderTest {
         Scenario.Step bandwidth = steps.get(6);
         assertEquals(new Bandwidth(64 * 1024), bandwidth.bandwidth());
         assertEquals(2_000, bandwidth.durationMillis());
-        assertEquals("bandwidth of 64 KiB/s on primary for 2000 ms", bandwidth.describe());
+        assertEquals("bandwidth of 64 KiB/s each way on primary for 2000 ms", bandwidth.describe());
         Scenario.Step idle = steps.get(7);
         assertEquals(new IdleTimeout(240_000, IdleTimeout.Then.RESET), idle.idleTimeout());
         assertEquals("idle timeout (idle 240000 ms, then reset) on primary for 600000 ms", idle.describe());
@@ -807,11 +807,21 @@ class ScenarioLoaderTest {
                 .timeline().get(0);
         assertEquals(new Bandwidth(1_000_000), plain.bandwidth());
         assertEquals(0, plain.durationMillis(), "without a duration, until restored");
-        assertEquals("bandwidth of 1 MB/s on primary", plain.describe());
+        assertEquals("bandwidth of 1 MB/s each way on primary", plain.describe());
         assertEquals(new Bandwidth(500), loader.parse("b.yaml", "name: b\ntimeline:\n  - at: 1s\n    bandwidth: {member: all, rate: 500,"
                 + " duration: 5s}\n").timeline().get(0).bandwidth(), "a number is bytes a second");
+        Scenario.Step replies = loader.parse("b.yaml", "name: b\ntimeline:\n  - at: 1s\n    bandwidth: {member: primary, rate: 1MB/s,"
+                + " direction: replies}\n").timeline().get(0);
+        assertEquals(new Bandwidth(1_000_000, Bandwidth.Direction.REPLIES), replies.bandwidth());
+        assertEquals("bandwidth of 1 MB/s towards the clients on primary", replies.describe());
+        assertEquals(new Bandwidth(1_000, Bandwidth.Direction.REQUESTS), loader.parse("b.yaml", "name: b\ntimeline:\n  - at: 1s\n"
+                + "    bandwidth: {member: primary, rate: 1KB/s, direction: Requests}\n").timeline().get(0).bandwidth(), "case aside");
         String step = "name: x\ntimeline:\n  - at: 1s\n    bandwidth: ";
-        assertRejected(step + "primary\n", 4, "timeline[0].bandwidth", "must be {member: ..., rate: RATE} (duration optional)");
+        assertRejected(step + "primary\n", 4, "timeline[0].bandwidth", "must be {member: ..., rate: RATE} (direction and duration optional)");
+        assertRejected(step + "{member: primary, rate: 1MB/s, direction: downstream}\n", 4, "timeline[0].bandwidth.direction",
+                "must be both, replies or requests");
+        assertRejected(step + "{member: primary, rate: 1MB/s, direction: [replies]}\n", 4, "timeline[0].bandwidth.direction",
+                "must be both, replies or requests");
         assertRejected(step + "{member: primary}\n", 4, "timeline[0].bandwidth.rate", "required (e.g. 64KiB/s)");
         assertRejected(step + "{member: primary, rate: fast}\n", 4, "timeline[0].bandwidth.rate",
                 "'fast' is not a rate such as 64KiB/s, 1MB/s or 500B/s (B, KB = 1000 B, KiB = 1024 B, MB, MiB, GB, GiB)");
@@ -824,7 +834,7 @@ class ScenarioLoaderTest {
         assertRejected(step + "{member: primary, rate: 1MB/s, duration: 0}\n", 4, "timeline[0].bandwidth.duration",
                 "must be at least 1ms (leave it out for until restored)");
         assertRejected(step + "{member: primary, rate: 1MB/s, delay: 5s}\n", 4, "timeline[0].bandwidth.delay",
-                "unknown field (expected member, rate, duration)");
+                "unknown field (expected member, rate, direction, duration)");
         assertRejected(step + "{member: primry, rate: 1MB/s}\n", 4, "timeline[0].bandwidth.member",
                 "no member 'primry' (use primary, secondary, all, or a member's host:port)");
     }

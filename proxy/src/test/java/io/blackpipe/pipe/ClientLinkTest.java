@@ -315,6 +315,26 @@ class ClientLinkTest {
     }
 
     @Test
+    void aBandwidthOneWayLeavesTheOtherWayWide() {
+        member.bandwidth(new Bandwidth(1_000, Bandwidth.Direction.REPLIES), 0); // 3,000 bytes take three seconds
+        ClientLink link = channel.pipeline().get(ClientLink.class);
+        channel.writeInbound(counting(3_000));
+        assertEquals(3_000, requestBytes(channel).length, "requests cross a bandwidth on replies at once");
+        channel.writeAndFlush(counting(3_000));
+        assertTrue(receivedBytes().length < 3_000, "the reply trickles");
+        assertTrue(link.carriesLater());
+
+        member.bandwidth(new Bandwidth(1_000, Bandwidth.Direction.REQUESTS), 0);
+        EmbeddedChannel other = new EmbeddedChannel(new ClientLink(member));
+        assertFalse(other.pipeline().get(ClientLink.class).carriesLater(), "a reply would go at once");
+        other.writeAndFlush(counting(3_000));
+        assertEquals(3_000, drained(other, other::readOutbound).length, "replies cross a bandwidth on requests at once");
+        other.writeInbound(counting(3_000));
+        assertTrue(requestBytes(other).length < 3_000, "the request trickles");
+        other.finishAndReleaseAll();
+    }
+
+    @Test
     void aNarrowLinkHoldingAWindowsWorthOfRequestsStopsTheProxyReadingUntilItHasRoom() throws Exception {
         member.bandwidth(new Bandwidth(1024 * 1024), 0);
         ClientLink link = channel.pipeline().get(ClientLink.class);
@@ -448,6 +468,8 @@ class ClientLinkTest {
                 "two round trips' latency");
         assertEquals(10_000 + 2 * 16_384, ClientLink.tlsHandshakeTimeoutMillis(10_000, null, new Bandwidth(1_000)),
                 "16 KiB each way at a thousand bytes a second");
+        assertEquals(10_000 + 16_384, ClientLink.tlsHandshakeTimeoutMillis(10_000, null, new Bandwidth(1_000, Bandwidth.Direction.REPLIES)),
+                "16 KiB the one way it narrows");
     }
 
     /** The member's idle timeout begun, as MemberListener tells each connection. */

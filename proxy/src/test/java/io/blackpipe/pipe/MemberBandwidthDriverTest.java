@@ -149,6 +149,49 @@ class MemberBandwidthDriverTest {
     }
 
     @Test
+    void aBandwidthOnRepliesOnlyNarrowsALargeReadAndLeavesALargeInsertAlone() throws Exception {
+        String db = withALargeDocument("bandwidthreplies");
+        // if requests were narrowed, the 500 KB insert would take five seconds and meet the 2 s socket timeout
+        try (MongoClient client = set.client("socketTimeoutMS=2000&retryWrites=false&heartbeatFrequencyMS=500")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 2));
+            set.proxy().bandwidth("primary", new Bandwidth(RATE, Bandwidth.Direction.REPLIES), 0);
+            long insertsBefore = Meters.attempts(set.proxy().registry(), "insert");
+            c.insertOne(new Document("_id", 3).append("payload", "x".repeat(5 * PAYLOAD_CHARS / 3)));
+            assertEquals(1, Meters.attempts(set.proxy().registry(), "insert") - insertsBefore, "in one attempt, no timeout");
+
+            long started = System.nanoTime();
+            assertEquals(PAYLOAD_CHARS, c.find(new Document("_id", 1)).first().getString("payload").length());
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(tookMillis >= 3_000, "a 300 KB reply at 100 KB a second took " + tookMillis + " ms, under 3 s");
+        }
+        assertEquals(5 * PAYLOAD_CHARS / 3, set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 3)).first()
+                .getString("payload").length(), "the member holds the insert whole");
+    }
+
+    @Test
+    void aBandwidthOnRequestsOnlyNarrowsALargeInsertAndLeavesALargeReadAlone() throws Exception {
+        String db = withALargeDocument("bandwidthrequests");
+        try (MongoClient client = set.client("heartbeatFrequencyMS=500")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 2));
+            set.proxy().bandwidth("primary", new Bandwidth(RATE, Bandwidth.Direction.REQUESTS), 0);
+            long started = System.nanoTime();
+            c.insertOne(new Document("_id", 3).append("payload", "x".repeat(PAYLOAD_CHARS)));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(tookMillis >= 3_000, "a 300 KB insert at 100 KB a second took " + tookMillis + " ms, under 3 s");
+
+            // if replies were narrowed, this read would take three seconds and meet its 2 s timeoutMS
+            long findsBefore = Meters.attempts(set.proxy().registry(), "find");
+            assertEquals(PAYLOAD_CHARS, c.withTimeout(2, TimeUnit.SECONDS).find(new Document("_id", 1)).first()
+                    .getString("payload").length());
+            assertEquals(1, Meters.attempts(set.proxy().registry(), "find") - findsBefore, "in one attempt");
+        }
+        assertEquals(PAYLOAD_CHARS, set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 3)).first()
+                .getString("payload").length(), "the member holds the insert whole");
+    }
+
+    @Test
     void aBandwidthEndsOnTimeByRestoreOrResetAndAScenarioEndsOnlyItsOwn() throws Exception {
         LinkFaultEnds.check(set, "bandwidth", set.proxy()::bandwidth, MemberListener::bandwidth,
                 List.of(new Bandwidth(RATE), new Bandwidth(5_000), new Bandwidth(7_000)),
