@@ -97,7 +97,8 @@ final class MemberCommands {
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
             io.blackpipe.fault.Bandwidth bandwidth = asOptions(() -> rate.towards(io.blackpipe.fault.Bandwidth.Direction.parse(direction)));
-            String way = bandwidth.narrowsReplies() && bandwidth.narrowsRequests() ? "" : "&direction=" + bandwidth.direction().label();
+            // each way is asked without a direction, as a proxy older than directions takes it
+            String way = bandwidth.direction() == io.blackpipe.fault.Bandwidth.Direction.BOTH ? "" : "&direction=" + bandwidth.direction().label();
             String query = "?rate=" + bandwidth.bytesPerSecond() + way + (duration == null ? "" : "&duration=" + duration + "ms");
             admin.call("POST", "members/" + AdminClient.encode(member) + "/bandwidth" + query, null);
             out.println("bandwidth of " + bandwidth.describeRateAndWay() + " on each connection of " + member

@@ -37,7 +37,7 @@ final class MembersCommand extends AdminCommand {
         return 0;
     }
 
-    /** "-" or "64KiB/s(replies)": the rate and its direction (a proxy older than bandwidth lists none, older than directions none). */
+    /** "-" or "64KiB/s(replies)": the rate and its direction (a proxy older than bandwidths lists no rate; one older than directions narrows both ways). */
     private static String bandwidth(BsonDocument member) {
         long bytesPerSecond = member.getNumber("bandwidthBytesPerSecond", new BsonInt64(0)).longValue();
         String direction = member.isString("bandwidthDirection") ? member.getString("bandwidthDirection").getValue() : "both";
