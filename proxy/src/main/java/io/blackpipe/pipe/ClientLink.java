@@ -2,13 +2,14 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.IdleTimeout;
-import io.blackpipe.fault.Latency;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelDuplexHandler;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.ChannelPromise;
 import io.netty.channel.PendingWriteQueue;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
+import io.netty.channel.socket.ChannelInputShutdownReadComplete;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.nio.channels.ClosedChannelException;
@@ -20,15 +21,15 @@ import java.util.concurrent.TimeUnit;
 /**
  * The link from a member to one client, next to the client's socket: while the member has a latency, each write
  * (a reply, an error the proxy made, a hello answered in the member's place, TLS records) and the close (FIN or
- * RST) reach the client that much later, in the order sent, as over a slow network. While the member has a
- * bandwidth towards its clients, the link carries one write after another at that rate, in pieces a hundredth of a
- * second's worth each, and each piece arrives once carried (and its latency later): a large reply trickles in, as over
- * a narrow link. Under a bandwidth towards the member, what the client sends crosses at that rate to the member's end
- * ({@link RequestsOnTheLink}); a latency delays only what goes to the client. A reset throws away the writes not yet carried, as a sender's reset does: the replies
- * in them are lost ({@link Delivery}). Without a latency or a bandwidth and with nothing waiting, everything passes at
- * once. While the member has an idle timeout, the link has a middlebox that forgets it once nothing has crossed it
- * either way for that long: the proxy's side ends then, as after a close, the client is told nothing, and what it sends
- * later is dropped or answered with a reset ({@link IdleTimeout}).
+ * RST) reach the client that much later, in the order sent, as over a slow network. Under a bandwidth towards the
+ * clients, the link carries one write after another at its rate, in pieces a hundredth of a second's worth each, each
+ * arriving once carried (and its latency later); under one towards the member, what the client sends crosses at its
+ * rate to the member's end, the client's FIN behind it ({@link RequestsOnTheLink}). A latency delays only what goes to
+ * the client. A reset throws away the writes not yet carried, as a sender's reset does: the replies in them are lost
+ * ({@link Delivery}). Without a latency or a bandwidth and with nothing waiting, everything passes at once. While the
+ * member has an idle timeout, the link has a middlebox that forgets it once nothing has crossed it either way for that
+ * long: the proxy's side ends then, as after a close, the client is told nothing, and what it sends later is dropped
+ * or answered with a reset ({@link IdleTimeout}).
  *
  * <p>The proxy is the member's end of that link, and at that end things happen at once: a write is done as soon as
  * it is on its way (its promise completes then, as a socket's does once the kernel has the bytes), and a close ends
@@ -39,8 +40,6 @@ import java.util.concurrent.TimeUnit;
  * the member's side.
  */
 final class ClientLink extends ChannelDuplexHandler {
-    /** More than a TLS handshake sends either way, a long certificate chain included. */
-    private static final int TLS_HANDSHAKE_BYTES = 16 * 1024;
     private final MemberListener listener;
     private ChannelHandlerContext ctx;
     /** Made with the first write that waits: most connections never meet a latency (the benchmark's idle connections). */
@@ -65,21 +64,6 @@ final class ClientLink extends ChannelDuplexHandler {
 
     ClientLink(MemberListener listener) {
         this.listener = listener;
-    }
-
-    /**
-     * How long the proxy gives a client's TLS handshake on a link with {@code latency} and {@code bandwidth} (either
-     * null): {@code millis}, plus what the link adds to it: two latencies (TLS 1.2's round trips) and 16 KiB each way
-     * the bandwidth narrows, at the rate (a handshake with a long certificate chain), so that the link slows the
-     * handshake but never fails it.
-     */
-    static long tlsHandshakeTimeoutMillis(long millis, Latency latency, Bandwidth bandwidth) {
-        long onTheLink = latency == null ? 0 : 2 * (latency.delayMillis() + latency.jitterMillis());
-        if (bandwidth != null) {
-            int ways = (bandwidth.narrowsReplies() ? 1 : 0) + (bandwidth.narrowsRequests() ? 1 : 0);
-            onTheLink += TimeUnit.NANOSECONDS.toMillis(bandwidth.nanosFor((long) ways * TLS_HANDSHAKE_BYTES));
-        }
-        return millis + onTheLink;
     }
 
     /** Whether the link holds a window's worth of requests: the proxy reads no more of the client until it carried some. */
@@ -232,6 +216,8 @@ final class ClientLink extends ChannelDuplexHandler {
         }
         if (requests == null) {
             requests = new RequestsOnTheLink(() -> requestWindowChanged(ctx));
+            // the client's FIN then leaves the channel open (a ChannelInputShutdownEvent), so it can come behind what it sent
+            ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         }
         requests.carry(ctx, bytes, bandwidth);
     }
@@ -308,13 +294,23 @@ final class ClientLink extends ChannelDuplexHandler {
         ctx.fireChannelInactive();
     }
 
+    /**
+     * The client's end (FIN), once the link has held its requests (half-closure is on from then): the proxy closes its
+     * side once the link has carried the last of them, at the rate, as the FIN arrives behind them. The decoders hear of
+     * the end from the close.
+     */
+    @Override
+    public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+        if (event instanceof ChannelInputShutdownEvent) {
+            requests.thenEnd(ctx::close);
+        } else if (event != ChannelInputShutdownReadComplete.INSTANCE) {
+            ctx.fireUserEventTriggered(event);
+        }
+    }
+
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
-        if (requests != null && !requests.isEmpty() && !closedAtTheMembersEnd) {
-            // the client's end comes behind what it sent, which the member's end reads first (at once, not at the rate)
-            requests.passWhatIsDue(ctx, true);
-        }
-        dropWhatWaits(ctx); // the client left: what was on its way to it is lost
+        dropWhatWaits(ctx); // the client left (or reset): what was on its way either way is lost
         if (!closedAtTheMembersEnd) { // else the pipeline hears of the end from the close that was sent
             closedAtTheMembersEnd = true;
             ctx.fireChannelInactive();

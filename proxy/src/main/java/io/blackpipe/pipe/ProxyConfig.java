@@ -1,9 +1,12 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Latency;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 /**
  * How to run one proxy: where the deployment is, where to listen, what to advertise.
@@ -25,15 +28,15 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
     /**
      * TLS on the listeners apps connect to (PEM files).
      *
-     * @param clientCa when set, clients must present a certificate this CA signed; null: not asked
-     */
-    /**
-     * @param handshakeTimeoutMillis how long a client's TLS handshake may take (beyond what a member's latency or
-     *                               bandwidth adds to it: see {@link ClientLink#tlsHandshakeTimeoutMillis})
+     * @param clientCa               when set, clients must present a certificate this CA signed; null: not asked
+     * @param handshakeTimeoutMillis how long a client's TLS handshake may take, beyond what a member's latency or
+     *                               bandwidth adds to it ({@link #handshakeTimeoutMillisOn})
      */
     public record ListenerTls(Path cert, Path key, Path clientCa, long handshakeTimeoutMillis) {
         /** Netty's default. */
         public static final long HANDSHAKE_TIMEOUT_MILLIS = 10_000;
+        /** More than a TLS handshake sends either way, a long certificate chain included. */
+        private static final int HANDSHAKE_BYTES = 16 * 1024;
 
         public ListenerTls {
             if (cert == null || key == null) {
@@ -46,6 +49,21 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
 
         public ListenerTls(Path cert, Path key, Path clientCa) {
             this(cert, key, clientCa, HANDSHAKE_TIMEOUT_MILLIS);
+        }
+
+        /**
+         * How long a client's TLS handshake may take on a member's link with {@code latency} and {@code bandwidth}
+         * (either null): {@link #handshakeTimeoutMillis}, plus what the link adds to it: two latencies (TLS 1.2's round
+         * trips) and 16 KiB each way the bandwidth narrows, at its rate (a long certificate chain), so that the link
+         * slows the handshake but never fails it.
+         */
+        long handshakeTimeoutMillisOn(Latency latency, Bandwidth bandwidth) {
+            long onTheLink = latency == null ? 0 : 2 * (latency.delayMillis() + latency.jitterMillis());
+            if (bandwidth != null) {
+                int ways = (bandwidth.narrowsReplies() ? 1 : 0) + (bandwidth.narrowsRequests() ? 1 : 0);
+                onTheLink += TimeUnit.NANOSECONDS.toMillis(bandwidth.nanosFor((long) ways * HANDSHAKE_BYTES));
+            }
+            return handshakeTimeoutMillis + onTheLink;
         }
     }
 

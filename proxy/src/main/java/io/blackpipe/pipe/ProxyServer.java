@@ -185,8 +185,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                         ch.pipeline().addLast(link); // next to the socket: it delays TLS records too
                         if (listenerTls != null) {
                             SslHandler tls = listenerTls.newHandler(ch.alloc());
-                            tls.setHandshakeTimeoutMillis(ClientLink.tlsHandshakeTimeoutMillis(
-                                    config.listenerTls().handshakeTimeoutMillis(), self[0].latency(), self[0].bandwidth()));
+                            tls.setHandshakeTimeoutMillis(config.listenerTls().handshakeTimeoutMillisOn(self[0].latency(), self[0].bandwidth()));
                             ch.pipeline().addLast(tls);
                         }
                         ch.pipeline().addLast(new FrameDecoder(), new ClientConnection(self[0], link, context));

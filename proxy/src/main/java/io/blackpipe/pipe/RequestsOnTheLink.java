@@ -12,8 +12,9 @@ import java.util.concurrent.TimeUnit;
  * the member's end yet: each read is cut into pieces a hundredth of a second's worth each, and each piece goes up
  * the pipeline once the link has carried it, so a large request (an insert of large documents) reaches the member
  * spread over time, as over a narrow network. Once the link holds a window's worth, the proxy stops reading the
- * client's socket, so the client's own writes wait, as a sender's do when the receiver's window is full. Used from
- * the connection's event loop only.
+ * client's socket, so the client's own writes wait, as a sender's do when the receiver's window is full. The client's
+ * end (FIN) comes behind what it sent ({@link #thenEnd}); a reset, or the proxy's close, loses what the link held
+ * ({@link #drop}). Used from the connection's event loop only.
  */
 final class RequestsOnTheLink {
     /** How much the link holds before the proxy stops reading the client: about a TCP receive window. */
@@ -27,6 +28,8 @@ final class RequestsOnTheLink {
     /** When the link has carried what it holds: the next read's first piece starts then. */
     private long freeNanos = Long.MIN_VALUE;
     private ScheduledFuture<?> nextPiece;
+    /** The client's end, which comes once the last piece has passed; null: not ended. */
+    private Runnable end;
     /** Told when the link fills or has room again: the connection reads the client or stops. */
     private final Runnable fullnessChanged;
 
@@ -77,25 +80,28 @@ final class RequestsOnTheLink {
 
     private void scheduleNext(ChannelHandlerContext ctx) {
         long in = pieces.peek().dueNanos() - System.nanoTime();
-        nextPiece = ctx.executor().schedule(() -> passWhatIsDue(ctx, false), Math.max(0, in), TimeUnit.NANOSECONDS);
+        nextPiece = ctx.executor().schedule(() -> passWhatIsDue(ctx), Math.max(0, in), TimeUnit.NANOSECONDS);
     }
 
-    /**
-     * Passes up the pipeline each piece the link has carried by now, or every piece it holds ({@code all}: the client
-     * closed its end, which comes behind what it sent).
-     */
-    void passWhatIsDue(ChannelHandlerContext ctx, boolean all) {
-        if (all && nextPiece != null) {
-            nextPiece.cancel(false);
+    /** The client ended its side (FIN): {@code end} runs once the link has carried the last piece, at once if none waits. */
+    void thenEnd(Runnable end) {
+        if (pieces.isEmpty()) {
+            end.run();
+        } else {
+            this.end = end;
         }
+    }
+
+    /** Passes up the pipeline each piece the link has carried by now; after the last, the client's end, if it came. */
+    private void passWhatIsDue(ChannelHandlerContext ctx) {
         nextPiece = null;
-        if (!all && !ctx.channel().isActive()) { // its close is on its way here: that passes or drops what is left
+        if (!ctx.channel().isActive()) { // its close is on its way here: that drops what is left
             return;
         }
         boolean wasFull = full();
         long now = System.nanoTime();
         boolean passed = false;
-        while (!pieces.isEmpty() && (all || pieces.peek().dueNanos() - now <= 0)) {
+        while (!pieces.isEmpty() && pieces.peek().dueNanos() - now <= 0) {
             Piece next = pieces.poll();
             bytesHeld -= next.bytes().readableBytes();
             passed = true;
@@ -110,10 +116,16 @@ final class RequestsOnTheLink {
         if (wasFull && !full()) {
             fullnessChanged.run();
         }
+        if (pieces.isEmpty() && end != null) {
+            Runnable ended = end;
+            end = null;
+            ended.run();
+        }
     }
 
-    /** The connection ended for the proxy: what the link still held never reaches the member's end. */
+    /** The connection ended (the proxy closed it, or the client reset it): what the link still held never reaches the member's end. */
     void drop() {
+        end = null;
         if (nextPiece != null) {
             nextPiece.cancel(false);
             nextPiece = null;

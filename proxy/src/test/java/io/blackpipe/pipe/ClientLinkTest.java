@@ -17,6 +17,7 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.DefaultChannelId;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.channel.socket.ChannelInputShutdownEvent;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -348,33 +349,64 @@ class ClientLinkTest {
     }
 
     @Test
-    void theClientsCloseComesBehindWhatItSentButTheProxysCloseDropsWhatTheLinkHeld() throws Exception {
+    void theClientsFinComesBehindWhatItSentAtTheRateButAResetOrTheProxysCloseDropsWhatTheLinkHeld() throws Exception {
         member.bandwidth(new Bandwidth(1_000), 0); // 500 bytes: half a second
-        List<String> atTheMembersEnd = new ArrayList<>();
-        EmbeddedChannel leaving = new EmbeddedChannel(new ClientLink(member), new ChannelInboundHandlerAdapter() {
-            @Override
-            public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                atTheMembersEnd.add(((ByteBuf) msg).readableBytes() + " bytes");
-                ((ByteBuf) msg).release();
-            }
-
-            @Override
-            public void channelInactive(ChannelHandlerContext ctx) {
-                atTheMembersEnd.add("closed");
-            }
-        });
+        List<String> atTheMembersEnd = new java.util.concurrent.CopyOnWriteArrayList<>();
+        EmbeddedChannel leaving = atTheMembersEnd(atTheMembersEnd);
         leaving.writeInbound(counting(500));
-        leaving.pipeline().fireChannelInactive(); // the client closed right after sending
-        int read = atTheMembersEnd.stream().filter(s -> s.endsWith("bytes")).mapToInt(s -> Integer.parseInt(s.split(" ")[0])).sum();
-        assertEquals(500, read, "all it sent is read before its close: " + atTheMembersEnd);
+        leaving.pipeline().fireUserEventTriggered(ChannelInputShutdownEvent.INSTANCE); // the client's FIN, right behind
+        leaving.runPendingTasks();
+        assertTrue(leaving.isOpen(), "the FIN is still behind what the link carries");
+        assertTrue(bytesRead(atTheMembersEnd) < 500, "what it sent crosses at the rate, not at once: " + atTheMembersEnd);
+        for (long end = System.nanoTime() + 5_000_000_000L; leaving.isOpen() && System.nanoTime() < end; Thread.sleep(20)) {
+            leaving.runScheduledPendingTasks();
+            leaving.runPendingTasks();
+        }
+        assertEquals(500, bytesRead(atTheMembersEnd), "all it sent is read before its end: " + atTheMembersEnd);
+        assertFalse(leaving.isOpen(), "then the proxy closes its side");
         assertEquals("closed", atTheMembersEnd.get(atTheMembersEnd.size() - 1));
+        assertFalse(atTheMembersEnd.contains("input shut down"), "the decoders hear of the end from the close alone");
         leaving.finishAndReleaseAll();
+
+        atTheMembersEnd.clear();
+        EmbeddedChannel resetting = atTheMembersEnd(atTheMembersEnd);
+        ByteBuf lost = counting(500);
+        resetting.writeInbound(lost);
+        resetting.pipeline().fireChannelInactive(); // the client's reset
+        assertEquals(0, lost.refCnt(), "what the link had not carried is lost with the reset, and released");
+        assertEquals(List.of("closed"), atTheMembersEnd);
+        resetting.finishAndReleaseAll();
 
         ByteBuf held = counting(500);
         channel.writeInbound(held);
         channel.close(); // the proxy closes: the member's end is gone
         assertEquals(0, held.refCnt(), "what the link held is released with the connection");
         assertEquals(0, requestBytes(channel).length);
+    }
+
+    /** A link whose member's end notes "N bytes" per read, "closed", and "input shut down" should that event reach it. */
+    private EmbeddedChannel atTheMembersEnd(List<String> notes) {
+        return new EmbeddedChannel(new ClientLink(member), new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                notes.add(((ByteBuf) msg).readableBytes() + " bytes");
+                ((ByteBuf) msg).release();
+            }
+
+            @Override
+            public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+                notes.add(event instanceof ChannelInputShutdownEvent ? "input shut down" : event.toString());
+            }
+
+            @Override
+            public void channelInactive(ChannelHandlerContext ctx) {
+                notes.add("closed");
+            }
+        });
+    }
+
+    private static int bytesRead(List<String> notes) {
+        return notes.stream().filter(s -> s.endsWith("bytes")).mapToInt(s -> Integer.parseInt(s.split(" ")[0])).sum();
     }
 
     /** A delivery that notes what it was told. */
@@ -459,17 +491,6 @@ class ClientLinkTest {
             }
             return super.setOption(option, value);
         }
-    }
-
-    @Test
-    void aClientsTlsHandshakeIsGivenWhatTheLinkAddsToIt() {
-        assertEquals(10_000, ClientLink.tlsHandshakeTimeoutMillis(10_000, null, null), "a plain link adds nothing");
-        assertEquals(10_000 + 2 * (300 + 50), ClientLink.tlsHandshakeTimeoutMillis(10_000, new Latency(300, 50), null),
-                "two round trips' latency");
-        assertEquals(10_000 + 2 * 16_384, ClientLink.tlsHandshakeTimeoutMillis(10_000, null, new Bandwidth(1_000)),
-                "16 KiB each way at a thousand bytes a second");
-        assertEquals(10_000 + 16_384, ClientLink.tlsHandshakeTimeoutMillis(10_000, null, new Bandwidth(1_000, Bandwidth.Direction.REPLIES)),
-                "16 KiB the one way it narrows");
     }
 
     /** The member's idle timeout begun, as MemberListener tells each connection. */

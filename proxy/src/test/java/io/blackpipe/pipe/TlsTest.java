@@ -150,6 +150,34 @@ class TlsTest {
         }
     }
 
+    /** Over TLS too, a client's end comes behind what it sent: an insert it gave up on reaches the member at the rate. */
+    @Test
+    void aClientThatGivesUpOnAnInsertOverTlsClosesBehindWhatItSent() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("tlsFin");
+        SSLContext context = certs.clientContext(false);
+        try (ProxyServer proxy = tlsProxy(null)) {
+            try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                    .applyConnectionString(new ConnectionString(proxy.connectionString()))
+                    .applyToSslSettings(b -> b.enabled(true).context(context))
+                    .applyToSocketSettings(b -> b.readTimeout(1, TimeUnit.SECONDS))
+                    .retryWrites(false).build())) {
+                MongoCollection<Document> collection = client.getDatabase(db).getCollection("tls");
+                collection.insertOne(new Document("_id", 1));
+                proxy.bandwidth("all", new Bandwidth(10_000, Bandwidth.Direction.REQUESTS), 0); // 60 KB: six seconds
+                assertThrows(com.mongodb.MongoSocketReadTimeoutException.class,
+                        () -> collection.insertOne(new Document("_id", 2).append("payload", "z".repeat(60_000))));
+            }
+            long started = System.nanoTime();
+            try (MongoClient direct = UpstreamLane.directClient()) {
+                MongoCollection<Document> onTheServer = direct.getDatabase(db).getCollection("tls");
+                io.blackpipe.testing.Await.until(java.time.Duration.ofSeconds(30), "the insert the client gave up on to land",
+                        () -> onTheServer.countDocuments(eq("_id", 2)) == 1);
+            }
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(tookMillis >= 4_000, "it landed " + tookMillis + " ms after the client closed, ahead of what it had sent");
+        }
+    }
+
     /**
      * The proxy's own limit on a client's TLS handshake counts only its own time, not the link's: a handshake that a
      * member's narrow, slow link makes take longer than that limit still completes, as it would with the server.
@@ -160,6 +188,12 @@ class TlsTest {
         IllegalArgumentException negative = assertThrows(IllegalArgumentException.class,
                 () -> new ProxyConfig.ListenerTls(certs.serverCert, certs.serverKey, null, -1));
         assertEquals("the TLS handshake timeout must not be negative, got -1 ms", negative.getMessage());
+        assertEquals(500, halfASecond.handshakeTimeoutMillisOn(null, null), "a plain link adds nothing");
+        assertEquals(500 + 2 * (300 + 50), halfASecond.handshakeTimeoutMillisOn(new Latency(300, 50), null), "two round trips' latency");
+        assertEquals(500 + 2 * 16_384, halfASecond.handshakeTimeoutMillisOn(null, new Bandwidth(1_000)),
+                "16 KiB each way at a thousand bytes a second");
+        assertEquals(500 + 16_384, halfASecond.handshakeTimeoutMillisOn(null, new Bandwidth(1_000, Bandwidth.Direction.REPLIES)),
+                "16 KiB the one way it narrows");
         try (LogCapture log = LogCapture.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withListenerTls(halfASecond))) {
             proxy.latency("all", new Latency(300, 0), 0);
