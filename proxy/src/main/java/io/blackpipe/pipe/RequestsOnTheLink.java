@@ -49,7 +49,8 @@ final class RequestsOnTheLink {
 
     /**
      * The link carries {@code bytes} after what it holds, at {@code bandwidth}'s rate, or right behind it when no
-     * bandwidth narrows requests now ({@code bandwidth} null: it ended, or a new one narrows replies only): what was read before goes first, as TCP keeps order.
+     * bandwidth narrows requests now ({@code bandwidth} null: it ended, or a new one narrows replies only): what was
+     * read before goes first, as TCP keeps order.
      */
     void carry(ChannelHandlerContext ctx, ByteBuf bytes, Bandwidth bandwidth) {
         boolean wasFull = full();
