@@ -25,7 +25,7 @@ import java.util.SplittableRandom;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.function.LongConsumer;
+import java.util.function.LongFunction;
 
 /**
  * One member's listener and the client connections it accepted. Deployment-level faults act
@@ -53,20 +53,15 @@ public final class MemberListener {
     private Channel channel;
     private volatile boolean blackholed;
     private volatile boolean down;
-    /** The latency in force and its draws, or null. */
-    private volatile LatencyInForce latency;
-    /** The bandwidth in force, or null. */
-    private volatile Bandwidth bandwidth;
-    /** The idle timeout in force, or null. */
-    private volatile IdleTimeout idleTimeout;
     /** The proxy is closing: its connections close at once, latency or not. */
     private volatile boolean closed;
-    /** An outage, a blackhole, a latency and a bandwidth are faults of their own: each has its marks and its timed end. */
+    /** Each kind of fault is a fault of its own: each has its marks and its timed end. */
     private final FaultClock outages = new FaultClock();
     private final FaultClock blackholes = new FaultClock();
-    private final FaultClock latencies = new FaultClock();
-    private final FaultClock bandwidths = new FaultClock();
-    private final FaultClock idleTimeouts = new FaultClock();
+    /** The latency in force with its draws, the bandwidth, the idle timeout. */
+    private final LinkFault<LatencyInForce> latencies = new LinkFault<>("latency");
+    private final LinkFault<Bandwidth> bandwidths = new LinkFault<>("bandwidth");
+    private final LinkFault<IdleTimeout> idleTimeouts = new LinkFault<>("idle timeout");
 
     /** @param seed where a latency's jitter draws start (--seed), so that a run replays */
     MemberListener(MemberAddress upstream, ServerBootstrap bootstrap, String bindHost, ProxyLog log, MemberMap members, long seed) {
@@ -107,35 +102,35 @@ public final class MemberListener {
 
     /** The latency in force on this member's link to its clients, or null. */
     public Latency latency() {
-        LatencyInForce current = latency;
+        LatencyInForce current = latencies.inForce();
         return current == null ? null : current.latency();
     }
 
     /** The idle timeout in force on this member's links to its clients, or null. */
     public IdleTimeout idleTimeout() {
-        return idleTimeout;
+        return idleTimeouts.inForce();
     }
 
     /** The bandwidth in force on each connection between this member and its clients (in its direction), or null. */
     public Bandwidth bandwidth() {
-        return bandwidth;
+        return bandwidths.inForce();
     }
 
     /** The bandwidth in force on what this member sends its clients, or null (none, or one that narrows requests only). */
     Bandwidth bandwidthTowardsClients() {
-        Bandwidth current = bandwidth;
+        Bandwidth current = bandwidths.inForce();
         return current != null && current.narrowsReplies() ? current : null;
     }
 
     /** The bandwidth in force on what the clients send this member, or null (none, or one that narrows replies only). */
     Bandwidth bandwidthTowardsMember() {
-        Bandwidth current = bandwidth;
+        Bandwidth current = bandwidths.inForce();
         return current != null && current.narrowsRequests() ? current : null;
     }
 
     /** How late the next message to one of this member's clients goes, in ms: 0 without a latency. */
     long nextDelayMillis() {
-        LatencyInForce current = latency;
+        LatencyInForce current = latencies.inForce();
         return current == null ? 0 : current.draw();
     }
 
@@ -261,38 +256,37 @@ public final class MemberListener {
     public synchronized long latency(Latency latency, long millis) {
         // from --seed, apart per member and per latency begun, so that none repeats another's draws and a run replays
         return begin(latencies, DeploymentFaults.LATENCY, millis, "latency of " + latency.describe() + " on member " + upstream,
-                mark -> this.latency = new LatencyInForce(latency, new SplittableRandom(seed + 31L * upstream.hashCode() + mark)));
+                mark -> new LatencyInForce(latency, new SplittableRandom(seed + 31L * upstream.hashCode() + mark)));
     }
 
     /** Each connection to this member's clients carries at most {@code bandwidth} in its direction; otherwise as {@link #latency}. */
     public synchronized long bandwidth(Bandwidth bandwidth, long millis) {
         return begin(bandwidths, DeploymentFaults.BANDWIDTH, millis, "bandwidth of " + bandwidth.describeRateAndWay() + " on each connection of member "
-                + upstream, mark -> this.bandwidth = bandwidth);
+                + upstream, mark -> bandwidth);
     }
 
     /** A middlebox on this member's links forgets connections idle that long ({@link ClientLink}); as {@link #latency}. */
     public synchronized long idleTimeout(IdleTimeout idleTimeout, long millis) {
-        return begin(idleTimeouts, DeploymentFaults.IDLE_TIMEOUT, millis, "idle timeout (" + idleTimeout.describe()
-                + ") on each connection of member " + upstream, mark -> {
-                    this.idleTimeout = idleTimeout;
-                    eachConnection(ClientConnection::idleTimeoutBegan);
-                });
+        long mark = begin(idleTimeouts, DeploymentFaults.IDLE_TIMEOUT, millis, "idle timeout (" + idleTimeout.describe()
+                + ") on each connection of member " + upstream, begun -> idleTimeout);
+        eachConnection(ClientConnection::idleTimeoutBegan);
+        return mark;
     }
 
-    /** A fault of a link's kind begins: {@code inForce} puts it in force (given its mark), and it ends after {@code millis}. */
-    private long begin(FaultClock clock, String fault, long millis, String logLine, LongConsumer inForce) {
-        long mark = clock.begin();
-        inForce.accept(mark);
+    /** A fault of a link's kind begins: {@code inForce} makes it (given its mark), and it ends after {@code millis}. */
+    private <T> long begin(LinkFault<T> link, String fault, long millis, String logLine, LongFunction<T> inForce) {
+        long mark = link.clock.begin();
+        link.put(inForce.apply(mark));
         log.info(logLine);
-        clock.endAfter(millis, () -> endOnTime(fault, mark));
+        link.clock.endAfter(millis, () -> endOnTime(fault, mark));
         return mark;
     }
 
     /** Ends each fault of this member: the listener is back on its old port, and what waited goes on. */
     public synchronized void restore() throws InterruptedException {
-        endLatency();
-        endBandwidth();
-        endIdleTimeout();
+        latencies.end(log, upstream);
+        bandwidths.end(log, upstream);
+        idleTimeouts.end(log, upstream);
         endBlackhole();
         endOutage();
     }
@@ -307,12 +301,12 @@ public final class MemberListener {
             endOutage();
         } else if (fault.equals(DeploymentFaults.BLACKHOLE) && blackholes.isCurrent(mark)) {
             endBlackhole();
-        } else if (fault.equals(DeploymentFaults.LATENCY) && latencies.isCurrent(mark)) {
-            endLatency();
-        } else if (fault.equals(DeploymentFaults.BANDWIDTH) && bandwidths.isCurrent(mark)) {
-            endBandwidth();
-        } else if (fault.equals(DeploymentFaults.IDLE_TIMEOUT) && idleTimeouts.isCurrent(mark)) {
-            endIdleTimeout();
+        } else if (fault.equals(DeploymentFaults.LATENCY) && latencies.clock.isCurrent(mark)) {
+            latencies.end(log, upstream);
+        } else if (fault.equals(DeploymentFaults.BANDWIDTH) && bandwidths.clock.isCurrent(mark)) {
+            bandwidths.end(log, upstream);
+        } else if (fault.equals(DeploymentFaults.IDLE_TIMEOUT) && idleTimeouts.clock.isCurrent(mark)) {
+            idleTimeouts.end(log, upstream);
         }
     }
 
@@ -347,33 +341,6 @@ public final class MemberListener {
         }
     }
 
-    /** What is on its way already keeps its delay; what is sent from now on goes at once. */
-    private void endLatency() {
-        latencies.cancel();
-        if (latency != null) {
-            latency = null;
-            log.info("latency of member " + upstream + " ended");
-        }
-    }
-
-    /** What is on its way already keeps its pace; what is sent from now on goes at once. */
-    private void endBandwidth() {
-        bandwidths.cancel();
-        if (bandwidth != null) {
-            bandwidth = null;
-            log.info("bandwidth of member " + upstream + " ended");
-        }
-    }
-
-    /** The connections it forgot stay so (their clients learn of it when they send). */
-    private void endIdleTimeout() {
-        idleTimeouts.cancel();
-        if (idleTimeout != null) {
-            idleTimeout = null;
-            log.info("idle timeout of member " + upstream + " ended");
-        }
-    }
-
     /** Whether the proxy closed this listener: its connections close now, whatever waits on their way. */
     boolean closed() {
         return closed;
@@ -383,12 +350,9 @@ public final class MemberListener {
         closed = true;
         outages.cancel();
         blackholes.cancel();
-        latencies.cancel();
-        latency = null;
-        bandwidths.cancel();
-        bandwidth = null;
-        idleTimeouts.cancel();
-        idleTimeout = null;
+        latencies.close();
+        bandwidths.close();
+        idleTimeouts.close();
         if (channel != null) {
             channel.close();
         }
