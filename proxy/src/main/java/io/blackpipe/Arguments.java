@@ -1,9 +1,11 @@
 package io.blackpipe;
 
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Latency;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -98,9 +100,25 @@ final class Arguments {
         return duration.toMillis();
     }
 
-    /** A member's latency: a delay and a jitter, each zero or whole milliseconds up to a day, not both zero. */
-    static Latency latency(Duration delay, Duration jitter) {
-        return new Latency(latencyMillis(delay, "delay"), latencyMillis(jitter, "jitter"));
+    /** A member's latency: a delay and a jitter, each zero or whole milliseconds up to a day, not both zero; a direction. */
+    static Latency latency(Duration delay, Duration jitter, Direction direction) {
+        return new Latency(latencyMillis(delay, "delay"), latencyMillis(jitter, "jitter"), direction);
+    }
+
+    /** {@code adminUrl} without its trailing slashes: http or https, a host, no query or fragment. */
+    static String adminUrl(String adminUrl) {
+        String base = adminUrl == null ? "" : adminUrl.strip().replaceAll("/+$", "");
+        URI uri;
+        try {
+            uri = URI.create(base);
+        } catch (IllegalArgumentException e) {
+            uri = null;
+        }
+        if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
+                || uri.getQuery() != null || uri.getFragment() != null) {
+            throw new IllegalArgumentException("adminUrl: '" + adminUrl + "' is not a URL such as http://127.0.0.1:9090");
+        }
+        return base;
     }
 
     private static long latencyMillis(Duration duration, String what) {

@@ -3,6 +3,7 @@ package io.blackpipe;
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.BundledScenarios;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.RuleException;
@@ -210,10 +211,7 @@ public final class BlackPipe implements AutoCloseable {
         counters.reset();
     }
 
-    /**
-     * The proxy's meter registry, for anything the shortcuts above do not cover (not reset by resetCounters).
-     * The round-trip histogram (blackpipe_command_duration_seconds) is not a Micrometer meter: read it from /metrics.
-     */
+    /** The meter registry, for what the above do not cover (resetCounters leaves it); not the round-trip histogram: see /metrics. */
     public MeterRegistry registry() {
         return proxy.registry();
     }
@@ -232,11 +230,7 @@ public final class BlackPipe implements AutoCloseable {
         }
     }
 
-    /**
-     * Starts a scenario shipped in blackpipe's jar by name ("transient-blip": fault-scripts/transient-blip.yaml).
-     *
-     * @throws IllegalArgumentException naming the bundled ones when none is called so, or why it does not fit here
-     */
+    /** Starts a scenario shipped in blackpipe's jar by name ("transient-blip"); an unknown name's exception lists them. */
     public void runBundledScenario(String name) {
         ensureOpen();
         proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), Arguments.scenarioName(name)));
@@ -254,8 +248,7 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * {@link #failover()}, a simulated set first having no primary for {@code election}, as while a real set elects:
-     * every member a secondary naming no primary, writes refused, drivers waiting to select one ({@link #reset()} ends it).
+     * {@link #failover()}, a simulated set first having no primary for {@code election}, as while a real set elects.
      *
      * @throws IllegalStateException on a real set (its election takes the time it takes), or during an election
      */
@@ -286,21 +279,27 @@ public final class BlackPipe implements AutoCloseable {
         latency(member, delay, Duration.ZERO, duration);
     }
 
+    /** {@link #latency(String, Duration, Duration, Direction, Duration)} on what {@code member} sends its clients. */
+    public void latency(String member, Duration delay, Duration jitter, Duration duration) {
+        latency(member, delay, jitter, Direction.REPLIES, duration);
+    }
+
     /**
-     * Everything {@code member} sends its clients (replies, hellos, errors, a connection's end) arrives late, in order,
-     * each message by a time drawn evenly from delay ± jitter (never below 0), for {@code duration} (zero: until restored).
+     * What goes {@code direction}: {@code REPLIES} (all {@code member} sends its clients: replies, hellos, errors, a
+     * connection's end), {@code REQUESTS} (all they send it) or {@code BOTH}, arrives late, in order, each message by a
+     * time drawn evenly from delay ± jitter (never below 0), for {@code duration} (zero: until restored).
      *
      * @throws IllegalArgumentException for a member as {@link #outage} refuses it, or a delay or jitter that is not zero or
      *                                  whole milliseconds up to a day (both zero: no latency)
      */
-    public void latency(String member, Duration delay, Duration jitter, Duration duration) {
+    public void latency(String member, Duration delay, Duration jitter, Direction direction, Duration duration) {
         ensureOpen();
-        proxy.latency(Arguments.member(member), Arguments.latency(delay, jitter), Arguments.millis(duration));
+        proxy.latency(Arguments.member(member), Arguments.latency(delay, jitter, direction), Arguments.millis(duration));
     }
 
-    /** {@link #bandwidth(String, long, Bandwidth.Direction, Duration)} each way. */
+    /** {@link #bandwidth(String, long, Direction, Duration)} each way. */
     public void bandwidth(String member, long bytesPerSecond, Duration duration) {
-        bandwidth(member, bytesPerSecond, Bandwidth.Direction.BOTH, duration);
+        bandwidth(member, bytesPerSecond, Direction.BOTH, duration);
     }
 
     /**
@@ -308,7 +307,7 @@ public final class BlackPipe implements AutoCloseable {
      * (1 to 1 GiB) {@code direction}: {@code BOTH} ways, {@code REPLIES} (to the clients) or {@code REQUESTS} (to the
      * member), so a large reply or insert arrives spread over time, for {@code duration}.
      */
-    public void bandwidth(String member, long bytesPerSecond, Bandwidth.Direction direction, Duration duration) {
+    public void bandwidth(String member, long bytesPerSecond, Direction direction, Duration duration) {
         ensureOpen();
         proxy.bandwidth(Arguments.member(member), new Bandwidth(bytesPerSecond, direction), Arguments.millis(duration));
     }

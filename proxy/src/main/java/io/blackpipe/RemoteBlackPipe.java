@@ -4,13 +4,13 @@ import io.blackpipe.admin.AdminHttp;
 import io.blackpipe.admin.StatsJson;
 import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
 import java.io.IOException;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -50,13 +50,13 @@ public final class RemoteBlackPipe {
 
     /**
      * One member as the proxy reports it: role primary, secondary, ...; state up, outage or blackhole; the latency in force
-     * on its link to its clients (0 without one) and its jitter; the bandwidth of each of its connections (0: none) and
-     * which way it narrows ("both", "replies" or "requests"; null: none); its idle timeout (0: none) and what then meets a
-     * forgotten connection's client ("drop" or "reset"; null: none).
+     * on its link to its clients (0 without one), its jitter and which way it acts ("both", "replies" or "requests"; null:
+     * none); the bandwidth of each of its connections (0: none) and which way it narrows; its idle timeout (0: none) and
+     * what then meets a forgotten connection's client ("drop" or "reset"; null: none).
      */
     public record MemberStatus(String upstream, String advertised, String role, String state, int openConnections,
-                               long latencyMillis, long jitterMillis, long bandwidthBytesPerSecond, String bandwidthDirection,
-                               long idleTimeoutMillis, String idleTimeoutThen) {
+                               long latencyMillis, long jitterMillis, String latencyDirection, long bandwidthBytesPerSecond,
+                               String bandwidthDirection, long idleTimeoutMillis, String idleTimeoutThen) {
     }
 
     /** What members() reads where a proxy older than latency, bandwidth or idle timeouts lists none. */
@@ -78,18 +78,7 @@ public final class RemoteBlackPipe {
 
     /** @param token the proxy's --admin-token (BLACKPIPE_ADMIN_TOKEN); null: none */
     public static RemoteBlackPipe connect(String adminUrl, String token) {
-        String base = adminUrl == null ? "" : adminUrl.strip().replaceAll("/+$", "");
-        URI uri;
-        try {
-            uri = URI.create(base);
-        } catch (IllegalArgumentException e) {
-            uri = null;
-        }
-        if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
-                || uri.getQuery() != null || uri.getFragment() != null) {
-            throw new IllegalArgumentException("adminUrl: '" + adminUrl + "' is not a URL such as http://127.0.0.1:9090");
-        }
-        return new RemoteBlackPipe(new AdminHttp(base, token, "",
+        return new RemoteBlackPipe(new AdminHttp(Arguments.adminUrl(adminUrl), token, "",
                 " (give the proxy's admin token: RemoteBlackPipe.connect(adminUrl, token))"));
     }
 
@@ -268,22 +257,28 @@ public final class RemoteBlackPipe {
 
     /** The same, each message's delay drawn evenly from delay ± jitter (never below 0). */
     public void latency(String member, Duration delay, Duration jitter, Duration duration) {
-        Latency latency = Arguments.latency(delay, jitter);
+        latency(member, delay, jitter, Direction.REPLIES, duration);
+    }
+
+    /** The same, on what goes {@code direction} (see {@link BlackPipe#latency(String, Duration, Duration, Direction, Duration)}). */
+    public void latency(String member, Duration delay, Duration jitter, Direction direction, Duration duration) {
+        Latency latency = Arguments.latency(delay, jitter, direction);
         long millis = Arguments.millis(duration);
+        String way = direction == Direction.REPLIES ? "" : "&direction=" + direction.label(); // as a proxy older than directions takes it
         call("POST", "members/" + AdminHttp.encode(member(member)) + "/latency?delay=" + latency.delayMillis() + "ms&jitter="
-                + latency.jitterMillis() + "ms" + (millis == 0 ? "" : "&duration=" + millis + "ms"));
+                + latency.jitterMillis() + "ms" + way + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
     /** Each connection from {@code member} to its clients carries at most {@code bytesPerSecond} each way (see {@link BlackPipe#bandwidth}). */
     public void bandwidth(String member, long bytesPerSecond, Duration duration) {
-        bandwidth(member, bytesPerSecond, Bandwidth.Direction.BOTH, duration);
+        bandwidth(member, bytesPerSecond, Direction.BOTH, duration);
     }
 
-    /** The same, narrowing only what goes {@code direction} (see {@link BlackPipe#bandwidth(String, long, Bandwidth.Direction, Duration)}). */
-    public void bandwidth(String member, long bytesPerSecond, Bandwidth.Direction direction, Duration duration) {
+    /** The same, narrowing only what goes {@code direction} (see {@link BlackPipe#bandwidth(String, long, Direction, Duration)}). */
+    public void bandwidth(String member, long bytesPerSecond, Direction direction, Duration duration) {
         Bandwidth bandwidth = new Bandwidth(bytesPerSecond, direction);
         long millis = Arguments.millis(duration);
-        String way = direction == Bandwidth.Direction.BOTH ? "" : "&direction=" + direction.label(); // as a proxy older than directions takes it
+        String way = direction == Direction.BOTH ? "" : "&direction=" + direction.label(); // as a proxy older than directions takes it
         call("POST", "members/" + AdminHttp.encode(member(member)) + "/bandwidth?rate=" + bandwidth.bytesPerSecond() + way
                 + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
@@ -323,17 +318,19 @@ public final class RemoteBlackPipe {
                     member.getString("role").getValue(), member.getString("state").getValue(),
                     member.getNumber("openConnections").intValue(), member.getNumber("latencyMS", NO_LATENCY).longValue(),
                     member.getNumber("jitterMS", NO_LATENCY).longValue(), // (a proxy older than latency sends neither)
-                    member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue(), bandwidthDirection(member),
+                    direction(member, "latencyDirection", member.getNumber("latencyMS", NO_LATENCY).longValue()
+                            + member.getNumber("jitterMS", NO_LATENCY).longValue(), "replies"),
+                    member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue(),
+                    direction(member, "bandwidthDirection", member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue(), "both"),
                     member.getNumber("idleTimeoutMS", NO_LATENCY).longValue(),
                     member.isString("idleTimeoutThen") ? member.getString("idleTimeoutThen").getValue() : null));
         }
         return members;
     }
 
-    /** "both", "replies", "requests", or null without a bandwidth (a proxy older than directions narrows both ways). */
-    private static String bandwidthDirection(BsonDocument member) {
-        return member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue() == 0 ? null
-                : member.isString("bandwidthDirection") ? member.getString("bandwidthDirection").getValue() : "both";
+    /** "both", "replies", "requests", or null without the fault ({@code amount} 0); a proxy older than directions lists none. */
+    private static String direction(BsonDocument member, String field, long amount, String olderProxys) {
+        return amount == 0 ? null : member.isString(field) ? member.getString(field).getValue() : olderProxys;
     }
 
     /** The latest application commands (up to 10,000), oldest first: those completed since the last {@link #reset()}. */

@@ -16,6 +16,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.HistoryEntry;
@@ -387,11 +388,15 @@ class BlackPipeApiTest {
                     "delay: a latency of 0 without a jitter slows nothing (to end one, restore the member)",
                     () -> blackPipe.latency("primary", Duration.ZERO, Duration.ZERO),
                     "duration: required (Duration.ZERO: until restored), got null",
-                    () -> blackPipe.latency("primary", Duration.ofMillis(5), null));
+                    () -> blackPipe.latency("primary", Duration.ofMillis(5), null),
+                    "direction: must be both, replies or requests, got null",
+                    () -> blackPipe.latency("primary", Duration.ofMillis(5), Duration.ZERO, null, Duration.ZERO));
             badLatencies.forEach((message, call) -> assertEquals(message, assertThrows(IllegalArgumentException.class, call::run).getMessage()));
             assertNull(only.latency(), "a refused latency slows nothing");
             blackPipe.latency("primary", Duration.ZERO, Duration.ofMillis(40), Duration.ZERO);
             assertEquals(new Latency(0, 40), only.latency(), "a jitter alone is a latency");
+            blackPipe.latency("primary", Duration.ofMillis(5), Duration.ZERO, Direction.REQUESTS, Duration.ZERO);
+            assertEquals(new Latency(5, 0, Direction.REQUESTS), only.latency(), "a new one replaces it, on requests");
             blackPipe.restore("all");
             assertNull(only.latency());
             Map<String, Runnable> badBandwidths = Map.of(
@@ -404,8 +409,8 @@ class BlackPipeApiTest {
             assertNull(only.bandwidth(), "a refused bandwidth narrows nothing");
             blackPipe.bandwidth("primary", 1_000, Duration.ZERO);
             assertEquals(new Bandwidth(1_000), only.bandwidth());
-            blackPipe.bandwidth("primary", 1_000, Bandwidth.Direction.REPLIES, Duration.ZERO);
-            assertEquals(new Bandwidth(1_000, Bandwidth.Direction.REPLIES), only.bandwidth(), "a new one replaces it, one way");
+            blackPipe.bandwidth("primary", 1_000, Direction.REPLIES, Duration.ZERO);
+            assertEquals(new Bandwidth(1_000, Direction.REPLIES), only.bandwidth(), "a new one replaces it, one way");
             blackPipe.reset();
             assertNull(only.bandwidth(), "a reset ends it");
             Map<String, Runnable> badIdleTimeouts = Map.of(

@@ -47,7 +47,7 @@ class ReadmeJavaExamplesTest {
             import com.mongodb.client.*;
             import com.mongodb.client.model.Filters;
             import io.blackpipe.*;
-            import io.blackpipe.fault.Bandwidth;
+            import io.blackpipe.fault.Direction;
             import io.blackpipe.fault.IdleTimeout;
             import io.blackpipe.junit.*;
             import io.blackpipe.testcontainers.*;

@@ -16,6 +16,7 @@ import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
@@ -252,10 +253,15 @@ class RemoteBlackPipeTest {
 
         blackPipe.latency(third, Duration.ofMillis(150), Duration.ofMillis(30), Duration.ofMinutes(1));
         assertEquals(List.of(150L, 30L), List.of(blackPipe.members().get(2).latencyMillis(), blackPipe.members().get(2).jitterMillis()));
+        assertEquals("replies", blackPipe.members().get(2).latencyDirection());
+        assertNull(blackPipe.members().get(0).latencyDirection(), "no latency, no direction");
         assertEquals(0, blackPipe.members().get(0).latencyMillis(), "the other members are as fast as before");
         assertThrows(IllegalArgumentException.class, () -> blackPipe.latency(third, Duration.ofNanos(500), Duration.ZERO),
                 "as BlackPipe: whole milliseconds");
         assertThrows(IllegalArgumentException.class, () -> blackPipe.latency(third, Duration.ZERO, Duration.ZERO), "no latency at all");
+        blackPipe.latency(third, Duration.ofMillis(150), Duration.ofMillis(30), Direction.BOTH, Duration.ofMinutes(1));
+        assertEquals("both", blackPipe.members().get(2).latencyDirection());
+        assertThrows(IllegalArgumentException.class, () -> blackPipe.latency(third, Duration.ofMillis(1), Duration.ZERO, null, Duration.ZERO));
         blackPipe.bandwidth(third, 64 * 1024, Duration.ofMinutes(1));
         assertEquals(64 * 1024, blackPipe.members().get(2).bandwidthBytesPerSecond());
         assertEquals("both", blackPipe.members().get(2).bandwidthDirection());
@@ -263,7 +269,7 @@ class RemoteBlackPipeTest {
         assertEquals(0, blackPipe.members().get(0).bandwidthBytesPerSecond(), "the other members' links are as wide as before");
         assertThrows(IllegalArgumentException.class, () -> blackPipe.bandwidth(third, 0, Duration.ZERO), "as BlackPipe: at least 1 B/s");
         assertNull(blackPipe.members().get(0).bandwidthDirection(), "no bandwidth, no direction");
-        blackPipe.bandwidth(third, 1_000, Bandwidth.Direction.REQUESTS, Duration.ofMinutes(1));
+        blackPipe.bandwidth(third, 1_000, Direction.REQUESTS, Duration.ofMinutes(1));
         assertEquals(List.of(1_000L, "requests"), List.of(blackPipe.members().get(2).bandwidthBytesPerSecond(),
                 blackPipe.members().get(2).bandwidthDirection()));
         assertThrows(IllegalArgumentException.class, () -> blackPipe.bandwidth(third, 1_000, null, Duration.ZERO), "as BlackPipe: a direction");

@@ -114,7 +114,7 @@ final class AdminApi {
             case "members", "connections" -> AdminRoute.get(this::members);
             case "members/{member}/outage", "members/{member}/blackhole" ->
                     AdminRoute.post(Set.of("duration"), () -> memberAction(second, third, query));
-            case "members/{member}/latency" -> AdminRoute.post(Set.of("delay", "jitter", "duration"), () -> memberAction(second, third, query));
+            case "members/{member}/latency" -> AdminRoute.post(Set.of("delay", "jitter", "direction", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/bandwidth" -> AdminRoute.post(Set.of("rate", "direction", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/idleTimeout" -> AdminRoute.post(Set.of("after", "then", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query));
@@ -172,6 +172,7 @@ final class AdminApi {
                     .append("state", new BsonString(listener.down() ? "outage" : listener.blackholed() ? "blackhole" : "up"))
                     .append("latencyMS", new BsonInt64(latency == null ? 0 : latency.delayMillis()))
                     .append("jitterMS", new BsonInt64(latency == null ? 0 : latency.jitterMillis()))
+                    .append("latencyDirection", latency == null ? BsonNull.VALUE : new BsonString(latency.direction().label()))
                     .append("bandwidthBytesPerSecond", new BsonInt64(bandwidth == null ? 0 : bandwidth.bytesPerSecond()))
                     .append("bandwidthDirection", bandwidth == null ? BsonNull.VALUE : new BsonString(bandwidth.direction().label()))
                     .append("idleTimeoutMS", new BsonInt64(idleTimeout == null ? 0 : idleTimeout.afterMillis()))

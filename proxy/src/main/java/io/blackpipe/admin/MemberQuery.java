@@ -1,6 +1,7 @@
 package io.blackpipe.admin;
 
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Durations;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
@@ -34,12 +35,16 @@ final class MemberQuery {
         return millis;
     }
 
-    /** ?delay=200ms (required) and ?jitter=50ms: a member's latency, each a duration as --duration takes it. */
+    /**
+     * ?delay=200ms (required) and ?jitter=50ms, each a duration as --duration takes it, and ?direction=replies|requests|both
+     * (replies without it): a member's latency.
+     */
     static Latency latency(Map<String, List<String>> query) {
         if (!query.containsKey("delay")) {
             throw new IllegalArgumentException("delay: required (e.g. ?delay=200ms)");
         }
-        return new Latency(millis(query, "delay"), query.containsKey("jitter") ? millis(query, "jitter") : 0);
+        Direction direction = query.containsKey("direction") ? Direction.parse(query.get("direction").get(0)) : Direction.REPLIES;
+        return new Latency(millis(query, "delay"), query.containsKey("jitter") ? millis(query, "jitter") : 0, direction);
     }
 
     /**
@@ -56,7 +61,7 @@ final class MemberQuery {
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("rate: " + e.getMessage(), e);
         }
-        return query.containsKey("direction") ? rate.towards(Bandwidth.Direction.parse(query.get("direction").get(0))) : rate;
+        return query.containsKey("direction") ? rate.towards(Direction.parse(query.get("direction").get(0))) : rate;
     }
 
     /** ?after=30s (required, at least 1ms) and ?then=drop|reset (drop without it): a member's idle timeout. */

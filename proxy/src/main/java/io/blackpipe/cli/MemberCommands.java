@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.fault.Direction;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -47,7 +48,8 @@ final class MemberCommands {
 
     @Command(name = "latency", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = "Slow a member's link to its clients: everything it sends them (replies, hellos, errors, a connection's end)"
-                    + " arrives this much later, in order, as over a slow network; a new latency replaces the last.")
+                    + " arrives this much later, in order, as over a slow network (or what they send it, or both: --direction);"
+                    + " a new latency replaces the last.")
     static final class Latency extends AdminCommand {
         @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String member;
@@ -60,16 +62,23 @@ final class MemberCommands {
                 description = "Each message's delay is drawn evenly from delay - jitter to delay + jitter (never below 0), from the proxy's --seed.")
         long jitter;
 
+        @Option(names = "--direction", paramLabel = "replies|requests|both", defaultValue = "replies",
+                description = "Which way it slows: replies (what the member sends its clients, the default: a round trip takes"
+                        + " the delay longer), requests (what they send it) or both (a round trip takes twice the delay longer).")
+        String direction;
+
         @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
                 description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
         Long duration;
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            io.blackpipe.fault.Latency latency = asOptions(() -> new io.blackpipe.fault.Latency(delay, jitter));
-            String query = "?delay=" + delay + "ms&jitter=" + jitter + "ms" + (duration == null ? "" : "&duration=" + duration + "ms");
+            io.blackpipe.fault.Latency latency = asOptions(() -> new io.blackpipe.fault.Latency(delay, jitter, Direction.parse(direction)));
+            // replies are asked without a direction, as a proxy older than directions takes it
+            String way = latency.direction() == Direction.REPLIES ? "" : "&direction=" + latency.direction().label();
+            String query = "?delay=" + delay + "ms&jitter=" + jitter + "ms" + way + (duration == null ? "" : "&duration=" + duration + "ms");
             admin.call("POST", "members/" + AdminClient.encode(member) + "/latency" + query, null);
-            out.println("latency of " + latency.describe() + " on " + member + (duration == null ? " until restore" : " for " + duration + " ms"));
+            out.println("latency of " + latency.describeAndWay() + " on " + member + (duration == null ? " until restore" : " for " + duration + " ms"));
             return 0;
         }
     }
@@ -96,12 +105,12 @@ final class MemberCommands {
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            io.blackpipe.fault.Bandwidth bandwidth = asOptions(() -> rate.towards(io.blackpipe.fault.Bandwidth.Direction.parse(direction)));
+            io.blackpipe.fault.Bandwidth bandwidth = asOptions(() -> rate.towards(Direction.parse(direction)));
             // each way is asked without a direction, as a proxy older than directions takes it
-            String way = bandwidth.direction() == io.blackpipe.fault.Bandwidth.Direction.BOTH ? "" : "&direction=" + bandwidth.direction().label();
+            String way = bandwidth.direction() == Direction.BOTH ? "" : "&direction=" + bandwidth.direction().label();
             String query = "?rate=" + bandwidth.bytesPerSecond() + way + (duration == null ? "" : "&duration=" + duration + "ms");
             admin.call("POST", "members/" + AdminClient.encode(member) + "/bandwidth" + query, null);
-            out.println("bandwidth of " + bandwidth.describeRateAndWay() + " on each connection of " + member
+            out.println("bandwidth of " + bandwidth.describeAndWay() + " on each connection of " + member
                     + (duration == null ? " until restore" : " for " + duration + " ms"));
             return 0;
         }

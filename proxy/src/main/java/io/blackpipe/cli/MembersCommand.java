@@ -50,10 +50,11 @@ final class MembersCommand extends AdminCommand {
         return after == 0 ? "-" : after + "ms/" + member.getString("idleTimeoutThen").getValue();
     }
 
-    /** "-", "200ms" or "200ms+/-50ms" (ASCII: a terminal in the C locale prints no ±). */
+    /** "-", "200ms(replies)" or "200ms+/-50ms(both)" (ASCII: a terminal in the C locale prints no ±; an older proxy's acts on replies). */
     private static String latency(BsonDocument member) {
         long delay = member.getNumber("latencyMS").longValue();
         long jitter = member.getNumber("jitterMS").longValue();
-        return delay == 0 && jitter == 0 ? "-" : delay + "ms" + (jitter == 0 ? "" : "+/-" + jitter + "ms");
+        String direction = member.isString("latencyDirection") ? member.getString("latencyDirection").getValue() : "replies";
+        return delay == 0 && jitter == 0 ? "-" : delay + "ms" + (jitter == 0 ? "" : "+/-" + jitter + "ms") + "(" + direction + ")";
     }
 }

@@ -22,43 +22,6 @@ public record Bandwidth(long bytesPerSecond, Direction direction) {
     private static final Pattern RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(b|kb|kib|mb|mib|gb|gib)?(?:/s)?");
     private static final String FORMS = "a rate such as 64KiB/s, 1MB/s or 500B/s (B, KB = 1000 B, KiB = 1024 B, MB, MiB, GB, GiB)";
 
-    /** Which way a bandwidth narrows the link. */
-    public enum Direction {
-        /** Both ways: a narrow network (the default). */
-        BOTH("each way"),
-        /** Only what the member sends its clients: replies, hellos, TLS records (Toxiproxy's downstream). */
-        REPLIES("towards the clients"),
-        /** Only what the clients send the member: commands and the documents they carry (Toxiproxy's upstream). */
-        REQUESTS("towards the member");
-
-        private final String way;
-
-        Direction(String way) {
-            this.way = way;
-        }
-
-        /** "both", "replies" or "requests", case aside. */
-        public static Direction parse(String written) {
-            if (written != null) {
-                for (Direction direction : values()) {
-                    if (direction.name().equalsIgnoreCase(written.strip())) {
-                        return direction;
-                    }
-                }
-            }
-            throw new IllegalArgumentException("direction: must be both, replies or requests, got '" + written + "'");
-        }
-
-        public String label() {
-            return name().toLowerCase(Locale.ROOT);
-        }
-
-        /** "each way", "towards the clients", "towards the member": for logs and status lines. */
-        public String way() {
-            return way;
-        }
-    }
-
     public Bandwidth {
         if (bytesPerSecond < 1 || bytesPerSecond > MAX_BYTES_PER_SECOND) {
             throw new IllegalArgumentException("rate: must be from 1B/s to 1GiB/s, got " + bytesPerSecond + "B/s");
@@ -80,12 +43,12 @@ public record Bandwidth(long bytesPerSecond, Direction direction) {
 
     /** Whether it narrows what the member sends its clients. */
     public boolean narrowsReplies() {
-        return direction != Direction.REQUESTS;
+        return direction.towardsClients();
     }
 
     /** Whether it narrows what the clients send the member. */
     public boolean narrowsRequests() {
-        return direction != Direction.REPLIES;
+        return direction.towardsMember();
     }
 
     /**
@@ -135,7 +98,7 @@ public record Bandwidth(long bytesPerSecond, Direction direction) {
     }
 
     /** "64 KiB/s each way", "1 MB/s towards the clients": the rate and the way it narrows, for logs and status lines. */
-    public String describeRateAndWay() {
+    public String describeAndWay() {
         return describe() + " " + direction.way();
     }
 

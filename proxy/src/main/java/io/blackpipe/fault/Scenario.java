@@ -41,8 +41,8 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
                 case CLEAR: return "clear all rules";
                 case OUTAGE: return "outage of " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case BLACKHOLE: return "blackhole " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
-                case LATENCY: return "latency of " + latency.describe() + " on " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
-                case BANDWIDTH: return "bandwidth of " + bandwidth.describeRateAndWay() + " on " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
+                case LATENCY: return "latency of " + latency.describeAndWay() + " on " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
+                case BANDWIDTH: return "bandwidth of " + bandwidth.describeAndWay() + " on " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case IDLE_TIMEOUT: return "idle timeout (" + idleTimeout.describe() + ") on " + target
                         + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case RESTORE: return "restore " + target;

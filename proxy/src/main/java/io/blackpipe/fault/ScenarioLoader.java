@@ -31,7 +31,7 @@ public final class ScenarioLoader {
                     "failover",
                     "end")));
     private static final List<String> TIMED_MEMBER_FIELDS = List.of("member", "duration");
-    private static final List<String> LATENCY_FIELDS = List.of("member", "delay", "jitter", "duration");
+    private static final List<String> LATENCY_FIELDS = List.of("member", "delay", "jitter", "direction", "duration");
     private static final List<String> BANDWIDTH_FIELDS = List.of("member", "rate", "direction", "duration");
     private static final List<String> IDLE_TIMEOUT_FIELDS = List.of("member", "after", "then", "duration");
 
@@ -239,10 +239,10 @@ public final class ScenarioLoader {
             }
         }
 
-        /** latency: {member: secondary, delay: 200ms, jitter: 50ms, duration: 10s}: delay required, jitter and duration not. */
+        /** latency: {member: secondary, delay: 200ms, jitter: 50ms, direction: requests, duration: 10s}: delay required. */
         private Scenario.Step latencyStep(long at, BsonValue argument, String field, int line) {
             if (!argument.isDocument()) {
-                throw error(field, "must be {member: ..., delay: DURATION} (jitter and duration optional)");
+                throw error(field, "must be {member: ..., delay: DURATION} (jitter, direction and duration optional)");
             }
             Scenario.Step step = memberStep(at, Scenario.Kind.LATENCY, argument, field, line, LATENCY_FIELDS); // its fields first
             BsonDocument spec = argument.asDocument();
@@ -251,8 +251,9 @@ public final class ScenarioLoader {
             }
             long delay = duration(spec.get("delay"), field + ".delay", true);
             long jitter = duration(spec.get("jitter"), field + ".jitter", false);
+            Direction direction = word(spec, "direction", field, Direction.REPLIES, Direction::parse, "both, replies or requests");
             try {
-                return step.withLatency(new Latency(delay, jitter));
+                return step.withLatency(new Latency(delay, jitter, direction));
             } catch (IllegalArgumentException e) { // "delay: ..." or "jitter: ...": the field it names, else the step's
                 int colon = e.getMessage().indexOf(": ");
                 throw colon < 0 ? error(field, e.getMessage()) : error(field + "." + e.getMessage().substring(0, colon), e.getMessage().substring(colon + 2));
@@ -283,8 +284,8 @@ public final class ScenarioLoader {
             } catch (IllegalArgumentException e) {
                 throw error(field + ".rate", e.getMessage());
             }
-            return step.withBandwidth(bandwidth.towards(word(argument.asDocument(), "direction", field, Bandwidth.Direction.BOTH,
-                    Bandwidth.Direction::parse, "both, replies or requests")));
+            return step.withBandwidth(bandwidth.towards(word(argument.asDocument(), "direction", field, Direction.BOTH,
+                    Direction::parse, "both, replies or requests")));
         }
 
 

@@ -24,8 +24,8 @@ import java.util.concurrent.TimeUnit;
  * RST) reach the client that much later, in the order sent, as over a slow network. Under a bandwidth towards the
  * clients, the link carries one write after another at its rate, in pieces a hundredth of a second's worth each, each
  * arriving once carried (and its latency later); under one towards the member, what the client sends crosses at its
- * rate to the member's end, the client's FIN behind it ({@link RequestsOnTheLink}). A latency delays only what goes to
- * the client. A reset throws away the writes not yet carried, as a sender's reset does: the replies in them are lost
+ * rate to the member's end, and under a latency towards the member it arrives that much later, the client's FIN
+ * behind it either way ({@link RequestsOnTheLink}). A reset throws away the writes not yet carried, as a sender's reset does: the replies in them are lost
  * ({@link Delivery}). Without a latency or a bandwidth and with nothing waiting, everything passes at once. While the
  * member has an idle timeout, the link has a middlebox that forgets it once nothing has crossed it either way for that
  * long: the proxy's side ends then, as after a close, the client is told nothing, and what it sends later is dropped
@@ -210,7 +210,8 @@ final class ClientLink extends ChannelDuplexHandler {
         }
         crossed();
         Bandwidth bandwidth = listener.bandwidthTowardsMember();
-        if (bandwidth == null && (requests == null || requests.isEmpty()) || !(msg instanceof ByteBuf bytes)) {
+        long delayMillis = listener.nextRequestDelayMillis();
+        if (bandwidth == null && delayMillis == 0 && (requests == null || requests.isEmpty()) || !(msg instanceof ByteBuf bytes)) {
             ctx.fireChannelRead(msg);
             return;
         }
@@ -219,7 +220,7 @@ final class ClientLink extends ChannelDuplexHandler {
             // the client's FIN then leaves the channel open (a ChannelInputShutdownEvent), so it can come behind what it sent
             ctx.channel().config().setOption(ChannelOption.ALLOW_HALF_CLOSURE, true);
         }
-        requests.carry(ctx, bytes, bandwidth);
+        requests.carry(ctx, bytes, bandwidth, TimeUnit.MILLISECONDS.toNanos(delayMillis));
     }
 
     @Override

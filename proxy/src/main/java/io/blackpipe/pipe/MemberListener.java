@@ -31,8 +31,8 @@ import java.util.function.LongFunction;
  * One member's listener and the client connections it accepted. Deployment-level faults act
  * here: an outage closes the listener (new connections are refused) and resets every open
  * connection until it ends; a blackhole keeps accepting but lets nothing through either way; a
- * latency delays everything on its way to the member's clients, and a bandwidth spreads it over time,
- * and their requests on their way to it ({@link ClientLink}).
+ * latency delays what goes to the member's clients, or what they send it, or both, and a bandwidth
+ * spreads it over time ({@link ClientLink}).
  */
 public final class MemberListener {
     /** How long a reset waits for a connection's event loop (a busy loop gets there well within it). */
@@ -128,10 +128,16 @@ public final class MemberListener {
         return current != null && current.narrowsRequests() ? current : null;
     }
 
-    /** How late the next message to one of this member's clients goes, in ms: 0 without a latency. */
+    /** How late the next message to one of this member's clients goes, in ms: 0 without a latency towards them. */
     long nextDelayMillis() {
         LatencyInForce current = latencies.inForce();
-        return current == null ? 0 : current.draw();
+        return current == null || !current.latency().direction().towardsClients() ? 0 : current.draw();
+    }
+
+    /** How late what a client sends next reaches this member's side, in ms: 0 without a latency towards it. */
+    long nextRequestDelayMillis() {
+        LatencyInForce current = latencies.inForce();
+        return current == null || !current.latency().direction().towardsMember() ? 0 : current.draw();
     }
 
     /** Called on the connection's event loop. */
@@ -255,13 +261,13 @@ public final class MemberListener {
      */
     public synchronized long latency(Latency latency, long millis) {
         // from --seed, apart per member and per latency begun, so that none repeats another's draws and a run replays
-        return begin(latencies, DeploymentFaults.LATENCY, millis, "latency of " + latency.describe() + " on member " + upstream,
+        return begin(latencies, DeploymentFaults.LATENCY, millis, "latency of " + latency.describeAndWay() + " on member " + upstream,
                 mark -> new LatencyInForce(latency, new SplittableRandom(seed + 31L * upstream.hashCode() + mark)));
     }
 
     /** Each connection to this member's clients carries at most {@code bandwidth} in its direction; otherwise as {@link #latency}. */
     public synchronized long bandwidth(Bandwidth bandwidth, long millis) {
-        return begin(bandwidths, DeploymentFaults.BANDWIDTH, millis, "bandwidth of " + bandwidth.describeRateAndWay() + " on each connection of member "
+        return begin(bandwidths, DeploymentFaults.BANDWIDTH, millis, "bandwidth of " + bandwidth.describeAndWay() + " on each connection of member "
                 + upstream, mark -> bandwidth);
     }
 

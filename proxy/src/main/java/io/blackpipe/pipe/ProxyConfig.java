@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
@@ -53,17 +54,20 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
 
         /**
          * How long a client's TLS handshake may take on a member's link with {@code latency} and {@code bandwidth}
-         * (either null): {@link #handshakeTimeoutMillis}, plus what the link adds to it: two latencies (TLS 1.2's round
-         * trips) and 16 KiB each way the bandwidth narrows, at its rate (a long certificate chain), so that the link
-         * slows the handshake but never fails it.
+         * (either null): {@link #handshakeTimeoutMillis}, plus what the link adds to it: two round trips' latency (TLS
+         * 1.2's), one delay each way the latency acts, and 16 KiB each way the bandwidth narrows, at its rate (a long
+         * certificate chain), so that the link slows the handshake but never fails it.
          */
         long handshakeTimeoutMillisOn(Latency latency, Bandwidth bandwidth) {
-            long onTheLink = latency == null ? 0 : 2 * (latency.delayMillis() + latency.jitterMillis());
+            long onTheLink = latency == null ? 0 : 2 * ways(latency.direction()) * (latency.delayMillis() + latency.jitterMillis());
             if (bandwidth != null) {
-                int ways = (bandwidth.narrowsReplies() ? 1 : 0) + (bandwidth.narrowsRequests() ? 1 : 0);
-                onTheLink += TimeUnit.NANOSECONDS.toMillis(bandwidth.nanosFor((long) ways * HANDSHAKE_BYTES));
+                onTheLink += TimeUnit.NANOSECONDS.toMillis(bandwidth.nanosFor((long) ways(bandwidth.direction()) * HANDSHAKE_BYTES));
             }
             return handshakeTimeoutMillis + onTheLink;
+        }
+
+        private static int ways(Direction direction) {
+            return (direction.towardsClients() ? 1 : 0) + (direction.towardsMember() ? 1 : 0);
         }
     }
 

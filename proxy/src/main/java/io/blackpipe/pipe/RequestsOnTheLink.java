@@ -8,10 +8,11 @@ import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
 
 /**
- * What a client sent that its narrow link ({@link ClientLink}, under a member's {@link Bandwidth}) has not carried to
- * the member's end yet: each read is cut into pieces a hundredth of a second's worth each, and each piece goes up
- * the pipeline once the link has carried it, so a large request (an insert of large documents) reaches the member
- * spread over time, as over a narrow network. Once the link holds a window's worth, the proxy stops reading the
+ * What a client sent that its link ({@link ClientLink}, under a member's {@link Bandwidth} or latency towards the
+ * member) has not carried to the member's end yet: under a bandwidth each read is cut into pieces a hundredth of a
+ * second's worth each, and each piece goes up the pipeline once the link has carried it, and its latency later, so a
+ * large request (an insert of large documents) reaches the member spread over time, as over a narrow network; no
+ * piece arrives before the one before it. Once the link holds a window's worth, the proxy stops reading the
  * client's socket, so the client's own writes wait, as a sender's do when the receiver's window is full. The client's
  * end (FIN) comes behind what it sent ({@link #thenEnd}); a reset, or the proxy's close, loses what the link held
  * ({@link #drop}). Used from the connection's event loop only.
@@ -27,6 +28,8 @@ final class RequestsOnTheLink {
     private int bytesHeld;
     /** When the link has carried what it holds: the next read's first piece starts then. */
     private long freeNanos = Long.MIN_VALUE;
+    /** When the last piece arrives: a later one, its latency drawn shorter, never arrives before it. */
+    private long lastDueNanos = Long.MIN_VALUE;
     private ScheduledFuture<?> nextPiece;
     /** The client's end, which comes once the last piece has passed; null: not ended. */
     private Runnable end;
@@ -49,22 +52,22 @@ final class RequestsOnTheLink {
 
     /**
      * The link carries {@code bytes} after what it holds, at {@code bandwidth}'s rate, or right behind it when no
-     * bandwidth narrows requests now ({@code bandwidth} null: it ended, or a new one narrows replies only): what was
-     * read before goes first, as TCP keeps order.
+     * bandwidth narrows requests now ({@code bandwidth} null: none, it ended, or one narrows replies only), and they
+     * arrive {@code delayNanos} after they are carried: what was read before goes first, as TCP keeps order.
      */
-    void carry(ChannelHandlerContext ctx, ByteBuf bytes, Bandwidth bandwidth) {
+    void carry(ChannelHandlerContext ctx, ByteBuf bytes, Bandwidth bandwidth, long delayNanos) {
         boolean wasFull = full();
         long start = Math.max(System.nanoTime(), freeNanos);
         int total = bytes.readableBytes();
         if (bandwidth == null || total == 0) {
-            pieces.add(new Piece(bytes, start));
+            pieces.add(new Piece(bytes, arrival(start + delayNanos)));
         } else {
             int pieceBytes = bandwidth.pieceBytes();
             for (int carried = 0; carried < total; ) {
                 int length = Math.min(pieceBytes, total - carried);
                 ByteBuf piece = bytes.retainedSlice(bytes.readerIndex() + carried, length);
                 carried += length;
-                pieces.add(new Piece(piece, start + bandwidth.nanosFor(carried)));
+                pieces.add(new Piece(piece, arrival(start + bandwidth.nanosFor(carried) + delayNanos)));
             }
             start += bandwidth.nanosFor(total);
             bytes.release(); // its pieces hold it now
@@ -77,6 +80,11 @@ final class RequestsOnTheLink {
         if (!wasFull && full()) {
             fullnessChanged.run();
         }
+    }
+
+    private long arrival(long dueNanos) {
+        lastDueNanos = Math.max(dueNanos, lastDueNanos);
+        return lastDueNanos;
     }
 
     private void scheduleNext(ChannelHandlerContext ctx) {

@@ -13,6 +13,9 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Direction;
+import io.blackpipe.fault.Latency;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.pipe.MemberListener;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
@@ -636,6 +639,12 @@ class AdminApiTest {
         assertStatus(200, send("POST", "/api/v1/members/primary/latency?delay=250ms&jitter=20ms&duration=1m", null));
         assertEquals(List.of(250L, 20L), memberLatency(upstream));
         assertEquals("up", memberState(upstream), "a slow member is up");
+        assertEquals("replies", listedMember(upstream).getString("latencyDirection").getValue(), "replies unless told");
+        assertStatus(200, send("POST", "/api/v1/members/primary/latency?delay=250ms&direction=both", null));
+        assertEquals(new Latency(250, 0, Direction.BOTH), proxy.listener(primary().upstream()).latency());
+        assertEquals("both", listedMember(upstream).getString("latencyDirection").getValue());
+        assertBadRequest(send("POST", "/api/v1/members/primary/latency?delay=1s&direction=up", null),
+                "direction: must be both, replies or requests, got 'up'");
         assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/latency?delay=1s", null)); // replaces it, until restored
         assertEquals(List.of(1_000L, 0L), memberLatency(upstream));
 
@@ -652,6 +661,7 @@ class AdminApiTest {
 
         assertStatus(200, send("POST", "/api/v1/members/primary/restore", null));
         assertEquals(List.of(0L, 0L), memberLatency(upstream));
+        assertTrue(listedMember(upstream).isNull("latencyDirection"), "no latency, no direction");
         assertStatus(200, send("POST", "/api/v1/members/primary/latency?delay=5ms&duration=1ms", null));
         Await.until(WAIT, "the 1 ms latency to end", () -> {
             try {
@@ -674,7 +684,7 @@ class AdminApiTest {
         assertEquals("both", listedMember(upstream).getString("bandwidthDirection").getValue(), "each way unless told");
         assertStatus(200, send("POST", "/api/v1/members/primary/bandwidth?rate=64KiB/s&direction=replies", null));
         assertEquals("replies", listedMember(upstream).getString("bandwidthDirection").getValue());
-        assertEquals(new Bandwidth(64 * 1024, Bandwidth.Direction.REPLIES), proxy.listener(primary().upstream()).bandwidth());
+        assertEquals(new Bandwidth(64 * 1024, Direction.REPLIES), proxy.listener(primary().upstream()).bandwidth());
         assertBadRequest(send("POST", "/api/v1/members/primary/bandwidth?rate=1MB/s&direction=up", null),
                 "direction: must be both, replies or requests, got 'up'");
         assertEquals("replies", listedMember(upstream).getString("bandwidthDirection").getValue(), "a refused direction changes nothing");

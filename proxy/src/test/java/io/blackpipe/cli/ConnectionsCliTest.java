@@ -150,7 +150,7 @@ class ConnectionsCliTest {
             Map<String, BsonDocument> before = listed(rig);
             assertEquals(rig.proxy().members().stream().map(m -> m.advertised().toString()).collect(Collectors.toSet()), before.keySet());
             for (BsonDocument row : before.values()) {
-                assertEquals(Set.of("upstream", "advertised", "role", "state", "openConnections", "latencyMS", "jitterMS",
+                assertEquals(Set.of("upstream", "advertised", "role", "state", "openConnections", "latencyMS", "jitterMS", "latencyDirection",
                                 "bandwidthBytesPerSecond", "bandwidthDirection", "idleTimeoutMS", "idleTimeoutThen"), row.keySet(),
                         row::toJson);
                 assertTrue(row.isString("upstream") && row.isString("role") && row.isNumber("openConnections"), row::toJson);

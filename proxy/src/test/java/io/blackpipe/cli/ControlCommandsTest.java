@@ -688,13 +688,25 @@ class ControlCommandsTest {
 
             CliRun latency = rig.run("latency", second, "--delay", "200ms", "--jitter", "10ms", "--duration", "1m");
             assertEquals(0, latency.exitCode(), latency::toString);
-            assertEquals("latency of 200 ms +/- 10 ms on " + second + " for 60000 ms", latency.out().strip());
-            assertEquals("200ms+/-10ms", cellOf(rig.run("members"), second, 4));
+            assertEquals("latency of 200 ms +/- 10 ms towards the clients on " + second + " for 60000 ms", latency.out().strip());
+            assertEquals("200ms+/-10ms(replies)", cellOf(rig.run("members"), second, 4));
             assertEquals("-", cellOf(rig.run("members"), first, 4));
             assertEquals(new MemberLatency(200, 10), latencyOf(rig.run("members", "--json"), second));
             assertEquals("up", stateOf(rig.run("members"), second), "a slow member is up");
             assertEquals(0, rig.run("latency", second, "--delay", "1s").exitCode(), "a new latency replaces the last");
-            assertEquals("1000ms", cellOf(rig.run("members"), second, 4));
+            assertEquals("1000ms(replies)", cellOf(rig.run("members"), second, 4));
+            CliRun requests = rig.run("latency", second, "--delay", "300ms", "--direction", "requests");
+            assertEquals(0, requests.exitCode(), requests::toString);
+            assertEquals("latency of 300 ms towards the member on " + second + " until restore", requests.out().strip());
+            assertEquals("300ms(requests)", cellOf(rig.run("members"), second, 4));
+            assertEquals("requests", listedMember(rig.run("members", "--json"), second).getString("latencyDirection").getValue());
+            assertEquals(0, rig.run("latency", second, "--delay", "300ms", "--direction", "both").exitCode());
+            assertEquals("300ms(both)", cellOf(rig.run("members"), second, 4));
+            CliRun badWay = rig.run("latency", second, "--delay", "1s", "--direction", "upstream");
+            assertEquals(2, badWay.exitCode(), badWay::toString);
+            assertTrue(badWay.err().contains("--direction: must be both, replies or requests, got 'upstream'")
+                    && badWay.err().contains("Usage:"), badWay::toString);
+            assertEquals("300ms(both)", cellOf(rig.run("members"), second, 4), "a refused direction changes nothing");
             assertEquals(0, rig.run("restore", second).exitCode());
             assertEquals("-", cellOf(rig.run("members"), second, 4));
             assertEquals(new MemberLatency(0, 0), latencyOf(rig.run("members", "--json"), second));

@@ -42,22 +42,22 @@ class BandwidthTest {
     @Test
     void itNarrowsEachWayUnlessToldWhichWay() {
         Bandwidth eachWay = new Bandwidth(65_536);
-        assertEquals(Bandwidth.Direction.BOTH, eachWay.direction());
+        assertEquals(Direction.BOTH, eachWay.direction());
         assertTrue(eachWay.narrowsReplies() && eachWay.narrowsRequests());
         assertEquals(eachWay, Bandwidth.parse("64KiB/s"), "a rate read alone narrows each way");
-        Bandwidth replies = eachWay.towards(Bandwidth.Direction.REPLIES);
+        Bandwidth replies = eachWay.towards(Direction.REPLIES);
         assertTrue(replies.narrowsReplies() && !replies.narrowsRequests());
-        Bandwidth requests = eachWay.towards(Bandwidth.Direction.REQUESTS);
+        Bandwidth requests = eachWay.towards(Direction.REQUESTS);
         assertTrue(!requests.narrowsReplies() && requests.narrowsRequests());
         assertEquals(65_536, requests.bytesPerSecond());
-        assertEquals("64 KiB/s each way", eachWay.describeRateAndWay());
-        assertEquals("64 KiB/s towards the clients", replies.describeRateAndWay());
-        assertEquals("64 KiB/s towards the member", requests.describeRateAndWay());
-        assertEquals(Bandwidth.Direction.REPLIES, Bandwidth.Direction.parse(" Replies "), "case and spaces aside");
-        assertEquals("requests", Bandwidth.Direction.REQUESTS.label());
+        assertEquals("64 KiB/s each way", eachWay.describeAndWay());
+        assertEquals("64 KiB/s towards the clients", replies.describeAndWay());
+        assertEquals("64 KiB/s towards the member", requests.describeAndWay());
+        assertEquals(Direction.REPLIES, Direction.parse(" Replies "), "case and spaces aside");
+        assertEquals("requests", Direction.REQUESTS.label());
         for (String bad : new String[] {"downstream", "", "each"}) {
             assertEquals("direction: must be both, replies or requests, got '" + bad + "'",
-                    assertThrows(IllegalArgumentException.class, () -> Bandwidth.Direction.parse(bad)).getMessage());
+                    assertThrows(IllegalArgumentException.class, () -> Direction.parse(bad)).getMessage());
         }
         assertEquals("direction: must be both, replies or requests, got null",
                 assertThrows(IllegalArgumentException.class, () -> new Bandwidth(1, null)).getMessage());

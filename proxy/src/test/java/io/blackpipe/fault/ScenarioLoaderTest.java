@@ -211,7 +211,7 @@ class ScenarioLoaderTest {
         Scenario.Step latency = steps.get(5);
         assertEquals(new Latency(200, 50), latency.latency());
         assertEquals(5_000, latency.durationMillis());
-        assertEquals("latency of 200 ms +/- 50 ms on secondary for 5000 ms", latency.describe());
+        assertEquals("latency of 200 ms +/- 50 ms towards the clients on secondary for 5000 ms", latency.describe());
         Scenario.Step bandwidth = steps.get(6);
         assertEquals(new Bandwidth(64 * 1024), bandwidth.bandwidth());
         assertEquals(2_000, bandwidth.durationMillis());
@@ -740,14 +740,20 @@ class ScenarioLoaderTest {
                 .timeline().get(0);
         assertEquals(new Latency(1_000, 0), plain.latency());
         assertEquals(0, plain.durationMillis(), "without a duration, until restored");
-        assertEquals("latency of 1000 ms on primary", plain.describe());
+        assertEquals("latency of 1000 ms towards the clients on primary", plain.describe());
         assertEquals(new Latency(0, 30), loader.parse("l.yaml", "name: l\ntimeline:\n  - at: 1s\n    latency: {member: primary, delay: 0,"
                 + " jitter: 30ms}\n").timeline().get(0).latency(), "a jitter alone: each message 0 to 60 ms late");
+        Scenario.Step both = loader.parse("l.yaml", "name: l\ntimeline:\n  - at: 1s\n    latency: {member: primary, delay: 1s,"
+                + " direction: both}\n").timeline().get(0);
+        assertEquals(new Latency(1_000, 0, Direction.BOTH), both.latency());
+        assertEquals("latency of 1000 ms each way on primary", both.describe());
         String step = "name: x\ntimeline:\n  - at: 1s\n    latency: ";
-        assertRejected(step + "primary\n", 4, "timeline[0].latency", "must be {member: ..., delay: DURATION} (jitter and duration optional)");
+        assertRejected(step + "primary\n", 4, "timeline[0].latency", "must be {member: ..., delay: DURATION} (jitter, direction and duration optional)");
+        assertRejected(step + "{member: primary, delay: 1s, direction: upstream}\n", 4, "timeline[0].latency.direction",
+                "must be both, replies or requests");
         assertRejected(step + "{member: primary}\n", 4, "timeline[0].latency.delay", "required (e.g. 200ms)");
         assertRejected(step + "{member: primary, dealy: 1s}\n", 4, "timeline[0].latency.dealy",
-                "unknown field (expected member, delay, jitter, duration)");
+                "unknown field (expected member, delay, jitter, direction, duration)");
         assertRejected(step + "{member: primary, delay: 0}\n", 4, "timeline[0].latency.delay",
                 "a latency of 0 without a jitter slows nothing (to end one, restore the member)");
         assertRejected(step + "{member: primary, delay: -5ms}\n", 4, "timeline[0].latency.delay", "'-5ms' must not be negative");
@@ -760,7 +766,7 @@ class ScenarioLoaderTest {
         assertRejected(step + "{member: primary, delay: 1s, duration: 0}\n", 4, "timeline[0].latency.duration",
                 "must be at least 1ms (leave it out for until restored)");
         assertRejected(step + "{member: primary, delay: 1s, for: 5s}\n", 4, "timeline[0].latency.for",
-                "unknown field (expected member, delay, jitter, duration)");
+                "unknown field (expected member, delay, jitter, direction, duration)");
         assertRejected(step + "{member: primry, delay: 1s}\n", 4, "timeline[0].latency.member",
                 "no member 'primry' (use primary, secondary, all, or a member's host:port)");
     }
@@ -812,9 +818,9 @@ class ScenarioLoaderTest {
                 + " duration: 5s}\n").timeline().get(0).bandwidth(), "a number is bytes a second");
         Scenario.Step replies = loader.parse("b.yaml", "name: b\ntimeline:\n  - at: 1s\n    bandwidth: {member: primary, rate: 1MB/s,"
                 + " direction: replies}\n").timeline().get(0);
-        assertEquals(new Bandwidth(1_000_000, Bandwidth.Direction.REPLIES), replies.bandwidth());
+        assertEquals(new Bandwidth(1_000_000, Direction.REPLIES), replies.bandwidth());
         assertEquals("bandwidth of 1 MB/s towards the clients on primary", replies.describe());
-        assertEquals(new Bandwidth(1_000, Bandwidth.Direction.REQUESTS), loader.parse("b.yaml", "name: b\ntimeline:\n  - at: 1s\n"
+        assertEquals(new Bandwidth(1_000, Direction.REQUESTS), loader.parse("b.yaml", "name: b\ntimeline:\n  - at: 1s\n"
                 + "    bandwidth: {member: primary, rate: 1KB/s, direction: Requests}\n").timeline().get(0).bandwidth(), "case aside");
         String step = "name: x\ntimeline:\n  - at: 1s\n    bandwidth: ";
         assertRejected(step + "primary\n", 4, "timeline[0].bandwidth", "must be {member: ..., rate: RATE} (direction and duration optional)");

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.topology.MemberAddress;
@@ -316,8 +317,43 @@ class ClientLinkTest {
     }
 
     @Test
+    void aLatencyTowardsTheMemberDelaysWhatTheClientSendsInOrderButNoReply() throws Exception {
+        member.latency(new Latency(200, 0, Direction.REQUESTS), 0);
+        long started = System.nanoTime();
+        channel.writeInbound(counting(100));
+        channel.writeInbound(counting(50));
+        channel.writeAndFlush(counting(30));
+        assertEquals(30, receivedBytes().length, "a latency on requests delays no reply");
+        byte[] early = requestBytes(channel);
+        long elapsedMillis = (System.nanoTime() - started) / 1_000_000;
+        assertTrue(early.length == 0 || elapsedMillis >= 200, early.length + " bytes reached the member's end after " + elapsedMillis + " ms");
+        Thread.sleep(300);
+        java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+        all.writeBytes(early);
+        all.writeBytes(requestBytes(channel));
+        byte[] bytes = all.toByteArray();
+        assertEquals(150, bytes.length);
+        for (int i = 0; i < bytes.length; i++) {
+            assertEquals((byte) (i < 100 ? i : i - 100), bytes[i], "byte " + i + " in its place");
+        }
+
+        member.latency(new Latency(100, 100, Direction.BOTH), 0); // each read 0 to 200 ms late, drawn apart
+        EmbeddedChannel jittery = new EmbeddedChannel(new ClientLink(member));
+        for (int i = 0; i < 30; i++) {
+            jittery.writeInbound(Unpooled.wrappedBuffer(new byte[] {(byte) i}));
+        }
+        Thread.sleep(400);
+        byte[] inOrder = requestBytes(jittery);
+        assertEquals(30, inOrder.length);
+        for (int i = 0; i < 30; i++) {
+            assertEquals((byte) i, inOrder[i], "a jitter reorders nothing: read " + i);
+        }
+        jittery.finishAndReleaseAll();
+    }
+
+    @Test
     void aBandwidthOneWayLeavesTheOtherWayWide() {
-        member.bandwidth(new Bandwidth(1_000, Bandwidth.Direction.REPLIES), 0); // 3,000 bytes take three seconds
+        member.bandwidth(new Bandwidth(1_000, Direction.REPLIES), 0); // 3,000 bytes take three seconds
         ClientLink link = channel.pipeline().get(ClientLink.class);
         channel.writeInbound(counting(3_000));
         assertEquals(3_000, requestBytes(channel).length, "requests cross a bandwidth on replies at once");
@@ -325,7 +361,7 @@ class ClientLinkTest {
         assertTrue(receivedBytes().length < 3_000, "the reply trickles");
         assertTrue(link.carriesLater());
 
-        member.bandwidth(new Bandwidth(1_000, Bandwidth.Direction.REQUESTS), 0);
+        member.bandwidth(new Bandwidth(1_000, Direction.REQUESTS), 0);
         EmbeddedChannel other = new EmbeddedChannel(new ClientLink(member));
         assertFalse(other.pipeline().get(ClientLink.class).carriesLater(), "a reply would go at once");
         other.writeAndFlush(counting(3_000));

@@ -11,6 +11,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
@@ -154,7 +155,7 @@ class MemberBandwidthDriverTest {
         try (MongoClient client = set.client("socketTimeoutMS=1000&retryWrites=false&heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 2));
-            set.proxy().bandwidth("primary", new Bandwidth(10_000, Bandwidth.Direction.REQUESTS), 0);
+            set.proxy().bandwidth("primary", new Bandwidth(10_000, Direction.REQUESTS), 0);
             // 60 KB: the socket's buffers and the link take it at once, and it crosses in six seconds
             assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 1).append("payload", "x".repeat(60_000))));
         }
@@ -173,7 +174,7 @@ class MemberBandwidthDriverTest {
         try (MongoClient client = set.client("socketTimeoutMS=2000&retryWrites=false&heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 2));
-            set.proxy().bandwidth("primary", new Bandwidth(RATE, Bandwidth.Direction.REPLIES), 0);
+            set.proxy().bandwidth("primary", new Bandwidth(RATE, Direction.REPLIES), 0);
             long insertsBefore = Meters.attempts(set.proxy().registry(), "insert");
             c.insertOne(new Document("_id", 3).append("payload", "x".repeat(5 * PAYLOAD_CHARS / 3)));
             assertEquals(1, Meters.attempts(set.proxy().registry(), "insert") - insertsBefore, "in one attempt, no timeout");
@@ -193,7 +194,7 @@ class MemberBandwidthDriverTest {
         try (MongoClient client = set.client("heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 2));
-            set.proxy().bandwidth("primary", new Bandwidth(RATE, Bandwidth.Direction.REQUESTS), 0);
+            set.proxy().bandwidth("primary", new Bandwidth(RATE, Direction.REQUESTS), 0);
             long started = System.nanoTime();
             c.insertOne(new Document("_id", 3).append("payload", "x".repeat(PAYLOAD_CHARS)));
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);

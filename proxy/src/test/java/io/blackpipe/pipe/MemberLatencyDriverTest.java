@@ -16,6 +16,7 @@ import com.mongodb.event.ConnectionCheckOutFailedEvent;
 import com.mongodb.event.ConnectionCreatedEvent;
 import com.mongodb.event.ConnectionPoolListener;
 import com.mongodb.event.ConnectionReadyEvent;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.Await;
@@ -119,6 +120,50 @@ class MemberLatencyDriverTest {
         MongoCollection<Document> stored = set.direct().getDatabase(db).getCollection("c");
         Await.until(WAIT, "the timed-out insert to be on the server", () -> stored.countDocuments(new Document("_id", 2)) == 1);
         set.proxy().restore("all");
+    }
+
+    /**
+     * A latency on requests: the member sees each command that much later, so a socket timeout shorter than it fires
+     * before the member has even seen the write, and the member applies it after the client gave up (the client's close
+     * comes behind what it sent).
+     */
+    @Test
+    void aLatencyOnRequestsDelaysWhatTheMemberSeesSoAWriteLandsAfterTheClientGaveUp() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("requestlatency");
+        long started;
+        try (MongoClient client = set.client("retryWrites=false&socketTimeoutMS=500&heartbeatFrequencyMS=60000")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1)); // connected, and the primary known, before it slows
+            set.proxy().latency("primary", new Latency(2_000, 0, Direction.REQUESTS), 0);
+            started = System.nanoTime();
+            assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
+        }
+        MongoCollection<Document> stored = set.direct().getDatabase(db).getCollection("c");
+        Await.until(WAIT, "the timed-out insert to be on the server", () -> stored.countDocuments(new Document("_id", 2)) == 1);
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertTrue(tookMillis >= 2_000, "it landed " + tookMillis + " ms after it was sent, before its latency towards the member");
+        set.proxy().restore("all");
+    }
+
+    @Test
+    void aLatencyEachWayAddsItsDelayTwiceToARoundTripAndOneOnRequestsOnce() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("bothlatency");
+        try (MongoClient client = set.client("heartbeatFrequencyMS=60000")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            set.proxy().latency("primary", new Latency(300, 0, Direction.BOTH), 0);
+            long started = System.nanoTime();
+            assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"));
+            long bothMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(bothMillis >= 600, "a round trip with 300 ms each way took " + bothMillis + " ms");
+            set.proxy().latency("primary", new Latency(300, 0, Direction.REQUESTS), 0);
+            started = System.nanoTime();
+            c.insertOne(new Document("_id", 2));
+            long requestsMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(requestsMillis >= 300, "a round trip with 300 ms on the request took " + requestsMillis + " ms");
+            set.proxy().restore("all");
+        }
+        assertEquals(2, set.direct().getDatabase(db).getCollection("c").countDocuments());
     }
 
     /**

@@ -15,6 +15,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.ScriptedMongod;
@@ -163,7 +164,7 @@ class TlsTest {
                     .retryWrites(false).build())) {
                 MongoCollection<Document> collection = client.getDatabase(db).getCollection("tls");
                 collection.insertOne(new Document("_id", 1));
-                proxy.bandwidth("all", new Bandwidth(10_000, Bandwidth.Direction.REQUESTS), 0); // 60 KB: six seconds
+                proxy.bandwidth("all", new Bandwidth(10_000, Direction.REQUESTS), 0); // 60 KB: six seconds
                 assertThrows(com.mongodb.MongoSocketReadTimeoutException.class,
                         () -> collection.insertOne(new Document("_id", 2).append("payload", "z".repeat(60_000))));
             }
@@ -190,9 +191,11 @@ class TlsTest {
         assertEquals("the TLS handshake timeout must not be negative, got -1 ms", negative.getMessage());
         assertEquals(500, halfASecond.handshakeTimeoutMillisOn(null, null), "a plain link adds nothing");
         assertEquals(500 + 2 * (300 + 50), halfASecond.handshakeTimeoutMillisOn(new Latency(300, 50), null), "two round trips' latency");
+        assertEquals(500 + 4 * 300, halfASecond.handshakeTimeoutMillisOn(new Latency(300, 0, Direction.BOTH), null),
+                "two round trips, each delayed each way");
         assertEquals(500 + 2 * 16_384, halfASecond.handshakeTimeoutMillisOn(null, new Bandwidth(1_000)),
                 "16 KiB each way at a thousand bytes a second");
-        assertEquals(500 + 16_384, halfASecond.handshakeTimeoutMillisOn(null, new Bandwidth(1_000, Bandwidth.Direction.REPLIES)),
+        assertEquals(500 + 16_384, halfASecond.handshakeTimeoutMillisOn(null, new Bandwidth(1_000, Direction.REPLIES)),
                 "16 KiB the one way it narrows");
         try (LogCapture log = LogCapture.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withListenerTls(halfASecond))) {
