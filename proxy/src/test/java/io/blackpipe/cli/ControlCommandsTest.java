@@ -695,18 +695,9 @@ class ControlCommandsTest {
             assertEquals("up", stateOf(rig.run("members"), second), "a slow member is up");
             assertEquals(0, rig.run("latency", second, "--delay", "1s").exitCode(), "a new latency replaces the last");
             assertEquals("1000ms(replies)", cellOf(rig.run("members"), second, 4));
-            CliRun requests = rig.run("latency", second, "--delay", "300ms", "--direction", "requests");
-            assertEquals(0, requests.exitCode(), requests::toString);
-            assertEquals("latency of 300 ms towards the member on " + second + " until restore", requests.out().strip());
-            assertEquals("300ms(requests)", cellOf(rig.run("members"), second, 4));
-            assertEquals("requests", listedMember(rig.run("members", "--json"), second).getString("latencyDirection").getValue());
-            assertEquals(0, rig.run("latency", second, "--delay", "300ms", "--direction", "both").exitCode());
-            assertEquals("300ms(both)", cellOf(rig.run("members"), second, 4));
-            CliRun badWay = rig.run("latency", second, "--delay", "1s", "--direction", "upstream");
-            assertEquals(2, badWay.exitCode(), badWay::toString);
-            assertTrue(badWay.err().contains("--direction: must be both, replies or requests, got 'upstream'")
-                    && badWay.err().contains("Usage:"), badWay::toString);
-            assertEquals("300ms(both)", cellOf(rig.run("members"), second, 4), "a refused direction changes nothing");
+            assertEquals("latency of 300 ms towards the member on " + second + " until restore",
+                    rig.run("latency", second, "--delay", "300ms", "--direction", "requests").out().strip());
+            eachDirectionIsListedAndABadOneRefused(rig, second, 4, "latencyDirection", "300ms", "latency", "--delay", "300ms");
             assertEquals(0, rig.run("restore", second).exitCode());
             assertEquals("-", cellOf(rig.run("members"), second, 4));
             assertEquals(new MemberLatency(0, 0), latencyOf(rig.run("members", "--json"), second));
@@ -733,18 +724,9 @@ class ControlCommandsTest {
             assertEquals(64 * 1024, listedMember(rig.run("members", "--json"), second).getNumber("bandwidthBytesPerSecond").longValue());
             assertEquals(0, rig.run("bandwidth", second, "--rate", "1500").exitCode(), "a new bandwidth replaces the last; bytes a second");
             assertEquals("1500B/s(both)", cellOf(rig.run("members"), second, 5));
-            CliRun replies = rig.run("bandwidth", second, "--rate", "1MB/s", "--direction", "replies");
-            assertEquals(0, replies.exitCode(), replies::toString);
-            assertEquals("bandwidth of 1 MB/s towards the clients on each connection of " + second + " until restore", replies.out().strip());
-            assertEquals("1MB/s(replies)", cellOf(rig.run("members"), second, 5));
-            assertEquals("replies", listedMember(rig.run("members", "--json"), second).getString("bandwidthDirection").getValue());
-            assertEquals(0, rig.run("bandwidth", second, "--rate", "1MB/s", "--direction", "requests").exitCode());
-            assertEquals("1MB/s(requests)", cellOf(rig.run("members"), second, 5));
-            CliRun badDirection = rig.run("bandwidth", second, "--rate", "1MB/s", "--direction", "downstream");
-            assertEquals(2, badDirection.exitCode(), badDirection::toString);
-            assertTrue(badDirection.err().contains("--direction: must be both, replies or requests, got 'downstream'")
-                    && badDirection.err().contains("Usage:"), badDirection::toString);
-            assertEquals("1MB/s(requests)", cellOf(rig.run("members"), second, 5), "a refused direction changes nothing");
+            assertEquals("bandwidth of 1 MB/s towards the clients on each connection of " + second + " until restore",
+                    rig.run("bandwidth", second, "--rate", "1MB/s", "--direction", "replies").out().strip());
+            eachDirectionIsListedAndABadOneRefused(rig, second, 5, "bandwidthDirection", "1MB/s", "bandwidth", "--rate", "1MB/s");
             assertEquals(0, rig.run("restore", second).exitCode());
             assertEquals("-", cellOf(rig.run("members"), second, 5));
             CliRun noRate = rig.run("bandwidth", second);
@@ -865,6 +847,33 @@ class ControlCommandsTest {
     }
 
     /** The member {@code advertised} in the output of {@code members --json}. */
+    /**
+     * {@code fault} (its command and {@code arguments}) on {@code member} in each direction: the members table lists it as
+     * "{@code cell}(direction)" in {@code column}, the JSON in {@code field}; a bad direction is a usage error that changes nothing.
+     */
+    private static void eachDirectionIsListedAndABadOneRefused(AdminRig rig, String member, int column, String field, String cell,
+                                                               String... fault) {
+        for (String way : List.of("replies", "requests", "both")) {
+            CliRun run = rig.run(withArguments(fault, member, "--direction", way));
+            assertEquals(0, run.exitCode(), run::toString);
+            assertEquals(cell + "(" + way + ")", cellOf(rig.run("members"), member, column));
+            assertEquals(way, listedMember(rig.run("members", "--json"), member).getString(field).getValue());
+        }
+        CliRun bad = rig.run(withArguments(fault, member, "--direction", "upstream"));
+        assertEquals(2, bad.exitCode(), bad::toString);
+        assertTrue(bad.err().contains("--direction: must be both, replies or requests, got 'upstream'") && bad.err().contains("Usage:"),
+                bad::toString);
+        assertEquals(cell + "(both)", cellOf(rig.run("members"), member, column), "a refused direction changes nothing");
+    }
+
+    /** {@code fault}'s command, {@code member}, the rest of {@code fault}, then {@code more}. */
+    private static String[] withArguments(String[] fault, String member, String... more) {
+        List<String> args = new java.util.ArrayList<>(List.of(fault[0], member));
+        args.addAll(List.of(fault).subList(1, fault.length));
+        args.addAll(List.of(more));
+        return args.toArray(new String[0]);
+    }
+
     private static BsonDocument listedMember(CliRun membersJson, String advertised) {
         return BsonDocument.parse(membersJson.out()).getArray("members").stream().map(BsonValue::asDocument)
                 .filter(d -> d.getString("advertised").getValue().equals(advertised)).findFirst().orElseThrow();

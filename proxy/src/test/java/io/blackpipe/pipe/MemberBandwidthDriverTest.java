@@ -49,9 +49,14 @@ class MemberBandwidthDriverTest {
 
     /** Inserts {_id: 2} through {@code client} (connected, the primary known), then narrows the primary's link to {@link #RATE}. */
     private MongoCollection<Document> insertedThenNarrowed(MongoClient client, String db) {
+        return insertedThenNarrowed(client, db, new Bandwidth(RATE));
+    }
+
+    /** The same, to {@code bandwidth}. */
+    private MongoCollection<Document> insertedThenNarrowed(MongoClient client, String db, Bandwidth bandwidth) {
         MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
         c.insertOne(new Document("_id", 2));
-        set.proxy().bandwidth("primary", new Bandwidth(RATE), 0);
+        set.proxy().bandwidth("primary", bandwidth, 0);
         return c;
     }
 
@@ -153,9 +158,7 @@ class MemberBandwidthDriverTest {
     void aClientThatGivesUpOnAnInsertStillOnItsWayClosesBehindItSoTheMemberGetsItAtTheRate() throws Exception {
         String db = UpstreamLane.freshDatabaseName("bandwidthfin");
         try (MongoClient client = set.client("socketTimeoutMS=1000&retryWrites=false&heartbeatFrequencyMS=500")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 2));
-            set.proxy().bandwidth("primary", new Bandwidth(10_000, Direction.REQUESTS), 0);
+            MongoCollection<Document> c = insertedThenNarrowed(client, db, new Bandwidth(10_000, Direction.REQUESTS));
             // 60 KB: the socket's buffers and the link take it at once, and it crosses in six seconds
             assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 1).append("payload", "x".repeat(60_000))));
         }
@@ -172,9 +175,7 @@ class MemberBandwidthDriverTest {
         String db = withALargeDocument("bandwidthreplies");
         // if requests were narrowed, the 500 KB insert would take five seconds and meet the 2 s socket timeout
         try (MongoClient client = set.client("socketTimeoutMS=2000&retryWrites=false&heartbeatFrequencyMS=500")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 2));
-            set.proxy().bandwidth("primary", new Bandwidth(RATE, Direction.REPLIES), 0);
+            MongoCollection<Document> c = insertedThenNarrowed(client, db, new Bandwidth(RATE, Direction.REPLIES));
             long insertsBefore = Meters.attempts(set.proxy().registry(), "insert");
             c.insertOne(new Document("_id", 3).append("payload", "x".repeat(5 * PAYLOAD_CHARS / 3)));
             assertEquals(1, Meters.attempts(set.proxy().registry(), "insert") - insertsBefore, "in one attempt, no timeout");
@@ -192,9 +193,7 @@ class MemberBandwidthDriverTest {
     void aBandwidthOnRequestsOnlyNarrowsALargeInsertAndLeavesALargeReadAlone() throws Exception {
         String db = withALargeDocument("bandwidthrequests");
         try (MongoClient client = set.client("heartbeatFrequencyMS=500")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 2));
-            set.proxy().bandwidth("primary", new Bandwidth(RATE, Direction.REQUESTS), 0);
+            MongoCollection<Document> c = insertedThenNarrowed(client, db, new Bandwidth(RATE, Direction.REQUESTS));
             long started = System.nanoTime();
             c.insertOne(new Document("_id", 3).append("payload", "x".repeat(PAYLOAD_CHARS)));
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);

@@ -48,6 +48,14 @@ class MemberLatencyDriverTest {
         return set.proxy().members().get(member).advertised().toString();
     }
 
+    /** Inserts {_id: 1} through {@code client} (connected, the primary known), then slows the primary's link by {@code latency}. */
+    private MongoCollection<Document> insertedThenSlowed(MongoClient client, String db, Latency latency) {
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+        c.insertOne(new Document("_id", 1));
+        set.proxy().latency("primary", latency, 0);
+        return c;
+    }
+
     /** The driver's round-trip time to {@code advertised}, in ms (its weighted average of hellos), or -1 before it has one. */
     private static long roundTripMillis(MongoClient client, String advertised) {
         return client.getClusterDescription().getServerDescriptions().stream()
@@ -59,9 +67,7 @@ class MemberLatencyDriverTest {
     void everyReplyOfASlowPrimaryIsLateHelloIncludedAndTheOtherMembersAreNotSlowed() throws Exception {
         String db = UpstreamLane.freshDatabaseName("latency");
         try (MongoClient client = set.client("heartbeatFrequencyMS=500&socketTimeoutMS=20000")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 1));
-            set.proxy().latency("primary", new Latency(400, 0), 0);
+            MongoCollection<Document> c = insertedThenSlowed(client, db, new Latency(400, 0));
             assertEquals(new Latency(400, 0), set.proxy().listener(set.proxy().members().get(0).upstream()).latency());
             assertNull(set.proxy().listener(set.proxy().members().get(1).upstream()).latency(), "only the primary is slow");
 
@@ -110,9 +116,7 @@ class MemberLatencyDriverTest {
     void aReplyLaterThanTheSocketTimeoutIsATimeoutOfAWriteThatLanded() throws Exception {
         String db = UpstreamLane.freshDatabaseName("latetimeout");
         try (MongoClient client = set.client("retryWrites=false&socketTimeoutMS=500&heartbeatFrequencyMS=60000")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 1)); // connected, and the primary known, before it slows
-            set.proxy().latency("primary", new Latency(1_500, 0), 0);
+            MongoCollection<Document> c = insertedThenSlowed(client, db, new Latency(1_500, 0));
             long before = Meters.attempts(set.proxy().registry(), "insert");
             assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
             assertEquals(1, Meters.attempts(set.proxy().registry(), "insert") - before);
@@ -132,9 +136,7 @@ class MemberLatencyDriverTest {
         String db = UpstreamLane.freshDatabaseName("requestlatency");
         long started;
         try (MongoClient client = set.client("retryWrites=false&socketTimeoutMS=500&heartbeatFrequencyMS=60000")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 1)); // connected, and the primary known, before it slows
-            set.proxy().latency("primary", new Latency(2_000, 0, Direction.REQUESTS), 0);
+            MongoCollection<Document> c = insertedThenSlowed(client, db, new Latency(2_000, 0, Direction.REQUESTS));
             started = System.nanoTime();
             assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
         }
@@ -149,9 +151,7 @@ class MemberLatencyDriverTest {
     void aLatencyEachWayAddsItsDelayTwiceToARoundTripAndOneOnRequestsOnce() throws Exception {
         String db = UpstreamLane.freshDatabaseName("bothlatency");
         try (MongoClient client = set.client("heartbeatFrequencyMS=60000")) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 1));
-            set.proxy().latency("primary", new Latency(300, 0, Direction.BOTH), 0);
+            MongoCollection<Document> c = insertedThenSlowed(client, db, new Latency(300, 0, Direction.BOTH));
             long started = System.nanoTime();
             assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"));
             long bothMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
@@ -195,9 +195,7 @@ class MemberLatencyDriverTest {
                     }
                 }))
                 .build())) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 1));
-            set.proxy().latency("primary", new Latency(1_500, 0), 0);
+            MongoCollection<Document> c = insertedThenSlowed(client, db, new Latency(1_500, 0));
             pool.clear();
             long before = Meters.attempts(set.proxy().registry(), "insert");
             assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
