@@ -6,6 +6,7 @@ import io.blackpipe.fault.BundledScenarios;
 import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.fault.IdleTimeout;
+import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioException;
@@ -281,7 +282,7 @@ public final class BlackPipe implements AutoCloseable {
 
     /** {@link #latency(String, Duration, Duration, Direction, Duration)} on what {@code member} sends its clients. */
     public void latency(String member, Duration delay, Duration jitter, Duration duration) {
-        latency(member, delay, jitter, Direction.REPLIES, duration);
+        latency(member, delay, jitter, Latency.DEFAULT_DIRECTION, duration);
     }
 
     /**
@@ -299,7 +300,7 @@ public final class BlackPipe implements AutoCloseable {
 
     /** {@link #bandwidth(String, long, Direction, Duration)} each way. */
     public void bandwidth(String member, long bytesPerSecond, Duration duration) {
-        bandwidth(member, bytesPerSecond, Direction.BOTH, duration);
+        bandwidth(member, bytesPerSecond, Bandwidth.DEFAULT_DIRECTION, duration);
     }
 
     /**

@@ -257,29 +257,27 @@ public final class RemoteBlackPipe {
 
     /** The same, each message's delay drawn evenly from delay ± jitter (never below 0). */
     public void latency(String member, Duration delay, Duration jitter, Duration duration) {
-        latency(member, delay, jitter, Direction.REPLIES, duration);
+        latency(member, delay, jitter, Latency.DEFAULT_DIRECTION, duration);
     }
 
     /** The same, on what goes {@code direction} (see {@link BlackPipe#latency(String, Duration, Duration, Direction, Duration)}). */
     public void latency(String member, Duration delay, Duration jitter, Direction direction, Duration duration) {
         Latency latency = Arguments.latency(delay, jitter, direction);
         long millis = Arguments.millis(duration);
-        String way = direction == Direction.REPLIES ? "" : "&direction=" + direction.label(); // as a proxy older than directions takes it
         call("POST", "members/" + AdminHttp.encode(member(member)) + "/latency?delay=" + latency.delayMillis() + "ms&jitter="
-                + latency.jitterMillis() + "ms" + way + (millis == 0 ? "" : "&duration=" + millis + "ms"));
+                + latency.jitterMillis() + "ms" + direction.parameterUnless(Latency.DEFAULT_DIRECTION) + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
     /** Each connection from {@code member} to its clients carries at most {@code bytesPerSecond} each way (see {@link BlackPipe#bandwidth}). */
     public void bandwidth(String member, long bytesPerSecond, Duration duration) {
-        bandwidth(member, bytesPerSecond, Direction.BOTH, duration);
+        bandwidth(member, bytesPerSecond, Bandwidth.DEFAULT_DIRECTION, duration);
     }
 
     /** The same, narrowing only what goes {@code direction} (see {@link BlackPipe#bandwidth(String, long, Direction, Duration)}). */
     public void bandwidth(String member, long bytesPerSecond, Direction direction, Duration duration) {
         Bandwidth bandwidth = new Bandwidth(bytesPerSecond, direction);
         long millis = Arguments.millis(duration);
-        String way = direction == Direction.BOTH ? "" : "&direction=" + direction.label(); // as a proxy older than directions takes it
-        call("POST", "members/" + AdminHttp.encode(member(member)) + "/bandwidth?rate=" + bandwidth.bytesPerSecond() + way
+        call("POST", "members/" + AdminHttp.encode(member(member)) + "/bandwidth?rate=" + bandwidth.bytesPerSecond() + direction.parameterUnless(Bandwidth.DEFAULT_DIRECTION)
                 + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
@@ -319,9 +317,9 @@ public final class RemoteBlackPipe {
                     member.getNumber("openConnections").intValue(), member.getNumber("latencyMS", NO_LATENCY).longValue(),
                     member.getNumber("jitterMS", NO_LATENCY).longValue(), // (a proxy older than latency sends neither)
                     direction(member, "latencyDirection", member.getNumber("latencyMS", NO_LATENCY).longValue()
-                            + member.getNumber("jitterMS", NO_LATENCY).longValue(), "replies"),
+                            + member.getNumber("jitterMS", NO_LATENCY).longValue(), Latency.DEFAULT_DIRECTION),
                     member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue(),
-                    direction(member, "bandwidthDirection", member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue(), "both"),
+                    direction(member, "bandwidthDirection", member.getNumber("bandwidthBytesPerSecond", NO_LATENCY).longValue(), Bandwidth.DEFAULT_DIRECTION),
                     member.getNumber("idleTimeoutMS", NO_LATENCY).longValue(),
                     member.isString("idleTimeoutThen") ? member.getString("idleTimeoutThen").getValue() : null));
         }
@@ -329,8 +327,8 @@ public final class RemoteBlackPipe {
     }
 
     /** "both", "replies", "requests", or null without the fault ({@code amount} 0); a proxy older than directions lists none. */
-    private static String direction(BsonDocument member, String field, long amount, String olderProxys) {
-        return amount == 0 ? null : member.isString(field) ? member.getString(field).getValue() : olderProxys;
+    private static String direction(BsonDocument member, String field, long amount, Direction olderProxys) {
+        return amount == 0 ? null : member.isString(field) ? member.getString(field).getValue() : olderProxys.label();
     }
 
     /** The latest application commands (up to 10,000), oldest first: those completed since the last {@link #reset()}. */

@@ -43,7 +43,7 @@ final class MemberQuery {
         if (!query.containsKey("delay")) {
             throw new IllegalArgumentException("delay: required (e.g. ?delay=200ms)");
         }
-        Direction direction = query.containsKey("direction") ? Direction.parse(query.get("direction").get(0)) : Direction.REPLIES;
+        Direction direction = query.containsKey("direction") ? Direction.parse(query.get("direction").get(0)) : Latency.DEFAULT_DIRECTION;
         return new Latency(millis(query, "delay"), query.containsKey("jitter") ? millis(query, "jitter") : 0, direction);
     }
 

@@ -74,9 +74,8 @@ final class MemberCommands {
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
             io.blackpipe.fault.Latency latency = asOptions(() -> new io.blackpipe.fault.Latency(delay, jitter, Direction.parse(direction)));
-            // replies are asked without a direction, as a proxy older than directions takes it
-            String way = latency.direction() == Direction.REPLIES ? "" : "&direction=" + latency.direction().label();
-            String query = "?delay=" + delay + "ms&jitter=" + jitter + "ms" + way + (duration == null ? "" : "&duration=" + duration + "ms");
+            String query = "?delay=" + delay + "ms&jitter=" + jitter + "ms" + latency.direction().parameterUnless(io.blackpipe.fault.Latency.DEFAULT_DIRECTION)
+                    + (duration == null ? "" : "&duration=" + duration + "ms");
             admin.call("POST", "members/" + AdminClient.encode(member) + "/latency" + query, null);
             out.println("latency of " + latency.describeAndWay() + " on " + member + (duration == null ? " until restore" : " for " + duration + " ms"));
             return 0;
@@ -106,9 +105,8 @@ final class MemberCommands {
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
             io.blackpipe.fault.Bandwidth bandwidth = asOptions(() -> rate.towards(Direction.parse(direction)));
-            // each way is asked without a direction, as a proxy older than directions takes it
-            String way = bandwidth.direction() == Direction.BOTH ? "" : "&direction=" + bandwidth.direction().label();
-            String query = "?rate=" + bandwidth.bytesPerSecond() + way + (duration == null ? "" : "&duration=" + duration + "ms");
+            String query = "?rate=" + bandwidth.bytesPerSecond() + bandwidth.direction().parameterUnless(io.blackpipe.fault.Bandwidth.DEFAULT_DIRECTION)
+                    + (duration == null ? "" : "&duration=" + duration + "ms");
             admin.call("POST", "members/" + AdminClient.encode(member) + "/bandwidth" + query, null);
             out.println("bandwidth of " + bandwidth.describeAndWay() + " on each connection of " + member
                     + (duration == null ? " until restore" : " for " + duration + " ms"));

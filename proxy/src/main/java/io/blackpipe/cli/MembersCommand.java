@@ -40,7 +40,7 @@ final class MembersCommand extends AdminCommand {
     /** "-" or "64KiB/s(replies)": the rate and its direction (a proxy older than bandwidths lists no rate; one older than directions narrows both ways). */
     private static String bandwidth(BsonDocument member) {
         long bytesPerSecond = member.getNumber("bandwidthBytesPerSecond", new BsonInt64(0)).longValue();
-        String direction = member.isString("bandwidthDirection") ? member.getString("bandwidthDirection").getValue() : "both";
+        String direction = member.isString("bandwidthDirection") ? member.getString("bandwidthDirection").getValue() : Bandwidth.DEFAULT_DIRECTION.label();
         return bytesPerSecond == 0 ? "-" : new Bandwidth(bytesPerSecond).describe().replace(" ", "") + "(" + direction + ")";
     }
 
@@ -54,7 +54,7 @@ final class MembersCommand extends AdminCommand {
     private static String latency(BsonDocument member) {
         long delay = member.getNumber("latencyMS").longValue();
         long jitter = member.getNumber("jitterMS").longValue();
-        String direction = member.isString("latencyDirection") ? member.getString("latencyDirection").getValue() : "replies";
+        String direction = member.isString("latencyDirection") ? member.getString("latencyDirection").getValue() : io.blackpipe.fault.Latency.DEFAULT_DIRECTION.label();
         return delay == 0 && jitter == 0 ? "-" : delay + "ms" + (jitter == 0 ? "" : "+/-" + jitter + "ms") + "(" + direction + ")";
     }
 }

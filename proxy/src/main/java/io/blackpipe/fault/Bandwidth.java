@@ -12,6 +12,8 @@ import java.util.regex.Pattern;
  * narrow network.
  */
 public record Bandwidth(long bytesPerSecond, Direction direction) {
+    /** Unless told otherwise, a link is narrow each way. */
+    public static final Direction DEFAULT_DIRECTION = Direction.BOTH;
     /** A gibibyte a second: a faster link slows nothing a test could see. */
     public static final long MAX_BYTES_PER_SECOND = 1L << 30;
     /** How often a narrow link hands the client a piece: often enough that no piece waits long, seldom enough to be cheap. */
@@ -33,7 +35,7 @@ public record Bandwidth(long bytesPerSecond, Direction direction) {
 
     /** A link {@code bytesPerSecond} wide each way. */
     public Bandwidth(long bytesPerSecond) {
-        this(bytesPerSecond, Direction.BOTH);
+        this(bytesPerSecond, DEFAULT_DIRECTION);
     }
 
     /** This rate in {@code direction}. */

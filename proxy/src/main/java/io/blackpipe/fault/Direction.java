@@ -42,6 +42,14 @@ public enum Direction {
         return this != REPLIES;
     }
 
+    /**
+     * The API's {@code &direction=} parameter for this direction, or nothing when it is the one the API takes without it
+     * ({@code absent}): a proxy older than directions takes that request too.
+     */
+    public String parameterUnless(Direction absent) {
+        return this == absent ? "" : "&direction=" + label();
+    }
+
     public String label() {
         return name().toLowerCase(Locale.ROOT);
     }

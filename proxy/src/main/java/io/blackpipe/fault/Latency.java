@@ -9,6 +9,8 @@ import java.util.SplittableRandom;
  * reaches the member's side late instead, or too, when its {@link Direction} says so (replies unless told).
  */
 public record Latency(long delayMillis, long jitterMillis, Direction direction) {
+    /** Unless told otherwise, a latency delays what the member sends: a round trip takes the delay longer. */
+    public static final Direction DEFAULT_DIRECTION = Direction.REPLIES;
     /** A day: a longer wait is a hang, which a blackhole or a rule's hang says better. */
     public static final long MAX_MILLIS = 86_400_000L;
 
@@ -29,7 +31,7 @@ public record Latency(long delayMillis, long jitterMillis, Direction direction) 
 
     /** A latency on what the member sends its clients: each round trip takes {@code delayMillis} longer. */
     public Latency(long delayMillis, long jitterMillis) {
-        this(delayMillis, jitterMillis, Direction.REPLIES);
+        this(delayMillis, jitterMillis, DEFAULT_DIRECTION);
     }
 
     /** The delay of the next message, drawn from {@code random} when there is a jitter. */

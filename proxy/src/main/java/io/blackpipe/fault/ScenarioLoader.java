@@ -251,7 +251,7 @@ public final class ScenarioLoader {
             }
             long delay = duration(spec.get("delay"), field + ".delay", true);
             long jitter = duration(spec.get("jitter"), field + ".jitter", false);
-            Direction direction = word(spec, "direction", field, Direction.REPLIES, Direction::parse, "both, replies or requests");
+            Direction direction = word(spec, "direction", field, Latency.DEFAULT_DIRECTION, Direction::parse, "both, replies or requests");
             try {
                 return step.withLatency(new Latency(delay, jitter, direction));
             } catch (IllegalArgumentException e) { // "delay: ..." or "jitter: ...": the field it names, else the step's
@@ -284,7 +284,7 @@ public final class ScenarioLoader {
             } catch (IllegalArgumentException e) {
                 throw error(field + ".rate", e.getMessage());
             }
-            return step.withBandwidth(bandwidth.towards(word(argument.asDocument(), "direction", field, Direction.BOTH,
+            return step.withBandwidth(bandwidth.towards(word(argument.asDocument(), "direction", field, Bandwidth.DEFAULT_DIRECTION,
                     Direction::parse, "both, replies or requests")));
         }
 

@@ -55,6 +55,9 @@ class BandwidthTest {
         assertEquals("64 KiB/s towards the member", requests.describeAndWay());
         assertEquals(Direction.REPLIES, Direction.parse(" Replies "), "case and spaces aside");
         assertEquals("requests", Direction.REQUESTS.label());
+        assertEquals("", Bandwidth.DEFAULT_DIRECTION.parameterUnless(Bandwidth.DEFAULT_DIRECTION), "the default is asked without one");
+        assertEquals("&direction=replies", Direction.REPLIES.parameterUnless(Bandwidth.DEFAULT_DIRECTION));
+        assertEquals(Direction.REPLIES, Latency.DEFAULT_DIRECTION, "a latency delays replies unless told");
         for (String bad : new String[] {"downstream", "", "each"}) {
             assertEquals("direction: must be both, replies or requests, got '" + bad + "'",
                     assertThrows(IllegalArgumentException.class, () -> Direction.parse(bad)).getMessage());
