@@ -173,11 +173,11 @@ class MemberBandwidthDriverTest {
     @Test
     void aBandwidthOnRepliesOnlyNarrowsALargeReadAndLeavesALargeInsertAlone() throws Exception {
         String db = withALargeDocument("bandwidthreplies");
-        // if requests were narrowed, the 500 KB insert would take five seconds and meet the 2 s socket timeout
-        try (MongoClient client = set.client("socketTimeoutMS=2000&retryWrites=false&heartbeatFrequencyMS=500")) {
+        // if requests were narrowed, the 1 MB insert would take ten seconds and meet the 5 s socket timeout
+        try (MongoClient client = set.client("socketTimeoutMS=5000&retryWrites=false&heartbeatFrequencyMS=500")) {
             MongoCollection<Document> c = insertedThenNarrowed(client, db, new Bandwidth(RATE, Direction.REPLIES));
             long insertsBefore = Meters.attempts(set.proxy().registry(), "insert");
-            c.insertOne(new Document("_id", 3).append("payload", "x".repeat(5 * PAYLOAD_CHARS / 3)));
+            c.insertOne(new Document("_id", 3).append("payload", "x".repeat(10 * PAYLOAD_CHARS / 3)));
             assertEquals(1, Meters.attempts(set.proxy().registry(), "insert") - insertsBefore, "in one attempt, no timeout");
 
             long started = System.nanoTime();
@@ -185,7 +185,7 @@ class MemberBandwidthDriverTest {
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
             assertTrue(tookMillis >= 3_000, "a 300 KB reply at 100 KB a second took " + tookMillis + " ms, under 3 s");
         }
-        assertEquals(5 * PAYLOAD_CHARS / 3, set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 3)).first()
+        assertEquals(10 * PAYLOAD_CHARS / 3, set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 3)).first()
                 .getString("payload").length(), "the member holds the insert whole");
     }
 
@@ -193,15 +193,15 @@ class MemberBandwidthDriverTest {
     void aBandwidthOnRequestsOnlyNarrowsALargeInsertAndLeavesALargeReadAlone() throws Exception {
         String db = withALargeDocument("bandwidthrequests");
         try (MongoClient client = set.client("heartbeatFrequencyMS=500")) {
-            MongoCollection<Document> c = insertedThenNarrowed(client, db, new Bandwidth(RATE, Direction.REQUESTS));
+            MongoCollection<Document> c = insertedThenNarrowed(client, db, new Bandwidth(RATE / 2, Direction.REQUESTS));
             long started = System.nanoTime();
             c.insertOne(new Document("_id", 3).append("payload", "x".repeat(PAYLOAD_CHARS)));
             long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-            assertTrue(tookMillis >= 3_000, "a 300 KB insert at 100 KB a second took " + tookMillis + " ms, under 3 s");
+            assertTrue(tookMillis >= 6_000, "a 300 KB insert at 50 KB a second took " + tookMillis + " ms, under 6 s");
 
-            // if replies were narrowed, this read would take three seconds and meet its 2 s timeoutMS
+            // if replies were narrowed, this read would take six seconds and meet its 4 s timeoutMS
             long findsBefore = Meters.attempts(set.proxy().registry(), "find");
-            assertEquals(PAYLOAD_CHARS, c.withTimeout(2, TimeUnit.SECONDS).find(new Document("_id", 1)).first()
+            assertEquals(PAYLOAD_CHARS, c.withTimeout(4, TimeUnit.SECONDS).find(new Document("_id", 1)).first()
                     .getString("payload").length());
             assertEquals(1, Meters.attempts(set.proxy().registry(), "find") - findsBefore, "in one attempt");
         }
