@@ -3,6 +3,7 @@ package io.blackpipe;
 import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Latency;
+import io.blackpipe.fault.Restart;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -102,7 +103,7 @@ final class Arguments {
 
     /** A member's latency: a delay and a jitter, each zero or whole milliseconds up to a day, not both zero; a direction. */
     static Latency latency(Duration delay, Duration jitter, Direction direction) {
-        return new Latency(latencyMillis(delay, "delay"), latencyMillis(jitter, "jitter"), direction);
+        return new Latency(wholeMillis(delay, "delay"), wholeMillis(jitter, "jitter"), direction);
     }
 
     /** {@code adminUrl} without its trailing slashes: http or https, a host, no query or fragment. */
@@ -121,7 +122,13 @@ final class Arguments {
         return base;
     }
 
-    private static long latencyMillis(Duration duration, String what) {
+    /** A member's restart: a quiesce of zero or whole milliseconds, a time down of whole milliseconds from 1, up to a day. */
+    static Restart restart(Duration quiesce, Duration down) {
+        return new Restart(wholeMillis(quiesce, "quiesce"), positiveMillis(down, "down"));
+    }
+
+    /** Zero or whole milliseconds up to a day (a latency's delay and jitter, a restart's quiesce). */
+    private static long wholeMillis(Duration duration, String what) {
         if (duration == null || duration.isNegative() || duration.toNanos() % 1_000_000 != 0 || duration.toMillis() > Latency.MAX_MILLIS) {
             throw new IllegalArgumentException(what + ": must be zero or whole milliseconds up to 24h, got " + duration);
         }

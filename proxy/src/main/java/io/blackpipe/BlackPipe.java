@@ -323,7 +323,18 @@ public final class BlackPipe implements AutoCloseable {
         proxy.idleTimeout(Arguments.member(member), idle, Arguments.millis(duration));
     }
 
-    /** Ends an outage, blackhole, latency, bandwidth or idle timeout of {@code member} (as {@link #outage} takes it) now. */
+    /**
+     * Restarts {@code member} (as {@link #outage} takes it) cleanly, as a rolling restart or a cloud's maintenance does: a
+     * primary steps down first; it quiesces for {@code quiesce} (every hello answered ShutdownInProgress while commands
+     * go on; zero: none), exits (what still runs answered InterruptedAtShutdown, connections closed) and is down for
+     * {@code down}. Returns at once.
+     */
+    public void restart(String member, Duration quiesce, Duration down) {
+        ensureOpen();
+        proxy.restart(Arguments.member(member), Arguments.restart(quiesce, down));
+    }
+
+    /** Ends an outage, blackhole, latency, bandwidth, idle timeout or restart of {@code member} (as {@link #outage} takes it) now. */
     public void restore(String member) {
         ensureOpen();
         proxy.restore(Arguments.member(member));

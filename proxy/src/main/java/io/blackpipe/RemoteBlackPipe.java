@@ -7,6 +7,7 @@ import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
+import io.blackpipe.fault.Restart;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
@@ -49,7 +50,8 @@ public final class RemoteBlackPipe {
     private static final BsonDocument NO_COUNTS = new BsonDocument();
 
     /**
-     * One member as the proxy reports it: role primary, secondary, ...; state up, outage or blackhole; the latency in force
+     * One member as the proxy reports it: role primary, secondary, ...; state up, outage, blackhole, quiescing or
+     * restarting (a restart's quiesce, then its time down); the latency in force
      * on its link to its clients (0 without one), its jitter and which way it acts ("both", "replies" or "requests"; null:
      * none); the bandwidth of each of its connections (0: none) and which way it narrows; its idle timeout (0: none) and
      * what then meets a forgotten connection's client ("drop" or "reset"; null: none).
@@ -289,7 +291,14 @@ public final class RemoteBlackPipe {
                 + idle.then().label() + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
-    /** Ends an outage, blackhole, latency, bandwidth or idle timeout of {@code member} now. */
+    /** Restarts {@code member} cleanly: quiesce, exit, down (see {@link BlackPipe#restart}). */
+    public void restart(String member, Duration quiesce, Duration down) {
+        Restart restart = Arguments.restart(quiesce, down);
+        call("POST", "members/" + AdminHttp.encode(member(member)) + "/restart?quiesce=" + restart.quiesceMillis() + "ms&down="
+                + restart.downMillis() + "ms");
+    }
+
+    /** Ends an outage, blackhole, latency, bandwidth, idle timeout or restart of {@code member} now. */
     public void restore(String member) {
         memberAction(member, "restore", 0);
     }

@@ -330,7 +330,7 @@ class BlackPipeApiTest {
             checked.add(method.getName());
         }
         assertTrue(checked.containsAll(List.of("rule", "fail", "failAll", "removeRule", "clearRules", "runScenario",
-                "runBundledScenario", "stopScenario", "failover", "outage", "blackhole", "latency", "bandwidth", "idleTimeout", "restore", "resetConnections",
+                "runBundledScenario", "stopScenario", "failover", "outage", "blackhole", "latency", "bandwidth", "idleTimeout", "restart", "restore", "resetConnections",
                 "reset")),
                 checked::toString);
     }
@@ -364,7 +364,8 @@ class BlackPipeApiTest {
                     () -> blackPipe.blackhole("primray", Duration.ZERO), () -> blackPipe.restore("primray"),
                     () -> blackPipe.latency("primray", Duration.ofMillis(100), Duration.ZERO),
                     () -> blackPipe.bandwidth("primray", 1_000, Duration.ZERO),
-                    () -> blackPipe.idleTimeout("primray", Duration.ofSeconds(30), IdleTimeout.Then.DROP, Duration.ZERO));
+                    () -> blackPipe.idleTimeout("primray", Duration.ofSeconds(30), IdleTimeout.Then.DROP, Duration.ZERO),
+                    () -> blackPipe.restart("primray", Duration.ZERO, Duration.ofSeconds(1)));
             for (Runnable typo : typos) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, typo::run);
                 assertEquals("no member 'primray' " + known, e.getMessage());

@@ -280,6 +280,12 @@ class RemoteBlackPipeTest {
         assertThrows(IllegalArgumentException.class, () -> blackPipe.idleTimeout(third, Duration.ZERO, IdleTimeout.Then.DROP, Duration.ZERO),
                 "as BlackPipe: at least 1 ms");
 
+        blackPipe.restart(third, Duration.ofHours(1), Duration.ofSeconds(5));
+        assertEquals("quiescing", blackPipe.members().get(2).state());
+        assertThrows(IllegalArgumentException.class, () -> blackPipe.restart(third, Duration.ofNanos(500), Duration.ofSeconds(1)),
+                "as BlackPipe: whole milliseconds");
+        assertThrows(IllegalArgumentException.class, () -> blackPipe.restart(third, Duration.ZERO, Duration.ZERO), "down at least 1 ms");
+
         blackPipe.failover(Duration.ofMinutes(1));
         assertEquals(List.of("secondary", "secondary", "secondary"), roles(blackPipe), "no primary while the set elects");
         IllegalStateException during = assertThrows(IllegalStateException.class, blackPipe::failover);

@@ -1,6 +1,7 @@
 package io.blackpipe.admin;
 
 import io.blackpipe.fault.BundledScenarios;
+import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.IdleTimeout;
@@ -84,7 +85,7 @@ final class AdminApi {
      */
     static final List<String> RESOURCES = List.of("members", "members/{member}/outage", "members/{member}/blackhole",
             "members/{member}/latency", "members/{member}/bandwidth", "members/{member}/idleTimeout",
-            "members/{member}/restore", "rules", "rules/{id}", "rules/{id}/fired", "scenario", "scenario/validate",
+            "members/{member}/restart", "members/{member}/restore", "rules", "rules/{id}", "rules/{id}/fired", "scenario", "scenario/validate",
             "scenario/bundled", "scenario/bundled/{name}", "connections", "connections/reset", "failover", "reset", "stats", "history");
 
     /** The first of {@link #RESOURCES} that {@code parts} (decoded segments) match, or null for none. */
@@ -117,6 +118,7 @@ final class AdminApi {
             case "members/{member}/latency" -> AdminRoute.post(Set.of("delay", "jitter", "direction", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/bandwidth" -> AdminRoute.post(Set.of("rate", "direction", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/idleTimeout" -> AdminRoute.post(Set.of("after", "then", "duration"), () -> memberAction(second, third, query));
+            case "members/{member}/restart" -> AdminRoute.post(Set.of("quiesce", "down"), () -> memberAction(second, third, query));
             case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query));
             case "rules" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
                     method -> method.equals(HttpMethod.GET) ? listRules() : method.equals(HttpMethod.POST) ? addRule(body) : clearRules());
@@ -169,7 +171,7 @@ final class AdminApi {
                     .append("advertised", new BsonString(member.advertised().toString()))
                     .append("role", new BsonString(proxy.memberState(member.upstream()).role().name().toLowerCase()))
                     .append("openConnections", new BsonInt32(listener.openConnections()))
-                    .append("state", new BsonString(listener.down() ? "outage" : listener.blackholed() ? "blackhole" : "up"))
+                    .append("state", new BsonString(state(listener)))
                     .append("latencyMS", new BsonInt64(latency == null ? 0 : latency.delayMillis()))
                     .append("jitterMS", new BsonInt64(latency == null ? 0 : latency.jitterMillis()))
                     .append("latencyDirection", latency == null ? BsonNull.VALUE : new BsonString(latency.direction().label()))
@@ -181,7 +183,15 @@ final class AdminApi {
         return AdminResponse.ok("members", members);
     }
 
-    /** POST /members/{member}/outage, /blackhole, /latency, /bandwidth, /idleTimeout (each with its {@link MemberQuery}), /restore. */
+    /** A member's state: up, outage, blackhole, or a restart's quiescing, then restarting (down). */
+    private static String state(MemberListener listener) {
+        if (listener.down()) {
+            return listener.downBy().equals(DeploymentFaults.RESTART) ? "restarting" : "outage";
+        }
+        return listener.quiesce() != null ? "quiescing" : listener.blackholed() ? "blackhole" : "up";
+    }
+
+    /** POST /members/{member}/outage, /blackhole, /latency, /bandwidth, /idleTimeout, /restart (each with its {@link MemberQuery}), /restore. */
     private AdminResponse memberAction(String member, String action, Map<String, List<String>> query) {
         if (!proxy.knowsMember(member)) {
             return AdminResponse.error(HttpResponseStatus.NOT_FOUND, proxy.noMember(member));
@@ -193,6 +203,7 @@ final class AdminApi {
             case "latency" -> proxy.latency(member, MemberQuery.latency(query), millis);
             case "bandwidth" -> proxy.bandwidth(member, MemberQuery.bandwidth(query), millis);
             case "idleTimeout" -> proxy.idleTimeout(member, MemberQuery.idleTimeout(query), millis);
+            case "restart" -> proxy.restart(member, MemberQuery.restart(query));
             default -> proxy.restore(member);
         }
         return AdminResponse.done();

@@ -5,6 +5,7 @@ import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Durations;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
+import io.blackpipe.fault.Restart;
 import java.util.List;
 import java.util.Map;
 
@@ -72,6 +73,12 @@ final class MemberQuery {
         long after = millis(query, "after");
         IdleTimeout.Then then = query.containsKey("then") ? IdleTimeout.Then.parse(query.get("then").get(0)) : IdleTimeout.Then.DROP;
         return new IdleTimeout(after, then);
+    }
+
+    /** ?quiesce=15s and ?down=10s, each with {@link Restart}'s default without it: a member's restart. */
+    static Restart restart(Map<String, List<String>> query) {
+        return new Restart(query.containsKey("quiesce") ? millis(query, "quiesce") : Restart.DEFAULT_QUIESCE_MILLIS,
+                query.containsKey("down") ? millis(query, "down") : Restart.DEFAULT_DOWN_MILLIS);
     }
 
     private static long millis(Map<String, List<String>> query, String name) {

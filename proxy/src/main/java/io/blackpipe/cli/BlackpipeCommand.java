@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
                 ConnectionsCommand.class, ResetCommand.class,
                 MemberCommands.Failover.class, MemberCommands.Outage.class, MemberCommands.Blackhole.class,
                 MemberCommands.Latency.class, MemberCommands.Bandwidth.class,
-                MemberCommands.IdleTimeout.class, MemberCommands.Restore.class, CompletionCommand.class, picocli.CommandLine.HelpCommand.class})
+                MemberCommands.IdleTimeout.class, MemberCommands.Restart.class, MemberCommands.Restore.class, CompletionCommand.class, picocli.CommandLine.HelpCommand.class})
 final class BlackpipeCommand implements Runnable {
     @picocli.CommandLine.Spec
     picocli.CommandLine.Model.CommandSpec spec;

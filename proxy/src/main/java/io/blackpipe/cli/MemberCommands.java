@@ -7,8 +7,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
- * Deployment-level faults: failover, taking one member away (outage, blackhole) or slowing it (latency, bandwidth),
- * forgetting its idle connections (idle-timeout), and back (restore).
+ * Deployment-level faults: failover, taking one member away (outage, blackhole, restart) or slowing it (latency,
+ * bandwidth), forgetting its idle connections (idle-timeout), and back (restore).
  */
 final class MemberCommands {
     private MemberCommands() {
@@ -147,8 +147,34 @@ final class MemberCommands {
         }
     }
 
+    @Command(name = "restart", mixinStandardHelpOptions = true, versionProvider = Version.class,
+            description = "Restart a member cleanly, as a rolling restart or a cloud's maintenance does: a primary steps down first;"
+                    + " then it quiesces (every hello answered ShutdownInProgress, so drivers stop selecting it, while its commands go"
+                    + " on), exits (what still runs is answered InterruptedAtShutdown, its connections close) and is down a while.")
+    static final class Restart extends AdminCommand {
+        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
+        String member;
+
+        @Option(names = "--quiesce", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "15s",
+                description = "How long it quiesces before it exits (15s, mongod's for a SIGTERM since 5.0, by default; 0: none, as before 5.0).")
+        long quiesce;
+
+        @Option(names = "--down", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class, defaultValue = "10s",
+                description = "How long it is down before it listens again (10s by default; at least 1ms).")
+        long down;
+
+        @Override
+        int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+            io.blackpipe.fault.Restart restart = asOptions(() -> new io.blackpipe.fault.Restart(quiesce, down));
+            admin.call("POST", "members/" + AdminClient.encode(member) + "/restart?quiesce=" + restart.quiesceMillis() + "ms&down="
+                    + restart.downMillis() + "ms", null);
+            out.println("restart of " + member + " (" + restart.describe() + ")");
+            return 0;
+        }
+    }
+
     @Command(name = "restore", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "End an outage, blackhole, latency, bandwidth or idle timeout of a member now.")
+            description = "End an outage, blackhole, latency, bandwidth, idle timeout or restart of a member now.")
     static final class Restore extends AdminCommand {
         @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String member;

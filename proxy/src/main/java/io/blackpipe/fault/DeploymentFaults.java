@@ -24,12 +24,17 @@ public interface DeploymentFaults {
      * connections it forgets count in blackpipe_connections_idle_timeouts_total.
      */
     String IDLE_TIMEOUT = "idleTimeout";
+    /**
+     * A member's restart: a hello answered ShutdownInProgress while it quiesces, a command cut as it exits (its
+     * connection closed) or read while it is down.
+     */
+    String RESTART = "restart";
     /** A command cut by a reset of its member's connections (the API's and CLI's connections reset). */
     String CONNECTIONS_RESET = "connectionsReset";
 
     /**
      * One fault begun on one member: its upstream host:port, its kind ({@link #OUTAGE}, {@link #BLACKHOLE}, {@link #LATENCY},
-     * {@link #BANDWIDTH} or {@link #IDLE_TIMEOUT}) and its mark there, to end exactly this fault later ({@link #endIfStill}).
+     * {@link #BANDWIDTH}, {@link #IDLE_TIMEOUT} or {@link #RESTART}) and its mark there, to end exactly this fault later ({@link #endIfStill}).
      */
     record Begun(String upstream, String fault, long mark) {
     }
@@ -65,12 +70,20 @@ public interface DeploymentFaults {
     List<Begun> idleTimeout(String member, IdleTimeout idleTimeout, long millis);
 
     /**
+     * The member shuts down cleanly and starts again ({@link Restart}): a primary steps down first (if another member
+     * can take over); then it quiesces, answering every hello with ShutdownInProgress while commands go on; then it
+     * exits (what still awaits its reply is answered InterruptedAtShutdown, its connections close, its listener too)
+     * and is down for a while. Returns the restart begun on each member.
+     */
+    List<Begun> restart(String member, Restart restart);
+
+    /**
      * Resets (TCP RST) every open client connection of the members {@code member} names now, as a load balancer or a
      * firewall that drops its flows does; returns how many, once they are reset. The listeners stay open.
      */
     int resetConnections(String member);
 
-    /** Ends every outage, blackhole, latency, bandwidth and idle timeout of the member now. */
+    /** Ends every outage, blackhole, latency, bandwidth, idle timeout and restart of the member now. */
     void restore(String member);
 
     /**

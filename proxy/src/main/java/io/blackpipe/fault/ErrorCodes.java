@@ -123,6 +123,10 @@ public final class ErrorCodes {
     static final Set<Integer> NON_RESUMABLE_CHANGE_STREAM = Set.of(280, 286);
     /** No such command: what a server without it answers (jongodb has no replSetGetStatus, say). */
     public static final int COMMAND_NOT_FOUND = 59;
+    /** What a mongod that quiesces for its shutdown answers every hello. */
+    public static final int SHUTDOWN_IN_PROGRESS = 91;
+    /** What a mongod answers the operations it interrupts as it shuts down. */
+    public static final int INTERRUPTED_AT_SHUTDOWN = 11600;
 
     /**
      * The server's NotPrimaryError category: after one of these on a w:0 (moreToCome) write, mongod

@@ -8,7 +8,7 @@ public final class FaultLabels {
     public static final List<String> ALL = List.of("resetConnection", "closeConnection", "dropReply", "truncateReply", "hang",
             "errorReply", "writeConcernError", "delayReply", "trickleReply", "blockConnection", "cannedReply",
             DeploymentFaults.BLACKHOLE, DeploymentFaults.OUTAGE, DeploymentFaults.CONNECTIONS_RESET,
-            DeploymentFaults.IDLE_TIMEOUT);
+            DeploymentFaults.IDLE_TIMEOUT, DeploymentFaults.RESTART);
 
     private FaultLabels() {
     }

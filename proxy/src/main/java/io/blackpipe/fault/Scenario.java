@@ -9,29 +9,33 @@ import java.util.List;
 public record Scenario(String name, String description, List<Rule> rules, List<Step> timeline) {
     /**
      * One timeline step; {@code line} is where it stands in the file, for status and errors; {@code latency} a latency
-     * step's, {@code bandwidth} a bandwidth step's, {@code idleTimeout} an idle timeout step's.
+     * step's, {@code bandwidth} a bandwidth step's, {@code idleTimeout} an idle timeout step's, {@code restart} a restart step's.
      */
     public record Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line, Latency latency,
-                       Bandwidth bandwidth, IdleTimeout idleTimeout) {
+                       Bandwidth bandwidth, IdleTimeout idleTimeout, Restart restart) {
         public Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line) {
-            this(atMillis, kind, rule, target, durationMillis, line, null, null, null);
+            this(atMillis, kind, rule, target, durationMillis, line, null, null, null, null);
         }
 
         Step withLatency(Latency latency) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart);
         }
 
         Step withBandwidth(Bandwidth bandwidth) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart);
         }
 
         Step withIdleTimeout(IdleTimeout idleTimeout) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart);
+        }
+
+        Step withRestart(Restart restart) {
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart);
         }
 
         /** The same step at another time, with {@code rule} (a repeat's own copy of an add's rule). */
         Step repeatedAt(long atMillis, Rule rule) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart);
         }
 
         public String describe() {
@@ -45,6 +49,7 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
                 case BANDWIDTH: return "bandwidth of " + bandwidth.describeAndWay() + " on " + target + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case IDLE_TIMEOUT: return "idle timeout (" + idleTimeout.describe() + ") on " + target
                         + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
+                case RESTART: return "restart " + target + " (" + restart.describe() + ")";
                 case RESTORE: return "restore " + target;
                 case RESET_CONNECTIONS: return "reset the connections of " + target;
                 case FAILOVER: return "fail over" + (durationMillis > 0 ? " after an election of " + durationMillis + " ms" : "");
@@ -53,5 +58,5 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
         }
     }
 
-    public enum Kind { ADD, REMOVE, CLEAR, OUTAGE, BLACKHOLE, LATENCY, BANDWIDTH, IDLE_TIMEOUT, RESTORE, RESET_CONNECTIONS, FAILOVER, END }
+    public enum Kind { ADD, REMOVE, CLEAR, OUTAGE, BLACKHOLE, LATENCY, BANDWIDTH, IDLE_TIMEOUT, RESTART, RESTORE, RESET_CONNECTIONS, FAILOVER, END }
 }

@@ -27,13 +27,14 @@ public final class ScenarioLoader {
     private static final Set<String> TOP_LEVEL = Set.of("name", "description", "rules", "timeline");
     /** Sorted, so the messages that list them read the same on every run (Set.of iterates in a random order). */
     private static final Set<String> STEP_ACTIONS = Collections.unmodifiableSortedSet(new TreeSet<>(
-            List.of("add", "remove", "clear", "outage", "blackhole", "latency", "bandwidth", "idleTimeout", "restore", "resetConnections",
+            List.of("add", "remove", "clear", "outage", "blackhole", "latency", "bandwidth", "idleTimeout", "restart", "restore", "resetConnections",
                     "failover",
                     "end")));
     private static final List<String> TIMED_MEMBER_FIELDS = List.of("member", "duration");
     private static final List<String> LATENCY_FIELDS = List.of("member", "delay", "jitter", "direction", "duration");
     private static final List<String> BANDWIDTH_FIELDS = List.of("member", "rate", "direction", "duration");
     private static final List<String> IDLE_TIMEOUT_FIELDS = List.of("member", "after", "then", "duration");
+    private static final List<String> RESTART_FIELDS = List.of("member", "quiesce", "down");
 
     /** Timeline steps in a scenario, repeats included: a run keeps them all. */
     static final int MAX_STEPS = 10_000;
@@ -227,6 +228,8 @@ public final class ScenarioLoader {
                     return bandwidthStep(at, argument, field, line);
                 case "idleTimeout":
                     return idleTimeoutStep(at, argument, field, line);
+                case "restart":
+                    return restartStep(at, argument, field, line);
                 case "restore":
                     return memberStep(at, Scenario.Kind.RESTORE, argument, field, line, List.of("member"));
                 case "resetConnections":
@@ -305,6 +308,20 @@ public final class ScenarioLoader {
                 return step.withIdleTimeout(new IdleTimeout(after, then));
             } catch (IllegalArgumentException e) { // "after: ..."
                 throw error(field + ".after", e.getMessage().substring(e.getMessage().indexOf(": ") + 2));
+            }
+        }
+
+        /** restart: secondary, or {member: primary, quiesce: 15s, down: 10s}: each of quiesce and down {@link Restart}'s default unless given. */
+        private Scenario.Step restartStep(long at, BsonValue argument, String field, int line) {
+            Scenario.Step step = memberStep(at, Scenario.Kind.RESTART, argument, field, line, RESTART_FIELDS); // fields first
+            BsonDocument spec = argument.isDocument() ? argument.asDocument() : new BsonDocument();
+            long quiesce = spec.containsKey("quiesce") ? duration(spec.get("quiesce"), field + ".quiesce", false) : Restart.DEFAULT_QUIESCE_MILLIS;
+            long down = spec.containsKey("down") ? duration(spec.get("down"), field + ".down", false) : Restart.DEFAULT_DOWN_MILLIS;
+            try {
+                return step.withRestart(new Restart(quiesce, down));
+            } catch (IllegalArgumentException e) { // "quiesce: ..." or "down: ..."
+                int colon = e.getMessage().indexOf(": ");
+                throw error(field + "." + e.getMessage().substring(0, colon), e.getMessage().substring(colon + 2));
             }
         }
 

@@ -94,6 +94,7 @@ public final class ScenarioRunner {
             case LATENCY -> begun.addAll(deployment.latency(step.target(), step.latency(), step.durationMillis()));
             case BANDWIDTH -> begun.addAll(deployment.bandwidth(step.target(), step.bandwidth(), step.durationMillis()));
             case IDLE_TIMEOUT -> begun.addAll(deployment.idleTimeout(step.target(), step.idleTimeout(), step.durationMillis()));
+            case RESTART -> begun.addAll(deployment.restart(step.target(), step.restart()));
             case RESTORE -> deployment.restore(step.target());
             case RESET_CONNECTIONS -> deployment.resetConnections(step.target());
             case FAILOVER -> deployment.failover(step.durationMillis());

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
 
 /**
  * The client side of one client<->upstream pair, and the channel plumbing of both: it opens its
@@ -62,7 +63,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         client = ctx.channel();
-        listener.accepted(client, this);
+        listener.connections().accepted(client, this);
         meters.opened();
         Bootstrap bootstrap = new Bootstrap()
                 .group(client.eventLoop())
@@ -117,7 +118,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         meters.closed();
-        listener.closed(client, this);
+        listener.connections().closed(client, this);
         // Held commands and replies end now: a scheduled task may never run once the event loop shuts
         // down (proxy closed), and each one owns a buffer to release. They see the connection closed.
         for (Runnable task : List.copyOf(scheduled)) {
@@ -185,7 +186,21 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** The member's topologyVersion moved on; called on this connection's event loop. */
     void topologyChanged() {
-        exchange.answerAwaitingHelloNow();
+        exchange.answerAwaitingHello(null);
+    }
+
+    /** The member began to quiesce (a restart); called on this connection's event loop. */
+    void quiesceBegan() {
+        Quiesce quiesce = listener.quiesce();
+        if (quiesce != null) {
+            exchange.answerAwaitingHello(quiesce.helloError());
+        }
+    }
+
+    /** The member exits (a restart): what awaits its replies is interrupted, as mongod does at shutdown, then a close (FIN). */
+    void exits(BsonDocument topologyVersion) {
+        exchange.interruptAtShutdown(topologyVersion);
+        closeClient(false);
     }
 
     /** Open for the proxy: a close waiting on a slow link to the client, or a middlebox that forgot it, has ended it already. */

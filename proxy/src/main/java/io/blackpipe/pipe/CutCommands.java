@@ -1,17 +1,27 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.ErrorCodes;
+import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.observe.Attempt;
 import io.blackpipe.observe.ConnectionObserver;
 import io.blackpipe.observe.Outcome;
 import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.CommandScanner;
 import io.blackpipe.wire.Header;
+import io.blackpipe.wire.Messages;
 import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
+import java.util.List;
+import java.util.function.Consumer;
+import org.bson.BsonDocument;
 
 /**
- * Application commands a connection's close ended: those waiting for a reply or held, and those that
+ * Application commands a connection's close ended: those waiting for a reply or held (or, as a member exits for its
+ * restart, answered InterruptedAtShutdown first), and those that
  * reached the proxy as their connection was going away (its member went down before the outage reset
  * it, an earlier request closed it, or they waited behind a held one). Each of the latter was sent all
  * the same, so it is an attempt, ended by the close, and the driver's retry counts as the retry it
@@ -46,6 +56,22 @@ final class CutCommands {
         }
         observer.faultInjected(attempt, cut);
         return cut;
+    }
+
+    /**
+     * The member exits (a restart): as mongod interrupts the operations still running when it shuts down, each of
+     * {@code awaiting} (the commands that awaited its reply, in order) is answered InterruptedAtShutdown with {@code
+     * topologyVersion} through {@code send}, the restart's fault.
+     */
+    void interruptAtShutdown(List<InFlight> awaiting, BsonDocument topologyVersion, MemberState member, Consumer<ByteBuf> send) {
+        for (InFlight command : awaiting) {
+            observer.faultInjected(command.attempt, DeploymentFaults.RESTART);
+            BsonDocument error = ErrorReplies.error(ErrorCodes.INTERRUPTED_AT_SHUTDOWN, null, null, topologyVersion,
+                    command.attempt.facts(), member);
+            ByteBuf reply = Messages.opMsg(connection.alloc(), context.nextRequestId(), command.awaitedResponseTo, 0, error);
+            observer.completeAnswered(command.attempt, command.fingerprint, ReplyFacts.of(reply), DeploymentFaults.RESTART);
+            send.accept(reply);
+        }
     }
 
     /** Counts the command in {@code frame}, ended by the close ({@code fault}: the deployment fault that cut it, or null). */

@@ -80,9 +80,10 @@ final class Exchange {
     }
 
     private void process(ByteBuf frame) {
-        if (connection.memberDown()) { // an outage began: nothing more reaches the member
-            connection.cutBy(DeploymentFaults.OUTAGE); // its reset may come later: all the close ends is the outage's
-            cut.count(frame, DeploymentFaults.OUTAGE);
+        if (connection.memberDown()) { // an outage (or a restart's exit) began: nothing more reaches the member
+            String fault = connection.listener().downBy();
+            connection.cutBy(fault); // its end may come later: all the close ends is the outage's
+            cut.count(frame, fault);
             frame.release();
             connection.closeClient(true);
             return;
@@ -148,6 +149,12 @@ final class Exchange {
      */
     private void helloUnlessFaulted(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
         Attempt hello = observer.helloForRules(facts);
+        Quiesce quiesce = connection.listener().quiesce();
+        if (quiesce != null) { // shutting down: no hello of it says it is up, whatever a rule says
+            observer.faultInjected(hello, DeploymentFaults.RESTART);
+            new InterceptedHello(this, frame, facts, msg, query).answer(quiesce.helloError());
+            return;
+        }
         RuleSet.Decision decision = context.rules().decide(hello, memberState, advertisedMember, request.of(frame, msg, query));
         request.clear();
         if (decision == null) {
@@ -379,12 +386,22 @@ final class Exchange {
         return helloOk.said();
     }
 
-    /** See {@link HelloStandIn#answerAwaitingNow}; the proxy's answers pipelined behind that hello go with it. */
-    void answerAwaitingHelloNow() {
-        if (awaited.helloAnswered(standIn.answerAwaitingNow())) {
+    /**
+     * The awaitable hello the member holds is answered now: with the member's state ({@link HelloStandIn#answerAwaitingNow})
+     * or, given one, with {@code error} (a quiesce: {@link HelloStandIn#answerAwaitingWith}); the proxy's answers
+     * pipelined behind that hello go with it.
+     */
+    void answerAwaitingHello(BsonDocument error) {
+        if (awaited.helloAnswered(error == null ? standIn.answerAwaitingNow() : standIn.answerAwaitingWith(error))) {
             replies.sendBeforeTheQueued(awaited.dueAnswers());
             connection.flushClient();
         }
+    }
+
+    /** The member exits (a restart): see {@link CutCommands#interruptAtShutdown}. */
+    void interruptAtShutdown(BsonDocument topologyVersion) {
+        cut.interruptAtShutdown(awaited.clear(), topologyVersion, memberState(), replies::sendInTurn);
+        connection.flushClient();
     }
 
     PipeContext context() {

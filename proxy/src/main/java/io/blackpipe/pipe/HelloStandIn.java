@@ -133,6 +133,24 @@ final class HelloStandIn {
         return answered;
     }
 
+    /**
+     * The member quiesces: the awaitable hello that waits on this connection is answered now with
+     * {@code error} (see {@link HelloExchange#answerAwaitingWithError}); nothing passes a blackholed
+     * member. Returns the responseTo of the answer, or -1 when none was sent.
+     */
+    int answerAwaitingWith(BsonDocument error) {
+        if (!connection.isOpen() || connection.blackholed()) {
+            return -1;
+        }
+        ByteBuf reply = hellos.answerAwaitingWithError(connection.alloc(), context.nextRequestId(), error);
+        if (reply == null) {
+            return -1;
+        }
+        int answered = Header.responseTo(reply);
+        send(reply);
+        return answered;
+    }
+
     private void send(ByteBuf reply) {
         connection.sendToClient(reply);
         connection.flushClient();

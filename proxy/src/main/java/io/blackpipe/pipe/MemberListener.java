@@ -4,28 +4,18 @@ import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
+import io.blackpipe.fault.Restart;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberMap;
+import io.blackpipe.topology.MemberStates;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelOption;
-import io.netty.channel.EventLoop;
-import io.netty.channel.group.ChannelGroup;
-import io.netty.channel.group.DefaultChannelGroup;
-import io.netty.util.concurrent.Future;
-import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.SplittableRandom;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Consumer;
 import java.util.function.LongFunction;
+import org.bson.BsonDocument;
 
 /**
  * One member's listener and the client connections it accepted. Deployment-level faults act
@@ -35,29 +25,25 @@ import java.util.function.LongFunction;
  * spreads it over time ({@link ClientLink}).
  */
 public final class MemberListener {
-    /** How long a reset waits for a connection's event loop (a busy loop gets there well within it). */
-    private static final long RESET_WAIT_MILLIS = 5_000;
     private final MemberAddress upstream;
     private final MemberMap members;
     private final ServerBootstrap bootstrap;
     private final String bindHost;
     private final ProxyLog log;
     private final long seed;
-    private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
-    /**
-     * The open connections again, by event loop, so that an event for all of them costs one task
-     * per loop, not one per connection. Each set is touched on its own loop only.
-     */
-    private final Map<EventLoop, Set<ClientConnection>> byLoop = new ConcurrentHashMap<>();
+    private final MemberConnections connections = new MemberConnections();
     private int port;
     private Channel channel;
     private volatile boolean blackholed;
     private volatile boolean down;
+    /** What took the member down: an outage, or a restart's exit; it labels the commands cut meanwhile. */
+    private volatile String downBy = DeploymentFaults.OUTAGE;
     /** The proxy is closing: its connections close at once, latency or not. */
     private volatile boolean closed;
     /** Each kind of fault is a fault of its own: each has its marks and its timed end. */
     private final FaultClock outages = new FaultClock();
     private final FaultClock blackholes = new FaultClock();
+    private final MemberRestart restarts;
     /** The latency in force with its draws, the bandwidth, the idle timeout. */
     private final LinkFault<LatencyInForce> latencies = new LinkFault<>("latency");
     private final LinkFault<Bandwidth> bandwidths = new LinkFault<>("bandwidth");
@@ -71,6 +57,7 @@ public final class MemberListener {
         this.bindHost = bindHost;
         this.log = log;
         this.seed = seed;
+        this.restarts = new MemberRestart(upstream);
     }
 
     synchronized int bind(int requestedPort) throws InterruptedException {
@@ -89,7 +76,7 @@ public final class MemberListener {
     }
 
     public int openConnections() {
-        return connections.size();
+        return connections.open();
     }
 
     public boolean blackholed() {
@@ -98,6 +85,16 @@ public final class MemberListener {
 
     public boolean down() {
         return down;
+    }
+
+    /** What took the member down ({@link DeploymentFaults#OUTAGE} or {@link DeploymentFaults#RESTART}), while it is down. */
+    public String downBy() {
+        return downBy;
+    }
+
+    /** The quiesce of the member's restart, while it lasts; else null. */
+    public Quiesce quiesce() {
+        return restarts.quiesce();
     }
 
     /** The latency in force on this member's link to its clients, or null. */
@@ -140,69 +137,18 @@ public final class MemberListener {
         return current == null || !current.latency().direction().towardsMember() ? 0 : current.draw();
     }
 
-    /** Called on the connection's event loop. */
-    void accepted(Channel client, ClientConnection connection) {
-        connections.add(client);
-        byLoop.computeIfAbsent(client.eventLoop(), loop -> new HashSet<>()).add(connection);
-    }
-
-    /** Called on the connection's event loop, when it ended for the proxy (a forgotten one is open for its client). */
-    void closed(Channel client, ClientConnection connection) {
-        connections.remove(client);
-        Set<ClientConnection> onLoop = byLoop.get(client.eventLoop());
-        if (onLoop != null) {
-            onLoop.remove(connection);
-        }
-    }
-
-    /** The event loops that serve (or served) this member's connections. */
-    Set<EventLoop> eventLoops() {
-        return byLoop.keySet();
-    }
-
-    /** How many of this member's connections are open on {@code loop}; called on that loop. */
-    int openConnectionsOn(EventLoop loop) {
-        Set<ClientConnection> onLoop = byLoop.get(loop);
-        return onLoop == null ? 0 : onLoop.size();
-    }
-
-    /** This member's connections open on {@code loop} (a copy); called on that loop. */
-    List<ClientConnection> connectionsOn(EventLoop loop) {
-        Set<ClientConnection> onLoop = byLoop.get(loop);
-        return onLoop == null ? List.of() : List.copyOf(onLoop);
-    }
-
     /**
      * Resets (RST) every open client connection of this member, and returns (how many) once they
      * are reset: what a client sends after this never reaches the proxy, as after a real reset.
      * Not to be called on an event loop.
      */
     public int resetConnections() {
-        return resetConnections(DeploymentFaults.CONNECTIONS_RESET);
+        return connections.end(DeploymentFaults.CONNECTIONS_RESET, null);
     }
 
-    /** As {@link #resetConnections()}; the commands it cuts are labelled {@code fault} (see {@link DeploymentFaults}). */
-    private int resetConnections(String fault) {
-        // A copy first: a reset makes a driver close its other connections (its monitor's error
-        // clears its pool), and those would leave the group before this loop reached them.
-        List<Channel> open = List.copyOf(connections);
-        List<Future<?>> resets = new ArrayList<>();
-        for (Channel client : open) {
-            resets.add(client.eventLoop().submit(() -> {
-                if (client.isActive()) {
-                    ClientConnection connection = client.pipeline().get(ClientConnection.class);
-                    if (connection != null) {
-                        connection.cutBy(fault); // before the close: the commands it ends read it
-                    }
-                    client.config().setOption(ChannelOption.SO_LINGER, 0);
-                    client.close();
-                }
-            }));
-        }
-        for (Future<?> reset : resets) {
-            reset.awaitUninterruptibly(RESET_WAIT_MILLIS);
-        }
-        return resets.size();
+    /** The member's open client connections. */
+    MemberConnections connections() {
+        return connections;
     }
 
     /**
@@ -211,17 +157,7 @@ public final class MemberListener {
      * hello waiting (streamed or not) gets its answer now, each on its own event loop.
      */
     void topologyChanged() {
-        eachConnection(ClientConnection::topologyChanged);
-    }
-
-    /** Runs {@code action} for every open connection on its own event loop: one task per loop. */
-    private void eachConnection(Consumer<ClientConnection> action) {
-        byLoop.forEach((loop, onLoop) -> loop.execute(() -> {
-            // a copy: an action may close its connection, and the close may leave the set meanwhile
-            for (ClientConnection connection : onLoop.toArray(new ClientConnection[0])) {
-                connection.runOrClose(() -> action.accept(connection));
-            }
-        }));
+        connections.each(ClientConnection::topologyChanged);
     }
 
     /**
@@ -229,18 +165,71 @@ public final class MemberListener {
      * mark of this outage, for {@link #endIfStill}.
      */
     public synchronized long outage(long millis) throws InterruptedException {
+        return goDown(millis, DeploymentFaults.OUTAGE, null);
+    }
+
+    /**
+     * An outage (its connections reset), or a restart's time down ({@code interruptedWith}: the topologyVersion of the
+     * InterruptedAtShutdown errors that end the commands in flight before each connection closes).
+     */
+    private long goDown(long millis, String by, BsonDocument interruptedWith) throws InterruptedException {
         long mark = outages.begin();
         if (!down) {
+            downBy = by;
             down = true;
             channel.close().sync();
             // The JDK closes a server socket registered with a selector only when that selector next selects; until then
             // a quick restore cannot bind the port again ("Address already in use"). A task scheduled now runs after it.
             channel.eventLoop().schedule(() -> { }, 1, TimeUnit.MILLISECONDS).sync();
-            resetConnections(DeploymentFaults.OUTAGE);
-            log.info("outage of member " + upstream + ": listener " + bindHost + ":" + port + " closed");
+            connections.end(by, interruptedWith);
+            log.info((by.equals(DeploymentFaults.OUTAGE) ? "outage of member " : "member exits for its restart: ") + upstream
+                    + ": listener " + bindHost + ":" + port + " closed");
         }
         outages.endAfter(millis, () -> endOnTime(DeploymentFaults.OUTAGE, mark));
         return mark;
+    }
+
+    /**
+     * The member restarts cleanly ({@link DeploymentFaults#restart}; a primary has stepped down already): it quiesces,
+     * its hellos answered with ShutdownInProgress and a topologyVersion one newer than the member's in {@code states},
+     * then exits and is down. Returns its mark, for {@link #endIfStill}.
+     */
+    public synchronized long restart(Restart restart, MemberStates states) throws InterruptedException {
+        endRestart();
+        long mark = restarts.begin(states);
+        long quiesceMillis = restart.quiesceMillis();
+        long downMillis = restart.downMillis();
+        log.info("restart of member " + upstream + " (" + restart.describe() + ")");
+        if (quiesceMillis == 0) {
+            exit(mark, downMillis);
+            return mark;
+        }
+        restarts.quiesceFor(quiesceMillis, () -> {
+            try {
+                exit(mark, downMillis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                log.warn("member " + upstream + " could not exit for its restart: " + e.getMessage());
+            }
+        });
+        connections.each(ClientConnection::quiesceBegan);
+        return mark;
+    }
+
+    /** The restart {@code mark} marks, if still in force, ends its quiesce: the member exits, down for {@code downMillis}. */
+    private synchronized void exit(long mark, long downMillis) throws InterruptedException {
+        if (restarts.isCurrent(mark)) {
+            restarts.wentDown(goDown(downMillis, DeploymentFaults.RESTART, restarts.exits()));
+        }
+    }
+
+    /** Ends a restart: its quiesce, or the time down it began. */
+    private void endRestart() throws InterruptedException {
+        long outage = restarts.end();
+        if (outage >= 0 && outages.isCurrent(outage)) {
+            endOutage();
+        }
     }
 
     /**
@@ -275,7 +264,7 @@ public final class MemberListener {
     public synchronized long idleTimeout(IdleTimeout idleTimeout, long millis) {
         long mark = begin(idleTimeouts, DeploymentFaults.IDLE_TIMEOUT, millis, "idle timeout (" + idleTimeout.describe()
                 + ") on each connection of member " + upstream, begun -> idleTimeout);
-        eachConnection(ClientConnection::idleTimeoutBegan);
+        connections.each(ClientConnection::idleTimeoutBegan);
         return mark;
     }
 
@@ -294,6 +283,7 @@ public final class MemberListener {
         bandwidths.end(log, upstream);
         idleTimeouts.end(log, upstream);
         endBlackhole();
+        endRestart();
         endOutage();
     }
 
@@ -313,6 +303,8 @@ public final class MemberListener {
             bandwidths.end(log, upstream);
         } else if (fault.equals(DeploymentFaults.IDLE_TIMEOUT) && idleTimeouts.clock.isCurrent(mark)) {
             idleTimeouts.end(log, upstream);
+        } else if (fault.equals(DeploymentFaults.RESTART) && restarts.isCurrent(mark)) {
+            endRestart();
         }
     }
 
@@ -343,7 +335,7 @@ public final class MemberListener {
         blackholes.cancel();
         if (blackholed) {
             blackholed = false;
-            eachConnection(ClientConnection::blackholeEnded); // what waited in it goes on
+            connections.each(ClientConnection::blackholeEnded); // what waited in it goes on
         }
     }
 
@@ -356,6 +348,7 @@ public final class MemberListener {
         closed = true;
         outages.cancel();
         blackholes.cancel();
+        restarts.end();
         latencies.close();
         bandwidths.close();
         idleTimeouts.close();

@@ -7,12 +7,14 @@ import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberMap;
 import io.blackpipe.topology.MemberQuirks;
+import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.Tls;
 import io.blackpipe.wire.auth.Credential;
 import java.io.IOException;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -224,6 +226,17 @@ final class MemberRoles {
         }
         refresh();
         primaryStepDown.run(members.members(), states);
+    }
+
+    /** As mongod, a primary told to shut down (one of {@code restarting}) steps down first; with no member to take over, it shuts down all the same. */
+    void stepDownBeforeRestart(List<MemberListener> restarting) {
+        if (restarting.stream().anyMatch(listener -> states.of(listener.member().upstream()).role() == MemberState.Role.PRIMARY)) {
+            try {
+                failover(true, 0);
+            } catch (IllegalStateException e) { // as a signalled mongod does
+                log.info("the primary restarts without stepping down: " + e.getMessage());
+            }
+        }
     }
 
     /**

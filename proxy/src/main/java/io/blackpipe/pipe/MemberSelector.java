@@ -107,14 +107,19 @@ final class MemberSelector {
     List<Begun> beginOnEach(String member, String fault, ListenerFault action) {
         List<Begun> begun = new ArrayList<>();
         for (MemberListener listener : selectSome(member)) {
-            try {
-                begun.add(new Begun(listener.member().upstream().toString(), fault, action.apply(listener)));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new IllegalStateException("interrupted while acting on the listener of " + listener.member().upstream());
-            }
+            begun.add(beginOn(listener, fault, action));
         }
         return begun;
+    }
+
+    /** Applies {@code fault} to {@code listener}; returns what it began there. */
+    Begun beginOn(MemberListener listener, String fault, ListenerFault action) {
+        try {
+            return new Begun(listener.member().upstream().toString(), fault, action.apply(listener));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while acting on the listener of " + listener.member().upstream());
+        }
     }
 
     /** Ends the fault {@code begun} on its member, unless it ended already (see {@link MemberListener#endIfStill}). */

@@ -4,6 +4,7 @@ import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
+import io.blackpipe.fault.Restart;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioLoader;
 import io.blackpipe.fault.ScenarioRunner;
@@ -41,7 +42,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -308,6 +308,14 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     @Override
     public List<Begun> idleTimeout(String member, IdleTimeout idleTimeout, long millis) {
         return selector.beginOnEach(member, DeploymentFaults.IDLE_TIMEOUT, listener -> listener.idleTimeout(idleTimeout, millis));
+    }
+
+    @Override
+    public List<Begun> restart(String member, Restart restart) {
+        List<MemberListener> restarting = selector.selectSome(member);
+        roles.stepDownBeforeRestart(restarting);
+        return restarting.stream().map(listener -> selector.beginOn(listener, DeploymentFaults.RESTART,
+                on -> on.restart(restart, context.memberStates()))).toList();
     }
 
     @Override

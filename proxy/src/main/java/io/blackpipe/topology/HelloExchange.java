@@ -14,7 +14,6 @@ import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.List;
 import org.bson.BsonDocument;
-import org.bson.BsonValue;
 
 /**
  * The hello conversation of one connection: remembers which requests were hellos so that exactly
@@ -38,16 +37,10 @@ public final class HelloExchange {
     private String awaitingName;
     /** Whether that hello waits here, in the member's place ({@link #standIn}), not at the member. */
     private boolean awaitingHere;
-    /** Whether the client streams hello (an awaitable hello with exhaustAllowed) and the member still answers it. */
-    private boolean streaming;
-    /** The responseTo of the member's next streamed reply: the request's id, then each reply's. */
-    private int streamAwaited;
-    /** The requestId the client's next streamed reply must answer: the member's last, or the proxy's early answer. */
-    private int streamChain;
+    /** The member's own stream of hello replies, when the client streams hello (exhaustAllowed). */
+    private final MemberHelloStream stream = new MemberHelloStream();
     /** The member's last hello reply on this connection as it sent it: what an early answer repeats. */
     private final LastHello lastHello;
-    /** The command the client streams: hello, or legacy isMaster, whose replies name the primary differently. */
-    private String streamedName;
     /** The awaitable hello asked last: whether the member's early answer to it is held, and a stream made here. */
     private final AwaitableHello awaitable = new AwaitableHello();
 
@@ -85,10 +78,7 @@ public final class HelloExchange {
             }
         }
         if (msg != null && facts.exhaustAllowed()) {
-            streaming = true;
-            streamedName = facts.name();
-            streamAwaited = facts.requestId();
-            streamChain = facts.requestId();
+            stream.begin(facts.requestId(), facts.name());
         } else if (msg != null && !facts.moreToCome() && isAwaitable(frame, msg)) {
             awaiting = true;
             awaitingId = facts.requestId();
@@ -157,6 +147,10 @@ public final class HelloExchange {
             return frame;
         }
         boolean legacyReply = legacy.remove(responseTo);
+        if (stream.drops(frame, responseTo, pending::add)) { // an error ended that stream here
+            frame.release();
+            return null;
+        }
         if (awaiting && !awaitingHere && responseTo == awaitingId) {
             awaiting = false;
         }
@@ -177,7 +171,7 @@ public final class HelloExchange {
                     legacy.add(Header.requestId(frame));
                 }
             }
-            boolean rechained = streaming && Header.responseTo(frame) == streamAwaited && chainStream(frame, msg);
+            boolean rechained = stream.isNext(Header.responseTo(frame)) && stream.follow(frame, msg);
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             lastHello.remember(body.clone());
             boolean changed = rewriteReply(body, legacyReply);
@@ -250,24 +244,6 @@ public final class HelloExchange {
     }
 
     /**
-     * Follows the member's streamed reply; true when its responseTo had to be changed to answer
-     * the proxy's early answer that the client got in between.
-     */
-    private boolean chainStream(ByteBuf frame, OpMsg msg) {
-        if (msg.moreToCome()) {
-            streamAwaited = Header.requestId(frame);
-        } else {
-            streaming = false;
-        }
-        boolean rechained = Header.responseTo(frame) != streamChain;
-        if (rechained) {
-            frame.setIntLE(frame.readerIndex() + 8, streamChain); // the header's responseTo
-        }
-        streamChain = Header.requestId(frame);
-        return rechained;
-    }
-
-    /**
      * The member's topologyVersion moved on (the proxy shifted it for a state-change error it
      * injected): a server answers every waiting awaitable hello at once when that happens, so the
      * client gets its answer now, with the new counter, rather than when the member's wait ends
@@ -286,16 +262,41 @@ public final class HelloExchange {
         if (awaitable.streamsHere()) {
             return streamOnHere(alloc, requestId);
         }
-        if (streaming) {
-            ByteBuf reply = Messages.opMsg(alloc, requestId, streamChain, OpMsg.MORE_TO_COME, lastHello.now(streamedName));
-            streamChain = requestId;
-            return reply;
+        if (stream.open()) {
+            return Messages.opMsg(alloc, requestId, stream.answerHere(requestId), OpMsg.MORE_TO_COME, lastHello.now(stream.name()));
         }
         if (awaiting && !awaitingHere) {
             answeredEarly.add(awaitingId);
         }
         return answerWaiting(alloc, requestId);
     }
+
+    /**
+     * The member quiesces (see {@code pipe.Quiesce}): as mongod, it answers the awaitable hello that
+     * waits on this connection (streamed or not, at the member or here) with {@code error} at once.
+     * An error ends a stream: what the member still sends for it is dropped ({@link #onReply}), as
+     * is its own late answer to a one-reply hello. Returns that answer; null when no hello waits.
+     */
+    public ByteBuf answerAwaitingWithError(ByteBufAllocator alloc, int requestId, BsonDocument error) {
+        int responseTo;
+        if (awaitable.streamsHere()) {
+            responseTo = awaitable.chain();
+        } else if (stream.open()) {
+            responseTo = stream.endHere();
+        } else if (awaiting) {
+            responseTo = awaitingId;
+            if (!awaitingHere) {
+                answeredEarly.add(awaitingId);
+            }
+            awaiting = false;
+            awaitingHere = false;
+        } else {
+            return null;
+        }
+        awaitable.newHello(); // nothing held, no stream made here: the error was the last word on that hello
+        return Messages.opMsg(alloc, requestId, responseTo, 0, error);
+    }
+
 
     /**
      * Whether the member still holds an awaitable hello the proxy answered early: it serves one

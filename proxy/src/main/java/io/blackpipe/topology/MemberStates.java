@@ -116,6 +116,19 @@ public final class MemberStates {
                 .append("counter", new BsonInt64(state.topologyCounter() + (newer ? amount - 1 : amount)));
     }
 
+    /**
+     * The topologyVersion one newer than drivers hold, without moving the member on: what a member that quiesces
+     * sends in its ShutdownInProgress errors. The member's own replies move past it once the quiesce ends ({@link
+     * #topologyVersion} with newer), not before (see {@code MemberListener}). Null when the member never sent one.
+     */
+    public BsonDocument nextTopologyVersion(MemberAddress member) {
+        BsonDocument current = topologyVersion(member, false);
+        if (current != null) {
+            current.put("counter", new BsonInt64(current.getInt64("counter").getValue() + 1));
+        }
+        return current;
+    }
+
     /** Gives a hello reply's (or an error reply's) topologyVersion the processId clients are shown, and the shift; true if it changed. */
     public boolean shiftReply(MemberAddress member, BsonDocument hello) {
         ProcessIds seen = processIds.get(member);

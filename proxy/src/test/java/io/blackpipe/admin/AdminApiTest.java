@@ -735,6 +735,26 @@ class AdminApiTest {
         assertEquals(List.of(0L, "null"), memberIdleTimeout(upstream));
     }
 
+    @Test
+    void aMemberCanBeRestartedListedAsQuiescingThenRestartingAndRestored() throws Exception {
+        String upstream = primary().upstream().toString(); // one node: no one to step down to, it restarts all the same
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/restart?quiesce=60m&down=5s", null));
+        assertEquals("quiescing", listedMember(upstream).getString("state").getValue());
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/restore", null));
+        assertEquals("up", listedMember(upstream).getString("state").getValue(), "a restore calls it off");
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/restart?quiesce=0&down=60m", null));
+        assertEquals("restarting", listedMember(upstream).getString("state").getValue(), "no quiesce: down at once");
+
+        assertBadRequest(send("POST", "/api/v1/members/primary/restart?quiesce=soon", null), "quiesce: 'soon'");
+        assertBadRequest(send("POST", "/api/v1/members/primary/restart?down=0", null), "down: must be from 1ms to 24h, got 0ms");
+        assertBadRequest(send("POST", "/api/v1/members/primary/restart?quiesce=1500m", null), "quiesce: must be from 0 to 24h");
+        assertBadRequest(send("POST", "/api/v1/members/primary/restart?duration=5s", null), "duration");
+        assertStatus(404, send("POST", "/api/v1/members/nowhere:1/restart", null));
+        assertEquals("restarting", listedMember(upstream).getString("state").getValue(), "a refused request changes nothing");
+        assertStatus(200, send("POST", "/api/v1/members/" + upstream + "/restore", null));
+        assertEquals("up", listedMember(upstream).getString("state").getValue());
+    }
+
     /** The member's idleTimeoutMS and idleTimeoutThen (as JSON: "null" for none), as GET /members lists them. */
     private List<Object> memberIdleTimeout(String upstream) throws Exception {
         BsonDocument member = listedMember(upstream);

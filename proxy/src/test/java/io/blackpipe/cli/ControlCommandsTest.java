@@ -767,6 +767,28 @@ class ControlCommandsTest {
             assertTrue(nobodyIdle.err().contains("404") && nobodyIdle.err().contains("no member 'db9:27017'"), nobodyIdle::toString);
             assertEquals("-", cellOf(rig.run("members"), second, 6), "a refused idle timeout changes nothing");
 
+            CliRun restart = rig.run("restart", second, "--quiesce", "60m", "--down", "5s");
+            assertEquals(0, restart.exitCode(), restart::toString);
+            assertEquals("restart of " + second + " (quiesce 3600000 ms, down 5000 ms)", restart.out().strip());
+            assertEquals("quiescing", stateOf(rig.run("members"), second));
+            assertEquals("quiescing", stateOf(rig.run("members", "--json"), second));
+            assertEquals(0, rig.run("restore", second).exitCode(), "a restore calls the restart off");
+            assertEquals("up", stateOf(rig.run("members"), second));
+            CliRun quick = rig.run("restart", second, "--quiesce", "0", "--down", "60m");
+            assertEquals("restart of " + second + " (quiesce 0 ms, down 3600000 ms)", quick.out().strip(), "no quiesce, as before 5.0");
+            assertEquals("restarting", stateOf(rig.run("members"), second), "down: it exited at once");
+            assertEquals(0, rig.run("restore", second).exitCode());
+            assertEquals("up", stateOf(rig.run("members"), second));
+            assertEquals(2, rig.run("restart", second, "--down", "0").exitCode(), "down at least 1ms");
+            CliRun longQuiesce = rig.run("restart", second, "--quiesce", "1500m");
+            assertEquals(2, longQuiesce.exitCode(), longQuiesce::toString);
+            assertTrue(longQuiesce.err().contains("--quiesce: must be from 0 to 24h, got 90000000ms") && longQuiesce.err().contains("Usage:"),
+                    longQuiesce::toString);
+            CliRun nobodyRestarts = rig.run("restart", "db9:27017");
+            assertEquals(1, nobodyRestarts.exitCode(), nobodyRestarts::toString);
+            assertTrue(nobodyRestarts.err().contains("404") && nobodyRestarts.err().contains("no member 'db9:27017'"), nobodyRestarts::toString);
+            assertEquals("up", stateOf(rig.run("members"), second), "a refused restart changes nothing");
+
             // "secondary" takes down every secondary at once, as the help now says (one of them: its host:port)
             assertTrue(rig.run("outage", "--help").out().contains("secondary (every secondary)"));
             assertEquals(0, rig.run("outage", "secondary").exitCode());

@@ -117,6 +117,8 @@ class ScenarioLoaderTest {
                 bandwidth: {member: primary, rate: 64KiB/s, duration: 2s}
               - at: 38s
                 idleTimeout: {member: primary, after: 4m, then: reset, duration: 10m}
+              - at: 39s
+                restart: {member: secondary, quiesce: 2s, down: 3s}
               - at: 40s
                 restore: all
               - at: 42s
@@ -149,6 +151,7 @@ class ScenarioLoaderTest {
                 {"at": "35s", "latency": {"member": "secondary", "delay": "200ms", "jitter": 50, "duration": "5s"}},
                 {"at": "37s", "bandwidth": {"member": "primary", "rate": 65536, "duration": 2000}},
                 {"at": "38s", "idleTimeout": {"member": "primary", "after": "240s", "then": "RESET", "duration": "10m"}},
+                {"at": "39s", "restart": {"member": "secondary", "quiesce": 2000, "down": "3s"}},
                 {"at": "40s", "restore": "all"},
                 {"at": "42s", "resetConnections": {"member": "secondary"}},
                 {"at": "45s", "failover": {}},
@@ -165,7 +168,7 @@ class ScenarioLoaderTest {
                 .map(r -> "rule " + r.id() + " " + r.matcher().commands() + " " + r.mode().describe() + " " + r.action().name());
         Stream<String> steps = scenario.timeline().stream()
                 .map(s -> s.atMillis() + " " + s.kind() + " " + (s.rule() == null ? "-" : s.rule().id()) + " " + s.target()
-                        + " " + s.durationMillis() + " " + s.latency() + " " + s.bandwidth() + " " + s.idleTimeout());
+                        + " " + s.durationMillis() + " " + s.latency() + " " + s.bandwidth() + " " + s.idleTimeout() + " " + s.restart());
         return Stream.of(head, rules, steps).flatMap(s -> s).collect(Collectors.toList());
     }
 
@@ -185,11 +188,12 @@ class ScenarioLoaderTest {
         assertInstanceOf(DelayReply.class, unnamed.action());
 
         List<Scenario.Step> steps = scenario.timeline();
-        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 35_000L, 37_000L, 38_000L, 40_000L, 42_000L, 45_000L, 60_000L, 120_000L),
+        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 35_000L, 37_000L, 38_000L, 39_000L, 40_000L, 42_000L, 45_000L, 60_000L,
+                        120_000L),
                 steps.stream().map(Scenario.Step::atMillis).toList(), "steps are sorted by 'at'");
         assertEquals(List.of(Scenario.Kind.OUTAGE, Scenario.Kind.OUTAGE, Scenario.Kind.ADD, Scenario.Kind.REMOVE,
                         Scenario.Kind.BLACKHOLE, Scenario.Kind.LATENCY, Scenario.Kind.BANDWIDTH, Scenario.Kind.IDLE_TIMEOUT,
-                        Scenario.Kind.RESTORE, Scenario.Kind.RESET_CONNECTIONS, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR,
+                        Scenario.Kind.RESTART, Scenario.Kind.RESTORE, Scenario.Kind.RESET_CONNECTIONS, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR,
                         Scenario.Kind.END),
                 steps.stream().map(Scenario.Step::kind).toList());
         assertEquals(Set.copyOf(List.of(Scenario.Kind.values())), steps.stream().map(Scenario.Step::kind).collect(Collectors.toSet()),
@@ -219,10 +223,13 @@ class ScenarioLoaderTest {
         Scenario.Step idle = steps.get(7);
         assertEquals(new IdleTimeout(240_000, IdleTimeout.Then.RESET), idle.idleTimeout());
         assertEquals("idle timeout (idle 240000 ms, then reset) on primary for 600000 ms", idle.describe());
-        assertEquals("all", steps.get(8).target());
-        assertEquals("secondary", steps.get(9).target());
-        assertEquals("reset the connections of secondary", steps.get(9).describe());
-        assertEquals(15, steps.get(12).line());
+        Scenario.Step restart = steps.get(8);
+        assertEquals(new Restart(2_000, 3_000), restart.restart());
+        assertEquals("restart secondary (quiesce 2000 ms, down 3000 ms)", restart.describe());
+        assertEquals("all", steps.get(9).target());
+        assertEquals("secondary", steps.get(10).target());
+        assertEquals("reset the connections of secondary", steps.get(10).describe());
+        assertEquals(15, steps.get(13).line());
         assertEquals("outage of primary for 10000 ms", outage.describe());
     }
 
@@ -793,6 +800,26 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void aRestartStepTakesAMemberAndOptionallyItsQuiesceAndTimeDown() {
+        Scenario.Step plain = loader.parse("r.yaml", "name: r\ntimeline:\n  - at: 1s\n    restart: secondary\n").timeline().get(0);
+        assertEquals(new Restart(Restart.DEFAULT_QUIESCE_MILLIS, Restart.DEFAULT_DOWN_MILLIS), plain.restart(), "mongod's 15 s, and 10 s");
+        assertEquals("restart secondary (quiesce 15000 ms, down 10000 ms)", plain.describe());
+        Scenario.Step none = loader.parse("r.yaml", "name: r\ntimeline:\n  - at: 1s\n    restart: {member: primary, quiesce: 0}\n")
+                .timeline().get(0);
+        assertEquals(new Restart(0, Restart.DEFAULT_DOWN_MILLIS), none.restart(), "no quiesce, as before MongoDB 5.0");
+        String step = "name: x\ntimeline:\n  - at: 1s\n    restart: ";
+        assertRejected(step + "{member: primary, down: 0}\n", 4, "timeline[0].restart.down", "must be from 1ms to 24h, got 0ms");
+        assertRejected(step + "{member: primary, quiesce: 1500m}\n", 4, "timeline[0].restart.quiesce", "must be from 0 to 24h, got 90000000ms");
+        assertRejected(step + "{member: primary, quiesce: soon}\n", 4, "timeline[0].restart.quiesce",
+                "'soon' is not a duration such as 500ms, 5s or 2m");
+        assertRejected(step + "{member: primary, duration: 5s}\n", 4, "timeline[0].restart.duration",
+                "unknown field (expected member, quiesce, down)");
+        assertRejected(step + "{member: primry}\n", 4, "timeline[0].restart.member",
+                "no member 'primry' (use primary, secondary, all, or a member's host:port)");
+        assertRejected(step + "[primary]\n", 4, "timeline[0].restart", "must be a member name or {member: ..., quiesce: ..., down: ...}");
+    }
+
+    @Test
     void aResetConnectionsStepTakesAMemberAndNothingElse() {
         Scenario.Step reset = loader.parse("r.yaml", "name: r\ntimeline:\n  - at: 1s\n    resetConnections: all\n"
                 + "    repeat: {every: 10s, times: 3}\n").timeline().get(2);
@@ -1061,7 +1088,7 @@ class ScenarioLoaderTest {
         int end = readme.indexOf("```", start + 8);
         assertTrue(start >= 0 && end > start, "the README has a yaml example");
         Scenario example = loader.parse("README.md", readme.substring(start + 8, end));
-        assertEquals(14, example.timeline().size(), "twelve steps, the failover three times");
+        assertEquals(15, example.timeline().size(), "thirteen steps, the failover three times");
         assertEquals(List.of(45_000L, 50_000L, 55_000L), example.timeline().stream().filter(s -> s.kind() == Scenario.Kind.FAILOVER)
                 .map(Scenario.Step::atMillis).toList());
         assertEquals(Scenario.Kind.END, example.timeline().get(example.timeline().size() - 1).kind());

@@ -542,7 +542,7 @@ class ConnectionLifecycleTest {
                 writer.setDaemon(true);
                 writer.start();
                 awaitStall(written::get, Duration.ofSeconds(15), Duration.ofMillis(500));
-                Set<EventLoop> loops = proxy.listener(member.upstream()).eventLoops();
+                Set<EventLoop> loops = proxy.listener(member.upstream()).connections().eventLoops();
                 CountDownLatch busy = new CountDownLatch(loops.size());
                 for (EventLoop loop : loops) {
                     loop.execute(() -> busyUntilShutdownBegins(loop, busy));

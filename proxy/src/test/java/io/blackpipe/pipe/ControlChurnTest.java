@@ -275,7 +275,7 @@ class ControlChurnTest {
     private static long slowestEventLoopMillis(ProxyServer proxy) {
         Set<EventLoop> loops = new HashSet<>();
         for (Member member : proxy.members()) {
-            loops.addAll(proxy.listener(member.upstream()).eventLoops());
+            loops.addAll(proxy.listener(member.upstream()).connections().eventLoops());
         }
         long slowest = 0;
         for (EventLoop loop : loops) {

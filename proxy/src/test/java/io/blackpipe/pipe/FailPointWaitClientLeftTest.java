@@ -31,8 +31,8 @@ class FailPointWaitClientLeftTest {
                 admin.runCommand(new Document("ping", 1)); // the pool's connection, which the wait goes on
                 MemberListener listener = proxy.listener(ScriptedProxy.member(proxy).upstream());
                 Map<ClientConnection, EventLoop> connections = new HashMap<>();
-                for (EventLoop loop : List.copyOf(listener.eventLoops())) {
-                    loop.submit(() -> listener.connectionsOn(loop)).syncUninterruptibly().getNow()
+                for (EventLoop loop : List.copyOf(listener.connections().eventLoops())) {
+                    loop.submit(() -> listener.connections().on(loop)).syncUninterruptibly().getNow()
                             .forEach(connection -> connections.put(connection, loop));
                 }
 

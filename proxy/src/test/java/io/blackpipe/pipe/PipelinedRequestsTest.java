@@ -272,7 +272,7 @@ class PipelinedRequestsTest {
             // The connection's event loop waits while the blackhole's end is posted to it and the outage
             // begins, so it resumes the queue with the member down, before the outage's reset comes.
             CountDownLatch loopHeld = new CountDownLatch(1);
-            member.eventLoops().iterator().next().execute(() -> awaitQuietly(loopHeld));
+            member.connections().eventLoops().iterator().next().execute(() -> awaitQuietly(loopHeld));
             member.restore();
             Thread outage = new Thread(() -> {
                 try {

@@ -45,7 +45,7 @@ class TopologyChangeFanOutTest {
                         () -> scripted.commandsReceived("hello").stream().filter(f -> f.document().containsKey("maxAwaitTimeMS"))
                                 .count() == MONITORS);
                 MemberListener listener = proxy.listener(ScriptedProxy.member(proxy).upstream());
-                List<EventLoop> loops = List.copyOf(listener.eventLoops());
+                List<EventLoop> loops = List.copyOf(listener.connections().eventLoops());
                 assertTrue(loops.size() < MONITORS, loops.size() + " event loops for " + MONITORS + " connections");
 
                 // hold every loop, so that the tasks posted for the change can be counted before they run
@@ -78,7 +78,7 @@ class TopologyChangeFanOutTest {
                 }
             }
             MemberListener listener = proxy.listener(ScriptedProxy.member(proxy).upstream());
-            List<EventLoop> loops = List.copyOf(listener.eventLoops());
+            List<EventLoop> loops = List.copyOf(listener.connections().eventLoops());
             ScriptedProxy.awaitTrue("closed connections leave the loops' lists", () -> openConnectionsByLoop(listener, loops) == 0);
         }
     }
@@ -87,7 +87,7 @@ class TopologyChangeFanOutTest {
     private static int openConnectionsByLoop(MemberListener listener, List<EventLoop> loops) {
         int open = 0;
         for (EventLoop loop : loops) {
-            open += loop.submit(() -> listener.openConnectionsOn(loop)).syncUninterruptibly().getNow();
+            open += loop.submit(() -> listener.connections().openOn(loop)).syncUninterruptibly().getNow();
         }
         return open;
     }

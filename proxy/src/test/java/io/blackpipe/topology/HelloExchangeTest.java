@@ -372,6 +372,44 @@ class HelloExchangeTest {
     }
 
     /**
+     * A member that quiesces answers the hello that waits with its error at once, whatever waits: the member's own
+     * stream (a mongod's), which the error ends (what the member streams after it is dropped), a one-reply
+     * awaitable hello at the member (its late answer dropped), or a stream going on here (jongodb's).
+     */
+    @Test
+    void aQuiescingMemberAnswersTheWaitingHelloWithItsErrorAndDropsWhatFollows() {
+        String knows = "{hello: 1, topologyVersion: {processId: {$oid: '0102030405060708090a0b0c'}, counter: {$numberLong: '6'}},"
+                + " maxAwaitTimeMS: 10000, $db: 'admin'}";
+        BsonDocument error = BsonDocument.parse("{ok: 0, errmsg: 'quiesce', code: 91, codeName: 'ShutdownInProgress'}");
+        assertNull(exchange.answerAwaitingWithError(ALLOC, 1000, error), "no hello waits");
+
+        sendMsg(opMsg(100, 0, OpMsg.EXHAUST_ALLOWED).body(knows).build()); // the member streams
+        reply(opMsg(600, 100, OpMsg.MORE_TO_COME).body(REAL_REPLY).build());
+        ByteBuf ended = own(exchange.answerAwaitingWithError(ALLOC, 1001, error));
+        assertEquals(600, readLe32(bytesOf(ended), 8), "answers the stream's last reply");
+        assertEquals(0, OpMsg.parse(ended).flags() & OpMsg.MORE_TO_COME, "an error ends the stream");
+        assertEquals(91, body(ended).getInt32("code").getValue());
+        ByteBuf[] streamed = new ByteBuf[2];
+        assertNull(pass(buf(opMsg(601, 600, OpMsg.MORE_TO_COME).body(REAL_REPLY).build()),
+                frame -> exchange.onReply(ALLOC, streamed[0] = frame)), "the member's stream goes nowhere");
+        assertNull(pass(buf(opMsg(602, 601, 0).body(REAL_REPLY).build()), frame -> exchange.onReply(ALLOC, streamed[1] = frame)));
+        assertEquals(0, streamed[0].refCnt() + streamed[1].refCnt(), "dropped and released");
+        assertFalse(exchange.expectsReplies());
+
+        sendMsg(opMsg(101, 0, 0).body(knows).build()); // one reply, awaited at the member
+        assertEquals(101, readLe32(bytesOf(own(exchange.answerAwaitingWithError(ALLOC, 1002, error))), 8));
+        assertNull(reply(opMsg(603, 101, 0).body(REAL_REPLY).build()), "its late answer is dropped");
+        assertNull(exchange.answerAwaitingWithError(ALLOC, 1003, error), "answered once");
+
+        sendMsg(opMsg(102, 0, OpMsg.EXHAUST_ALLOWED).body(knows.replace("'6'", "'5'")).build()); // a stream here
+        reply(opMsg(604, 102, 0).body(REAL_REPLY).build());
+        HelloExchange.Held next = exchange.takeHeld();
+        assertEquals(604, next.requestId());
+        assertEquals(604, readLe32(bytesOf(own(exchange.answerAwaitingWithError(ALLOC, 1004, error))), 8));
+        assertNull(exchange.answerWaitedHere(ALLOC, 1005, 604), "the stream made here ended with the error");
+    }
+
+    /**
      * jongodb gives isMaster replies a processId of their own: the client is shown hello's, as a
      * mongod has one, and an awaitable isMaster asking with it reaches the member with the member's.
      */

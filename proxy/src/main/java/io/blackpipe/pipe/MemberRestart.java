@@ -1,0 +1,81 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.topology.MemberAddress;
+import io.blackpipe.topology.MemberStates;
+import org.bson.BsonDocument;
+
+/**
+ * A member's clean restart ({@link io.blackpipe.fault.DeploymentFaults#restart}) as its {@link MemberListener}
+ * keeps it, under that listener's lock: the quiesce, with its timed end, then the outage its exit began.
+ *
+ * <p>The member's topologyVersion moves past its ShutdownInProgress errors' only when the quiesce ends (the
+ * member exits, or a restore calls the shutdown off), so that drivers, which keep an error's, take what the member
+ * says next. Not before: a hello reply already on its way when the quiesce began would carry the newer counter
+ * ahead of the error, and a driver would find the error stale and ignore it.
+ */
+final class MemberRestart {
+    private final MemberAddress upstream;
+    private final FaultClock clock = new FaultClock();
+    private volatile Quiesce quiesce;
+    private MemberStates versions;
+    /** The mark of the outage the exit began, or -1. */
+    private long outage = -1;
+
+    MemberRestart(MemberAddress upstream) {
+        this.upstream = upstream;
+    }
+
+    /** A new restart (the caller {@link #end}ed any under way); returns its mark. */
+    long begin(MemberStates states) {
+        versions = states;
+        return clock.begin();
+    }
+
+    /** The quiesce begins: for {@code millis}, then {@code exit}, unless the restart ended first. */
+    void quiesceFor(long millis, Runnable exit) {
+        quiesce = Quiesce.of(versions.nextTopologyVersion(upstream), millis);
+        clock.endAfter(millis, exit);
+    }
+
+    Quiesce quiesce() {
+        return quiesce;
+    }
+
+    boolean isCurrent(long mark) {
+        return clock.isCurrent(mark);
+    }
+
+    /**
+     * The member exits: its quiesce ends, and the topologyVersion moves on. Returns the version its interruptions
+     * (InterruptedAtShutdown) carry: the quiesce's errors', or, without a quiesce, one newer than drivers held.
+     */
+    BsonDocument exits() {
+        Quiesce ending = quiesce;
+        if (ending == null) {
+            return versions.topologyVersion(upstream, true);
+        }
+        endQuiesce();
+        return ending.topologyVersion();
+    }
+
+    /** The exit began the outage {@code mark} marks: ending the restart ends it. */
+    void wentDown(long mark) {
+        outage = mark;
+    }
+
+    /** Ends the restart (its quiesce called off); returns the mark of the outage its exit began, for the caller to end, or -1. */
+    long end() {
+        clock.cancel();
+        endQuiesce();
+        long began = outage;
+        outage = -1;
+        return began;
+    }
+
+    private void endQuiesce() {
+        if (quiesce != null) {
+            quiesce = null;
+            versions.topologyVersion(upstream, true);
+        }
+    }
+}

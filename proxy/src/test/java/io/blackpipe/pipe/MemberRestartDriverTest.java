@@ -1,0 +1,198 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoServerException;
+import com.mongodb.MongoSocketReadException;
+import com.mongodb.ReadPreference;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.connection.ServerDescription;
+import com.mongodb.connection.ServerType;
+import com.mongodb.event.ServerDescriptionChangedEvent;
+import com.mongodb.event.ServerListener;
+import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.Restart;
+import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.topology.MemberAddress;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A member's restart, as in a rolling restart or a cloud's maintenance, through the Java driver: it
+ * quiesces (its hellos answer ShutdownInProgress, so the driver stops selecting it while it still
+ * serves), then exits and is down, then comes back. A primary steps down first.
+ */
+class MemberRestartDriverTest {
+    @RegisterExtension
+    final SimulatedSetOverTheLane set = new SimulatedSetOverTheLane();
+
+    /** What the driver last heard of each member, and every ShutdownInProgress its monitors got. */
+    private final Map<String, ServerDescription> seen = new ConcurrentHashMap<>();
+    private final List<String> shutdownErrors = new CopyOnWriteArrayList<>();
+
+    private MongoClient client(String uri) {
+        ServerListener listener = new ServerListener() {
+            @Override
+            public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
+                ServerDescription now = event.getNewDescription();
+                seen.put(now.getAddress().toString(), now);
+                if (now.getException() instanceof MongoServerException e && e.getCode() == 91) { // MongoNodeIsRecoveringException
+                    shutdownErrors.add(now.getAddress().toString());
+                }
+            }
+        };
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(uri))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(20, TimeUnit.SECONDS))
+                .applyToServerSettings(b -> b.addServerListener(listener))
+                .build());
+    }
+
+    private static void await(String what, long seconds, BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < deadline, what + " within " + seconds + " s");
+            Thread.sleep(20);
+        }
+    }
+
+    private ServerType typeOf(String advertised) {
+        ServerDescription description = seen.get(advertised);
+        return description == null ? ServerType.UNKNOWN : description.getType();
+    }
+
+    private String advertised(int index) {
+        return set.proxy().members().get(index).advertised().toString();
+    }
+
+    private MemberListener listener(int index) {
+        return set.proxy().listener(MemberAddress.parse(set.upstream(index)));
+    }
+
+    @Test
+    void aQuiescingSecondaryIsLeftByTheDriverBeforeItExitsAndReadsNeverFail() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("restart");
+        set.direct().getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+        try (MongoClient client = client(set.proxy().connectionString() + "&heartbeatFrequencyMS=500")) {
+            String secondary = advertised(1);
+            await("the driver knows both secondaries", 10, () -> typeOf(advertised(1)) == ServerType.REPLICA_SET_SECONDARY
+                    && typeOf(advertised(2)) == ServerType.REPLICA_SET_SECONDARY);
+            long begun = System.nanoTime();
+            set.proxy().restart(secondary, new Restart(3_000, 2_000));
+
+            // Its streamed hello is answered at once with ShutdownInProgress: the driver marks it Unknown while it is still up.
+            await("the driver hears ShutdownInProgress from " + secondary, 2, () -> shutdownErrors.contains(secondary));
+            assertEquals(ServerType.UNKNOWN, typeOf(secondary));
+            assertFalse(listener(1).down(), "still up (quiescing) when the driver left it");
+            assertTrue(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begun) < 3_000);
+
+            // Secondary reads go on, on the other secondary, through the quiesce, the exit and the time down.
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c").withReadPreference(ReadPreference.secondary());
+            long readUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(6);
+            int reads = 0;
+            while (System.nanoTime() < readUntil) {
+                assertEquals(1, c.find().first().getInteger("_id"));
+                reads++;
+            }
+            assertTrue(reads > 10, "reads went on: " + reads);
+            // Back after its 2 s down: the driver selects it again.
+            await("the driver sees " + secondary + " a secondary again", 10, () -> typeOf(secondary) == ServerType.REPLICA_SET_SECONDARY);
+        }
+        assertEquals(0, Meters.sum(set.proxy().registry(), "blackpipe.command.outcomes", "outcome", "network_error"),
+                "the driver had left the member before it exited: no command was cut");
+        assertTrue(Meters.sum(set.proxy().registry(), "blackpipe.faults.injected", "fault", DeploymentFaults.RESTART) > 0,
+                "its hellos answered ShutdownInProgress are counted as the restart's faults");
+    }
+
+    @Test
+    void aRestartingPrimaryStepsDownFirstAndNoWriteIsLost() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("restartp");
+        try (MongoClient client = client(set.proxy().connectionString() + "&heartbeatFrequencyMS=500&retryWrites=true")) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 0));
+            String primary = advertised(0);
+            Thread restarter = new Thread(() -> set.proxy().restart("primary", new Restart(1_000, 1_000)));
+            int acknowledged = 0;
+            for (int i = 1; i <= 300; i++) {
+                if (i == 50) {
+                    restarter.start();
+                }
+                c.insertOne(new Document("_id", i));
+                acknowledged++;
+                Thread.sleep(10);
+            }
+            restarter.join();
+            assertEquals(300, acknowledged);
+            assertEquals(set.upstream(1), set.proxy().members().stream()
+                    .filter(m -> set.proxy().memberState(m.upstream()).role() == io.blackpipe.topology.MemberState.Role.PRIMARY)
+                    .findFirst().orElseThrow().upstream().toString(), "the primary stepped down to the next member");
+            assertTrue(shutdownErrors.contains(primary), "the old primary quiesced: ShutdownInProgress to the driver's monitor");
+            await("the old primary back as a secondary", 10, () -> typeOf(primary) == ServerType.REPLICA_SET_SECONDARY);
+        }
+        assertEquals(301, set.direct().getDatabase(db).getCollection("c").countDocuments(), "every insert landed once");
+    }
+
+    @Test
+    void aCommandStillRunningWhenTheMemberExitsSeesItsConnectionClose() throws Exception {
+        String secondary = advertised(1);
+        set.proxy().rules().put(set.proxy().ruleParser().parse("slow-find", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn',"
+                + " data: {failCommands: ['find'], blockConnection: true, blockTimeMS: 5000, member: '" + secondary + "'}}")));
+        String uri = "mongodb://" + secondary + "/?directConnection=true&readPreference=secondaryPreferred&retryReads=false";
+        try (MongoClient client = client(uri)) {
+            MongoCollection<Document> c = client.getDatabase(UpstreamLane.freshDatabaseName("restartc")).getCollection("c");
+            c.countDocuments(new Document()); // connected: the count is an aggregate, the rule fails finds
+            CompletableFuture<Throwable> find = CompletableFuture.supplyAsync(() -> {
+                try {
+                    c.find().first();
+                    return null;
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            });
+            await("the find is held at the member's side", 5, () -> set.proxy().rules().fired("slow-find") == 1);
+            long begun = System.nanoTime();
+            set.proxy().restart(secondary, new Restart(500, 1_000));
+            Throwable e = find.get(10, TimeUnit.SECONDS);
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begun);
+            assertInstanceOf(MongoSocketReadException.class, e, "the connection closed under the find: " + e);
+            assertTrue(millis >= 400 && millis < 4_000, "cut as the member exited, after its quiesce: " + millis + " ms");
+        }
+        await("the cut find in the history", 5, () -> set.proxy().history().recent().stream().anyMatch(h -> h.command().equals("find")));
+        HistoryEntry cut = set.proxy().history().recent().stream().filter(h -> h.command().equals("find")).findFirst().orElseThrow();
+        assertEquals("network_error", cut.outcome());
+        assertEquals(DeploymentFaults.RESTART, cut.fault());
+    }
+
+    @Test
+    void aRestoreDuringTheQuiesceCallsTheShutdownOff() throws Exception {
+        try (MongoClient client = client(set.proxy().connectionString() + "&heartbeatFrequencyMS=500")) {
+            String secondary = advertised(2);
+            await("the driver knows " + secondary, 10, () -> typeOf(secondary) == ServerType.REPLICA_SET_SECONDARY);
+            set.proxy().restart(secondary, new Restart(1_500, 5_000));
+            await("the driver hears ShutdownInProgress", 2, () -> shutdownErrors.contains(secondary));
+            set.proxy().restore(secondary);
+            await("the driver sees it a secondary again", 5, () -> typeOf(secondary) == ServerType.REPLICA_SET_SECONDARY);
+            Thread.sleep(2_000); // past the quiesce the restore called off
+            assertFalse(listener(2).down(), "it never exited");
+            assertEquals(ServerType.REPLICA_SET_SECONDARY, typeOf(secondary));
+        }
+    }
+}
