@@ -78,6 +78,12 @@ public interface DeploymentFaults {
     List<Begun> restart(String member, Restart restart);
 
     /**
+     * The members a rolling restart takes in turn, as a maintenance window does: each secondary of now (its upstream
+     * host:port), then "primary", the one primary when its turn comes, which steps down as it restarts.
+     */
+    List<String> rollingRestartOrder();
+
+    /**
      * Resets (TCP RST) every open client connection of the members {@code member} names now, as a load balancer or a
      * firewall that drops its flows does; returns how many, once they are reset. The listeners stay open.
      */

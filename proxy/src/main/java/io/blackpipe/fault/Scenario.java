@@ -9,7 +9,9 @@ import java.util.List;
 public record Scenario(String name, String description, List<Rule> rules, List<Step> timeline) {
     /**
      * One timeline step; {@code line} is where it stands in the file, for status and errors; {@code latency} a latency
-     * step's, {@code bandwidth} a bandwidth step's, {@code idleTimeout} an idle timeout step's, {@code restart} a restart step's.
+     * step's, {@code bandwidth} a bandwidth step's, {@code idleTimeout} an idle timeout step's, {@code restart} a restart or
+     * rolling restart step's; {@code durationMillis} how long a timed fault lasts, a failover's election, or the wait in a
+     * rolling restart between one member's return and the next one's restart.
      */
     public record Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line, Latency latency,
                        Bandwidth bandwidth, IdleTimeout idleTimeout, Restart restart) {
@@ -50,6 +52,7 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
                 case IDLE_TIMEOUT: return "idle timeout (" + idleTimeout.describe() + ") on " + target
                         + (durationMillis > 0 ? " for " + durationMillis + " ms" : "");
                 case RESTART: return "restart " + target + " (" + restart.describe() + ")";
+                case ROLLING_RESTART: return "rolling restart (" + restart.describe() + ", " + durationMillis + " ms between members)";
                 case RESTORE: return "restore " + target;
                 case RESET_CONNECTIONS: return "reset the connections of " + target;
                 case FAILOVER: return "fail over" + (durationMillis > 0 ? " after an election of " + durationMillis + " ms" : "");
@@ -58,5 +61,5 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
         }
     }
 
-    public enum Kind { ADD, REMOVE, CLEAR, OUTAGE, BLACKHOLE, LATENCY, BANDWIDTH, IDLE_TIMEOUT, RESTART, RESTORE, RESET_CONNECTIONS, FAILOVER, END }
+    public enum Kind { ADD, REMOVE, CLEAR, OUTAGE, BLACKHOLE, LATENCY, BANDWIDTH, IDLE_TIMEOUT, RESTART, ROLLING_RESTART, RESTORE, RESET_CONNECTIONS, FAILOVER, END }
 }

@@ -27,14 +27,9 @@ public final class ScenarioLoader {
     private static final Set<String> TOP_LEVEL = Set.of("name", "description", "rules", "timeline");
     /** Sorted, so the messages that list them read the same on every run (Set.of iterates in a random order). */
     private static final Set<String> STEP_ACTIONS = Collections.unmodifiableSortedSet(new TreeSet<>(
-            List.of("add", "remove", "clear", "outage", "blackhole", "latency", "bandwidth", "idleTimeout", "restart", "restore", "resetConnections",
+            List.of("add", "remove", "clear", "outage", "blackhole", "latency", "bandwidth", "idleTimeout", "restart", "rollingRestart", "restore", "resetConnections",
                     "failover",
                     "end")));
-    private static final List<String> TIMED_MEMBER_FIELDS = List.of("member", "duration");
-    private static final List<String> LATENCY_FIELDS = List.of("member", "delay", "jitter", "direction", "duration");
-    private static final List<String> BANDWIDTH_FIELDS = List.of("member", "rate", "direction", "duration");
-    private static final List<String> IDLE_TIMEOUT_FIELDS = List.of("member", "after", "then", "duration");
-    private static final List<String> RESTART_FIELDS = List.of("member", "quiesce", "down");
 
     /** Timeline steps in a scenario, repeats included: a run keeps them all. */
     static final int MAX_STEPS = 10_000;
@@ -97,7 +92,7 @@ public final class ScenarioLoader {
     }
 
     /** One file being read: knows its name and lines, collects rule ids. */
-    private final class Reading extends ScenarioFields {
+    private final class Reading extends MemberSteps {
         private final Set<String> ruleIds = new HashSet<>();
         private final Set<String> givenIds = new HashSet<>();
         /** Field path ("timeline[3].remove") and rule id of every remove step, checked once every id is known. */
@@ -105,7 +100,7 @@ public final class ScenarioLoader {
         private int generatedIds;
 
         Reading(String source, YamlTree tree) {
-            super(source, tree);
+            super(source, tree, knownMember, noMember);
         }
 
         Scenario scenario(BsonDocument root) {
@@ -221,7 +216,7 @@ public final class ScenarioLoader {
                 case "outage":
                 case "blackhole":
                     return memberStep(at, action.equals("outage") ? Scenario.Kind.OUTAGE : Scenario.Kind.BLACKHOLE, argument, field, line,
-                            TIMED_MEMBER_FIELDS);
+                            MemberSteps.TIMED_MEMBER_FIELDS);
                 case "latency":
                     return latencyStep(at, argument, field, line);
                 case "bandwidth":
@@ -230,6 +225,8 @@ public final class ScenarioLoader {
                     return idleTimeoutStep(at, argument, field, line);
                 case "restart":
                     return restartStep(at, argument, field, line);
+                case "rollingRestart":
+                    return rollingRestartStep(at, argument, field, line);
                 case "restore":
                     return memberStep(at, Scenario.Kind.RESTORE, argument, field, line, List.of("member"));
                 case "resetConnections":
@@ -240,113 +237,6 @@ public final class ScenarioLoader {
                     requireTrue(argument, field);
                     return new Scenario.Step(at, Scenario.Kind.END, null, null, 0, line);
             }
-        }
-
-        /** latency: {member: secondary, delay: 200ms, jitter: 50ms, direction: requests, duration: 10s}: delay required. */
-        private Scenario.Step latencyStep(long at, BsonValue argument, String field, int line) {
-            if (!argument.isDocument()) {
-                throw error(field, "must be {member: ..., delay: DURATION} (jitter, direction and duration optional)");
-            }
-            Scenario.Step step = memberStep(at, Scenario.Kind.LATENCY, argument, field, line, LATENCY_FIELDS); // its fields first
-            BsonDocument spec = argument.asDocument();
-            if (!spec.containsKey("delay")) {
-                throw error(field + ".delay", "required (e.g. 200ms)");
-            }
-            long delay = duration(spec.get("delay"), field + ".delay", true);
-            long jitter = duration(spec.get("jitter"), field + ".jitter", false);
-            Direction direction = word(spec, "direction", field, Latency.DEFAULT_DIRECTION, Direction::parse, "both, replies or requests");
-            try {
-                return step.withLatency(new Latency(delay, jitter, direction));
-            } catch (IllegalArgumentException e) { // "delay: ..." or "jitter: ...": the field it names, else the step's
-                int colon = e.getMessage().indexOf(": ");
-                throw colon < 0 ? error(field, e.getMessage()) : error(field + "." + e.getMessage().substring(0, colon), e.getMessage().substring(colon + 2));
-            }
-        }
-
-        /**
-         * bandwidth: {member: primary, rate: 64KiB/s, direction: replies, duration: 10s}: rate required (a number:
-         * bytes a second), direction both unless given.
-         */
-        private Scenario.Step bandwidthStep(long at, BsonValue argument, String field, int line) {
-            if (!argument.isDocument()) {
-                throw error(field, "must be {member: ..., rate: RATE} (direction and duration optional)");
-            }
-            Scenario.Step step = memberStep(at, Scenario.Kind.BANDWIDTH, argument, field, line, BANDWIDTH_FIELDS); // its fields first
-            BsonValue rate = argument.asDocument().get("rate");
-            if (rate == null) {
-                throw error(field + ".rate", "required (e.g. 64KiB/s)");
-            }
-            String written = rate.isString() ? rate.asString().getValue() : rate.isDouble() ? String.valueOf(rate.asDouble().getValue())
-                    : rate.isNumber() ? String.valueOf(rate.asNumber().longValue()) : null;
-            if (written == null) {
-                throw error(field + ".rate", "must be a rate such as 64KiB/s, or a number of bytes a second");
-            }
-            Bandwidth bandwidth;
-            try {
-                bandwidth = Bandwidth.parse(written);
-            } catch (IllegalArgumentException e) {
-                throw error(field + ".rate", e.getMessage());
-            }
-            return step.withBandwidth(bandwidth.towards(word(argument.asDocument(), "direction", field, Bandwidth.DEFAULT_DIRECTION,
-                    Direction::parse, "both, replies or requests")));
-        }
-
-
-        /** idleTimeout: {member: primary, after: 30s, then: reset, duration: 10m}: after required, then drop unless given. */
-        private Scenario.Step idleTimeoutStep(long at, BsonValue argument, String field, int line) {
-            if (!argument.isDocument()) {
-                throw error(field, "must be {member: ..., after: DURATION} (then and duration optional)");
-            }
-            Scenario.Step step = memberStep(at, Scenario.Kind.IDLE_TIMEOUT, argument, field, line, IDLE_TIMEOUT_FIELDS); // fields first
-            BsonDocument spec = argument.asDocument();
-            long after = duration(spec.get("after"), field + ".after", true);
-            if (after < 1) {
-                throw error(field + ".after", "must be at least 1ms");
-            }
-            IdleTimeout.Then then = word(spec, "then", field, IdleTimeout.Then.DROP, IdleTimeout.Then::parse, "drop or reset");
-            try {
-                return step.withIdleTimeout(new IdleTimeout(after, then));
-            } catch (IllegalArgumentException e) { // "after: ..."
-                throw error(field + ".after", e.getMessage().substring(e.getMessage().indexOf(": ") + 2));
-            }
-        }
-
-        /** restart: secondary, or {member: primary, quiesce: 15s, down: 10s}: each of quiesce and down {@link Restart}'s default unless given. */
-        private Scenario.Step restartStep(long at, BsonValue argument, String field, int line) {
-            Scenario.Step step = memberStep(at, Scenario.Kind.RESTART, argument, field, line, RESTART_FIELDS); // fields first
-            BsonDocument spec = argument.isDocument() ? argument.asDocument() : new BsonDocument();
-            long quiesce = spec.containsKey("quiesce") ? duration(spec.get("quiesce"), field + ".quiesce", false) : Restart.DEFAULT_QUIESCE_MILLIS;
-            long down = spec.containsKey("down") ? duration(spec.get("down"), field + ".down", false) : Restart.DEFAULT_DOWN_MILLIS;
-            try {
-                return step.withRestart(new Restart(quiesce, down));
-            } catch (IllegalArgumentException e) { // "quiesce: ..." or "down: ..."
-                int colon = e.getMessage().indexOf(": ");
-                throw error(field + "." + e.getMessage().substring(0, colon), e.getMessage().substring(colon + 2));
-            }
-        }
-
-        private Scenario.Step memberStep(long at, Scenario.Kind kind, BsonValue argument, String field, int line, List<String> fields) {
-            String member;
-            long duration = 0;
-            if (argument.isString()) {
-                member = argument.asString().getValue();
-            } else if (argument.isDocument()) {
-                BsonDocument spec = argument.asDocument();
-                onlyFields(spec, field, fields);
-                member = requiredString(spec, "member", field + ".member");
-                if (spec.containsKey("duration")) {
-                    duration = duration(spec.get("duration"), field + ".duration", false);
-                    if (duration < 1) { // 0 is how the proxy spells "until restored"
-                        throw error(field + ".duration", "must be at least 1ms (leave it out for until restored)");
-                    }
-                }
-            } else {
-                throw error(field, "must be a member name or {" + String.join(": ..., ", fields) + ": ...}");
-            }
-            if (!knownMember.test(member)) {
-                throw error(field + ".member", noMember.apply(member));
-            }
-            return new Scenario.Step(at, kind, null, member, duration, line);
         }
 
         /** failover: {} (the next member primary at once), or failover: {election: 5s} (no primary that long first). */

@@ -83,6 +83,33 @@ public final class ScenarioRunner {
         stepsLeft--;
     }
 
+    /**
+     * A rolling restart: the members {@link DeploymentFaults#rollingRestartOrder} names restart one at a time, each next
+     * one once the last is back (its quiesce and time down) and the step's wait has passed. Each is a fault the
+     * scenario began; a stop cancels those to come.
+     */
+    private void rollingRestart(Scenario owner, Scenario.Step step) {
+        List<String> order = deployment.rollingRestartOrder();
+        long each = step.restart().quiesceMillis() + step.restart().downMillis() + step.durationMillis();
+        for (int i = 0; i < order.size(); i++) { // the first too: after this step is noted done
+            String member = order.get(i);
+            pending.add(timer.schedule(() -> restartInTurn(owner, step, member), i * each, TimeUnit.MILLISECONDS));
+        }
+    }
+
+    private synchronized void restartInTurn(Scenario owner, Scenario.Step step, String member) {
+        if (owner != scenario || state != State.RUNNING) {
+            return;
+        }
+        try {
+            begun.addAll(deployment.restart(member, step.restart()));
+            done.add(step.atMillis() + "ms rolling restart: " + member);
+        } catch (RuntimeException e) {
+            done.add(step.atMillis() + "ms rolling restart: " + member + " FAILED: " + e.getMessage());
+            log.accept("scenario '" + owner.name() + "' rolling restart of " + member + " failed: " + e.getMessage());
+        }
+    }
+
     private void apply(Scenario.Step step) {
         switch (step.kind()) {
             case ADD -> rules.put(step.rule());
@@ -95,6 +122,7 @@ public final class ScenarioRunner {
             case BANDWIDTH -> begun.addAll(deployment.bandwidth(step.target(), step.bandwidth(), step.durationMillis()));
             case IDLE_TIMEOUT -> begun.addAll(deployment.idleTimeout(step.target(), step.idleTimeout(), step.durationMillis()));
             case RESTART -> begun.addAll(deployment.restart(step.target(), step.restart()));
+            case ROLLING_RESTART -> rollingRestart(scenario, step);
             case RESTORE -> deployment.restore(step.target());
             case RESET_CONNECTIONS -> deployment.resetConnections(step.target());
             case FAILOVER -> deployment.failover(step.durationMillis());

@@ -42,6 +42,7 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -316,6 +317,15 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         roles.stepDownBeforeRestart(restarting);
         return restarting.stream().map(listener -> selector.beginOn(listener, DeploymentFaults.RESTART,
                 on -> on.restart(restart, context.memberStates()))).toList();
+    }
+
+    @Override
+    public List<String> rollingRestartOrder() {
+        List<String> order = new ArrayList<>();
+        members().stream().filter(m -> memberState(m.upstream()).role() == MemberState.Role.SECONDARY) // in the members' order
+                .forEach(m -> order.add(m.upstream().toString()));
+        order.add("primary");
+        return order;
     }
 
     @Override

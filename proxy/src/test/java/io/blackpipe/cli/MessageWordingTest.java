@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * printed in Set.of's per-JVM random order), and counts say "1 rule", not "1 rules" or "rule(s)".
  */
 class MessageWordingTest {
-    private static final String ACTIONS = "[add, bandwidth, blackhole, clear, end, failover, idleTimeout, latency, outage, remove, resetConnections, restart, restore]";
+    private static final String ACTIONS = "[add, bandwidth, blackhole, clear, end, failover, idleTimeout, latency, outage, remove, resetConnections, restart, restore, rollingRestart]";
 
     @TempDir
     Path temp;

@@ -119,6 +119,8 @@ class ScenarioLoaderTest {
                 idleTimeout: {member: primary, after: 4m, then: reset, duration: 10m}
               - at: 39s
                 restart: {member: secondary, quiesce: 2s, down: 3s}
+              - at: 39500ms
+                rollingRestart: {down: 4s, between: 1s}
               - at: 40s
                 restore: all
               - at: 42s
@@ -152,6 +154,7 @@ class ScenarioLoaderTest {
                 {"at": "37s", "bandwidth": {"member": "primary", "rate": 65536, "duration": 2000}},
                 {"at": "38s", "idleTimeout": {"member": "primary", "after": "240s", "then": "RESET", "duration": "10m"}},
                 {"at": "39s", "restart": {"member": "secondary", "quiesce": 2000, "down": "3s"}},
+                {"at": 39500, "rollingRestart": {"down": 4000, "between": "1s"}},
                 {"at": "40s", "restore": "all"},
                 {"at": "42s", "resetConnections": {"member": "secondary"}},
                 {"at": "45s", "failover": {}},
@@ -188,12 +191,12 @@ class ScenarioLoaderTest {
         assertInstanceOf(DelayReply.class, unnamed.action());
 
         List<Scenario.Step> steps = scenario.timeline();
-        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 35_000L, 37_000L, 38_000L, 39_000L, 40_000L, 42_000L, 45_000L, 60_000L,
-                        120_000L),
+        assertEquals(List.of(500L, 750L, 5_000L, 10_000L, 30_000L, 35_000L, 37_000L, 38_000L, 39_000L, 39_500L, 40_000L, 42_000L, 45_000L,
+                        60_000L, 120_000L),
                 steps.stream().map(Scenario.Step::atMillis).toList(), "steps are sorted by 'at'");
         assertEquals(List.of(Scenario.Kind.OUTAGE, Scenario.Kind.OUTAGE, Scenario.Kind.ADD, Scenario.Kind.REMOVE,
                         Scenario.Kind.BLACKHOLE, Scenario.Kind.LATENCY, Scenario.Kind.BANDWIDTH, Scenario.Kind.IDLE_TIMEOUT,
-                        Scenario.Kind.RESTART, Scenario.Kind.RESTORE, Scenario.Kind.RESET_CONNECTIONS, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR,
+                        Scenario.Kind.RESTART, Scenario.Kind.ROLLING_RESTART, Scenario.Kind.RESTORE, Scenario.Kind.RESET_CONNECTIONS, Scenario.Kind.FAILOVER, Scenario.Kind.CLEAR,
                         Scenario.Kind.END),
                 steps.stream().map(Scenario.Step::kind).toList());
         assertEquals(Set.copyOf(List.of(Scenario.Kind.values())), steps.stream().map(Scenario.Step::kind).collect(Collectors.toSet()),
@@ -226,10 +229,13 @@ class ScenarioLoaderTest {
         Scenario.Step restart = steps.get(8);
         assertEquals(new Restart(2_000, 3_000), restart.restart());
         assertEquals("restart secondary (quiesce 2000 ms, down 3000 ms)", restart.describe());
-        assertEquals("all", steps.get(9).target());
-        assertEquals("secondary", steps.get(10).target());
-        assertEquals("reset the connections of secondary", steps.get(10).describe());
-        assertEquals(15, steps.get(13).line());
+        Scenario.Step rolling = steps.get(9);
+        assertEquals(new Restart(Restart.DEFAULT_QUIESCE_MILLIS, 4_000), rolling.restart());
+        assertEquals("rolling restart (quiesce 15000 ms, down 4000 ms, 1000 ms between members)", rolling.describe());
+        assertEquals("all", steps.get(10).target());
+        assertEquals("secondary", steps.get(11).target());
+        assertEquals("reset the connections of secondary", steps.get(11).describe());
+        assertEquals(15, steps.get(14).line());
         assertEquals("outage of primary for 10000 ms", outage.describe());
     }
 
@@ -820,6 +826,19 @@ class ScenarioLoaderTest {
     }
 
     @Test
+    void aRollingRestartStepTakesItsQuiesceDownAndWaitBetweenMembersEachWithADefault() {
+        Scenario.Step plain = loader.parse("r.yaml", "name: r\ntimeline:\n  - at: 1s\n    rollingRestart: {}\n").timeline().get(0);
+        assertEquals(new Restart(Restart.DEFAULT_QUIESCE_MILLIS, Restart.DEFAULT_DOWN_MILLIS), plain.restart());
+        assertEquals(10_000, plain.durationMillis(), "10 s between one member's return and the next one's restart");
+        String step = "name: x\ntimeline:\n  - at: 1s\n    rollingRestart: ";
+        assertRejected(step + "all\n", 4, "timeline[0].rollingRestart",
+                "must be {quiesce: ..., down: ..., between: ...} (each optional: {} takes the defaults)");
+        assertRejected(step + "{member: primary}\n", 4, "timeline[0].rollingRestart.member", "unknown field (expected quiesce, down, between)");
+        assertRejected(step + "{down: 0}\n", 4, "timeline[0].rollingRestart.down", "must be from 1ms to 24h, got 0ms");
+        assertRejected(step + "{between: soon}\n", 4, "timeline[0].rollingRestart.between", "'soon' is not a duration such as 500ms, 5s or 2m");
+    }
+
+    @Test
     void aResetConnectionsStepTakesAMemberAndNothingElse() {
         Scenario.Step reset = loader.parse("r.yaml", "name: r\ntimeline:\n  - at: 1s\n    resetConnections: all\n"
                 + "    repeat: {every: 10s, times: 3}\n").timeline().get(2);
@@ -1053,7 +1072,7 @@ class ScenarioLoaderTest {
             }
         }
         assertEquals(Set.of("command-error-not-retried", "failover-during-writes", "hang-until-socket-timeout",
-                "narrow-link", "not-writable-primary-once", "persistent-outage", "reply-lost-after-apply", "slow-network", "slow-primary", "transient-blip",
+                "narrow-link", "not-writable-primary-once", "persistent-outage", "reply-lost-after-apply", "rolling-restart", "slow-network", "slow-primary", "transient-blip",
                 "write-concern-error-after-apply"), loaded.keySet());
 
         assertInstanceOf(ResetConnection.class, loaded.get("transient-blip").rules().get(0).action());
@@ -1088,7 +1107,7 @@ class ScenarioLoaderTest {
         int end = readme.indexOf("```", start + 8);
         assertTrue(start >= 0 && end > start, "the README has a yaml example");
         Scenario example = loader.parse("README.md", readme.substring(start + 8, end));
-        assertEquals(15, example.timeline().size(), "thirteen steps, the failover three times");
+        assertEquals(16, example.timeline().size(), "fourteen steps, the failover three times");
         assertEquals(List.of(45_000L, 50_000L, 55_000L), example.timeline().stream().filter(s -> s.kind() == Scenario.Kind.FAILOVER)
                 .map(Scenario.Step::atMillis).toList());
         assertEquals(Scenario.Kind.END, example.timeline().get(example.timeline().size() - 1).kind());

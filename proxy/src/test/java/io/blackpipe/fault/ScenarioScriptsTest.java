@@ -475,6 +475,48 @@ class ScenarioScriptsTest {
         assertEquals(acknowledged, serverSide(db, "writes").countDocuments(), "no acknowledged write lost, none applied twice");
     }
 
+    @Test
+    void rollingRestartOnASimulatedReplicaSetKeepsReadsAndWritesGoing() throws Exception {
+        proxy.close();
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
+        String text = Files.readString(ScenarioLoaderTest.script("rolling-restart"));
+        assertTrue(text.contains("at: 5s") && text.contains("{quiesce: 5s, down: 5s, between: 5s}"), text);
+        Scenario scenario = proxy.scenarioLoader().parse("rolling-restart.yaml (1s each)",
+                text.replace("at: 5s", "at: 1s").replace("{quiesce: 5s, down: 5s, between: 5s}", "{quiesce: 1s, down: 1s, between: 1s}"));
+        String db = UpstreamLane.freshDatabaseName("rolling");
+        MongoClient client = client("retryWrites=true&heartbeatFrequencyMS=500", 10_000, 20_000);
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("writes");
+        c.insertOne(new Document("_id", 0));
+        MongoCollection<Document> secondaries = c.withReadPreference(com.mongodb.ReadPreference.secondaryPreferred());
+        List<String> members = proxy.members().stream().map(m -> m.upstream().toString()).toList();
+        Await.until(WAIT, "the driver to see the first member as primary",
+                () -> proxy.members().get(0).advertised().toString().equals(driverPrimary(client)));
+
+        run(scenario);
+        int acknowledged = 1;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        // through all three restarts (the primary's begins 7 s in and it is back 2 s later), and on for a little
+        while (!(stepsDone().size() == 4 && proxy.members().stream().allMatch(m -> isUp(m.upstream()))) && System.nanoTime() < end) {
+            c.insertOne(new Document("_id", acknowledged)); // a correct app never sees the restarts
+            acknowledged++;
+            assertEquals(0, secondaries.find(new Document("_id", 0)).first().getInteger("_id"));
+            Thread.sleep(10);
+        }
+        assertEquals(List.of("1000ms rolling restart (quiesce 1000 ms, down 1000 ms, 1000 ms between members)",
+                "1000ms rolling restart: " + members.get(1), "1000ms rolling restart: " + members.get(2), "1000ms rolling restart: primary"),
+                stepsDone(), () -> proxy.scenarios().status().toJson());
+        assertTrue(proxy.members().stream().allMatch(m -> isUp(m.upstream())), "every member serves again");
+        assertEquals(MemberState.Role.PRIMARY, proxy.memberState(proxy.members().get(1).upstream()).role(),
+                "the primary stepped down to the next member before it restarted");
+        assertEquals(acknowledged, serverSide(db, "writes").countDocuments(), "no acknowledged write lost, none applied twice");
+        assertTrue(Meters.sum(proxy.registry(), "blackpipe.faults.injected", "fault", "restart") > 0, "the members' hellos answered ShutdownInProgress while they quiesced");
+    }
+
+    private boolean isUp(io.blackpipe.topology.MemberAddress member) {
+        MemberListener listener = proxy.listener(member);
+        return !listener.down() && listener.quiesce() == null;
+    }
+
     private static String driverPrimary(MongoClient client) {
         return client.getClusterDescription().getServerDescriptions().stream().filter(ServerDescription::isPrimary)
                 .map(d -> d.getAddress().toString()).findFirst().orElse("none");
