@@ -182,7 +182,7 @@ public final class MemberListener {
             // a quick restore cannot bind the port again ("Address already in use"). A task scheduled now runs after it.
             channel.eventLoop().schedule(() -> { }, 1, TimeUnit.MILLISECONDS).sync();
             connections.end(by, interruptedWith);
-            log.info((by.equals(DeploymentFaults.OUTAGE) ? "outage of member " : "member exits for its restart: ") + upstream
+            log.info((by.equals(DeploymentFaults.OUTAGE) ? "outage of member " + upstream : "member " + upstream + " exits for its restart")
                     + ": listener " + bindHost + ":" + port + " closed");
         }
         outages.endAfter(millis, () -> endOnTime(DeploymentFaults.OUTAGE, mark));

@@ -98,14 +98,7 @@ class ScenarioRestoreClearDriverTest {
                 try (MongoClient held = MongoClients.create(blackPipe.connectionString() + "&retryReads=false");
                      MongoClient client = shortSelection(blackPipe.connectionString())) {
                     MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-                    CompletableFuture<Throwable> cut = CompletableFuture.supplyAsync(() -> {
-                        try {
-                            held.getDatabase(db).getCollection("c").find().first();
-                            return null;
-                        } catch (Throwable t) {
-                            return t;
-                        }
-                    });
+                    CompletableFuture<Throwable> cut = Await.failureOf(() -> held.getDatabase(db).getCollection("c").find().first());
                     Await.until(Duration.ofSeconds(30), "the find held by the proxy", () -> blackPipe.attempts("find") == 1);
 
                     blackPipe.runScenario(file); // the outage at 0s is in force when this returns

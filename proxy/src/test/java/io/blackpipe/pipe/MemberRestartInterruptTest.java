@@ -13,11 +13,12 @@ import com.mongodb.client.MongoCollection;
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.Restart;
 import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.testing.Await;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.ScriptedMongod;
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -37,19 +38,8 @@ class MemberRestartInterruptTest {
                 MongoCollection<Document> orders = client.getDatabase("shop").getCollection("orders");
                 orders.insertOne(new Document("_id", 1));
                 member.delayReplies("find", 5_000);
-                CompletableFuture<Throwable> find = CompletableFuture.supplyAsync(() -> {
-                    try {
-                        orders.find().first();
-                        return null;
-                    } catch (RuntimeException e) {
-                        return e;
-                    }
-                });
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-                while (member.commandsReceived("find").isEmpty()) {
-                    assertTrue(System.nanoTime() < deadline, "the find reached the member");
-                    Thread.sleep(10);
-                }
+                CompletableFuture<Throwable> find = Await.failureOf(() -> orders.find().first());
+                Await.until(Duration.ofSeconds(5), "the find to reach the member", () -> !member.commandsReceived("find").isEmpty());
                 long sent = System.nanoTime();
                 // one member, no one to step down to: it restarts all the same, as a signalled mongod does
                 proxy.restart(advertised, new Restart(300, 1_000));

@@ -1,6 +1,7 @@
 package io.blackpipe.testing;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -22,5 +23,17 @@ public final class Await {
 
     public static void until(Duration timeout, String what, BooleanSupplier condition) throws InterruptedException {
         until(timeout, () -> what, condition);
+    }
+
+    /** Runs {@code call} on another thread: completes with what it threw, or null when it returned. */
+    public static CompletableFuture<Throwable> failureOf(Runnable call) {
+        return CompletableFuture.supplyAsync(() -> {
+            try {
+                call.run();
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
     }
 }
