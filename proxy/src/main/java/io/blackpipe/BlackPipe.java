@@ -324,10 +324,8 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * Restarts {@code member} (as {@link #outage} takes it) cleanly, as a rolling restart or a cloud's maintenance does: a
-     * primary steps down first; it quiesces for {@code quiesce} (every hello answered ShutdownInProgress while commands
-     * go on; zero: none), exits (what still runs answered InterruptedAtShutdown, connections closed) and is down for
-     * {@code down}. Returns at once.
+     * Restarts {@code member} (as {@link #outage} takes it) cleanly ({@link io.blackpipe.fault.Restart}): a primary steps
+     * down first; it quiesces for {@code quiesce} (zero: none), exits and is down for {@code down}. Returns at once.
      */
     public void restart(String member, Duration quiesce, Duration down) {
         ensureOpen();

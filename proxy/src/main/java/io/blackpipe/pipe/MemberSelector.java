@@ -98,6 +98,15 @@ final class MemberSelector {
         return selected;
     }
 
+    /** Each secondary of now by its upstream host:port, in the members' order, then "primary" (see DeploymentFaults#rollingRestartOrder). */
+    List<String> rollingRestartOrder() {
+        List<String> order = new ArrayList<>();
+        members.members().stream().filter(m -> states.of(m.upstream()).role() == MemberState.Role.SECONDARY)
+                .forEach(m -> order.add(m.upstream().toString()));
+        order.add("primary");
+        return order;
+    }
+
     /** A fault on one listener: returns the mark of the fault it began (see {@link MemberListener#endIfStill}). */
     interface ListenerFault {
         long apply(MemberListener listener) throws InterruptedException;

@@ -42,7 +42,6 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -321,11 +320,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     @Override
     public List<String> rollingRestartOrder() {
-        List<String> order = new ArrayList<>();
-        members().stream().filter(m -> memberState(m.upstream()).role() == MemberState.Role.SECONDARY) // in the members' order
-                .forEach(m -> order.add(m.upstream().toString()));
-        order.add("primary");
-        return order;
+        return selector.rollingRestartOrder();
     }
 
     @Override
