@@ -297,7 +297,6 @@ public final class HelloExchange {
         return Messages.opMsg(alloc, requestId, responseTo, 0, error);
     }
 
-
     /**
      * Whether the member still holds an awaitable hello the proxy answered early: it serves one
      * request at a time per connection, so a hello forwarded now would wait behind that one, up to

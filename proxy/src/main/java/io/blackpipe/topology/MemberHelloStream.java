@@ -16,8 +16,12 @@ import java.util.function.IntConsumer;
 final class MemberHelloStream {
     /** Whether the client streams hello and the member still answers it. */
     private boolean open;
-    /** Whether an error the proxy sent ended the stream: the member's replies to it, from {@link #awaited} on, are dropped. */
+    /**
+     * Whether an error the proxy sent ended a stream the member still runs: its replies, from {@link #droppedAwaited} on,
+     * are dropped, whatever the client asks next on the connection.
+     */
     private boolean dropping;
+    private int droppedAwaited;
     /** The responseTo of the member's next streamed reply: the request's id, then each reply's. */
     private int awaited;
     /** The requestId the client's next streamed reply must answer: the member's last, or the proxy's answer. */
@@ -28,7 +32,6 @@ final class MemberHelloStream {
     /** The client sent an awaitable hello with exhaustAllowed: the member's replies to it stream. */
     void begin(int requestId, String command) {
         open = true;
-        dropping = false;
         name = command;
         awaited = requestId;
         chain = requestId;
@@ -76,6 +79,7 @@ final class MemberHelloStream {
     int endHere() {
         open = false;
         dropping = true;
+        droppedAwaited = awaited;
         return chain;
     }
 
@@ -84,12 +88,12 @@ final class MemberHelloStream {
      * {@code onNext} gets the requestId the one after it answers, when more is to come.
      */
     boolean drops(ByteBuf frame, int responseTo, IntConsumer onNext) {
-        if (!dropping || responseTo != awaited) {
+        if (!dropping || responseTo != droppedAwaited) {
             return false;
         }
         if (Header.opCode(frame) == OpCode.OP_MSG && OpMsg.parse(frame).moreToCome()) {
-            awaited = Header.requestId(frame);
-            onNext.accept(awaited);
+            droppedAwaited = Header.requestId(frame);
+            onNext.accept(droppedAwaited);
         } else {
             dropping = false;
         }

@@ -389,11 +389,15 @@ class HelloExchangeTest {
         assertEquals(600, readLe32(bytesOf(ended), 8), "answers the stream's last reply");
         assertEquals(0, OpMsg.parse(ended).flags() & OpMsg.MORE_TO_COME, "an error ends the stream");
         assertEquals(91, body(ended).getInt32("code").getValue());
+        sendMsg(opMsg(110, 0, OpMsg.EXHAUST_ALLOWED).body(knows).build()); // a client that streams again on this connection
         ByteBuf[] streamed = new ByteBuf[2];
         assertNull(pass(buf(opMsg(601, 600, OpMsg.MORE_TO_COME).body(REAL_REPLY).build()),
-                frame -> exchange.onReply(ALLOC, streamed[0] = frame)), "the member's stream goes nowhere");
+                frame -> exchange.onReply(ALLOC, streamed[0] = frame)), "the ended stream goes nowhere");
+        assertEquals(110, readLe32(bytesOf(reply(opMsg(700, 110, OpMsg.MORE_TO_COME).body(REAL_REPLY).build())), 8),
+                "the new stream's reply goes to the client");
         assertNull(pass(buf(opMsg(602, 601, 0).body(REAL_REPLY).build()), frame -> exchange.onReply(ALLOC, streamed[1] = frame)));
         assertEquals(0, streamed[0].refCnt() + streamed[1].refCnt(), "dropped and released");
+        reply(opMsg(701, 700, 0).body(REAL_REPLY).build()); // the new stream's last
         assertFalse(exchange.expectsReplies());
 
         sendMsg(opMsg(101, 0, 0).body(knows).build()); // one reply, awaited at the member
