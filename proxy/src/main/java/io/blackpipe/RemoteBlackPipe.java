@@ -7,7 +7,6 @@ import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
-import io.blackpipe.fault.Restart;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
@@ -293,9 +292,7 @@ public final class RemoteBlackPipe {
 
     /** Restarts {@code member} cleanly: quiesce, exit, down (see {@link BlackPipe#restart}). */
     public void restart(String member, Duration quiesce, Duration down) {
-        Restart restart = Arguments.restart(quiesce, down);
-        call("POST", "members/" + AdminHttp.encode(member(member)) + "/restart?quiesce=" + restart.quiesceMillis() + "ms&down="
-                + restart.downMillis() + "ms");
+        call("POST", "members/" + AdminHttp.encode(member(member)) + "/restart" + Arguments.restart(quiesce, down).query());
     }
 
     /** Ends an outage, blackhole, latency, bandwidth, idle timeout or restart of {@code member} now. */

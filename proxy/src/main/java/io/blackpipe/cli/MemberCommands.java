@@ -166,8 +166,7 @@ final class MemberCommands {
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
             io.blackpipe.fault.Restart restart = asOptions(() -> new io.blackpipe.fault.Restart(quiesce, down));
-            admin.call("POST", "members/" + AdminClient.encode(member) + "/restart?quiesce=" + restart.quiesceMillis() + "ms&down="
-                    + restart.downMillis() + "ms", null);
+            admin.call("POST", "members/" + AdminClient.encode(member) + "/restart" + restart.query(), null);
             out.println("restart of " + member + " (" + restart.describe() + ")");
             return 0;
         }

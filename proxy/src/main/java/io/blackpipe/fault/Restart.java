@@ -23,6 +23,11 @@ public record Restart(long quiesceMillis, long downMillis) {
         }
     }
 
+    /** The admin API's query for it: "?quiesce=15000ms&down=10000ms" (the CLI and RemoteBlackPipe send it). */
+    public String query() {
+        return "?quiesce=" + quiesceMillis + "ms&down=" + downMillis + "ms";
+    }
+
     /** "quiesce 15000 ms, down 10000 ms", for logs and status lines. */
     public String describe() {
         return "quiesce " + quiesceMillis + " ms, down " + downMillis + " ms";
