@@ -1,9 +1,11 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.topology.Member;
 import io.blackpipe.wire.MalformedMessageException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
 import java.io.IOException;
+import java.net.SocketAddress;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import javax.net.ssl.SSLException;
@@ -18,6 +20,11 @@ public final class ProxyLog {
 
     public void warn(String message) {
         logger.log(Level.WARNING, message);
+    }
+
+    /** How the log names a client's connection to a member's listener. */
+    static String client(SocketAddress address, Member member) {
+        return "client " + address + " on member " + member.upstream();
     }
 
     /** Logs why a connection is being closed: protocol violations by name, I/O errors briefly, bugs with a trace. */

@@ -23,7 +23,6 @@ import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
 import io.blackpipe.wire.FrameDecoder;
 import io.blackpipe.wire.Tls;
-import io.netty.handler.ssl.SslContext;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
@@ -37,7 +36,6 @@ import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.handler.ssl.SslHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
@@ -88,8 +86,8 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     private final RuleParser ruleParser;
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("blackpipe-scenario", true));
     private final ScenarioRunner scenarios;
-    /** The listeners' TLS context; null: plaintext. */
-    private final SslContext listenerTls;
+    /** The listeners' TLS; null: plaintext. */
+    private final TlsListener listenerTls;
     /** How members are dialled: plaintext or TLS, from the upstream URI. */
     private final Tls.Client upstreamTls;
     /** --max-connections; null: unlimited (nothing is counted). */
@@ -101,7 +99,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     private static final int SESSIONS_TRACKED = 100_000;
     private static final long SESSION_IDLE_NANOS = TimeUnit.MINUTES.toNanos(30);
 
-    private ProxyServer(ProxyConfig config, Discovery.Deployment deployment, SslContext listenerTls, Tls.Client upstreamTls) {
+    private ProxyServer(ProxyConfig config, Discovery.Deployment deployment, TlsListener listenerTls, Tls.Client upstreamTls) {
         try {
             this.config = config;
             this.deployment = deployment;
@@ -141,8 +139,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         try {
             ProxyLog startLog = new ProxyLog();
             StartupNotes.logUpstreamOptions(config.upstream(), startLog);
-            ProxyConfig.ListenerTls tls = config.listenerTls();
-            SslContext listenerTls = tls == null ? null : Tls.server(tls.cert(), tls.key(), tls.clientCa());
+            TlsListener listenerTls = TlsListener.of(config.listenerTls(), startLog);
             Tls.Client upstreamTls = config.upstream().tls();
             Discovery.Deployment deployment = Discovery.discover(config.upstream(), config.connectTimeoutMillis(), startLog::warn);
             if (config.simulateMembers() > 0) {
@@ -184,9 +181,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                         ClientLink link = new ClientLink(self[0]);
                         ch.pipeline().addLast(link); // next to the socket: it delays TLS records too
                         if (listenerTls != null) {
-                            SslHandler tls = listenerTls.newHandler(ch.alloc());
-                            tls.setHandshakeTimeoutMillis(config.listenerTls().handshakeTimeoutMillisOn(self[0].latency(), self[0].bandwidth()));
-                            ch.pipeline().addLast(tls);
+                            listenerTls.addTo(ch, self[0]);
                         }
                         ch.pipeline().addLast(new FrameDecoder(), new ClientConnection(self[0], link, context));
                     }

@@ -40,6 +40,8 @@ import org.bson.Document;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * TLS on both legs, with certificates openssl makes for this run: the real driver connects to the
@@ -211,6 +213,23 @@ class TlsTest {
         }
     }
 
+    /** Netty closes a connection whose handshake timed out without raising it: the log still names it. */
+    @Test
+    void aClientSilentInTheHandshakeIsClosedAtTheTimeoutAndNamedInTheLog() throws Exception {
+        ProxyConfig.ListenerTls halfASecond = new ProxyConfig.ListenerTls(certs.serverCert, certs.serverKey, null, 500);
+        try (LogCapture log = LogCapture.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withListenerTls(halfASecond));
+             RawClient raw = RawClient.connect(proxy.members().get(0).advertised())) {
+            raw.send(new byte[] {0x16, 0x03, 0x01, 0x00, (byte) 0xf0}); // a ClientHello's record header, and no more
+            long started = System.nanoTime();
+            raw.awaitClosedByPeer(Duration.ofSeconds(5));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(tookMillis >= 400, "closed at the 500 ms handshake timeout, not before: took " + tookMillis + " ms");
+            String line = log.awaitContaining(Duration.ofSeconds(5), raw.logName(), "TLS failed");
+            assertTrue(line.contains("handshake timed out after 500ms") && line.contains("on member "), line);
+        }
+    }
+
     @Test
     void clientCertificateIsRequiredWhenAClientCaIsGiven() throws Exception {
         try (LogCapture log = LogCapture.start(); ProxyServer proxy = tlsProxy(certs.ca)) {
@@ -227,13 +246,18 @@ class TlsTest {
         }
     }
 
-    @Test
-    void plaintextClientOnTlsPortIsClosedAndNamedInTheLog() throws Exception {
+    /**
+     * A requestID whose low byte is 2 or 3 made Netty's TLS layer read the plaintext header as an SSLv2 record's and
+     * wait for the rest: the connection sat out the handshake timeout, with nothing logged (about one driver in 256).
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {7, 2, 3, 0x0103})
+    void plaintextClientOnTlsPortIsClosedAndNamedInTheLog(int requestId) throws Exception {
         try (LogCapture log = LogCapture.start(); ProxyServer proxy = tlsProxy(null);
              MongoClient tlsClient = tlsDriver(proxy, certs.clientContext(false), 15)) {
             tlsClient.getDatabase("admin").runCommand(new Document("ping", 1)); // an open TLS connection, before
             try (RawClient raw = RawClient.connect(proxy.members().get(0).advertised())) {
-                raw.send(hello(7));
+                raw.send(hello(requestId));
                 raw.awaitClosedByPeer(Duration.ofSeconds(5));
                 String line = log.awaitContaining(Duration.ofSeconds(5), raw.logName(), "did not speak TLS");
                 assertFalse(line.contains("unexpected error"), line);
