@@ -7,7 +7,6 @@ import io.blackpipe.fault.RuleSet;
 import io.blackpipe.observe.Attempt;
 import io.blackpipe.observe.ConnectionObserver;
 import io.blackpipe.observe.Outcome;
-import io.blackpipe.topology.HelloExchange;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.CommandFacts;
@@ -34,8 +33,7 @@ final class Exchange {
     private final ClientConnection connection;
     private final PipeContext context;
     private final Member member;
-    private final HelloExchange hellos;
-    private final HelloStandIn standIn;
+    private final HelloPath hellos;
     private final ConnectionObserver observer;
     private final Supplier<MemberState> memberState;
     private final String advertisedMember;
@@ -45,7 +43,6 @@ final class Exchange {
     private final WaitingRequests waiting;
     private final WaitingReplies replies;
     private final AwaitedReplies awaited = new AwaitedReplies();
-    private final ClientHelloOk helloOk = new ClientHelloOk();
     private final RunsAtTheMember runs;
     private final Runnable wakeWhenItsTurnMayHaveCome;
 
@@ -53,10 +50,9 @@ final class Exchange {
         this.connection = connection;
         this.context = context;
         this.member = member;
-        this.hellos = new HelloExchange(context.rewriter(), context.memberStates(), member.upstream(), context.simulation());
-        this.standIn = new HelloStandIn(connection, hellos, context);
         this.observer = context.observer().forConnection(member.upstream().toString());
         this.memberState = () -> context.memberStates().of(member.upstream());
+        this.hellos = new HelloPath(this, observer, memberState, request, awaited);
         this.advertisedMember = member.advertised().toString();
         this.cut = new CutCommands(connection, scanner, observer, context);
         this.waiting = new WaitingRequests(connection, this::onRequest, frame -> cut.count(frame, connection.cutBy()));
@@ -99,7 +95,7 @@ final class Exchange {
                 CommandFacts facts = scanner.ofOpMsg(frame, msg);
                 if (facts.isHello()) {
                     observer.monitoring(facts);
-                    waiting.afterAnyBlackhole(frame, () -> helloUnlessFaulted(frame, facts, msg, null));
+                    waiting.afterAnyBlackhole(frame, () -> hellos.unlessFaulted(frame, facts, msg, null));
                 } else if (FailPointCommand.answeredByTheProxy(facts.name(), context)) {
                     FailPointCommand.answer(this, frame, msg, facts);
                 } else {
@@ -123,9 +119,9 @@ final class Exchange {
                 }
                 waiting.afterAnyBlackhole(frame, () -> {
                     if (facts.isHello()) {
-                        helloUnlessFaulted(frame, facts, null, query);
-                    } else { // a command or a legacy find (PyMongo 3's exhaust and raw batches): passes as it came
-                        connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
+                        hellos.unlessFaulted(frame, facts, null, query);
+                    } else {
+                        hellos.forwardLegacyQuery(frame, facts, query);
                     }
                 });
                 return;
@@ -139,41 +135,6 @@ final class Exchange {
                 return;
             default:
                 throw new MalformedMessageException("clients do not send " + OpCode.name(Header.opCode(frame)));
-        }
-    }
-
-    /**
-     * A hello (handshake or heartbeat, OP_MSG or OP_QUERY) goes on to the member with its reply
-     * rewritten, unless a rule names it: then the fault decides, as the server's failCommand does
-     * for hello and isMaster. It is never counted as an application command.
-     */
-    private void helloUnlessFaulted(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
-        Attempt hello = observer.helloForRules(facts);
-        Quiesce quiesce = connection.listener().quiesce();
-        if (quiesce != null) { // shutting down: no hello of it says it is up, whatever a rule says
-            observer.faultInjected(hello, DeploymentFaults.RESTART);
-            new InterceptedHello(this, frame, facts, msg, query).answer(quiesce.helloError());
-            return;
-        }
-        RuleSet.Decision decision = context.rules().decide(hello, memberState, advertisedMember, request.of(frame, msg, query));
-        request.clear();
-        if (decision == null) {
-            forwardHello(frame, facts, msg, query);
-            return;
-        }
-        if (decision.action().injects()) {
-            observer.faultInjected(hello, decision.action().name());
-        }
-        decision.action().apply(new InterceptedHello(this, frame, facts, msg, query));
-    }
-
-    void forwardHello(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
-        helloOk.onHello(frame, msg, query);
-        if (!standIn.tookOver(frame, facts, msg)) {
-            if (!facts.moreToCome()) {
-                awaited.addHello(facts.requestId());
-            }
-            connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, query));
         }
     }
 
@@ -227,7 +188,7 @@ final class Exchange {
 
     /** What this member does with a command (see {@link RequestRewrites#asThisMemberTakesIt}). */
     SimulatedSecondary.Verdict asThisMemberTakesIt(ByteBuf frame, CommandFacts facts, Runnable wakeWhenItsTurnMayHaveCome) {
-        return RequestRewrites.asThisMemberTakesIt(frame, facts, context, member, memberState(), helloOk.said(), connection.alloc(),
+        return RequestRewrites.asThisMemberTakesIt(frame, facts, context, member, memberState(), hellos.clientSaidHelloOk(), connection.alloc(),
                 wakeWhenItsTurnMayHaveCome);
     }
 
@@ -283,7 +244,7 @@ final class Exchange {
     void blackholeEnded() {
         waiting.blackholeEnded();
         replies.blackholeEnded();
-        standIn.blackholeEnded();
+        hellos.blackholeEnded();
         connection.flushClient();
     }
 
@@ -317,7 +278,7 @@ final class Exchange {
             return;
         }
         if (current == null || current.isHello()) { // a stream's next replies answer no request
-            standIn.onReply(frame);
+            hellos.onReply(frame);
             if (current != null) {
                 awaited.remove(current);
                 replies.sendBeforeTheQueued(awaited.dueAnswers());
@@ -381,18 +342,16 @@ final class Exchange {
         return memberState.get();
     }
 
-    /** Whether this client said helloOk: true (see {@link ClientHelloOk}). */
-    boolean clientSaidHelloOk() {
-        return helloOk.said();
+    HelloPath hellos() {
+        return hellos;
     }
 
     /**
-     * The awaitable hello the member holds is answered now: with the member's state ({@link HelloStandIn#answerAwaitingNow})
-     * or, given one, with {@code error} (a quiesce: {@link HelloStandIn#answerAwaitingWith}); the proxy's answers
+     * The awaitable hello the member holds is answered now (see {@link HelloPath#answerAwaiting}); the proxy's answers
      * pipelined behind that hello go with it.
      */
     void answerAwaitingHello(BsonDocument error) {
-        if (awaited.helloAnswered(error == null ? standIn.answerAwaitingNow() : standIn.answerAwaitingWith(error))) {
+        if (hellos.answerAwaiting(error)) {
             replies.sendBeforeTheQueued(awaited.dueAnswers());
             connection.flushClient();
         }

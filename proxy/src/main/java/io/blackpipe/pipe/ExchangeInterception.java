@@ -24,7 +24,7 @@ abstract class ExchangeInterception implements Interception {
 
     @Override
     public boolean clientSaidHelloOk() {
-        return exchange.clientSaidHelloOk();
+        return exchange.hellos().clientSaidHelloOk();
     }
 
     /** The topologyVersion for a state-change error from this member: a newer one is the member's news to every hello. */

@@ -34,7 +34,7 @@ final class InterceptedHello extends ExchangeInterception {
 
     @Override
     public void forward() {
-        exchange.forwardHello(frame, facts, msg, query);
+        exchange.hellos().forward(frame, facts, msg, query);
     }
 
     @Override

@@ -1,0 +1,114 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.RuleSet;
+import io.blackpipe.observe.Attempt;
+import io.blackpipe.observe.ConnectionObserver;
+import io.blackpipe.topology.HelloExchange;
+import io.blackpipe.topology.MemberState;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.OpQuery;
+import io.netty.buffer.ByteBuf;
+import java.util.function.Supplier;
+import org.bson.BsonDocument;
+
+/**
+ * The hellos of one client connection (handshakes and heartbeats, OP_MSG or OP_QUERY): a quiescing member's
+ * answer, the rules on hello, the stand-in that answers a stream in the member's place, and the member's
+ * replies rewritten. It shares with {@link Exchange} the replies awaited, so the proxy's answers keep their turn.
+ * Runs on the connection's event loop only.
+ */
+final class HelloPath {
+    private final Exchange exchange;
+    private final ClientConnection connection;
+    private final PipeContext context;
+    private final ConnectionObserver observer;
+    private final Supplier<MemberState> memberState;
+    private final String advertisedMember;
+    private final RequestDocument request;
+    private final AwaitedReplies awaited;
+    private final HelloExchange hellos;
+    private final HelloStandIn standIn;
+    private final ClientHelloOk helloOk = new ClientHelloOk();
+
+    HelloPath(Exchange exchange, ConnectionObserver observer, Supplier<MemberState> memberState, RequestDocument request,
+              AwaitedReplies awaited) {
+        this.exchange = exchange;
+        this.connection = exchange.connection();
+        this.context = exchange.context();
+        this.observer = observer;
+        this.memberState = memberState;
+        this.advertisedMember = exchange.member().advertised().toString();
+        this.request = request;
+        this.awaited = awaited;
+        this.hellos = new HelloExchange(context.rewriter(), context.memberStates(), exchange.member().upstream(), context.simulation());
+        this.standIn = new HelloStandIn(connection, hellos, context);
+    }
+
+    /**
+     * A hello goes on to the member with its reply rewritten, unless a rule names it: then the fault decides,
+     * as the server's failCommand does for hello and isMaster. It is never counted as an application command.
+     *
+     * @param msg the OP_MSG view of {@code frame}, or null for an OP_QUERY handshake ({@code query})
+     */
+    void unlessFaulted(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
+        Attempt hello = observer.helloForRules(facts);
+        Quiesce quiesce = connection.listener().quiesce();
+        if (quiesce != null) { // shutting down: no hello of it says it is up, whatever a rule says
+            observer.faultInjected(hello, DeploymentFaults.RESTART);
+            new InterceptedHello(exchange, frame, facts, msg, query).answer(quiesce.helloError());
+            return;
+        }
+        RuleSet.Decision decision = context.rules().decide(hello, memberState, advertisedMember, request.of(frame, msg, query));
+        request.clear();
+        if (decision == null) {
+            forward(frame, facts, msg, query);
+            return;
+        }
+        if (decision.action().injects()) {
+            observer.faultInjected(hello, decision.action().name());
+        }
+        decision.action().apply(new InterceptedHello(exchange, frame, facts, msg, query));
+    }
+
+    /** The hello goes on to the member, or the stand-in answers it (a stream the member does not run). */
+    void forward(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
+        helloOk.onHello(frame, msg, query);
+        if (!standIn.tookOver(frame, facts, msg)) {
+            if (!facts.moreToCome()) {
+                awaited.addHello(facts.requestId());
+            }
+            connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, msg, query));
+        }
+    }
+
+    /** An OP_QUERY that is no hello (a command, or PyMongo 3's legacy find): passes as it came, rewritten as hellos' are. */
+    void forwardLegacyQuery(ByteBuf frame, CommandFacts facts, OpQuery query) {
+        connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
+    }
+
+    /** A reply to a hello, or the next of a stream the member runs: it goes to the client rewritten. */
+    void onReply(ByteBuf frame) {
+        standIn.onReply(frame);
+    }
+
+    void blackholeEnded() {
+        standIn.blackholeEnded();
+    }
+
+    /**
+     * The awaitable hello the member holds is answered now: with the member's state ({@link HelloStandIn#answerAwaitingNow})
+     * or, given one, with {@code error} (a quiesce: {@link HelloStandIn#answerAwaitingWith}).
+     *
+     * @return whether a waiting hello was answered
+     */
+    boolean answerAwaiting(BsonDocument error) {
+        return awaited.helloAnswered(error == null ? standIn.answerAwaitingNow() : standIn.answerAwaitingWith(error));
+    }
+
+    /** Whether this client said helloOk: true (see {@link ClientHelloOk}). */
+    boolean clientSaidHelloOk() {
+        return helloOk.said();
+    }
+}
