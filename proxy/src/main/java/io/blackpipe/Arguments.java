@@ -1,6 +1,7 @@
 package io.blackpipe;
 
 import io.blackpipe.fault.Direction;
+import io.blackpipe.fault.Failover;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.Restart;
@@ -91,6 +92,15 @@ final class Arguments {
                     + election);
         }
         return election.toMillis();
+    }
+
+    /** A failover's election ({@link #electionMillis}) and rollback: zero (nothing rolled back) to 60s, whole milliseconds. */
+    static Failover failover(Duration election, Duration rollback) {
+        if (rollback == null || rollback.isNegative() || rollback.getNano() % 1_000_000 != 0) {
+            throw new IllegalArgumentException("rollback: must be whole milliseconds from zero (nothing rolled back) to 60s, got "
+                    + rollback);
+        }
+        return new Failover(electionMillis(election), rollback.toMillis());
     }
 
     /** {@code what}, a length of time: whole milliseconds from 1 (a part of a millisecond would be cut off). */

@@ -259,6 +259,19 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
+     * {@link #failover(Duration)}, and the old primary had not replicated its last {@code rollback} (up to 60 s): the
+     * inserts it acknowledged in that time with a write concern below majority (w: 1) are rolled back, as mongod rolls
+     * back what a majority lacked. Returns when they are gone from the server.
+     *
+     * @return how many documents the rollback removed
+     * @throws IllegalStateException on a real set (its members roll back what they must), or during an election
+     */
+    public long failover(Duration election, Duration rollback) {
+        ensureOpen();
+        return proxy.failover(Arguments.failover(election, rollback));
+    }
+
+    /**
      * {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored).
      *
      * @throws IllegalArgumentException naming the known members, when {@code member} names none (a typo, or

@@ -241,6 +241,11 @@ public final class RemoteBlackPipe {
         call("POST", "failover?election=" + Arguments.electionMillis(election) + "ms");
     }
 
+    /** A failover with a simulated election and rollback (see {@link BlackPipe#failover(Duration, Duration)}); returns how many documents it removed. */
+    public long failover(Duration election, Duration rollback) {
+        return json("POST", "failover" + Arguments.failover(election, rollback).query(), null).getNumber("rolledBack").longValue();
+    }
+
     /** {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored). */
     public void outage(String member, Duration duration) {
         memberAction(member, "outage", Arguments.millis(duration));

@@ -132,9 +132,9 @@ final class AdminApi {
             case "scenario/bundled" -> AdminRoute.get(this::bundledScenarios);
             case "scenario/bundled/{name}" -> AdminRoute.post(() -> bundledScenario(third));
             case "connections/reset" -> AdminRoute.post(Set.of("member"), () -> resetConnections(query));
-            case "failover" -> AdminRoute.post(Set.of("election"), () -> {
-                proxy.failover(MemberQuery.electionMillis(query));
-                return AdminResponse.done();
+            case "failover" -> AdminRoute.post(Set.of("election", "rollback"), () -> {
+                long rolledBack = proxy.failover(MemberQuery.failover(query));
+                return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("rolledBack", new BsonInt64(rolledBack)));
             });
             case "reset" -> AdminRoute.post(() -> {
                 proxy.reset();

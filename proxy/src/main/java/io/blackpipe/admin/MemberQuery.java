@@ -3,6 +3,7 @@ package io.blackpipe.admin;
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Durations;
+import io.blackpipe.fault.Failover;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.Restart;
@@ -14,12 +15,13 @@ final class MemberQuery {
     private MemberQuery() {
     }
 
-    /** POST /failover?election=5s: how long a simulated set has no primary first (without it, none: the next member at once). */
-    static long electionMillis(Map<String, List<String>> query) {
-        if (!query.containsKey("election")) {
-            return 0;
-        }
-        return millis(query, "election");
+    /**
+     * POST /failover?election=5s&rollback=2s: how long a simulated set has no primary first, and how far back the old
+     * primary's writes below majority are rolled back (without either, none: the next member at once, nothing lost).
+     */
+    static Failover failover(Map<String, List<String>> query) {
+        return new Failover(query.containsKey("election") ? millis(query, "election") : 0,
+                query.containsKey("rollback") ? millis(query, "rollback") : 0);
     }
 
     /** ?duration=5s: how long a member's fault lasts, in ms; without it, 0: until restore. */

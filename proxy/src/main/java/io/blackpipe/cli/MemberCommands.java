@@ -1,6 +1,7 @@
 package io.blackpipe.cli;
 
 import io.blackpipe.fault.Direction;
+import io.blackpipe.fault.Plural;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -22,10 +23,19 @@ final class MemberCommands {
                         + " elects; then the next member is. Without it, at once.")
         Long election;
 
+        @Option(names = "--rollback", paramLabel = "DURATION", converter = DurationConverter.class,
+                description = "With --simulate-members: the old primary had not replicated its last DURATION (up to 60s): the"
+                        + " inserts it acknowledged in that time below majority (w: 1) are rolled back, as mongod rolls back.")
+        Long rollback;
+
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            admin.call("POST", "failover" + (election == null ? "" : "?election=" + election + "ms"), null);
-            out.println("failover started" + (election == null ? "" : ": no primary for " + election + " ms"));
+            io.blackpipe.fault.Failover failover = asOptions(() -> new io.blackpipe.fault.Failover(election == null ? 0 : election,
+                    rollback == null ? 0 : rollback));
+            org.bson.BsonDocument answer = admin.json("POST", "failover" + failover.query(), null);
+            out.println("failover started" + (election == null ? "" : ": no primary for " + election + " ms")
+                    + (rollback == null ? "" : "; rolled back " + Plural.of(answer.getNumber("rolledBack").longValue(), "inserted document")
+                            + " the old primary acknowledged below majority in its last " + rollback + " ms"));
             return 0;
         }
     }

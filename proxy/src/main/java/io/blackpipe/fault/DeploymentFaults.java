@@ -100,14 +100,16 @@ public interface DeploymentFaults {
 
     /** Moves the primary role to another member, as an election would. */
     default void failover() {
-        failover(0);
+        failover(Failover.AT_ONCE);
     }
 
     /**
-     * The same; {@code electionMillis} above 0: a simulated set has no primary for that long first, as while a real
-     * set elects (refused for a real set, whose election takes the time it takes).
+     * The same, with a simulated set's election and rollback ({@link Failover}; refused for a real set, whose election
+     * takes the time it takes).
+     *
+     * @return how many documents the rollback removed
      */
-    void failover(long electionMillis);
+    long failover(Failover failover);
 
     /** Whether {@code member} names something this deployment has; used to validate scenarios up front. */
     boolean knowsMember(String member);

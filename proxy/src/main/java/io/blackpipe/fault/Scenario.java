@@ -10,34 +10,38 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
     /**
      * One timeline step; {@code line} is where it stands in the file, for status and errors; {@code latency} a latency
      * step's, {@code bandwidth} a bandwidth step's, {@code idleTimeout} an idle timeout step's, {@code restart} a restart or
-     * rolling restart step's; {@code durationMillis} how long a timed fault lasts, a failover's election, or the wait in a
-     * rolling restart between one member's return and the next one's restart.
+     * rolling restart step's, {@code failover} a failover step's; {@code durationMillis} how long a timed fault lasts, or the
+     * wait in a rolling restart between one member's return and the next one's restart.
      */
     public record Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line, Latency latency,
-                       Bandwidth bandwidth, IdleTimeout idleTimeout, Restart restart) {
+                       Bandwidth bandwidth, IdleTimeout idleTimeout, Restart restart, Failover failover) {
         public Step(long atMillis, Kind kind, Rule rule, String target, long durationMillis, int line) {
-            this(atMillis, kind, rule, target, durationMillis, line, null, null, null, null);
+            this(atMillis, kind, rule, target, durationMillis, line, null, null, null, null, null);
         }
 
         Step withLatency(Latency latency) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart, failover);
         }
 
         Step withBandwidth(Bandwidth bandwidth) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart, failover);
         }
 
         Step withIdleTimeout(IdleTimeout idleTimeout) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart, failover);
+        }
+
+        Step withFailover(Failover failover) {
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart, failover);
         }
 
         Step withRestart(Restart restart) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart, failover);
         }
 
         /** The same step at another time, with {@code rule} (a repeat's own copy of an add's rule). */
         Step repeatedAt(long atMillis, Rule rule) {
-            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart);
+            return new Step(atMillis, kind, rule, target, durationMillis, line, latency, bandwidth, idleTimeout, restart, failover);
         }
 
         public String describe() {
@@ -55,7 +59,7 @@ public record Scenario(String name, String description, List<Rule> rules, List<S
                 case ROLLING_RESTART: return "rolling restart (" + restart.describe() + ", " + durationMillis + " ms between members)";
                 case RESTORE: return "restore " + target;
                 case RESET_CONNECTIONS: return "reset the connections of " + target;
-                case FAILOVER: return "fail over" + (durationMillis > 0 ? " after an election of " + durationMillis + " ms" : "");
+                case FAILOVER: return failover.describe();
                 default: return "end";
             }
         }

@@ -239,15 +239,24 @@ public final class ScenarioLoader {
             }
         }
 
-        /** failover: {} (the next member primary at once), or failover: {election: 5s} (no primary that long first). */
+        /**
+         * failover: {} (the next member primary at once), failover: {election: 5s} (no primary that long first), failover:
+         * {rollback: 2s} (the old primary's last 2 s below majority rolled back), or both.
+         */
         private Scenario.Step failoverStep(long at, BsonValue argument, String field, int line) {
             if (!argument.isDocument()) {
-                throw error(field, "must be {} or {election: DURATION}");
+                throw error(field, "must be {}, {election: DURATION}, {rollback: DURATION} or both");
             }
-            onlyFields(argument.asDocument(), field, List.of("election"));
+            onlyFields(argument.asDocument(), field, List.of("election", "rollback"));
             BsonValue election = argument.asDocument().get("election");
-            long electionMillis = election == null ? 0 : duration(election, field + ".election", false);
-            return new Scenario.Step(at, Scenario.Kind.FAILOVER, null, null, electionMillis, line);
+            BsonValue rollback = argument.asDocument().get("rollback");
+            long rollbackMillis = rollback == null ? 0 : duration(rollback, field + ".rollback", false);
+            if (rollbackMillis > Failover.MAX_ROLLBACK_MILLIS) {
+                throw error(field + ".rollback", "must be at most 60s (how long blackpipe remembers a primary's writes), not "
+                        + rollbackMillis + "ms");
+            }
+            Failover failover = new Failover(election == null ? 0 : duration(election, field + ".election", false), rollbackMillis);
+            return new Scenario.Step(at, Scenario.Kind.FAILOVER, null, null, 0, line).withFailover(failover);
         }
 
         /**

@@ -125,7 +125,7 @@ public final class ScenarioRunner {
             case ROLLING_RESTART -> rollingRestart(scenario, step);
             case RESTORE -> deployment.restore(step.target());
             case RESET_CONNECTIONS -> deployment.resetConnections(step.target());
-            case FAILOVER -> deployment.failover(step.durationMillis());
+            case FAILOVER -> deployment.failover(step.failover());
             case END -> finish(State.FINISHED);
         }
     }

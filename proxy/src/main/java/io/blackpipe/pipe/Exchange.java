@@ -174,13 +174,18 @@ final class Exchange {
             return;
         }
         ByteBuf forwarded = verdict.frame();
+        SimulatedWrite write = context.simulation() == null ? null
+                : SimulatedWrite.of(forwarded, attempt.facts(), memberState(), context.simulation());
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
             awaited.askedForNoReply(attempt.facts().requestId());
+            if (write != null) {
+                context.unreplicated().acknowledged(write); // it lands unanswered, as a rollback's to take as any below majority
+            }
         } else {
             awaited.add(new InFlight(attempt, fingerprint, fault, fate, true).withReplyInstead(verdict.replyInstead())
                     .withDuplicateKeysAsMongod(DuplicateKeys.oneStatementWrite(forwarded, attempt.facts(), context.memberStates(),
-                            member.upstream())));
+                            member.upstream())).withWrite(write));
         }
         connection.sendUpstream(forwarded);
         runs.sent(attempt.facts(), verdict);
@@ -298,6 +303,9 @@ final class Exchange {
         ByteBuf said = ReplyRewrites.asThisMemberWouldSay(frame, reply, current.attempt.facts(), context, member, connection.alloc());
         reply = said == frame ? reply : ReplyFacts.of(said); // counted as the client gets it (a simulated member answers for the node)
         frame = said;
+        if (current.write != null) {
+            current.write = current.write.insertedPer(frame); // what the client is told it inserted
+        }
         if (current.fate == null || current.fateDecided) {
             CountedReply.send(this, current, reply, frame);
         } else {
@@ -310,6 +318,9 @@ final class Exchange {
     void completeIfLast(InFlight current, ReplyFacts reply) {
         if (!reply.moreToCome()) {
             observer.complete(current.attempt, current.fingerprint, reply, current.fault);
+            if (current.write != null && !reply.isError() && !reply.writeConcernError()) { // acknowledged, as its client sees
+                context.unreplicated().acknowledged(current.write);
+            }
         }
     }
 

@@ -26,6 +26,8 @@ final class InFlight {
     private BsonDocument replyInstead;
     /** The command that meets a duplicate key is answered as mongod answers it (see DuplicateKeys); else null. */
     private String duplicateKeysAsMongod;
+    /** A write a simulated primary acknowledges, as it bears on a rollback (see SimulatedWrite); else null. */
+    SimulatedWrite write;
 
     InFlight(Attempt attempt, long fingerprint, String fault, ReplyFate fate, boolean forwarded) {
         this(attempt, fingerprint, fault, fate, forwarded, null, attempt.facts().requestId());
@@ -50,6 +52,12 @@ final class InFlight {
     /** A hello forwarded to the member: not an application command, but answers sent after it wait for its reply. */
     static InFlight forwardedHello(int requestId) {
         return new InFlight(null, 0, null, null, true, null, requestId);
+    }
+
+    /** Sets {@link #write}; returns this. */
+    InFlight withWrite(SimulatedWrite write) {
+        this.write = write;
+        return this;
     }
 
     /** Sets {@link #replyInstead} (null: the member's reply itself); returns this. */

@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.Failover;
 import io.blackpipe.fault.Plural;
 import io.blackpipe.topology.Discovery;
 import io.blackpipe.topology.HelloProbe;
@@ -42,6 +43,9 @@ final class MemberRoles {
     private final FailoverEndedTransactions endedTransactions;
     private final PrimaryStepDown primaryStepDown;
     private final EndedTransactionAborts transactionAborts;
+    /** What the simulated primary acknowledged below majority, and how a failover rolls it back. */
+    private final UnreplicatedInserts unreplicated;
+    private final InsertRollback insertRollback;
     /** Ends a simulated election under way; the proxy's scenario timer. */
     private final ScheduledExecutorService timer;
     private volatile ScheduledFuture<?> pendingElection;
@@ -51,7 +55,7 @@ final class MemberRoles {
 
     MemberRoles(Discovery.Deployment deployment, MemberMap members, MemberStates states, SimulatedReplicaSet simulation,
                 Map<MemberAddress, MemberListener> listeners, FailoverEndedTransactions endedTransactions,
-                Credential upstreamCredential, int connectTimeoutMillis, Tls.Client upstreamTls, ScheduledExecutorService timer,
+                UnreplicatedInserts unreplicated, Credential upstreamCredential, int connectTimeoutMillis, Tls.Client upstreamTls, ScheduledExecutorService timer,
                 ProxyLog log) {
         this.deployment = deployment;
         this.members = members;
@@ -61,6 +65,8 @@ final class MemberRoles {
         this.endedTransactions = endedTransactions;
         this.primaryStepDown = new PrimaryStepDown(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
         this.transactionAborts = new EndedTransactionAborts(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
+        this.unreplicated = unreplicated;
+        this.insertRollback = new InsertRollback(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.upstreamTls = upstreamTls;
         this.timer = timer;
@@ -192,15 +198,22 @@ final class MemberRoles {
     /**
      * A simulated set elects the next member; a real one is asked to step its primary down. {@code awaitAborts}: a
      * simulated failover returns once the node has aborted the transactions open on the old primary, as a stepdown
-     * does (not on a connection's event loop: an rs.stepDown() there is answered at once). {@code electionMillis}
-     * above 0: a simulated set has no primary for that long, as while a real set elects (a real set's members take
-     * the time their election takes).
+     * does (not on a connection's event loop: an rs.stepDown() there is answered at once). A simulated set first has
+     * no primary for the failover's election, as while a real set elects, and has the node lose the inserts its
+     * rollback reaches before the members announce the new primary (a real set's members take the time their election
+     * takes, and roll back what they must).
+     *
+     * @return how many documents the rollback removed
      */
-    void failover(boolean awaitAborts, long electionMillis) {
+    long failover(boolean awaitAborts, Failover failover) {
         if (simulation != null) {
+            long electionMillis = failover.electionMillis();
             MemberAddress next = electionMillis > 0 ? simulation.beginElection() : simulation.failover();
             CompletableFuture<Void> aborted = abortEndedTransactions();
             observeSimulated();
+            UnreplicatedInserts.Taken rolledBack = unreplicated.takeForFailover(failover.rollbackMillis()); // the old primary's, now
+            long removed = failover.rollbackMillis() == 0 ? 0
+                    : insertRollback.rollBack(members.members().get(0), rolledBack, failover.rollbackMillis());
             announceSimulatedElection();
             if (electionMillis > 0) {
                 pendingElection = timer.schedule(this::endSimulatedElection, electionMillis, TimeUnit.MILLISECONDS);
@@ -212,11 +225,11 @@ final class MemberRoles {
             if (awaitAborts) {
                 awaitAborts(aborted);
             }
-            return;
+            return removed;
         }
-        if (electionMillis > 0) {
-            throw new IllegalStateException("an election's length applies to a simulated set (--simulate-members); a real set's"
-                    + " members take the time their election takes");
+        if (failover.simulatedOnly()) {
+            throw new IllegalStateException("an election's length and a rollback apply to a simulated set (--simulate-members);"
+                    + " a real set's members take the time their election takes, and roll back what they must");
         }
         if (!deployment.isReplicaSet() || members.members().size() < 2) {
             throw new IllegalStateException("failover needs a replica set with more than one member; "
@@ -226,13 +239,14 @@ final class MemberRoles {
         }
         refresh();
         primaryStepDown.run(members.members(), states);
+        return 0;
     }
 
     /** As mongod, a primary told to shut down (one of {@code restarting}) steps down first; with no member to take over, it shuts down all the same. */
     void stepDownBeforeRestart(List<MemberListener> restarting) {
         if (restarting.stream().anyMatch(listener -> states.of(listener.member().upstream()).role() == MemberState.Role.PRIMARY)) {
             try {
-                failover(true, 0);
+                failover(true, Failover.AT_ONCE);
             } catch (IllegalStateException e) { // as a signalled mongod does
                 log.info("the primary restarts without stepping down: " + e.getMessage());
             }
@@ -250,7 +264,8 @@ final class MemberRoles {
         }
         MemberAddress first = simulation == null ? null : simulation.restoreFirstPrimary();
         if (first != null) {
-            CompletableFuture<Void> aborted = abortEndedTransactions(); // an election too: the old primary's transactions end
+            unreplicated.takeForFailover(0); // an election too, that rolls nothing back
+            CompletableFuture<Void> aborted = abortEndedTransactions(); // the old primary's transactions end
             observeSimulated();
             announceSimulatedElection();
             log.info("failover undone (simulated): " + first + " is primary again");

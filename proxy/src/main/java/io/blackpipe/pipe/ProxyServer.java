@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.Failover;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.Restart;
@@ -119,12 +120,13 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             CommandObserver observer = new CommandObserver(registry, retryTracker, history);
             this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
             FailoverEndedTransactions endedTransactions = new FailoverEndedTransactions();
-            this.roles = new MemberRoles(deployment, members, states, simulation, listeners, endedTransactions,
+            UnreplicatedInserts unreplicated = new UnreplicatedInserts();
+            this.roles = new MemberRoles(deployment, members, states, simulation, listeners, endedTransactions, unreplicated,
                     config.upstream().credential(), config.connectTimeoutMillis(), upstreamTls, timer, log);
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                     config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
-                    upstreamTls, new ChangeStreamCursors(), openConnections, () -> roles.failover(false, 0), endedTransactions,
-                    new RetriedWrites(), new CommitsAlone());
+                    upstreamTls, new ChangeStreamCursors(), openConnections, () -> roles.failover(false, Failover.AT_ONCE), endedTransactions,
+                    new RetriedWrites(), new CommitsAlone(), unreplicated);
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
         } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up
             stopThreads();
@@ -333,9 +335,14 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         selector.endIfStill(begun);
     }
 
-    @Override
+    /** A failover whose simulated election lasts {@code electionMillis} (see {@link #failover(Failover)}). */
     public void failover(long electionMillis) {
-        roles.failover(true, electionMillis);
+        failover(new Failover(electionMillis, 0));
+    }
+
+    @Override
+    public long failover(Failover failover) {
+        return roles.failover(true, failover);
     }
 
     /** A simulated set back as it started (first member primary); false when nothing moved (see MemberRoles). */

@@ -16,4 +16,16 @@ public final class WriteConcern {
         }
         return false;
     }
+
+    /** The writeConcern's w when it is a number; NaN without one (the server's default) or for a name (majority, a tag set). */
+    public static double numericW(ByteBuf frame, OpMsg msg) {
+        BsonCursor body = msg.body(frame);
+        if (body.find("writeConcern") && body.type() == BsonCursor.DOCUMENT) {
+            BsonCursor concern = body.documentValue();
+            if (concern.find("w") && concern.isNumber()) {
+                return concern.doubleValue();
+            }
+        }
+        return Double.NaN;
+    }
 }

@@ -1,0 +1,105 @@
+package io.blackpipe.pipe;
+
+import static io.blackpipe.wire.WireFixtures.bson;
+import static io.blackpipe.wire.WireFixtures.opMsg;
+import static io.blackpipe.wire.WireFixtures.withBuf;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.blackpipe.topology.MemberAddress;
+import io.blackpipe.topology.MemberMap;
+import io.blackpipe.topology.MemberState;
+import io.blackpipe.topology.MemberStates;
+import io.blackpipe.topology.SimulatedReplicaSet;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.OpMsg;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonInt32;
+import org.bson.BsonValue;
+import org.junit.jupiter.api.Test;
+
+/** Which writes a rollback on a simulated set reaches, and which of an insert's documents it takes back. */
+class SimulatedWriteTest {
+    private static final MemberState PRIMARY = new MemberState(MemberState.Role.PRIMARY, 21, null, 0);
+    private static final MemberState SECONDARY = new MemberState(MemberState.Role.SECONDARY, 21, null, 0);
+    private final SimulatedReplicaSet threeMembers = simulatedSet(3);
+    private final SimulatedReplicaSet fiveMembers = simulatedSet(5);
+
+    private static SimulatedReplicaSet simulatedSet(int count) {
+        List<MemberAddress> names = SimulatedReplicaSet.names(MemberAddress.parse("db.internal:27017"), count);
+        MemberMap addresses = new MemberMap("proxy.local", 40000, Map.of(), (upstream, port) -> port);
+        names.forEach(addresses::ensure);
+        return new SimulatedReplicaSet("rs0", names, addresses, new MemberStates());
+    }
+
+    private SimulatedWrite of(String body, MemberState state, SimulatedReplicaSet set, byte[]... documents) {
+        byte[] request = (documents.length == 0 ? opMsg(7, 0, 0).body(body) : opMsg(7, 0, 0).body(body).sequence("documents", documents)).build();
+        return withBuf(request, frame -> SimulatedWrite.of(frame, CommandFacts.ofOpMsg(frame, OpMsg.parse(frame)), state, set));
+    }
+
+    private static List<BsonValue> ids(int... ids) {
+        return Arrays.stream(ids).mapToObj(i -> (BsonValue) new BsonInt32(i)).toList();
+    }
+
+    private static SimulatedWrite insertedPer(SimulatedWrite insert, String reply) {
+        return withBuf(opMsg(9, 7, 0).body(reply).build(), insert::insertedPer);
+    }
+
+    @Test
+    void aWriteBelowMajorityOfTheSetIsAnInsertToRollBackAndOneWithMajorityMovesTheCommitPoint() {
+        SimulatedWrite w1 = of("{insert: 'orders', $db: 'shop', writeConcern: {w: 1}}", PRIMARY, threeMembers,
+                bson("{_id: 1}"), bson("{name: 'no id'}"), bson("{_id: 3}"));
+        assertEquals("shop", w1.database());
+        assertEquals("orders", w1.collection());
+        assertEquals(Arrays.asList(new BsonInt32(1), null, new BsonInt32(3)), w1.ids(), "null: an _id the member makes");
+        assertTrue(w1.ordered());
+        assertFalse(of("{insert: 'orders', $db: 'shop', writeConcern: {w: 0}, ordered: false, documents: [{_id: 1}]}",
+                PRIMARY, threeMembers).ordered(), "an array in the body, unordered");
+
+        assertSame(SimulatedWrite.MAJORITY, of("{insert: 'orders', $db: 'shop'}", PRIMARY, threeMembers, bson("{_id: 1}")),
+                "no writeConcern: the default, majority");
+        assertSame(SimulatedWrite.MAJORITY, of("{insert: 'orders', $db: 'shop', writeConcern: {w: 'majority'}}", PRIMARY,
+                threeMembers, bson("{_id: 1}")));
+        assertSame(SimulatedWrite.MAJORITY, of("{insert: 'orders', $db: 'shop', writeConcern: {w: 2}}", PRIMARY, threeMembers,
+                bson("{_id: 1}")), "2 of 3 is a majority");
+        assertEquals(ids(1), of("{insert: 'orders', $db: 'shop', writeConcern: {w: 2}}", PRIMARY, fiveMembers,
+                bson("{_id: 1}")).ids(), "2 of 5 is not");
+        assertSame(SimulatedWrite.MAJORITY, of("{update: 'orders', $db: 'shop', updates: [{q: {}, u: {$set: {a: 1}}}]}",
+                PRIMARY, threeMembers));
+        assertSame(SimulatedWrite.MAJORITY, of("{commitTransaction: 1, $db: 'admin', autocommit: false, txnNumber: 1,"
+                + " lsid: {id: {$binary: {base64: 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}}}", PRIMARY, threeMembers));
+    }
+
+    @Test
+    void aRollbackLeavesWhatIsNoWriteOfAPrimaryAndTheUpdatesAndDeletesBelowMajority() {
+        assertNull(of("{find: 'orders', $db: 'shop'}", PRIMARY, threeMembers));
+        assertNull(of("{insert: 'orders', $db: 'shop', writeConcern: {w: 1}}", SECONDARY, threeMembers, bson("{_id: 1}")),
+                "a secondary refuses it");
+        assertNull(of("{update: 'orders', $db: 'shop', writeConcern: {w: 1}, updates: [{q: {}, u: {$set: {a: 1}}}]}",
+                PRIMARY, threeMembers));
+        assertNull(of("{delete: 'orders', $db: 'shop', writeConcern: {w: 1}, deletes: [{q: {}, limit: 0}]}", PRIMARY, threeMembers));
+        assertNull(of("{insert: 'orders', $db: 'shop', autocommit: false, txnNumber: 1, lsid: {id: {$binary: {base64:"
+                + " 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}}}", PRIMARY, threeMembers, bson("{_id: 1}")),
+                "a transaction's write goes with its commit");
+    }
+
+    @Test
+    void anOrderedInsertStopsAtItsFirstErrorAndAnUnorderedOneSkipsEach() {
+        SimulatedWrite ordered = new SimulatedWrite("shop", "orders", ids(0, 1, 2, 3), true);
+        SimulatedWrite unordered = new SimulatedWrite("shop", "orders", ids(0, 1, 2, 3), false);
+        String secondFails = "{ok: 1, n: 1, writeErrors: [{index: 1, code: 11000, errmsg: 'E11000'}]}";
+        assertEquals(ids(0), insertedPer(ordered, secondFails).ids());
+        String secondAndLastFail = "{ok: 1, n: 2, writeErrors: [{index: 1, code: 11000, errmsg: 'E11000'},"
+                + " {index: 3, code: 11000, errmsg: 'E11000'}]}";
+        assertEquals(ids(0, 2), insertedPer(unordered, secondAndLastFail).ids());
+        assertEquals(ids(0, 1, 2, 3), insertedPer(ordered, "{ok: 1, n: 4}").ids());
+        assertNull(insertedPer(ordered, "{ok: 1, n: 0, writeErrors: [{index: 0, code: 11000, errmsg: 'E11000'}]}"));
+        assertNull(insertedPer(ordered, "{ok: 0, code: 10107, errmsg: 'not primary'}"));
+        assertSame(SimulatedWrite.MAJORITY, insertedPer(SimulatedWrite.MAJORITY, "{ok: 1, n: 1}"));
+    }
+}
