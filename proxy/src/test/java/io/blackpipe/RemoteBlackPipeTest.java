@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
+import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -297,6 +298,9 @@ class RemoteBlackPipeTest {
         assertTrue(blackPipe.members().stream().allMatch(m -> m.state().equals("up") && m.latencyMillis() == 0
                 && m.bandwidthBytesPerSecond() == 0 && m.idleTimeoutMillis() == 0), blackPipe.members().toString());
         c.insertOne(new Document("_id", 3));
+        c.withWriteConcern(WriteConcern.W1).insertOne(new Document("_id", 4));
+        assertEquals(1, blackPipe.failover(Duration.ZERO, Duration.ofSeconds(30)), "the insert acknowledged with w: 1 is rolled back");
+        assertThrows(IllegalArgumentException.class, () -> blackPipe.failover(Duration.ZERO, Duration.ofSeconds(61)), "as BlackPipe");
         try (MongoClient direct = UpstreamLane.directClient()) {
             assertEquals(3, direct.getDatabase(db).getCollection("c").countDocuments());
         }

@@ -627,7 +627,14 @@ class AdminApiTest {
         assertBadRequest(send("POST", "/api/v1/failover?election=soon", null), "election: 'soon'");
         HttpResponse<String> realElection = send("POST", "/api/v1/failover?election=2s", null); // the lane's deployment, not simulated
         assertStatus(409, realElection);
-        assertTrue(realElection.body().contains("an election's length applies to a simulated set"), realElection::body);
+        assertTrue(realElection.body().contains("an election's length and a rollback apply to a simulated set"), realElection::body);
+        HttpResponse<String> realRollback = send("POST", "/api/v1/failover?rollback=2s", null);
+        assertStatus(409, realRollback);
+        assertTrue(realRollback.body().contains("a real set's members take the time their election takes, and roll back what they"
+                + " must"), realRollback::body);
+        assertBadRequest(send("POST", "/api/v1/failover?rollback=61s", null), "rollback: must be from 0 (nothing rolled back) to 60s,"
+                + " got 61000ms");
+        assertBadRequest(send("POST", "/api/v1/failover?rollback=soon", null), "rollback: 'soon'");
         assertEquals("up", memberState(upstream), "a refused request changes nothing");
         assertStatus(405, send("GET", "/api/v1/members/" + upstream + "/outage", null));
     }

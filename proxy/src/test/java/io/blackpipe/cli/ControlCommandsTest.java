@@ -670,6 +670,14 @@ class ControlCommandsTest {
             assertTrue(duringIt.err().contains("409") && duringIt.err().contains("an election is under way"), duringIt::toString);
             assertEquals(2, rig.run("failover", "--election", "soon").exitCode(), "a bad duration is a usage error");
             rig.proxy().reset();
+            CliRun rollback = rig.run("failover", "--rollback", "5s");
+            assertEquals(0, rollback.exitCode(), rollback::toString);
+            assertEquals("failover started; rolled back 0 inserted documents the old primary acknowledged below majority in its"
+                    + " last 5000 ms", rollback.out().strip(), "the scripted node took no insert");
+            CliRun tooFar = rig.run("failover", "--rollback", "61s");
+            assertEquals(2, tooFar.exitCode(), tooFar::toString);
+            assertTrue(tooFar.err().contains("--rollback: must be from 0 (nothing rolled back) to 60s, got 61000ms"), tooFar::toString);
+            rig.proxy().reset();
             assertEquals("primary", roleOf(rig.run("members"), first), "a reset ends the election with the first member primary");
 
             CliRun outage = rig.run("outage", second, "--duration", "30s");

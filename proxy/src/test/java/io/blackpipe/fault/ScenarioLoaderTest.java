@@ -561,23 +561,30 @@ class ScenarioLoaderTest {
             "clear | 1 | must be true",
             "end | false | must be true",
             "end | '{}' | must be true",
-            "failover | false | must be {} or {election: DURATION}",
-            "failover | true | must be {} or {election: DURATION}",
-            "failover | '[]' | must be {} or {election: DURATION}"})
+            "failover | false | 'must be {}, {election: DURATION}, {rollback: DURATION} or both'",
+            "failover | true | 'must be {}, {election: DURATION}, {rollback: DURATION} or both'",
+            "failover | '[]' | 'must be {}, {election: DURATION}, {rollback: DURATION} or both'"})
     void aStepThatTakesNoArgumentAcceptsOnlyItsDocumentedForm(String action, String value, String message) {
         assertRejected("name: x\ntimeline:\n  - at: 1s\n    " + action + ": " + value + "\n", 4, "timeline[0]." + action, message);
     }
 
     @Test
-    void aFailoverMayGiveItsElectionsLengthAndNothingElse() {
+    void aFailoverMayGiveItsElectionsLengthAndRollbackAndNothingElse() {
         Scenario scenario = loader.parse("election.yaml", "name: x\ntimeline:\n  - at: 1s\n    failover: {election: 2s}\n"
-                + "  - at: 9s\n    failover: {}\n");
-        assertEquals(List.of(2_000L, 0L), scenario.timeline().stream().map(Scenario.Step::durationMillis).toList());
-        assertEquals("fail over after an election of 2000 ms", scenario.timeline().get(0).describe());
-        assertEquals("fail over", scenario.timeline().get(1).describe());
+                + "  - at: 9s\n    failover: {}\n  - at: 12s\n    failover: {rollback: 3s}\n"
+                + "  - at: 20s\n    failover: {election: 1s, rollback: 60s}\n");
+        assertEquals(List.of(new Failover(2_000, 0), Failover.AT_ONCE, new Failover(0, 3_000), new Failover(1_000, 60_000)),
+                scenario.timeline().stream().map(Scenario.Step::failover).toList());
+        assertEquals(List.of("fail over after an election of 2000 ms", "fail over",
+                        "fail over rolling back the old primary's last 3000 ms",
+                        "fail over after an election of 1000 ms, rolling back the old primary's last 60000 ms"),
+                scenario.timeline().stream().map(Scenario.Step::describe).toList());
         assertRejected("name: x\ntimeline:\n  - at: 1s\n    failover: {member: primary}\n", 4, "timeline[0].failover.member",
-                "unknown field (expected election)");
+                "unknown field (expected election, rollback)");
         assertRejected("name: x\ntimeline:\n  - at: 1s\n    failover: {election: soon}\n", 4, "timeline[0].failover.election", "soon");
+        assertRejected("name: x\ntimeline:\n  - at: 1s\n    failover: {rollback: 61s}\n", 4, "timeline[0].failover.rollback",
+                "must be at most 60s (how long blackpipe remembers a primary's writes), not 61000ms");
+        assertRejected("name: x\ntimeline:\n  - at: 1s\n    failover: {rollback: -1s}\n", 4, "timeline[0].failover.rollback", "-1s");
     }
 
     @Test

@@ -129,7 +129,7 @@ class SimulatedElectionTest {
     void aRealSetsElectionTakesItsOwnTimeSoALengthIsRefused() {
         try (ProxyServer real = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()))) {
             IllegalStateException refused = assertThrows(IllegalStateException.class, () -> real.failover(1_000));
-            assertTrue(refused.getMessage().startsWith("an election's length applies to a simulated set (--simulate-members)"),
+            assertTrue(refused.getMessage().startsWith("an election's length and a rollback apply to a simulated set (--simulate-members)"),
                     refused.getMessage());
         }
     }
