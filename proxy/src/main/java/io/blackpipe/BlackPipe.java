@@ -259,11 +259,12 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * {@link #failover(Duration)}, and the old primary had not replicated its last {@code rollback} (up to 60 s): the
-     * inserts it acknowledged in that time with a write concern below majority (w: 1) are rolled back, as mongod rolls
-     * back what a majority lacked. Returns when they are gone from the server.
+     * {@link #failover(Duration)}, and the old primary had not replicated its last {@code rollback} (up to 60 s): what
+     * its writes with a write concern below majority (w: 1) did in that time is rolled back, as mongod rolls back what a
+     * majority lacked (the documents they inserted removed, those they changed or deleted put back). Returns when the
+     * server holds what the new primary would.
      *
-     * @return how many documents the rollback removed
+     * @return how many documents the rollback removed or put back
      * @throws IllegalStateException on a real set (its members roll back what they must), or during an election
      */
     public long failover(Duration election, Duration rollback) {

@@ -24,8 +24,8 @@ final class MemberCommands {
         Long election;
 
         @Option(names = "--rollback", paramLabel = "DURATION", converter = DurationConverter.class,
-                description = "With --simulate-members: the old primary had not replicated its last DURATION (up to 60s): the"
-                        + " inserts it acknowledged in that time below majority (w: 1) are rolled back, as mongod rolls back.")
+                description = "With --simulate-members: the old primary had not replicated its last DURATION (up to 60s): what"
+                        + " its writes below majority (w: 1) did in that time is rolled back, as mongod rolls back.")
         Long rollback;
 
         @Override
@@ -34,8 +34,8 @@ final class MemberCommands {
                     rollback == null ? 0 : rollback));
             org.bson.BsonDocument answer = admin.json("POST", "failover" + failover.query(), null);
             out.println("failover started" + (election == null ? "" : ": no primary for " + election + " ms")
-                    + (rollback == null ? "" : "; rolled back " + Plural.of(answer.getNumber("rolledBack").longValue(), "inserted document")
-                            + " the old primary acknowledged below majority in its last " + rollback + " ms"));
+                    + (rollback == null ? "" : "; rolled back " + Plural.of(answer.getNumber("rolledBack").longValue(), "document")
+                            + ", what the old primary's writes below majority did in its last " + rollback + " ms"));
             return 0;
         }
     }

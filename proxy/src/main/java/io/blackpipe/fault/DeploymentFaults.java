@@ -107,7 +107,7 @@ public interface DeploymentFaults {
      * The same, with a simulated set's election and rollback ({@link Failover}; refused for a real set, whose election
      * takes the time it takes).
      *
-     * @return how many documents the rollback removed
+     * @return how many documents the rollback removed or put back
      */
     long failover(Failover failover);
 

@@ -3,8 +3,8 @@ package io.blackpipe.fault;
 /**
  * A failover: the primary steps down and another member is elected. On a simulated set, {@code electionMillis} above 0
  * first leaves the set without a primary that long, as while a real set elects; {@code rollbackMillis} above 0 has the
- * old primary not have replicated its last that long: the inserts it acknowledged in that time with a write concern
- * below majority are rolled back (the new primary never had them), as mongod rolls back what a majority lacked.
+ * old primary not have replicated its last that long: what its writes below majority did in that time is rolled back
+ * (the new primary never had them), as mongod rolls back what a majority lacked.
  */
 public record Failover(long electionMillis, long rollbackMillis) {
     /** The next member primary at once, nothing rolled back. */

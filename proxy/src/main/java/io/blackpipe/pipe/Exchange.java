@@ -45,6 +45,8 @@ final class Exchange {
     private final AwaitedReplies awaited = new AwaitedReplies();
     private final RunsAtTheMember runs;
     private final Runnable wakeWhenItsTurnMayHaveCome;
+    /** What this connection's writes to a simulated primary change, for a failover's rollback; null on a real deployment. */
+    private final RollbackRecorder rollbacks;
 
     Exchange(ClientConnection connection, PipeContext context, Member member) {
         this.connection = connection;
@@ -59,6 +61,7 @@ final class Exchange {
         this.replies = new WaitingReplies(connection, this::deliver);
         this.runs = new RunsAtTheMember(context.retriedWrites(), context.commits(), connection);
         this.wakeWhenItsTurnMayHaveCome = () -> connection.runOnItsEventLoop(waiting::itsTurnMayHaveCome); // one: forward is hot
+        this.rollbacks = context.simulation() == null ? null : new RollbackRecorder(this);
     }
 
     // ---- requests ----
@@ -174,18 +177,18 @@ final class Exchange {
             return;
         }
         ByteBuf forwarded = verdict.frame();
-        SimulatedWrite write = context.simulation() == null ? null
-                : SimulatedWrite.of(forwarded, attempt.facts(), memberState(), context.simulation());
+        InFlight command = null;
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
             awaited.askedForNoReply(attempt.facts().requestId());
-            if (write != null) {
-                context.unreplicated().acknowledged(write); // it lands unanswered, as a rollback's to take as any below majority
-            }
         } else {
-            awaited.add(new InFlight(attempt, fingerprint, fault, fate, true).withReplyInstead(verdict.replyInstead())
+            command = new InFlight(attempt, fingerprint, fault, fate, true).withReplyInstead(verdict.replyInstead())
                     .withDuplicateKeysAsMongod(DuplicateKeys.oneStatementWrite(forwarded, attempt.facts(), context.memberStates(),
-                            member.upstream())).withWrite(write));
+                            member.upstream()));
+            awaited.add(command);
+        }
+        if (rollbacks != null) {
+            rollbacks.forwarding(forwarded, attempt.facts(), command);
         }
         connection.sendUpstream(forwarded);
         runs.sent(attempt.facts(), verdict);
@@ -279,7 +282,8 @@ final class Exchange {
 
     private void deliver(ByteBuf frame) {
         InFlight current = awaited.answeredBy(Header.responseTo(frame));
-        if (current == null && awaited.droppedUnasked(frame, member, context.memberStates(), context.log())) {
+        if (current == null && (awaited.droppedUnasked(frame, member, context.memberStates(), context.log())
+                || rollbacks != null && rollbacks.took(frame))) {
             return;
         }
         if (current == null || current.isHello()) { // a stream's next replies answer no request
@@ -303,8 +307,8 @@ final class Exchange {
         ByteBuf said = ReplyRewrites.asThisMemberWouldSay(frame, reply, current.attempt.facts(), context, member, connection.alloc());
         reply = said == frame ? reply : ReplyFacts.of(said); // counted as the client gets it (a simulated member answers for the node)
         frame = said;
-        if (current.write != null) {
-            current.write = current.write.insertedPer(frame); // what the client is told it inserted
+        if (rollbacks != null) {
+            rollbacks.replied(current, frame);
         }
         if (current.fate == null || current.fateDecided) {
             CountedReply.send(this, current, reply, frame);
@@ -318,8 +322,8 @@ final class Exchange {
     void completeIfLast(InFlight current, ReplyFacts reply) {
         if (!reply.moreToCome()) {
             observer.complete(current.attempt, current.fingerprint, reply, current.fault);
-            if (current.write != null && !reply.isError() && !reply.writeConcernError()) { // acknowledged, as its client sees
-                context.unreplicated().acknowledged(current.write);
+            if (rollbacks != null) {
+                rollbacks.acknowledged(current, reply);
             }
         }
     }

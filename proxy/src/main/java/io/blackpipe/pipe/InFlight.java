@@ -4,6 +4,7 @@ import io.blackpipe.fault.ReplyFate;
 import io.blackpipe.observe.Attempt;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import java.util.List;
 import org.bson.BsonDocument;
 
 /**
@@ -26,8 +27,12 @@ final class InFlight {
     private BsonDocument replyInstead;
     /** The command that meets a duplicate key is answered as mongod answers it (see DuplicateKeys); else null. */
     private String duplicateKeysAsMongod;
-    /** A write a simulated primary acknowledges, as it bears on a rollback (see SimulatedWrite); else null. */
+    /** A write a simulated primary acknowledges, as it bears on a rollback (see RollbackRecorder); else null. */
     SimulatedWrite write;
+    /** What that write's pre-image find read: the documents it may change, as they were. */
+    List<BsonDocument> preImages = List.of();
+    /** What that write created and changed, once its reply came; null before. */
+    List<UnreplicatedWrites.Change> changes;
 
     InFlight(Attempt attempt, long fingerprint, String fault, ReplyFate fate, boolean forwarded) {
         this(attempt, fingerprint, fault, fate, forwarded, null, attempt.facts().requestId());
@@ -52,12 +57,6 @@ final class InFlight {
     /** A hello forwarded to the member: not an application command, but answers sent after it wait for its reply. */
     static InFlight forwardedHello(int requestId) {
         return new InFlight(null, 0, null, null, true, null, requestId);
-    }
-
-    /** Sets {@link #write}; returns this. */
-    InFlight withWrite(SimulatedWrite write) {
-        this.write = write;
-        return this;
     }
 
     /** Sets {@link #replyInstead} (null: the member's reply itself); returns this. */

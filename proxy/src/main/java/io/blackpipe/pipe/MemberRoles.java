@@ -44,8 +44,8 @@ final class MemberRoles {
     private final PrimaryStepDown primaryStepDown;
     private final EndedTransactionAborts transactionAborts;
     /** What the simulated primary acknowledged below majority, and how a failover rolls it back. */
-    private final UnreplicatedInserts unreplicated;
-    private final InsertRollback insertRollback;
+    private final UnreplicatedWrites unreplicated;
+    private final WriteRollback writeRollback;
     /** Ends a simulated election under way; the proxy's scenario timer. */
     private final ScheduledExecutorService timer;
     private volatile ScheduledFuture<?> pendingElection;
@@ -55,7 +55,7 @@ final class MemberRoles {
 
     MemberRoles(Discovery.Deployment deployment, MemberMap members, MemberStates states, SimulatedReplicaSet simulation,
                 Map<MemberAddress, MemberListener> listeners, FailoverEndedTransactions endedTransactions,
-                UnreplicatedInserts unreplicated, Credential upstreamCredential, int connectTimeoutMillis, Tls.Client upstreamTls, ScheduledExecutorService timer,
+                UnreplicatedWrites unreplicated, Credential upstreamCredential, int connectTimeoutMillis, Tls.Client upstreamTls, ScheduledExecutorService timer,
                 ProxyLog log) {
         this.deployment = deployment;
         this.members = members;
@@ -66,7 +66,7 @@ final class MemberRoles {
         this.primaryStepDown = new PrimaryStepDown(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
         this.transactionAborts = new EndedTransactionAborts(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
         this.unreplicated = unreplicated;
-        this.insertRollback = new InsertRollback(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
+        this.writeRollback = new WriteRollback(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.upstreamTls = upstreamTls;
         this.timer = timer;
@@ -199,11 +199,11 @@ final class MemberRoles {
      * A simulated set elects the next member; a real one is asked to step its primary down. {@code awaitAborts}: a
      * simulated failover returns once the node has aborted the transactions open on the old primary, as a stepdown
      * does (not on a connection's event loop: an rs.stepDown() there is answered at once). A simulated set first has
-     * no primary for the failover's election, as while a real set elects, and has the node lose the inserts its
+     * no primary for the failover's election, as while a real set elects, and has the node take back the writes its
      * rollback reaches before the members announce the new primary (a real set's members take the time their election
      * takes, and roll back what they must).
      *
-     * @return how many documents the rollback removed
+     * @return how many documents the rollback removed or put back
      */
     long failover(boolean awaitAborts, Failover failover) {
         if (simulation != null) {
@@ -211,9 +211,9 @@ final class MemberRoles {
             MemberAddress next = electionMillis > 0 ? simulation.beginElection() : simulation.failover();
             CompletableFuture<Void> aborted = abortEndedTransactions();
             observeSimulated();
-            UnreplicatedInserts.Taken rolledBack = unreplicated.takeForFailover(failover.rollbackMillis()); // the old primary's, now
+            UnreplicatedWrites.Taken rolledBack = unreplicated.takeForFailover(failover.rollbackMillis()); // the old primary's, now
             long removed = failover.rollbackMillis() == 0 ? 0
-                    : insertRollback.rollBack(members.members().get(0), rolledBack, failover.rollbackMillis());
+                    : writeRollback.rollBack(members.members().get(0), rolledBack, failover.rollbackMillis());
             announceSimulatedElection();
             if (electionMillis > 0) {
                 pendingElection = timer.schedule(this::endSimulatedElection, electionMillis, TimeUnit.MILLISECONDS);

@@ -120,7 +120,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             CommandObserver observer = new CommandObserver(registry, retryTracker, history);
             this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
             FailoverEndedTransactions endedTransactions = new FailoverEndedTransactions();
-            UnreplicatedInserts unreplicated = new UnreplicatedInserts();
+            UnreplicatedWrites unreplicated = new UnreplicatedWrites();
             this.roles = new MemberRoles(deployment, members, states, simulation, listeners, endedTransactions, unreplicated,
                     config.upstream().credential(), config.connectTimeoutMillis(), upstreamTls, timer, log);
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,

@@ -14,28 +14,33 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import org.bson.BsonArray;
+import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
- * A write a simulated primary acknowledges, as it bears on a rollback ({@link UnreplicatedInserts}). A real primary
+ * A write a simulated primary acknowledges, as it bears on a rollback ({@link UnreplicatedWrites}). A real primary
  * acknowledges a write below majority (w: 0, or 1 of three members) before a majority has it, so a failover before they
  * do rolls it back; one acknowledged with majority has every write before it in the oplog on a majority too, so it
- * ends the rollback's reach ({@link #MAJORITY}). For an insert below majority, {@code ids} holds each document's _id
- * in the request's order, null for one without (the member makes it, and it cannot be told).
+ * ends the rollback's reach ({@link #MAJORITY}). For an insert below majority, {@code ids} holds each document's _id in
+ * the request's order (null for one without: the member makes it, and it cannot be told); for an update, a delete or a
+ * findAndModify, {@code preImages} is the find that reads, just before it on the same connection, what it may change.
  */
-record SimulatedWrite(String database, String collection, List<BsonValue> ids, boolean ordered) {
+record SimulatedWrite(String database, String collection, List<BsonValue> ids, boolean ordered, BsonDocument preImages) {
     /** A write acknowledged with majority (the default since MongoDB 5.0): all before it is replicated. */
-    static final SimulatedWrite MAJORITY = new SimulatedWrite("", "", List.of(), true);
+    static final SimulatedWrite MAJORITY = new SimulatedWrite("", "", List.of(), true, null);
+    /** The documents a write's pre-image read returns at most (a larger write's rollback restores those only, and says so). */
+    static final int MAX_PRE_IMAGES = 10_000;
     /** The commands a majority acknowledgement moves the commit point with (a transaction's, at its commit). */
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify",
             "commitTransaction", "bulkWrite");
 
     /**
-     * What {@code frame} is to a rollback when the simulated primary ({@code state}) takes it: {@link #MAJORITY}, an
-     * insert below majority, or null (no write; a write in a transaction before its commit; an update or delete below
-     * majority, which a rollback leaves). Decodes the request only for an insert below majority.
+     * What {@code frame} is to a rollback when the simulated primary ({@code state}) takes it: {@link #MAJORITY}, a write
+     * below majority, or null (no write; a write in a transaction, whose commit says; a transaction committed or a
+     * bulkWrite below majority, which a rollback leaves). Decodes the request only for a write below majority.
      */
     static SimulatedWrite of(ByteBuf frame, CommandFacts facts, MemberState state, SimulatedReplicaSet simulation) {
         if (!WRITES.contains(facts.name()) || state.role() != MemberState.Role.PRIMARY || Header.opCode(frame) != OpCode.OP_MSG
@@ -47,17 +52,54 @@ record SimulatedWrite(String database, String collection, List<BsonValue> ids, b
         if (Double.isNaN(w) || w >= simulation.members().size() / 2 + 1) {
             return MAJORITY;
         }
-        if (!facts.name().equals("insert") || facts.inTransaction()) {
+        if (facts.inTransaction() || facts.name().equals("commitTransaction") || facts.name().equals("bulkWrite")) {
             return null;
         }
         BsonDocument command = msg.command(frame);
-        List<BsonValue> ids = new ArrayList<>();
-        for (BsonValue document : command.getArray("documents", new BsonArray())) {
-            ids.add(document.isDocument() ? document.asDocument().get("_id") : null);
-        }
         BsonValue ordered = command.get("ordered");
-        return new SimulatedWrite(facts.database(), facts.collection(), ids, ordered == null || !ordered.isBoolean()
-                || ordered.asBoolean().getValue());
+        boolean isOrdered = ordered == null || !ordered.isBoolean() || ordered.asBoolean().getValue();
+        if (facts.name().equals("insert")) {
+            List<BsonValue> ids = new ArrayList<>();
+            for (BsonValue document : command.getArray("documents", new BsonArray())) {
+                ids.add(document.isDocument() ? document.asDocument().get("_id") : null);
+            }
+            return new SimulatedWrite(facts.database(), facts.collection(), ids, isOrdered, null);
+        }
+        return new SimulatedWrite(facts.database(), facts.collection(), List.of(), isOrdered, preImageFind(facts, command));
+    }
+
+    /**
+     * The find that reads what an update, a delete or a findAndModify may change: one statement's filter (limited to the
+     * one document it changes, in its sort), or, for several, any statement's.
+     */
+    private static BsonDocument preImageFind(CommandFacts facts, BsonDocument command) {
+        BsonDocument find = new BsonDocument("find", new BsonString(facts.collection()));
+        if (facts.name().equalsIgnoreCase("findAndModify")) {
+            find.append("filter", command.getDocument("query", new BsonDocument()));
+            if (command.isDocument("sort")) {
+                find.append("sort", command.getDocument("sort"));
+            }
+            find.append("limit", new BsonInt32(1));
+        } else {
+            List<BsonDocument> statements = new ArrayList<>();
+            command.getArray(facts.name().equals("update") ? "updates" : "deletes", new BsonArray())
+                    .forEach(s -> statements.add(s.isDocument() ? s.asDocument() : new BsonDocument()));
+            if (statements.size() == 1) {
+                BsonDocument statement = statements.get(0);
+                find.append("filter", statement.getDocument("q", new BsonDocument()));
+                boolean one = facts.name().equals("update") ? !statement.getBoolean("multi", BsonBoolean.FALSE).getValue()
+                        : statement.getNumber("limit", new BsonInt32(0)).intValue() == 1;
+                if (one) {
+                    find.append("limit", new BsonInt32(1));
+                }
+            } else {
+                BsonArray any = new BsonArray();
+                statements.forEach(s -> any.add(s.getDocument("q", new BsonDocument())));
+                find.append("filter", new BsonDocument("$or", any));
+            }
+        }
+        return find.append("batchSize", new BsonInt32(MAX_PRE_IMAGES)).append("singleBatch", BsonBoolean.TRUE)
+                .append("$db", new BsonString(facts.database()));
     }
 
     boolean majority() {
@@ -65,21 +107,33 @@ record SimulatedWrite(String database, String collection, List<BsonValue> ids, b
     }
 
     /**
-     * This insert narrowed to the documents the member's {@code reply} (as the client gets it) says it inserted: an ordered
-     * insert stops at its first write error, an unordered one skips each; null when it inserted none. A majority write
-     * is itself.
+     * The documents the member's {@code reply} (as the client gets it) says this write created, which a rollback removes:
+     * an insert's (an ordered one stops at its first write error, an unordered one skips each), or an upsert's.
      */
-    SimulatedWrite insertedPer(ByteBuf reply) {
-        if (majority()) {
-            return this;
-        }
-        if (Header.opCode(reply) != OpCode.OP_MSG) {
-            return null;
+    List<BsonValue> createdPer(ByteBuf reply) {
+        if (majority() || Header.opCode(reply) != OpCode.OP_MSG) {
+            return List.of();
         }
         OpMsg msg = OpMsg.parse(reply);
         BsonDocument answer = BsonIo.decode(reply, msg.bodyOffset(), msg.sectionsEnd());
-        if (answer.getNumber("ok", new BsonInt32(0)).doubleValue() != 1 || answer.getNumber("n", new BsonInt32(0)).intValue() < 1) {
-            return null;
+        if (answer.getNumber("ok", new BsonInt32(0)).doubleValue() != 1) {
+            return List.of();
+        }
+        List<BsonValue> created = new ArrayList<>();
+        if (preImages != null) { // an update's upserts, a findAndModify's
+            answer.getArray("upserted", new BsonArray()).forEach(u -> {
+                if (u.isDocument() && u.asDocument().containsKey("_id")) {
+                    created.add(u.asDocument().get("_id"));
+                }
+            });
+            BsonDocument lastError = answer.getDocument("lastErrorObject", new BsonDocument());
+            if (lastError.containsKey("upserted")) {
+                created.add(lastError.get("upserted"));
+            }
+            return created;
+        }
+        if (answer.getNumber("n", new BsonInt32(0)).intValue() < 1) {
+            return List.of();
         }
         Set<Integer> failed = new HashSet<>();
         for (BsonValue error : answer.getArray("writeErrors", new BsonArray())) {
@@ -88,12 +142,19 @@ record SimulatedWrite(String database, String collection, List<BsonValue> ids, b
             }
         }
         int stop = ordered && !failed.isEmpty() ? failed.stream().min(Integer::compare).orElseThrow() : ids.size();
-        List<BsonValue> inserted = new ArrayList<>();
         for (int i = 0; i < Math.min(stop, ids.size()); i++) {
             if (!failed.contains(i)) {
-                inserted.add(ids.get(i));
+                created.add(ids.get(i));
             }
         }
-        return inserted.isEmpty() ? null : new SimulatedWrite(database, collection, inserted, ordered);
+        return created;
+    }
+
+    /** What this write changed: the documents it may have changed, as they were ({@code preImages}), then those it created. */
+    List<UnreplicatedWrites.Change> changes(List<BsonDocument> preImages, List<BsonValue> created) {
+        List<UnreplicatedWrites.Change> changes = new ArrayList<>(preImages.size() + created.size());
+        preImages.forEach(before -> changes.add(new UnreplicatedWrites.Change(database, collection, before.get("_id"), before)));
+        created.forEach(id -> changes.add(new UnreplicatedWrites.Change(database, collection, id, null)));
+        return changes;
     }
 }

@@ -672,8 +672,8 @@ class ControlCommandsTest {
             rig.proxy().reset();
             CliRun rollback = rig.run("failover", "--rollback", "5s");
             assertEquals(0, rollback.exitCode(), rollback::toString);
-            assertEquals("failover started; rolled back 0 inserted documents the old primary acknowledged below majority in its"
-                    + " last 5000 ms", rollback.out().strip(), "the scripted node took no insert");
+            assertEquals("failover started; rolled back 0 documents, what the old primary's writes below majority did in its"
+                    + " last 5000 ms", rollback.out().strip(), "the scripted node took no write");
             CliRun tooFar = rig.run("failover", "--rollback", "61s");
             assertEquals(2, tooFar.exitCode(), tooFar::toString);
             assertTrue(tooFar.err().contains("--rollback: must be from 0 (nothing rolled back) to 60s, got 61000ms"), tooFar::toString);

@@ -12,6 +12,7 @@ import com.mongodb.WriteConcern;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import com.mongodb.connection.ServerDescription;
 import io.blackpipe.fault.Failover;
@@ -77,10 +78,39 @@ class SimulatedRollbackTest {
 
             assertEquals(25, removed, "the 25 inserts acknowledged with w: 1 are rolled back");
             assertEquals(IntStream.range(0, 10).boxed().toList(), idsOnTheServer(db), "those acknowledged with majority stay");
-            log.awaitContaining(Duration.ofSeconds(5), "rolled back 25 inserted documents", db + ".orders: 25");
+            log.awaitContaining(Duration.ofSeconds(5), "removed 25 documents they created, put back 0", db + ".orders: 25 removed");
             orders.insertOne(new Document("_id", 100)); // the new primary takes writes
             assertNotEquals(oldPrimary, primaryOf(client), "the driver writes to the new primary");
             assertEquals(11, idsOnTheServer(db).size());
+        }
+    }
+
+    /** The counter of the retry article: increments acknowledged with w: 1 are lost, as are a delete's and an upsert's work. */
+    @Test
+    void updatesDeletesAndFindAndModifysBelowMajorityAreTakenBackToWhatTheDocumentsWere() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("rollbackUpdates");
+        try (MongoClient client = client()) {
+            MongoCollection<Document> orders = client.getDatabase(db).getCollection("orders");
+            List<Document> before = List.of(new Document("_id", 1).append("qty", 10), new Document("_id", 2).append("qty", 20),
+                    new Document("_id", 3).append("qty", 30), new Document("_id", 4).append("qty", 40));
+            orders.insertMany(before); // majority
+            MongoCollection<Document> w1 = orders.withWriteConcern(WriteConcern.W1);
+            for (int i = 0; i < 50; i++) {
+                assertEquals(1, w1.updateOne(new Document("_id", 1), Updates.inc("qty", 1)).getModifiedCount());
+            }
+            w1.updateMany(new Document("_id", new Document("$in", List.of(2, 3))), Updates.set("flag", true));
+            w1.findOneAndUpdate(new Document("_id", 2), Updates.inc("qty", 5));
+            w1.replaceOne(new Document("_id", 3), new Document("_id", 3).append("replaced", true));
+            assertEquals(1, w1.deleteOne(new Document("_id", 4)).getDeletedCount());
+            w1.updateOne(new Document("_id", 9), Updates.set("qty", 90), new UpdateOptions().upsert(true));
+            assertEquals(60, orders.find(new Document("_id", 1)).first().getInteger("qty"), "the 50 increments were acknowledged");
+
+            assertEquals(5, set.proxy().failover(new Failover(0, 10_000)), "4 documents put back, the upserted one removed");
+
+            try (MongoClient direct = UpstreamLane.directClient()) {
+                assertEquals(before, direct.getDatabase(db).getCollection("orders").find().sort(new Document("_id", 1))
+                        .into(new ArrayList<>()), "every document as the last majority write left it");
+            }
         }
     }
 

@@ -19,6 +19,7 @@ import io.blackpipe.wire.OpMsg;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
@@ -46,8 +47,8 @@ class SimulatedWriteTest {
         return Arrays.stream(ids).mapToObj(i -> (BsonValue) new BsonInt32(i)).toList();
     }
 
-    private static SimulatedWrite insertedPer(SimulatedWrite insert, String reply) {
-        return withBuf(opMsg(9, 7, 0).body(reply).build(), insert::insertedPer);
+    private static List<BsonValue> createdPer(SimulatedWrite write, String reply) {
+        return withBuf(opMsg(9, 7, 0).body(reply).build(), write::createdPer);
     }
 
     @Test
@@ -71,35 +72,74 @@ class SimulatedWriteTest {
                 bson("{_id: 1}")).ids(), "2 of 5 is not");
         assertSame(SimulatedWrite.MAJORITY, of("{update: 'orders', $db: 'shop', updates: [{q: {}, u: {$set: {a: 1}}}]}",
                 PRIMARY, threeMembers));
+        assertSame(SimulatedWrite.MAJORITY, of("{delete: 'orders', $db: 'shop', writeConcern: {w: 'majority'}, deletes: []}",
+                PRIMARY, threeMembers));
         assertSame(SimulatedWrite.MAJORITY, of("{commitTransaction: 1, $db: 'admin', autocommit: false, txnNumber: 1,"
                 + " lsid: {id: {$binary: {base64: 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}}}", PRIMARY, threeMembers));
     }
 
     @Test
-    void aRollbackLeavesWhatIsNoWriteOfAPrimaryAndTheUpdatesAndDeletesBelowMajority() {
-        assertNull(of("{find: 'orders', $db: 'shop'}", PRIMARY, threeMembers));
-        assertNull(of("{insert: 'orders', $db: 'shop', writeConcern: {w: 1}}", SECONDARY, threeMembers, bson("{_id: 1}")),
-                "a secondary refuses it");
-        assertNull(of("{update: 'orders', $db: 'shop', writeConcern: {w: 1}, updates: [{q: {}, u: {$set: {a: 1}}}]}",
-                PRIMARY, threeMembers));
-        assertNull(of("{delete: 'orders', $db: 'shop', writeConcern: {w: 1}, deletes: [{q: {}, limit: 0}]}", PRIMARY, threeMembers));
-        assertNull(of("{insert: 'orders', $db: 'shop', autocommit: false, txnNumber: 1, lsid: {id: {$binary: {base64:"
-                + " 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}}}", PRIMARY, threeMembers, bson("{_id: 1}")),
-                "a transaction's write goes with its commit");
+    void anUpdateADeleteAndAFindAndModifyBelowMajorityReadWhatTheyMayChangeFirst() {
+        SimulatedWrite updateOne = of("{update: 'orders', $db: 'shop', writeConcern: {w: 1}, updates: [{q: {status: 'new'},"
+                + " u: {$set: {status: 'paid'}}}]}", PRIMARY, threeMembers);
+        assertEquals(BsonDocument.parse("{find: 'orders', filter: {status: 'new'}, limit: 1, batchSize: 10000, singleBatch: true,"
+                + " $db: 'shop'}"), updateOne.preImages(), "the one document it changes");
+        assertEquals(BsonDocument.parse("{find: 'orders', filter: {status: 'new'}, batchSize: 10000, singleBatch: true, $db: 'shop'}"),
+                of("{update: 'orders', $db: 'shop', writeConcern: {w: 1}, updates: [{q: {status: 'new'}, u: {$set: {a: 1}},"
+                        + " multi: true}]}", PRIMARY, threeMembers).preImages(), "every document it may change");
+        assertEquals(BsonDocument.parse("{find: 'orders', filter: {$or: [{_id: 1}, {_id: 2}]}, batchSize: 10000, singleBatch: true,"
+                + " $db: 'shop'}"), of("{delete: 'orders', $db: 'shop', writeConcern: {w: 0}, deletes: [{q: {_id: 1}, limit: 1},"
+                + " {q: {_id: 2}, limit: 1}]}", PRIMARY, threeMembers).preImages(), "any statement's");
+        assertEquals(BsonDocument.parse("{find: 'orders', filter: {status: 'new'}, sort: {at: 1}, limit: 1, batchSize: 10000,"
+                + " singleBatch: true, $db: 'shop'}"), of("{findAndModify: 'orders', $db: 'shop', writeConcern: {w: 1}, query:"
+                + " {status: 'new'}, sort: {at: 1}, update: {$set: {status: 'paid'}}}", PRIMARY, threeMembers).preImages(),
+                "the first in its sort");
+        assertNull(w1Insert().preImages(), "an insert changes nothing that was there");
+    }
+
+    private SimulatedWrite w1Insert() {
+        return of("{insert: 'orders', $db: 'shop', writeConcern: {w: 1}}", PRIMARY, threeMembers, bson("{_id: 1}"));
     }
 
     @Test
-    void anOrderedInsertStopsAtItsFirstErrorAndAnUnorderedOneSkipsEach() {
-        SimulatedWrite ordered = new SimulatedWrite("shop", "orders", ids(0, 1, 2, 3), true);
-        SimulatedWrite unordered = new SimulatedWrite("shop", "orders", ids(0, 1, 2, 3), false);
+    void aRollbackLeavesWhatIsNoWriteOfAPrimaryAndATransactionsWrites() {
+        assertNull(of("{find: 'orders', $db: 'shop'}", PRIMARY, threeMembers));
+        assertNull(of("{insert: 'orders', $db: 'shop', writeConcern: {w: 1}}", SECONDARY, threeMembers, bson("{_id: 1}")),
+                "a secondary refuses it");
+        assertNull(of("{insert: 'orders', $db: 'shop', autocommit: false, txnNumber: 1, lsid: {id: {$binary: {base64:"
+                + " 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}}}", PRIMARY, threeMembers, bson("{_id: 1}")),
+                "a transaction's write goes with its commit");
+        assertNull(of("{commitTransaction: 1, $db: 'admin', autocommit: false, txnNumber: 1, writeConcern: {w: 1},"
+                + " lsid: {id: {$binary: {base64: 'AAAAAAAAAAAAAAAAAAAAAA==', subType: '04'}}}}", PRIMARY, threeMembers),
+                "a transaction committed below majority stays");
+    }
+
+    @Test
+    void anOrderedInsertStopsAtItsFirstErrorAnUnorderedOneSkipsEachAndAnUpsertCreatesItsId() {
+        SimulatedWrite ordered = new SimulatedWrite("shop", "orders", ids(0, 1, 2, 3), true, null);
+        SimulatedWrite unordered = new SimulatedWrite("shop", "orders", ids(0, 1, 2, 3), false, null);
         String secondFails = "{ok: 1, n: 1, writeErrors: [{index: 1, code: 11000, errmsg: 'E11000'}]}";
-        assertEquals(ids(0), insertedPer(ordered, secondFails).ids());
+        assertEquals(ids(0), createdPer(ordered, secondFails));
         String secondAndLastFail = "{ok: 1, n: 2, writeErrors: [{index: 1, code: 11000, errmsg: 'E11000'},"
                 + " {index: 3, code: 11000, errmsg: 'E11000'}]}";
-        assertEquals(ids(0, 2), insertedPer(unordered, secondAndLastFail).ids());
-        assertEquals(ids(0, 1, 2, 3), insertedPer(ordered, "{ok: 1, n: 4}").ids());
-        assertNull(insertedPer(ordered, "{ok: 1, n: 0, writeErrors: [{index: 0, code: 11000, errmsg: 'E11000'}]}"));
-        assertNull(insertedPer(ordered, "{ok: 0, code: 10107, errmsg: 'not primary'}"));
-        assertSame(SimulatedWrite.MAJORITY, insertedPer(SimulatedWrite.MAJORITY, "{ok: 1, n: 1}"));
+        assertEquals(ids(0, 2), createdPer(unordered, secondAndLastFail));
+        assertEquals(ids(0, 1, 2, 3), createdPer(ordered, "{ok: 1, n: 4}"));
+        assertEquals(List.of(), createdPer(ordered, "{ok: 1, n: 0, writeErrors: [{index: 0, code: 11000, errmsg: 'E11000'}]}"));
+        assertEquals(List.of(), createdPer(ordered, "{ok: 0, code: 10107, errmsg: 'not primary'}"));
+
+        SimulatedWrite update = new SimulatedWrite("shop", "orders", List.of(), true, BsonDocument.parse("{find: 'orders'}"));
+        assertEquals(ids(7), createdPer(update, "{ok: 1, n: 1, nModified: 0, upserted: [{index: 0, _id: 7}]}"));
+        assertEquals(List.of(), createdPer(update, "{ok: 1, n: 1, nModified: 1}"));
+        assertEquals(ids(8), createdPer(update, "{ok: 1, value: null, lastErrorObject: {n: 1, updatedExisting: false, upserted: 8}}"));
+        assertEquals(List.of(), createdPer(SimulatedWrite.MAJORITY, "{ok: 1, n: 1}"));
+    }
+
+    @Test
+    void itsChangesAreWhatItMayHaveChangedAsItWasThenWhatItCreated() {
+        SimulatedWrite update = new SimulatedWrite("shop", "orders", List.of(), true, BsonDocument.parse("{find: 'orders'}"));
+        BsonDocument before = BsonDocument.parse("{_id: 3, status: 'new'}");
+        assertEquals(List.of(new UnreplicatedWrites.Change("shop", "orders", new BsonInt32(3), before),
+                        new UnreplicatedWrites.Change("shop", "orders", new BsonInt32(7), null)),
+                update.changes(List.of(before), ids(7)));
     }
 }
