@@ -31,6 +31,8 @@ final class InFlight {
     SimulatedWrite write;
     /** What that write's pre-image find read: the documents it may change, as they were. */
     List<BsonDocument> preImages = List.of();
+    /** Which primary that write went to (see UnreplicatedWrites#epoch). */
+    int writeEpoch;
     /** What that write created and changed, once its reply came; null before. */
     List<UnreplicatedWrites.Change> changes;
 

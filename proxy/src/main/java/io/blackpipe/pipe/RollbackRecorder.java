@@ -47,16 +47,18 @@ final class RollbackRecorder {
         if (write == null || command == null && write.majority()) {
             return;
         }
+        int epoch = context.unreplicated().epoch();
         if (command != null) {
             command.write = write;
+            command.writeEpoch = epoch;
         }
         if (write.preImages() != null) {
             int requestId = context.nextRequestId();
             preImageReads.put(requestId, command != null ? found -> command.preImages = found
-                    : found -> context.unreplicated().acknowledged(write.changes(found, List.of())));
+                    : found -> context.unreplicated().acknowledged(write.changes(found, List.of()), epoch));
             connection.sendUpstream(Messages.opMsg(connection.alloc(), requestId, 0, 0, write.preImages()));
         } else if (command == null) {
-            context.unreplicated().acknowledged(write.changes(List.of(), write.ids()));
+            context.unreplicated().acknowledged(write.changes(List.of(), write.ids()), epoch);
         }
     }
 
@@ -90,9 +92,9 @@ final class RollbackRecorder {
             return;
         }
         if (command.write.majority()) {
-            context.unreplicated().majorityAcknowledged();
+            context.unreplicated().majorityAcknowledged(command.writeEpoch);
         } else if (command.changes != null) {
-            context.unreplicated().acknowledged(command.changes);
+            context.unreplicated().acknowledged(command.changes, command.writeEpoch);
         }
     }
 

@@ -36,19 +36,35 @@ final class UnreplicatedWrites {
     }
 
     private final ArrayDeque<Acknowledged> recent = new ArrayDeque<>();
+    /** Which primary's writes these are: one more at every failover. */
+    private volatile int epoch;
     private int documents;
     /** The changes dropped over {@link #MAX_DOCUMENTS}, and when the newest of them was acknowledged. */
     private long forgotten;
     private long newestForgottenNanos;
 
-    /** A write acknowledged with majority reached its client: the commit point moved past everything acknowledged before. */
-    synchronized void majorityAcknowledged() {
-        clear();
+    /** The primary a write sent now goes to, for {@link #acknowledged} and {@link #majorityAcknowledged}. */
+    int epoch() {
+        return epoch;
     }
 
-    /** A write below majority that made {@code changes} reached its client (or went unanswered, asking for no reply). */
-    synchronized void acknowledged(List<Change> changes) {
-        if (changes.isEmpty()) {
+    /**
+     * A write acknowledged with majority, sent in {@code sentIn}, reached its client: the commit point moved past
+     * everything acknowledged before.
+     */
+    synchronized void majorityAcknowledged(int sentIn) {
+        if (sentIn == epoch) {
+            clear();
+        }
+    }
+
+    /**
+     * A write below majority sent in {@code sentIn} that made {@code changes} reached its client (or went unanswered,
+     * asking for no reply). One the old primary acknowledged after a failover (it was under way then) is left: it
+     * counts as replicated in time, which a real one under way at a stepdown may be, and is none of the new primary's.
+     */
+    synchronized void acknowledged(List<Change> changes, int sentIn) {
+        if (changes.isEmpty() || sentIn != epoch) {
             return;
         }
         long now = System.nanoTime();
@@ -66,6 +82,7 @@ final class UnreplicatedWrites {
 
     /** The changes acknowledged in the last {@code millis} (0: none), oldest first, for a failover that rolls them back; forgets them all. */
     synchronized Taken takeForFailover(long millis) {
+        epoch++;
         if (millis <= 0 || recent.isEmpty() && forgotten == 0) {
             clear();
             return Taken.NOTHING;

@@ -70,7 +70,8 @@ class BundledScenarioCliTest {
     @Test
     void anUnknownNameNamesTheMissingFileAndListsTheBundledOnes() throws Exception {
         String expected = "cannot read no-such-scenario: no such file, nor a bundled scenario (bundled: "
-                + "command-error-not-retried, failover-during-writes, hang-until-socket-timeout, narrow-link, not-writable-primary-once, "
+                + "command-error-not-retried, failover-during-writes, failover-with-rollback, hang-until-socket-timeout, narrow-link,"
+                + " not-writable-primary-once, "
                 + "persistent-outage, reply-lost-after-apply, rolling-restart, slow-network, slow-primary, transient-blip, write-concern-error-after-apply)";
         CliRun run = CliRun.of("scenario", "run", "no-such-scenario", "--admin", adminUrl(), "--admin-token", TOKEN);
         assertEquals(1, run.exitCode(), run::toString);

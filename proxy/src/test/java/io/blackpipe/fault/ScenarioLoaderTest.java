@@ -1078,7 +1078,7 @@ class ScenarioLoaderTest {
                 loaded.put(base, scenario);
             }
         }
-        assertEquals(Set.of("command-error-not-retried", "failover-during-writes", "hang-until-socket-timeout",
+        assertEquals(Set.of("command-error-not-retried", "failover-during-writes", "failover-with-rollback", "hang-until-socket-timeout",
                 "narrow-link", "not-writable-primary-once", "persistent-outage", "reply-lost-after-apply", "rolling-restart", "slow-network", "slow-primary", "transient-blip",
                 "write-concern-error-after-apply"), loaded.keySet());
 

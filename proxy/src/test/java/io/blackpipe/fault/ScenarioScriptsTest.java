@@ -512,6 +512,52 @@ class ScenarioScriptsTest {
         assertTrue(Meters.sum(proxy.registry(), "blackpipe.faults.injected", "fault", "restart") > 0, "the members' hellos answered ShutdownInProgress while they quiesced");
     }
 
+    /**
+     * The bundled failover-with-rollback (3 s in, reaching back 1 s): an app writing with w: 1 loses what it was told the old
+     * primary had written in the rollback's reach, its latest writes before the failover, and goes on with the new primary;
+     * what it wrote with majority stays.
+     */
+    @Test
+    void failoverWithRollbackLosesTheLatestW1WritesAndKeepsTheMajorityOnes() throws Exception {
+        proxy.close();
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
+        String text = Files.readString(ScenarioLoaderTest.script("failover-with-rollback"));
+        assertTrue(text.contains("at: 10s") && text.contains("failover: {rollback: 5s}"), text);
+        Scenario scenario = proxy.scenarioLoader().parse("failover-with-rollback.yaml (3s in, 1s back)",
+                text.replace("at: 10s", "at: 3s").replace("{rollback: 5s}", "{rollback: 1s}"));
+        String db = UpstreamLane.freshDatabaseName("rolledBack");
+        MongoClient client = client("retryWrites=true&heartbeatFrequencyMS=500", 10_000, 20_000);
+        MongoCollection<Document> c = client.getDatabase(db).getCollection("writes");
+        c.insertOne(new Document("_id", -1)); // majority
+        MongoCollection<Document> w1 = c.withWriteConcern(com.mongodb.WriteConcern.W1);
+
+        run(scenario);
+        int acknowledged = 0;
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (stepsDone().isEmpty() && System.nanoTime() < end) {
+            w1.insertOne(new Document("_id", acknowledged)); // to the old primary until the failover, then to the new one
+            acknowledged++;
+            Thread.sleep(5);
+        }
+        int last = acknowledged;
+        w1.insertOne(new Document("_id", last));
+        assertEquals(List.of("3000ms fail over rolling back the old primary's last 1000 ms"), stepsDone(),
+                () -> proxy.scenarios().status().toJson());
+
+        List<Integer> kept = serverSide(db, "writes").find().sort(new Document("_id", 1)).map(d -> d.getInteger("_id")).into(new ArrayList<>());
+        assertTrue(kept.contains(-1) && kept.contains(last), "the majority write stays, and so does the new primary's: " + kept);
+        List<Integer> lost = new ArrayList<>();
+        for (int id = 0; id <= last; id++) {
+            if (!kept.contains(id)) {
+                lost.add(id);
+            }
+        }
+        assertFalse(lost.isEmpty(), "the w: 1 writes of the last second before the failover are lost: kept " + kept);
+        assertEquals(lost.get(lost.size() - 1) - lost.get(0) + 1, lost.size(), "the old primary's latest writes, one run of them"
+                + " (a write under way at the failover may stay, as one replicated in time): " + lost);
+        assertTrue(lost.get(0) > 0, "what the old primary acknowledged before the rollback's reach stays: " + lost);
+    }
+
     private boolean isUp(io.blackpipe.topology.MemberAddress member) {
         MemberListener listener = proxy.listener(member);
         return !listener.down() && listener.quiesce() == null;
