@@ -241,7 +241,10 @@ public final class RemoteBlackPipe {
         call("POST", "failover?election=" + Arguments.electionMillis(election) + "ms");
     }
 
-    /** A failover with a simulated election and rollback (see {@link BlackPipe#failover(Duration, Duration)}); returns how many documents it took back. */
+    /**
+     * A failover with a simulated election and rollback (see {@link BlackPipe#failover(Duration, Duration)}); returns how
+     * many documents it took back.
+     */
     public long failover(Duration election, Duration rollback) {
         return json("POST", "failover" + Arguments.failover(election, rollback).query(), null).getNumber("rolledBack").longValue();
     }
