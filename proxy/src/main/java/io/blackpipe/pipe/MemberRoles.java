@@ -43,9 +43,8 @@ final class MemberRoles {
     private final FailoverEndedTransactions endedTransactions;
     private final PrimaryStepDown primaryStepDown;
     private final EndedTransactionAborts transactionAborts;
-    /** What the simulated primary acknowledged below majority, and how a failover rolls it back. */
-    private final UnreplicatedWrites unreplicated;
-    private final WriteRollback writeRollback;
+    /** How a simulated failover rolls back what the old primary's writes below majority did. */
+    private final WriteRollback rollback;
     /** Ends a simulated election under way; the proxy's scenario timer. */
     private final ScheduledExecutorService timer;
     private volatile ScheduledFuture<?> pendingElection;
@@ -55,7 +54,7 @@ final class MemberRoles {
 
     MemberRoles(Discovery.Deployment deployment, MemberMap members, MemberStates states, SimulatedReplicaSet simulation,
                 Map<MemberAddress, MemberListener> listeners, FailoverEndedTransactions endedTransactions,
-                UnreplicatedWrites unreplicated, Credential upstreamCredential, int connectTimeoutMillis, Tls.Client upstreamTls, ScheduledExecutorService timer,
+                WriteRollback rollback, Credential upstreamCredential, int connectTimeoutMillis, Tls.Client upstreamTls, ScheduledExecutorService timer,
                 ProxyLog log) {
         this.deployment = deployment;
         this.members = members;
@@ -65,8 +64,7 @@ final class MemberRoles {
         this.endedTransactions = endedTransactions;
         this.primaryStepDown = new PrimaryStepDown(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
         this.transactionAborts = new EndedTransactionAborts(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
-        this.unreplicated = unreplicated;
-        this.writeRollback = new WriteRollback(upstreamCredential, upstreamTls, connectTimeoutMillis, log);
+        this.rollback = rollback;
         this.connectTimeoutMillis = connectTimeoutMillis;
         this.upstreamTls = upstreamTls;
         this.timer = timer;
@@ -211,9 +209,7 @@ final class MemberRoles {
             MemberAddress next = electionMillis > 0 ? simulation.beginElection() : simulation.failover();
             CompletableFuture<Void> aborted = abortEndedTransactions();
             observeSimulated();
-            UnreplicatedWrites.Taken rolledBack = unreplicated.takeForFailover(failover.rollbackMillis()); // the old primary's, now
-            long removed = failover.rollbackMillis() == 0 ? 0
-                    : writeRollback.rollBack(members.members().get(0), rolledBack, failover.rollbackMillis());
+            long rolledBack = rollback.rollBack(members.members().get(0), failover.rollbackMillis()); // all dial the one node
             announceSimulatedElection();
             if (electionMillis > 0) {
                 pendingElection = timer.schedule(this::endSimulatedElection, electionMillis, TimeUnit.MILLISECONDS);
@@ -225,7 +221,7 @@ final class MemberRoles {
             if (awaitAborts) {
                 awaitAborts(aborted);
             }
-            return removed;
+            return rolledBack;
         }
         if (failover.simulatedOnly()) {
             throw new IllegalStateException("an election's length and a rollback apply to a simulated set (--simulate-members);"
@@ -264,7 +260,7 @@ final class MemberRoles {
         }
         MemberAddress first = simulation == null ? null : simulation.restoreFirstPrimary();
         if (first != null) {
-            unreplicated.takeForFailover(0); // an election too, that rolls nothing back
+            rollback.forget(); // an election too, that rolls nothing back
             CompletableFuture<Void> aborted = abortEndedTransactions(); // the old primary's transactions end
             observeSimulated();
             announceSimulatedElection();

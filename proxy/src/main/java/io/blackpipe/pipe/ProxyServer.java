@@ -121,7 +121,9 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
             FailoverEndedTransactions endedTransactions = new FailoverEndedTransactions();
             UnreplicatedWrites unreplicated = new UnreplicatedWrites();
-            this.roles = new MemberRoles(deployment, members, states, simulation, listeners, endedTransactions, unreplicated,
+            WriteRollback rollback = new WriteRollback(unreplicated, config.upstream().credential(), upstreamTls,
+                    config.connectTimeoutMillis(), log, registry);
+            this.roles = new MemberRoles(deployment, members, states, simulation, listeners, endedTransactions, rollback,
                     config.upstream().credential(), config.connectTimeoutMillis(), upstreamTls, timer, log);
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                     config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,

@@ -7,6 +7,8 @@ import io.blackpipe.wire.Tls;
 import io.blackpipe.wire.auth.AuthenticationException;
 import io.blackpipe.wire.auth.Authenticator;
 import io.blackpipe.wire.auth.Credential;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,24 +34,42 @@ final class WriteRollback {
     /** Statements per delete or update command: well inside a command's 16 MB for the documents a test writes. */
     private static final int STATEMENTS_PER_COMMAND = 500;
 
+    private final UnreplicatedWrites unreplicated;
     private final Credential credential;
     private final Tls.Client tls;
     private final int timeoutMillis;
     private final ProxyLog log;
+    private final MeterRegistry registry;
 
-    WriteRollback(Credential credential, Tls.Client tls, int timeoutMillis, ProxyLog log) {
+    WriteRollback(UnreplicatedWrites unreplicated, Credential credential, Tls.Client tls, int timeoutMillis, ProxyLog log,
+                  MeterRegistry registry) {
+        this.unreplicated = unreplicated;
         this.credential = credential;
         this.tls = tls;
         this.timeoutMillis = timeoutMillis;
         this.log = log;
+        this.registry = registry;
+    }
+
+    /** An election that rolls nothing back: the old primary's writes are replicated, none a later rollback reaches. */
+    void forget() {
+        unreplicated.takeForFailover(0);
+    }
+
+    /**
+     * A failover that rolls back the last {@code millis} (0: nothing) of what the old primary's writes below majority did,
+     * on {@code node}; returns how many documents went back.
+     */
+    long rollBack(Member node, long millis) {
+        UnreplicatedWrites.Taken taken = unreplicated.takeForFailover(millis);
+        return millis == 0 ? 0 : rollBack(node, taken, millis);
     }
 
     /** What goes back in one namespace: the documents to remove, and those to put back as they were. */
     private record Namespace(List<BsonValue> remove, List<BsonDocument> putBack) {
     }
 
-    /** Takes {@code taken} back on {@code node}; returns how many documents went back. */
-    long rollBack(Member node, UnreplicatedWrites.Taken taken, long millis) {
+    private long rollBack(Member node, UnreplicatedWrites.Taken taken, long millis) {
         Map<String, Map<BsonValue, UnreplicatedWrites.Change>> first = new LinkedHashMap<>();
         long withoutId = 0;
         for (UnreplicatedWrites.Change change : taken.changes()) {
@@ -85,6 +105,8 @@ final class WriteRollback {
                     long back = putBack(client, namespace.getKey(), namespace.getValue().putBack());
                     removed += gone;
                     putBack += back;
+                    Counter.builder("blackpipe.rolled.back.documents").description("Documents a simulated failover's rollback took back")
+                            .tag("namespace", namespace.getKey()).register(registry).increment(gone + back);
                     done.put(namespace.getKey(), gone + " removed, " + back + " put back");
                 }
             } catch (IOException | AuthenticationException | RuntimeException e) {

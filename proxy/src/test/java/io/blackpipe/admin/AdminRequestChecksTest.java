@@ -124,7 +124,7 @@ class AdminRequestChecksTest {
             assertRefused(400, "unknown on " + request[1].substring(0, request[1].indexOf('?')) + ", which takes none",
                     send(request[0], request[1]));
         }
-        assertRefused(400, "query parameter 'member': unknown on /api/v1/failover (it takes election)",
+        assertRefused(400, "query parameter 'member': unknown on /api/v1/failover (it takes election, rollback)",
                 send("POST", "/api/v1/failover?member=primary"));
     }
 

@@ -18,6 +18,7 @@ import com.mongodb.connection.ServerDescription;
 import io.blackpipe.fault.Failover;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.LogCapture;
+import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -79,6 +80,7 @@ class SimulatedRollbackTest {
             assertEquals(25, removed, "the 25 inserts acknowledged with w: 1 are rolled back");
             assertEquals(IntStream.range(0, 10).boxed().toList(), idsOnTheServer(db), "those acknowledged with majority stay");
             log.awaitContaining(Duration.ofSeconds(5), "removed 25 documents they created, put back 0", db + ".orders: 25 removed");
+            assertEquals(25, Meters.sum(set.proxy().registry(), "blackpipe.rolled.back.documents", "namespace", db + ".orders"));
             orders.insertOne(new Document("_id", 100)); // the new primary takes writes
             assertNotEquals(oldPrimary, primaryOf(client), "the driver writes to the new primary");
             assertEquals(11, idsOnTheServer(db).size());
