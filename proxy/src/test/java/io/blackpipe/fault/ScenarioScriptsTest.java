@@ -477,12 +477,8 @@ class ScenarioScriptsTest {
 
     @Test
     void rollingRestartOnASimulatedReplicaSetKeepsReadsAndWritesGoing() throws Exception {
-        proxy.close();
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
-        String text = Files.readString(ScenarioLoaderTest.script("rolling-restart"));
-        assertTrue(text.contains("at: 5s") && text.contains("{quiesce: 5s, down: 5s, between: 5s}"), text);
-        Scenario scenario = proxy.scenarioLoader().parse("rolling-restart.yaml (1s each)",
-                text.replace("at: 5s", "at: 1s").replace("{quiesce: 5s, down: 5s, between: 5s}", "{quiesce: 1s, down: 1s, between: 1s}"));
+        Scenario scenario = bundledOnASimulatedSet("rolling-restart", "1s each", "at: 5s", "at: 1s",
+                "{quiesce: 5s, down: 5s, between: 5s}", "{quiesce: 1s, down: 1s, between: 1s}");
         String db = UpstreamLane.freshDatabaseName("rolling");
         MongoClient client = client("retryWrites=true&heartbeatFrequencyMS=500", 10_000, 20_000);
         MongoCollection<Document> c = client.getDatabase(db).getCollection("writes");
@@ -519,12 +515,8 @@ class ScenarioScriptsTest {
      */
     @Test
     void failoverWithRollbackLosesTheLatestW1WritesAndKeepsTheMajorityOnes() throws Exception {
-        proxy.close();
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
-        String text = Files.readString(ScenarioLoaderTest.script("failover-with-rollback"));
-        assertTrue(text.contains("at: 10s") && text.contains("failover: {rollback: 5s}"), text);
-        Scenario scenario = proxy.scenarioLoader().parse("failover-with-rollback.yaml (3s in, 1s back)",
-                text.replace("at: 10s", "at: 3s").replace("{rollback: 5s}", "{rollback: 1s}"));
+        Scenario scenario = bundledOnASimulatedSet("failover-with-rollback", "3s in, 1s back", "at: 10s", "at: 3s",
+                "failover: {rollback: 5s}", "failover: {rollback: 1s}");
         String db = UpstreamLane.freshDatabaseName("rolledBack");
         MongoClient client = client("retryWrites=true&heartbeatFrequencyMS=500", 10_000, 20_000);
         MongoCollection<Document> c = client.getDatabase(db).getCollection("writes");
@@ -556,6 +548,21 @@ class ScenarioScriptsTest {
         assertEquals(lost.get(lost.size() - 1) - lost.get(0) + 1, lost.size(), "the old primary's latest writes, one run of them"
                 + " (a write under way at the failover may stay, as one replicated in time): " + lost);
         assertTrue(lost.get(0) > 0, "what the old primary acknowledged before the rollback's reach stays: " + lost);
+    }
+
+    /**
+     * The proxy started afresh over a simulated set of three, and the bundled scenario {@code name} shortened: each pair of
+     * {@code replacements} (what the file says, and what the test runs) replaced; the file must say each.
+     */
+    private Scenario bundledOnASimulatedSet(String name, String shortened, String... replacements) throws IOException {
+        proxy.close();
+        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
+        String text = Files.readString(ScenarioLoaderTest.script(name));
+        for (int i = 0; i < replacements.length; i += 2) {
+            assertTrue(text.contains(replacements[i]), name + " says " + replacements[i] + ":\n" + text);
+            text = text.replace(replacements[i], replacements[i + 1]);
+        }
+        return proxy.scenarioLoader().parse(name + ".yaml (" + shortened + ")", text);
     }
 
     private boolean isUp(io.blackpipe.topology.MemberAddress member) {
