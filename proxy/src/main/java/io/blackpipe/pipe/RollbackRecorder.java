@@ -72,7 +72,12 @@ final class RollbackRecorder {
             return false;
         }
         try {
-            taker.accept(documents(reply));
+            List<BsonDocument> found = documents(reply);
+            if (found.size() >= SimulatedWrite.MAX_PRE_IMAGES) {
+                context.log().warn("a write below majority to a simulated primary may change more than " + SimulatedWrite.MAX_PRE_IMAGES
+                        + " documents: a rollback puts back the first " + SimulatedWrite.MAX_PRE_IMAGES + " of them only");
+            }
+            taker.accept(found);
         } finally {
             reply.release();
         }
