@@ -20,6 +20,7 @@ import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.OpQuery;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
+import java.util.List;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 
@@ -45,6 +46,8 @@ final class Exchange {
     private final AwaitedReplies awaited = new AwaitedReplies();
     private final RunsAtTheMember runs;
     private final Runnable wakeWhenItsTurnMayHaveCome;
+    /** The topologyVersion the member exited with (a restart), for a command a rule still blocks; null until then. */
+    private BsonDocument exitingWith;
     /** What this connection's writes to a simulated primary change, for a failover's rollback; null on a real deployment. */
     private final RollbackRecorder rollbacks;
 
@@ -372,10 +375,30 @@ final class Exchange {
         }
     }
 
-    /** The member exits (a restart): see {@link CutCommands#interruptAtShutdown}. */
+    /**
+     * The member exits (a restart): see {@link CutCommands#interruptAtShutdown}; a command a rule blocks is interrupted
+     * too, as mongod's failpoint sleep is.
+     */
     void interruptAtShutdown(BsonDocument topologyVersion) {
         cut.interruptAtShutdown(awaited.clear(), topologyVersion, memberState(), replies::sendInTurn);
+        exitingWith = topologyVersion;
+        waiting.endTimedHoldNow();
         connection.flushClient();
+    }
+
+    /** The member exits: the command blocked in {@code attempt} is answered InterruptedAtShutdown. */
+    void interruptBlockedAtShutdown(Attempt attempt, long fingerprint, String fault) {
+        if (attempt.facts().moreToCome()) { // nobody waits for its reply
+            abandon(attempt, fingerprint, DeploymentFaults.RESTART);
+            return;
+        }
+        cut.interruptAtShutdown(List.of(new InFlight(attempt, fingerprint, fault, null, false)), exitingWith, memberState(),
+                replies::sendInTurn);
+    }
+
+    /** The topologyVersion of the member's exit, once it exits (a restart); null before. */
+    BsonDocument exitingWith() {
+        return exitingWith;
     }
 
     PipeContext context() {

@@ -65,7 +65,10 @@ final class InterceptedCommand extends ExchangeInterception {
     public void blockThenForward(long millis) {
         long endsAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         exchange.requests().hold(millis, () -> {
-            if (exchange.connection().isOpen()) {
+            if (exchange.exitingWith() != null) { // the member exits: mongod's failpoint sleep is interrupted
+                frame.release();
+                exchange.interruptBlockedAtShutdown(attempt, fingerprint, fault);
+            } else if (exchange.connection().isOpen()) {
                 forward();
             } else { // the client gave up: counted now, as it saw it; the member still gets the command
                 exchange.abandon(attempt, fingerprint, fault);
@@ -78,7 +81,10 @@ final class InterceptedCommand extends ExchangeInterception {
     @Override
     public void after(long millis, Runnable then) {
         exchange.requests().hold(millis, () -> {
-            if (exchange.connection().isOpen()) {
+            if (exchange.exitingWith() != null) { // the member exits: mongod's failpoint sleep is interrupted
+                frame.release();
+                exchange.interruptBlockedAtShutdown(attempt, fingerprint, fault);
+            } else if (exchange.connection().isOpen()) {
                 then.run();
             } else { // the client gave up while the command was held
                 frame.release();

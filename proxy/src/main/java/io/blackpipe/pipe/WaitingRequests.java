@@ -29,6 +29,8 @@ final class WaitingRequests {
     private long bytesBehindTheOpenHold;
     /** What a blackhole, or a command waiting its turn, holds: to run when it ends (or when the client leaves). */
     private Runnable afterTheOpenHold;
+    /** The end of the timed hold under way (a rule's block), to run early; null when none is. */
+    private Runnable timedHold;
 
     /**
      * @param process takes each queued request in turn once the held one went on
@@ -83,7 +85,23 @@ final class WaitingRequests {
         holding = true;
         // Reads go on until the client sends more (then they pause): with reads paused the client's
         // close would go unseen, and a command it gave up on would be forwarded after the wait.
-        connection.schedule(millis, () -> resume(then));
+        Runnable[] end = new Runnable[1];
+        end[0] = () -> {
+            if (timedHold == end[0]) { // once: ended early, the scheduled end finds another hold or none
+                timedHold = null;
+                resume(then);
+            }
+        };
+        timedHold = end[0];
+        connection.schedule(millis, end[0]);
+    }
+
+    /** The timed hold under way, if any, ends now (its command sees why: the member exits, see Exchange#exitingWith). */
+    void endTimedHoldNow() {
+        Runnable end = timedHold;
+        if (end != null) {
+            end.run();
+        }
     }
 
     /**

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoServerException;
-import com.mongodb.MongoSocketReadException;
+import com.mongodb.MongoCommandException;
 import com.mongodb.ReadPreference;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -144,8 +144,9 @@ class MemberRestartDriverTest {
         assertEquals(301, set.direct().getDatabase(db).getCollection("c").countDocuments(), "every insert landed once");
     }
 
+    /** A rule's blockConnection is failCommand's sleep, which mongod interrupts at its shutdown as any running operation. */
     @Test
-    void aCommandStillRunningWhenTheMemberExitsSeesItsConnectionClose() throws Exception {
+    void aCommandARuleBlocksWhenTheMemberExitsIsInterruptedAtShutdown() throws Exception {
         String secondary = advertised(1);
         set.proxy().rules().put(set.proxy().ruleParser().parse("slow-find", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn',"
                 + " data: {failCommands: ['find'], blockConnection: true, blockTimeMS: 5000, member: '" + secondary + "'}}")));
@@ -159,14 +160,16 @@ class MemberRestartDriverTest {
             set.proxy().restart(secondary, new Restart(500, 1_000));
             Throwable e = find.get(10, TimeUnit.SECONDS);
             long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - begun);
-            assertInstanceOf(MongoSocketReadException.class, e, "the connection closed under the find: " + e);
-            assertTrue(millis >= 400 && millis < 4_000, "cut as the member exited, after its quiesce: " + millis + " ms");
+            assertEquals(11600, assertInstanceOf(MongoCommandException.class, e, "answered as the member exited: " + e).getErrorCode(),
+                    "InterruptedAtShutdown");
+            assertTrue(millis >= 400 && millis < 4_000, "as the member exited, after its quiesce, not at the block's end: " + millis + " ms");
         }
-        Await.until(Duration.ofSeconds(5), "the cut find in the history",
+        Await.until(Duration.ofSeconds(5), "the interrupted find in the history",
                 () -> set.proxy().history().recent().stream().anyMatch(h -> h.command().equals("find")));
-        HistoryEntry cut = set.proxy().history().recent().stream().filter(h -> h.command().equals("find")).findFirst().orElseThrow();
-        assertEquals("network_error", cut.outcome());
-        assertEquals(DeploymentFaults.RESTART, cut.fault());
+        HistoryEntry interrupted = set.proxy().history().recent().stream().filter(h -> h.command().equals("find")).findFirst().orElseThrow();
+        assertEquals("error", interrupted.outcome());
+        assertEquals(11600, interrupted.errorCode());
+        assertEquals(DeploymentFaults.RESTART, interrupted.fault());
     }
 
     @Test
