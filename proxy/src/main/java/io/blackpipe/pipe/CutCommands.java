@@ -28,6 +28,8 @@ import org.bson.BsonDocument;
  * is. Used from the connection's event loop only.
  */
 final class CutCommands {
+    /** The topologyVersion the member exited with (a restart), for a command a rule still blocks; null until then. */
+    private BsonDocument exitedWith;
     private final ClientConnection connection;
     private final CommandScanner scanner;
     private final ConnectionObserver observer;
@@ -64,6 +66,7 @@ final class CutCommands {
      * topologyVersion} through {@code send}, the restart's fault.
      */
     void interruptAtShutdown(List<InFlight> awaiting, BsonDocument topologyVersion, MemberState member, Consumer<ByteBuf> send) {
+        exitedWith = topologyVersion;
         for (InFlight command : awaiting) {
             observer.faultInjected(command.attempt, DeploymentFaults.RESTART);
             BsonDocument error = ErrorReplies.error(ErrorCodes.INTERRUPTED_AT_SHUTDOWN, null, null, topologyVersion,
@@ -72,6 +75,23 @@ final class CutCommands {
             observer.completeAnswered(command.attempt, command.fingerprint, ReplyFacts.of(reply), DeploymentFaults.RESTART);
             send.accept(reply);
         }
+    }
+
+    /** The topologyVersion the member exited with (a restart); null until it did. */
+    BsonDocument exitedWith() {
+        return exitedWith;
+    }
+
+    /**
+     * The member exited while a rule blocked {@code attempt}: it is answered InterruptedAtShutdown, as mongod interrupts its
+     * failpoint's sleep at shutdown (a request that asks for no reply is cut).
+     */
+    void interruptBlocked(Attempt attempt, long fingerprint, MemberState member, Consumer<ByteBuf> send) {
+        if (attempt.facts().moreToCome()) {
+            ended(attempt, fingerprint, DeploymentFaults.RESTART, false);
+            return;
+        }
+        interruptAtShutdown(List.of(new InFlight(attempt, fingerprint, null, null, false)), exitedWith, member, send);
     }
 
     /** Counts the command in {@code frame}, ended by the close ({@code fault}: the deployment fault that cut it, or null). */

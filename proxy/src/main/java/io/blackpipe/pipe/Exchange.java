@@ -20,7 +20,6 @@ import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.OpQuery;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
-import java.util.List;
 import java.util.function.Supplier;
 import org.bson.BsonDocument;
 
@@ -46,8 +45,6 @@ final class Exchange {
     private final AwaitedReplies awaited = new AwaitedReplies();
     private final RunsAtTheMember runs;
     private final Runnable wakeWhenItsTurnMayHaveCome;
-    /** The topologyVersion the member exited with (a restart), for a command a rule still blocks; null until then. */
-    private BsonDocument exitingWith;
     /** What this connection's writes to a simulated primary change, for a failover's rollback; null on a real deployment. */
     private final RollbackRecorder rollbacks;
 
@@ -375,30 +372,20 @@ final class Exchange {
         }
     }
 
-    /**
-     * The member exits (a restart): see {@link CutCommands#interruptAtShutdown}; a command a rule blocks is interrupted
-     * too, as mongod's failpoint sleep is.
-     */
+    /** The member exits (a restart): see {@link CutCommands#interruptAtShutdown}; a command a rule blocks sees it too. */
     void interruptAtShutdown(BsonDocument topologyVersion) {
         cut.interruptAtShutdown(awaited.clear(), topologyVersion, memberState(), replies::sendInTurn);
-        exitingWith = topologyVersion;
         waiting.endTimedHoldNow();
         connection.flushClient();
     }
 
-    /** The member exits: the command blocked in {@code attempt} is answered InterruptedAtShutdown. */
-    void interruptBlockedAtShutdown(Attempt attempt, long fingerprint, String fault) {
-        if (attempt.facts().moreToCome()) { // nobody waits for its reply
-            abandon(attempt, fingerprint, DeploymentFaults.RESTART);
-            return;
+    /** True when the member exited while a rule blocked {@code attempt}, now answered (see {@link CutCommands#interruptBlocked}). */
+    boolean interruptedAtShutdown(Attempt attempt, long fingerprint) {
+        if (cut.exitedWith() == null) {
+            return false;
         }
-        cut.interruptAtShutdown(List.of(new InFlight(attempt, fingerprint, fault, null, false)), exitingWith, memberState(),
-                replies::sendInTurn);
-    }
-
-    /** The topologyVersion of the member's exit, once it exits (a restart); null before. */
-    BsonDocument exitingWith() {
-        return exitingWith;
+        cut.interruptBlocked(attempt, fingerprint, memberState(), replies::sendInTurn);
+        return true;
     }
 
     PipeContext context() {

@@ -65,9 +65,8 @@ final class InterceptedCommand extends ExchangeInterception {
     public void blockThenForward(long millis) {
         long endsAt = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
         exchange.requests().hold(millis, () -> {
-            if (exchange.exitingWith() != null) { // the member exits: mongod's failpoint sleep is interrupted
+            if (exchange.interruptedAtShutdown(attempt, fingerprint)) { // the member exited: its failpoint's sleep too
                 frame.release();
-                exchange.interruptBlockedAtShutdown(attempt, fingerprint, fault);
             } else if (exchange.connection().isOpen()) {
                 forward();
             } else { // the client gave up: counted now, as it saw it; the member still gets the command
@@ -81,9 +80,8 @@ final class InterceptedCommand extends ExchangeInterception {
     @Override
     public void after(long millis, Runnable then) {
         exchange.requests().hold(millis, () -> {
-            if (exchange.exitingWith() != null) { // the member exits: mongod's failpoint sleep is interrupted
+            if (exchange.interruptedAtShutdown(attempt, fingerprint)) { // the member exited: its failpoint's sleep too
                 frame.release();
-                exchange.interruptBlockedAtShutdown(attempt, fingerprint, fault);
             } else if (exchange.connection().isOpen()) {
                 then.run();
             } else { // the client gave up while the command was held
