@@ -22,14 +22,7 @@ public enum Direction {
 
     /** "both", "replies" or "requests", case aside. */
     public static Direction parse(String written) {
-        if (written != null) {
-            for (Direction direction : values()) {
-                if (direction.name().equalsIgnoreCase(written.strip())) {
-                    return direction;
-                }
-            }
-        }
-        throw new IllegalArgumentException("direction: must be both, replies or requests, got '" + written + "'");
+        return Choice.of(Direction.class, "direction", written);
     }
 
     /** Whether it acts on what the member sends its clients. */

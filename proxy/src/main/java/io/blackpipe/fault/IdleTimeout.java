@@ -23,14 +23,7 @@ public record IdleTimeout(long afterMillis, Then then) {
 
         /** "drop" or "reset", case aside. */
         public static Then parse(String written) {
-            if (written != null) {
-                for (Then then : values()) {
-                    if (then.name().equalsIgnoreCase(written.strip())) {
-                        return then;
-                    }
-                }
-            }
-            throw new IllegalArgumentException("then: must be drop or reset, got '" + written + "'");
+            return Choice.of(Then.class, "then", written);
         }
 
         public String label() {
