@@ -79,7 +79,8 @@ final class MemberRoles {
             MemberQuirks node = deployment.quirks();
             // the simulated members drop every read preference on its way to the node anyway: no word of that one
             logQuirks("the real node", new MemberQuirks(false, node.refusesUnacknowledged(), node.lacksEndSessions(),
-                    node.reappliesRetriedWrites(), node.duplicateKeyAsCommandError(), node.commitRacesWrites()));
+                    node.reappliesRetriedWrites(), node.duplicateKeyAsCommandError(), node.commitRacesWrites(),
+                    node.transactionEndsRefuseReadPreference()));
             simulation.members().forEach(member -> states.noteQuirks(member, node.asSimulatedMembers()));
             return;
         }
@@ -148,6 +149,10 @@ final class MemberRoles {
             log.info(who + " is jongodb, whose transaction commit loses a write that lands beside it (another commit, or"
                     + " one outside a transaction): blackpipe sends each commitTransaction alone, after the writes at the"
                     + " member were answered and before those sent meanwhile, as mongod loses neither");
+        }
+        if (quirks.transactionEndsRefuseReadPreference()) {
+            log.info(who + " refuses a commitTransaction or abortTransaction that carries a read preference, even primary,"
+                    + " as jongodb does: blackpipe drops it on their way there (PyMongo sends one), as mongod takes it");
         }
     }
 

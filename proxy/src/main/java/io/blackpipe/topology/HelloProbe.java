@@ -22,7 +22,8 @@ import org.bson.BsonValue;
  * which a mongod answers ok (or Unauthorized, with access control) and jongodb does not have. A
  * member that refused any of these and is a writable primary is then asked how it takes two writes
  * ({@link WriteProbe}): whether it runs a retried write again, and how it refuses a duplicate key; and
- * such a member is asked its buildInfo, which tells jongodb by its version.
+ * such a member is asked its buildInfo, which tells jongodb by its version, and whether it ends a transaction that
+ * carries a read preference ({@link TransactionEndProbe}).
  * A mongod is never asked to write. A
  * server older than 4.4.2 knows only isMaster, and is asked nothing more.
  */
@@ -81,11 +82,15 @@ public final class HelloProbe {
             BsonDocument ended = client.run("admin", new BsonDocument("endSessions", new BsonArray()));
             lacksEndSessions = ended.isNumber("code") && ended.getNumber("code").intValue() == COMMAND_NOT_FOUND;
             boolean notMongod = primaryReadsOnly || refusesUnacknowledged || lacksEndSessions;
-            WriteProbe.Answer writes = notMongod && isWritablePrimary(hello) ? WriteProbe.ask(client) : new WriteProbe.Answer(false, false);
+            if (!notMongod) {
+                return MemberQuirks.NONE;
+            }
+            WriteProbe.Answer writes = isWritablePrimary(hello) ? WriteProbe.ask(client) : new WriteProbe.Answer(false, false);
             return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, writes.reappliesRetriedWrites(),
-                    writes.duplicateKeyAsCommandError(), notMongod && namesJongodb(client.run("admin", BUILD_INFO)));
+                    writes.duplicateKeyAsCommandError(), namesJongodb(client.run("admin", BUILD_INFO)),
+                    TransactionEndProbe.refusesReadPreference(client));
         } catch (IOException e) {
-            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false, false);
+            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false, false, false);
         }
     }
 

@@ -24,24 +24,29 @@ package io.blackpipe.topology;
  *                          commit) may lose one of them, as jongodb 0.1.6 does: the proxy sends a commit
  *                          alone (CommitsAlone). A race cannot be asked for at start: the member is known
  *                          by its name, a buildInfo version that says jongodb
+ * @param transactionEndsRefuseReadPreference a commitTransaction or abortTransaction that carries a $readPreference, even
+ *                                            primary, is refused (BadValue), as jongodb 0.1.6 refuses it, where mongod
+ *                                            takes primary: PyMongo 3 sends it on every command of a transaction, so
+ *                                            none of its transactions ended. The proxy drops it on their way
  */
 public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledged, boolean lacksEndSessions,
-                           boolean reappliesRetriedWrites, boolean duplicateKeyAsCommandError, boolean commitRacesWrites) {
-    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false, false, false);
+                           boolean reappliesRetriedWrites, boolean duplicateKeyAsCommandError, boolean commitRacesWrites,
+                           boolean transactionEndsRefuseReadPreference) {
+    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false, false, false, false);
 
     public boolean any() {
         return primaryReadsOnly || refusesUnacknowledged || lacksEndSessions || reappliesRetriedWrites
-                || duplicateKeyAsCommandError || commitRacesWrites;
+                || duplicateKeyAsCommandError || commitRacesWrites || transactionEndsRefuseReadPreference;
     }
 
     /** Whether a request may be sent otherwise than it came: a read preference or a w:0 it refuses. */
     public boolean rewritesRequests() {
-        return primaryReadsOnly || refusesUnacknowledged;
+        return primaryReadsOnly || refusesUnacknowledged || transactionEndsRefuseReadPreference;
     }
 
     /** These quirks as the simulated members over such a node have them: they pass it no read preference at all. */
     public MemberQuirks asSimulatedMembers() {
         return new MemberQuirks(true, refusesUnacknowledged, lacksEndSessions, reappliesRetriedWrites, duplicateKeyAsCommandError,
-                commitRacesWrites);
+                commitRacesWrites, transactionEndsRefuseReadPreference);
     }
 }

@@ -17,4 +17,9 @@ public final class ReadPreference {
         }
         return "primary";
     }
+
+    /** Whether the command carries a $readPreference at all, primary included. */
+    public static boolean carried(ByteBuf frame, OpMsg msg) {
+        return msg.body(frame).find("$readPreference");
+    }
 }

@@ -47,6 +47,7 @@ class MemberQuirksTest {
     private static final String SAID_W0 = "refuses w:0 writes";
     private static final String SAID_RETRIES = "runs a retried write again";
     private static final String SAID_DUPLICATES = "answers a write's duplicate key as the command's error";
+    private static final String SAID_TRANSACTION_ENDS = "refuses a commitTransaction or abortTransaction that carries a read preference";
     private static final int MORE_TO_COME = 1 << 1;
 
     private static BsonDocument readPreference(String mode) {
@@ -325,6 +326,40 @@ class MemberQuirksTest {
                     () -> c.find(new Document("sku", "B2")).into(new ArrayList<>()).size() == 1);
             assertEquals(1, c.countDocuments(), "an aggregate, secondaryPreferred too");
             boolean said = log.messages().stream().anyMatch(m -> m.contains(SAID));
+            assertEquals(UpstreamLane.isJongodb(), said, () -> UpstreamLane.name() + ": " + String.join("\n", log.messages()));
+        }
+    }
+
+    /**
+     * A member that refused a read preference is asked whether it also refuses one of primary on a transaction's end
+     * (jongodb does): this one answers both of the start's abortTransactions alike, so a commit keeps it.
+     */
+    @Test
+    void aMemberThatEndsTransactionsWithAReadPreferenceGetsItAsSent() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.builder().primaryReadsOnly().start();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member)) {
+            log.await(m -> m.startsWith("member " + member.address() + " " + SAID), Duration.ofSeconds(5), "noting the member");
+            List<ScriptedMongodFrame> asked = member.commandsReceived("abortTransaction");
+            assertEquals(2, asked.size(), "the start asked it twice");
+            assertEquals(readPreference("primary"), asked.get(1).document().getDocument("$readPreference"), asked.get(1).document()::toJson);
+            try (WireSocket wire = ScriptedProxy.wire(proxy)) {
+                wire.sendMsg(0, BsonDocument.parse("{commitTransaction: 1, txnNumber: {$numberLong: '1'}, autocommit: false,"
+                        + " $db: 'admin', $readPreference: {mode: 'primary'}}"));
+                wire.read();
+            }
+            BsonDocument commit = member.commandsReceived("commitTransaction").get(0).document();
+            assertEquals(readPreference("primary"), commit.getDocument("$readPreference"), commit::toJson);
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains(SAID_TRANSACTION_ENDS)), () -> String.join("\n", log.messages()));
+        }
+    }
+
+    /** On jongodb (here) the proxy says it drops a transaction's end's read preference; on mongod it says nothing. */
+    @Test
+    void aTransactionsEndsReadPreferenceIsSaidDroppedOnlyOnJongodb() throws Exception {
+        try (LogCapture log = LogCapture.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            boolean said = log.messages().stream().anyMatch(m -> m.contains(SAID_TRANSACTION_ENDS));
             assertEquals(UpstreamLane.isJongodb(), said, () -> UpstreamLane.name() + ": " + String.join("\n", log.messages()));
         }
     }
