@@ -22,23 +22,18 @@ import io.blackpipe.topology.MemberMap;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.topology.MemberStates;
 import io.blackpipe.topology.SimulatedReplicaSet;
-import io.blackpipe.wire.FrameDecoder;
 import io.blackpipe.wire.Tls;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.util.List;
@@ -165,34 +160,11 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     }
 
     private int listen(MemberAddress upstream, int port) throws InterruptedException {
-        MemberListener[] self = new MemberListener[1];
-        ServerBootstrap bootstrap = new ServerBootstrap()
-                .group(acceptors, workers)
-                .channel(NioServerSocketChannel.class)
-                .option(ChannelOption.SO_BACKLOG, 1024)
-                .option(ChannelOption.SO_REUSEADDR, true)
-                .childOption(ChannelOption.TCP_NODELAY, true)
-                .childOption(ChannelOption.ALLOCATOR, ALLOCATOR)
-                .childOption(ChannelOption.AUTO_READ, false) // until the upstream connection is up
-                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
-                .childHandler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        openConnections.add(ch); // closes it when the proxy is closing: it gets no handlers then
-                        if (!ch.isOpen() || connectionLimit != null && !connectionLimit.admit(ch, upstream)) {
-                            return; // closed: the proxy is closing, or over --max-connections
-                        }
-                        ClientLink link = new ClientLink(self[0]);
-                        ch.pipeline().addLast(link); // next to the socket: it delays TLS records too
-                        if (listenerTls != null) {
-                            listenerTls.addTo(ch, self[0]);
-                        }
-                        ch.pipeline().addLast(new FrameDecoder(), new ClientConnection(self[0], link, context));
-                    }
-                });
+        ClientPipeline pipeline = new ClientPipeline(openConnections, connectionLimit, listenerTls, context, upstream);
+        ServerBootstrap bootstrap = pipeline.bootstrap(acceptors, workers);
         // The member record is complete only once the port is known; the listener reads it lazily.
         MemberListener listener = new MemberListener(upstream, bootstrap, config.bindHost(), log, members, config.seed());
-        self[0] = listener;
+        pipeline.servedBy(listener);
         int bound = listener.bind(port);
         listeners.put(upstream, listener);
         context.meters().forMember(upstream.toString()); // so /metrics lists the member before its first connection
