@@ -1,6 +1,7 @@
 package io.blackpipe.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -13,11 +14,12 @@ import picocli.CommandLine.ParameterException;
 @Command(name = "expect", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = {"Check what a running proxy counted, for a CI job: a line per expectation, ok or FAIL with what was"
                 + " counted; exit 0 when every one holds, 1 when one does not (after --wait) or the proxy cannot be asked.",
-                "Counts are summed over members and apps, from the proxy's start (`blackpipe reset` keeps them); N is"
-                        + " written =N, >=N or <=N. Names are checked: a misspelt command, outcome or fault is a usage error,"
-                        + " never a count of 0."})
+                "Counts are summed over members and apps, from the proxy's start (`blackpipe reset` keeps them) or from"
+                        + " a --baseline; N is written =N, >=N or <=N. Names are checked: a misspelt command, outcome or fault"
+                        + " is a usage error, never a count of 0."})
 final class ExpectCommand extends AdminCommand {
     private static final long POLL_MILLIS = 100;
+    private static final BsonDocument NO_COUNTS = new BsonDocument();
 
     @Option(names = "--attempts", paramLabel = "COMMAND=N", converter = Expectation.Attempts.class,
             description = "Attempts of a command, first ones and retries (e.g. insert=2). Repeatable, as are the others.")
@@ -41,20 +43,31 @@ final class ExpectCommand extends AdminCommand {
                     + " once). Counts only grow: wait for one to reach a value, not to stay below it.")
     long waitMillis;
 
+    @Option(names = "--baseline", paramLabel = "FILE",
+            description = "Count from the counts FILE holds, saved earlier with `blackpipe stats --json > FILE` (before a"
+                    + " test case, say): each count is then what the proxy counted since. Default: from the proxy's start.")
+    Path baselineFile;
+
     @Override
     int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
         List<Expectation> all = Stream.of(attempts, retries, outcomes, faults).flatMap(List::stream).toList();
         if (all.isEmpty()) {
             throw new ParameterException(spec.commandLine(), "nothing to expect: give --attempts, --retries, --outcomes or --faults");
         }
+        BsonDocument baseline = baselineFile == null ? NO_COUNTS : StatsBaseline.read(spec.commandLine(), baselineFile);
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         while (true) {
             BsonDocument stats = stats(admin, deadline);
-            boolean allHold = all.stream().allMatch(expectation -> expectation.holds(expectation.counted(stats)));
+            boolean allHold = all.stream().allMatch(expectation -> expectation.holds(expectation.counted(stats, baseline)));
             if (allHold || System.nanoTime() - deadline >= 0 || !pause()) {
                 for (Expectation expectation : all) {
-                    long counted = expectation.counted(stats);
+                    long counted = expectation.counted(stats, baseline);
                     out.printf("%-5s %s (counted %d)%n", expectation.holds(counted) ? "ok" : "FAIL", expectation, counted);
+                }
+                if (all.stream().anyMatch(expectation -> expectation.counted(stats, baseline) < 0)) {
+                    out.println("the proxy counted less than " + baselineFile + " holds: it is not the proxy the file was saved"
+                            + " from, or it started again since");
+                    return 1;
                 }
                 return allHold ? 0 : 1;
             }

@@ -40,8 +40,13 @@ record Expectation(Counter counter, String subject, String detail, String compar
         }
     }
 
+    /** What the proxy counted since {@code baseline} (the stats of an earlier moment, or none), summed over members and apps. */
+    long counted(BsonDocument stats, BsonDocument baseline) {
+        return counted(stats) - counted(baseline);
+    }
+
     /** What the proxy counted, summed over members and apps. */
-    long counted(BsonDocument stats) {
+    private long counted(BsonDocument stats) {
         return switch (counter) {
             case ATTEMPTS -> StatsJson.sum(stats, "commands", "attempts", "command", subject);
             case RETRIES -> StatsJson.sum(stats, "commands", "retries", "command", subject);

@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -52,6 +53,68 @@ class ExpectCommandTest {
             assertEquals(List.of("ok    attempts insert>=2 (counted 2)", "FAIL  retries insert=2 (counted 1)",
                     "FAIL  faults resetConnection:find=1 (counted 0)"), fails.lines());
         }
+    }
+
+    /**
+     * Two test cases against one proxy, as a CI job runs them against one sidecar: the second counts from the
+     * `stats --json` saved before it, so it sees its own retried insert alone, where the proxy has counted both.
+     */
+    @Test
+    void aBaselineSavedBeforeATestCaseCountsThatTestCaseAlone(@TempDir Path dir) throws Exception {
+        String db = UpstreamLane.freshDatabaseName("expectBaseline");
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             MongoClient client = MongoClients.create(CommandLog.withOptions(rig.proxy().connectionString(), "retryWrites=true"))) {
+            Path before = dir.resolve("before.json");
+            for (int testCase = 1; testCase <= 2; testCase++) {
+                CliRun saved = rig.run("stats", "--json");
+                assertEquals(0, saved.exitCode(), saved::toString);
+                Files.writeString(before, saved.out());
+                assertEquals(0, rig.run("fault", "add", "--command", "insert", "--reset", "--times", "1").exitCode());
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", testCase)); // reset, then retried
+
+                CliRun since = rig.run("expect", "--baseline", before.toString(), "--attempts", "insert=2", "--retries", "insert=1",
+                        "--outcomes", "insert:network_error=1", "--faults", "resetConnection:insert=1", "--wait", "10s");
+                assertEquals(0, since.exitCode(), since::toString);
+                assertEquals(List.of("ok    attempts insert=2 (counted 2)", "ok    retries insert=1 (counted 1)",
+                        "ok    outcomes insert:network_error=1 (counted 1)", "ok    faults resetConnection:insert=1 (counted 1)"),
+                        since.lines(), "test case " + testCase);
+            }
+            CliRun fromTheStart = rig.run("expect", "--attempts", "insert=4", "--retries", "insert=2");
+            assertEquals(0, fromTheStart.exitCode(), fromTheStart::toString);
+        }
+    }
+
+    /** A baseline that holds more than the proxy counted was saved from another proxy, or before this one started again. */
+    @Test
+    void aBaselineAboveWhatTheProxyCountedIsAFailureThatSaysWhy(@TempDir Path dir) throws Exception {
+        Path other = dir.resolve("other.json");
+        Files.writeString(other, "{\"commands\": [{\"command\": \"insert\", \"member\": \"db:27017\", \"app\": \"\","
+                + " \"attempts\": 5, \"retries\": 1}], \"outcomes\": [], \"faults\": []}");
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            CliRun run = rig.run("expect", "--baseline", other.toString(), "--attempts", "insert<=0");
+            assertEquals(1, run.exitCode(), run::toString);
+            assertEquals(List.of("ok    attempts insert<=0 (counted -5)", "the proxy counted less than " + other + " holds: it is not"
+                    + " the proxy the file was saved from, or it started again since"), run.lines());
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', value = {
+            "missing.json||cannot read",
+            "empty.json||is not what `blackpipe stats --json` writes (it is empty)",
+            "cut.json|{\"commands\": [|is not what `blackpipe stats --json` writes (not a JSON document: ",
+            "ok.json|{\"ok\": 1}|is not what `blackpipe stats --json` writes (no 'commands' array of rows)",
+            "rows.json|{\"commands\": [], \"outcomes\": [1], \"faults\": []}|(no 'outcomes' array of rows)"})
+    void aBaselineThatIsNotSavedStatsIsAUsageError(String name, String content, String message, @TempDir Path dir) throws Exception {
+        Path file = dir.resolve(name);
+        if (!name.equals("missing.json")) {
+            Files.writeString(file, content == null ? "" : content);
+        }
+        CliRun run = CliRun.of("expect", "--baseline", file.toString(), "--attempts", "insert=1", "--admin", "http://127.0.0.1:1");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("--baseline: "), run::toString);
+        assertTrue(run.err().contains(message), run::toString);
+        assertTrue(run.err().contains("Usage: blackpipe expect"), run::toString);
     }
 
     @Test
@@ -116,14 +179,17 @@ class ExpectCommandTest {
 
     /** Every `expect` the README shows is one the command takes (it may fail: nothing was counted here). */
     @Test
-    void theReadmesExamplesAreWellFormed() throws Exception {
+    void theReadmesExamplesAreWellFormed(@TempDir Path dir) throws Exception {
         String readme = Files.readString(Path.of("..", "README.md")).replace("\\\n", " ");
         List<String> examples = readme.lines().map(String::strip).filter(line -> line.matches("(blackpipe|java -jar \\S+) expect --.*"))
                 .map(line -> line.replaceAll("\\s+#.*$", "")).toList();
-        assertTrue(examples.size() >= 2, () -> "the control and sidecar sections show it: " + examples);
+        assertTrue(examples.size() >= 3, () -> "the control and sidecar sections show it: " + examples);
         try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            Path before = dir.resolve("before.json");
+            Files.writeString(before, rig.run("stats", "--json").out());
             for (String example : examples) {
-                String[] args = example.substring(example.indexOf("expect")).replace("--wait 10s", "").strip().split("\\s+");
+                String[] args = example.substring(example.indexOf("expect")).replace("--wait 10s", "")
+                        .replace("--baseline before.json", "--baseline " + before).strip().split("\\s+");
                 CliRun run = rig.run(args);
                 assertEquals(1, run.exitCode(), () -> example + "\n" + run);
                 assertTrue(run.lines().stream().allMatch(line -> line.startsWith("FAIL  ") || line.startsWith("ok    ")), run::toString);

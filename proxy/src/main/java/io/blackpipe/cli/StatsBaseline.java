@@ -1,0 +1,52 @@
+package io.blackpipe.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.bson.BsonDocument;
+import org.bson.BsonValue;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+
+/**
+ * The counts `blackpipe expect --baseline FILE` counts from: FILE as `blackpipe stats --json` wrote it. A file that is
+ * not that is a usage error naming what is wrong with it, never a baseline of zero (which would pass a count from the
+ * start as one since).
+ */
+final class StatsBaseline {
+    private static final List<String> TABLES = List.of("commands", "outcomes", "faults");
+
+    private StatsBaseline() {
+    }
+
+    static BsonDocument read(CommandLine command, Path file) {
+        String text;
+        try {
+            text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (IOException | RuntimeException e) {
+            throw new ParameterException(command, "--baseline: cannot read " + file + " (" + e + ")");
+        }
+        if (text.isBlank()) {
+            throw notStats(command, file, "it is empty");
+        }
+        BsonDocument stats;
+        try {
+            stats = BsonDocument.parse(text);
+        } catch (RuntimeException e) { // JsonParseException, or the bson reader's own for a document cut short
+            throw notStats(command, file, "not a JSON document: " + e.getMessage());
+        }
+        for (String table : TABLES) {
+            BsonValue rows = stats.get(table);
+            if (rows == null || !rows.isArray() || !rows.asArray().stream().allMatch(BsonValue::isDocument)) {
+                throw notStats(command, file, "no '" + table + "' array of rows");
+            }
+        }
+        return stats;
+    }
+
+    private static ParameterException notStats(CommandLine command, Path file, String why) {
+        return new ParameterException(command, "--baseline: " + file + " is not what `blackpipe stats --json` writes (" + why + ")");
+    }
+}
