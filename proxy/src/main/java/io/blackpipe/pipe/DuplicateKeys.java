@@ -18,6 +18,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
+import org.bson.BsonValue;
 
 /**
  * mongod's answer to a one-statement write that meets a duplicate key, for a member that answers it
@@ -28,6 +29,12 @@ import org.bson.BsonString;
  * write does, met the second on jongodb alone. A batch is left as it came: jongodb applies none of an
  * insert's documents when one is a duplicate, where mongod applies those before it (or all the others,
  * unordered), and that cannot be told from its answer.
+ *
+ * <p>mongod's write error also names the index's key pattern and the duplicate values (keyPattern, keyValue), which the
+ * Node.js driver raises as the error's own fields (Mongoose reports a unique field's duplicate by them); jongodb's names
+ * only the index and the values as text. For a one-document insert they are given as mongod gives them where they can
+ * be told for sure: the index {@code _id_}, or one of a name mongod would have given it (field_1_other_-1) whose
+ * fields the error's key names; the values then come from the inserted document, with their types.
  */
 final class DuplicateKeys {
     static final int CODE = 11000;
@@ -37,18 +44,35 @@ final class DuplicateKeys {
     private DuplicateKeys() {
     }
 
+    /** A write of one statement whose duplicate key is answered as mongod answers it: its command, and an insert's document. */
+    record OneStatement(String command, BsonDocument inserted) {
+    }
+
     /**
-     * Whether this request is a write of one statement to a member that answers its duplicate keys otherwise than mongod
-     * (in a transaction too: mongod reports a write's error there in writeErrors as well, and aborts the transaction).
+     * The write, when this request is one of one statement to a member that answers its duplicate keys otherwise than
+     * mongod (in a transaction too: mongod reports a write's error there in writeErrors as well, and aborts the
+     * transaction); else null.
      */
-    static boolean oneStatementWrite(ByteBuf frame, CommandFacts facts, MemberStates states, MemberAddress member) {
+    static OneStatement oneStatementWrite(ByteBuf frame, CommandFacts facts, MemberStates states, MemberAddress member) {
         String field = STATEMENTS.get(facts.name());
-        return field != null && states.quirks(member).duplicateKeyAsCommandError() && Header.opCode(frame) == OpCode.OP_MSG
-                && OpMsg.parse(frame).statements(frame, field) == 1;
+        if (field == null || !states.quirks(member).duplicateKeyAsCommandError() || Header.opCode(frame) != OpCode.OP_MSG) {
+            return null;
+        }
+        OpMsg msg = OpMsg.parse(frame);
+        if (msg.statements(frame, field) != 1) {
+            return null;
+        }
+        BsonDocument inserted = null;
+        if (facts.name().equals("insert")) {
+            BsonValue document = msg.command(frame).getArray(field).get(0);
+            inserted = document.isDocument() ? document.asDocument() : null;
+        }
+        return new OneStatement(facts.name(), inserted);
     }
 
     /** {@code reply} as mongod gives it, when it is the member's duplicate key as the command's error ({@code reply} released); else itself. */
-    static ByteBuf asMongodAnswers(ByteBufAllocator alloc, ByteBuf reply, String command) {
+    static ByteBuf asMongodAnswers(ByteBufAllocator alloc, ByteBuf reply, OneStatement write) {
+        String command = write.command();
         ReplyFacts facts = ReplyFacts.of(reply);
         if (!facts.isError() || facts.code() != CODE || Header.opCode(reply) != OpCode.OP_MSG) {
             return reply;
@@ -59,9 +83,14 @@ final class DuplicateKeys {
         if (command.equals("update")) {
             answer.append("nModified", new BsonInt32(0));
         }
-        answer.append("writeErrors", new BsonArray(List.of(new BsonDocument("index", new BsonInt32(0))
-                .append("code", new BsonInt32(CODE))
-                .append("errmsg", error.get("errmsg", new BsonString("E11000 duplicate key error"))))));
+        BsonValue errmsg = error.get("errmsg", new BsonString("E11000 duplicate key error"));
+        BsonDocument writeError = new BsonDocument("index", new BsonInt32(0)).append("code", new BsonInt32(CODE));
+        DuplicateKeyIndex key = errmsg.isString() && write.inserted() != null
+                ? DuplicateKeyIndex.of(errmsg.asString().getValue(), write.inserted()) : null;
+        if (key != null) {
+            writeError.append("keyPattern", key.pattern()).append("keyValue", key.value());
+        }
+        answer.append("writeErrors", new BsonArray(List.of(writeError.append("errmsg", errmsg))));
         answer.append("ok", new BsonDouble(1));
         for (String kept : List.of("$clusterTime", "operationTime")) {
             if (error.containsKey(kept)) {

@@ -25,8 +25,8 @@ final class InFlight {
     ByteBuf answer;
     /** What the client gets in place of the member's reply, a fault's fate acting on it (see FailoverEndedTransactions); else null. */
     private BsonDocument replyInstead;
-    /** The command that meets a duplicate key is answered as mongod answers it (see DuplicateKeys); else null. */
-    private String duplicateKeysAsMongod;
+    /** The write whose duplicate key is answered as mongod answers it (see DuplicateKeys); else null. */
+    private DuplicateKeys.OneStatement duplicateKeysAsMongod;
     /** A write a simulated primary acknowledges, as it bears on a rollback (see RollbackRecorder); else null. */
     SimulatedWrite write;
     /** What that write's pre-image find read: the documents it may change, as they were. */
@@ -68,8 +68,8 @@ final class InFlight {
     }
 
     /** Has a duplicate key in the reply to this write of one statement answered as mongod answers it; returns this. */
-    InFlight withDuplicateKeysAsMongod(boolean oneStatementWrite) {
-        duplicateKeysAsMongod = oneStatementWrite ? attempt.facts().name() : null;
+    InFlight withDuplicateKeysAsMongod(DuplicateKeys.OneStatement oneStatementWrite) {
+        duplicateKeysAsMongod = oneStatementWrite;
         return this;
     }
 

@@ -12,6 +12,7 @@ import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.Updates;
 import io.blackpipe.testing.UpstreamLane;
+import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +32,7 @@ class DuplicateKeyDriverTest extends DriverRigTest {
         assertThrows(MongoSocketException.class, () -> c.insertOne(order));
         MongoWriteException again = assertThrows(MongoWriteException.class, () -> c.insertOne(order));
         assertEquals(ErrorCategory.DUPLICATE_KEY, again.getError().getCategory(), "on " + UpstreamLane.name());
+        assertKeyInTheReply("{_id: 1}", "{_id: 'order-1'}");
         assertEquals(1, rig.serverCount(), "the first one landed");
         assertEquals(1, rig.outcomes("insert", "ok"), "counted as the member's reply is: ok, with a write error");
     }
@@ -44,5 +46,30 @@ class DuplicateKeyDriverTest extends DriverRigTest {
         MongoWriteException duplicate = assertThrows(MongoWriteException.class, () -> c.updateOne(eq("_id", 2), Updates.set("sku", "A1")));
         assertEquals(ErrorCategory.DUPLICATE_KEY, duplicate.getError().getCategory(), "on " + UpstreamLane.name());
         assertEquals("B2", rig.serverSide("c").find(eq("_id", 2)).first().getString("sku"));
+    }
+
+    /**
+     * mongod names the index and the duplicate values in the write error (keyPattern, keyValue: the Node.js driver's
+     * error fields, by which Mongoose reports a unique field): the driver gets them for a compound unique index too.
+     */
+    @Test
+    void anInsertThatMeetsACompoundUniqueIndexIsToldItsKeyPatternAndValues() {
+        rig.serverSide("c").createIndex(Indexes.compoundIndex(Indexes.ascending("email"), Indexes.descending("tenant")),
+                new IndexOptions().unique(true));
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        c.insertOne(new Document("_id", 1).append("email", "a@x").append("tenant", 7));
+        MongoWriteException duplicate = assertThrows(MongoWriteException.class,
+                () -> c.insertOne(new Document("_id", 2).append("email", "a@x").append("tenant", 7)));
+        assertEquals(ErrorCategory.DUPLICATE_KEY, duplicate.getError().getCategory(), "on " + UpstreamLane.name());
+        assertKeyInTheReply("{email: 1, tenant: -1}", "{email: 'a@x', tenant: 7}");
+    }
+
+    /** The write error of the last insert reply the driver got names this index and these values. */
+    private void assertKeyInTheReply(String keyPattern, String keyValue) {
+        BsonDocument reply = rig.driverSucceeded().stream().filter(e -> e.getCommandName().equals("insert"))
+                .reduce((first, last) -> last).orElseThrow().getResponse();
+        BsonDocument writeError = reply.getArray("writeErrors").get(0).asDocument();
+        assertEquals(BsonDocument.parse(keyPattern), writeError.getDocument("keyPattern"), () -> UpstreamLane.name() + ": " + reply.toJson());
+        assertEquals(BsonDocument.parse(keyValue), writeError.getDocument("keyValue"), () -> UpstreamLane.name() + ": " + reply.toJson());
     }
 }
