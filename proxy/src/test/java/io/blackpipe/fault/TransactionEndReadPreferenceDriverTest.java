@@ -6,9 +6,11 @@ import com.mongodb.client.ClientSession;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoDatabase;
 import io.blackpipe.testing.UpstreamLane;
+import java.util.ArrayList;
 import java.util.List;
 import org.bson.Document;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A transaction's commitTransaction and abortTransaction carrying {@code $readPreference: {mode: "primary"}}, as
@@ -20,32 +22,21 @@ import org.junit.jupiter.api.Test;
 class TransactionEndReadPreferenceDriverTest extends DriverRigTest {
     private static final Document PRIMARY = new Document("mode", "primary");
 
-    @Test
-    void aCommitThatCarriesReadPreferencePrimaryCommits() {
-        MongoClient client = rig.client("");
-        MongoDatabase db = client.getDatabase(rig.db);
-        try (ClientSession session = client.startSession()) {
-            session.startTransaction();
-            db.getCollection("c").insertOne(session, new Document("_id", "committed"));
-            Document reply = db.runCommand(session, new Document("commitTransaction", 1).append("$readPreference", PRIMARY));
-            assertEquals(1.0, reply.get("ok", Number.class).doubleValue(), reply::toJson);
-        }
-        assertEquals(List.of(new Document("_id", "committed")), rig.serverSide("c").find().into(new java.util.ArrayList<>()),
-                "the transaction's insert is stored, on " + UpstreamLane.name());
-    }
-
-    @Test
-    void anAbortThatCarriesReadPreferencePrimaryAborts() {
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"commitTransaction, true", "abortTransaction, false"})
+    void aTransactionsEndThatCarriesReadPreferencePrimaryEndsIt(String command, boolean commits) {
         MongoClient client = rig.client("");
         MongoDatabase db = client.getDatabase(rig.db);
         rig.serverSide("c").insertOne(new Document("_id", "before"));
         try (ClientSession session = client.startSession()) {
             session.startTransaction();
-            db.getCollection("c").insertOne(session, new Document("_id", "aborted"));
-            Document reply = db.runCommand(session, new Document("abortTransaction", 1).append("$readPreference", PRIMARY));
+            db.getCollection("c").insertOne(session, new Document("_id", "in the transaction"));
+            Document reply = db.runCommand(session, new Document(command, 1).append("$readPreference", PRIMARY));
             assertEquals(1.0, reply.get("ok", Number.class).doubleValue(), reply::toJson);
         }
-        assertEquals(List.of(new Document("_id", "before")), rig.serverSide("c").find().into(new java.util.ArrayList<>()),
-                "the transaction's insert is gone, on " + UpstreamLane.name());
+        List<Document> stored = commits ? List.of(new Document("_id", "before"), new Document("_id", "in the transaction"))
+                : List.of(new Document("_id", "before"));
+        assertEquals(stored, rig.serverSide("c").find().sort(new Document("_id", 1)).into(new ArrayList<>()),
+                "what the server holds after the " + command + ", on " + UpstreamLane.name());
     }
 }
