@@ -65,8 +65,7 @@ final class ExpectCommand extends AdminCommand {
                     out.printf("%-5s %s (counted %d)%n", expectation.holds(counted) ? "ok" : "FAIL", expectation, counted);
                 }
                 if (all.stream().anyMatch(expectation -> expectation.counted(stats, baseline) < 0)) {
-                    out.println("the proxy counted less than " + baselineFile + " holds: it is not the proxy the file was saved"
-                            + " from, or it started again since");
+                    out.println(StatsBaseline.countedLessThan(baselineFile));
                     return 1;
                 }
                 return allHold ? 0 : 1;

@@ -11,7 +11,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
 /**
- * The counts `blackpipe expect --baseline FILE` counts from: FILE as `blackpipe stats --json` wrote it. A file that is
+ * The counts `blackpipe expect --baseline FILE` and `blackpipe stats --baseline FILE` count from: FILE as `blackpipe stats --json` wrote it. A file that is
  * not that is a usage error naming what is wrong with it, never a baseline of zero (which would pass a count from the
  * start as one since).
  */
@@ -44,6 +44,11 @@ final class StatsBaseline {
             }
         }
         return stats;
+    }
+
+    /** Why counts below a baseline's are no counts since it: counts only grow. */
+    static String countedLessThan(Path file) {
+        return "the proxy counted less than " + file + " holds: it is not the proxy the file was saved from, or it started again since";
     }
 
     private static ParameterException notStats(CommandLine command, Path file, String why) {

@@ -1,6 +1,7 @@
 package io.blackpipe.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +11,7 @@ import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 
 @Command(name = "stats", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = {"What the proxy counted, one row per command and member: attempts, retries (attempts after the"
@@ -18,21 +20,71 @@ final class StatsCommand extends AdminCommand {
     @Option(names = "--json", description = "Print the API's JSON (rows per command, member and app) instead of a table.")
     boolean json;
 
+    @Option(names = "--baseline", paramLabel = "FILE",
+            description = "Show what was counted since the counts FILE holds (saved with `blackpipe stats --json > FILE`),"
+                    + " as `blackpipe expect --baseline` counts; not with --json.")
+    Path baselineFile;
+
     /** One table row: a command on a member, summed over client apps. */
     private static final class Row {
         long attempts;
         long retries;
         final Map<String, Long> outcomes = new TreeMap<>();
         final Map<String, Long> faults = new TreeMap<>();
+
+        /** This row less {@code earlier}'s counts; false when one would fall below zero (counts only grow). */
+        boolean subtract(Row earlier) {
+            attempts -= earlier.attempts;
+            retries -= earlier.retries;
+            earlier.outcomes.forEach((name, n) -> outcomes.merge(name, -n, Long::sum));
+            earlier.faults.forEach((name, n) -> faults.merge(name, -n, Long::sum));
+            outcomes.values().removeIf(n -> n == 0);
+            faults.values().removeIf(n -> n == 0);
+            return attempts >= 0 && retries >= 0 && outcomes.values().stream().allMatch(n -> n > 0)
+                    && faults.values().stream().allMatch(n -> n > 0);
+        }
+
+        boolean isEmpty() {
+            return attempts == 0 && retries == 0 && outcomes.isEmpty() && faults.isEmpty();
+        }
     }
 
     @Override
     int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
+        if (json && baselineFile != null) {
+            throw new ParameterException(spec.commandLine(), "--baseline: not with --json, which prints the API's counts as they are");
+        }
+        BsonDocument baseline = baselineFile == null ? null : StatsBaseline.read(spec.commandLine(), baselineFile);
         if (json) {
             out.print(admin.call("GET", "stats", null).body());
             return 0;
         }
-        BsonDocument stats = admin.get("stats");
+        Map<List<String>, Row> rows = rows(admin.get("stats"));
+        if (baseline != null) {
+            Map<List<String>, Row> earlier = rows(baseline);
+            for (Map.Entry<List<String>, Row> entry : earlier.entrySet()) {
+                if (!rows.computeIfAbsent(entry.getKey(), k -> new Row()).subtract(entry.getValue())) {
+                    out.println(StatsBaseline.countedLessThan(baselineFile));
+                    return 1;
+                }
+            }
+            rows.values().removeIf(Row::isEmpty);
+        }
+        if (rows.isEmpty()) {
+            out.println(baseline == null ? "no commands counted yet" : "no commands counted since " + baselineFile);
+            return 0;
+        }
+        Table table = new Table("COMMAND", "MEMBER", "ATTEMPTS", "RETRIES", "OUTCOMES", "FAULTS");
+        for (Map.Entry<List<String>, Row> entry : rows.entrySet()) {
+            Row row = entry.getValue();
+            table.row(entry.getKey().get(0), entry.getKey().get(1), row.attempts, row.retries, join(row.outcomes), join(row.faults));
+        }
+        table.print(out);
+        return 0;
+    }
+
+    /** The API's counts as table rows: per command and member, summed over apps. */
+    private static Map<List<String>, Row> rows(BsonDocument stats) {
         Map<List<String>, Row> rows = new TreeMap<>((a, b) -> a.get(0).equals(b.get(0))
                 ? a.get(1).compareTo(b.get(1)) : a.get(0).compareTo(b.get(0)));
         for (BsonDocument entry : documents(stats, "commands")) {
@@ -54,17 +106,7 @@ final class StatsCommand extends AdminCommand {
                 rows.computeIfAbsent(key(entry), k -> new Row()).faults.merge(text(entry, "fault"), n, Long::sum);
             }
         }
-        if (rows.isEmpty()) {
-            out.println("no commands counted yet");
-            return 0;
-        }
-        Table table = new Table("COMMAND", "MEMBER", "ATTEMPTS", "RETRIES", "OUTCOMES", "FAULTS");
-        for (Map.Entry<List<String>, Row> entry : rows.entrySet()) {
-            Row row = entry.getValue();
-            table.row(entry.getKey().get(0), entry.getKey().get(1), row.attempts, row.retries, join(row.outcomes), join(row.faults));
-        }
-        table.print(out);
-        return 0;
+        return rows;
     }
 
     private static List<String> key(BsonDocument entry) {

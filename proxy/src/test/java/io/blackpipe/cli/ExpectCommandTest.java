@@ -78,7 +78,24 @@ class ExpectCommandTest {
                 assertEquals(List.of("ok    attempts insert=2 (counted 2)", "ok    retries insert=1 (counted 1)",
                         "ok    outcomes insert:network_error=1 (counted 1)", "ok    faults resetConnection:insert=1 (counted 1)"),
                         since.lines(), "test case " + testCase);
+
+                CliRun table = rig.run("stats", "--baseline", before.toString());
+                assertEquals(0, table.exitCode(), table::toString);
+                List<List<String>> rows = table.lines().stream().skip(1).map(line -> List.of(line.trim().split(" {2,}"))).toList();
+                assertEquals(1, rows.stream().filter(row -> row.get(0).equals("insert")).count(), table::toString);
+                List<String> insert = rows.stream().filter(row -> row.get(0).equals("insert")).findFirst().orElseThrow();
+                assertEquals(List.of("2", "1", "network_error=1 ok=1", "resetConnection=1"), insert.subList(2, 6),
+                        "its own insert alone: " + table);
             }
+            CliRun whole = rig.run("stats");
+            assertTrue(whole.lines().stream().anyMatch(line -> line.trim().matches("insert +\\S+ +4 +2 .*")), whole::toString);
+            Path now = dir.resolve("now.json");
+            Files.writeString(now, rig.run("stats", "--json").out());
+            CliRun nothingSince = rig.run("stats", "--baseline", now.toString());
+            assertEquals(List.of("no commands counted since " + now), nothingSince.lines(), nothingSince::toString);
+            CliRun withJson = rig.run("stats", "--json", "--baseline", now.toString());
+            assertEquals(2, withJson.exitCode(), withJson::toString);
+            assertTrue(withJson.err().contains("--baseline: not with --json"), withJson::toString);
             CliRun fromTheStart = rig.run("expect", "--attempts", "insert=4", "--retries", "insert=2");
             assertEquals(0, fromTheStart.exitCode(), fromTheStart::toString);
         }
