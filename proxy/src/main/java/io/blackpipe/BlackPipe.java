@@ -7,8 +7,6 @@ import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
-import io.blackpipe.fault.RuleException;
-import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
@@ -22,7 +20,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.bson.BsonDocument;
-import org.bson.BsonString;
 
 /**
  * blackpipe inside a test JVM: a proxy in front of an upstream deployment, on loopback and free
@@ -45,7 +42,7 @@ public final class BlackPipe implements AutoCloseable {
     private final ProxyServer proxy;
     private final AdminServer admin;
     private final CounterView counters;
-    private final GeneratedRuleIds generatedIds = new GeneratedRuleIds();
+    private final BlackPipeRules rules;
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Who closes this instance when it is {@link ManagedBlackPipe} (its own close() then refuses); null: whoever holds it. */
     private final String closedBy;
@@ -57,6 +54,7 @@ public final class BlackPipe implements AutoCloseable {
         this.admin = admin;
         this.closedBy = closedBy;
         this.counters = new CounterView(proxy.registry());
+        this.rules = new BlackPipeRules(proxy);
     }
 
     /** Starts a proxy in front of {@code upstreamUri} (a mongodb:// or mongodb+srv:// URI), with defaults. */
@@ -99,7 +97,7 @@ public final class BlackPipe implements AutoCloseable {
     public String rule(String failCommandJson) {
         ensureOpen();
         BsonDocument document = Arguments.failCommand(failCommandJson);
-        return rule(document.isString("id") ? document.getString("id").getValue() : nextId(), document);
+        return rule(document.isString("id") ? document.getString("id").getValue() : null, document);
     }
 
     /** Adds (or replaces) the rule {@code id}; the document's own id, if any, must be the same. Returns the id. */
@@ -108,25 +106,16 @@ public final class BlackPipe implements AutoCloseable {
         return rule(Arguments.ruleId(id), Arguments.failCommand(failCommandJson));
     }
 
+    /** {@code id} null: a new one. */
     String rule(String id, BsonDocument document) {
         ensureOpen();
-        if (RuleParser.isOff(document)) {
-            throw new IllegalArgumentException("mode: \"off\" removes a rule; call removeRule(id) instead");
-        }
-        Arguments.sameId(id, document);
-        document.put("id", new BsonString(id));
-        try {
-            proxy.rules().put(proxy.ruleParser().parse(id, document));
-        } catch (RuleException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
-        }
-        return id;
+        return rules.add(id, document);
     }
 
     /** A rule on {@code commands}, built fluently: {@code fail("insert").times(1).with(Fault.RESET)}. */
     public FailRule fail(String... commands) {
         ensureOpen();
-        return new FailRule(this::addRule, commands);
+        return new FailRule(this::rule, commands);
     }
 
     /**
@@ -137,15 +126,7 @@ public final class BlackPipe implements AutoCloseable {
      */
     public FailRule failAll() {
         ensureOpen();
-        return FailRule.onAllCommands(this::addRule);
-    }
-
-    private String addRule(String id, BsonDocument document) {
-        return rule(id != null ? id : nextId(), document);
-    }
-
-    private String nextId() {
-        return generatedIds.next(proxy.rules());
+        return FailRule.onAllCommands(this::rule);
     }
 
     public boolean removeRule(String id) {

@@ -62,14 +62,14 @@ public final class RemoteBlackPipe {
 
     /** What members() reads where a proxy older than latency, bandwidth or idle timeouts lists none. */
     private static final BsonInt64 NO_LATENCY = new BsonInt64(0);
-    private final AdminHttp http;
+    private final AdminCalls http;
     /** GET /stats at the last resetCounters() or reset(); later reads subtract it. */
     private volatile BsonDocument baseline = NO_COUNTS;
     /** The proxy's clock at the last reset() (ISO-8601): history() shows what was recorded since; null: everything. */
     private volatile String historySince;
 
     private RemoteBlackPipe(AdminHttp http) {
-        this.http = http;
+        this.http = new AdminCalls(http);
     }
 
     /** The proxy whose admin API is at {@code adminUrl} (http://host:port), without a token. */
@@ -89,19 +89,19 @@ public final class RemoteBlackPipe {
 
     /** The connection string the application under test should use, as the proxy reports it on /health. */
     public String connectionString() {
-        return json("GET", "/health", null).getString("connectionString").getValue();
+        return http.json("GET", "/health", null).getString("connectionString").getValue();
     }
 
     // ---- rules ----
 
     /** Adds a failCommand document as a rule; its id is the document's "id" field, else the proxy's. Returns the id. */
     public String rule(String failCommandJson) {
-        return json("POST", "rules", required(failCommandJson)).getString("id").getValue();
+        return http.json("POST", "rules", required(failCommandJson)).getString("id").getValue();
     }
 
     /** Adds (or replaces) the rule {@code id}; the document's own id, if any, must be the same. Returns the id. */
     public String rule(String id, String failCommandJson) {
-        return json("PUT", "rules/" + AdminHttp.encode(Arguments.ruleId(id)), required(failCommandJson)).getString("id").getValue();
+        return http.json("PUT", "rules/" + AdminHttp.encode(Arguments.ruleId(id)), required(failCommandJson)).getString("id").getValue();
     }
 
     private static String required(String failCommandJson) {
@@ -128,18 +128,18 @@ public final class RemoteBlackPipe {
     /** Removes the rule {@code id}; false when the proxy has none with that id. */
     public boolean removeRule(String id) {
         String path = "rules/" + AdminHttp.encode(Arguments.required(id, "id"));
-        AdminHttp.Answer answer = send("DELETE", path);
+        AdminHttp.Answer answer = http.send("DELETE", path);
         if (answer.status() == 404) {
             return false;
         }
         if (!answer.ok()) {
-            throw translated(http.refused("DELETE", path, answer));
+            throw http.refused("DELETE", path, answer);
         }
         return true;
     }
 
     public void clearRules() {
-        call("DELETE", "rules");
+        http.call("DELETE", "rules");
     }
 
     /** How many commands the rule {@code id} has faulted (0 for an id never seen); survives its removal, as BlackPipe's. */
@@ -147,13 +147,13 @@ public final class RemoteBlackPipe {
         if (Arguments.required(id, "id").isEmpty()) {
             return 0; // no rule has an empty id (the API has no route for one)
         }
-        return json("GET", "rules/" + AdminHttp.encode(id) + "/fired", null).getNumber("fired").longValue();
+        return http.json("GET", "rules/" + AdminHttp.encode(id) + "/fired", null).getNumber("fired").longValue();
     }
 
     /** The active rules, each as its failCommand document in JSON (with its "id"). */
     public List<String> rules() {
         List<String> rules = new ArrayList<>();
-        for (BsonValue listed : json("GET", "rules", null).getArray("rules")) {
+        for (BsonValue listed : http.json("GET", "rules", null).getArray("rules")) {
             rules.add(listed.asDocument().getDocument("rule").toJson()); // with its id, as the listing gives it
         }
         return rules;
@@ -195,7 +195,7 @@ public final class RemoteBlackPipe {
     }
 
     private BsonDocument stats() {
-        return json("GET", "stats", null);
+        return http.json("GET", "stats", null);
     }
 
     private long count(String table, String key, String label, String field) {
@@ -213,32 +213,27 @@ public final class RemoteBlackPipe {
         } catch (IOException e) {
             throw Arguments.cannotReadScenario(file, e);
         }
-        try {
-            http.call("POST", "scenario", text);
-        } catch (AdminHttp.Failure e) {
-            // the API reads the text as "request body"; say which file that was
-            throw translated(e, e.getMessage().replace(": request body:", ": " + file + ":"));
-        }
+        http.runScenario(text, file);
     }
 
     /** Starts a scenario shipped in the proxy's jar, by name ("transient-blip"); an unknown name's exception lists them. */
     public void runBundledScenario(String name) {
-        call("POST", "scenario/bundled/" + AdminHttp.encode(Arguments.scenarioName(name)));
+        http.call("POST", "scenario/bundled/" + AdminHttp.encode(Arguments.scenarioName(name)));
     }
 
     /** Stops the running scenario: its pending steps are cancelled, its rules removed, its member faults still in force ended. */
     public void stopScenario() {
-        call("DELETE", "scenario");
+        http.call("DELETE", "scenario");
     }
 
     /** Moves the primary role to another member: a real stepDown, or the simulated set's next member. */
     public void failover() {
-        call("POST", "failover");
+        http.call("POST", "failover");
     }
 
     /** A failover in which a simulated set first has no primary for {@code election} (see {@link BlackPipe#failover(Duration)}). */
     public void failover(Duration election) {
-        call("POST", "failover?election=" + Arguments.electionMillis(election) + "ms");
+        http.call("POST", "failover?election=" + Arguments.electionMillis(election) + "ms");
     }
 
     /**
@@ -246,7 +241,7 @@ public final class RemoteBlackPipe {
      * many documents it took back.
      */
     public long failover(Duration election, Duration rollback) {
-        return json("POST", "failover" + Arguments.failover(election, rollback).query(), null).getNumber("rolledBack").longValue();
+        return http.json("POST", "failover" + Arguments.failover(election, rollback).query(), null).getNumber("rolledBack").longValue();
     }
 
     /** {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored). */
@@ -273,7 +268,7 @@ public final class RemoteBlackPipe {
     public void latency(String member, Duration delay, Duration jitter, Direction direction, Duration duration) {
         Latency latency = Arguments.latency(delay, jitter, direction);
         long millis = Arguments.millis(duration);
-        call("POST", "members/" + AdminHttp.encode(member(member)) + "/latency?delay=" + latency.delayMillis() + "ms&jitter="
+        http.call("POST", "members/" + AdminHttp.encode(member(member)) + "/latency?delay=" + latency.delayMillis() + "ms&jitter="
                 + latency.jitterMillis() + "ms" + direction.parameterUnless(Latency.DEFAULT_DIRECTION) + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
@@ -286,7 +281,7 @@ public final class RemoteBlackPipe {
     public void bandwidth(String member, long bytesPerSecond, Direction direction, Duration duration) {
         Bandwidth bandwidth = new Bandwidth(bytesPerSecond, direction);
         long millis = Arguments.millis(duration);
-        call("POST", "members/" + AdminHttp.encode(member(member)) + "/bandwidth?rate=" + bandwidth.bytesPerSecond() + direction.parameterUnless(Bandwidth.DEFAULT_DIRECTION)
+        http.call("POST", "members/" + AdminHttp.encode(member(member)) + "/bandwidth?rate=" + bandwidth.bytesPerSecond() + direction.parameterUnless(Bandwidth.DEFAULT_DIRECTION)
                 + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
@@ -294,13 +289,13 @@ public final class RemoteBlackPipe {
     public void idleTimeout(String member, Duration after, IdleTimeout.Then then, Duration duration) {
         IdleTimeout idle = new IdleTimeout(Arguments.positiveMillis(after, "after"), then);
         long millis = Arguments.millis(duration);
-        call("POST", "members/" + AdminHttp.encode(member(member)) + "/idleTimeout?after=" + idle.afterMillis() + "ms&then="
+        http.call("POST", "members/" + AdminHttp.encode(member(member)) + "/idleTimeout?after=" + idle.afterMillis() + "ms&then="
                 + idle.then().label() + (millis == 0 ? "" : "&duration=" + millis + "ms"));
     }
 
     /** Restarts {@code member} cleanly: quiesce, exit, down (see {@link BlackPipe#restart}). */
     public void restart(String member, Duration quiesce, Duration down) {
-        call("POST", "members/" + AdminHttp.encode(member(member)) + "/restart" + Arguments.restart(quiesce, down).query());
+        http.call("POST", "members/" + AdminHttp.encode(member(member)) + "/restart" + Arguments.restart(quiesce, down).query());
     }
 
     /** Ends an outage, blackhole, latency, bandwidth, idle timeout or restart of {@code member} now. */
@@ -309,7 +304,7 @@ public final class RemoteBlackPipe {
     }
 
     private void memberAction(String member, String action, long millis) {
-        call("POST", "members/" + AdminHttp.encode(member(member)) + "/" + action + (millis == 0 ? "" : "?duration=" + millis + "ms"));
+        http.call("POST", "members/" + AdminHttp.encode(member(member)) + "/" + action + (millis == 0 ? "" : "?duration=" + millis + "ms"));
     }
 
     private static String member(String member) {
@@ -318,13 +313,13 @@ public final class RemoteBlackPipe {
 
     /** Resets (TCP RST) every open client connection of {@code member} now; returns how many, once they are reset. */
     public int resetConnections(String member) {
-        return json("POST", "connections/reset?member=" + AdminHttp.encode(member(member)), null).getNumber("reset").intValue();
+        return http.json("POST", "connections/reset?member=" + AdminHttp.encode(member(member)), null).getNumber("reset").intValue();
     }
 
     /** The members as the proxy sees them now: which is primary (after a failover too), which is down. */
     public List<MemberStatus> members() {
         List<MemberStatus> members = new ArrayList<>();
-        for (BsonValue value : json("GET", "members", null).getArray("members")) {
+        for (BsonValue value : http.json("GET", "members", null).getArray("members")) {
             BsonDocument member = value.asDocument();
             members.add(new MemberStatus(member.getString("upstream").getValue(), member.getString("advertised").getValue(),
                     member.getString("role").getValue(), member.getString("state").getValue(),
@@ -348,7 +343,7 @@ public final class RemoteBlackPipe {
     /** The latest application commands (up to 10,000), oldest first: those completed since the last {@link #reset()}. */
     public List<HistoryEntry> history() {
         String since = historySince;
-        String body = call("GET", since == null ? "history" : "history?since=" + AdminHttp.encode(since)).body();
+        String body = http.call("GET", since == null ? "history" : "history?since=" + AdminHttp.encode(since)).body();
         List<HistoryEntry> entries = new ArrayList<>();
         for (String line : body.split("\n")) {
             if (!line.isBlank()) {
@@ -368,42 +363,7 @@ public final class RemoteBlackPipe {
      * the sessions seen forgotten; here counters from zero and history() emptied.
      */
     public void reset() {
-        historySince = json("POST", "reset", null).getString("at").getValue();
+        historySince = http.json("POST", "reset", null).getString("at").getValue();
         baseline = stats();
-    }
-
-    // ---- HTTP ----
-
-    private AdminHttp.Answer send(String method, String path) {
-        try {
-            return http.send(method, path, null);
-        } catch (AdminHttp.Failure e) {
-            throw translated(e);
-        }
-    }
-
-    private AdminHttp.Answer call(String method, String path) {
-        try {
-            return http.call(method, path, null);
-        } catch (AdminHttp.Failure e) {
-            throw translated(e);
-        }
-    }
-
-    private BsonDocument json(String method, String path, String body) {
-        try {
-            return http.json(method, path, body);
-        } catch (AdminHttp.Failure e) {
-            throw translated(e);
-        }
-    }
-
-    /** 400 and 404: what BlackPipe refuses as an argument; anything else (409, 401, no answer): the state of things. */
-    private static RuntimeException translated(AdminHttp.Failure e) {
-        return translated(e, e.getMessage());
-    }
-
-    private static RuntimeException translated(AdminHttp.Failure e, String message) {
-        return e.status() == 400 || e.status() == 404 ? new IllegalArgumentException(message, e) : new IllegalStateException(message, e);
     }
 }
