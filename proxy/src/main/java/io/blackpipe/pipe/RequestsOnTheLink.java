@@ -13,19 +13,26 @@ import java.util.concurrent.TimeUnit;
  * second's worth each, and each piece goes up the pipeline once the link has carried it, and its latency later, so a
  * large request (an insert of large documents) reaches the member spread over time, as over a narrow network; no
  * piece arrives before the one before it. Once the link holds a window's worth, the proxy stops reading the
- * client's socket, so the client's own writes wait, as a sender's do when the receiver's window is full. The client's
+ * client's socket, so the client's own writes wait, as a sender's do when the receiver's window is full. Under a
+ * latency the window grows as TCP's does in slow start (by what the link carries while it is full, so it doubles
+ * each delay), from {@link #INITIAL_WINDOW_BYTES} up to {@link #MAX_WINDOW_BYTES}: a large insert then takes a few
+ * delays, as over a real long link, not one delay per initial window. The client's
  * end (FIN) comes behind what it sent ({@link #thenEnd}); a reset, or the proxy's close, loses what the link held
  * ({@link #drop}). Used from the connection's event loop only.
  */
 final class RequestsOnTheLink {
-    /** How much the link holds before the proxy stops reading the client: about a TCP receive window. */
-    static final int WINDOW_BYTES = 64 * 1024;
+    /** How much a new connection's link holds before the proxy stops reading the client: about a TCP receive window. */
+    static final int INITIAL_WINDOW_BYTES = 64 * 1024;
+    /** As far as a latency grows the window: about what Linux's receive buffer tuning allows by default (tcp_rmem). */
+    static final int MAX_WINDOW_BYTES = 4 * 1024 * 1024;
 
-    private record Piece(ByteBuf bytes, long dueNanos) {
+    /** {@code delayed}: a latency held it, so its passing, with the window full, grows the window. */
+    private record Piece(ByteBuf bytes, long dueNanos, boolean delayed) {
     }
 
     private final ArrayDeque<Piece> pieces = new ArrayDeque<>();
     private int bytesHeld;
+    private int windowBytes = INITIAL_WINDOW_BYTES;
     /** When the link has carried what it holds: the next read's first piece starts then. */
     private long freeNanos = Long.MIN_VALUE;
     /** When the last piece arrives: a later one, its latency drawn shorter, never arrives before it. */
@@ -47,7 +54,12 @@ final class RequestsOnTheLink {
 
     /** Whether the link holds a window's worth: the proxy reads no more of the client until it has carried some. */
     boolean full() {
-        return bytesHeld >= WINDOW_BYTES;
+        return bytesHeld >= windowBytes;
+    }
+
+    /** How much the link may hold now: {@link #INITIAL_WINDOW_BYTES}, more once a latency made it grow. */
+    int windowBytes() {
+        return windowBytes;
     }
 
     /**
@@ -59,15 +71,16 @@ final class RequestsOnTheLink {
         boolean wasFull = full();
         long start = Math.max(System.nanoTime(), freeNanos);
         int total = bytes.readableBytes();
+        boolean delayed = delayNanos > 0;
         if (bandwidth == null || total == 0) {
-            pieces.add(new Piece(bytes, arrival(start + delayNanos)));
+            pieces.add(new Piece(bytes, arrival(start + delayNanos), delayed));
         } else {
             int pieceBytes = bandwidth.pieceBytes();
             for (int carried = 0; carried < total; ) {
                 int length = Math.min(pieceBytes, total - carried);
                 ByteBuf piece = bytes.retainedSlice(bytes.readerIndex() + carried, length);
                 carried += length;
-                pieces.add(new Piece(piece, arrival(start + bandwidth.nanosFor(carried) + delayNanos)));
+                pieces.add(new Piece(piece, arrival(start + bandwidth.nanosFor(carried) + delayNanos), delayed));
             }
             start += bandwidth.nanosFor(total);
             bytes.release(); // its pieces hold it now
@@ -112,7 +125,11 @@ final class RequestsOnTheLink {
         boolean passed = false;
         while (!pieces.isEmpty() && pieces.peek().dueNanos() - now <= 0) {
             Piece next = pieces.poll();
-            bytesHeld -= next.bytes().readableBytes();
+            int length = next.bytes().readableBytes();
+            bytesHeld -= length;
+            if (wasFull && next.delayed()) { // the window, not the rate, held the client back: slow start widens it
+                windowBytes = (int) Math.min(MAX_WINDOW_BYTES, (long) windowBytes + length);
+            }
             passed = true;
             ctx.fireChannelRead(next.bytes()); // may close the connection, which drops what is left here
         }

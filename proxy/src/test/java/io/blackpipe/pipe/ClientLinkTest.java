@@ -375,13 +375,50 @@ class ClientLinkTest {
     void aNarrowLinkHoldingAWindowsWorthOfRequestsStopsTheProxyReadingUntilItHasRoom() throws Exception {
         member.bandwidth(new Bandwidth(1024 * 1024), 0);
         ClientLink link = channel.pipeline().get(ClientLink.class);
-        channel.writeInbound(counting(RequestsOnTheLink.WINDOW_BYTES / 2));
+        channel.writeInbound(counting(RequestsOnTheLink.INITIAL_WINDOW_BYTES / 2));
         assertFalse(link.holdsRequests(), "half a window: the client may send on");
-        channel.writeInbound(counting(RequestsOnTheLink.WINDOW_BYTES));
+        channel.writeInbound(counting(RequestsOnTheLink.INITIAL_WINDOW_BYTES));
         assertTrue(link.holdsRequests(), "a window and a half held: the proxy reads no more of the client");
         Thread.sleep(300); // 96 KiB at a MiB a second: about 94 ms
-        assertEquals(RequestsOnTheLink.WINDOW_BYTES * 3 / 2, requestBytes(channel).length);
+        assertEquals(RequestsOnTheLink.INITIAL_WINDOW_BYTES * 3 / 2, requestBytes(channel).length);
         assertFalse(link.holdsRequests(), "carried: room again");
+        channel.writeInbound(counting(RequestsOnTheLink.INITIAL_WINDOW_BYTES));
+        assertTrue(link.holdsRequests(), "the rate, not a latency, held the link full: the window did not grow");
+    }
+
+    @Test
+    void underALatencyOnRequestsTheWindowGrowsAsInSlowStartSoALargeInsertTakesAFewDelaysNotOnePerWindow() throws Exception {
+        member.latency(new Latency(100, 0, Direction.REQUESTS), 0);
+        ClientLink link = channel.pipeline().get(ClientLink.class);
+        int initial = RequestsOnTheLink.INITIAL_WINDOW_BYTES;
+        long carried = 0;
+        for (int window = initial; window < RequestsOnTheLink.MAX_WINDOW_BYTES; window *= 2) {
+            channel.writeInbound(counting(window - 1));
+            assertFalse(link.holdsRequests(), "a byte short of a window of " + window + ": the client may send on");
+            channel.writeInbound(counting(1));
+            assertTrue(link.holdsRequests(), "a window of " + window + " held: the proxy reads no more of the client");
+            carried += window;
+            carried -= awaitRequestBytes(carried);
+            assertEquals(0, carried, "all of it reached the member's end");
+            assertFalse(link.holdsRequests());
+        }
+        channel.writeInbound(counting(RequestsOnTheLink.MAX_WINDOW_BYTES - 1));
+        assertFalse(link.holdsRequests(), "grown to the largest window");
+        channel.writeInbound(counting(1));
+        assertTrue(link.holdsRequests());
+        awaitRequestBytes(RequestsOnTheLink.MAX_WINDOW_BYTES);
+        channel.writeInbound(counting(RequestsOnTheLink.MAX_WINDOW_BYTES));
+        assertTrue(link.holdsRequests(), "it grows no further");
+        awaitRequestBytes(RequestsOnTheLink.MAX_WINDOW_BYTES);
+    }
+
+    /** Waits up to 5 s for the member's end to have read {@code expected} bytes; returns how many it read. */
+    private long awaitRequestBytes(long expected) throws InterruptedException {
+        long read = 0;
+        for (long end = System.nanoTime() + 5_000_000_000L; read < expected && System.nanoTime() < end; Thread.sleep(10)) {
+            read += requestBytes(channel).length;
+        }
+        return read;
     }
 
     @Test

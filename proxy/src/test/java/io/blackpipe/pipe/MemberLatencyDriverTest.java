@@ -167,6 +167,28 @@ class MemberLatencyDriverTest {
     }
 
     /**
+     * A 4 MiB insert over 200 ms towards the member: the link's window grows as TCP's does, so the insert takes a few
+     * delays (seven: 64 KiB, then twice as much each delay, to 4 MiB), as over a real long link, not the 64 it would
+     * take one 64 KiB window per delay (12.8 s). The upper bound leaves that much room either way.
+     */
+    @Test
+    void aLargeInsertUnderALatencyOnRequestsTakesAFewDelaysAsTheWindowGrows() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("largelatency");
+        String large = "x".repeat(4 * 1024 * 1024);
+        try (MongoClient client = set.client("heartbeatFrequencyMS=60000")) {
+            MongoCollection<Document> c = insertedThenSlowed(client, db, new Latency(200, 0, Direction.REQUESTS));
+            long started = System.nanoTime();
+            c.insertOne(new Document("_id", 2).append("large", large));
+            long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            assertTrue(tookMillis >= 200, "it took " + tookMillis + " ms, less than its latency towards the member");
+            assertTrue(tookMillis < 6_400, "it took " + tookMillis + " ms, half of what one 64 KiB window a delay takes, or more");
+            set.proxy().restore("all");
+        }
+        Document stored = set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 2)).first();
+        assertEquals(large.length(), stored.getString("large").length(), "the whole document reached the server");
+    }
+
+    /**
      * A retryable write's retry needs a new connection (a network error closes the one it used), and the handshake of
      * that connection crosses the same slow link: the Java driver 5.14 bounds it with socketTimeoutMS too, so on a link
      * slower than that the retry never sends its command. The write happened once, and the app sees a read timeout.
