@@ -220,7 +220,7 @@ public final class MemberListener {
     /** The restart {@code mark} marks, if still in force, ends its quiesce: the member exits, down for {@code downMillis}. */
     private synchronized void exit(long mark, long downMillis) throws InterruptedException {
         if (restarts.isCurrent(mark)) {
-            restarts.wentDown(goDown(downMillis, DeploymentFaults.RESTART, restarts.exits()));
+            restarts.exited(goDown(downMillis, DeploymentFaults.RESTART, restarts.exits()));
         }
     }
 

@@ -58,9 +58,13 @@ final class MemberRestart {
         return ending.topologyVersion();
     }
 
-    /** The exit began the outage {@code mark} marks: ending the restart ends it. */
-    void wentDown(long mark) {
+    /**
+     * The member exited (its errors made), beginning the outage {@code mark} marks: ending the restart ends it. It
+     * comes back a new process, with a processId its clients never saw.
+     */
+    void exited(long mark) {
         outage = mark;
+        versions.restarted(upstream);
     }
 
     /** Ends the restart (its quiesce called off); returns the mark of the outage its exit began, for the caller to end, or -1. */

@@ -29,6 +29,11 @@ import org.bson.types.ObjectId;
  * heartbeat. Clients are shown one processId per member, as mongod has: hello's, in the legacy
  * replies too, and the member's own is put back in a legacy request it is to read.
  *
+ * <p>A member that blackpipe restarted ({@link #restarted}) is a new process to its clients, as a mongod that
+ * restarts is: its replies and errors carry a processId it never had before (and its counter without the shift
+ * the old process had), a driver's awaitable hello that names it has the member's own put back, and one that
+ * still names the old process's is answered at once, as a new process answers a processId not its own.
+ *
  * <p>A member may refuse what every mongod takes, or answer otherwise (jongodb: read preferences
  * other than primary, w:0, endSessions; a retried write run again, a duplicate key as the command's
  * error): its {@link MemberQuirks}, noted at start, say how its commands are sent so that it takes
@@ -48,9 +53,14 @@ public final class MemberStates {
 
     private static final ProcessIds NONE_SEEN = new ProcessIds(null, null);
 
+    /** After a restart: the processId of the member's replies ({@code own}) and the one its clients are shown instead. */
+    private record NewProcess(ObjectId own, ObjectId shown) {
+    }
+
     private final Map<MemberAddress, MemberState> states = new ConcurrentHashMap<>();
     private final Map<MemberAddress, Shift> shifts = new ConcurrentHashMap<>();
     private final Map<MemberAddress, ProcessIds> processIds = new ConcurrentHashMap<>();
+    private final Map<MemberAddress, NewProcess> newProcesses = new ConcurrentHashMap<>();
     private final Map<MemberAddress, MemberQuirks> quirks = new ConcurrentHashMap<>();
     /** Whether any member has quirks: what every command of a mongod pays is this read. */
     private volatile boolean anyQuirks;
@@ -112,8 +122,26 @@ public final class MemberStates {
                         ? new Shift(old.processId(), old.amount() + 2) : two)
                 : shifts.get(member);
         long amount = shift != null && shift.processId().equals(state.processId()) ? shift.amount() : 0;
-        return new BsonDocument("processId", new BsonObjectId(state.processId()))
+        return new BsonDocument("processId", new BsonObjectId(shown(member, state.processId())))
                 .append("counter", new BsonInt64(state.topologyCounter() + (newer ? amount - 1 : amount)));
+    }
+
+    /**
+     * The member exited for a restart that blackpipe made, and comes back as a new process: from now on its clients
+     * are shown a processId they never saw, and its counter as it is, with no shift. Call it once the errors of its
+     * exit are made (they carry the old process's). Does nothing for a member that never sent a topologyVersion.
+     */
+    public void restarted(MemberAddress member) {
+        MemberState state = of(member);
+        if (state.hasTopologyVersion()) {
+            shifts.remove(member);
+            newProcesses.put(member, new NewProcess(state.processId(), new ObjectId()));
+        }
+    }
+
+    private ObjectId shown(MemberAddress member, ObjectId own) {
+        NewProcess process = newProcesses.get(member);
+        return process != null && process.own().equals(own) ? process.shown() : own;
     }
 
     /**
@@ -133,22 +161,29 @@ public final class MemberStates {
     public boolean shiftReply(MemberAddress member, BsonDocument hello) {
         ProcessIds seen = processIds.get(member);
         boolean renamed = seen != null && seen.alias() != null && replaceProcessId(hello, seen.alias(), seen.hello());
-        return shiftCounter(member, hello, 1) | renamed;
+        boolean shifted = shiftCounter(member, hello, 1);
+        NewProcess process = newProcesses.get(member);
+        boolean restarted = process != null && replaceProcessId(hello, process.own(), process.shown());
+        return restarted | shifted | renamed;
     }
 
     /** Removes the shift from the topologyVersion a driver sends in an awaitable hello, and the processId it was shown; true if it changed. */
     public boolean unshiftRequest(MemberAddress member, BsonDocument hello) {
+        NewProcess process = newProcesses.get(member);
+        // the old process's: one the member's own (the same) would hold, so it is made one the member never had
+        boolean restarted = process != null && (replaceProcessId(hello, process.own(), new ObjectId())
+                | replaceProcessId(hello, process.shown(), process.own()));
         boolean unshifted = shiftCounter(member, hello, -1);
         ProcessIds seen = processIds.get(member);
         boolean legacy = !hello.isEmpty() && hello.getFirstKey().equalsIgnoreCase("isMaster");
         boolean renamed = legacy && seen != null && seen.alias() != null && replaceProcessId(hello, seen.hello(), seen.alias());
-        return unshifted | renamed;
+        return restarted | unshifted | renamed;
     }
 
     /** Whether this member's hello requests may need {@link #unshiftRequest}, and its error replies {@link #shiftReply}. */
     public boolean versionsRewritten(MemberAddress member) {
         ProcessIds seen = processIds.get(member);
-        return shifts.containsKey(member) || seen != null && seen.alias() != null;
+        return shifts.containsKey(member) || seen != null && seen.alias() != null || newProcesses.containsKey(member);
     }
 
     private static boolean replaceProcessId(BsonDocument hello, ObjectId from, ObjectId to) {

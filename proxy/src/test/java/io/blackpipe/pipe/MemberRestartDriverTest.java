@@ -16,7 +16,9 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.connection.ServerType;
 import com.mongodb.event.ServerDescriptionChangedEvent;
+import com.mongodb.event.ServerHeartbeatSucceededEvent;
 import com.mongodb.event.ServerListener;
+import com.mongodb.event.ServerMonitorListener;
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.Restart;
 import io.blackpipe.observe.HistoryEntry;
@@ -48,6 +50,8 @@ class MemberRestartDriverTest {
     /** What the driver last heard of each member, and every ShutdownInProgress its monitors got. */
     private final Map<String, ServerDescription> seen = new ConcurrentHashMap<>();
     private final List<String> shutdownErrors = new CopyOnWriteArrayList<>();
+    /** The heartbeats each member answered: an awaited one only when its state changed or the wait ran out. */
+    private final Map<String, java.util.concurrent.atomic.AtomicInteger> heartbeats = new ConcurrentHashMap<>();
 
     private MongoClient client(String uri) {
         ServerListener listener = new ServerListener() {
@@ -60,16 +64,29 @@ class MemberRestartDriverTest {
                 }
             }
         };
+        ServerMonitorListener monitor = new ServerMonitorListener() {
+            @Override
+            public void serverHeartbeatSucceeded(ServerHeartbeatSucceededEvent event) {
+                heartbeats.computeIfAbsent(event.getConnectionId().getServerId().getAddress().toString(),
+                        a -> new java.util.concurrent.atomic.AtomicInteger()).incrementAndGet();
+            }
+        };
         return MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(uri))
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(20, TimeUnit.SECONDS))
-                .applyToServerSettings(b -> b.addServerListener(listener))
+                .applyToServerSettings(b -> b.addServerListener(listener).addServerMonitorListener(monitor))
                 .build());
     }
 
     private ServerType typeOf(String advertised) {
         ServerDescription description = seen.get(advertised);
         return description == null ? ServerType.UNKNOWN : description.getType();
+    }
+
+    /** The processId of the topologyVersion the driver last heard from {@code advertised}, or null. */
+    private org.bson.types.ObjectId processIdOf(String advertised) {
+        ServerDescription description = seen.get(advertised);
+        return description == null || description.getTopologyVersion() == null ? null : description.getTopologyVersion().getProcessId();
     }
 
     private String advertised(int index) {
@@ -88,6 +105,8 @@ class MemberRestartDriverTest {
             String secondary = advertised(1);
             Await.until(Duration.ofSeconds(10), "the driver to know both secondaries", () -> typeOf(advertised(1)) == ServerType.REPLICA_SET_SECONDARY
                     && typeOf(advertised(2)) == ServerType.REPLICA_SET_SECONDARY);
+            org.bson.types.ObjectId before = processIdOf(secondary);
+            assertTrue(before != null, "the driver holds the member's topologyVersion");
             set.proxy().restart(secondary, new Restart(3_000, 2_000));
 
             // Its streamed hello is answered at once with ShutdownInProgress: the driver marks it Unknown while it is still up.
@@ -108,6 +127,17 @@ class MemberRestartDriverTest {
             // Back after its 2 s down: the driver selects it again.
             Await.until(Duration.ofSeconds(10), "the driver to see " + secondary + " a secondary again",
                     () -> typeOf(secondary) == ServerType.REPLICA_SET_SECONDARY);
+            // As a restarted mongod is, it is a new process, whose awaitable hellos are held as before (by the member, or,
+            // as jongodb answers each at once, by the proxy); MemberStatesTest checks what the member is asked.
+            org.bson.types.ObjectId after = processIdOf(secondary);
+            assertTrue(after != null && !after.equals(before), "a new processId after the restart: " + before + ", then " + after);
+            Thread.sleep(500); // the monitor's first hellos of the new process: its handshake, then its first awaited one
+            int answered = heartbeats.get(secondary).get();
+            Thread.sleep(3_000);
+            int inThreeSeconds = heartbeats.get(secondary).get() - answered;
+            assertTrue(inThreeSeconds <= 12, inThreeSeconds + " heartbeats answered in 3 s: the member did not hold the awaitable "
+                    + "hellos (heartbeatFrequencyMS 500 is their maxAwaitTimeMS)");
+            assertEquals(after, processIdOf(secondary), "the new process's, throughout");
         }
         assertEquals(0, Meters.sum(set.proxy().registry(), "blackpipe.command.outcomes", "outcome", "network_error"),
                 "the driver had left the member before it exited: no command was cut");

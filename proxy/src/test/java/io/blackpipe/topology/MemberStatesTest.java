@@ -104,4 +104,42 @@ class MemberStatesTest {
         assertTrue(states.unshiftRequest(MEMBER, knowsTheError));
         assertEquals(5, counterOf(knowsTheError), "older than the member's 6: a server answers it at once");
     }
+
+    @Test
+    void aMemberBlackpipeRestartedIsANewProcessToItsClients() {
+        states.observe(MEMBER, reply(HELLO_PID, 6));
+        states.topologyVersion(MEMBER, true); // an injected error shifted the member's counter by two
+        BsonDocument exitError = states.topologyVersion(MEMBER, true);
+        assertEquals(HELLO_PID, exitError.getObjectId("processId").getValue().toHexString(), "the exit's errors: the old process's");
+
+        states.restarted(MEMBER);
+        assertTrue(states.versionsRewritten(MEMBER));
+        BsonDocument hello = reply(HELLO_PID, 6);
+        assertTrue(states.shiftReply(MEMBER, hello));
+        String shown = processIdOf(hello);
+        assertFalse(shown.equals(HELLO_PID), "a processId the member's clients never saw");
+        assertEquals(6, counterOf(hello), "the new process's counter, without the old one's shift");
+        assertEquals(shown, states.topologyVersion(MEMBER, true).getObjectId("processId").getValue().toHexString(),
+                "an injected error names the new process");
+        BsonDocument error = BsonDocument.parse("{ok: 0.0, code: 10107, topologyVersion: {processId: {$oid: '" + HELLO_PID
+                + "'}, counter: {$numberLong: '6'}}}");
+        states.shiftReply(MEMBER, error);
+        assertEquals(shown, processIdOf(error), "and so does the member's own error");
+
+        BsonDocument awaitable = BsonDocument.parse("{hello: 1, topologyVersion: {processId: {$oid: '" + shown
+                + "'}, counter: {$numberLong: '7'}}, maxAwaitTimeMS: 10000, $db: 'admin'}");
+        assertTrue(states.unshiftRequest(MEMBER, awaitable));
+        assertEquals(HELLO_PID, processIdOf(awaitable), "the member reads its own processId");
+        assertEquals(5, counterOf(awaitable), "and its own counter: the shift the injected error began");
+
+        BsonDocument stale = request("hello", HELLO_PID, 6);
+        assertTrue(states.unshiftRequest(MEMBER, stale));
+        String asked = processIdOf(stale);
+        assertFalse(asked.equals(HELLO_PID) || asked.equals(shown), "the old process's: one the member never had, answered at once");
+
+        states.restarted(MEMBER);
+        BsonDocument again = reply(HELLO_PID, 6);
+        states.shiftReply(MEMBER, again);
+        assertFalse(processIdOf(again).equals(shown) || processIdOf(again).equals(HELLO_PID), "each restart, a new process");
+    }
 }
