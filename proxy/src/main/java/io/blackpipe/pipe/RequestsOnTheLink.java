@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * large request (an insert of large documents) reaches the member spread over time, as over a narrow network; no
  * piece arrives before the one before it. Once the link holds a window's worth, the proxy stops reading the
  * client's socket, so the client's own writes wait, as a sender's do when the receiver's window is full. Under a
- * latency the window grows as TCP's does in slow start (by what the link carries while it is full, so it doubles
+ * latency the window grows as TCP's does in slow start (by what the link carries once it filled, so it doubles
  * each delay), from {@link #INITIAL_WINDOW_BYTES} up to {@link #MAX_WINDOW_BYTES}: a large insert then takes a few
  * delays, as over a real long link, not one delay per initial window. The client's
  * end (FIN) comes behind what it sent ({@link #thenEnd}); a reset, or the proxy's close, loses what the link held
@@ -33,6 +33,8 @@ final class RequestsOnTheLink {
     private final ArrayDeque<Piece> pieces = new ArrayDeque<>();
     private int bytesHeld;
     private int windowBytes = INITIAL_WINDOW_BYTES;
+    /** Whether the window filled since the link last held nothing: the client waited on it, so what passes widens it. */
+    private boolean windowLimited;
     /** When the link has carried what it holds: the next read's first piece starts then. */
     private long freeNanos = Long.MIN_VALUE;
     /** When the last piece arrives: a later one, its latency drawn shorter, never arrives before it. */
@@ -55,11 +57,6 @@ final class RequestsOnTheLink {
     /** Whether the link holds a window's worth: the proxy reads no more of the client until it has carried some. */
     boolean full() {
         return bytesHeld >= windowBytes;
-    }
-
-    /** How much the link may hold now: {@link #INITIAL_WINDOW_BYTES}, more once a latency made it grow. */
-    int windowBytes() {
-        return windowBytes;
     }
 
     /**
@@ -91,6 +88,7 @@ final class RequestsOnTheLink {
             scheduleNext(ctx);
         }
         if (!wasFull && full()) {
+            windowLimited = true;
             fullnessChanged.run();
         }
     }
@@ -127,7 +125,7 @@ final class RequestsOnTheLink {
             Piece next = pieces.poll();
             int length = next.bytes().readableBytes();
             bytesHeld -= length;
-            if (wasFull && next.delayed()) { // the window, not the rate, held the client back: slow start widens it
+            if (windowLimited && next.delayed()) { // the window, not the rate, held the client back: slow start widens it
                 windowBytes = (int) Math.min(MAX_WINDOW_BYTES, (long) windowBytes + length);
             }
             passed = true;
@@ -135,6 +133,9 @@ final class RequestsOnTheLink {
         }
         if (passed) {
             ctx.fireChannelReadComplete();
+        }
+        if (pieces.isEmpty()) {
+            windowLimited = false;
         }
         if (!pieces.isEmpty() && nextPiece == null) {
             scheduleNext(ctx);
@@ -160,5 +161,6 @@ final class RequestsOnTheLink {
             pieces.poll().bytes().release();
         }
         bytesHeld = 0;
+        windowLimited = false;
     }
 }

@@ -395,6 +395,7 @@ class ClientLinkTest {
         for (int window = initial; window < RequestsOnTheLink.MAX_WINDOW_BYTES; window *= 2) {
             channel.writeInbound(counting(window - 1));
             assertFalse(link.holdsRequests(), "a byte short of a window of " + window + ": the client may send on");
+            Thread.sleep(30); // so that the first read may pass alone: the window grows by the last byte all the same
             channel.writeInbound(counting(1));
             assertTrue(link.holdsRequests(), "a window of " + window + " held: the proxy reads no more of the client");
             carried += window;
