@@ -22,6 +22,8 @@ final class AwaitedReplies {
     private final ArrayDeque<InFlight> commands = new ArrayDeque<>();
     /** The ids of the last requests forwarded that asked for no reply (moreToCome: w:0 writes). */
     private final long[] askedForNone = {NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE};
+    /** Whether the request in that slot was the proxy's own, whose reply is expected (see SupersededTransactions). */
+    private final boolean[] sentByTheProxy = new boolean[askedForNone.length];
     private int nextSlot;
     private boolean unaskedReplySaid;
 
@@ -45,14 +47,24 @@ final class AwaitedReplies {
 
     /** A request that asks for no reply (moreToCome) was forwarded: a reply to it would be the member's mistake. */
     void askedForNoReply(int requestId) {
+        remember(requestId, false);
+    }
+
+    /** The proxy sent a request of its own: its reply is the proxy's, dropped, and no client's. */
+    void sentByTheProxy(int requestId) {
+        remember(requestId, true);
+    }
+
+    private void remember(int requestId, boolean proxys) {
         askedForNone[nextSlot] = requestId;
+        sentByTheProxy[nextSlot] = proxys;
         nextSlot = (nextSlot + 1) % askedForNone.length;
     }
 
     /**
      * Drops (releases) a reply to a request that asked for none, which no server sends but jongodb
      * does to every one: passed on, the client would read it as the answer to its next
-     * command. The first one on a connection is said, unless the member's quirks said so at start (it
+     * command; and the reply to a request of the proxy's own. The first one on a connection is said, unless the member's quirks said so at start (it
      * refuses w:0, and gets w:1: see QuirkRewrites). False: the reply answers no such request.
      */
     boolean droppedUnasked(ByteBuf reply, Member member, MemberStates states, ProxyLog log) {
@@ -60,7 +72,7 @@ final class AwaitedReplies {
         for (int i = 0; i < askedForNone.length; i++) {
             if (askedForNone[i] == responseTo) {
                 askedForNone[i] = NONE;
-                if (!unaskedReplySaid && !states.quirks(member.upstream()).refusesUnacknowledged()) {
+                if (!sentByTheProxy[i] && !unaskedReplySaid && !states.quirks(member.upstream()).refusesUnacknowledged()) {
                     unaskedReplySaid = true;
                     ReplyFacts facts = ReplyFacts.of(reply);
                     log.warn("member " + member.upstream() + " answered a request that asked for no reply (moreToCome: a w:0"

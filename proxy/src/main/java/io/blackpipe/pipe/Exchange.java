@@ -190,6 +190,7 @@ final class Exchange {
         if (rollbacks != null) {
             rollbacks.forwarding(forwarded, attempt.facts(), command);
         }
+        context.superseded().abortFirst(attempt.facts(), member.upstream(), connection, awaited);
         connection.sendUpstream(forwarded);
         runs.sent(attempt.facts(), verdict);
     }
@@ -322,6 +323,7 @@ final class Exchange {
     void completeIfLast(InFlight current, ReplyFacts reply) {
         if (!reply.moreToCome()) {
             observer.complete(current.attempt, current.fingerprint, reply, current.fault);
+            context.superseded().answered(current.attempt.facts(), reply);
             if (rollbacks != null) {
                 rollbacks.acknowledged(current, reply);
             }

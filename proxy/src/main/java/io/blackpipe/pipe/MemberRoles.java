@@ -80,7 +80,7 @@ final class MemberRoles {
             // the simulated members drop every read preference on its way to the node anyway: no word of that one
             logQuirks("the real node", new MemberQuirks(false, node.refusesUnacknowledged(), node.lacksEndSessions(),
                     node.reappliesRetriedWrites(), node.duplicateKeyAsCommandError(), node.commitRacesWrites(),
-                    node.transactionEndsRefuseReadPreference()));
+                    node.transactionEndsRefuseReadPreference(), node.keepsSupersededTransactions()));
             simulation.members().forEach(member -> states.noteQuirks(member, node.asSimulatedMembers()));
             return;
         }
@@ -153,6 +153,11 @@ final class MemberRoles {
         if (quirks.transactionEndsRefuseReadPreference()) {
             log.info(who + " refuses a commitTransaction or abortTransaction that carries a read preference, even primary,"
                     + " as jongodb does: blackpipe drops it on their way there (PyMongo sends one), as mongod takes it");
+        }
+        if (quirks.keepsSupersededTransactions()) {
+            log.info(who + " keeps a session's transaction open when the session starts a newer one, and refuses the newer one,"
+                    + " as jongodb does: blackpipe aborts the open one first, as mongod aborts it, so that a transaction whose"
+                    + " commit never arrived does not hold its session");
         }
     }
 

@@ -120,10 +120,11 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                     config.connectTimeoutMillis(), log, registry);
             this.roles = new MemberRoles(deployment, members, states, simulation, listeners, endedTransactions, rollback,
                     config.upstream().credential(), config.connectTimeoutMillis(), upstreamTls, timer, log);
+            AtomicInteger requestIds = new AtomicInteger();
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
-                    config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), new AtomicInteger(), simulation,
+                    config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), requestIds, simulation,
                     upstreamTls, new ChangeStreamCursors(), openConnections, () -> roles.failover(false, Failover.AT_ONCE), endedTransactions,
-                    new RetriedWrites(), new CommitsAlone(), unreplicated);
+                    new RetriedWrites(), new CommitsAlone(), new SupersededTransactions(states, requestIds, log), unreplicated);
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
         } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up
             stopThreads();

@@ -22,8 +22,9 @@ import org.bson.BsonValue;
  * which a mongod answers ok (or Unauthorized, with access control) and jongodb does not have. A
  * member that refused any of these and is a writable primary is then asked how it takes two writes
  * ({@link WriteProbe}): whether it runs a retried write again, and how it refuses a duplicate key; and
- * such a member is asked its buildInfo, which tells jongodb by its version, and whether it ends a transaction that
- * carries a read preference ({@link TransactionEndProbe}).
+ * such a member is asked its buildInfo, which tells jongodb by its version, whether it ends a transaction that
+ * carries a read preference, and (a writable primary) whether a newer transaction of a session ends the open one
+ * ({@link TransactionEndProbe}).
  * A mongod is never asked to write. A
  * server older than 4.4.2 knows only isMaster, and is asked nothing more.
  */
@@ -85,12 +86,13 @@ public final class HelloProbe {
             if (!notMongod) {
                 return MemberQuirks.NONE;
             }
-            WriteProbe.Answer writes = isWritablePrimary(hello) ? WriteProbe.ask(client) : new WriteProbe.Answer(false, false);
+            boolean primary = isWritablePrimary(hello);
+            WriteProbe.Answer writes = primary ? WriteProbe.ask(client) : new WriteProbe.Answer(false, false);
             return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, writes.reappliesRetriedWrites(),
                     writes.duplicateKeyAsCommandError(), namesJongodb(client.run("admin", BUILD_INFO)),
-                    TransactionEndProbe.refusesReadPreference(client));
+                    TransactionEndProbe.refusesReadPreference(client), primary && TransactionEndProbe.keepsSupersededOpen(client));
         } catch (IOException e) {
-            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false, false, false);
+            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false, false, false, false);
         }
     }
 

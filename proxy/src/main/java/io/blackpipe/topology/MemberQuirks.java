@@ -28,15 +28,20 @@ package io.blackpipe.topology;
  *                                            primary, is refused (BadValue), as jongodb 0.1.6 refuses it, where mongod
  *                                            takes primary: PyMongo 3 sends it on every command of a transaction, so
  *                                            none of its transactions ended. The proxy drops it on their way
+ * @param keepsSupersededTransactions a session's transaction stays open when the session goes on to a newer transaction
+ *                                    number, and the newer transaction is refused (BadValue, "transaction already in
+ *                                    progress for this session"), as jongodb 0.1.6 does, where mongod aborts the open
+ *                                    one: a transaction whose commit never reached the member held its session so for
+ *                                    good. The proxy sends the open one's abort first (SupersededTransactions)
  */
 public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledged, boolean lacksEndSessions,
                            boolean reappliesRetriedWrites, boolean duplicateKeyAsCommandError, boolean commitRacesWrites,
-                           boolean transactionEndsRefuseReadPreference) {
-    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false, false, false, false);
+                           boolean transactionEndsRefuseReadPreference, boolean keepsSupersededTransactions) {
+    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false, false, false, false, false);
 
     public boolean any() {
         return primaryReadsOnly || refusesUnacknowledged || lacksEndSessions || reappliesRetriedWrites
-                || duplicateKeyAsCommandError || commitRacesWrites || transactionEndsRefuseReadPreference;
+                || duplicateKeyAsCommandError || commitRacesWrites || transactionEndsRefuseReadPreference || keepsSupersededTransactions;
     }
 
     /** Whether a request may be sent otherwise than it came: a read preference or a w:0 it refuses. */
@@ -47,6 +52,6 @@ public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledg
     /** These quirks as the simulated members over such a node have them: they pass it no read preference at all. */
     public MemberQuirks asSimulatedMembers() {
         return new MemberQuirks(true, refusesUnacknowledged, lacksEndSessions, reappliesRetriedWrites, duplicateKeyAsCommandError,
-                commitRacesWrites, transactionEndsRefuseReadPreference);
+                commitRacesWrites, transactionEndsRefuseReadPreference, keepsSupersededTransactions);
     }
 }

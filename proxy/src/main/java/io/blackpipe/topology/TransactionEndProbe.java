@@ -16,7 +16,8 @@ import org.bson.BsonValue;
  * sends it: jongodb 0.1.6 answers BadValue ("readPreference is not allowed for committransaction") where mongod takes
  * it. Asked with an abortTransaction of a session that has none, once without the read preference and once with it:
  * mongod answers both alike (NoSuchTransaction), a member that refuses it answers the second otherwise. Nothing is
- * written. Asked by {@link HelloProbe} only of a member that already refused what a mongod takes.
+ * written. Asked by {@link HelloProbe} only of a member that already refused what a mongod takes; so is
+ * {@link #keepsSupersededOpen}.
  */
 final class TransactionEndProbe {
     private TransactionEndProbe() {
@@ -29,10 +30,39 @@ final class TransactionEndProbe {
         return !HelloProbe.isOk(with) && !code(with).equals(code(without));
     }
 
+    /**
+     * Whether a session's transaction stays open when the session starts a newer one, the newer one refused: asked with
+     * a find that starts transaction 1 in {@link WriteProbe#DATABASE} and one that starts transaction 2 in the same
+     * session, which mongod takes (it aborts the first). Both are aborted after; nothing is written.
+     */
+    static boolean keepsSupersededOpen(BlockingCommandClient client) throws IOException {
+        BsonBinary session = new BsonBinary(UUID.randomUUID());
+        BsonDocument first = client.run(WriteProbe.DATABASE, startingTransaction(session, 1));
+        if (!HelloProbe.isOk(first)) {
+            return false; // no transactions here: nothing to keep open
+        }
+        BsonDocument second = client.run(WriteProbe.DATABASE, startingTransaction(session, 2));
+        client.run("admin", abort(session, 1));
+        client.run("admin", abort(session, 2));
+        return !HelloProbe.isOk(second);
+    }
+
+    private static BsonDocument startingTransaction(BsonBinary session, long txnNumber) {
+        return new BsonDocument("find", new BsonString("superseded")).append("filter", new BsonDocument())
+                .append("lsid", new BsonDocument("id", session))
+                .append("txnNumber", new BsonInt64(txnNumber))
+                .append("startTransaction", BsonBoolean.TRUE)
+                .append("autocommit", BsonBoolean.FALSE);
+    }
+
     private static BsonDocument abortOfNoTransaction() {
+        return abort(new BsonBinary(UUID.randomUUID()), 1);
+    }
+
+    private static BsonDocument abort(BsonBinary session, long txnNumber) {
         return new BsonDocument("abortTransaction", new BsonInt32(1))
-                .append("lsid", new BsonDocument("id", new BsonBinary(UUID.randomUUID())))
-                .append("txnNumber", new BsonInt64(1))
+                .append("lsid", new BsonDocument("id", session))
+                .append("txnNumber", new BsonInt64(txnNumber))
                 .append("autocommit", BsonBoolean.FALSE);
     }
 

@@ -32,6 +32,8 @@ import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * jongodb refuses what every mongod takes: a command with any read preference but primary, hellos
@@ -48,6 +50,7 @@ class MemberQuirksTest {
     private static final String SAID_RETRIES = "runs a retried write again";
     private static final String SAID_DUPLICATES = "answers a write's duplicate key as the command's error";
     private static final String SAID_TRANSACTION_ENDS = "refuses a commitTransaction or abortTransaction that carries a read preference";
+    private static final String SAID_SUPERSEDED = "keeps a session's transaction open when the session starts a newer one";
     private static final int MORE_TO_COME = 1 << 1;
 
     private static BsonDocument readPreference(String mode) {
@@ -354,13 +357,45 @@ class MemberQuirksTest {
         }
     }
 
-    /** On jongodb (here) the proxy says it drops a transaction's end's read preference; on mongod it says nothing. */
-    @Test
-    void aTransactionsEndsReadPreferenceIsSaidDroppedOnlyOnJongodb() throws Exception {
+    /**
+     * On jongodb (here) the proxy says it drops a transaction's end's read preference, and that it aborts a session's open
+     * transaction before its newer one; on mongod it says neither.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {SAID_TRANSACTION_ENDS, SAID_SUPERSEDED})
+    void aTransactionQuirkIsSaidOnlyOnJongodb(String said) throws Exception {
         try (LogCapture log = LogCapture.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
-            boolean said = log.messages().stream().anyMatch(m -> m.contains(SAID_TRANSACTION_ENDS));
-            assertEquals(UpstreamLane.isJongodb(), said, () -> UpstreamLane.name() + ": " + String.join("\n", log.messages()));
+            boolean saidIt = log.messages().stream().anyMatch(m -> m.contains(said));
+            assertEquals(UpstreamLane.isJongodb(), saidIt, () -> UpstreamLane.name() + ": " + String.join("\n", log.messages()));
+        }
+    }
+
+    /**
+     * A member asked at start whether a session's newer transaction ends the open one: this one has no transactions
+     * (it refuses the find that starts the first, so the second is not asked), so the session's newer transaction goes
+     * to it as sent, with no abort before it.
+     */
+    @Test
+    void aMemberThatKeepsNoTransactionOpenGetsNoAbortBeforeTheNewerOne() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.builder().primaryReadsOnly().start();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member)) {
+            log.await(m -> m.startsWith("member " + member.address() + " " + SAID), Duration.ofSeconds(5), "noting the member");
+            List<BsonDocument> started = member.commandsReceived("find").stream().map(ScriptedMongodFrame::document)
+                    .filter(find -> find.containsKey("startTransaction")).toList();
+            assertEquals(1, started.size(), "the start asked a transaction of the member: " + started);
+            int abortsAtStart = member.commandsReceived("abortTransaction").size();
+            try (WireSocket wire = ScriptedProxy.wire(proxy)) {
+                for (int txnNumber = 1; txnNumber <= 2; txnNumber++) {
+                    wire.sendMsg(0, BsonDocument.parse("{insert: 'c', documents: [{_id: " + txnNumber + "}], lsid: {id: {$binary: {base64:"
+                            + " 'AAAAAAAAQACAAAAAAAAAAA==', subType: '04'}}}, txnNumber: {$numberLong: '" + txnNumber + "'},"
+                            + " startTransaction: true, autocommit: false, $db: 'shop'}"));
+                    wire.read();
+                }
+            }
+            assertEquals(abortsAtStart, member.commandsReceived("abortTransaction").size(), "no abort before the newer transaction");
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains(SAID_SUPERSEDED)), () -> String.join("\n", log.messages()));
         }
     }
 }
