@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Plural;
 import io.blackpipe.topology.Member;
+import io.blackpipe.wire.AbortTransaction;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.Tls;
 import io.blackpipe.wire.auth.AuthenticationException;
@@ -11,11 +12,8 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import org.bson.BsonBinary;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 
 /**
  * Aborts on the one real node the transactions a simulated election ended. A primary that steps down aborts the
@@ -66,10 +64,7 @@ final class EndedTransactionAborts {
                 Authenticator.authenticate(client, credential);
             }
             for (Map.Entry<UUID, Long> transaction : ended.entrySet()) {
-                BsonDocument reply = client.run("admin", new BsonDocument("abortTransaction", new BsonInt32(1))
-                        .append("lsid", new BsonDocument("id", new BsonBinary(transaction.getKey())))
-                        .append("txnNumber", new BsonInt64(transaction.getValue()))
-                        .append("autocommit", BsonBoolean.FALSE));
+                BsonDocument reply = client.run("admin", AbortTransaction.of(transaction.getKey(), transaction.getValue()));
                 if (reply.getNumber("ok", new BsonInt32(0)).intValue() == 1) {
                     aborted++;
                 } else if (reply.getNumber("code", new BsonInt32(-1)).intValue() == NO_SUCH_TRANSACTION) {

@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.topology.MemberState;
+import io.blackpipe.wire.AbortTransaction;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.Header;
@@ -13,10 +14,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonString;
 
 /**
  * The transactions a simulated failover ended. A real primary that steps down aborts the
@@ -71,11 +69,7 @@ final class FailoverEndedTransactions {
     static ByteBuf abortInstead(ByteBufAllocator alloc, ByteBuf frame) {
         OpMsg msg = OpMsg.parse(frame);
         BsonDocument command = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-        BsonDocument abort = new BsonDocument("abortTransaction", new BsonInt32(1))
-                .append("lsid", command.get("lsid"))
-                .append("txnNumber", command.get("txnNumber"))
-                .append("autocommit", BsonBoolean.FALSE)
-                .append("$db", new BsonString("admin"));
+        BsonDocument abort = AbortTransaction.of(command.getDocument("lsid"), command.getNumber("txnNumber").longValue());
         ByteBuf instead = Messages.opMsg(alloc, Header.requestId(frame), 0, 0, abort); // its reply answers the client's request
         frame.release();
         return instead;

@@ -3,6 +3,7 @@ package io.blackpipe.pipe;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberQuirks;
 import io.blackpipe.topology.MemberStates;
+import io.blackpipe.wire.AbortTransaction;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.Messages;
 import io.blackpipe.wire.ReplyFacts;
@@ -10,12 +11,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.bson.BsonBinary;
-import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
-import org.bson.BsonInt64;
-import org.bson.BsonString;
 
 /**
  * The transactions a session left open at a member that keeps them when the session goes on ({@link
@@ -61,7 +57,7 @@ final class SupersededTransactions {
         } else if (before != null && before < txnNumber) {
             open.remove(session, before); // a retryable write of the session: mongod aborted the open transaction
         }
-        return before != null && before < txnNumber ? abort(session, before) : null;
+        return before != null && before < txnNumber ? AbortTransaction.of(session, before) : null;
     }
 
     /** The member answered {@code facts}' command: a commit or abort answered ok ended its transaction. */
@@ -85,13 +81,5 @@ final class SupersededTransactions {
             log.info("aborted transaction " + abort.getInt64("txnNumber").getValue() + " of a session at member " + member
                     + " before its newer one (txnNumber " + facts.txnNumber() + "), as mongod aborts it itself");
         }
-    }
-
-    private static BsonDocument abort(UUID session, long txnNumber) {
-        return new BsonDocument("abortTransaction", new BsonInt32(1))
-                .append("lsid", new BsonDocument("id", new BsonBinary(session)))
-                .append("txnNumber", new BsonInt64(txnNumber))
-                .append("autocommit", BsonBoolean.FALSE)
-                .append("$db", new BsonString("admin"));
     }
 }

@@ -1,12 +1,12 @@
 package io.blackpipe.topology;
 
+import io.blackpipe.wire.AbortTransaction;
 import io.blackpipe.wire.BlockingCommandClient;
 import java.io.IOException;
 import java.util.UUID;
 import org.bson.BsonBinary;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
-import org.bson.BsonInt32;
 import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
@@ -42,8 +42,8 @@ final class TransactionEndProbe {
             return false; // no transactions here: nothing to keep open
         }
         BsonDocument second = client.run(WriteProbe.DATABASE, startingTransaction(session, 2));
-        client.run("admin", abort(session, 1));
-        client.run("admin", abort(session, 2));
+        client.run("admin", AbortTransaction.of(new BsonDocument("id", session), 1));
+        client.run("admin", AbortTransaction.of(new BsonDocument("id", session), 2));
         return !HelloProbe.isOk(second);
     }
 
@@ -56,14 +56,7 @@ final class TransactionEndProbe {
     }
 
     private static BsonDocument abortOfNoTransaction() {
-        return abort(new BsonBinary(UUID.randomUUID()), 1);
-    }
-
-    private static BsonDocument abort(BsonBinary session, long txnNumber) {
-        return new BsonDocument("abortTransaction", new BsonInt32(1))
-                .append("lsid", new BsonDocument("id", session))
-                .append("txnNumber", new BsonInt64(txnNumber))
-                .append("autocommit", BsonBoolean.FALSE);
+        return AbortTransaction.of(UUID.randomUUID(), 1);
     }
 
     private static BsonValue code(BsonDocument reply) {
