@@ -63,9 +63,10 @@ final class AwaitedReplies {
 
     /**
      * Drops (releases) a reply to a request that asked for none, which no server sends but jongodb
-     * does to every one: passed on, the client would read it as the answer to its next
-     * command; and the reply to a request of the proxy's own. The first one on a connection is said, unless the member's quirks said so at start (it
-     * refuses w:0, and gets w:1: see QuirkRewrites). False: the reply answers no such request.
+     * does to every one: passed on, the client would read it as the answer to its next command; and
+     * the reply to a request of the proxy's own. The first of the former on a connection is said,
+     * unless the member's quirks said so at start (it refuses w:0, and gets w:1: see QuirkRewrites).
+     * False: the reply answers no such request.
      */
     boolean droppedUnasked(ByteBuf reply, Member member, MemberStates states, ProxyLog log) {
         int responseTo = Header.responseTo(reply);
