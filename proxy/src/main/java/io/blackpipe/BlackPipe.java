@@ -341,10 +341,7 @@ public final class BlackPipe implements AutoCloseable {
      */
     public int resetConnections(String member) {
         ensureOpen();
-        if (proxy.select(Arguments.member(member)).isEmpty()) {
-            throw new IllegalArgumentException(proxy.noMember(member));
-        }
-        return proxy.resetConnections(member);
+        return proxy.resetConnectionsOfSome(Arguments.member(member));
     }
 
     /** The latest application commands (up to 10,000), oldest first, since start or the last {@link #reset()}: the file keeps all. */

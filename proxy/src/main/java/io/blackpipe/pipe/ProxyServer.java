@@ -300,6 +300,11 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         return selector.select(member).stream().mapToInt(MemberListener::resetConnections).sum();
     }
 
+    /** {@link #resetConnections}, where a {@code member} that selects none is refused, naming those there are. */
+    public int resetConnectionsOfSome(String member) {
+        return selector.selectSome(member).stream().mapToInt(MemberListener::resetConnections).sum();
+    }
+
     @Override
     public void restore(String member) {
         selector.beginOnEach(member, "restore", listener -> { listener.restore(); return 0L; }); // a restore begins nothing: no mark
