@@ -128,7 +128,7 @@ class MemberRestartDriverTest {
             Await.until(Duration.ofSeconds(10), "the driver to see " + secondary + " a secondary again",
                     () -> typeOf(secondary) == ServerType.REPLICA_SET_SECONDARY);
             // As a restarted mongod is, it is a new process, whose awaitable hellos are held as before (by the member, or,
-            // as jongodb answers each at once, by the proxy); MemberStatesTest checks what the member is asked.
+            // as jongodb answers each at once, by the proxy); MemberStatesTest and RestartedProcessHelloTest check what the member is asked.
             org.bson.types.ObjectId after = processIdOf(secondary);
             assertTrue(after != null && !after.equals(before), "a new processId after the restart: " + before + ", then " + after);
             Thread.sleep(500); // the monitor's first hellos of the new process: its handshake, then its first awaited one
