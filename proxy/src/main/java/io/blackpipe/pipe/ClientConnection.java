@@ -1,7 +1,6 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.DeploymentFaults;
-import io.blackpipe.fault.Plural;
 import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.topology.Member;
 import io.blackpipe.wire.CommandFacts;
@@ -134,7 +133,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof FrameDecoder.TruncatedFrame truncated) {
             context.log().info("client " + client.remoteAddress() + " closed in the middle of a message ("
-                    + describeMissing(truncated) + ")");
+                    + truncated.describe() + ")");
         }
         ctx.fireUserEventTriggered(event);
     }
@@ -163,10 +162,6 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         } catch (RuntimeException e) {
             failed(e);
         }
-    }
-
-    static String describeMissing(FrameDecoder.TruncatedFrame truncated) {
-        return truncated.missingBytes() < 0 ? "header incomplete" : Plural.of(truncated.missingBytes(), "byte") + " missing";
     }
 
     // ---- used by Exchange and its helpers, on this connection's event loop ----
@@ -259,12 +254,13 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         updateUpstreamAutoRead();
     }
 
-    /** Runs {@code task} on this connection's event loop, from any thread (not once the proxy closed: the loop stopped). */
-    void runOnItsEventLoop(Runnable task) {
+    /** Runs {@code task} on this connection's event loop, from any thread; false once the proxy closed (the loop stopped). */
+    boolean runOnItsEventLoop(Runnable task) {
         try {
             client.eventLoop().execute(() -> runOrClose(task));
+            return true;
         } catch (RejectedExecutionException e) {
-            // the proxy is closing, and this connection with it
+            return false; // the proxy is closing, and this connection with it
         }
     }
 
@@ -324,6 +320,11 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     void onReply(ByteBuf frame) {
         meters.fromUpstream(frame.readableBytes());
+        passOn(frame);
+    }
+
+    /** A reply read from the member, or made again in its place (see DuplicateKeyBatches): to the client, or to its run. */
+    void passOn(ByteBuf frame) {
         if (afterTheClientLeft.seesThrough()) { // the client left: the reply ends its run, and goes nowhere
             afterTheClientLeft.onReply(frame);
             return;

@@ -26,9 +26,8 @@ import org.bson.BsonValue;
  * n: 0 and the error in writeErrors at index 0, where jongodb answers ok: 0 with code 11000. Drivers
  * raise a write error for mongod's (the Java driver's MongoWriteException, category DUPLICATE_KEY) and a
  * command error for jongodb's, so an app that catches the first, as the idempotent insert of a retried
- * write does, met the second on jongodb alone. A batch is left as it came: jongodb applies none of an
- * insert's documents when one is a duplicate, where mongod applies those before it (or all the others,
- * unordered), and that cannot be told from its answer.
+ * write does, met the second on jongodb alone. A batch insert is inserted again as mongod would have applied it
+ * ({@link BatchInsertReruns}: jongodb applies none of its documents when one is a duplicate).
  *
  * <p>mongod's write error also names the index's key pattern and the duplicate values (keyPattern, keyValue), which the
  * Node.js driver raises as the error's own fields (Mongoose reports a unique field's duplicate by them); jongodb's names
@@ -83,14 +82,7 @@ final class DuplicateKeys {
         if (command.equals("update")) {
             answer.append("nModified", new BsonInt32(0));
         }
-        BsonValue errmsg = error.get("errmsg", new BsonString("E11000 duplicate key error"));
-        BsonDocument writeError = new BsonDocument("index", new BsonInt32(0)).append("code", new BsonInt32(CODE));
-        DuplicateKeyIndex key = errmsg.isString() && write.inserted() != null
-                ? DuplicateKeyIndex.of(errmsg.asString().getValue(), write.inserted()) : null;
-        if (key != null) {
-            writeError.append("keyPattern", key.pattern()).append("keyValue", key.value());
-        }
-        answer.append("writeErrors", new BsonArray(List.of(writeError.append("errmsg", errmsg))));
+        answer.append("writeErrors", new BsonArray(List.of(writeError(0, error, write.inserted()))));
         answer.append("ok", new BsonDouble(1));
         for (String kept : List.of("$clusterTime", "operationTime")) {
             if (error.containsKey(kept)) {
@@ -100,5 +92,25 @@ final class DuplicateKeys {
         ByteBuf rewritten = Messages.opMsgWithBody(alloc, reply, msg, answer);
         reply.release();
         return rewritten;
+    }
+
+    /**
+     * The statement at {@code index} as mongod reports it in writeErrors, from the member's {@code error} reply to it
+     * (ok: 0): its code and errmsg (and errInfo), and for a duplicate key of an insert's document ({@code inserted},
+     * else null) the index's key pattern and the duplicate values where they can be told (see {@link DuplicateKeyIndex}).
+     */
+    static BsonDocument writeError(int index, BsonDocument error, BsonDocument inserted) {
+        int code = error.getNumber("code", new BsonInt32(CODE)).intValue();
+        BsonValue errmsg = error.get("errmsg", new BsonString(code == CODE ? "E11000 duplicate key error" : "write error"));
+        BsonDocument writeError = new BsonDocument("index", new BsonInt32(index)).append("code", new BsonInt32(code));
+        DuplicateKeyIndex key = code == CODE && errmsg.isString() && inserted != null
+                ? DuplicateKeyIndex.of(errmsg.asString().getValue(), inserted) : null;
+        if (key != null) {
+            writeError.append("keyPattern", key.pattern()).append("keyValue", key.value());
+        }
+        if (error.containsKey("errInfo")) {
+            writeError.append("errInfo", error.get("errInfo"));
+        }
+        return writeError.append("errmsg", errmsg);
     }
 }

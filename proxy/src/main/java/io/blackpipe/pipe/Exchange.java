@@ -17,7 +17,6 @@ import io.blackpipe.wire.MalformedMessageException;
 import io.blackpipe.wire.Messages;
 import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
-import io.blackpipe.wire.OpQuery;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
 import java.util.function.Supplier;
@@ -44,6 +43,7 @@ final class Exchange {
     private final WaitingReplies replies;
     private final AwaitedReplies awaited = new AwaitedReplies();
     private final RunsAtTheMember runs;
+    private final DuplicateKeyBatches batches;
     private final Runnable wakeWhenItsTurnMayHaveCome;
     /** What this connection's writes to a simulated primary change, for a failover's rollback; null on a real deployment. */
     private final RollbackRecorder rollbacks;
@@ -60,6 +60,7 @@ final class Exchange {
         this.waiting = new WaitingRequests(connection, this::onRequest, frame -> cut.count(frame, connection.cutBy()));
         this.replies = new WaitingReplies(connection, this::deliver);
         this.runs = new RunsAtTheMember(context.retriedWrites(), context.commits(), connection);
+        this.batches = new DuplicateKeyBatches(connection, member, context);
         this.wakeWhenItsTurnMayHaveCome = () -> connection.runOnItsEventLoop(waiting::itsTurnMayHaveCome); // one: forward is hot
         this.rollbacks = context.simulation() == null ? null : new RollbackRecorder(this);
     }
@@ -114,21 +115,9 @@ final class Exchange {
                 }
                 return;
             }
-            case OpCode.OP_QUERY: {
-                OpQuery query = OpQuery.parse(frame);
-                CommandFacts facts = CommandFacts.ofOpQuery(frame, query);
-                if (facts.isHello()) {
-                    observer.monitoring(facts);
-                }
-                waiting.afterAnyBlackhole(frame, () -> {
-                    if (facts.isHello()) {
-                        hellos.unlessFaulted(frame, facts, null, query);
-                    } else {
-                        hellos.forwardLegacyQuery(frame, facts, query);
-                    }
-                });
+            case OpCode.OP_QUERY:
+                hellos.onOpQuery(frame, waiting);
                 return;
-            }
             case OpCode.OP_COMPRESSED:
                 connection.sendUpstream(frame); // never negotiated through the proxy; a client that insists passes as is
                 return;
@@ -191,6 +180,7 @@ final class Exchange {
             rollbacks.forwarding(forwarded, attempt.facts(), command);
         }
         context.superseded().abortFirst(attempt.facts(), member.upstream(), connection, awaited);
+        batches.forwarding(forwarded, attempt.facts());
         connection.sendUpstream(forwarded);
         runs.sent(attempt.facts(), verdict);
     }
@@ -273,6 +263,9 @@ final class Exchange {
     // ---- replies ----
 
     void onReply(ByteBuf frame) {
+        if (batches.heldForARerun(frame)) {
+            return; // it comes again (ClientConnection#passOn) as mongod's answer, and ends its run then
+        }
         if (!runs.isEmpty()) { // a run ends as its reply comes, before a blackhole or a fate holds it
             runs.onReply(Header.responseTo(frame), frame);
         }

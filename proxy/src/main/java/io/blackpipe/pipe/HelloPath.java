@@ -83,9 +83,23 @@ final class HelloPath {
         }
     }
 
-    /** An OP_QUERY that is no hello (a command, or PyMongo 3's legacy find): passes as it came, rewritten as hellos' are. */
-    void forwardLegacyQuery(ByteBuf frame, CommandFacts facts, OpQuery query) {
-        connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
+    /**
+     * An OP_QUERY, after any blackhole: a hello (a handshake that starts so) as an OP_MSG one, or one that is no hello (a
+     * command, or PyMongo 3's legacy find), which passes as it came, rewritten as hellos' are.
+     */
+    void onOpQuery(ByteBuf frame, WaitingRequests waiting) {
+        OpQuery query = OpQuery.parse(frame);
+        CommandFacts facts = CommandFacts.ofOpQuery(frame, query);
+        if (facts.isHello()) {
+            observer.monitoring(facts);
+        }
+        waiting.afterAnyBlackhole(frame, () -> {
+            if (facts.isHello()) {
+                unlessFaulted(frame, facts, null, query);
+            } else {
+                connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
+            }
+        });
     }
 
     /** A reply to a hello, or the next of a stream the member runs: it goes to the client rewritten. */

@@ -18,14 +18,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * proxy's close() closes), the failover a simulated primary asked to step down runs (the admin API's, without waiting
  * on the event loop for the node's aborts of the old primary's transactions), the transactions a simulated failover
  * ended, the retried writes' runs, the commits that go alone and the transactions a newer one of their session
- * supersedes (each kept only for a member that needs them), and the changes of the writes a simulated primary acknowledged below majority, which a failover may roll back.
+ * supersedes (each kept only for a member that needs them), the changes of the writes a simulated primary acknowledged
+ * below majority, which a failover may roll back, and the batch inserts made again where a member applied none of one.
  */
 record PipeContext(ConnectionMeters.Registry meters, CommandObserver observer, RuleSet rules, RuleParser ruleParser,
                    boolean forwardFailPoints, HelloRewriter rewriter, MemberStates memberStates, ProxyLog log,
                    int connectTimeoutMillis, AtomicInteger requestIds, SimulatedReplicaSet simulation,
                    Tls.Client upstreamTls, ChangeStreamCursors changeStreams, ChannelGroup openConnections,
                    Runnable failover, FailoverEndedTransactions endedTransactions, RetriedWrites retriedWrites,
-                   CommitsAlone commits, SupersededTransactions superseded, UnreplicatedWrites unreplicated) {
+                   CommitsAlone commits, SupersededTransactions superseded, UnreplicatedWrites unreplicated,
+                   BatchInsertReruns batchInserts) {
 
     /** A request id for a message the proxy writes itself. */
     int nextRequestId() {

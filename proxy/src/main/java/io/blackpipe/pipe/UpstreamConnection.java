@@ -39,7 +39,7 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof FrameDecoder.TruncatedFrame truncated) {
             client.context().log().info("upstream " + client.member().upstream() + " closed in the middle of a message ("
-                    + ClientConnection.describeMissing(truncated) + ")");
+                    + truncated.describe() + ")");
         }
         ctx.fireUserEventTriggered(event);
     }

@@ -97,17 +97,13 @@ public final class JongodbUpstream implements LocalUpstream {
     @Override
     public List<String> caveats() {
         // its refusals of read preferences other than primary and of w:0 writes, its lack of endSessions, its second run
-        // of a retried write and a one-document write's duplicate key as a command error are not among them: blackpipe
-        // makes up for each (MemberQuirks), and for a commit's loss of the writes beside it (CommitsAlone)
+        // of a retried write and a write's duplicate key as a command error (a batch's applying none) are not among them:
+        // blackpipe makes up for each (MemberQuirks), and for a commit's loss of the writes beside it (CommitsAlone)
         String commands = String.join(", ", MISSING_COMMANDS.subList(0, MISSING_COMMANDS.size() - 1)) + " or "
                 + MISSING_COMMANDS.get(MISSING_COMMANDS.size() - 1);
         return List.of("jongodb " + JongodbInstaller.VERSION + " has no " + commands + " command and no "
                         + String.join(" or ", MISSING_UPDATE_OPERATORS) + " update operator: it refuses them (CommandNotFound,"
                         + " BadValue), with or without blackpipe; with mongod on PATH, local starts a real replica set instead",
-                "jongodb applies none of a batch insert that meets a duplicate key and answers ok: 0 (11000), where"
-                        + " mongod inserts the documents before it (all the others, unordered) and answers ok: 1 with it in"
-                        + " writeErrors; blackpipe gives a one-document write mongod's answer, but cannot tell what a batch would"
-                        + " have applied",
                 "jongodb runs a transaction on a copy of the data taken as it began and puts back at its commit each"
                         + " document it wrote: a write outside the transaction to such a document after it began is lost,"
                         + " where mongod refuses the transaction's write (WriteConflict, which withTransaction retries) or"

@@ -96,5 +96,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
     /** Fired when the peer closed in the middle of a message; {@code missingBytes} is -1 when unknown. */
     public record TruncatedFrame(int missingBytes) {
+        /** What was missing, for the log. */
+        public String describe() {
+            return missingBytes < 0 ? "header incomplete" : missingBytes + (missingBytes == 1 ? " byte" : " bytes") + " missing";
+        }
     }
 }

@@ -5,14 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.mongodb.ErrorCategory;
+import com.mongodb.MongoBulkWriteException;
+import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.IndexOptions;
+import com.mongodb.client.model.InsertManyOptions;
 import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.Updates;
 import io.blackpipe.testing.UpstreamLane;
 import org.bson.BsonDocument;
+import java.util.List;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -62,6 +66,65 @@ class DuplicateKeyDriverTest extends DriverRigTest {
                 () -> c.insertOne(new Document("_id", 2).append("email", "a@x").append("tenant", 7)));
         assertEquals(ErrorCategory.DUPLICATE_KEY, duplicate.getError().getCategory(), "on " + UpstreamLane.name());
         assertKeyInTheReply("{email: 1, tenant: -1}", "{email: 'a@x', tenant: 7}");
+    }
+
+    /**
+     * An ordered batch that meets a duplicate key: mongod inserts the documents before it and stops there, and the
+     * driver's MongoBulkWriteException says so (jongodb applies none of it; blackpipe inserts it again as mongod would).
+     */
+    @Test
+    void anOrderedBatchInsertsTheDocumentsBeforeItsDuplicate() {
+        rig.serverSide("c").insertOne(new Document("_id", 3));
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        MongoBulkWriteException batch = assertThrows(MongoBulkWriteException.class, () -> c.insertMany(documents(0, 1, 2, 3, 4, 5)));
+        assertEquals(3, batch.getWriteResult().getInsertedCount(), "on " + UpstreamLane.name() + ": " + batch.getMessage());
+        assertEquals(1, batch.getWriteErrors().size(), batch::getMessage);
+        assertEquals(3, batch.getWriteErrors().get(0).getIndex(), batch::getMessage);
+        assertEquals(ErrorCategory.DUPLICATE_KEY, ErrorCategory.fromErrorCode(batch.getWriteErrors().get(0).getCode()));
+        assertEquals(List.of(0, 1, 2, 3), idsOnTheServer(), "those before the duplicate, and the one that was there");
+        assertKeyInTheReply("{_id: 1}", "{_id: 3}");
+        assertEquals(1, rig.outcomes("insert", "ok"), "counted as mongod's reply is: ok, with a write error");
+    }
+
+    /** An unordered one inserts every other document, a duplicate of one in the batch itself too, and names each that failed. */
+    @Test
+    void anUnorderedBatchInsertsEveryDocumentButItsDuplicates() {
+        rig.serverSide("c").insertOne(new Document("_id", 2));
+        rig.serverSide("c").insertOne(new Document("_id", 7));
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        List<Document> documents = documents(0, 1, 2, 3, 4, 5, 6, 7, 8, 4, 9);
+        MongoBulkWriteException batch = assertThrows(MongoBulkWriteException.class,
+                () -> c.insertMany(documents, new InsertManyOptions().ordered(false)));
+        assertEquals(8, batch.getWriteResult().getInsertedCount(), "on " + UpstreamLane.name() + ": " + batch.getMessage());
+        assertEquals(List.of(2, 7, 9), batch.getWriteErrors().stream().map(BulkWriteError::getIndex).toList(), batch::getMessage);
+        assertEquals(List.of(0, 1, 2, 3, 4, 5, 6, 7, 8, 9), idsOnTheServer());
+        MongoBulkWriteException again = assertThrows(MongoBulkWriteException.class,
+                () -> c.insertMany(documents(9, 10, 11), new InsertManyOptions().ordered(false)));
+        assertEquals(2, again.getWriteResult().getInsertedCount(), again::getMessage);
+        assertEquals(List.of(0), again.getWriteErrors().stream().map(BulkWriteError::getIndex).toList(), again::getMessage);
+        c.insertMany(documents(12, 13)); // a batch without a duplicate passes as it came
+        assertEquals(14, rig.serverCount());
+    }
+
+    /** Its reply lost after the member applied it: the retry is answered as the batch was, and nothing is inserted twice. */
+    @Test
+    void aBatchWhoseReplyIsLostIsAnsweredAsItWasOnItsRetry() {
+        rig.serverSide("c").insertOne(new Document("_id", 2));
+        rig.rule("{times: 1}", "insert", "dropReply: true");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=true"));
+        MongoBulkWriteException batch = assertThrows(MongoBulkWriteException.class, () -> c.insertMany(documents(0, 1, 2, 3)));
+        assertEquals(2, batch.getWriteResult().getInsertedCount(), "on " + UpstreamLane.name() + ": " + batch.getMessage());
+        assertEquals(List.of(2), batch.getWriteErrors().stream().map(BulkWriteError::getIndex).toList(), batch::getMessage);
+        assertEquals(List.of(0, 1, 2), idsOnTheServer());
+        assertEquals(1, rig.retries("insert"), "the driver retried the insert once");
+    }
+
+    private static List<Document> documents(int... ids) {
+        return java.util.Arrays.stream(ids).mapToObj(id -> new Document("_id", id)).toList();
+    }
+
+    private List<Integer> idsOnTheServer() {
+        return rig.serverSide("c").find().sort(new Document("_id", 1)).map(d -> d.getInteger("_id")).into(new java.util.ArrayList<>());
     }
 
     /** The write error of the last insert reply the driver got names this index and these values. */

@@ -46,7 +46,7 @@ class ReplyRewritesTest {
 
     private PipeContext context(boolean replicaSet) {
         return new PipeContext(null, null, null, null, false, new HelloRewriter(members, replicaSet, w -> { }), new MemberStates(),
-                null, 0, null, null, null, null, null, null, null, null, null, null, null);
+                null, 0, null, null, null, null, null, null, null, null, null, null, null, null);
     }
 
     private ByteBuf reply(String body, int flags) {

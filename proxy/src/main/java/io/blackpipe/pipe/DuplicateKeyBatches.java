@@ -1,0 +1,89 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.topology.Member;
+import io.blackpipe.wire.CommandFacts;
+import io.blackpipe.wire.Header;
+import io.blackpipe.wire.Messages;
+import io.blackpipe.wire.OpCode;
+import io.blackpipe.wire.OpMsg;
+import io.blackpipe.wire.ReplyFacts;
+import io.netty.buffer.ByteBuf;
+import java.util.HashMap;
+import java.util.Map;
+import org.bson.BsonArray;
+import org.bson.BsonDocument;
+
+/**
+ * The batch inserts one connection sent to a member that applies none of a batch that meets a duplicate key (jongodb;
+ * see {@link BatchInsertReruns}), until their replies. A reply that is such a duplicate key is held, the batch inserted
+ * again as mongod would have, and mongod's answer goes on in the reply's place, as the member's own (rules, counters and
+ * a retried write's first run see that one). Meanwhile the member's connection is not read, so nothing overtakes it.
+ * Outside a transaction only: there mongod's error aborts the transaction, which applies none of the batch either.
+ * Used from the connection's event loop only.
+ */
+final class DuplicateKeyBatches {
+    private record Batch(String database, BsonDocument insert) {
+    }
+
+    private final ClientConnection connection;
+    private final Member member;
+    private final PipeContext context;
+    private final Map<Integer, Batch> sent = new HashMap<>(4);
+
+    DuplicateKeyBatches(ClientConnection connection, Member member, PipeContext context) {
+        this.connection = connection;
+        this.member = member;
+        this.context = context;
+    }
+
+    /** Notes {@code forwarded} when it is a batch insert, outside a transaction, to a member that applies none of such a batch. */
+    void forwarding(ByteBuf forwarded, CommandFacts facts) {
+        if (!facts.name().equals("insert") || facts.inTransaction() || facts.moreToCome() || Header.opCode(forwarded) != OpCode.OP_MSG
+                || !context.memberStates().quirks(member.upstream()).duplicateKeyAsCommandError()) {
+            return;
+        }
+        OpMsg msg = OpMsg.parse(forwarded);
+        if (msg.statements(forwarded, "documents") > 1) {
+            sent.put(Header.requestId(forwarded), new Batch(facts.database(), msg.command(forwarded)));
+        }
+    }
+
+    /** True when {@code reply} answers a noted batch with a duplicate key: it is held (its buffer kept) until the batch ran again. */
+    boolean heldForARerun(ByteBuf reply) {
+        Batch batch = sent.isEmpty() ? null : sent.remove(Header.responseTo(reply));
+        if (batch == null || Header.opCode(reply) != OpCode.OP_MSG) {
+            return false;
+        }
+        ReplyFacts facts = ReplyFacts.of(reply);
+        if (facts.ok() || facts.code() != DuplicateKeys.CODE) {
+            return false;
+        }
+        connection.pauseUpstreamReads(true);
+        context.batchInserts().rerun(member, batch.database(), batch.insert()).whenComplete((answer, failure) -> {
+            if (!connection.runOnItsEventLoop(() -> ranAgain(reply, batch, answer, failure))) {
+                reply.release(); // the proxy closed meanwhile
+            }
+        });
+        return true;
+    }
+
+    private void ranAgain(ByteBuf reply, Batch batch, BsonDocument answer, Throwable failure) {
+        connection.pauseUpstreamReads(false);
+        String batchOf = "a batch insert of " + batch.insert().getArray("documents").size() + " documents into "
+                + batch.database() + "." + batch.insert().get("insert").asString().getValue();
+        ByteBuf passed = reply;
+        if (answer == null) {
+            context.log().warn("member " + member.upstream() + " applied none of " + batchOf + " that met a duplicate key, and"
+                    + " inserting them again failed (" + (failure.getCause() == null ? failure : failure.getCause()).getMessage()
+                    + "): its answer passes as it came");
+        } else {
+            passed = Messages.opMsgWithBody(connection.alloc(), reply, OpMsg.parse(reply), answer);
+            reply.release();
+            context.log().info("member " + member.upstream() + " applied none of " + batchOf + " that met a duplicate key:"
+                    + " inserted them again as mongod would have (n: " + answer.getNumber("n").intValue() + ", "
+                    + answer.getArray("writeErrors", new BsonArray()).size() + " write errors)");
+        }
+        connection.passOn(passed);
+        connection.flushClient(); // read outside the member's read loop, whose end would flush it
+    }
+}
