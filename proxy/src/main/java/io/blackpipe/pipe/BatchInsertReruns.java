@@ -34,7 +34,7 @@ final class BatchInsertReruns {
     /** How long one part may take at the member: a large one is many documents. */
     private static final int READ_TIMEOUT_MILLIS = 60_000;
     /** The insert's options each part keeps; the rest (lsid, txnNumber, $clusterTime, ...) belong to the client's run. */
-    private static final List<String> KEPT = List.of("writeConcern", "bypassDocumentValidation", "comment", "let");
+    private static final List<String> KEPT = List.of("writeConcern", "bypassDocumentValidation", "comment");
 
     private final Credential credential;
     private final Tls.Client tls;
@@ -54,10 +54,8 @@ final class BatchInsertReruns {
     /** Inserts {@code insert}'s documents on {@code node} as mongod would have; completes with mongod's answer. */
     CompletableFuture<BsonDocument> rerun(Member node, String database, BsonDocument insert) {
         return CompletableFuture.supplyAsync(() -> {
-            try (BlockingCommandClient client = new BlockingCommandClient(node.dial().host(), node.dial().port(), connectTimeoutMillis, tls)) {
-                if (credential != null) {
-                    Authenticator.authenticate(client, credential);
-                }
+            try (BlockingCommandClient client = Authenticator.connect(node.dial().host(), node.dial().port(), connectTimeoutMillis, tls,
+                    credential)) {
                 client.readTimeout(READ_TIMEOUT_MILLIS);
                 return asMongodWould(insert, part -> {
                     try {

@@ -59,10 +59,7 @@ final class EndedTransactionAborts {
         int aborted = 0;
         int notOpen = 0;
         String refused = null;
-        try (BlockingCommandClient client = new BlockingCommandClient(node.dial().host(), node.dial().port(), timeoutMillis, tls)) {
-            if (credential != null) {
-                Authenticator.authenticate(client, credential);
-            }
+        try (BlockingCommandClient client = Authenticator.connect(node.dial().host(), node.dial().port(), timeoutMillis, tls, credential)) {
             for (Map.Entry<UUID, Long> transaction : ended.entrySet()) {
                 BsonDocument reply = client.run("admin", AbortTransaction.of(transaction.getKey(), transaction.getValue()));
                 if (reply.getNumber("ok", new BsonInt32(0)).intValue() == 1) {

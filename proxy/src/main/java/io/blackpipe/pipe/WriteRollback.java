@@ -96,10 +96,7 @@ final class WriteRollback {
         long putBack = 0;
         String refused = null;
         if (!work.isEmpty()) {
-            try (BlockingCommandClient client = new BlockingCommandClient(node.dial().host(), node.dial().port(), timeoutMillis, tls)) {
-                if (credential != null) {
-                    Authenticator.authenticate(client, credential);
-                }
+            try (BlockingCommandClient client = Authenticator.connect(node.dial().host(), node.dial().port(), timeoutMillis, tls, credential)) {
                 for (Map.Entry<String, Namespace> namespace : work.entrySet()) {
                     long gone = remove(client, namespace.getKey(), namespace.getValue().remove());
                     long back = putBack(client, namespace.getKey(), namespace.getValue().putBack());

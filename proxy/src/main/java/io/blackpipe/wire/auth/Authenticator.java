@@ -1,6 +1,7 @@
 package io.blackpipe.wire.auth;
 
 import io.blackpipe.wire.BlockingCommandClient;
+import io.blackpipe.wire.Tls;
 import java.io.IOException;
 import java.util.Base64;
 import org.bson.BsonBinary;
@@ -21,6 +22,24 @@ public final class Authenticator {
     private static final int MAX_EMPTY_ROUNDS = 2;
 
     private Authenticator() {
+    }
+
+    /**
+     * A control connection to {@code host}:{@code port} (over TLS when {@code tls} is enabled), authenticated as
+     * {@code credential} when there is one (null: none); closed again when that fails.
+     */
+    public static BlockingCommandClient connect(String host, int port, int timeoutMillis, Tls.Client tls, Credential credential)
+            throws IOException, AuthenticationException {
+        BlockingCommandClient client = new BlockingCommandClient(host, port, timeoutMillis, tls);
+        if (credential != null) {
+            try {
+                authenticate(client, credential);
+            } catch (IOException | AuthenticationException | RuntimeException e) {
+                client.close();
+                throw e;
+            }
+        }
+        return client;
     }
 
     /**
