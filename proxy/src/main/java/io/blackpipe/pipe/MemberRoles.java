@@ -143,8 +143,8 @@ final class MemberRoles {
         }
         if (quirks.duplicateKeyAsCommandError()) {
             log.info(who + " answers a write's duplicate key as the command's error (ok: 0), as jongodb does: blackpipe"
-                    + " gives a one-statement write's client mongod's ok: 1 with the error in writeErrors, and inserts a batch"
-                    + " insert that met one again as mongod would have applied it");
+                    + " gives a one-statement write's client mongod's ok: 1 with the error in writeErrors, and inserts again a"
+                    + " batch insert that met one, as mongod would have applied it");
         }
         if (quirks.commitRacesWrites()) {
             log.info(who + " is jongodb, whose transaction commit loses a write that lands beside it (another commit, or"
