@@ -22,7 +22,8 @@ import org.bson.BsonDocument;
  * Used from the connection's event loop only.
  */
 final class DuplicateKeyBatches {
-    private record Batch(String database, BsonDocument insert) {
+    /** A batch insert as it was sent: its namespace and size as the scanner read them, for the log whatever the body holds. */
+    private record Batch(String database, String collection, int documents, BsonDocument insert) {
     }
 
     private final ClientConnection connection;
@@ -43,8 +44,9 @@ final class DuplicateKeyBatches {
             return;
         }
         OpMsg msg = OpMsg.parse(forwarded);
-        if (msg.statements(forwarded, "documents") > 1) {
-            sent.put(Header.requestId(forwarded), new Batch(facts.database(), msg.command(forwarded)));
+        int documents = msg.statements(forwarded, "documents");
+        if (documents > 1) {
+            sent.put(Header.requestId(forwarded), new Batch(facts.database(), facts.collection(), documents, msg.command(forwarded)));
         }
     }
 
@@ -69,8 +71,7 @@ final class DuplicateKeyBatches {
 
     private void ranAgain(ByteBuf reply, Batch batch, BsonDocument answer, Throwable failure) {
         connection.pauseUpstreamReads(false);
-        String batchOf = "a batch insert of " + batch.insert().getArray("documents").size() + " documents into "
-                + batch.database() + "." + batch.insert().get("insert").asString().getValue();
+        String batchOf = "a batch insert of " + batch.documents() + " documents into " + batch.database() + "." + batch.collection();
         ByteBuf passed = reply;
         if (answer == null) {
             context.log().warn("member " + member.upstream() + " applied none of " + batchOf + " that met a duplicate key, and"
