@@ -11,8 +11,9 @@ import java.util.concurrent.TimeUnit;
  * What the member's side of a connection does once its client left, as a mongod goes on with what a
  * client that went away sent it: a blocked command is sent when its block ends, and a retryable
  * write's first run still at a member that would run its retry again (see RetriedWrites), or a write or
- * commit that others wait on (see CommitsAlone), is seen through: the member's connection stays open until
- * it answered. Used from the connection's event loop only.
+ * commit that others wait on (see CommitsAlone), or a batch insert at a member that applies none of one that meets a
+ * duplicate key (see DuplicateKeyBatches), is seen through: the member's connection stays open until it answered.
+ * Used from the connection's event loop only.
  */
 final class AfterTheClientLeft {
     private final ClientConnection connection;
@@ -64,6 +65,7 @@ final class AfterTheClientLeft {
             // nobody to send it to, a member that answers it itself, or its retry ran there: nothing more runs
             frame.release();
         } else {
+            exchange.batches().forwarding(verdict.frame(), blockedFacts);
             upstream.writeAndFlush(verdict.frame(), upstream.voidPromise());
             exchange.runs().sent(blockedFacts, verdict);
         }
@@ -72,14 +74,15 @@ final class AfterTheClientLeft {
 
     /**
      * Closes the member's connection, unless something others wait on is still at the member (see RunsAtTheMember): a
-     * retryable write's first run (see RetriedWrites), a write or a commit (see CommitsAlone). Then it stays open without
+     * retryable write's first run (see RetriedWrites), a write or a commit (see CommitsAlone), or a batch insert whose
+     * duplicate key the proxy would answer as mongod (see DuplicateKeyBatches). Then it stays open without
      * its client until they answered, the member closed it, or {@link RetriedWrites#SEE_THROUGH_MILLIS} passed. A mongod
      * finishes a write whose client went away, and answers the write's retry from it; so does the proxy, in the place of
      * a member that would run the retry again, and a commit waiting for that write goes after it.
      */
     void closeUpstream() {
         RunsAtTheMember runs = exchange.runs();
-        if (runs.isEmpty() || !upstream.isActive()) {
+        if (nothingAwaited() || !upstream.isActive()) {
             runs.endedUnanswered(); // none, or sent to a connection that had closed
             Channels.closeOnFlush(upstream);
             return;
@@ -102,16 +105,31 @@ final class AfterTheClientLeft {
         return seeingThrough;
     }
 
-    /** A reply while {@link #seesThrough}: it ends its run (released here); the last one closes the member's connection. */
+    /**
+     * A reply while {@link #seesThrough}: it ends its run (released here), unless it is a batch insert's duplicate key
+     * that is made again as mongod's answer, which comes back here (see DuplicateKeyBatches); the last one closes the
+     * member's connection.
+     */
     void onReply(ByteBuf frame) {
+        boolean held = false;
         try {
-            exchange.runs().onReply(Header.responseTo(frame), frame);
+            held = exchange.batches().heldForARerun(frame);
+            if (!held) {
+                exchange.runs().onReply(Header.responseTo(frame), frame);
+            }
         } finally {
-            frame.release();
+            if (!held) {
+                frame.release();
+            }
         }
-        if (exchange.runs().isEmpty()) {
+        if (nothingAwaited()) {
             Channels.closeOnFlush(upstream);
         }
+    }
+
+    /** Whether nothing that was sent is awaited at the member: no run others wait on, and no batch insert's answer. */
+    private boolean nothingAwaited() {
+        return exchange.runs().isEmpty() && !exchange.batches().awaited();
     }
 
     /** The member's connection closed: the runs it held end unanswered, and a blocked command goes nowhere. */

@@ -30,6 +30,8 @@ final class DuplicateKeyBatches {
     private final Member member;
     private final PipeContext context;
     private final Map<Integer, Batch> sent = new HashMap<>(4);
+    /** Held replies whose batch is being inserted again. */
+    private int rerunning;
 
     DuplicateKeyBatches(ClientConnection connection, Member member, PipeContext context) {
         this.connection = connection;
@@ -61,6 +63,7 @@ final class DuplicateKeyBatches {
             return false;
         }
         connection.pauseUpstreamReads(true);
+        rerunning++;
         context.batchInserts().rerun(member, batch.database(), batch.insert()).whenComplete((answer, failure) -> {
             if (!connection.runOnItsEventLoop(() -> ranAgain(reply, batch, answer, failure))) {
                 reply.release(); // the proxy closed meanwhile
@@ -69,7 +72,16 @@ final class DuplicateKeyBatches {
         return true;
     }
 
+    /**
+     * Whether a noted batch's reply is still to come, or is held for its batch to run again: after the client left, the
+     * member's connection stays open for it (see AfterTheClientLeft), as mongod applies a batch whose client went away.
+     */
+    boolean awaited() {
+        return !sent.isEmpty() || rerunning > 0;
+    }
+
     private void ranAgain(ByteBuf reply, Batch batch, BsonDocument answer, Throwable failure) {
+        rerunning--;
         connection.pauseUpstreamReads(false);
         String batchOf = "a batch insert of " + batch.documents() + " documents into " + batch.database() + "." + batch.collection();
         ByteBuf passed = reply;
@@ -84,7 +96,7 @@ final class DuplicateKeyBatches {
                     + " inserted them again as mongod would have (n: " + answer.getNumber("n").intValue() + ", "
                     + answer.getArray("writeErrors", new BsonArray()).size() + " write errors)");
         }
-        connection.passOn(passed);
+        connection.passOn(passed); // to the client, or to its run once the client left
         connection.flushClient(); // read outside the member's read loop, whose end would flush it
     }
 }

@@ -255,6 +255,11 @@ final class Exchange {
         return replies;
     }
 
+    /** The batch inserts this connection sent to a member that applies none of one that meets a duplicate key. */
+    DuplicateKeyBatches batches() {
+        return batches;
+    }
+
     /** What this connection sent to the member that others wait on (see {@link RunsAtTheMember}). */
     RunsAtTheMember runs() {
         return runs;

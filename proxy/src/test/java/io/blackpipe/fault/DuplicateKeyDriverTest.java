@@ -8,14 +8,17 @@ import com.mongodb.ErrorCategory;
 import com.mongodb.MongoBulkWriteException;
 import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.MongoSocketException;
+import com.mongodb.MongoSocketReadTimeoutException;
 import com.mongodb.MongoWriteException;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.InsertManyOptions;
 import com.mongodb.client.model.Indexes;
 import com.mongodb.client.model.Updates;
+import io.blackpipe.testing.Await;
 import io.blackpipe.testing.UpstreamLane;
 import org.bson.BsonDocument;
+import java.time.Duration;
 import java.util.List;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
@@ -117,6 +120,22 @@ class DuplicateKeyDriverTest extends DriverRigTest {
         assertEquals(List.of(2), batch.getWriteErrors().stream().map(BulkWriteError::getIndex).toList(), batch::getMessage);
         assertEquals(List.of(0, 1, 2), idsOnTheServer());
         assertEquals(1, rig.retries("insert"), "the driver retried the insert once");
+    }
+
+    /**
+     * Its client gave up during a block (failCommand's blockConnection) and left: the member runs the batch when the block
+     * ends, and mongod inserts the documents before the duplicate though nobody waits for the answer.
+     */
+    @Test
+    void aBatchWhoseClientGaveUpDuringABlockInsertsTheDocumentsBeforeItsDuplicate() throws InterruptedException {
+        rig.serverSide("c").insertOne(new Document("_id", 2));
+        rig.rule("{times: 1}", "insert", "blockConnection: true, blockTimeMS: 1000");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false&socketTimeoutMS=300"));
+        assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertMany(documents(0, 1, 2, 3)));
+        rig.awaitOutcome("insert", "network_error", 1);
+        Await.until(Duration.ofSeconds(10), () -> "the batch run when the block ended, on " + UpstreamLane.name() + ": " + idsOnTheServer(),
+                () -> idsOnTheServer().size() >= 3);
+        assertEquals(List.of(0, 1, 2), idsOnTheServer(), "those before the duplicate, and the one that was there");
     }
 
     private static List<Document> documents(int... ids) {

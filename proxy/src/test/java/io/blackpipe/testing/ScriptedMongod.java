@@ -94,6 +94,8 @@ public final class ScriptedMongod implements AutoCloseable {
     private final AtomicInteger connectionIds = new AtomicInteger();
     private final AtomicInteger requestIds = new AtomicInteger(1_000_000);
     private volatile boolean closed;
+    /** New connections are closed as soon as they are accepted, as mongod closes those past its maxIncomingConnections. */
+    private volatile boolean refusingConnections;
 
     private volatile List<String> advertisedHosts;
     /** Members in the set's configuration that hello never lists (hidden, or delayed). */
@@ -581,6 +583,14 @@ public final class ScriptedMongod implements AutoCloseable {
         return connections.size();
     }
 
+    /**
+     * From now on, closes each new connection as soon as it is accepted (before reading from it), as mongod closes the
+     * connections past its maxIncomingConnections; or takes them again. The open ones go on.
+     */
+    public void refuseNewConnections(boolean refuse) {
+        refusingConnections = refuse;
+    }
+
     /** Forgets recorded frames and counters (not documents or topology). */
     public void clearRecords() {
         received.clear();
@@ -768,6 +778,14 @@ public final class ScriptedMongod implements AutoCloseable {
                     recordError(e);
                 }
                 return;
+            }
+            if (refusingConnections) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // closed either way
+                }
+                continue;
             }
             try {
                 s.setTcpNoDelay(true);
