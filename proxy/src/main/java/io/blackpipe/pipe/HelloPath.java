@@ -97,7 +97,7 @@ final class HelloPath {
             if (facts.isHello()) {
                 unlessFaulted(frame, facts, null, query);
             } else {
-                connection.sendUpstream(hellos.onRequest(connection.alloc(), frame, facts, null, query));
+                LegacyOpcodes.forward(hellos.onRequest(connection.alloc(), frame, facts, null, query), connection, exchange.replies());
             }
         });
     }

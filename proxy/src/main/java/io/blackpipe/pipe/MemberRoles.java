@@ -80,7 +80,7 @@ final class MemberRoles {
             // the simulated members drop every read preference on its way to the node anyway: no word of that one
             logQuirks("the real node", new MemberQuirks(false, node.refusesUnacknowledged(), node.lacksEndSessions(),
                     node.reappliesRetriedWrites(), node.duplicateKeyAsCommandError(), node.commitRacesWrites(),
-                    node.transactionEndsRefuseReadPreference(), node.keepsSupersededTransactions()));
+                    node.transactionEndsRefuseReadPreference(), node.keepsSupersededTransactions(), node.legacyQueriesAsCommands()));
             simulation.members().forEach(member -> states.noteQuirks(member, node.asSimulatedMembers()));
             return;
         }
@@ -159,6 +159,11 @@ final class MemberRoles {
             log.info(who + " keeps a session's transaction open when the session starts a newer one, and refuses the newer one,"
                     + " as jongodb does: blackpipe aborts the open one first, as mongod aborts it, so that a transaction whose"
                     + " commit never arrived does not hold its session");
+        }
+        if (quirks.legacyQueriesAsCommands()) {
+            log.info(who + " answers a legacy OP_QUERY find or OP_GET_MORE as an unknown command, its error as the one document"
+                    + " found, as jongodb does: blackpipe refuses them as mongod 5.1+ does (QueryFailure, code 5739101), so that"
+                    + " PyMongo 3's exhaust cursors and raw batches fail as they would there instead of reading that error as data");
         }
     }
 

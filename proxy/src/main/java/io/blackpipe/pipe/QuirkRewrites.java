@@ -24,7 +24,7 @@ import org.bson.BsonInt32;
  */
 final class QuirkRewrites {
     /** The one real node behind simulated members, as a simulated secondary passes it what it serves. */
-    static final MemberQuirks SIMULATED_NODE = new MemberQuirks(true, false, false, false, false, false, false, false);
+    static final MemberQuirks SIMULATED_NODE = new MemberQuirks(true, false, false, false, false, false, false, false, false);
 
     private QuirkRewrites() {
     }

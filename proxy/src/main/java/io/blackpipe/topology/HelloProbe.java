@@ -24,7 +24,7 @@ import org.bson.BsonValue;
  * ({@link WriteProbe}): whether it runs a retried write again, and how it refuses a duplicate key; and
  * such a member is asked its buildInfo, which tells jongodb by its version, whether it ends a transaction that
  * carries a read preference, and (a writable primary) whether a newer transaction of a session ends the open one
- * ({@link TransactionEndProbe}).
+ * ({@link TransactionEndProbe}), and how it answers a legacy OP_QUERY find.
  * A mongod is never asked to write. A
  * server older than 4.4.2 knows only isMaster, and is asked nothing more.
  */
@@ -32,6 +32,9 @@ public final class HelloProbe {
     private static final BsonDocument HELLO = new BsonDocument("hello", new BsonInt32(1));
     private static final BsonDocument BUILD_INFO = new BsonDocument("buildInfo", new BsonInt32(1));
     private static final int COMMAND_NOT_FOUND = 59;
+    /** The wire version of MongoDB 5.1, which removed OP_QUERY finds and OP_GET_MORE. */
+    private static final int LEGACY_OPCODES_REMOVED = 14;
+    private static final int QUERY_FAILURE = 2;
     /** How long a quirk's question waits: jongodb answers in a millisecond, and a start must not wait on it long. */
     private static final int QUIRK_REPLY_MILLIS = 1000;
 
@@ -90,9 +93,10 @@ public final class HelloProbe {
             WriteProbe.Answer writes = primary ? WriteProbe.ask(client) : new WriteProbe.Answer(false, false);
             return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, writes.reappliesRetriedWrites(),
                     writes.duplicateKeyAsCommandError(), namesJongodb(client.run("admin", BUILD_INFO)),
-                    TransactionEndProbe.refusesReadPreference(client), primary && TransactionEndProbe.keepsSupersededOpen(client));
+                    TransactionEndProbe.refusesReadPreference(client), primary && TransactionEndProbe.keepsSupersededOpen(client),
+                    answersLegacyQueriesAsCommands(client, hello));
         } catch (IOException e) {
-            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false, false, false, false);
+            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false, false, false, false, false);
         }
     }
 
@@ -103,6 +107,25 @@ public final class HelloProbe {
     private static boolean namesJongodb(BsonDocument buildInfo) {
         BsonValue version = buildInfo.get("version");
         return version != null && version.isString() && version.asString().getValue().toLowerCase(Locale.ROOT).contains("jongodb");
+    }
+
+    /**
+     * Whether a member whose wire version says 5.1 or later (which refuses a legacy OP_QUERY find with QueryFailure)
+     * answers one as a command instead: its reply to a find of a namespace that is no $cmd is no failure but an ok: 0
+     * document, as jongodb 0.1.6 answers "no such command". Asked last: a member that closes the connection at it keeps
+     * the quirks already learnt.
+     */
+    private static boolean answersLegacyQueriesAsCommands(BlockingCommandClient client, BsonDocument hello) {
+        BsonValue wire = hello.get("maxWireVersion");
+        if (wire == null || !wire.isNumber() || wire.asNumber().intValue() < LEGACY_OPCODES_REMOVED) {
+            return false;
+        }
+        try {
+            BlockingCommandClient.LegacyReply reply = client.legacyFind("admin.blackpipe.legacy-probe");
+            return (reply.responseFlags() & QUERY_FAILURE) == 0 && reply.first() != null && !isOk(reply.first());
+        } catch (IOException e) {
+            return false; // closed, or no reply soon: not the quirk this answers for
+        }
     }
 
     /** Read leniently: a hello that says it oddly is not asked to write, and its member is proxied all the same. */

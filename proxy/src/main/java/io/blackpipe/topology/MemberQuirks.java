@@ -33,15 +33,22 @@ package io.blackpipe.topology;
  *                                    progress for this session"), as jongodb 0.1.6 does, where mongod aborts the open
  *                                    one: a transaction whose commit never reached the member held its session so for
  *                                    good. The proxy sends the open one's abort first (SupersededTransactions)
+ * @param legacyQueriesAsCommands a legacy OP_QUERY find (a namespace that is no $cmd) or OP_GET_MORE is answered as an unknown
+ *                                command, its error a document like any other, by a member whose wire version says 5.1 or
+ *                                later, where mongod 5.1+ refuses them (QueryFailure, code 5739101): PyMongo 3's exhaust
+ *                                cursors and raw batches read jongodb 0.1.6's error as the one document found. The proxy
+ *                                answers them as mongod does (LegacyOpcodes)
  */
 public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledged, boolean lacksEndSessions,
                            boolean reappliesRetriedWrites, boolean duplicateKeyAsCommandError, boolean commitRacesWrites,
-                           boolean transactionEndsRefuseReadPreference, boolean keepsSupersededTransactions) {
-    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false, false, false, false, false);
+                           boolean transactionEndsRefuseReadPreference, boolean keepsSupersededTransactions,
+                           boolean legacyQueriesAsCommands) {
+    public static final MemberQuirks NONE = new MemberQuirks(false, false, false, false, false, false, false, false, false);
 
     public boolean any() {
         return primaryReadsOnly || refusesUnacknowledged || lacksEndSessions || reappliesRetriedWrites
-                || duplicateKeyAsCommandError || commitRacesWrites || transactionEndsRefuseReadPreference || keepsSupersededTransactions;
+                || duplicateKeyAsCommandError || commitRacesWrites || transactionEndsRefuseReadPreference || keepsSupersededTransactions
+                || legacyQueriesAsCommands;
     }
 
     /** Whether a request may be sent otherwise than it came: a read preference or a w:0 it refuses. */
@@ -52,6 +59,6 @@ public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledg
     /** These quirks as the simulated members over such a node have them: they pass it no read preference at all. */
     public MemberQuirks asSimulatedMembers() {
         return new MemberQuirks(true, refusesUnacknowledged, lacksEndSessions, reappliesRetriedWrites, duplicateKeyAsCommandError,
-                commitRacesWrites, transactionEndsRefuseReadPreference, keepsSupersededTransactions);
+                commitRacesWrites, transactionEndsRefuseReadPreference, keepsSupersededTransactions, legacyQueriesAsCommands);
     }
 }

@@ -62,12 +62,45 @@ public final class BlockingCommandClient implements AutoCloseable {
         BsonDocument body = command.clone();
         body.put("$db", new org.bson.BsonString(database));
         byte[] bson = BsonIo.encode(body);
-        int length = HEADER_LENGTH + 4 + 1 + bson.length;
-        ByteBuffer out = ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN);
-        out.putInt(length).putInt(nextRequestId++).putInt(0).putInt(OpCode.OP_MSG);
+        ByteBuffer out = request(OpCode.OP_MSG, 4 + 1 + bson.length);
         out.putInt(0).put((byte) 0).put(bson, 0, bson.length);
+        ByteBuffer r = exchange(out, OpCode.OP_MSG, 5);
+        r.getInt(); // flagBits
+        if (r.get() != 0) {
+            throw new IOException("reply does not start with a body section");
+        }
+        return decode(r);
+    }
+
+    /** A reply to a legacy OP_QUERY: its responseFlags, and its first document (null when it has none). */
+    public record LegacyReply(int responseFlags, BsonDocument first) {
+    }
+
+    /**
+     * Sends a legacy OP_QUERY find of {@code namespace} (an empty query, one document at most) and reads its OP_REPLY: to
+     * ask a member how it answers the opcode, which MongoDB 5.1 removed for all but the handshake.
+     */
+    public LegacyReply legacyFind(String namespace) throws IOException {
+        byte[] name = namespace.getBytes(StandardCharsets.UTF_8);
+        byte[] query = BsonIo.encode(new BsonDocument());
+        ByteBuffer out = request(OpCode.OP_QUERY, 4 + name.length + 1 + 8 + query.length);
+        out.putInt(0).put(name).put((byte) 0).putInt(0).putInt(-1).put(query);
+        ByteBuffer r = exchange(out, OpCode.OP_REPLY, 20);
+        int responseFlags = r.getInt();
+        r.position(20); // past cursorID, startingFrom and numberReturned
+        return new LegacyReply(responseFlags, r.hasRemaining() ? decode(r) : null);
+    }
+
+    /** A request of {@code opCode} with room for {@code bodyLength} bytes after its header, which is written. */
+    private ByteBuffer request(int opCode, int bodyLength) {
+        int length = HEADER_LENGTH + bodyLength;
+        return ByteBuffer.allocate(length).order(ByteOrder.LITTLE_ENDIAN).putInt(length).putInt(nextRequestId++).putInt(0).putInt(opCode);
+    }
+
+    /** Sends {@code request} and reads its reply, which must be of {@code opCode} and at least {@code minBody} bytes past the header. */
+    private ByteBuffer exchange(ByteBuffer request, int opCode, int minBody) throws IOException {
         OutputStream os = socket.getOutputStream();
-        os.write(out.array());
+        os.write(request.array());
         os.flush();
 
         DataInputStream in = new DataInputStream(socket.getInputStream());
@@ -75,21 +108,19 @@ public final class BlockingCommandClient implements AutoCloseable {
         readWhole(in, header);
         ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
         int replyLength = h.getInt(0);
-        int opCode = h.getInt(12);
-        if (replyLength < HEADER_LENGTH + 5 || replyLength > Frames.MAX_MESSAGE_SIZE) {
+        if (replyLength < HEADER_LENGTH + minBody || replyLength > Frames.MAX_MESSAGE_SIZE) {
             throw new IOException(notAMongoDbReply(header, replyLength));
         }
-        if (opCode != OpCode.OP_MSG) {
-            throw new IOException("expected an OP_MSG reply, got opcode " + opCode);
+        if (h.getInt(12) != opCode) {
+            throw new IOException("expected an " + OpCode.name(opCode) + " reply, got opcode " + h.getInt(12));
         }
         byte[] rest = new byte[replyLength - HEADER_LENGTH];
         readWhole(in, rest);
-        ByteBuffer r = ByteBuffer.wrap(rest).order(ByteOrder.LITTLE_ENDIAN);
-        r.getInt(); // flagBits
-        if (r.get() != 0) {
-            throw new IOException("reply does not start with a body section");
-        }
-        try (BsonBinaryReader reader = new BsonBinaryReader(r.slice().order(ByteOrder.LITTLE_ENDIAN))) {
+        return ByteBuffer.wrap(rest).order(ByteOrder.LITTLE_ENDIAN);
+    }
+
+    private static BsonDocument decode(ByteBuffer from) {
+        try (BsonBinaryReader reader = new BsonBinaryReader(from.slice().order(ByteOrder.LITTLE_ENDIAN))) {
             return new BsonDocumentCodec().decode(reader, DecoderContext.builder().build());
         }
     }

@@ -4,8 +4,11 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.RawUpstream;
 import io.blackpipe.testing.ScriptedMongodWire;
+import io.blackpipe.testing.ScriptedMongodWire.OpReply;
+import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.testing.WireSocket;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -24,12 +27,15 @@ import org.junit.jupiter.api.Test;
  * with an OP_QUERY find, then OP_GET_MORE, whatever the server, and sends OP_KILL_CURSORS for a
  * {@code MongoClient.kill_cursors} without a namespace.
  * Through the proxy they reach the member as they came and its replies come back, as without it;
- * the member judges them (mongod 5.1+ refuses them itself).
+ * the member judges them (mongod 5.1+ refuses them itself), unless it would answer them as an
+ * unknown command (jongodb): the proxy refuses them then, as mongod 5.1+ does.
  */
 class LegacyOpcodesTest {
     private static final int OP_GET_MORE = 2005;
     private static final int OP_KILL_CURSORS = 2007;
     private static final long CURSOR = 4242L;
+    private static final int QUERY_FAILURE = 2;
+    private static final int WIRE_VERSION_5_1 = 14;
 
     /** What the member received other than hellos, byte for byte, and the replies it sent to them. */
     private final List<byte[]> received = new CopyOnWriteArrayList<>();
@@ -58,6 +64,51 @@ class LegacyOpcodesTest {
             assertArrayEquals(killCursors, received.get(1));
             assertTrue(member.errors().isEmpty(), member.errors().toString());
         }
+    }
+
+    /**
+     * A legacy OP_QUERY find and OP_GET_MORE through the proxy on the lane: mongod 5.1+ refuses them (QueryFailure, code
+     * 5739101), and so does the proxy in the place of a member that answers them as an unknown command though its wire
+     * version says 5.1 (jongodb, whose error PyMongo 3's exhaust cursors and raw batches read as the one document found).
+     */
+    @Test
+    void aLegacyFindAndGetMoreAreRefusedAsMongod51RefusesThemOnTheLane() throws Exception {
+        int wireVersion = UpstreamLane.directHello().getNumber("maxWireVersion").intValue();
+        try (LogCapture log = LogCapture.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             WireSocket client = new WireSocket(proxy.members().get(0).advertised().port(), 300, 5_000)) {
+            client.sendRaw(ScriptedMongodWire.buildOpQuery(300, 0, "legacy.items", 0, 0, new BsonDocument()));
+            byte[] findReply = client.read();
+            client.sendRaw(getMore(301, "legacy.items", CURSOR));
+            byte[] getMoreReply = client.read();
+            assertEquals(300, ScriptedMongodWire.responseTo(findReply));
+            assertEquals(301, ScriptedMongodWire.responseTo(getMoreReply));
+            OpReply find = ScriptedMongodWire.parseOpReply(findReply);
+            OpReply more = ScriptedMongodWire.parseOpReply(getMoreReply);
+            if (wireVersion < WIRE_VERSION_5_1) { // a server before 5.1 takes them: the query finds nothing, the cursor is unknown
+                assertEquals(0, find.responseFlags() & QUERY_FAILURE, () -> UpstreamLane.name() + ": " + find);
+                assertEquals(List.of(), find.documents(), () -> UpstreamLane.name() + ": " + find);
+            } else {
+                assertRefused("OP_QUERY", find);
+                assertRefused("OP_GET_MORE", more);
+            }
+            if (UpstreamLane.isJongodb()) {
+                assertTrue(log.messages().stream().anyMatch(m -> m.contains("answers a legacy OP_QUERY find or OP_GET_MORE as an"
+                        + " unknown command")), () -> String.join("\n", log.messages()));
+            }
+            client.sendMsg(0, new BsonDocument("ping", new BsonInt32(1)).append("$db", new org.bson.BsonString("admin")));
+            assertEquals(2013, ScriptedMongodWire.opCode(client.read()), "the connection still serves commands");
+        }
+    }
+
+    private static void assertRefused(String opcode, OpReply reply) {
+        assertEquals(QUERY_FAILURE, reply.responseFlags() & QUERY_FAILURE, () -> UpstreamLane.name() + ": " + reply);
+        assertEquals(1, reply.documents().size(), reply::toString);
+        BsonDocument error = reply.documents().get(0);
+        assertTrue(error.getString("$err").getValue().startsWith(opcode + " is no longer supported. The client driver may require"
+                + " an upgrade."), error::toJson);
+        assertEquals(5739101, error.getNumber("code").intValue(), error::toJson);
+        assertEquals(0, error.getNumber("ok").intValue(), error::toJson);
     }
 
     /** Answers hellos and pings as a standalone, an OP_GET_MORE with one more document; OP_KILL_CURSORS gets no reply. */

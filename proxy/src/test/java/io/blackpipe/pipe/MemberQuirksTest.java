@@ -50,6 +50,7 @@ class MemberQuirksTest {
     private static final String SAID_RETRIES = "runs a retried write again";
     private static final String SAID_DUPLICATES = "answers a write's duplicate key as the command's error";
     private static final String SAID_TRANSACTION_ENDS = "refuses a commitTransaction or abortTransaction that carries a read preference";
+    private static final String SAID_LEGACY = "answers a legacy OP_QUERY find or OP_GET_MORE as an unknown command";
     private static final String SAID_SUPERSEDED = "keeps a session's transaction open when the session starts a newer one";
     private static final int MORE_TO_COME = 1 << 1;
 
@@ -267,6 +268,8 @@ class MemberQuirksTest {
             assertEquals(List.of(BsonDocument.parse("{_id: 1}"), BsonDocument.parse("{_id: 2}")), member.documents("shop", "orders"),
                     "the one before the duplicate, and not the one after it (ordered)");
             assertEquals(insertsBefore + 4, member.commandsReceived("insert").size(), () -> "the batch, then its parts [2], [1, 3] and [1]: " + member.commandsReceived("insert"));
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains(SAID_LEGACY)),
+                    "it refuses a legacy find as mongod 5.1+ does (QueryFailure), so that is left to it: " + log.messages());
         }
     }
 

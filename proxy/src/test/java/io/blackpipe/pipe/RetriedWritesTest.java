@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /** What RetriedWrites keeps of a session's writes, as mongod's table of sessions keeps it; the driver's side is RetriedWritesDriverTest. */
 class RetriedWritesTest {
-    private static final MemberQuirks REAPPLIES = new MemberQuirks(true, true, true, true, false, false, false, false);
+    private static final MemberQuirks REAPPLIES = new MemberQuirks(true, true, true, true, false, false, false, false, false);
 
     private static CommandFacts write(UUID lsid, long txnNumber) {
         return facts(lsid, txnNumber, false, 0);

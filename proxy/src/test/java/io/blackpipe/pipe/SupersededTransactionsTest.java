@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /** Which transaction of a session the proxy aborts before the session's newer one; the driver's side is SupersededTransactionDriverTest. */
 class SupersededTransactionsTest {
-    private static final MemberQuirks KEEPS = new MemberQuirks(true, true, true, true, true, true, true, true);
+    private static final MemberQuirks KEEPS = new MemberQuirks(true, true, true, true, true, true, true, true, true);
 
     private final SupersededTransactions transactions = new SupersededTransactions(new MemberStates(), new AtomicInteger(), new ProxyLog());
     private final UUID session = UUID.randomUUID();

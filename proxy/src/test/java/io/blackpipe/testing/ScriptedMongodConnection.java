@@ -24,6 +24,9 @@ import java.util.Map;
 import java.util.Set;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonDouble;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /** One client connection of a {@link ScriptedMongod}: a thread that reads, dispatches and replies. */
@@ -33,6 +36,8 @@ final class ScriptedMongodConnection implements Runnable {
     static final Set<String> NEVER_COMPRESSED = Set.of("hello", "isMaster", "ismaster", "saslStart",
             "saslContinue", "getnonce", "authenticate", "createUser", "updateUser");
     private static final int MAX_WIRE_MESSAGE = ScriptedMongod.MAX_MESSAGE_SIZE_BYTES + 64 * 1024;
+    /** OP_REPLY's responseFlags bit for a query that failed: its one document is the error. */
+    private static final int QUERY_FAILURE = 2;
 
     private final ScriptedMongod server;
     private final Socket socket;
@@ -296,6 +301,13 @@ final class ScriptedMongodConnection implements Runnable {
             server.appendClusterTime(reply);
         } else if (q.fullCollectionName().endsWith(".$cmd") && HELLO_NAMES.contains(name)) {
             reply = server.helloReply(name, cmd, this);
+        } else if (!q.fullCollectionName().endsWith(".$cmd")) { // a legacy find: refused before it is read, as mongod 5.1+ does
+            BsonDocument refused = new BsonDocument("$err", new BsonString("OP_QUERY is no longer supported. The client driver may"
+                    + " require an upgrade. For more details see https://dochub.mongodb.org/core/legacy-opcode-removal"))
+                    .append("code", new BsonInt32(5739101)).append("ok", new BsonDouble(0));
+            byte[] plain = ScriptedMongodWire.buildOpReply(server.nextRequestId(), ScriptedMongodWire.requestId(msg), QUERY_FAILURE, 0L, refused);
+            write(plain, OP_REPLY, compressor, name, QUERY_FAILURE, refused);
+            return;
         } else {
             reply = ScriptedMongodCommands.error(352, "UnsupportedOpQueryCommand",
                     "Unsupported OP_QUERY command: " + name + ". The client driver may require an upgrade. "
