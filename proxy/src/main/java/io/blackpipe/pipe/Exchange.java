@@ -123,7 +123,7 @@ final class Exchange {
                 return;
             case OpCode.OP_UPDATE, OpCode.OP_INSERT, OpCode.OP_GET_MORE, OpCode.OP_DELETE, OpCode.OP_KILL_CURSORS:
                 // a legacy driver's (PyMongo 3's raw batches and their getMores): the member judges it, as without the proxy
-                waiting.afterAnyBlackhole(frame, () -> LegacyOpcodes.forward(frame, connection, replies));
+                waiting.afterAnyBlackhole(frame, () -> LegacyOpcodes.forward(frame, null, connection, replies));
                 return;
             default:
                 throw new MalformedMessageException("clients do not send " + OpCode.name(Header.opCode(frame)));

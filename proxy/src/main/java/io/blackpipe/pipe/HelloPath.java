@@ -97,7 +97,8 @@ final class HelloPath {
             if (facts.isHello()) {
                 unlessFaulted(frame, facts, null, query);
             } else {
-                LegacyOpcodes.forward(hellos.onRequest(connection.alloc(), frame, facts, null, query), connection, exchange.replies());
+                LegacyOpcodes.forward(hellos.onRequest(connection.alloc(), frame, facts, null, query), facts.name(), connection,
+                        exchange.replies());
             }
         });
     }

@@ -162,8 +162,9 @@ final class MemberRoles {
         }
         if (quirks.legacyQueriesAsCommands()) {
             log.info(who + " answers a legacy OP_QUERY find or OP_GET_MORE as an unknown command, its error as the one document"
-                    + " found, as jongodb does: blackpipe refuses them as mongod 5.1+ does (QueryFailure, code 5739101), so that"
-                    + " PyMongo 3's exhaust cursors and raw batches fail as they would there instead of reading that error as data");
+                    + " found, and runs any command sent over OP_QUERY, as jongodb does: blackpipe refuses them as mongod 5.1+ does"
+                    + " (QueryFailure, code 5739101; UnsupportedOpQueryCommand for a command but the handshake's), so that PyMongo"
+                    + " 3's exhaust cursors and raw batches, and drivers too old for mongod 5.1, fail as they would there");
         }
     }
 

@@ -34,10 +34,11 @@ package io.blackpipe.topology;
  *                                    one: a transaction whose commit never reached the member held its session so for
  *                                    good. The proxy sends the open one's abort first (SupersededTransactions)
  * @param legacyQueriesAsCommands a legacy OP_QUERY find (a namespace that is no $cmd) or OP_GET_MORE is answered as an unknown
- *                                command, its error a document like any other, by a member whose wire version says 5.1 or
- *                                later, where mongod 5.1+ refuses them (QueryFailure, code 5739101): PyMongo 3's exhaust
- *                                cursors and raw batches read jongodb 0.1.6's error as the one document found. The proxy
- *                                answers them as mongod does (LegacyOpcodes)
+ *                                command, its error a document like any other, and any command sent over OP_QUERY is run,
+ *                                by a member whose wire version says 5.1 or later, where mongod 5.1+ refuses them
+ *                                (QueryFailure, code 5739101; UnsupportedOpQueryCommand but for the handshake's): PyMongo
+ *                                3's exhaust cursors and raw batches read jongodb 0.1.6's error as the one document found.
+ *                                The proxy answers them as mongod does (LegacyOpcodes)
  */
 public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledged, boolean lacksEndSessions,
                            boolean reappliesRetriedWrites, boolean duplicateKeyAsCommandError, boolean commitRacesWrites,

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.client.MongoClient;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.RawUpstream;
 import io.blackpipe.testing.ScriptedMongodWire;
@@ -68,11 +69,11 @@ class LegacyOpcodesTest {
 
     /**
      * A legacy OP_QUERY find and OP_GET_MORE through the proxy on the lane: mongod 5.1+ refuses them (QueryFailure, code
-     * 5739101), and so does the proxy in the place of a member that answers them as an unknown command though its wire
+     * 5739101), and a command over OP_QUERY other than the handshake's (UnsupportedOpQueryCommand); and so does the proxy in the place of a member that answers them as an unknown command though its wire
      * version says 5.1 (jongodb, whose error PyMongo 3's exhaust cursors and raw batches read as the one document found).
      */
     @Test
-    void aLegacyFindAndGetMoreAreRefusedAsMongod51RefusesThemOnTheLane() throws Exception {
+    void aLegacyFindGetMoreAndCommandAreRefusedAsMongod51RefusesThemOnTheLane() throws Exception {
         int wireVersion = UpstreamLane.directHello().getNumber("maxWireVersion").intValue();
         try (LogCapture log = LogCapture.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
@@ -95,6 +96,21 @@ class LegacyOpcodesTest {
             if (UpstreamLane.isJongodb()) {
                 assertTrue(log.messages().stream().anyMatch(m -> m.contains("answers a legacy OP_QUERY find or OP_GET_MORE as an"
                         + " unknown command")), () -> String.join("\n", log.messages()));
+            }
+            String database = UpstreamLane.freshDatabaseName("legacy");
+            BsonDocument insert = BsonDocument.parse("{insert: 'items', documents: [{_id: 1}]}");
+            client.sendRaw(ScriptedMongodWire.buildOpQuery(302, 0, database + ".$cmd", 0, -1, insert));
+            OpReply inserted = ScriptedMongodWire.parseOpReply(client.read());
+            if (wireVersion >= WIRE_VERSION_5_1) { // a command over OP_QUERY other than the handshake's is refused, and not run
+                assertEquals(0, inserted.responseFlags() & QUERY_FAILURE, inserted::toString);
+                BsonDocument error = inserted.documents().get(0);
+                assertEquals(352, error.getNumber("code").intValue(), error::toJson);
+                assertEquals("UnsupportedOpQueryCommand", error.getString("codeName").getValue(), error::toJson);
+                assertTrue(error.getString("errmsg").getValue().startsWith("Unsupported OP_QUERY command: insert. The client driver"
+                        + " may require an upgrade."), error::toJson);
+                try (MongoClient direct = UpstreamLane.directClient()) {
+                    assertEquals(0, direct.getDatabase(database).getCollection("items").countDocuments(), "on " + UpstreamLane.name());
+                }
             }
             client.sendMsg(0, new BsonDocument("ping", new BsonInt32(1)).append("$db", new org.bson.BsonString("admin")));
             assertEquals(2013, ScriptedMongodWire.opCode(client.read()), "the connection still serves commands");
