@@ -23,8 +23,8 @@ import org.bson.BsonString;
  * UnsupportedOpQueryCommand; none of them is counted as a command, as without that quirk.
  */
 final class LegacyOpcodes {
-    static final int REMOVED_CODE = 5739101;
-    static final int UNSUPPORTED_OP_QUERY_COMMAND = 352;
+    private static final int REMOVED_CODE = 5739101;
+    private static final int UNSUPPORTED_OP_QUERY_COMMAND = 352;
     private static final int QUERY_FAILURE = 2;
     private static final String UPGRADE = " The client driver may require an upgrade. For more details see"
             + " https://dochub.mongodb.org/core/legacy-opcode-removal";
@@ -57,8 +57,13 @@ final class LegacyOpcodes {
         int responseTo = Header.requestId(frame);
         return switch (Header.opCode(frame)) {
             case OpCode.OP_GET_MORE -> removed(alloc, requestId, responseTo, "OP_GET_MORE");
-            case OpCode.OP_QUERY -> !OpQuery.parse(frame).fullCollectionName().endsWith(".$cmd") ? removed(alloc, requestId, responseTo, "OP_QUERY")
-                    : commandName != null && !TAKEN.contains(commandName) ? unsupportedCommand(alloc, requestId, responseTo, commandName) : null;
+            case OpCode.OP_QUERY -> {
+                if (!OpQuery.parse(frame).fullCollectionName().endsWith(".$cmd")) {
+                    yield removed(alloc, requestId, responseTo, "OP_QUERY"); // a find
+                }
+                boolean taken = commandName == null || TAKEN.contains(commandName);
+                yield taken ? null : unsupportedCommand(alloc, requestId, responseTo, commandName);
+            }
             default -> null;
         };
     }
@@ -74,7 +79,8 @@ final class LegacyOpcodes {
     private static ByteBuf unsupportedCommand(ByteBufAllocator alloc, int requestId, int responseTo, String commandName) {
         BsonDocument error = new BsonDocument("ok", new BsonDouble(0))
                 .append("errmsg", new BsonString("Unsupported OP_QUERY command: " + commandName + "." + UPGRADE))
-                .append("code", new BsonInt32(UNSUPPORTED_OP_QUERY_COMMAND)).append("codeName", new BsonString("UnsupportedOpQueryCommand"));
+                .append("code", new BsonInt32(UNSUPPORTED_OP_QUERY_COMMAND))
+                .append("codeName", new BsonString("UnsupportedOpQueryCommand"));
         return Messages.opReply(alloc, requestId, responseTo, AWAIT_CAPABLE, 0, 0, List.of(error));
     }
 }
