@@ -108,7 +108,11 @@ public final class JongodbUpstream implements LocalUpstream {
                         + " document it wrote: a write outside the transaction to such a document after it began is lost,"
                         + " where mongod refuses the transaction's write (WriteConflict, which withTransaction retries) or"
                         + " holds the other write until the transaction ends; blackpipe sends each commit alone, which keeps"
-                        + " the writes to other documents, but cannot tell which documents a transaction's copy holds");
+                        + " the writes to other documents, but cannot tell which documents a transaction's copy holds",
+                "jongodb's bulkWrite command is one of its own (one collection's operations), not MongoDB 8.0's: a driver's"
+                        + " client-wide bulk write (the Java driver's MongoClient.bulkWrite, the Node.js driver's"
+                        + " client.bulkWrite) is refused (TypeMismatch), with or without blackpipe, as mongod before 8.0"
+                        + " refuses it (CommandNotFound); a collection's bulk write works");
     }
 
     public String host() {

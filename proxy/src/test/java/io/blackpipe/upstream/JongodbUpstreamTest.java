@@ -115,6 +115,12 @@ class JongodbUpstreamTest {
             assertEquals(BsonDocument.parse("{_id: 1, tags: ['a'], n: 1}"), document, "the outside write lost at the commit");
             assertTrue(upstream.caveats().get(1).startsWith("jongodb runs a transaction on a copy of the data taken as it began"),
                     upstream.caveats().get(1));
+            // MongoDB 8.0's bulkWrite, as the Java and Node.js drivers send it whatever the wire version: its own takes a collection
+            BsonDocument bulkWrite = client.run("admin", BsonDocument.parse("{bulkWrite: 1, ops: [{insert: 0, document: {_id: 9}}],"
+                    + " nsInfo: [{ns: 'app.c'}]}"));
+            assertEquals(14, code(bulkWrite), bulkWrite.toJson());
+            assertEquals(1, client.run("app", BsonDocument.parse("{count: 'c'}")).getNumber("n").intValue(), "nothing inserted");
+            assertTrue(upstream.caveats().get(2).startsWith("jongodb's bulkWrite command is one of its own"), upstream.caveats().get(2));
         }
     }
 }
