@@ -42,7 +42,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean clientPausedForBackpressure;
     private boolean clientPausedByFault;
     private boolean upstreamPausedForBackpressure;
-    private boolean upstreamPausedByFault;
+    private int upstreamPausesByFault; // not a flag: a held reply's and a batch insert's made again may overlap
     /** Delayed work (held commands, held replies) not yet run; run at once when the client goes away. */
     private final Set<Runnable> scheduled = new LinkedHashSet<>();
     /** What the member's side does once the client left; made with the member's connection. */
@@ -250,7 +250,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     void pauseUpstreamReads(boolean paused) {
-        upstreamPausedByFault = paused;
+        upstreamPausesByFault += paused ? 1 : -1;
         updateUpstreamAutoRead();
     }
 
@@ -312,7 +312,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     private void updateUpstreamAutoRead() {
         if (upstream.isActive() && !afterTheClientLeft.seesThrough()) {
-            upstream.config().setAutoRead(!upstreamPausedForBackpressure && !upstreamPausedByFault);
+            upstream.config().setAutoRead(!upstreamPausedForBackpressure && upstreamPausesByFault == 0);
         }
     }
 

@@ -17,7 +17,8 @@ import org.bson.BsonDocument;
  * The batch inserts one connection sent to a member that applies none of a batch that meets a duplicate key (jongodb;
  * see {@link BatchInsertReruns}), until their replies. A reply that is such a duplicate key is held, the batch inserted
  * again as mongod would have, and mongod's answer goes on in the reply's place, as the member's own (rules, counters and
- * a retried write's first run see that one). Meanwhile the member's connection is not read, so nothing overtakes it.
+ * a retried write's first run see that one). The replies read after it wait for that answer, in turn (a pipelining
+ * client's), and meanwhile the member's connection is not read, so that they do not pile up.
  * Outside a transaction only: there mongod's error aborts the transaction, which applies none of the batch either.
  * Used from the connection's event loop only.
  */
@@ -26,6 +27,7 @@ final class DuplicateKeyBatches {
     private record Batch(String database, String collection, int documents, BsonDocument insert) {
     }
 
+    private final Exchange exchange;
     private final ClientConnection connection;
     private final Member member;
     private final PipeContext context;
@@ -33,8 +35,9 @@ final class DuplicateKeyBatches {
     /** Held replies whose batch is being inserted again. */
     private int rerunning;
 
-    DuplicateKeyBatches(ClientConnection connection, Member member, PipeContext context) {
-        this.connection = connection;
+    DuplicateKeyBatches(Exchange exchange, Member member, PipeContext context) {
+        this.exchange = exchange;
+        this.connection = exchange.connection();
         this.member = member;
         this.context = context;
     }
@@ -62,10 +65,11 @@ final class DuplicateKeyBatches {
         if (facts.ok() || facts.code() != DuplicateKeys.CODE) {
             return false;
         }
+        WaitingReplies.Turn turn = exchange.replies().keepTurn();
         connection.pauseUpstreamReads(true);
         rerunning++;
         context.batchInserts().rerun(member, batch.database(), batch.insert()).whenComplete((answer, failure) -> {
-            if (!connection.runOnItsEventLoop(() -> ranAgain(reply, batch, answer, failure))) {
+            if (!connection.runOnItsEventLoop(() -> ranAgain(reply, batch, turn, answer, failure))) {
                 reply.release(); // the proxy closed meanwhile
             }
         });
@@ -80,7 +84,7 @@ final class DuplicateKeyBatches {
         return !sent.isEmpty() || rerunning > 0;
     }
 
-    private void ranAgain(ByteBuf reply, Batch batch, BsonDocument answer, Throwable failure) {
+    private void ranAgain(ByteBuf reply, Batch batch, WaitingReplies.Turn turn, BsonDocument answer, Throwable failure) {
         rerunning--;
         connection.pauseUpstreamReads(false);
         String batchOf = "a batch insert of " + batch.documents() + " documents into " + batch.database() + "." + batch.collection();
@@ -96,7 +100,14 @@ final class DuplicateKeyBatches {
                     + " inserted them again as mongod would have (n: " + answer.getNumber("n").intValue() + ", "
                     + answer.getArray("writeErrors", new BsonArray()).size() + " write errors)");
         }
-        connection.passOn(passed); // to the client, or to its run once the client left
+        if (turn.dropped()) {
+            connection.passOn(passed); // the client left: to its run
+        } else {
+            if (!exchange.runs().isEmpty()) { // its run ends now, as a reply's ends as it comes (Exchange#onReply)
+                exchange.runs().onReply(Header.responseTo(passed), passed);
+            }
+            exchange.replies().fillTurn(turn, passed);
+        }
         connection.flushClient(); // read outside the member's read loop, whose end would flush it
     }
 }

@@ -60,7 +60,7 @@ final class Exchange {
         this.waiting = new WaitingRequests(connection, this::onRequest, frame -> cut.count(frame, connection.cutBy()));
         this.replies = new WaitingReplies(connection, this::deliver);
         this.runs = new RunsAtTheMember(context.retriedWrites(), context.commits(), connection);
-        this.batches = new DuplicateKeyBatches(connection, member, context);
+        this.batches = new DuplicateKeyBatches(this, member, context);
         this.wakeWhenItsTurnMayHaveCome = () -> connection.runOnItsEventLoop(waiting::itsTurnMayHaveCome); // one: forward is hot
         this.rollbacks = context.simulation() == null ? null : new RollbackRecorder(this);
     }

@@ -8,17 +8,19 @@ import java.util.function.Consumer;
 /**
  * The replies of one connection that wait their turn: behind a held one (delayReplyMS, or
  * trickleReply until its last piece; an exhaust stream's replies each answer the one before, so
- * none may overtake it) and in a blackhole (a reply on its way arrives when it ends, as over a
- * healed network). Once some wait, every reply read later waits behind them. Used from the
+ * none may overtake it), behind a turn kept for a reply the proxy makes again (a batch insert's
+ * answer, see DuplicateKeyBatches) and in a blackhole (a reply on its way arrives when it ends, as
+ * over a healed network). Once some wait, every reply read later waits behind them. Used from the
  * connection's event loop only.
  */
 final class WaitingReplies {
     private final ClientConnection connection;
     private final Consumer<ByteBuf> deliver;
-    private final ArrayDeque<Waiting> queued = new ArrayDeque<>();
+    private final ArrayDeque<Turn> queued = new ArrayDeque<>();
     private boolean holding;
     /** A delayed reply whose time came during a blackhole, sent when it ends (or told the client left). */
     private Runnable delayedAfterTheBlackhole;
+    private boolean clientLeft;
 
     /** @param deliver passes a reply on to the client, in turn */
     WaitingReplies(ClientConnection connection, Consumer<ByteBuf> deliver) {
@@ -31,7 +33,7 @@ final class WaitingReplies {
         if (!holding && !connection.blackholed() && queued.isEmpty()) {
             return false;
         }
-        queued.add(new Waiting(frame, false));
+        queued.add(new Turn(frame, false));
         return true;
     }
 
@@ -41,7 +43,7 @@ final class WaitingReplies {
             connection.sendToClient(answer);
             connection.flushClient();
         } else {
-            queued.add(new Waiting(answer, true));
+            queued.add(new Turn(answer, true));
         }
     }
 
@@ -55,8 +57,28 @@ final class WaitingReplies {
             return;
         }
         for (int i = frames.size() - 1; i >= 0; i--) {
-            queued.addFirst(new Waiting(frames.get(i), true));
+            queued.addFirst(new Turn(frames.get(i), true));
         }
+    }
+
+    /**
+     * Keeps the turn of a reply that comes again later (a batch insert's answer, made again): the replies read after it
+     * wait for it. Once the client left, no turn is kept (the reply goes to its run, see AfterTheClientLeft).
+     */
+    Turn keepTurn() {
+        Turn turn = new Turn(null, false);
+        if (clientLeft) {
+            turn.dropped = true;
+        } else {
+            queued.add(turn);
+        }
+        return turn;
+    }
+
+    /** The reply whose turn was kept: it goes on (read and rewritten) when that turn comes, and the ones behind it after it. */
+    void fillTurn(Turn turn, ByteBuf frame) {
+        turn.frame = frame;
+        release();
     }
 
     /** A reply is held (delayReplyMS, trickleReply): the ones read after it wait; false lets them go on. */
@@ -76,10 +98,10 @@ final class WaitingReplies {
     }
 
     private void release() {
-        while (!holding && !connection.blackholed() && !queued.isEmpty() && connection.isOpen()) {
-            Waiting next = queued.poll();
-            ByteBuf frame = next.frame();
-            if (next.ownAnswer()) {
+        while (!holding && !connection.blackholed() && !queued.isEmpty() && queued.peek().frame != null && connection.isOpen()) {
+            Turn next = queued.poll();
+            ByteBuf frame = next.frame;
+            if (next.ownAnswer) {
                 connection.sendToClient(frame); // made by the proxy: nothing in it to read or rewrite
                 continue;
             }
@@ -104,14 +126,35 @@ final class WaitingReplies {
 
     /** The client left: a delayed reply learns it, the queued ones are dropped. */
     void clientLeft() {
+        clientLeft = true;
         runDelayed();
-        Waiting waiting;
-        while ((waiting = queued.poll()) != null) {
-            waiting.frame().release();
+        Turn turn;
+        while ((turn = queued.poll()) != null) {
+            if (turn.frame == null) {
+                turn.dropped = true; // a kept turn: its reply, when it comes, goes to its run instead
+            } else {
+                turn.frame.release();
+            }
         }
     }
 
-    /** A reply from the member (read and rewritten when its turn comes) or the proxy's own answer (sent as it is). */
-    private record Waiting(ByteBuf frame, boolean ownAnswer) {
+    /**
+     * A reply's turn: the member's reply (read and rewritten when its turn comes), the proxy's own answer (sent as it is),
+     * or a kept turn ({@link #keepTurn}) whose reply is not in yet, and the replies behind it wait.
+     */
+    static final class Turn {
+        private ByteBuf frame;
+        private final boolean ownAnswer;
+        private boolean dropped;
+
+        private Turn(ByteBuf frame, boolean ownAnswer) {
+            this.frame = frame;
+            this.ownAnswer = ownAnswer;
+        }
+
+        /** Whether the client left before a kept turn's reply came: it goes to its run instead. */
+        boolean dropped() {
+            return dropped;
+        }
     }
 }

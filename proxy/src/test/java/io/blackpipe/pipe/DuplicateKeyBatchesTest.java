@@ -14,6 +14,9 @@ import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.ScriptedMongodWire;
+import io.blackpipe.testing.WireSocket;
+import java.io.ByteArrayOutputStream;
 import java.time.Duration;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -62,6 +65,58 @@ class DuplicateKeyBatchesTest {
             Await.until(Duration.ofSeconds(5), "the member's connection closed once the batch was answered",
                     () -> member.openConnections() == openBefore - 1);
             assertEquals(1, Meters.outcomes(proxy.registry(), "insert", "network_error"), "the attempt the client gave up on");
+        }
+    }
+
+    /**
+     * A pipelining client's batch insert and the ping behind it: the member's two replies reach the proxy in one read, and
+     * the ping's waits until the batch's answer, made again, went to the client before it, as mongod answers them in turn.
+     */
+    @Test
+    void theReplyToARequestPipelinedBehindTheBatchWaitsForTheBatchsAnswer() throws Exception {
+        try (ScriptedMongod member = refusingMember();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member);
+             WireSocket raw = ScriptedProxy.wire(proxy)) {
+            log.await(m -> m.startsWith("member " + member.address() + " " + SAID_DUPLICATES), Duration.ofSeconds(5), "noting the member");
+            member.insertDocuments("shop", "orders", List.of(BsonDocument.parse("{_id: 1}")));
+            member.sendPipelinedRepliesTogether(true);
+            member.delayReplies("insert", 300); // the batch's parts, inserted again, take a while: the ping's reply is read meanwhile
+            ByteArrayOutputStream pipelined = new ByteArrayOutputStream();
+            pipelined.write(ScriptedMongodWire.buildOpMsg(100, 0, 0, BsonDocument.parse("{insert: 'orders', documents: [{_id: 2},"
+                    + " {_id: 1}, {_id: 3}], $db: 'shop'}"), null));
+            pipelined.write(ScriptedMongodWire.buildOpMsg(101, 0, 0, BsonDocument.parse("{ping: 1, $db: 'admin'}"), null));
+            raw.sendRaw(pipelined.toByteArray());
+
+            byte[] first = raw.read();
+            assertEquals(100, ScriptedMongodWire.responseTo(first), "the batch's answer first, as mongod answers in turn");
+            BsonDocument answer = ScriptedMongodWire.parseOpMsg(first).body();
+            assertEquals(1, answer.getNumber("n").intValue(), () -> "mongod's answer, made again: " + answer.toJson());
+            assertEquals(101, ScriptedMongodWire.responseTo(raw.read()));
+            assertEquals(List.of(BsonDocument.parse("{_id: 1}"), BsonDocument.parse("{_id: 2}")), member.documents("shop", "orders"));
+        }
+    }
+
+    /** The client leaves while its batch is being inserted again: the answer ends the batch's run, and the member's connection closes. */
+    @Test
+    void aClientThatLeavesWhileItsBatchIsInsertedAgainLeavesItInserted() throws Exception {
+        try (ScriptedMongod member = refusingMember();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ScriptedProxy.start(member)) {
+            log.await(m -> m.startsWith("member " + member.address() + " " + SAID_DUPLICATES), Duration.ofSeconds(5), "noting the member");
+            member.insertDocuments("shop", "orders", List.of(BsonDocument.parse("{_id: 1}")));
+            int openBefore = member.openConnections();
+            try (WireSocket raw = ScriptedProxy.wire(proxy)) {
+                member.delayReplies("insert", 300);
+                raw.sendRaw(ScriptedMongodWire.buildOpMsg(100, 0, 0, BsonDocument.parse("{insert: 'orders', documents: [{_id: 2},"
+                        + " {_id: 1}, {_id: 3}], $db: 'shop'}"), null));
+                Await.until(Duration.ofSeconds(5), "the batch's first part inserted again", () -> member.commandsReceived("insert").size() == 2);
+            } // the client leaves, its batch's answer still to be made
+            log.await(m -> m.contains("inserted them again as mongod would have (n: 1, 1 write errors)"), Duration.ofSeconds(5),
+                    "the batch inserted again");
+            assertEquals(List.of(BsonDocument.parse("{_id: 1}"), BsonDocument.parse("{_id: 2}")), member.documents("shop", "orders"));
+            Await.until(Duration.ofSeconds(5), "the member's connection closed once the batch was answered",
+                    () -> member.openConnections() == openBefore);
         }
     }
 

@@ -96,6 +96,7 @@ public final class ScriptedMongod implements AutoCloseable {
     private volatile boolean closed;
     /** New connections are closed as soon as they are accepted, as mongod closes those past its maxIncomingConnections. */
     private volatile boolean refusingConnections;
+    private volatile boolean pipelinedRepliesTogether;
 
     private volatile List<String> advertisedHosts;
     /** Members in the set's configuration that hello never lists (hidden, or delayed). */
@@ -589,6 +590,19 @@ public final class ScriptedMongod implements AutoCloseable {
      */
     public void refuseNewConnections(boolean refuse) {
         refusingConnections = refuse;
+    }
+
+    /**
+     * From now on, sends a connection's replies at once only when no request waits behind them (or takes up flushing each
+     * as it goes again): the replies to pipelined requests then reach the proxy together, in one read, as they do when its
+     * event loop is busy while they arrive.
+     */
+    public void sendPipelinedRepliesTogether(boolean together) {
+        pipelinedRepliesTogether = together;
+    }
+
+    boolean sendsPipelinedRepliesTogether() {
+        return pipelinedRepliesTogether;
     }
 
     /** Forgets recorded frames and counters (not documents or topology). */

@@ -91,6 +91,9 @@ final class ScriptedMongodConnection implements Runnable {
             in = new PushbackInputStream(new BufferedInputStream(socket.getInputStream(), 64 * 1024), 1);
             out = new BufferedOutputStream(socket.getOutputStream(), 64 * 1024);
             while (!server.isClosed()) {
+                if (in.available() == 0) {
+                    out.flush(); // replies held back for those behind them (sendPipelinedRepliesTogether) go before a wait
+                }
                 byte[] raw = ScriptedMongodWire.readMessage(in, MAX_WIRE_MESSAGE);
                 pendingInput = false;
                 if (raw == null) {
@@ -357,7 +360,9 @@ final class ScriptedMongodConnection implements Runnable {
                 ScriptedMongodWire.responseTo(wire), ScriptedMongodWire.opCode(wire), opCode, c, flags, commandName,
                 body, wire, System.nanoTime()));
         out.write(wire);
-        out.flush();
+        if (!server.sendsPipelinedRepliesTogether() || in.available() == 0) {
+            out.flush();
+        }
     }
 
     private void recordReceived(byte[] raw, int originalOpCode, ScriptedMongodCompressor compressor, int flags,
