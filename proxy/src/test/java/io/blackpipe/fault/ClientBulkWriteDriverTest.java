@@ -10,24 +10,62 @@ import com.mongodb.MongoException;
 import com.mongodb.MongoNamespace;
 import com.mongodb.MongoSocketException;
 import com.mongodb.client.MongoClient;
-import com.mongodb.client.model.Sorts;
+import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.bulk.ClientBulkWriteResult;
 import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
+import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import org.bson.Document;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * MongoDB 8.0's bulkWrite command, a driver's client-wide bulk write (its operations across collections in one command
  * to admin, as OP_MSG document sequences), passes as any write does: counted, its retry counted, a lost reply retried
  * and the write applied once. A server before 8.0 refuses it (CommandNotFound), and so does jongodb 0.1.6, whose own
  * bulkWrite command is another (TypeMismatch); the Java and Node.js drivers send it whatever the wire version. Such a
- * refusal reaches the driver as it came, with the same counts. Each test asks the upstream straight which it does.
+ * refusal reaches the driver as it came, with the same counts. Each test asks the upstream straight which it does, and
+ * runs on the lane, on a scripted member that serves the command as mongod 8.0 does (the lane's may not), and on one that
+ * also runs a retried write again, as jongodb does (blackpipe answers the retry from the first run: RetriedWrites).
  */
-class ClientBulkWriteDriverTest extends DriverRigTest {
+class ClientBulkWriteDriverTest {
+    enum Upstream { LANE, SCRIPTED_MONGOD_8_0, SCRIPTED_8_0_RUNNING_RETRIES_AGAIN }
+
+    private DriverRig rig;
+    private ScriptedMongod scripted;
+
+    private void start(Upstream upstream, TestInfo test) throws IOException {
+        String name = test.getTestMethod().orElseThrow().getName();
+        if (upstream == Upstream.LANE) {
+            rig = new DriverRig(name);
+            return;
+        }
+        ScriptedMongod.Builder member = ScriptedMongod.builder().maxWireVersion(25).version("8.0.0");
+        if (upstream == Upstream.SCRIPTED_8_0_RUNNING_RETRIES_AGAIN) {
+            member.withoutEndSessions().reappliesRetriedWrites(); // blackpipe asks a member that is no mongod how it takes retries
+        }
+        scripted = member.start();
+        rig = new DriverRig(scripted.uri("replicaSet=" + ScriptedMongod.SET_NAME),
+                MongoClients.create(scripted.uri("directConnection=true")), name, 0);
+    }
+
+    @AfterEach
+    void stop() {
+        if (rig != null) {
+            rig.close();
+        }
+        if (scripted != null) {
+            scripted.close();
+        }
+    }
+
     private MongoNamespace namespace(String collection) {
         return new MongoNamespace(rig.db, collection);
     }
@@ -45,14 +83,16 @@ class ClientBulkWriteDriverTest extends DriverRigTest {
             rig.direct.bulkWrite(List.of(ClientNamespacedWriteModel.insertOne(namespace("asked"), new Document())));
             return null;
         } catch (MongoCommandException refused) {
-            System.out.println("[blackpipe] " + UpstreamLane.name() + " refuses MongoDB 8.0's bulkWrite: " + refused.getErrorCode()
+            System.out.println("[blackpipe] " + (scripted == null ? UpstreamLane.name() : "the scripted member") + " refuses MongoDB 8.0's bulkWrite: " + refused.getErrorCode()
                     + " " + refused.getErrorMessage());
             return refused;
         }
     }
 
     private List<Document> stored(String collection) {
-        return rig.serverSide(collection).find().sort(Sorts.ascending("_id")).into(new ArrayList<>());
+        List<Document> stored = rig.serverSide(collection).find().into(new ArrayList<>());
+        stored.sort(Comparator.comparing(d -> d.getInteger("_id")));
+        return stored;
     }
 
     private static void assertSameRefusal(MongoCommandException straight, MongoCommandException throughTheProxy) {
@@ -60,8 +100,10 @@ class ClientBulkWriteDriverTest extends DriverRigTest {
         assertEquals(straight.getErrorMessage(), throughTheProxy.getErrorMessage());
     }
 
-    @Test
-    void aClientBulkWriteWhoseReplyWasLostIsRetriedOnceAndAppliedOnce() {
+    @ParameterizedTest
+    @EnumSource(Upstream.class)
+    void aClientBulkWriteWhoseReplyWasLostIsRetriedOnceAndAppliedOnce(Upstream upstream, TestInfo test) throws IOException {
+        start(upstream, test);
         MongoCommandException refusal = refusalStraightFromTheUpstream();
         rig.rule("{times: 1}", "bulkWrite", "dropReply: true");
         MongoClient client = rig.client("retryWrites=true");
@@ -80,8 +122,10 @@ class ClientBulkWriteDriverTest extends DriverRigTest {
         assertEquals(0, rig.attempts("insert") + rig.attempts("update"), "one command, not the collections' write commands");
     }
 
-    @Test
-    void aNotWritablePrimaryReplyIsRetriedOnTheMember() {
+    @ParameterizedTest
+    @EnumSource(Upstream.class)
+    void aNotWritablePrimaryReplyIsRetriedOnTheMember(Upstream upstream, TestInfo test) throws IOException {
+        start(upstream, test);
         MongoCommandException refusal = refusalStraightFromTheUpstream();
         rig.rule("{times: 1}", "bulkWrite", "errorCode: 10107");
         MongoClient client = rig.client("retryWrites=true");
@@ -96,8 +140,10 @@ class ClientBulkWriteDriverTest extends DriverRigTest {
     }
 
     /** An updateMany makes the bulk write one that drivers never retry: its lost reply reaches the app as a network error. */
-    @Test
-    void aBulkWriteWithAMultiUpdateIsNotRetriedAndItsLostReplyReachesTheApp() {
+    @ParameterizedTest
+    @EnumSource(Upstream.class)
+    void aBulkWriteWithAMultiUpdateIsNotRetriedAndItsLostReplyReachesTheApp(Upstream upstream, TestInfo test) throws IOException {
+        start(upstream, test);
         MongoCommandException refusal = refusalStraightFromTheUpstream();
         rig.serverSide("c").insertMany(List.of(new Document("_id", 1), new Document("_id", 2)));
         rig.rule("{times: 1}", "bulkWrite", "dropReply: true");

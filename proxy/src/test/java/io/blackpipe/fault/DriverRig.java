@@ -38,9 +38,14 @@ final class DriverRig implements AutoCloseable {
 
     /** @param seed the proxy's seed of random fault decisions ({activationProbability}) */
     DriverRig(String dbPrefix, long seed) {
-        proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()).withFaultOptions(seed, false));
-        direct = UpstreamLane.directClient();
-        db = UpstreamLane.freshDatabaseName(dbPrefix);
+        this(UpstreamLane.uri(), UpstreamLane.directClient(), UpstreamLane.freshDatabaseName(dbPrefix), seed);
+    }
+
+    /** In front of another upstream than the lane's (a scripted member): {@code direct} reads it past the proxy. */
+    DriverRig(String upstreamUri, MongoClient direct, String db, long seed) {
+        proxy = ProxyServer.start(ProxyConfig.embedded(upstreamUri).withFaultOptions(seed, false));
+        this.direct = direct;
+        this.db = db;
     }
 
     /**

@@ -605,6 +605,11 @@ public final class ScriptedMongod implements AutoCloseable {
         return pipelinedRepliesTogether;
     }
 
+    /** Whether it serves MongoDB 8.0's bulkWrite command, as a mongod whose wire version is 8.0's (25) or later does. */
+    boolean servesClientBulkWrite() {
+        return maxWireVersion >= 25;
+    }
+
     /** Forgets recorded frames and counters (not documents or topology). */
     public void clearRecords() {
         received.clear();

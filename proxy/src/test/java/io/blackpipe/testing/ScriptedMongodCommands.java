@@ -138,18 +138,24 @@ final class ScriptedMongodCommands {
                 return drop(cmd);
             case "listCommands":
                 return listCommands();
+            case "bulkWrite":
+                return server.servesClientBulkWrite() ? retryable(cmd, () -> bulkWrite(cmd))
+                        : error(59, "CommandNotFound", "no such command: 'bulkWrite'");
             default:
                 return error(59, "CommandNotFound", "no such command: '" + name + "'");
         }
     }
 
     /** What this node serves, under its commands' names: aliases (buildinfo) unlisted, as mongod's listCommands leaves them out. */
-    private static BsonDocument listCommands() {
+    private BsonDocument listCommands() {
         BsonDocument commands = new BsonDocument();
         for (String name : List.of("aggregate", "authenticate", "buildInfo", "count", "currentOp", "delete", "drop", "endSessions",
                 "find", "getMore", "hello", "insert", "isMaster", "killCursors", "listCommands", "ping", "replSetGetConfig",
                 "replSetGetStatus", "replSetStepDown", "saslContinue", "saslStart", "serverStatus", "update")) {
             commands.append(name, new BsonDocument("help", new BsonString("")));
+        }
+        if (server.servesClientBulkWrite()) {
+            commands.append("bulkWrite", new BsonDocument("help", new BsonString("")));
         }
         return new BsonDocument("commands", commands).append("ok", new BsonDouble(1));
     }
@@ -241,6 +247,74 @@ final class ScriptedMongodCommands {
             reply.put("writeErrors", writeErrors);
         }
         return reply;
+    }
+
+    /**
+     * MongoDB 8.0's bulkWrite: each of its ops, across the namespaces of nsInfo, run as its collection's write command would
+     * run it alone; the results in a cursor (only the errors when errorsOnly), the counts beside them. An ordered one stops
+     * at its first error.
+     */
+    private BsonDocument bulkWrite(BsonDocument cmd) {
+        List<BsonValue> nsInfo = cmd.getArray("nsInfo").getValues();
+        boolean ordered = cmd.getBoolean("ordered", BsonBoolean.TRUE).getValue();
+        boolean errorsOnly = cmd.getBoolean("errorsOnly", BsonBoolean.FALSE).getValue();
+        BsonArray results = new BsonArray();
+        Map<String, Integer> counts = new LinkedHashMap<>();
+        for (String count : List.of("nErrors", "nInserted", "nMatched", "nModified", "nUpserted", "nDeleted")) {
+            counts.put(count, 0);
+        }
+        List<BsonValue> ops = cmd.getArray("ops").getValues();
+        for (int i = 0; i < ops.size(); i++) {
+            BsonDocument op = ops.get(i).asDocument();
+            String kind = op.getFirstKey();
+            String[] namespace = nsInfo.get(op.getNumber(kind).intValue()).asDocument().getString("ns").getValue().split("\\.", 2);
+            BsonDocument alone = new BsonDocument(kind, new BsonString(namespace[1])).append("$db", new BsonString(namespace[0]));
+            BsonDocument reply = switch (kind) {
+                case "insert" -> insert(alone.append("documents", new BsonArray(List.of(op.getDocument("document")))));
+                case "update" -> update(alone.append("updates", new BsonArray(List.of(new BsonDocument("q", op.getDocument("filter"))
+                        .append("u", op.get("updateMods")).append("multi", op.getBoolean("multi", BsonBoolean.FALSE))
+                        .append("upsert", op.getBoolean("upsert", BsonBoolean.FALSE))))));
+                case "delete" -> delete(alone.append("deletes", new BsonArray(List.of(new BsonDocument("q", op.getDocument("filter"))
+                        .append("limit", new BsonInt32(op.getBoolean("multi", BsonBoolean.FALSE).getValue() ? 0 : 1))))));
+                default -> throw new Unsupported("unknown bulkWrite op '" + kind + "'");
+            };
+            BsonDocument result = new BsonDocument("ok", new BsonDouble(1)).append("idx", new BsonInt32(i));
+            if (reply.containsKey("writeErrors")) {
+                BsonDocument error = reply.getArray("writeErrors").get(0).asDocument().clone();
+                error.remove("index");
+                BsonDocument failed = new BsonDocument("ok", new BsonDouble(0)).append("idx", new BsonInt32(i)).append("n", new BsonInt32(0));
+                failed.putAll(error);
+                results.add(failed);
+                counts.merge("nErrors", 1, Integer::sum);
+                if (ordered) {
+                    break;
+                }
+                continue;
+            }
+            int n = reply.getNumber("n").intValue();
+            result.append("n", new BsonInt32(n));
+            switch (kind) {
+                case "insert" -> counts.merge("nInserted", n, Integer::sum);
+                case "delete" -> counts.merge("nDeleted", n, Integer::sum);
+                default -> {
+                    int upserted = reply.containsKey("upserted") ? 1 : 0;
+                    counts.merge("nMatched", n - upserted, Integer::sum);
+                    counts.merge("nModified", reply.getNumber("nModified").intValue(), Integer::sum);
+                    counts.merge("nUpserted", upserted, Integer::sum);
+                    result.append("nModified", reply.get("nModified"));
+                    if (upserted == 1) {
+                        result.append("upserted", new BsonDocument("_id", reply.getArray("upserted").get(0).asDocument().get("_id")));
+                    }
+                }
+            }
+            if (!errorsOnly) {
+                results.add(result);
+            }
+        }
+        BsonDocument reply = new BsonDocument("cursor", new BsonDocument("id", new BsonInt64(0)).append("firstBatch", results)
+                .append("ns", new BsonString("admin.$cmd.bulkWrite")));
+        counts.forEach((count, value) -> reply.append(count, new BsonInt32(value)));
+        return reply.append("ok", new BsonDouble(1));
     }
 
     private BsonDocument delete(BsonDocument cmd) {
