@@ -5,10 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.ClientBulkWriteException;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoNamespace;
 import com.mongodb.MongoSocketException;
+import com.mongodb.bulk.WriteConcernError;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.Updates;
@@ -83,8 +85,9 @@ class ClientBulkWriteDriverTest {
             rig.direct.bulkWrite(List.of(ClientNamespacedWriteModel.insertOne(namespace("asked"), new Document())));
             return null;
         } catch (MongoCommandException refused) {
-            System.out.println("[blackpipe] " + (scripted == null ? UpstreamLane.name() : "the scripted member") + " refuses MongoDB 8.0's bulkWrite: " + refused.getErrorCode()
-                    + " " + refused.getErrorMessage());
+            String upstream = scripted == null ? UpstreamLane.name() : "the scripted member";
+            System.out.println("[blackpipe] " + upstream + " refuses MongoDB 8.0's bulkWrite: " + refused.getErrorCode() + " "
+                    + refused.getErrorMessage());
             return refused;
         }
     }
@@ -137,6 +140,26 @@ class ClientBulkWriteDriverTest {
         }
         rig.assertAttempts("bulkWrite", 2, 1);
         assertEquals(1, rig.faults("errorReply", "bulkWrite"));
+    }
+
+    /** A writeConcernError on the reply: the write happened, the app is told it may not be durable, and nothing is retried. */
+    @ParameterizedTest
+    @EnumSource(Upstream.class)
+    void aWriteConcernErrorReachesTheAppWithTheWriteApplied(Upstream upstream, TestInfo test) throws IOException {
+        start(upstream, test);
+        MongoCommandException refusal = refusalStraightFromTheUpstream();
+        rig.rule("{times: 1}", "bulkWrite", "writeConcernError: {code: 64, errmsg: 'waiting for replication timed out'}");
+        MongoClient client = rig.client("retryWrites=true");
+        if (refusal == null) {
+            ClientBulkWriteException failed = assertThrows(ClientBulkWriteException.class, () -> client.bulkWrite(retryableBulk()));
+            assertEquals(List.of(64), failed.getWriteConcernErrors().stream().map(WriteConcernError::getCode).toList());
+            assertEquals(2, failed.getPartialResult().orElseThrow().getInsertedCount(), "what ran, as the member answered it");
+            assertEquals(List.of(new Document("_id", 1).append("n", 1)), stored("c"), "applied, once");
+        } else {
+            assertSameRefusal(refusal, assertThrows(MongoCommandException.class, () -> client.bulkWrite(retryableBulk())));
+        }
+        rig.assertAttempts("bulkWrite", 1, 0);
+        assertEquals(1, rig.faults("writeConcernError", "bulkWrite"));
     }
 
     /** An updateMany makes the bulk write one that drivers never retry: its lost reply reaches the app as a network error. */
