@@ -42,11 +42,14 @@ class ClientBulkWriteDriverTest {
 
     private DriverRig rig;
     private ScriptedMongod scripted;
+    /** The upstream's refusal of a client bulk write, asked straight as the test starts; null where it takes one. */
+    private MongoCommandException refusal;
 
     private void start(Upstream upstream, TestInfo test) throws IOException {
         String name = test.getTestMethod().orElseThrow().getName();
         if (upstream == Upstream.LANE) {
             rig = new DriverRig(name);
+            refusal = refusalStraightFromTheUpstream();
             return;
         }
         ScriptedMongod.Builder member = ScriptedMongod.builder().maxWireVersion(25).version("8.0.0");
@@ -56,6 +59,13 @@ class ClientBulkWriteDriverTest {
         scripted = member.start();
         rig = new DriverRig(scripted.uri("replicaSet=" + ScriptedMongod.SET_NAME),
                 MongoClients.create(scripted.uri("directConnection=true")), name, 0);
+        refusal = refusalStraightFromTheUpstream();
+    }
+
+    /** A client through the proxy (retryWrites=true), after a rule that acts on the next bulkWrite once with {@code data}. */
+    private MongoClient clientAfterOneRule(String data) {
+        rig.rule("{times: 1}", "bulkWrite", data);
+        return rig.client("retryWrites=true");
     }
 
     @AfterEach
@@ -107,9 +117,7 @@ class ClientBulkWriteDriverTest {
     @EnumSource(Upstream.class)
     void aClientBulkWriteWhoseReplyWasLostIsRetriedOnceAndAppliedOnce(Upstream upstream, TestInfo test) throws IOException {
         start(upstream, test);
-        MongoCommandException refusal = refusalStraightFromTheUpstream();
-        rig.rule("{times: 1}", "bulkWrite", "dropReply: true");
-        MongoClient client = rig.client("retryWrites=true");
+        MongoClient client = clientAfterOneRule("dropReply: true");
         if (refusal == null) {
             ClientBulkWriteResult result = client.bulkWrite(retryableBulk());
             assertEquals(2, result.getInsertedCount(), "the first run's counts, not the retry's duplicates");
@@ -129,9 +137,7 @@ class ClientBulkWriteDriverTest {
     @EnumSource(Upstream.class)
     void aNotWritablePrimaryReplyIsRetriedOnTheMember(Upstream upstream, TestInfo test) throws IOException {
         start(upstream, test);
-        MongoCommandException refusal = refusalStraightFromTheUpstream();
-        rig.rule("{times: 1}", "bulkWrite", "errorCode: 10107");
-        MongoClient client = rig.client("retryWrites=true");
+        MongoClient client = clientAfterOneRule("errorCode: 10107");
         if (refusal == null) {
             assertEquals(2, client.bulkWrite(retryableBulk()).getInsertedCount());
             assertEquals(List.of(new Document("_id", 1).append("n", 1)), stored("c"));
@@ -147,9 +153,7 @@ class ClientBulkWriteDriverTest {
     @EnumSource(Upstream.class)
     void aWriteConcernErrorReachesTheAppWithTheWriteApplied(Upstream upstream, TestInfo test) throws IOException {
         start(upstream, test);
-        MongoCommandException refusal = refusalStraightFromTheUpstream();
-        rig.rule("{times: 1}", "bulkWrite", "writeConcernError: {code: 64, errmsg: 'waiting for replication timed out'}");
-        MongoClient client = rig.client("retryWrites=true");
+        MongoClient client = clientAfterOneRule("writeConcernError: {code: 64, errmsg: 'waiting for replication timed out'}");
         if (refusal == null) {
             ClientBulkWriteException failed = assertThrows(ClientBulkWriteException.class, () -> client.bulkWrite(retryableBulk()));
             assertEquals(List.of(64), failed.getWriteConcernErrors().stream().map(WriteConcernError::getCode).toList());
@@ -167,10 +171,8 @@ class ClientBulkWriteDriverTest {
     @EnumSource(Upstream.class)
     void aBulkWriteWithAMultiUpdateIsNotRetriedAndItsLostReplyReachesTheApp(Upstream upstream, TestInfo test) throws IOException {
         start(upstream, test);
-        MongoCommandException refusal = refusalStraightFromTheUpstream();
         rig.serverSide("c").insertMany(List.of(new Document("_id", 1), new Document("_id", 2)));
-        rig.rule("{times: 1}", "bulkWrite", "dropReply: true");
-        MongoClient client = rig.client("retryWrites=true");
+        MongoClient client = clientAfterOneRule("dropReply: true");
         MongoException failed = assertThrows(MongoException.class, () -> client.bulkWrite(
                 List.of(ClientNamespacedWriteModel.updateMany(namespace("c"), new Document(), Updates.inc("n", 1)))));
         assertTrue(causedByANetworkError(failed), () -> "a network error, not a retry: " + failed);

@@ -37,6 +37,11 @@ class DuplicateKeyBatchesTest {
         return ScriptedMongod.builder().withoutEndSessions().duplicateKeyAsCommandError().start();
     }
 
+    /** Waits until the proxy has found out, at start, that the member answers a duplicate key as jongodb does. */
+    private static void awaitNoted(ScriptedMongod member, LogCapture log) throws InterruptedException {
+        log.await(m -> m.startsWith("member " + member.address() + " " + SAID_DUPLICATES), Duration.ofSeconds(5), "noting the member");
+    }
+
     private static MongoCollection<Document> orders(MongoClient client) {
         return client.getDatabase("shop").getCollection("orders");
     }
@@ -48,7 +53,7 @@ class DuplicateKeyBatchesTest {
              ProxyServer proxy = ScriptedProxy.start(member);
              MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(),
                      "retryWrites=false&socketTimeoutMS=300"))) {
-            log.await(m -> m.startsWith("member " + member.address() + " " + SAID_DUPLICATES), Duration.ofSeconds(5), "noting the member");
+            awaitNoted(member, log);
             orders(client).insertOne(new Document("_id", 1));
             int insertsBefore = member.commandsReceived("insert").size();
             int openBefore = member.openConnections();
@@ -78,7 +83,7 @@ class DuplicateKeyBatchesTest {
              LogCapture log = LogCapture.start();
              ProxyServer proxy = ScriptedProxy.start(member);
              WireSocket raw = ScriptedProxy.wire(proxy)) {
-            log.await(m -> m.startsWith("member " + member.address() + " " + SAID_DUPLICATES), Duration.ofSeconds(5), "noting the member");
+            awaitNoted(member, log);
             member.insertDocuments("shop", "orders", List.of(BsonDocument.parse("{_id: 1}")));
             member.sendPipelinedRepliesTogether(true);
             member.delayReplies("insert", 300); // the batch's parts, inserted again, take a while: the ping's reply is read meanwhile
@@ -103,7 +108,7 @@ class DuplicateKeyBatchesTest {
         try (ScriptedMongod member = refusingMember();
              LogCapture log = LogCapture.start();
              ProxyServer proxy = ScriptedProxy.start(member)) {
-            log.await(m -> m.startsWith("member " + member.address() + " " + SAID_DUPLICATES), Duration.ofSeconds(5), "noting the member");
+            awaitNoted(member, log);
             member.insertDocuments("shop", "orders", List.of(BsonDocument.parse("{_id: 1}")));
             int openBefore = member.openConnections();
             try (WireSocket raw = ScriptedProxy.wire(proxy)) {
@@ -127,7 +132,7 @@ class DuplicateKeyBatchesTest {
              ProxyServer proxy = ScriptedProxy.start(member);
              MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(),
                      "retryWrites=false&socketTimeoutMS=5000"))) {
-            log.await(m -> m.startsWith("member " + member.address() + " " + SAID_DUPLICATES), Duration.ofSeconds(5), "noting the member");
+            awaitNoted(member, log);
             orders(client).insertOne(new Document("_id", 1));
             member.refuseNewConnections(true); // the proxy's own connection, to insert the batch again, is closed at once
 
