@@ -15,6 +15,7 @@ import io.blackpipe.BlackPipe;
 import io.blackpipe.Fault;
 import io.blackpipe.RemoteBlackPipe;
 import io.blackpipe.admin.AdminServer;
+import io.blackpipe.testing.MongoImage;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -39,14 +40,12 @@ import org.testcontainers.mongodb.MongoDBContainer;
 
 /**
  * The image the repository's Dockerfile builds, run the way a user with containerised MongoDB
- * runs it: a mongo:7.0 replica set and blackpipe on one Docker network, the Java driver on the
+ * runs it: a mongo:7.0 (or BLACKPIPE_TEST_MONGO_IMAGE) replica set and blackpipe on one Docker network, the Java driver on the
  * host dialling only blackpipe, a fault added through {@code control()}. That test needs a Docker
  * engine; where there is none it is skipped and says why. The build context, the port choice and
  * control() against a blackpipe in this JVM are checked everywhere.
  */
 class BlackPipeContainerTest {
-    private static final String MONGO_IMAGE = "mongo:7.0";
-
     /** In the test rather than @BeforeAll, so the report counts a skipped test and keeps the reason. */
     private static void assumeDocker() {
         String firstAttempt = firstAttemptProblem(); // before isDockerAvailable(), which keeps only "previous attempts failed"
@@ -63,7 +62,7 @@ class BlackPipeContainerTest {
         assumeDocker();
         AtomicInteger inserts = new AtomicInteger();
         try (Network network = Network.newNetwork();
-             MongoDBContainer mongo = new MongoDBContainer(MONGO_IMAGE).withReplicaSet()
+             MongoDBContainer mongo = new MongoDBContainer(MongoImage.name()).withReplicaSet()
                      .withNetwork(network).withNetworkAliases("mongo");
              BlackPipeContainer blackpipe = BlackPipeContainer.fromDockerfile()
                      .withNetwork(network)

@@ -5,19 +5,19 @@ import org.testcontainers.DockerClientFactory;
 import org.testcontainers.mongodb.MongoDBContainer;
 
 /**
- * A MongoDB container as a single-node replica set, for machines with Docker but no mongod.
+ * A MongoDB container ({@link MongoImage}) as a single-node replica set, for machines with Docker but no mongod.
  *
  * <p>Its URI has no replicaSet= parameter on purpose: the set was initiated inside the container,
  * so its member address is the container's own hostname, which the host cannot reach. Without
  * replicaSet= the driver talks to the mapped port directly and still sees a replica set primary.
  */
 final class MongoContainerUpstream implements LocalUpstream {
-    static final String IMAGE = "mongo:7.0";
-
     private final MongoDBContainer container;
+    private final String image;
 
-    private MongoContainerUpstream(MongoDBContainer container) {
+    private MongoContainerUpstream(MongoDBContainer container, String image) {
         this.container = container;
+        this.image = image;
     }
 
     /** Whether Testcontainers finds a working Docker engine; any trouble asking counts as no. */
@@ -30,14 +30,15 @@ final class MongoContainerUpstream implements LocalUpstream {
     }
 
     static MongoContainerUpstream start() {
-        MongoDBContainer container = new MongoDBContainer(IMAGE).withReplicaSet();
+        String image = MongoImage.name();
+        MongoDBContainer container = new MongoDBContainer(image).withReplicaSet();
         try {
             container.start();
         } catch (RuntimeException e) {
             container.stop();
-            throw new IllegalStateException("could not start the " + IMAGE + " container: " + e.getMessage(), e);
+            throw new IllegalStateException("could not start the " + image + " container: " + e.getMessage(), e);
         }
-        return new MongoContainerUpstream(container);
+        return new MongoContainerUpstream(container, image);
     }
 
     @Override
@@ -49,7 +50,7 @@ final class MongoContainerUpstream implements LocalUpstream {
 
     @Override
     public String description() {
-        return IMAGE + " container, single-node replica set, at " + container.getHost() + ":" + container.getFirstMappedPort();
+        return image + " container, single-node replica set, at " + container.getHost() + ":" + container.getFirstMappedPort();
     }
 
     @Override

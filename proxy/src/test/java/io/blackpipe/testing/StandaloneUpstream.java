@@ -16,7 +16,7 @@ import org.testcontainers.containers.wait.strategy.Wait;
 
 /**
  * A standalone server (no replica set), for what a deployment without retryable writes changes.
- * Lanes, in order: a mongod on PATH started without --replSet; Docker, a mongo:7.0 container
+ * Lanes, in order: a mongod on PATH started without --replSet; Docker, a mongo:7.0 container (or {@link MongoImage}'s)
  * without a replica set; otherwise a {@link ScriptedMongod} answering hello as a standalone (the
  * in-process double: jongodb runs as a replica set only). {@link #lane()} says which ran.
  */
@@ -69,16 +69,17 @@ public final class StandaloneUpstream implements AutoCloseable {
     }
 
     private static StandaloneUpstream container() {
-        GenericContainer<?> container = new GenericContainer<>(MongoContainerUpstream.IMAGE).withExposedPorts(27017)
+        String image = MongoImage.name();
+        GenericContainer<?> container = new GenericContainer<>(image).withExposedPorts(27017)
                 .waitingFor(Wait.forLogMessage("(?i).*waiting for connections.*", 1)).withStartupTimeout(START_TIMEOUT);
         try {
             container.start();
         } catch (RuntimeException e) {
             container.stop();
-            throw new IllegalStateException("could not start a standalone " + MongoContainerUpstream.IMAGE + " container: "
+            throw new IllegalStateException("could not start a standalone " + image + " container: "
                     + e.getMessage(), e);
         }
-        return new StandaloneUpstream("testcontainers " + MongoContainerUpstream.IMAGE,
+        return new StandaloneUpstream("testcontainers " + image,
                 "mongodb://" + container.getHost() + ":" + container.getMappedPort(27017) + "/", container::stop, null);
     }
 

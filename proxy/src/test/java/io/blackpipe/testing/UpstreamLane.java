@@ -23,7 +23,7 @@ import org.junit.jupiter.api.Assumptions;
  * <ol>
  * <li>external: BLACKPIPE_TEST_URI names an existing deployment, used as is;</li>
  * <li>mongod: a mongod on PATH, run as a 3-member replica set;</li>
- * <li>testcontainers: Docker is available, a mongo:7.0 single-node replica set;</li>
+ * <li>testcontainers: Docker is available, a mongo:7.0 (or BLACKPIPE_TEST_MONGO_IMAGE) single-node replica set;</li>
  * <li>jongodb: the jongodb engine from npm (MongoDB-compatible, not MongoDB).</li>
  * </ol>
  * BLACKPIPE_TEST_LANE=mongod|testcontainers|jongodb forces one lane (and fails if it cannot run);
