@@ -9,8 +9,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 @Command(name = "members", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = "The proxied members: upstream and advertised address, role, state (up, outage, blackhole), latency, bandwidth,"
-                + " idle timeout, open connections.")
+        description = "The proxied members: upstream and advertised address, role, state (up, outage, blackhole, quiescing,"
+                + " restarting), latency, bandwidth, idle timeout, open connections.")
 final class MembersCommand extends AdminCommand {
     @Option(names = "--json", description = "Print the API's JSON instead of a table.")
     boolean json;
