@@ -112,13 +112,13 @@ class DuplicateKeyBatchesTest {
             member.insertDocuments("shop", "orders", List.of(BsonDocument.parse("{_id: 1}")));
             int openBefore = member.openConnections();
             try (WireSocket raw = ScriptedProxy.wire(proxy)) {
-                member.delayReplies("insert", 300);
+                member.delayReplies("insert", 600); // long parts: the client surely leaves before the last of them
                 raw.sendRaw(ScriptedMongodWire.buildOpMsg(100, 0, 0, BsonDocument.parse("{insert: 'orders', documents: [{_id: 2},"
                         + " {_id: 1}, {_id: 3}], $db: 'shop'}"), null));
-                // at least 2, not exactly: a poll starved past one 300 ms part (two test JVMs on 2 cores) saw 3 and timed out
+                // at least 2, not exactly: a poll starved past one part (two test JVMs on 2 cores) saw 3 and timed out
                 Await.until(Duration.ofSeconds(5), "the batch's first part inserted again", () -> member.commandsReceived("insert").size() >= 2);
                 assertTrue(log.messages().stream().noneMatch(m -> m.contains("inserted them again")),
-                        "the client leaves before its batch's answer is made (its last parts are 300 ms each at the member)");
+                        "the client leaves before its batch's answer is made (its parts still to come take over a second at the member)");
             } // the client leaves, its batch's answer still to be made
             log.await(m -> m.contains("inserted them again as mongod would have (n: 1, 1 write errors)"), Duration.ofSeconds(5),
                     "the batch inserted again");
