@@ -4,6 +4,7 @@ import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Plural;
 import java.io.PrintWriter;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -61,8 +62,8 @@ final class MemberCommands {
                     + " arrives this much later, in order, as over a slow network (or what they send it, or both: --direction);"
                     + " a new latency replaces the last.")
     static final class Latency extends AdminCommand {
-        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
-        String member;
+        @Mixin
+        Member member;
 
         @Option(names = "--delay", required = true, paramLabel = "DURATION", converter = DurationConverter.class,
                 description = "How late each message arrives (200ms, 1s; 0 with a --jitter).")
@@ -77,17 +78,16 @@ final class MemberCommands {
                         + " the delay longer), requests (what they send it) or both (a round trip takes twice the delay longer).")
         String direction;
 
-        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
-                description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
-        Long duration;
+        @Mixin
+        UntilRestore duration;
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
             io.blackpipe.fault.Latency latency = asOptions(() -> new io.blackpipe.fault.Latency(delay, jitter, Direction.parse(direction)));
             String query = "?delay=" + delay + "ms&jitter=" + jitter + "ms" + latency.direction().parameterUnless(io.blackpipe.fault.Latency.DEFAULT_DIRECTION)
-                    + (duration == null ? "" : "&duration=" + duration + "ms");
-            admin.call("POST", "members/" + AdminClient.encode(member) + "/latency" + query, null);
-            out.println("latency of " + latency.describeAndWay() + " on " + member + (duration == null ? " until restore" : " for " + duration + " ms"));
+                    + duration.parameter("&");
+            admin.call("POST", member.path("latency") + query, null);
+            out.println("latency of " + latency.describeAndWay() + " on " + member.name + duration.describe());
             return 0;
         }
     }
@@ -96,8 +96,8 @@ final class MemberCommands {
             description = "Narrow a member's link to its clients: each connection carries at most this rate each way (or one way),"
                     + " so a large reply (or insert) arrives spread over time, as over a narrow network; a new bandwidth replaces the last.")
     static final class Bandwidth extends AdminCommand {
-        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
-        String member;
+        @Mixin
+        Member member;
 
         @Option(names = "--rate", required = true, paramLabel = "RATE", converter = RateConverter.class,
                 description = "Bytes a second on each connection: 64KiB/s, 1MB/s, 500B/s (KB = 1000 B, KiB = 1024 B).")
@@ -108,18 +108,16 @@ final class MemberCommands {
                         + " downstream) or requests (what the clients send it, Toxiproxy's upstream).")
         String direction;
 
-        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
-                description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
-        Long duration;
+        @Mixin
+        UntilRestore duration;
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
             io.blackpipe.fault.Bandwidth bandwidth = asOptions(() -> rate.towards(Direction.parse(direction)));
             String query = "?rate=" + bandwidth.bytesPerSecond() + bandwidth.direction().parameterUnless(io.blackpipe.fault.Bandwidth.DEFAULT_DIRECTION)
-                    + (duration == null ? "" : "&duration=" + duration + "ms");
-            admin.call("POST", "members/" + AdminClient.encode(member) + "/bandwidth" + query, null);
-            out.println("bandwidth of " + bandwidth.describeAndWay() + " on each connection of " + member
-                    + (duration == null ? " until restore" : " for " + duration + " ms"));
+                    + duration.parameter("&");
+            admin.call("POST", member.path("bandwidth") + query, null);
+            out.println("bandwidth of " + bandwidth.describeAndWay() + " on each connection of " + member.name + duration.describe());
             return 0;
         }
     }
@@ -129,8 +127,8 @@ final class MemberCommands {
                     + " gateway or a firewall does: the member's side ends, and what the client sends later is dropped or reset;"
                     + " a new idle timeout replaces the last.")
     static final class IdleTimeout extends AdminCommand {
-        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
-        String member;
+        @Mixin
+        Member member;
 
         @Option(names = "--after", required = true, paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
                 description = "How long a connection may carry nothing either way before it is forgotten (30s, 4m; at least 1ms).")
@@ -141,18 +139,16 @@ final class MemberCommands {
                         + " the default) or reset (a TCP reset).")
         String then;
 
-        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
-                description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
-        Long duration;
+        @Mixin
+        UntilRestore duration;
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
             io.blackpipe.fault.IdleTimeout idle = asOptions(() -> new io.blackpipe.fault.IdleTimeout(after,
                     io.blackpipe.fault.IdleTimeout.Then.parse(then)));
-            String query = "?after=" + after + "ms&then=" + idle.then().label() + (duration == null ? "" : "&duration=" + duration + "ms");
-            admin.call("POST", "members/" + AdminClient.encode(member) + "/idleTimeout" + query, null);
-            out.println("idle timeout (" + idle.describe() + ") on each connection of " + member
-                    + (duration == null ? " until restore" : " for " + duration + " ms"));
+            String query = "?after=" + after + "ms&then=" + idle.then().label() + duration.parameter("&");
+            admin.call("POST", member.path("idleTimeout") + query, null);
+            out.println("idle timeout (" + idle.describe() + ") on each connection of " + member.name + duration.describe());
             return 0;
         }
     }
@@ -162,8 +158,8 @@ final class MemberCommands {
                     + " then it quiesces (every hello answered ShutdownInProgress, so drivers stop selecting it, while its commands go"
                     + " on), exits (what still runs is answered InterruptedAtShutdown, its connections close) and is down a while.")
     static final class Restart extends AdminCommand {
-        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
-        String member;
+        @Mixin
+        Member member;
 
         @Option(names = "--quiesce", paramLabel = "DURATION", converter = DurationConverter.class, defaultValue = "15s",
                 description = "How long it quiesces before it exits (15s, mongod's for a SIGTERM since 5.0, by default; 0: none, as before 5.0).")
@@ -176,8 +172,8 @@ final class MemberCommands {
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
             io.blackpipe.fault.Restart restart = asOptions(() -> new io.blackpipe.fault.Restart(quiesce, down));
-            admin.call("POST", "members/" + AdminClient.encode(member) + "/restart" + restart.query(), null);
-            out.println("restart of " + member + " (" + restart.describe() + ")");
+            admin.call("POST", member.path("restart") + restart.query(), null);
+            out.println("restart of " + member.name + " (" + restart.describe() + ")");
             return 0;
         }
     }
@@ -185,13 +181,13 @@ final class MemberCommands {
     @Command(name = "restore", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = "End an outage, blackhole, latency, bandwidth, idle timeout or restart of a member now.")
     static final class Restore extends AdminCommand {
-        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
-        String member;
+        @Mixin
+        Member member;
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            admin.call("POST", "members/" + AdminClient.encode(member) + "/restore", null);
-            out.println("restored " + member);
+            admin.call("POST", member.path("restore"), null);
+            out.println("restored " + member.name);
             return 0;
         }
     }
@@ -200,12 +196,11 @@ final class MemberCommands {
     abstract static class Timed extends AdminCommand {
         private final String action;
 
-        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
-        String member;
+        @Mixin
+        Member member;
 
-        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
-                description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
-        Long duration;
+        @Mixin
+        UntilRestore duration;
 
         Timed(String action) {
             this.action = action;
@@ -213,10 +208,37 @@ final class MemberCommands {
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            String query = duration == null ? "" : "?duration=" + duration + "ms";
-            admin.call("POST", "members/" + AdminClient.encode(member) + "/" + action + query, null);
-            out.println(action + " of " + member + (duration == null ? " until restore" : " for " + duration + " ms"));
+            admin.call("POST", member.path(action) + duration.parameter("?"), null);
+            out.println(action + " of " + member.name + duration.describe());
             return 0;
+        }
+    }
+
+    /** The member a command acts on, as the admin API names it. */
+    static final class Member {
+        @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
+        String name;
+
+        /** The admin API's path of this member's {@code action}. */
+        String path(String action) {
+            return "members/" + AdminClient.encode(name) + "/" + action;
+        }
+    }
+
+    /** How long a member's fault lasts: a duration, or until {@code restore}. */
+    static final class UntilRestore {
+        @Option(names = "--duration", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
+                description = "How long (500ms, 10s, 2m; at least 1ms); without it, until `restore`.")
+        Long millis;
+
+        /** The admin API's duration parameter after {@code separator} ("?" or "&"), or nothing until restore. */
+        String parameter(String separator) {
+            return millis == null ? "" : separator + "duration=" + millis + "ms";
+        }
+
+        /** As the command's output ends: " for 500 ms" or " until restore". */
+        String describe() {
+            return millis == null ? " until restore" : " for " + millis + " ms";
         }
     }
 }

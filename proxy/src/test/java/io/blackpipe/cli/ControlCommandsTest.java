@@ -686,10 +686,12 @@ class ControlCommandsTest {
             assertEquals("outage", stateOf(rig.run("members"), second));
             CliRun restore = rig.run("restore", second);
             assertEquals(0, restore.exitCode(), restore::toString);
+            assertEquals("restored " + second, restore.out().strip());
             assertEquals("up", stateOf(rig.run("members"), second));
 
             CliRun blackhole = rig.run("blackhole", second);
             assertEquals(0, blackhole.exitCode(), blackhole::toString);
+            assertEquals("blackhole of " + second + " until restore", blackhole.out().strip());
             assertEquals("blackhole", stateOf(rig.run("members", "--json"), second));
             assertEquals(0, rig.run("restore", "all").exitCode());
             assertEquals("up", stateOf(rig.run("members"), second));
