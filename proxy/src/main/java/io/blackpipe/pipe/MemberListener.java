@@ -34,6 +34,8 @@ public final class MemberListener {
     private final MemberConnections connections = new MemberConnections();
     private int port;
     private Channel channel;
+    /** The port kept while the listener is down; null while it listens. */
+    private PortHold portHold;
     private volatile boolean blackholed;
     private volatile boolean down;
     /** What took the member down: an outage, or a restart's exit; it labels the commands cut meanwhile. */
@@ -181,6 +183,7 @@ public final class MemberListener {
             // The JDK closes a server socket registered with a selector only when that selector next selects; until then
             // a quick restore cannot bind the port again ("Address already in use"). A task scheduled now runs after it.
             channel.eventLoop().schedule(() -> { }, 1, TimeUnit.MILLISECONDS).sync();
+            portHold = PortHold.take(bindHost, port, log);
             connections.end(by, interruptedWith);
             log.info((by.equals(DeploymentFaults.OUTAGE) ? "outage of member " + upstream : "member " + upstream + " exits for its restart")
                     + ": listener " + bindHost + ":" + port + " closed");
@@ -325,9 +328,17 @@ public final class MemberListener {
             // Up once bound, so that "up" means listening (a failed bind, the port taken, leaves it down). A client
             // accepted before the next line is read only once its upstream connection is up (no auto-read till then),
             // an upstream connect later: only a thread descheduled here that long would see it taken for one cut.
+            letThePortGo();
             channel = bootstrap.bind(bindHost, port).sync().channel();
             down = false;
             log.info("member " + upstream + " is back on " + bindHost + ":" + port);
+        }
+    }
+
+    private void letThePortGo() {
+        if (portHold != null) {
+            portHold.close();
+            portHold = null;
         }
     }
 
@@ -355,6 +366,7 @@ public final class MemberListener {
         if (channel != null) {
             channel.close();
         }
+        letThePortGo();
         connections.close();
     }
 

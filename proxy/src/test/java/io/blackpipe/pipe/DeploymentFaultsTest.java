@@ -23,8 +23,10 @@ import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberState;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.ConnectException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -118,6 +120,20 @@ class DeploymentFaultsTest {
         }
     }
 
+    /**
+     * No one else can bind {@code address} while its member is down: the proxy keeps the port, so that a process asking
+     * the system for a free one (another proxy started beside, on port 0) is never given it and the member comes back.
+     */
+    private static void assertKept(MemberAddress address) {
+        try (ServerSocket other = new ServerSocket()) {
+            other.setReuseAddress(false);
+            assertThrows(BindException.class, () -> other.bind(new InetSocketAddress(address.host(), address.port())),
+                    () -> address + " was free for another process while its member was down");
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+
     /** A new raw connection to {@code address} gets its hello answered. */
     private static void assertAnswers(MemberAddress address) throws IOException {
         try (RawClient raw = RawClient.connect(address)) {
@@ -164,6 +180,7 @@ class DeploymentFaultsTest {
         assertTrue(listener.down());
 
         assertRefused(advertised);
+        assertKept(advertised);
         open.awaitClosedByPeer(Duration.ofSeconds(5)); // our open connection was reset
         open.close();
         Await.until(WAIT, "every connection of the member to be gone", () -> listener.openConnections() == 0);
