@@ -68,7 +68,7 @@ final class InterceptedCommand extends ExchangeInterception {
             if (exchange.interruptedAtShutdown(attempt, fingerprint)) { // the member exited: its failpoint's sleep too
                 frame.release();
             } else if (exchange.connection().isOpen()) {
-                forward();
+                WaitingRequests.goOn(frame, this::forward);
             } else { // the client gave up: counted now, as it saw it; the member still gets the command
                 exchange.abandon(attempt, fingerprint, fault);
                 long left = TimeUnit.NANOSECONDS.toMillis(Math.max(0, endsAt - System.nanoTime()));
@@ -83,7 +83,7 @@ final class InterceptedCommand extends ExchangeInterception {
             if (exchange.interruptedAtShutdown(attempt, fingerprint)) { // the member exited: its failpoint's sleep too
                 frame.release();
             } else if (exchange.connection().isOpen()) {
-                then.run();
+                WaitingRequests.goOn(frame, then);
             } else { // the client gave up while the command was held
                 frame.release();
                 exchange.abandon(attempt, fingerprint, fault);

@@ -75,7 +75,7 @@ final class InterceptedHello extends ExchangeInterception {
     public void after(long millis, Runnable then) {
         exchange.requests().hold(millis, () -> {
             if (exchange.connection().isOpen()) {
-                then.run();
+                WaitingRequests.goOn(frame, then);
             } else {
                 frame.release();
             }

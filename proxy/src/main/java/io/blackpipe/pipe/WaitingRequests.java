@@ -126,12 +126,26 @@ final class WaitingRequests {
         holdOpenEnded(); // it may last long: reads go on, so that the client's close is seen
         afterTheOpenHold = () -> {
             if (connection.isOpen()) {
-                whenItEnds.run();
+                goOn(frame, whenItEnds);
             } else {
                 frame.release();
                 ifTheClientLeft.run();
             }
         };
+    }
+
+    /**
+     * A held request goes on, read now as it would have been when it came: what that throws (a malformed message) finds
+     * the request not passed on yet, so it is released here, as {@code Exchange#onRequest} releases it, before the
+     * connection closes.
+     */
+    static void goOn(ByteBuf frame, Runnable then) {
+        try {
+            then.run();
+        } catch (RuntimeException e) {
+            frame.release();
+            throw e;
+        }
     }
 
     void blackholeEnded() {

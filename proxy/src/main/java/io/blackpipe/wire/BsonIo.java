@@ -22,6 +22,8 @@ public final class BsonIo {
             return CODEC.decode(reader, DecoderContext.builder().build());
         } catch (BsonSerializationException | org.bson.BsonInvalidOperationException e) {
             throw new MalformedMessageException("invalid BSON document: " + e.getMessage());
+        } catch (StackOverflowError e) { // the codec recurses per level: the stack unwinds to here, nothing half-done
+            throw new MalformedMessageException("invalid BSON document: nested too deep to decode (mongod takes 200 levels at most)");
         }
     }
 
