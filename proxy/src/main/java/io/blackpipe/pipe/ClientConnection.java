@@ -224,16 +224,16 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Whether the link to the client would carry a reply sent now later: it is narrow, or still carrying. */
-    boolean linkCarriesLater() {
-        return link.carriesLater();
+    /** Whether a reply sent now may reach the client later: the link to it is slow or narrow, or still delivering. */
+    boolean linkDeliversLater() {
+        return link.deliversLater();
     }
 
-    /** Sends {@code frame}, which the link carries later, and tells {@code delivery} what became of it. */
+    /** Sends {@code frame}, which the link delivers later, and tells {@code delivery} what became of it. */
     void sendToClient(ByteBuf frame, Delivery delivery) {
         sendToClient(frame);
         client.flush(); // through TLS now, so that the link holds the reply's last byte
-        link.whenCarried(delivery);
+        link.whenArrived(delivery);
     }
 
     void flushClient() {

@@ -183,16 +183,20 @@ final class ClientLink extends ChannelDuplexHandler {
         linkFreeNanos = now;
     }
 
-    /** Whether a write given now would be carried later: the link is narrow, or still carrying what it was given. */
-    boolean carriesLater() {
-        return listener.bandwidthTowardsClients() != null || !waiting.isEmpty() && !waiting.peekLast().carriedBy(System.nanoTime());
+    /** Whether a write given now may arrive later: the link is slow or narrow, or still has writes on their way. */
+    boolean deliversLater() {
+        return listener.bandwidthTowardsClients() != null || listener.delaysWhatGoesToClients() || !waiting.isEmpty();
     }
 
-    /** Tells {@code delivery} when the link has carried the last write given it, or lost it; at once if carried already. */
-    void whenCarried(Delivery delivery) {
+    /**
+     * Tells {@code delivery} when the last write given the link arrives at the client, or is lost first: a reset throws
+     * away what the link had not carried, and what has not arrived when the client leaves never reaches it (its socket
+     * is closed: a reply later than the client's socket timeout is a network error to it). At once if it went at once.
+     */
+    void whenArrived(Delivery delivery) {
         WaitingOnTheLink last = waiting.peekLast();
-        if (last == null || last.close != null || last.carriedBy(System.nanoTime())) {
-            delivery.carried();
+        if (last == null || last.close != null) {
+            delivery.arrived();
             return;
         }
         last.add(delivery);
@@ -374,12 +378,11 @@ final class ClientLink extends ChannelDuplexHandler {
         if (writes != null) {
             writes.removeAndFailAll(new ClosedChannelException());
         }
-        long now = System.nanoTime();
         for (WaitingOnTheLink next : left) {
             if (next.close != null) {
                 ctx.close(next.close); // closed already: completes its promise
             } else {
-                next.tell(next.carriedBy(now)); // what was on its way when the client left was delivered
+                next.tell(false); // what had not arrived when the client left (or reset) never reaches it
             }
         }
     }

@@ -5,13 +5,14 @@ import io.netty.buffer.ByteBuf;
 
 /**
  * A member's reply on its way to the client, counted as the client gets it: delivered as it is sent, or, while the
- * link to the client is narrow ({@link ClientLink}) and would carry it later, once its last byte is carried; a reply
- * lost before that (a reset cut it, the client left) ends its command in a network error, as the client sees it.
+ * link to the client is slow or narrow ({@link ClientLink}), once its last byte arrives; a reply lost before that (a
+ * reset cut it, the client left, having waited longer than its socket timeout) ends its command in a network error,
+ * as the client sees it, so that the read a driver sends again then is counted as the retry it is.
  */
 record CountedReply(Exchange exchange, InFlight command, ReplyFacts reply) implements Delivery {
     static void send(Exchange exchange, InFlight command, ReplyFacts reply, ByteBuf frame) {
         ClientConnection connection = exchange.connection();
-        if (reply.moreToCome() || !connection.linkCarriesLater()) { // a stream's reply ends nothing: the command stays awaited
+        if (reply.moreToCome() || !connection.linkDeliversLater()) { // a stream's reply ends nothing: the command stays awaited
             exchange.completeIfLast(command, reply);
             connection.sendToClient(frame);
         } else {
@@ -20,7 +21,7 @@ record CountedReply(Exchange exchange, InFlight command, ReplyFacts reply) imple
     }
 
     @Override
-    public void carried() {
+    public void arrived() {
         exchange.completeIfLast(command, reply);
     }
 

@@ -1,11 +1,11 @@
 package io.blackpipe.pipe;
 
 /**
- * What becomes of a reply that a narrow link carries later ({@link ClientLink#whenCarried}): its last byte goes on its
- * way to the client, or it is lost first (a reset throws away what the link had not carried; the client left).
+ * What becomes of a reply that a slow or narrow link delivers later ({@link ClientLink#whenArrived}): its last byte
+ * arrives at the client, or it is lost first (a reset throws away what the link had not carried; the client left).
  */
 interface Delivery {
-    void carried();
+    void arrived();
 
     void lost();
 }

@@ -127,6 +127,12 @@ public final class MemberListener {
         return current != null && current.narrowsRequests() ? current : null;
     }
 
+    /** Whether a latency towards this member's clients is in force (its draw may still be 0, with a jitter). */
+    boolean delaysWhatGoesToClients() {
+        LatencyInForce current = latencies.inForce();
+        return current != null && current.latency().direction().towardsClients();
+    }
+
     /** How late the next message to one of this member's clients goes, in ms: 0 without a latency towards them. */
     long nextDelayMillis() {
         LatencyInForce current = latencies.inForce();

@@ -14,7 +14,7 @@ final class WaitingOnTheLink {
     final long carriedNanos;
     /** Null for a write. */
     final ChannelPromise close;
-    /** The replies whose last byte this is, told when it goes or is lost. */
+    /** The replies whose last byte this is, told when it arrives or is lost. */
     private List<Delivery> deliveries;
 
     WaitingOnTheLink(long dueNanos, long carriedNanos, ChannelPromise close) {
@@ -34,10 +34,10 @@ final class WaitingOnTheLink {
         deliveries.add(delivery);
     }
 
-    /** Tells the replies whose last byte this is that it went ({@code carried}) or was lost. */
-    void tell(boolean carried) {
+    /** Tells the replies whose last byte this is that it arrived or was lost. */
+    void tell(boolean arrived) {
         if (deliveries != null) {
-            deliveries.forEach(carried ? Delivery::carried : Delivery::lost);
+            deliveries.forEach(arrived ? Delivery::arrived : Delivery::lost);
         }
     }
 }

@@ -359,11 +359,11 @@ class ClientLinkTest {
         assertEquals(3_000, requestBytes(channel).length, "requests cross a bandwidth on replies at once");
         channel.writeAndFlush(counting(3_000));
         assertTrue(receivedBytes().length < 3_000, "the reply trickles");
-        assertTrue(link.carriesLater());
+        assertTrue(link.deliversLater());
 
         member.bandwidth(new Bandwidth(1_000, Direction.REQUESTS), 0);
         EmbeddedChannel other = new EmbeddedChannel(new ClientLink(member));
-        assertFalse(other.pipeline().get(ClientLink.class).carriesLater(), "a reply would go at once");
+        assertFalse(other.pipeline().get(ClientLink.class).deliversLater(), "a reply would go at once");
         other.writeAndFlush(counting(3_000));
         assertEquals(3_000, drained(other, other::readOutbound).length, "replies cross a bandwidth on requests at once");
         other.writeInbound(counting(3_000));
@@ -488,8 +488,8 @@ class ClientLinkTest {
         final List<String> told = new ArrayList<>();
 
         @Override
-        public void carried() {
-            told.add("carried");
+        public void arrived() {
+            told.add("arrived");
         }
 
         @Override
@@ -499,23 +499,50 @@ class ClientLinkTest {
     }
 
     @Test
-    void aReplyOnANarrowLinkIsCarriedWhenItsLastPieceGoesAndLostIfTheClientLeavesFirst() throws Exception {
+    void aReplyOnANarrowLinkArrivesWithItsLastPieceAndIsLostIfTheClientLeavesFirst() throws Exception {
         member.bandwidth(new Bandwidth(2_000), 0); // 200 bytes: 100 ms
         ClientLink link = channel.pipeline().get(ClientLink.class);
-        assertTrue(link.carriesLater(), "a narrow link carries a write later");
+        assertTrue(link.deliversLater(), "a narrow link delivers a write later");
         channel.writeAndFlush(counting(200));
         NotedDelivery reply = new NotedDelivery();
-        link.whenCarried(reply);
+        link.whenArrived(reply);
         assertEquals(List.of(), reply.told, "not before its last piece goes");
         Thread.sleep(150);
         assertEquals(200, receivedBytes().length);
-        assertEquals(List.of("carried"), reply.told);
+        assertEquals(List.of("arrived"), reply.told);
 
         channel.writeAndFlush(counting(2_000)); // a second
         NotedDelivery cut = new NotedDelivery();
-        link.whenCarried(cut);
+        link.whenArrived(cut);
         channel.pipeline().fireChannelInactive(); // the client left
         assertEquals(List.of("lost"), cut.told);
+    }
+
+    @Test
+    void aReplyOnASlowLinkArrivesAfterItsLatencyAndIsLostIfTheClientLeavesWhileItIsOnItsWay() throws Exception {
+        ClientLink link = channel.pipeline().get(ClientLink.class);
+        assertFalse(link.deliversLater(), "a link as it was delivers at once");
+        NotedDelivery atOnce = new NotedDelivery();
+        channel.writeAndFlush(counting(10));
+        link.whenArrived(atOnce);
+        assertEquals(List.of("arrived"), atOnce.told);
+        assertEquals(10, receivedBytes().length);
+
+        member.latency(new Latency(100, 0), 0);
+        assertTrue(link.deliversLater(), "a slow link delivers a write later");
+        channel.writeAndFlush(counting(10));
+        NotedDelivery reply = new NotedDelivery();
+        link.whenArrived(reply);
+        assertEquals(List.of(), reply.told, "on its way: not arrived yet");
+        Thread.sleep(150);
+        assertEquals(10, receivedBytes().length);
+        assertEquals(List.of("arrived"), reply.told);
+
+        channel.writeAndFlush(counting(10)); // a second, on its way when the client gives up and leaves
+        NotedDelivery late = new NotedDelivery();
+        link.whenArrived(late);
+        channel.pipeline().fireChannelInactive();
+        assertEquals(List.of("lost"), late.told, "the client left before it arrived: it never had it");
     }
 
     @Test
@@ -527,10 +554,10 @@ class ClientLinkTest {
         ClientLink link = resettable.pipeline().get(ClientLink.class);
         resettable.writeAndFlush(counting(100)); // carried in 50 ms, arrives 100 ms after
         NotedDelivery first = new NotedDelivery();
-        link.whenCarried(first);
+        link.whenArrived(first);
         resettable.writeAndFlush(counting(20_000)); // ten seconds more
         NotedDelivery second = new NotedDelivery();
-        link.whenCarried(second);
+        link.whenArrived(second);
         Thread.sleep(100); // the first carried, on its way; the second barely begun
         resettable.config().setOption(ChannelOption.SO_LINGER, 0);
         resettable.pipeline().close(); // (the embedded channel's own close would cancel what is scheduled)
@@ -538,7 +565,7 @@ class ClientLinkTest {
         Thread.sleep(150);
         byte[] arrived = drained(resettable, resettable::readOutbound);
         assertTrue(arrived.length >= 100 && arrived.length < 20_100, "the first arrived, and only the second's start: " + arrived.length);
-        assertEquals(List.of("carried"), first.told);
+        assertEquals(List.of("arrived"), first.told);
         assertFalse(resettable.isOpen(), "the reset came behind what was on its way");
         resettable.finishAndReleaseAll();
     }

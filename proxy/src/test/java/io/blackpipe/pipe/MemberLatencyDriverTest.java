@@ -22,9 +22,11 @@ import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.topology.MemberState;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
@@ -123,6 +125,48 @@ class MemberLatencyDriverTest {
         }
         MongoCollection<Document> stored = set.direct().getDatabase(db).getCollection("c");
         Await.until(WAIT, "the timed-out insert to be on the server", () -> stored.countDocuments(new Document("_id", 2)) == 1);
+        set.proxy().restore("all");
+    }
+
+    /**
+     * A read whose reply is later than the client's socketTimeoutMS: the client gives up and closes the connection before
+     * the reply arrives, so to it that attempt is a network error, and the driver's retry (retryReads, on its other
+     * pooled connection) is its retry. Counted so: the reply on its way when the client left never reached it.
+     */
+    @Test
+    void aReadLaterThanTheSocketTimeoutIsANetworkErrorToTheClientAndItsRetryIsCountedAsOne() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("lateread");
+        Set<String> ready = ConcurrentHashMap.newKeySet();
+        try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString()
+                        + "&retryReads=true&socketTimeoutMS=500&heartbeatFrequencyMS=60000&minPoolSize=2"))
+                .applyToConnectionPoolSettings(b -> b.maintenanceFrequency(100, TimeUnit.MILLISECONDS)
+                        .addConnectionPoolListener(new ConnectionPoolListener() {
+                            @Override
+                            public void connectionReady(ConnectionReadyEvent event) {
+                                ready.add(event.getConnectionId().getServerId().getAddress() + "#" + event.getConnectionId().getLocalValue());
+                            }
+                        }))
+                .build())) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            String primary = set.proxy().members().stream().filter(m -> set.proxy().memberState(m.upstream()).role() == MemberState.Role.PRIMARY)
+                    .findFirst().orElseThrow().advertised().toString();
+            Await.until(WAIT, "two pooled connections to the primary, before its link is slowed",
+                    () -> ready.stream().filter(r -> r.startsWith(primary + "#")).count() >= 2);
+            set.proxy().latency("primary", new Latency(1_500, 0), 0);
+            long attempts = Meters.attempts(set.proxy().registry(), "find");
+            long retries = Meters.retries(set.proxy().registry(), "find");
+            long lost = Meters.outcomes(set.proxy().registry(), "find", "network_error");
+            long delivered = Meters.outcomes(set.proxy().registry(), "find", "ok");
+
+            assertThrows(MongoSocketReadTimeoutException.class, () -> c.find(new Document("_id", 1)).first());
+            assertEquals(2, Meters.attempts(set.proxy().registry(), "find") - attempts, "the attempt and the driver's retry");
+            assertEquals(1, Meters.retries(set.proxy().registry(), "find") - retries, "the second is the driver's retry");
+            Await.until(WAIT, "both attempts to end as the client saw them",
+                    () -> Meters.outcomes(set.proxy().registry(), "find", "network_error") - lost == 2);
+            assertEquals(0, Meters.outcomes(set.proxy().registry(), "find", "ok") - delivered, "no reply that came too late counted as delivered");
+        }
         set.proxy().restore("all");
     }
 
