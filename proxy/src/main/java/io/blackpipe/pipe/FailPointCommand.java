@@ -14,14 +14,17 @@ import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
 import org.bson.BsonInt64;
+import org.bson.BsonString;
 import org.bson.BsonValue;
 
 /**
  * configureFailPoint and waitForFailPoint sent through the proxy. configureFailPoint becomes the
  * proxy's own "failCommand" rule (the server keeps one failCommand failpoint, so a new one replaces
- * the old; mode "off" removes it); both answer as the server does, with the failpoint's count of
- * commands it has failed so far. Test suites written for failCommand thereby run against servers
- * that have no test commands.
+ * the old; mode "off" removes it), on the member it was sent to, as a failpoint is a server's own:
+ * one set on the primary fails nothing its secondaries (or the other mongoses) run, and their hellos
+ * do not spend its times. Both answer as the server does, with the failpoint's count of commands it
+ * has failed so far. Test suites written for failCommand thereby run against servers that have no
+ * test commands.
  */
 final class FailPointCommand {
     static final String RULE_ID = "failCommand";
@@ -63,7 +66,7 @@ final class FailPointCommand {
         ClientConnection connection = exchange.connection();
         PipeContext context = exchange.context();
         WaitState wait = new WaitState();
-        answer(context, connection, facts.name(), command, reply -> {
+        answer(context, connection, exchange.member().advertised().toString(), facts.name(), command, reply -> {
             if (!facts.moreToCome()) {
                 exchange.answerInTurn(Messages.opMsg(connection.alloc(), context.nextRequestId(), facts.requestId(), 0, reply));
             }
@@ -87,7 +90,7 @@ final class FailPointCommand {
         boolean holding;
     }
 
-    private static void answer(PipeContext context, ClientConnection connection, String commandName, BsonDocument command,
+    private static void answer(PipeContext context, ClientConnection connection, String member, String commandName, BsonDocument command,
                                Consumer<BsonDocument> answer) {
         if (!"admin".equals(command.isString("$db") ? command.getString("$db").getValue() : null)) {
             // adminOnly on the server too: refused before anything is read of it
@@ -100,7 +103,7 @@ final class FailPointCommand {
             return;
         }
         if (commandName.equals(CONFIGURE)) {
-            answer.accept(configure(context, command));
+            answer.accept(configure(context, command, member));
             return;
         }
         BsonDocument refused = checkWait(command);
@@ -131,7 +134,8 @@ final class FailPointCommand {
         look.run();
     }
 
-    private static BsonDocument configure(PipeContext context, BsonDocument command) {
+    /** The failpoint as {@code member} keeps it: the rule applies there only, unless its data names a member itself. */
+    private static BsonDocument configure(PipeContext context, BsonDocument command, String member) {
         try {
             if (RuleParser.isOff(command)) {
                 BsonValue failPoint = command.get(CONFIGURE); // any type may arrive: no getString
@@ -142,6 +146,9 @@ final class FailPointCommand {
             } else {
                 BsonDocument rule = command.clone();
                 rule.keySet().removeAll(GENERIC_ARGUMENTS);
+                if (rule.isDocument("data") && !rule.getDocument("data").containsKey("member")) {
+                    rule.getDocument("data").put("member", new BsonString(member));
+                }
                 context.rules().put(context.ruleParser().parse(RULE_ID, rule));
             }
             // as the server: the times the failpoint was entered so far, which a new mode does not reset
