@@ -31,6 +31,8 @@ final class HelloPath {
     private final HelloExchange hellos;
     private final HelloStandIn standIn;
     private final ClientHelloOk helloOk = new ClientHelloOk();
+    /** The hello the client streams (exhaustAllowed) on this connection, or null: each later reply of it is a check. */
+    private CommandFacts streamed;
 
     HelloPath(Exchange exchange, ConnectionObserver observer, Supplier<MemberState> memberState, RequestDocument request,
               AwaitedReplies awaited) {
@@ -43,7 +45,7 @@ final class HelloPath {
         this.request = request;
         this.awaited = awaited;
         this.hellos = new HelloExchange(context.rewriter(), context.memberStates(), exchange.member().upstream(), context.simulation());
-        this.standIn = new HelloStandIn(connection, hellos, context);
+        this.standIn = new HelloStandIn(connection, hellos, context, this::faultedCheck);
     }
 
     /**
@@ -75,6 +77,9 @@ final class HelloPath {
     /** The hello goes on to the member, or the stand-in answers it (a stream the member does not run). */
     void forward(ByteBuf frame, CommandFacts facts, OpMsg msg, OpQuery query) {
         helloOk.onHello(frame, msg, query);
+        if (msg != null && facts.exhaustAllowed()) {
+            streamed = facts;
+        }
         if (!standIn.tookOver(frame, facts, msg)) {
             if (!facts.moreToCome()) {
                 awaited.addHello(facts.requestId());
@@ -103,9 +108,50 @@ final class HelloPath {
         });
     }
 
-    /** A reply to a hello, or the next of a stream the member runs: it goes to the client rewritten. */
+    /**
+     * A reply to a hello, or the next of a stream the member runs: it goes to the client rewritten. A stream's reply
+     * after its first is a check of its own (mongod runs the hello again for each), which a rule on hello may fail as
+     * the server's failpoint does; a rule that looks into the hello (commandMatches) meets only the hellos sent.
+     */
     void onReply(ByteBuf frame) {
+        if (streamed != null && hellos.isStreamedCheck(frame)) {
+            // whatever a rule does, the reply goes on this way: as it came, or dropped once an error or a swallow ended the stream
+            Runnable goOn = () -> standIn.onReply(frame);
+            if (faultedCheck(goOn, goOn)) {
+                return;
+            }
+        }
         standIn.onReply(frame);
+    }
+
+    /**
+     * Whether a rule on hello took the stream's next check (the member's reply, or the next made here): then {@code goOn}
+     * runs if it lets the check through (at once, or after a block), {@code gone} once the check ended otherwise.
+     */
+    private boolean faultedCheck(Runnable goOn, Runnable gone) {
+        if (streamed == null) {
+            return false;
+        }
+        Attempt check = observer.helloForRules(streamed);
+        RuleSet.Decision decision = context.rules().decide(check, memberState, advertisedMember, () -> null);
+        if (decision == null) {
+            return false;
+        }
+        if (decision.action().injects()) {
+            observer.faultInjected(check, decision.action().name());
+        }
+        decision.action().apply(new InterceptedStreamedHello(exchange, streamed, goOn, gone));
+        return true;
+    }
+
+    /** A rule failed a streamed check: the error ends the stream; what the member still sends for it is dropped. */
+    void endStreamWith(BsonDocument error) {
+        standIn.answerAwaitingWith(error);
+    }
+
+    /** A rule swallowed a streamed check: nothing more of the stream reaches the client, which waits out its own timeout. */
+    void endStreamUnanswered() {
+        hellos.endStreamUnanswered();
     }
 
     void blackholeEnded() {

@@ -19,17 +19,25 @@ import org.bson.BsonDocument;
  * the latest, as from a server. Used from the connection's event loop only.
  */
 final class HelloStandIn {
+    /** The rules on hello, asked about each check of a stream made here (see {@link HelloPath#onReply}). */
+    interface StreamedChecks {
+        /** Whether a rule took the check: then {@code goOn} runs if it lets it through, {@code gone} if it ended it. */
+        boolean faulted(Runnable goOn, Runnable gone);
+    }
+
     private final ClientConnection connection;
     private final HelloExchange hellos;
     private final PipeContext context;
+    private final StreamedChecks checks;
     /** Whether the wait of a hello held here ended during a blackhole, and which: it is answered when the blackhole ends. */
     private boolean waitEndedInBlackhole;
     private int endedWaitId;
 
-    HelloStandIn(ClientConnection connection, HelloExchange hellos, PipeContext context) {
+    HelloStandIn(ClientConnection connection, HelloExchange hellos, PipeContext context, StreamedChecks checks) {
         this.connection = connection;
         this.hellos = hellos;
         this.context = context;
+        this.checks = checks;
     }
 
     /**
@@ -99,6 +107,14 @@ final class HelloStandIn {
             endedWaitId = requestId;
             return;
         }
+        // the next reply of a stream made here is a check, as a streaming server's is: a rule may take it first
+        if (hellos.makesAStreamedCheck() && checks.faulted(() -> sendWaitedHere(requestId), () -> { })) {
+            return;
+        }
+        sendWaitedHere(requestId);
+    }
+
+    private void sendWaitedHere(int requestId) {
         ByteBuf reply = hellos.answerWaitedHere(connection.alloc(), context.nextRequestId(), requestId);
         if (reply != null) {
             send(reply);

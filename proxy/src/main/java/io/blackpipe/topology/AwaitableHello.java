@@ -108,6 +108,11 @@ final class AwaitableHello {
         return streamsHere;
     }
 
+    /** Whether the next reply streamed here answers a reply, not the hello: a check of its own, as a server's next would be. */
+    boolean streamsHereAfterItsFirst() {
+        return streamsHere && chain != requestId;
+    }
+
     /** The id the next reply streamed here answers: the hello's, then each reply's. */
     int chain() {
         return chain;

@@ -21,7 +21,6 @@ import org.bson.BsonDocument;
  * Every other reply passes untouched. Used from the connection's event loop only.
  */
 public final class HelloExchange {
-    private final HelloRewriter rewriter;
     private final MemberStates states;
     private final MemberAddress member;
     private final SimulatedReplicaSet simulation;
@@ -41,6 +40,8 @@ public final class HelloExchange {
     private final MemberHelloStream stream = new MemberHelloStream();
     /** The member's last hello reply on this connection as it sent it: what an early answer repeats. */
     private final LastHello lastHello;
+    /** What the member's replies say of it, noted, and the replies made to name the proxy. */
+    private final HelloReplies replies;
     /** The awaitable hello asked last: whether the member's early answer to it is held, and a stream made here. */
     private final AwaitableHello awaitable = new AwaitableHello();
 
@@ -54,11 +55,11 @@ public final class HelloExchange {
 
     /** @param simulation the simulated set {@code member} belongs to, or null for a real member */
     public HelloExchange(HelloRewriter rewriter, MemberStates states, MemberAddress member, SimulatedReplicaSet simulation) {
-        this.rewriter = rewriter;
         this.states = states;
         this.member = member;
         this.simulation = simulation;
         this.lastHello = new LastHello(rewriter, states, member, simulation);
+        this.replies = new HelloReplies(rewriter, states, member, simulation, lastHello);
     }
 
     /**
@@ -132,6 +133,25 @@ public final class HelloExchange {
         return msg.body(frame).find("topologyVersion") && msg.body(frame).find("maxAwaitTimeMS");
     }
 
+    /** Whether the member's {@code frame} is its stream's next reply after the first: a check of its own, as on mongod. */
+    public boolean isStreamedCheck(ByteBuf frame) {
+        return stream.isNextCheck(Header.responseTo(frame));
+    }
+
+    /** The same for the next reply of a stream made here, for a member that does not stream (jongodb). */
+    public boolean makesAStreamedCheck() {
+        return awaitable.streamsHereAfterItsFirst();
+    }
+
+    /** A rule swallowed a check: the member's stream is dropped from here, or one made here makes no more. */
+    public void endStreamUnanswered() {
+        if (awaitable.streamsHere()) {
+            awaitable.newHello();
+        } else {
+            stream.endHere();
+        }
+    }
+
     /** True while some hello reply is still expected on this connection. */
     public boolean expectsReplies() {
         return !pending.isEmpty();
@@ -155,7 +175,7 @@ public final class HelloExchange {
             awaiting = false;
         }
         if (answeredEarly.remove(responseTo)) {
-            observeLate(frame, legacyReply);
+            replies.observeLate(frame, legacyReply);
             int lateId = Header.requestId(frame);
             frame.release();
             // the member is free again: its latest word answers a hello that waited here (the client never sees this id)
@@ -174,7 +194,7 @@ public final class HelloExchange {
             boolean rechained = stream.isNext(Header.responseTo(frame)) && stream.follow(frame, msg);
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
             lastHello.remember(body.clone());
-            boolean changed = rewriteReply(body, legacyReply);
+            boolean changed = replies.rewriteReply(body, legacyReply);
             if (!msg.moreToCome() && holdsInTheMembersPlace(responseTo, body)) {
                 frame.release();
                 return null;
@@ -191,7 +211,7 @@ public final class HelloExchange {
             if (reply.numberReturned() == 1) {
                 BsonDocument body = BsonIo.decode(frame, reply.firstDocumentOffset(), reply.end());
                 lastHello.remember(body.clone()); // the handshake's: all there is until the stream's first reply
-                if (rewriteReply(body, legacyReply)) {
+                if (replies.rewriteReply(body, legacyReply)) {
                     rewritten = Messages.opReplyWithDocuments(alloc, frame, reply, List.of(body));
                 }
             }
@@ -213,7 +233,7 @@ public final class HelloExchange {
      * server.
      */
     private boolean holdsInTheMembersPlace(int responseTo, BsonDocument reply) {
-        long millis = isError(reply) ? 0 : awaitable.holdMillis(responseTo, reply);
+        long millis = HelloReplies.isError(reply) ? 0 : awaitable.holdMillis(responseTo, reply);
         if (millis <= 0) {
             return false;
         }
@@ -351,45 +371,5 @@ public final class HelloExchange {
         awaiting = false;
         awaitingHere = false;
         return Messages.opMsg(alloc, replyId, awaitingId, 0, lastHello.now(awaitingName));
-    }
-
-    /** What the member says in a reply the client no longer waits for still counts as its latest word. */
-    private void observeLate(ByteBuf frame, boolean legacyReply) {
-        if (Header.opCode(frame) == OpCode.OP_MSG) {
-            OpMsg msg = OpMsg.parse(frame);
-            BsonDocument late = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
-            if (!isError(late)) {
-                lastHello.remember(late.clone());
-                if (simulation != null) {
-                    simulation.rewriteAndObserve(late, member); // the real node's role is not the member's
-                } else {
-                    states.observe(member, late, legacyReply);
-                }
-            }
-        }
-    }
-
-    static boolean isError(BsonDocument reply) {
-        return reply.isNumber("ok") && reply.getNumber("ok").doubleValue() == 0;
-    }
-
-    /**
-     * Notes what the member said about itself and makes the reply name the proxy (an error reply says
-     * nothing of it and names no member: it is left as it came, but for a shifted counter). A real member's
-     * state is read before rewriting (the topologyVersion shift must not be counted in); a
-     * simulated member's after (its role is the simulation's).
-     */
-    private boolean rewriteReply(BsonDocument body, boolean legacyReply) {
-        if (isError(body)) { // not the member's state (its role, wire version, counter) and nothing to rewrite but the counter
-            return states.shiftReply(member, body);
-        }
-        if (simulation != null) {
-            rewriter.rewriteReply(body);
-            simulation.rewriteAndObserve(body, member);
-            return true;
-        }
-        states.observe(member, body, legacyReply);
-        boolean shifted = states.shiftReply(member, body);
-        return rewriter.rewriteReply(body) | shifted;
     }
 }

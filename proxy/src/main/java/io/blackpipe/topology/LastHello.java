@@ -26,7 +26,7 @@ final class LastHello {
 
     /** Keeps {@code reply} (the caller's own copy); a refused hello (bad arguments, a read preference the node refuses) says nothing of the member. */
     void remember(BsonDocument reply) {
-        if (HelloExchange.isError(reply)) {
+        if (HelloReplies.isError(reply)) {
             return;
         }
         hello = reply;

@@ -28,10 +28,13 @@ final class MemberHelloStream {
     private int chain;
     /** The command the client streams: hello, or legacy isMaster, whose replies name the primary differently. */
     private String name;
+    /** The client's hello that began the stream: the member's first reply answers it, each later one the reply before. */
+    private int requestId;
 
     /** The client sent an awaitable hello with exhaustAllowed: the member's replies to it stream. */
     void begin(int requestId, String command) {
         open = true;
+        this.requestId = requestId;
         name = command;
         awaited = requestId;
         chain = requestId;
@@ -48,6 +51,14 @@ final class MemberHelloStream {
     /** Whether the member's reply with this responseTo is the stream's next. */
     boolean isNext(int responseTo) {
         return open && responseTo == awaited;
+    }
+
+    /**
+     * Whether the member's reply with this responseTo is the stream's next after its first: mongod makes each such reply
+     * by running the hello again, a check of its own, which its failCommand failpoint may fail.
+     */
+    boolean isNextCheck(int responseTo) {
+        return isNext(responseTo) && responseTo != requestId;
     }
 
     /**

@@ -30,10 +30,8 @@ import org.junit.jupiter.api.Test;
 class HelloFaultsDriverTest extends DriverRigTest {
     /**
      * A client through the proxy whose monitor's failed heartbeats land in {@code failedHeartbeats}.
-     * It polls: a streaming monitor sends hello once per stream, and the member's replies stream on
-     * (from mongod, or from the proxy where jongodb ends the stream), so a rule on hello would meet
-     * only its next stream's first hello; polling, every heartbeat is a hello, as in the SDAM spec's
-     * tests of failing heartbeats.
+     * It polls, so every heartbeat is a hello it sends, as in the SDAM spec's tests of failing
+     * heartbeats (a streaming monitor's checks: StreamedHelloChecksFaultTest).
      */
     private MongoClient monitoredClient(String options, List<ServerHeartbeatFailedEvent> failedHeartbeats) {
         return MongoClients.create(MongoClientSettings.builder()

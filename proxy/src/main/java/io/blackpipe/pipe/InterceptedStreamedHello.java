@@ -1,0 +1,94 @@
+package io.blackpipe.pipe;
+
+import io.blackpipe.fault.ReplyFate;
+import io.blackpipe.wire.CommandFacts;
+import org.bson.BsonDocument;
+
+/**
+ * The next reply in a hello stream (the member's, or the next the proxy makes for a member that does not stream), a
+ * check that a rule picked: mongod makes each such reply by running the hello again, and its failCommand failpoint
+ * fails those too. So the check ends the stream with an error, closes or resets the connection, or goes unanswered
+ * (the client's own timeout ends it), as mongod's failpoint would have it; held first by a block, or let through, it
+ * goes to the client as every hello reply does.
+ */
+final class InterceptedStreamedHello extends ExchangeInterception {
+    private final CommandFacts facts;
+    private final Runnable goOn;
+    private final Runnable gone;
+
+    /**
+     * @param facts the hello the client streams
+     * @param goOn  lets the check's reply go on to the client
+     * @param gone  what becomes of the reply once the check ended otherwise (the member's is dropped, or released)
+     */
+    InterceptedStreamedHello(Exchange exchange, CommandFacts facts, Runnable goOn, Runnable gone) {
+        super(exchange, null); // no request: only a getMore's frame is read here (onChangeStream), never a hello's
+        this.facts = facts;
+        this.goOn = goOn;
+        this.gone = gone;
+    }
+
+    @Override
+    public CommandFacts facts() {
+        return facts;
+    }
+
+    @Override
+    public void forward() {
+        goOn.run();
+    }
+
+    @Override
+    public void forward(ReplyFate fate) {
+        // RuleParser refuses reply fates on hello: its reply is the proxy's to rewrite
+        throw new IllegalStateException("a hello cannot be forwarded with a reply fate");
+    }
+
+    @Override
+    public void answer(BsonDocument reply) {
+        exchange.hellos().endStreamWith(reply);
+        gone.run();
+        exchange.connection().flushClient();
+    }
+
+    @Override
+    public void close() {
+        exchange.connection().closeClient(false);
+        gone.run();
+    }
+
+    @Override
+    public void reset() {
+        exchange.connection().closeClient(true);
+        gone.run();
+    }
+
+    @Override
+    public void hang() {
+        exchange.hellos().endStreamUnanswered();
+        gone.run();
+    }
+
+    /** The check waits, and the member's replies read after it wait behind it, as behind a blocked hello on mongod. */
+    @Override
+    public void after(long millis, Runnable then) {
+        ClientConnection connection = exchange.connection();
+        exchange.replies().hold(true);
+        connection.pauseUpstreamReads(true);
+        connection.schedule(millis, () -> {
+            if (connection.isOpen()) {
+                then.run();
+                connection.flushClient();
+            } else {
+                gone.run();
+            }
+            exchange.replies().hold(false);
+            connection.pauseUpstreamReads(false);
+        });
+    }
+
+    @Override
+    public void blockThenForward(long millis) {
+        after(millis, this::forward);
+    }
+}
