@@ -114,21 +114,17 @@ final class HelloPath {
      * the server's failpoint does; a rule that looks into the hello (commandMatches) meets only the hellos sent.
      */
     void onReply(ByteBuf frame) {
-        if (streamed != null && hellos.isStreamedCheck(frame)) {
-            // whatever a rule does, the reply goes on this way: as it came, or dropped once an error or a swallow ended the stream
-            Runnable goOn = () -> standIn.onReply(frame);
-            if (faultedCheck(goOn, goOn)) {
-                return;
-            }
+        if (streamed != null && hellos.isStreamedCheck(frame) && faultedCheck(() -> standIn.onReply(frame), frame)) {
+            return;
         }
         standIn.onReply(frame);
     }
 
     /**
-     * Whether a rule on hello took the stream's next check (the member's reply, or the next made here): then {@code goOn}
-     * runs if it lets the check through (at once, or after a block), {@code gone} once the check ended otherwise.
+     * Whether a rule on hello took the stream's next check (the member's reply, or null for the next the proxy makes):
+     * then {@code goOn} runs if the rule lets the check through, at once or after a block.
      */
-    private boolean faultedCheck(Runnable goOn, Runnable gone) {
+    private boolean faultedCheck(Runnable goOn, ByteBuf membersReply) {
         if (streamed == null) {
             return false;
         }
@@ -140,7 +136,7 @@ final class HelloPath {
         if (decision.action().injects()) {
             observer.faultInjected(check, decision.action().name());
         }
-        decision.action().apply(new InterceptedStreamedHello(exchange, streamed, goOn, gone));
+        decision.action().apply(new InterceptedStreamedHello(exchange, streamed, goOn, membersReply));
         return true;
     }
 

@@ -21,8 +21,8 @@ import org.bson.BsonDocument;
 final class HelloStandIn {
     /** The rules on hello, asked about each check of a stream made here (see {@link HelloPath#onReply}). */
     interface StreamedChecks {
-        /** Whether a rule took the check: then {@code goOn} runs if it lets it through, {@code gone} if it ended it. */
-        boolean faulted(Runnable goOn, Runnable gone);
+        /** Whether a rule took the check (of a reply not made yet: null): then {@code goOn} runs if it lets it through. */
+        boolean faulted(Runnable goOn, ByteBuf membersReply);
     }
 
     private final ClientConnection connection;
@@ -108,7 +108,7 @@ final class HelloStandIn {
             return;
         }
         // the next reply of a stream made here is a check, as a streaming server's is: a rule may take it first
-        if (hellos.makesAStreamedCheck() && checks.faulted(() -> sendWaitedHere(requestId), () -> { })) {
+        if (hellos.makesAStreamedCheck() && checks.faulted(() -> sendWaitedHere(requestId), null)) {
             return;
         }
         sendWaitedHere(requestId);

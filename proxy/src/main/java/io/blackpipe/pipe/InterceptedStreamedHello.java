@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.ReplyFate;
 import io.blackpipe.wire.CommandFacts;
+import io.netty.buffer.ByteBuf;
 import org.bson.BsonDocument;
 
 /**
@@ -14,18 +15,18 @@ import org.bson.BsonDocument;
 final class InterceptedStreamedHello extends ExchangeInterception {
     private final CommandFacts facts;
     private final Runnable goOn;
-    private final Runnable gone;
+    private final ByteBuf membersReply;
 
     /**
-     * @param facts the hello the client streams
-     * @param goOn  lets the check's reply go on to the client
-     * @param gone  what becomes of the reply once the check ended otherwise (the member's is dropped, or released)
+     * @param facts        the hello the client streams
+     * @param goOn         lets the check's reply go on to the client
+     * @param membersReply the member's streamed reply, or null for one the proxy makes (not made yet)
      */
-    InterceptedStreamedHello(Exchange exchange, CommandFacts facts, Runnable goOn, Runnable gone) {
+    InterceptedStreamedHello(Exchange exchange, CommandFacts facts, Runnable goOn, ByteBuf membersReply) {
         super(exchange, null); // no request: only a getMore's frame is read here (onChangeStream), never a hello's
         this.facts = facts;
         this.goOn = goOn;
-        this.gone = gone;
+        this.membersReply = membersReply;
     }
 
     @Override
@@ -47,26 +48,39 @@ final class InterceptedStreamedHello extends ExchangeInterception {
     @Override
     public void answer(BsonDocument reply) {
         exchange.hellos().endStreamWith(reply);
-        gone.run();
+        dropTheMembers();
         exchange.connection().flushClient();
     }
 
     @Override
     public void close() {
+        release();
         exchange.connection().closeClient(false);
-        gone.run();
     }
 
     @Override
     public void reset() {
+        release();
         exchange.connection().closeClient(true);
-        gone.run();
     }
 
     @Override
     public void hang() {
         exchange.hellos().endStreamUnanswered();
-        gone.run();
+        dropTheMembers();
+    }
+
+    /** The stream ended here: the member's reply goes the way of its stream, which drops it and marks the next for dropping. */
+    private void dropTheMembers() {
+        if (membersReply != null) {
+            goOn.run();
+        }
+    }
+
+    private void release() {
+        if (membersReply != null) {
+            membersReply.release();
+        }
     }
 
     /** The check waits, and the member's replies read after it wait behind it, as behind a blocked hello on mongod. */
@@ -80,7 +94,7 @@ final class InterceptedStreamedHello extends ExchangeInterception {
                 then.run();
                 connection.flushClient();
             } else {
-                gone.run();
+                release();
             }
             exchange.replies().hold(false);
             connection.pauseUpstreamReads(false);
