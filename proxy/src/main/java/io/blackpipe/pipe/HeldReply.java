@@ -58,8 +58,7 @@ final class HeldReply {
             connection.schedule(intervalMillis, this::sendNext);
             return;
         }
-        exchange.completeIfLast(inFlight, facts); // the client has it all now
-        connection.sendToClient(frame);
+        CountedReply.send(exchange, inFlight, facts, frame); // its last byte: counted as it arrives (a slow link's later)
         exchange.replies().hold(false);
         connection.flushClient();
         connection.pauseUpstreamReads(false);

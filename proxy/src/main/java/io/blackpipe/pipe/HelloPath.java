@@ -111,7 +111,7 @@ final class HelloPath {
     /**
      * A reply to a hello, or the next of a stream the member runs: it goes to the client rewritten. A stream's reply
      * after its first is a check of its own (mongod runs the hello again for each), which a rule on hello may fail as
-     * the server's failpoint does; a rule that looks into the hello (commandMatches) meets only the hellos sent.
+     * the server's failpoint does (one that looks into the hello, commandMatches, reads the streamed hello as sent).
      */
     void onReply(ByteBuf frame) {
         if (streamed != null && hellos.isStreamedCheck(frame) && faultedCheck(() -> standIn.onReply(frame), frame)) {
@@ -129,7 +129,7 @@ final class HelloPath {
             return false;
         }
         Attempt check = observer.helloForRules(streamed);
-        RuleSet.Decision decision = context.rules().decide(check, memberState, advertisedMember, () -> null);
+        RuleSet.Decision decision = context.rules().decide(check, memberState, advertisedMember, hellos::streamedRequest);
         if (decision == null) {
             return false;
         }

@@ -108,7 +108,7 @@ final class HelloStandIn {
             return;
         }
         // the next reply of a stream made here is a check, as a streaming server's is: a rule may take it first
-        if (hellos.makesAStreamedCheck() && checks.faulted(() -> sendWaitedHere(requestId), null)) {
+        if (hellos.makesAStreamedCheck(requestId) && checks.faulted(() -> sendWaitedHere(requestId), null)) {
             return;
         }
         sendWaitedHere(requestId);

@@ -83,21 +83,39 @@ final class InterceptedStreamedHello extends ExchangeInterception {
         }
     }
 
-    /** The check waits, and the member's replies read after it wait behind it, as behind a blocked hello on mongod. */
+    /**
+     * The check waits, and the member's replies read after it wait behind it, as behind a blocked hello on mongod; a
+     * blackhole that began meanwhile holds it until it ends, as it holds every reply.
+     */
     @Override
     public void after(long millis, Runnable then) {
         ClientConnection connection = exchange.connection();
         exchange.replies().hold(true);
         connection.pauseUpstreamReads(true);
-        connection.schedule(millis, () -> {
-            if (connection.isOpen()) {
-                then.run();
-                connection.flushClient();
-            } else {
-                release();
+        connection.schedule(millis, new Runnable() {
+            @Override
+            public void run() {
+                if (connection.isOpen() && connection.blackholed()) {
+                    exchange.replies().sendAfterTheBlackhole(this);
+                    return;
+                }
+                try {
+                    if (connection.isOpen()) {
+                        then.run();
+                        connection.flushClient();
+                    } else {
+                        release();
+                    }
+                } catch (RuntimeException e) { // a malformed reply: read here, off the pipeline, it closes the connection
+                    if (membersReply != null && membersReply.refCnt() > 0) {
+                        membersReply.release();
+                    }
+                    throw e;
+                } finally {
+                    exchange.replies().hold(false);
+                    connection.pauseUpstreamReads(false);
+                }
             }
-            exchange.replies().hold(false);
-            connection.pauseUpstreamReads(false);
         });
     }
 

@@ -40,6 +40,8 @@ public final class HelloExchange {
     private final MemberHelloStream stream = new MemberHelloStream();
     /** The member's last hello reply on this connection as it sent it: what an early answer repeats. */
     private final LastHello lastHello;
+    /** The hello the client streams, as sent; see {@link #streamedRequest}. */
+    private BsonDocument streamedRequest;
     /** What the member's replies say of it, noted, and the replies made to name the proxy. */
     private final HelloReplies replies;
     /** The awaitable hello asked last: whether the member's early answer to it is held, and a stream made here. */
@@ -102,6 +104,9 @@ public final class HelloExchange {
         ByteBuf rewritten;
         if (msg != null) {
             BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
+            if (facts.exhaustAllowed()) {
+                streamedRequest = body.clone(); // as sent: each later reply of the stream is a check of it, which a rule may look into
+            }
             if (awaitableHello && !facts.moreToCome()) {
                 awaitable.asked(facts.requestId(), facts.name(), body, facts.exhaustAllowed());
             }
@@ -133,14 +138,22 @@ public final class HelloExchange {
         return msg.body(frame).find("topologyVersion") && msg.body(frame).find("maxAwaitTimeMS");
     }
 
+    /** The hello the client streams, as it sent it (null when none was decoded): what a rule looks into at each check. */
+    public BsonDocument streamedRequest() {
+        return streamedRequest;
+    }
+
     /** Whether the member's {@code frame} is its stream's next reply after the first: a check of its own, as on mongod. */
     public boolean isStreamedCheck(ByteBuf frame) {
         return stream.isNextCheck(Header.responseTo(frame));
     }
 
-    /** The same for the next reply of a stream made here, for a member that does not stream (jongodb). */
-    public boolean makesAStreamedCheck() {
-        return awaitable.streamsHereAfterItsFirst();
+    /**
+     * The same for the reply a stream made here (for a member that does not stream: jongodb) owes {@code requestId} now;
+     * false for a wait that an earlier answer overtook (a change answered it, and the next wait began).
+     */
+    public boolean makesAStreamedCheck(int requestId) {
+        return awaitable.streamsHereAfterItsFirst() && awaitable.chain() == requestId;
     }
 
     /** A rule swallowed a check: the member's stream is dropped from here, or one made here makes no more. */

@@ -28,7 +28,12 @@ public final class BsonIo {
     }
 
     public static byte[] encode(BsonDocument document) {
-        RawBsonDocument raw = new RawBsonDocument(document, CODEC);
+        RawBsonDocument raw;
+        try {
+            raw = new RawBsonDocument(document, CODEC);
+        } catch (BsonSerializationException e) { // a request that decoded but nests deeper than bson writes (1024 levels)
+            throw new MalformedMessageException("invalid BSON document: " + e.getMessage());
+        }
         org.bson.ByteBuf bytes = raw.getByteBuffer();
         byte[] out = new byte[bytes.remaining()];
         bytes.get(out);

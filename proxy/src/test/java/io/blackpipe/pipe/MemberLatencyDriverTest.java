@@ -135,6 +135,17 @@ class MemberLatencyDriverTest {
      */
     @Test
     void aReadLaterThanTheSocketTimeoutIsANetworkErrorToTheClientAndItsRetryIsCountedAsOne() throws Exception {
+        readLaterThanTheSocketTimeoutIsCountedAsTheClientSawIt(null);
+    }
+
+    /** The same when a rule held the reply first (delayReplyMS): it still counts when it arrives, not when it leaves. */
+    @Test
+    void aDelayedReadLaterThanTheSocketTimeoutIsCountedAsTheClientSawItToo() throws Exception {
+        readLaterThanTheSocketTimeoutIsCountedAsTheClientSawIt(
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], delayReplyMS: 50}}");
+    }
+
+    private void readLaterThanTheSocketTimeoutIsCountedAsTheClientSawIt(String rule) throws Exception {
         String db = UpstreamLane.freshDatabaseName("lateread");
         Set<String> ready = ConcurrentHashMap.newKeySet();
         try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
@@ -155,6 +166,9 @@ class MemberLatencyDriverTest {
             Await.until(WAIT, "two pooled connections to the primary, before its link is slowed",
                     () -> ready.stream().filter(r -> r.startsWith(primary + "#")).count() >= 2);
             set.proxy().latency("primary", new Latency(1_500, 0), 0);
+            if (rule != null) {
+                set.proxy().rules().put(set.proxy().ruleParser().parse("delay", org.bson.BsonDocument.parse(rule)));
+            }
             long attempts = Meters.attempts(set.proxy().registry(), "find");
             long retries = Meters.retries(set.proxy().registry(), "find");
             long lost = Meters.outcomes(set.proxy().registry(), "find", "network_error");

@@ -51,6 +51,36 @@ class StreamedHelloChecksFaultTest {
     }
 
     /**
+     * A blackhole that begins while a streamed check is blocked holds it until the blackhole ends, as it holds every
+     * reply: then the check fails with the rule's error, which nothing lost meanwhile.
+     */
+    @Test
+    void aBlackholeBegunDuringABlockedStreamedCheckHoldsItUntilItEnds() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
+            ScriptedProxy.Heartbeats heartbeats = new ScriptedProxy.Heartbeats();
+            try (MongoClient client = ScriptedProxy.client(proxy.connectionString() + "&appName=" + APP
+                    + "&heartbeatFrequencyMS=500", heartbeats)) {
+                client.getDatabase("test").getCollection("c").insertOne(new Document("_id", 0));
+                awaitTrue("the stream to go on past its first reply", () -> heartbeats.awaited().size() >= 2);
+                proxy.rules().put(proxy.ruleParser().parse("block", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                        + " mode: {times: 1}, data: {failCommands: ['hello', 'isMaster'], appName: '" + APP + "',"
+                        + " commandMatches: {topologyVersion: {$exists: true}}," // the stream's checks, not the round-trip hellos
+                        + " blockConnection: true, blockTimeMS: 1000, errorCode: 2}}")));
+                awaitTrue("a streamed check to be blocked", () -> proxy.rules().fired("block") == 1);
+                proxy.blackhole("all", 0);
+                int awaited = heartbeats.awaited().size();
+                Thread.sleep(1_500); // the block ends meanwhile
+                assertEquals(awaited, heartbeats.awaited().size(), "nothing crossed the blackhole");
+                assertEquals(List.of(), heartbeats.failures, "and nothing failed: the monitor waits");
+                proxy.restore("all");
+                awaitTrue(() -> "the held check to fail once the blackhole ended; failures: " + heartbeats.failures,
+                        () -> heartbeats.failures.stream().anyMatch(ServerHeartbeatFailedEvent::isAwaited));
+                assertEquals(2, ((MongoCommandException) heartbeats.failures.get(0).getThrowable()).getErrorCode());
+            }
+        }
+    }
+
+    /**
      * The lane's upstream: a mongod streams its replies itself; jongodb does not, and the proxy streams in its place
      * (answering each maxAwaitTimeMS), and each reply it makes after the first is a check a rule meets as well.
      */

@@ -351,6 +351,7 @@ class HelloExchangeTest {
         HelloExchange.Held held = exchange.takeHeld();
         assertEquals(90, held.requestId());
         assertTrue(held.millis() > 9_000 && held.millis() <= 10_000, "the rest of the wait: " + held.millis());
+        assertFalse(exchange.makesAStreamedCheck(90), "one reply, no stream: its answer is no check of a rule's");
         ByteBuf answer = own(exchange.answerWaitedHere(ALLOC, 1001, 90));
         assertEquals(90, readLe32(bytesOf(answer), 8));
         assertEquals(6, counterOf(answer));
@@ -365,7 +366,10 @@ class HelloExchangeTest {
         HelloExchange.Held next = exchange.takeHeld();
         assertEquals(991, next.requestId(), "the stream's next answers that reply");
         assertEquals(10_000, next.millis());
+        assertTrue(exchange.makesAStreamedCheck(991), "the stream's next reply after its first is a check of its own");
         ByteBuf streamed = own(exchange.answerWaitedHere(ALLOC, 1002, 991));
+        assertFalse(exchange.makesAStreamedCheck(991), "a wait an answer overtook owes no check (its timer fires late)");
+        assertTrue(exchange.makesAStreamedCheck(1002));
         assertEquals(991, readLe32(bytesOf(streamed), 8));
         assertEquals(OpMsg.MORE_TO_COME, OpMsg.parse(streamed).flags() & OpMsg.MORE_TO_COME);
         assertFalse(exchange.expectsReplies());

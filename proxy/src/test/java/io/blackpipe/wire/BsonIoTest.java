@@ -8,6 +8,8 @@ import static io.blackpipe.wire.WireFixtures.element;
 import static io.blackpipe.wire.WireFixtures.le32;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
@@ -40,5 +42,17 @@ class BsonIoTest {
         assertMalformed(doc, b -> BsonIo.decode(b, 0, doc.length), "invalid BSON document");
         byte[] badString = document(element(0x02, "s", le32(50), new byte[] {'a', 0}));
         assertMalformed(badString, b -> BsonIo.decode(b, 0, badString.length), "invalid BSON document");
+    }
+
+    /** A document that decodes but nests deeper than bson writes (a rewritten hello) is malformed, and says why. */
+    @Test
+    void aDocumentNestedTooDeepToEncodeIsMalformed() {
+        BsonDocument deep = new BsonDocument();
+        for (int level = 0; level < 100_000; level++) {
+            deep = new BsonDocument("a", deep);
+        }
+        BsonDocument tooDeep = deep;
+        MalformedMessageException e = assertThrows(MalformedMessageException.class, () -> BsonIo.encode(tooDeep));
+        assertTrue(e.getMessage().contains("depth"), e.getMessage());
     }
 }
