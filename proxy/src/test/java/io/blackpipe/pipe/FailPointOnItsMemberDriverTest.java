@@ -41,5 +41,6 @@ class FailPointOnItsMemberDriverTest {
             assertEquals(1, set.proxy().rules().fired("failCommand"));
             assertEquals(1, c.find().first().getInteger("_id"), "times: 1, spent");
         }
+        assertEquals(1, set.direct().getDatabase(db).getCollection("c").countDocuments(), "the server holds the one document");
     }
 }

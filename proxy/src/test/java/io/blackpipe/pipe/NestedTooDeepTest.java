@@ -31,6 +31,8 @@ class NestedTooDeepTest {
     private static final Duration WAIT = Duration.ofSeconds(10);
     /** Far deeper than any stack decodes: mongod refuses documents past 200 levels anyway. */
     private static final int DEPTH = 100_000;
+    /** Apart from the ids the proxy's own probes use, so that the member's record shows whether this one came. */
+    private static final int NESTED_REQUEST_ID = 7_777_777;
     private LogCapture log;
     private ScriptedMongod upstream;
     private ProxyServer proxy;
@@ -72,7 +74,7 @@ class NestedTooDeepTest {
 
     private void closesItsConnection(Runnable afterSending) throws Exception {
         try (RawClient client = RawClient.connect(ScriptedProxy.member(proxy).advertised())) {
-            client.send(helloNestedTooDeep(7));
+            client.send(helloNestedTooDeep(NESTED_REQUEST_ID));
             afterSending.run();
             byte[] received = client.awaitClosedByPeer(WAIT);
             assertEquals(0, received.length, "no reply to the hello");
@@ -80,6 +82,7 @@ class NestedTooDeepTest {
             assertTrue(line.contains("malformed"), line);
         }
         assertEquals(List.of(), NettyLeakCheck.detectLeaks(), "the request's buffer is released");
+        assertEquals(List.of(), upstream.framesReceived(f -> f.requestId() == NESTED_REQUEST_ID), "it never reached the member");
         try (RawClient other = RawClient.connect(ScriptedProxy.member(proxy).advertised())) {
             byte[] reply = other.roundTrip(opMsg(8, BsonIo.encode(BsonDocument.parse("{hello: 1, $db: 'admin'}"))));
             assertEquals(8, readLe32(reply, 8), "the member's next connection is answered");
