@@ -50,8 +50,9 @@ final class DuplicateKeyBatches {
         }
         OpMsg msg = OpMsg.parse(forwarded);
         int documents = msg.statements(forwarded, "documents");
-        if (documents > 1) {
-            sent.put(Header.requestId(forwarded), new Batch(facts.database(), facts.collection(), documents, msg.command(forwarded)));
+        BsonDocument insert = documents > 1 ? msg.commandIfReadable(forwarded) : null; // one that does not read is the member's to judge
+        if (insert != null) {
+            sent.put(Header.requestId(forwarded), new Batch(facts.database(), facts.collection(), documents, insert));
         }
     }
 

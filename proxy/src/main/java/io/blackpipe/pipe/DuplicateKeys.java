@@ -61,9 +61,13 @@ final class DuplicateKeys {
         if (msg.statements(frame, field) != 1) {
             return null;
         }
+        BsonDocument command = msg.commandIfReadable(frame);
+        if (command == null) {
+            return null; // the member's to judge, as without the proxy
+        }
         BsonDocument inserted = null;
         if (facts.name().equals("insert")) {
-            BsonValue document = msg.command(frame).getArray(field).get(0);
+            BsonValue document = command.getArray(field).get(0);
             inserted = document.isDocument() ? document.asDocument() : null;
         }
         return new OneStatement(facts.name(), inserted);

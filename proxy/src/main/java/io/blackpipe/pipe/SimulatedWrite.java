@@ -55,7 +55,10 @@ record SimulatedWrite(String database, String collection, List<BsonValue> ids, b
         if (facts.inTransaction() || facts.name().equals("commitTransaction") || facts.name().equals("bulkWrite")) {
             return null;
         }
-        BsonDocument command = msg.command(frame);
+        BsonDocument command = msg.commandIfReadable(frame);
+        if (command == null) {
+            return null; // the member refuses it whole: nothing to roll back
+        }
         BsonValue ordered = command.get("ordered");
         boolean isOrdered = ordered == null || !ordered.isBoolean() || ordered.asBoolean().getValue();
         if (facts.name().equals("insert")) {

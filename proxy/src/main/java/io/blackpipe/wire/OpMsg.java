@@ -165,6 +165,18 @@ public final class OpMsg {
     }
 
     /**
+     * {@link #command}, or null when a document in it frames right but does not read (an unknown element type): a
+     * request the proxy only notes things of goes to the member as it came, which judges it as it would without the proxy.
+     */
+    public BsonDocument commandIfReadable(ByteBuf frame) {
+        try {
+            return command(frame);
+        } catch (MalformedMessageException unreadable) {
+            return null;
+        }
+    }
+
+    /**
      * The command as the server reads it: the body, with each document sequence (an insert's documents,
      * an update's updates) as an array under its identifier. Decodes every document: for the few requests
      * a rule asks to look into, not for every one.

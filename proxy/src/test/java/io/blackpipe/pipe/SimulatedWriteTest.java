@@ -51,6 +51,14 @@ class SimulatedWriteTest {
         return withBuf(opMsg(9, 7, 0).body(reply).build(), write::createdPer);
     }
 
+    /** A document that frames right but does not read: the member refuses the write whole, so there is nothing to roll back. */
+    @Test
+    void aWriteWithAnUnreadableDocumentIsNoneToRollBack() {
+        byte[] unreadable = bson("{_id: 2, x: 1}");
+        unreadable[unreadable.length - 8] = 0x42; // x's type byte (then "x", its int32 and the end): no BSON type
+        assertNull(of("{insert: 'orders', $db: 'shop', writeConcern: {w: 1}}", PRIMARY, threeMembers, bson("{_id: 1}"), unreadable));
+    }
+
     @Test
     void aWriteBelowMajorityOfTheSetIsAnInsertToRollBackAndOneWithMajorityMovesTheCommitPoint() {
         SimulatedWrite w1 = of("{insert: 'orders', $db: 'shop', writeConcern: {w: 1}}", PRIMARY, threeMembers,

@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.bson.BSONException;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
@@ -180,6 +181,13 @@ final class ScriptedMongodConnection implements Runnable {
         } catch (ProtocolException e) {
             recordReceived(raw, OP_MSG, compressor, msg.length >= 20 ? ScriptedMongodWire.intLE(msg, 16) : 0, null, null);
             throw e;
+        } catch (BSONException unreadable) {
+            // a document that frames right but does not read (an unknown element type): mongod answers that parse
+            // error and keeps the connection, as it does for every error outside ConnectionFatalMessageParseError
+            recordReceived(raw, OP_MSG, compressor, ScriptedMongodWire.intLE(msg, 16), null, null);
+            new Reply(ScriptedMongodWire.requestId(msg), compressor, 0, null)
+                    .send(ScriptedMongodCommands.error(22, "InvalidBSON", unreadable.getMessage()), 0);
+            return;
         }
         BsonDocument cmd = m.body().clone();
         for (Map.Entry<String, List<BsonDocument>> seq : m.sequences().entrySet()) {
