@@ -33,8 +33,9 @@ public abstract class Mode {
         };
     }
 
+    /** {times: 0} fires once, as on mongod: its failpoint counts down on each match and turns off only below 1. */
     public static Mode times(long n) {
-        AtomicLong left = new AtomicLong(n);
+        AtomicLong left = new AtomicLong(Math.max(n, 1));
         return new Mode() {
             @Override
             public boolean fire() {

@@ -66,6 +66,15 @@ class FailPointCountDriverTest {
         assertEquals(2, assertThrows(MongoCommandException.class, () -> collection.find().first()).getErrorCode());
     }
 
+    /** mongod's failpoint counts {times: 0} down to -1 on its first match and only then turns off: it fires once. */
+    @Test
+    void timesZeroFiresOnceAsOnTheServer() {
+        assertEquals(0, configure("mode: {times: 0}, data: {failCommands: ['find'], errorCode: 2}"));
+        findFails();
+        collection.find().first(); // spent
+        assertEquals(1, configure("mode: 'off'"));
+    }
+
     @Test
     void configureFailPointAnswersTheTimesEnteredSoFarWhichNoNewModeResets() {
         assertEquals(0, configure("mode: {times: 2}, data: {failCommands: ['find'], errorCode: 2}"));

@@ -118,7 +118,8 @@ class RuleParserTest {
         assertEquals("{times: 2} (0 left)", mode.describe(), "a spent rule asked again goes no lower than 0");
         assertEquals(List.of(false), draws(mode, 1));
         assertTrue(mode.spent());
-        assertTrue(parse(rule("{times: 0}", "{failCommands: ['find'], errorCode: 2}")).mode().spent());
+        Mode zero = parse(rule("{times: 0}", "{failCommands: ['find'], errorCode: 2}")).mode();
+        assertEquals(List.of(true, false), draws(zero, 2), "as mongod's failpoint, which turns off once it counts below 1");
         Mode asLong = parse(rule("{times: {$numberLong: '1'}}", "{failCommands: ['find'], errorCode: 2}")).mode();
         assertEquals(List.of(true, false), draws(asLong, 2));
     }
