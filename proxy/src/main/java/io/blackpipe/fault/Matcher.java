@@ -69,8 +69,8 @@ public record Matcher(Set<String> commands, Set<String> allBut, String appName, 
     }
 
     private boolean namespaceMatches(Attempt attempt) {
-        String database = attempt.facts().database();
-        String collection = attempt.facts().collection();
+        String database = attempt.facts().namespaceDatabase();
+        String collection = attempt.facts().namespaceCollection();
         if (namespace.indexOf('.') < 0) {
             return namespace.equals(database);
         }

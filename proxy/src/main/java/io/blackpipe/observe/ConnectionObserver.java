@@ -155,7 +155,7 @@ public final class ConnectionObserver {
             code = reply.writeConcernErrorCode(); // ok: 1 with a writeConcernError: its code is the error's
         }
         shared.history().record(new HistoryEntry(attempt.invokedAtMicros(), completedMicros, member, appName,
-                connectionId, facts.name(), facts.database(), facts.collection(), facts.lsid(), facts.txnNumber(),
+                connectionId, facts.name(), facts.namespaceDatabase(), facts.namespaceCollection(), facts.lsid(), facts.txnNumber(),
                 attempt.attemptNumber(), fault, outcome.label(), type, code), now);
     }
 

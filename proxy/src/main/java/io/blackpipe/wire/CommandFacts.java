@@ -11,7 +11,8 @@ import java.util.UUID;
  * @param name          the command name (the first element), e.g. "insert", "hello"
  * @param database      {@code $db} (or the OP_QUERY collection's database)
  * @param collection    the first element's value when it is a string naming the target collection, getMore's
- *                      {@code collection}, else ""
+ *                      {@code collection}, else "" (a whole namespace for a command that names one: see
+ *                      {@link #namespaceCollection})
  * @param lsid          the logical session id, or null
  * @param txnNumber     the transaction number, or -1 when absent
  * @param inTransaction true when the command is part of a multi-document transaction (autocommit:false)
@@ -49,8 +50,35 @@ public record CommandFacts(
             "dropUser", "usersInfo", "createRole", "updateRole", "dropRole", "rolesInfo", "grantRolesToUser",
             "revokeRolesFromUser", "grantRolesToRole", "revokeRolesFromRole", "grantPrivilegesToRole",
             "revokePrivilegesFromRole", "setFeatureCompatibilityVersion", "logApplicationMessage");
+    /**
+     * Commands sent to admin whose first value names the namespace they act on: mongod gives renameCollection the
+     * collection it renames (its failpoint's namespace matches that), mongos its sharding commands the collection or
+     * database they shard, move or split.
+     */
+    private static final Set<String> NAMES_ITS_NAMESPACE = Set.of("renameCollection", "shardCollection", "reshardCollection",
+            "refineCollectionShardKey", "unshardCollection", "moveCollection", "enableSharding", "movePrimary", "moveChunk",
+            "moveRange", "split", "mergeChunks", "clearJumboFlag", "balancerCollectionStatus", "configureCollectionBalancing",
+            "analyzeShardKey", "configureQueryAnalyzer", "dataSize", "splitVector", "getShardVersion", "cleanupOrphaned");
     /** listSearchIndexes is an aggregate that starts with this stage. */
     public static final String LIST_SEARCH_INDEXES = "$listSearchIndexes";
+
+    /** The database of the namespace the server gives this command: {@code $db}, or the one its first value names. */
+    public String namespaceDatabase() {
+        if (!NAMES_ITS_NAMESPACE.contains(name)) {
+            return database;
+        }
+        int dot = collection.indexOf('.');
+        return dot < 0 ? (collection.isEmpty() ? database : collection) : collection.substring(0, dot);
+    }
+
+    /** The collection of the namespace the server gives this command, "" for a database's. */
+    public String namespaceCollection() {
+        if (!NAMES_ITS_NAMESPACE.contains(name)) {
+            return collection;
+        }
+        int dot = collection.indexOf('.');
+        return dot < 0 ? "" : collection.substring(dot + 1);
+    }
 
     /** An aggregate whose pipeline opens a change stream: mongod runs $changeStream only as the first stage. */
     public boolean changeStream() {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.MongoCommandException;
+import com.mongodb.MongoNamespace;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoSocketReadException;
 import com.mongodb.MongoSocketReadTimeoutException;
@@ -16,6 +17,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.event.CommandFailedEvent;
+import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.UpstreamLane;
 import java.util.ArrayList;
 import java.util.List;
@@ -158,6 +160,25 @@ class FaultErrorsDriverTest extends DriverRigTest {
         assertEquals(13, insertCode(elsewhere, 4));
         assertEquals(3, rig.allFaults());
         assertEquals(1, rig.serverCount());
+    }
+
+    /**
+     * mongod gives renameCollection (sent to admin) the namespace of the collection it renames, and its failpoint's
+     * namespace matches that; so does a rule's here, and the history names it so.
+     */
+    @Test
+    void aNamespaceRuleMatchesARenameByTheCollectionItRenames() {
+        rig.serverSide("c").insertOne(new Document("_id", 1));
+        rig.rule("'alwaysOn'", "renameCollection", "errorCode: 2, namespace: 'admin'");
+        rig.rule("'alwaysOn'", "renameCollection", "errorCode: 13, namespace: '" + rig.db + ".c'");
+        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false"));
+        MongoCommandException refused = assertThrows(MongoCommandException.class,
+                () -> c.renameCollection(new MongoNamespace(rig.db, "renamed")));
+        assertEquals(13, refused.getErrorCode(), "the rule on the renamed collection's namespace, not admin's");
+        assertEquals(List.of(new Document("_id", 1)), rig.serverSide("c").find().into(new ArrayList<>()), "not renamed");
+        HistoryEntry rename = rig.proxy.history().recent().stream().filter(h -> h.command().equals("renameCollection"))
+                .findFirst().orElseThrow();
+        assertEquals(rig.db + ".c", rename.namespace());
     }
 
     /**

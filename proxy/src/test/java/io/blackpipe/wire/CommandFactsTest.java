@@ -74,6 +74,24 @@ class CommandFactsTest {
         assertEquals(0, facts.flags());
     }
 
+    /** Sent to admin, these name the namespace mongod (or mongos) gives them; every other command's is $db's. */
+    @Test
+    void aCommandThatNamesItsNamespaceHasThatOneWhateverItsDb() {
+        String[][] cases = {
+            {"{renameCollection: 'shop.orders', to: 'shop.archive', $db: 'admin'}", "shop", "orders"},
+            {"{shardCollection: 'shop.orders.eu', key: {_id: 1}, $db: 'admin'}", "shop", "orders.eu"},
+            {"{enableSharding: 'shop', $db: 'admin'}", "shop", ""},
+            {"{renameCollection: 1, $db: 'admin'}", "admin", ""},
+            {"{find: 'orders', $db: 'shop'}", "shop", "orders"},
+            {"{getParameter: 'shop.orders', $db: 'admin'}", "admin", ""},
+        };
+        for (String[] c : cases) {
+            CommandFacts facts = ofOpMsg(opMsg(1, 0, 0).body(bson(BsonDocument.parse(c[0]))).build());
+            assertEquals(c[1], facts.namespaceDatabase(), c[0]);
+            assertEquals(c[2], facts.namespaceCollection(), c[0]);
+        }
+    }
+
     @Test
     void txnNumberAsInt32IsRead() {
         byte[] frame = opMsg(1, 0, 0).body(bson(new BsonDocument()
