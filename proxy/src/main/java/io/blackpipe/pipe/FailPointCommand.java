@@ -19,15 +19,15 @@ import org.bson.BsonValue;
 
 /**
  * configureFailPoint and waitForFailPoint sent through the proxy. configureFailPoint becomes the
- * proxy's own "failCommand" rule (the server keeps one failCommand failpoint, so a new one replaces
- * the old; mode "off" removes it), on the member it was sent to, as a failpoint is a server's own:
- * one set on the primary fails nothing its secondaries (or the other mongoses) run, and their hellos
- * do not spend its times. Both answer as the server does, with the failpoint's count of commands it
- * has failed so far. Test suites written for failCommand thereby run against servers that have no
- * test commands.
+ * proxy's own rule "failCommand@member" for the member it was sent to, as a failpoint is a server's own
+ * (each server keeps one failCommand failpoint, so a new one replaces the old there; mode "off" removes
+ * it): one set on the primary fails nothing its secondaries (or the other mongoses) run, their hellos do
+ * not spend its times, and one set on a secondary leaves the primary's in place. Both answer as the
+ * server does, with the count of commands that member's failpoint has failed so far. Test suites written
+ * for failCommand thereby run against servers that have no test commands.
  */
 final class FailPointCommand {
-    static final String RULE_ID = "failCommand";
+    static final String FAIL_POINT = "failCommand";
     static final String CONFIGURE = "configureFailPoint";
     static final String WAIT = "waitForFailPoint";
     /** How often a waitForFailPoint looks at the count again (the server sleeps between looks too). */
@@ -122,7 +122,7 @@ final class FailPointCommand {
                     // of a client that disconnects, the wait ends here, unanswered, and is not looked at again
                     return;
                 }
-                if (context.rules().fired(RULE_ID) >= target) {
+                if (context.rules().fired(ruleId(member)) >= target) {
                     answer.accept(new BsonDocument("ok", new BsonDouble(1)));
                 } else if (System.nanoTime() >= deadline) {
                     answer.accept(ErrorReplies.commandError(MAX_TIME_MS_EXPIRED, "operation exceeded time limit"));
@@ -139,23 +139,28 @@ final class FailPointCommand {
         try {
             if (RuleParser.isOff(command)) {
                 BsonValue failPoint = command.get(CONFIGURE); // any type may arrive: no getString
-                if (failPoint == null || !failPoint.isString() || !RULE_ID.equals(failPoint.asString().getValue())) {
+                if (failPoint == null || !failPoint.isString() || !FAIL_POINT.equals(failPoint.asString().getValue())) {
                     throw new RuleException(CONFIGURE, "must be \"failCommand\"");
                 }
-                context.rules().remove(RULE_ID);
+                context.rules().remove(ruleId(member));
             } else {
                 BsonDocument rule = command.clone();
                 rule.keySet().removeAll(GENERIC_ARGUMENTS);
                 if (rule.isDocument("data") && !rule.getDocument("data").containsKey("member")) {
                     rule.getDocument("data").put("member", new BsonString(member));
                 }
-                context.rules().put(context.ruleParser().parse(RULE_ID, rule));
+                context.rules().put(context.ruleParser().parse(ruleId(member), rule));
             }
             // as the server: the times the failpoint was entered so far, which a new mode does not reset
-            return new BsonDocument("count", countValue(context.rules().fired(RULE_ID))).append("ok", new BsonDouble(1));
+            return new BsonDocument("count", countValue(context.rules().fired(ruleId(member)))).append("ok", new BsonDouble(1));
         } catch (RuleException e) {
             return ErrorReplies.badValue(e.getMessage());
         }
+    }
+
+    /** The id of the rule that is {@code member}'s failCommand failpoint (its advertised host:port). */
+    static String ruleId(String member) {
+        return FAIL_POINT + "@" + member;
     }
 
     /**
@@ -173,7 +178,7 @@ final class FailPointCommand {
             return ErrorReplies.commandError(TYPE_MISMATCH, "BSON field 'waitForFailPoint." + WAIT + "' is the wrong type '"
                     + ServerNumbers.typeName(failPoint) + "', expected type 'string'");
         }
-        if (!RULE_ID.equals(failPoint.asString().getValue())) {
+        if (!FAIL_POINT.equals(failPoint.asString().getValue())) {
             // the proxy has one failpoint; the server's others do not exist here
             return ErrorReplies.commandError(FAIL_POINT_SET_FAILED, failPoint.asString().getValue()
                     + " not found (blackpipe answers for the failCommand failpoint only)");

@@ -85,7 +85,7 @@ class FailPointCountDriverTest {
         findFails();
         assertEquals(3, configure("mode: 'off'"));
         assertEquals(3, configure("mode: {times: 1}, data: {failCommands: ['insert'], errorCode: 2}"), "off resets nothing");
-        assertEquals(3, proxy.rules().fired("failCommand"));
+        assertEquals(3, proxy.rules().fired("failCommand@" + proxy.members().get(0).advertised()));
     }
 
     @Test

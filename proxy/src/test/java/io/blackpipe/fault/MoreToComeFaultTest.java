@@ -113,7 +113,7 @@ class MoreToComeFaultTest {
         Object[] reply = readReply();
         assertEquals(2, reply[0], "the first reply answers the ping, not the configureFailPoint: " + reply[1]);
         assertEquals(13, ((BsonDocument) reply[1]).getNumber("code").intValue(), "the rule took effect: " + reply[1]);
-        assertEquals(1, proxy.rules().fired("failCommand"));
+        assertEquals(1, proxy.rules().fired("failCommand@" + proxy.members().get(0).advertised()));
     }
 
     /** mongod closes the connection of a w:0 write refused as not primary, so that the client selects a server again (OP_MSG spec). */
