@@ -38,6 +38,7 @@ final class RuleActions {
         boolean close = flag(data, "closeConnection");
         boolean drop = flag(data, "dropReply");
         flag(data, "failInternalCommands"); // accepted for compatibility: no internal commands pass a proxy
+        flag(data, "failLocalClients"); // the same: it adds the clients without a network session, which a proxy never has
         Integer code = errorCode(data);
         // code 0 is OK: mongod raises a Status of code OK, i.e. nothing, and the command runs (after a block);
         // its failpoint was entered all the same, so alone it is still a rule that fires, not "nothing to do"

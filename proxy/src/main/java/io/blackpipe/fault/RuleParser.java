@@ -4,6 +4,7 @@ import io.blackpipe.fault.action.WriteConcernError;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
@@ -34,9 +35,14 @@ public final class RuleParser {
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
             "$clusterTime", "$readPreference");
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
-            "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands", "failAllCommands",
+            "blockConnection", "blockTimeMS", "writeConcernError", "appName", "namespace", "failInternalCommands", "failLocalClients", "failAllCommands",
             "resetConnection", "dropReply", "truncateReplyBytes", "hang", "delayReplyMS", "delayReplyJitterMS", "trickleReplyBytes",
             "trickleReplyIntervalMS", "cannedReply", "member", "attempt", "topologyVersion", "errorExtraInfo", "commandMatches");
+
+    /** The server's own fields that a proxy cannot honour, with why: refused, so that no rule silently does less than it says. */
+    private static final Map<String, String> SERVER_ONLY = Map.of(
+            "threadName", "the server's failpoint matches one of its own threads (conn12); a proxy has none: match by appName or member",
+            "tassert", "the server's failpoint raises its error as an internal assertion; a proxy raises none: leave it out");
 
     private final long seed;
     /** Why a rule's member names none of the deployment's members (naming those it has); null when it names one. */
@@ -107,6 +113,9 @@ public final class RuleParser {
         }
         BsonDocument data = dataValue.asDocument();
         for (String key : data.keySet()) {
+            if (SERVER_ONLY.containsKey(key)) {
+                throw new RuleException("data." + key, SERVER_ONLY.get(key));
+            }
             if (!DATA.contains(key)) {
                 throw new RuleException("data." + key, "unknown field");
             }

@@ -96,7 +96,7 @@ class RuleParserTest {
         Rule rule = parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2},"
                 + " $db: 'admin', lsid: {id: 1}, $clusterTime: {}, $readPreference: {mode: 'primary'}, id: 'x'}");
         assertInstanceOf(ErrorReply.class, rule.action());
-        Rule compat = parseData("{failCommands: ['find'], errorCode: 2, failInternalCommands: true}");
+        Rule compat = parseData("{failCommands: ['find'], errorCode: 2, failInternalCommands: true, failLocalClients: true}");
         assertInstanceOf(ErrorReply.class, compat.action());
     }
 
@@ -410,6 +410,9 @@ class RuleParserTest {
         "data.dropReply             | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], dropReply: 'true'}}",
         "data.hang                  | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], hang: 1}}",
         "data.failInternalCommands  | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, failInternalCommands: 'x'}}",
+        "data.failLocalClients      | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, failLocalClients: 1}}",
+        "data.threadName            | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, threadName: 'conn12'}}",
+        "data.tassert               | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2, tassert: true}}",
         "data.blockConnection       | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], blockConnection: 'yes', blockTimeMS: 5}}",
         "data.blockTimeMS           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], blockConnection: true}}",
         "data.blockTimeMS           | {configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], blockConnection: true, blockTimeMS: -1}}",
