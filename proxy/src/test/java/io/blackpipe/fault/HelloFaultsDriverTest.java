@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
+import com.mongodb.MongoSocketException;
 import com.mongodb.MongoSocketReadTimeoutException;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoClient;
@@ -14,6 +15,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.event.ServerHeartbeatFailedEvent;
 import com.mongodb.event.ServerMonitorListener;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.CommandLog;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +23,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Rules on hello and isMaster, as the SDAM spec's tests set them on a server: an app's handshakes
@@ -34,8 +38,13 @@ class HelloFaultsDriverTest extends DriverRigTest {
      * heartbeats (a streaming monitor's checks: StreamedHelloChecksFaultTest).
      */
     private MongoClient monitoredClient(String options, List<ServerHeartbeatFailedEvent> failedHeartbeats) {
+        return monitoredClient(options, failedHeartbeats, new CommandLog());
+    }
+
+    private MongoClient monitoredClient(String options, List<ServerHeartbeatFailedEvent> failedHeartbeats, CommandLog commands) {
         return MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(rig.proxy.connectionString() + "&serverMonitoringMode=poll&" + options))
+                .addCommandListener(commands)
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(15, TimeUnit.SECONDS))
                 .applyToServerSettings(b -> b.addServerMonitorListener(new ServerMonitorListener() {
                     @Override
@@ -91,5 +100,35 @@ class HelloFaultsDriverTest extends DriverRigTest {
         assertEquals(1, rig.faults("blockConnection", "hello") + rig.faults("blockConnection", "isMaster"));
         assertEquals(2, rig.serverCount());
         // the hello held when its client gave up is released: the PARANOID leak detector of the test run would report it
+    }
+    /**
+     * A fault on a connection's handshake fails no application command: under retryWrites the driver retries the write
+     * whose first connection failed its handshake (without, the write fails with the network error), and the write
+     * reaches the proxy once, a first attempt, as the driver's own command monitoring sees it start once. The proxy
+     * cannot tell that write from new work (a handshake carries no session); the fault is counted on hello.
+     */
+    @ParameterizedTest(name = "retryWrites={0}")
+    @ValueSource(booleans = {true, false})
+    void aWriteWhoseFirstConnectionFailedItsHandshakeIsCountedOnceOrNotAtAll(boolean retryWrites) throws Exception {
+        List<ServerHeartbeatFailedEvent> failedHeartbeats = new CopyOnWriteArrayList<>();
+        CommandLog driver = new CommandLog();
+        try (MongoClient client = monitoredClient("appName=handshakes&retryWrites=" + retryWrites, failedHeartbeats, driver)) {
+            Await.until(Duration.ofSeconds(15), "the monitor to know the member",
+                    () -> client.getClusterDescription().getServerDescriptions().stream().anyMatch(d -> d.isOk()));
+            // a polling monitor sends no more handshakes: the next one is the pool's first connection's
+            rig.rule("{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['hello', 'isMaster'],"
+                    + " appName: 'handshakes', closeConnection: true, commandMatches: {client: {$exists: true}}}}");
+            if (retryWrites) {
+                rig.collection(client).insertOne(new Document("_id", 1));
+            } else {
+                assertThrows(MongoSocketException.class, () -> rig.collection(client).insertOne(new Document("_id", 1)));
+            }
+        }
+        assertEquals(1, rig.faults("closeConnection", "hello") + rig.faults("closeConnection", "isMaster"), "the handshake's");
+        long sent = retryWrites ? 1 : 0;
+        assertEquals(sent, driver.startedCount("insert"), "the driver's command monitoring");
+        assertEquals(sent, rig.attempts("insert"), "the proxy's attempts");
+        assertEquals(0, rig.retries("insert"), "a first attempt, if any");
+        assertEquals(sent, rig.serverCount());
     }
 }
