@@ -143,6 +143,8 @@ public record CommandFacts(
                 name = body.name(recent);
                 if (body.type() == BsonCursor.STRING && !NAMES_NO_COLLECTION.contains(name)) {
                     collection = body.stringValue(recent);
+                } else if (body.type() == BsonCursor.DOCUMENT && name.equals("explain")) {
+                    collection = explainedCollection(body.documentValue(), recent); // mongod gives explain its command's namespace
                 }
                 getMore = name.equals("getMore");
                 aggregate = name.equals("aggregate");
@@ -170,6 +172,14 @@ public record CommandFacts(
         return new CommandFacts(frame.getIntLE(frame.readerIndex() + 4), opCode, name,
                 database == null ? "" : database, collection, flags, lsid, txnNumber, inTransaction,
                 firstStage, handshake, compression, appName, fingerprint);
+    }
+
+    /** The collection the explained command names ({find: 'c'}), else "". */
+    private static String explainedCollection(BsonCursor explained, RecentStrings recent) {
+        if (!explained.next() || explained.type() != BsonCursor.STRING || NAMES_NO_COLLECTION.contains(explained.name(recent))) {
+            return "";
+        }
+        return explained.stringValue(recent);
     }
 
     /** A pipeline's first stage when it is one the proxy tells apart, else "": compared in place, nothing decoded. */

@@ -181,6 +181,17 @@ class FaultErrorsDriverTest extends DriverRigTest {
         assertEquals(rig.db + ".c", rename.namespace());
     }
 
+    /** mongod gives explain the namespace of the command it explains, and its failpoint's namespace matches that. */
+    @Test
+    void aNamespaceRuleMatchesAnExplainByTheCollectionItReads() {
+        rig.rule("'alwaysOn'", "explain", "errorCode: 13, namespace: '" + rig.db + ".other'");
+        rig.rule("'alwaysOn'", "explain", "errorCode: 2, namespace: '" + rig.db + ".c'");
+        MongoCollection<Document> c = rig.collection(rig.client("retryReads=false"));
+        MongoCommandException refused = assertThrows(MongoCommandException.class, () -> c.find().explain());
+        assertEquals(2, refused.getErrorCode(), "the rule on the explained find's collection");
+        assertEquals(1, rig.faults("errorReply", "explain"));
+    }
+
     /**
      * ReadConcernMajorityNotAvailableYet is not in the retryable writes spec's list but is in the
      * server's RetriableError category, so a server labels it RetryableWriteError and the driver

@@ -74,7 +74,7 @@ class CommandFactsTest {
         assertEquals(0, facts.flags());
     }
 
-    /** Sent to admin, these name the namespace mongod (or mongos) gives them; every other command's is $db's. */
+    /** Sent to admin, these name the namespace mongod (or mongos) gives them, explain its command's; every other command's is $db's. */
     @Test
     void aCommandThatNamesItsNamespaceHasThatOneWhateverItsDb() {
         String[][] cases = {
@@ -84,6 +84,8 @@ class CommandFactsTest {
             {"{renameCollection: 1, $db: 'admin'}", "admin", ""},
             {"{find: 'orders', $db: 'shop'}", "shop", "orders"},
             {"{getParameter: 'shop.orders', $db: 'admin'}", "admin", ""},
+            {"{explain: {find: 'orders', filter: {}}, verbosity: 'queryPlanner', $db: 'shop'}", "shop", "orders"},
+            {"{explain: {getMore: 1, collection: 'orders'}, $db: 'shop'}", "shop", ""},
         };
         for (String[] c : cases) {
             CommandFacts facts = ofOpMsg(opMsg(1, 0, 0).body(bson(BsonDocument.parse(c[0]))).build());
