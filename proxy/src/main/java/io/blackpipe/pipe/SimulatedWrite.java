@@ -63,7 +63,7 @@ record SimulatedWrite(String database, String collection, List<BsonValue> ids, b
         boolean isOrdered = ordered == null || !ordered.isBoolean() || ordered.asBoolean().getValue();
         if (facts.name().equals("insert")) {
             List<BsonValue> ids = new ArrayList<>();
-            for (BsonValue document : command.getArray("documents", new BsonArray())) {
+            for (BsonValue document : array(command, "documents")) {
                 ids.add(document.isDocument() ? document.asDocument().get("_id") : null);
             }
             return new SimulatedWrite(facts.database(), facts.collection(), ids, isOrdered, null);
@@ -78,31 +78,53 @@ record SimulatedWrite(String database, String collection, List<BsonValue> ids, b
     private static BsonDocument preImageFind(CommandFacts facts, BsonDocument command) {
         BsonDocument find = new BsonDocument("find", new BsonString(facts.collection()));
         if (facts.name().equalsIgnoreCase("findAndModify")) {
-            find.append("filter", command.getDocument("query", new BsonDocument()));
+            find.append("filter", document(command, "query"));
             if (command.isDocument("sort")) {
                 find.append("sort", command.getDocument("sort"));
             }
             find.append("limit", new BsonInt32(1));
         } else {
             List<BsonDocument> statements = new ArrayList<>();
-            command.getArray(facts.name().equals("update") ? "updates" : "deletes", new BsonArray())
+            array(command, facts.name().equals("update") ? "updates" : "deletes")
                     .forEach(s -> statements.add(s.isDocument() ? s.asDocument() : new BsonDocument()));
             if (statements.size() == 1) {
                 BsonDocument statement = statements.get(0);
-                find.append("filter", statement.getDocument("q", new BsonDocument()));
-                boolean one = facts.name().equals("update") ? !statement.getBoolean("multi", BsonBoolean.FALSE).getValue()
-                        : statement.getNumber("limit", new BsonInt32(0)).intValue() == 1;
+                find.append("filter", document(statement, "q"));
+                boolean one = facts.name().equals("update") ? !truthy(statement.get("multi")) : isOne(statement.get("limit"));
                 if (one) {
                     find.append("limit", new BsonInt32(1));
                 }
             } else {
                 BsonArray any = new BsonArray();
-                statements.forEach(s -> any.add(s.getDocument("q", new BsonDocument())));
+                statements.forEach(s -> any.add(document(s, "q")));
                 find.append("filter", new BsonDocument("$or", any));
             }
         }
         return find.append("batchSize", new BsonInt32(MAX_PRE_IMAGES)).append("singleBatch", BsonBoolean.TRUE)
                 .append("$db", new BsonString(facts.database()));
+    }
+
+    /*
+     * A write's fields read by their type: one of another type is the member's to refuse or take (multi: 1 is read as
+     * a member that takes it reads it), and the write goes to it as it came, as without the proxy, rather than its
+     * connection closing here.
+     */
+    private static BsonDocument document(BsonDocument parent, String key) {
+        BsonValue value = parent.get(key);
+        return value != null && value.isDocument() ? value.asDocument() : new BsonDocument();
+    }
+
+    private static BsonArray array(BsonDocument parent, String key) {
+        BsonValue value = parent.get(key);
+        return value != null && value.isArray() ? value.asArray() : new BsonArray();
+    }
+
+    private static boolean truthy(BsonValue value) {
+        return value != null && (value.isBoolean() ? value.asBoolean().getValue() : value.isNumber() && value.asNumber().doubleValue() != 0);
+    }
+
+    private static boolean isOne(BsonValue value) {
+        return value != null && value.isNumber() && value.asNumber().doubleValue() == 1;
     }
 
     boolean majority() {

@@ -105,6 +105,22 @@ class SimulatedWriteTest {
         assertNull(w1Insert().preImages(), "an insert changes nothing that was there");
     }
 
+    /** Fields of another type than drivers send are read by their type and left to the member: none closes the connection here. */
+    @Test
+    void aWritesFieldsOfAnotherTypeAreLeftToTheMember() {
+        assertEquals(BsonDocument.parse("{find: 'orders', filter: {status: 'new'}, batchSize: 10000, singleBatch: true, $db: 'shop'}"),
+                of("{update: 'orders', $db: 'shop', writeConcern: {w: 1}, updates: [{q: {status: 'new'}, u: {$set: {a: 1}},"
+                        + " multi: 1}]}", PRIMARY, threeMembers).preImages(), "multi: 1 is many, where a member takes it");
+        assertEquals(BsonDocument.parse("{find: 'orders', filter: {}, batchSize: 10000, singleBatch: true, $db: 'shop'}"),
+                of("{delete: 'orders', $db: 'shop', writeConcern: {w: 1}, deletes: [{q: 5, limit: 'one'}]}", PRIMARY, threeMembers)
+                        .preImages(), "a filter that is no document, which the member refuses");
+        assertEquals(BsonDocument.parse("{find: 'orders', filter: {}, limit: 1, batchSize: 10000, singleBatch: true, $db: 'shop'}"),
+                of("{findAndModify: 'orders', $db: 'shop', writeConcern: {w: 1}, query: 'x', update: {}}", PRIMARY, threeMembers)
+                        .preImages());
+        assertEquals(List.of(), of("{insert: 'orders', $db: 'shop', writeConcern: {w: 1}, documents: 'x'}", PRIMARY, threeMembers).ids());
+        assertNull(of("{update: 'orders', $db: 'shop', writeConcern: {w: 1}, updates: 7}", PRIMARY, threeMembers).preImages().get("limit"));
+    }
+
     private SimulatedWrite w1Insert() {
         return of("{insert: 'orders', $db: 'shop', writeConcern: {w: 1}}", PRIMARY, threeMembers, bson("{_id: 1}"));
     }
