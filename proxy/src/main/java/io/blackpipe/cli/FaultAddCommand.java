@@ -55,7 +55,7 @@ final class FaultAddCommand extends AdminCommand {
     @Mixin
     FaultActionFlags action = new FaultActionFlags();
 
-    @Option(names = "--times", paramLabel = "N", description = "Fire on the next N matching commands, then stop (mode {times: N}).")
+    @Option(names = "--times", paramLabel = "N", description = "Fire on the next N matching commands (N from 1), then stop (mode {times: N}).")
     Long times;
 
     @Option(names = "--skip", paramLabel = "N", description = "Let N matching commands pass, then fire on every one (mode {skip: N}).")
@@ -267,8 +267,8 @@ final class FaultAddCommand extends AdminCommand {
             throw usage(String.join(" and ", modes) + " are two modes; give at most one (default: alwaysOn)");
         }
         if (times != null) {
-            if (times < 0) {
-                throw usage("--times must not be negative, got " + times);
+            if (times < 1) { // the proxy takes {times: 0}, which fires once as on the server; N here is how many
+                throw usage("--times must be at least 1, got " + times);
             }
             return new BsonDocument("times", new BsonInt64(times));
         }

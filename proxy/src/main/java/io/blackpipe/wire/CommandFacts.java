@@ -51,14 +51,17 @@ public record CommandFacts(
             "revokeRolesFromUser", "grantRolesToRole", "revokeRolesFromRole", "grantPrivilegesToRole",
             "revokePrivilegesFromRole", "setFeatureCompatibilityVersion", "logApplicationMessage");
     /**
-     * Commands sent to admin whose first value names the namespace they act on: mongod gives renameCollection the
+     * Commands whose first value names the namespace they act on, whatever their $db: mongod gives renameCollection the
      * collection it renames (its failpoint's namespace matches that), mongos its sharding commands the collection or
-     * database they shard, move or split.
+     * database they shard, move or split (by their other names too: mongos takes shardcollection for shardCollection).
      */
-    private static final Set<String> NAMES_ITS_NAMESPACE = Set.of("renameCollection", "shardCollection", "reshardCollection",
-            "refineCollectionShardKey", "unshardCollection", "moveCollection", "enableSharding", "movePrimary", "moveChunk",
-            "moveRange", "split", "mergeChunks", "clearJumboFlag", "balancerCollectionStatus", "configureCollectionBalancing",
-            "analyzeShardKey", "configureQueryAnalyzer", "dataSize", "splitVector", "getShardVersion", "cleanupOrphaned");
+    private static final Set<String> NAMES_ITS_NAMESPACE = Set.of("renameCollection", "shardCollection", "shardcollection",
+            "reshardCollection", "commitReshardCollection", "abortReshardCollection", "cleanupReshardCollection",
+            "refineCollectionShardKey", "unshardCollection", "abortUnshardCollection", "moveCollection", "abortMoveCollection",
+            "enableSharding", "enablesharding", "movePrimary", "moveprimary", "moveChunk", "movechunk", "moveRange", "split",
+            "mergeChunks", "mergeAllChunksOnShard", "clearJumboFlag", "balancerCollectionStatus", "configureCollectionBalancing",
+            "setAllowMigrations", "updateZoneKeyRange", "analyzeShardKey", "configureQueryAnalyzer", "dataSize", "datasize",
+            "splitVector", "checkShardingIndex", "getShardVersion", "getshardversion", "cleanupOrphaned");
     /** listSearchIndexes is an aggregate that starts with this stage. */
     public static final String LIST_SEARCH_INDEXES = "$listSearchIndexes";
 

@@ -333,6 +333,7 @@ class ControlCommandsTest {
                 Arguments.of("fault add --command insert --error NotWritablePrimary --error-code 91", "--error and --error-code"),
                 Arguments.of("fault add --command insert --reset --times 1 --skip 2", "--times and --skip"),
                 Arguments.of("fault add --command insert --reset --times -1", "--times"),
+                Arguments.of("fault add --command insert --reset --times 0", "--times must be at least 1, got 0"),
                 Arguments.of("fault add --command insert --reset --times 2147483648", "--times: 2147483648 is too large"),
                 Arguments.of("fault add --command insert --reset --skip 2147483648", "--skip: 2147483648 is too large"),
                 Arguments.of("fault add --command insert --reset --probability 1.5", "--probability"),

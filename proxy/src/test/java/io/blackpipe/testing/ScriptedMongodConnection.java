@@ -184,9 +184,12 @@ final class ScriptedMongodConnection implements Runnable {
         } catch (BSONException unreadable) {
             // a document that frames right but does not read (an unknown element type): mongod answers that parse
             // error and keeps the connection, as it does for every error outside ConnectionFatalMessageParseError
-            recordReceived(raw, OP_MSG, compressor, ScriptedMongodWire.intLE(msg, 16), null, null);
-            new Reply(ScriptedMongodWire.requestId(msg), compressor, 0, null)
-                    .send(ScriptedMongodCommands.error(22, "InvalidBSON", unreadable.getMessage()), 0);
+            int flags = ScriptedMongodWire.intLE(msg, 16);
+            recordReceived(raw, OP_MSG, compressor, flags, null, null);
+            if ((flags & FLAG_MORE_TO_COME) == 0) { // a request sent with moreToCome gets no answer, this one neither
+                new Reply(ScriptedMongodWire.requestId(msg), compressor, 0, null)
+                        .send(ScriptedMongodCommands.error(22, "InvalidBSON", unreadable.getMessage()), 0);
+            }
             return;
         }
         BsonDocument cmd = m.body().clone();

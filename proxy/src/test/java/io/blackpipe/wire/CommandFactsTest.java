@@ -81,6 +81,8 @@ class CommandFactsTest {
             {"{renameCollection: 'shop.orders', to: 'shop.archive', $db: 'admin'}", "shop", "orders"},
             {"{shardCollection: 'shop.orders.eu', key: {_id: 1}, $db: 'admin'}", "shop", "orders.eu"},
             {"{enableSharding: 'shop', $db: 'admin'}", "shop", ""},
+            {"{datasize: 'shop.orders', $db: 'shop'}", "shop", "orders"},
+            {"{updateZoneKeyRange: 'shop.orders', min: {}, max: {}, zone: 'eu', $db: 'admin'}", "shop", "orders"},
             {"{renameCollection: 1, $db: 'admin'}", "admin", ""},
             {"{find: 'orders', $db: 'shop'}", "shop", "orders"},
             {"{getParameter: 'shop.orders', $db: 'admin'}", "admin", ""},

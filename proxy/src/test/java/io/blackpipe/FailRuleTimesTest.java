@@ -1,0 +1,20 @@
+package io.blackpipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** FailRule.times: how many matching attempts a rule fires on. */
+class FailRuleTimesTest {
+    private final RecordedRules rules = new RecordedRules();
+
+    /** {times: 0} fires once on the server and through the proxy; times(n) says how many, so 0 is refused. */
+    @Test
+    void timesZeroIsRefusedBeforeAnythingIsAdded() {
+        assertEquals("times(): must be at least 1, got 0 ({times: 0} fires once, as on the server)",
+                assertThrows(IllegalArgumentException.class, () -> rules.fail("find").times(0)).getMessage());
+        assertEquals(List.of(), rules.added, "nothing was added");
+    }
+}
