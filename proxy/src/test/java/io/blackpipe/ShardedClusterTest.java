@@ -193,8 +193,8 @@ class ShardedClusterTest {
     void aFailoverOrASimulatedSetIsRefusedNamingTheRouters() {
         IllegalStateException simulated = assertThrows(IllegalStateException.class,
                 () -> BlackPipe.builder().upstream(lane.uri()).simulateMembers(3).start());
-        assertTrue(simulated.getMessage().contains("--simulate-members needs a single upstream node; this upstream is 2 mongos"
-                + " routers (name one of them alone)"), simulated::getMessage);
+        assertTrue(simulated.getMessage().contains("--simulate-members needs a single-node replica set; this upstream is 2 mongos"
+                + " servers (name one member of a shard's replica set, or a single-node replica set)"), simulated::getMessage);
         try (BlackPipe proxy = BlackPipe.start(lane.uri())) {
             IllegalArgumentException secondary = assertThrows(IllegalArgumentException.class,
                     () -> proxy.fail("insert").onMember("secondary").with(Fault.RESET));

@@ -63,17 +63,24 @@ public final class SimulatedReplicaSet {
 
     /** The deployment of N simulated members, all dialling the one real node {@code real}'s discovery reached. */
     public static Discovery.Deployment deployment(Discovery.Deployment real, int count) {
+        if (!real.isReplicaSet()) {
+            // a driver would see a set and send what only a set's member takes (every retryable write's txnNumber:
+            // a standalone refuses it), and msg: isdbgrid makes a mongos's simulated members routers to the Node.js driver
+            int servers = real.members().size();
+            throw new IllegalStateException("--simulate-members needs a single-node replica set; this upstream is "
+                    + (servers == 1 ? "a " + real.kind() : servers + " " + real.kind() + " servers") + (real.kind().equals("standalone")
+                    ? " (start mongod with --replSet rs0 and run rs.initiate(): a set of one member)"
+                    : " (name one member of a shard's replica set, or a single-node replica set)"));
+        }
         if (real.members().size() != 1 || real.answered() == null) {
-            throw new IllegalStateException("--simulate-members needs a single upstream node; this upstream is " + (real.isReplicaSet()
-                    ? "a " + real.kind() + " of " + real.members().size() + " members (use failover on the real set instead)"
-                    : real.members().size() + " " + real.kind() + " routers (name one of them alone)"));
+            throw new IllegalStateException("--simulate-members needs a single upstream node; this upstream is a " + real.kind()
+                    + " of " + real.members().size() + " members (use failover on the real set instead)");
         }
         MemberAddress node = real.dialAliases().getOrDefault(real.members().get(0), real.members().get(0));
         List<MemberAddress> names = names(node, count);
         Map<MemberAddress, MemberAddress> dial = new LinkedHashMap<>();
         names.forEach(name -> dial.put(name, node));
-        String setName = real.setName() != null ? real.setName() : "blackpipe-simulated";
-        return new Discovery.Deployment(setName, names, "simulated replica set of " + count + " members over a "
+        return new Discovery.Deployment(real.setName(), names, "simulated replica set of " + count + " members over a "
                 + real.kind(), dial, null, real.hello(), real.quirks());
     }
 
