@@ -206,7 +206,9 @@ final class ClientLink extends ChannelDuplexHandler {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (closedAtTheMembersEnd) {
             ReferenceCountUtil.release(msg); // sent into a member's end that is already closed
-            if (forgotten == IdleTimeout.Then.RESET) { // or into a middlebox that forgot it, which resets it now
+            // or into a middlebox that forgot it, which resets it now; or, that middlebox gone (its idle timeout ended,
+            // restored, reset), on to the member's host, whose closed end answers with a reset too
+            if (forgotten == IdleTimeout.Then.RESET || forgotten != null && listener.idleTimeout() == null) {
                 ctx.channel().config().setOption(ChannelOption.SO_LINGER, 0);
                 ctx.close();
             }

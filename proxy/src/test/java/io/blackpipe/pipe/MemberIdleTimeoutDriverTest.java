@@ -1,9 +1,11 @@
 package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
+import com.mongodb.MongoSocketReadException;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
@@ -23,6 +25,8 @@ import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A member's idle timeout, with the real driver over three simulated members of the lane's node: a middlebox that
@@ -133,6 +137,30 @@ class MemberIdleTimeoutDriverTest {
             assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"),
                     "the driver closed its connection idle past maxIdleTimeMS and read on a new one, without retrying");
             assertEquals(List.of(), failed, "nothing failed");
+        }
+    }
+
+    /**
+     * Once the middlebox is gone (restored here; a reset between test cases does the same), what the client sends on a
+     * connection it forgot goes on to the member's host, whose end of it closed long ago: a reset answers at once, as
+     * a host answers a segment for a connection it does not have. Before, it was dropped as behind the middlebox, and a
+     * next test's command on the pooled connection waited its socket timeout (forever at the Java driver's default).
+     */
+    @ParameterizedTest(name = "ended by {0}")
+    @ValueSource(strings = {"restore", "reset"})
+    void aForgottenConnectionIsResetOnceTheMiddleboxIsGone(String ending) throws Exception {
+        String db = UpstreamLane.freshDatabaseName("idlegone");
+        try (MongoClient client = client("socketTimeoutMS=20000&retryReads=false")) {
+            MongoCollection<Document> c = insertedThenForgotten(client, db, "primary", IdleTimeout.Then.DROP);
+            if (ending.equals("restore")) {
+                set.proxy().restore("primary");
+            } else {
+                set.proxy().reset();
+            }
+            // (a MongoSocketReadTimeoutException is no MongoSocketReadException: the two are apart)
+            assertThrows(MongoSocketReadException.class, () -> c.find(new Document("_id", 1)).first(),
+                    "a reset at once, not the 20 s socket timeout");
+            assertEquals(1, c.find(new Document("_id", 1)).first().getInteger("_id"), "the next find, on a new connection");
         }
     }
 
