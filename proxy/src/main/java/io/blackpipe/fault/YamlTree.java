@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Pattern;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -48,6 +49,10 @@ final class YamlTree {
      * Extended JSON's type wrappers, read as the API's JSON reads them: a scenario can name an ObjectId
      * ({$oid: ...}), a date, an int64 or a decimal (a rule's commandMatches on an _id, a cannedReply's fields).
      */
+    /** A whole number as people write one: no leading zero (YAML 1.1 reads 010 as octal), no 0x, no underscores. */
+    private static final Pattern DECIMAL_INTEGER = Pattern.compile("[-+]?(0|[1-9][0-9]*)");
+    /** A decimal with a point, as people write one: no exponent, no underscores, no .inf or .nan. */
+    private static final Pattern DECIMAL = Pattern.compile("[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+)");
     private static final Set<String> TYPE_WRAPPERS = Set.of("$oid", "$date", "$numberLong", "$numberInt", "$numberDouble",
             "$numberDecimal", "$binary", "$uuid", "$timestamp", "$regularExpression", "$symbol", "$code", "$minKey", "$maxKey",
             "$undefined", "$dbPointer");
@@ -163,15 +168,20 @@ final class YamlTree {
     private static BsonValue scalar(ScalarNode node) {
         String text = node.getValue();
         Tag tag = node.getTag();
+        // YAML 1.1 also reads 010 (octal 8), 0x10, 1_000 and 1:30 as numbers: they stay text here, which a duration, a
+        // rate or a count refuses naming the field, rather than 010 ms being 8 ms
         try {
-            if (Tag.INT.equals(tag)) {
-                long value = Long.decode(text.replace("_", ""));
+            if (Tag.INT.equals(tag) && DECIMAL_INTEGER.matcher(text).matches()) {
+                long value = Long.parseLong(text);
                 return value == (int) value ? new BsonInt32((int) value) : new BsonInt64(value);
             }
-            if (Tag.FLOAT.equals(tag)) {
-                return new BsonDouble(Double.parseDouble(text.replace("_", "")));
+            if (Tag.FLOAT.equals(tag) && DECIMAL.matcher(text).matches()) {
+                return new BsonDouble(Double.parseDouble(text));
             }
-        } catch (NumberFormatException e) {
+        } catch (NumberFormatException e) { // beyond a long
+            return new BsonString(text);
+        }
+        if (Tag.INT.equals(tag) || Tag.FLOAT.equals(tag)) {
             return new BsonString(text);
         }
         if (Tag.BOOL.equals(tag)) {

@@ -309,6 +309,29 @@ class ScenarioLoaderTest {
         }
     }
 
+    /** YAML 1.1 reads these unquoted as numbers (0x10 as 16): they are refused as durations, rates and counts, as quoted. */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', quoteCharacter = '"', value = {
+            "at: 0x10                                        | 3 | timeline[0].at              | '0x10' is not a duration",
+            "at: 1_000                                       | 3 | timeline[0].at              | '1_000' is not a duration",
+            "at: 1:30                                        | 3 | timeline[0].at              | '1:30' is not a duration",
+            "at: 1.5e+3                                      | 3 | timeline[0].at              | '1.5e+3' is not a duration",
+            "at: 1s/    outage: {member: primary, duration: 0x10} | 4 | timeline[0].outage.duration | '0x10' is not a duration",
+            "at: 1s/    bandwidth: {member: primary, rate: 0x40}  | 4 | timeline[0].bandwidth.rate  | 0x40"})
+    void numbersWrittenAsOnlyYamlOnePointOneReadsThemAreRefused(String step, int line, String field, String message) {
+        String written = step.replace("/", "\n");
+        assertRejected("name: x\ntimeline:\n  - " + written + (written.contains("\n") ? "" : "\n    clear: true") + "\n", line, field,
+                message);
+    }
+
+    /** Plain digits are what they say: 010 is ten, not YAML 1.1's octal eight. */
+    @Test
+    void plainDecimalNumbersStillRead() {
+        Scenario scenario = loader.parse("plain.yaml", "name: x\ntimeline:\n  - at: 1500\n    clear: true\n  - at: 2.5\n    clear: true\n"
+                + "  - at: 010\n    clear: true\n  - at: 0\n    clear: true\n");
+        assertEquals(List.of(0L, 3L, 10L, 1_500L), scenario.timeline().stream().map(Scenario.Step::atMillis).sorted().toList());
+    }
+
     @Test
     void aTrickleTakesTheRuleFieldsTheApiTakesAndAFieldWithoutTheOtherIsNamed() {
         Scenario scenario = loader.parse("trickle.yaml", """
