@@ -112,6 +112,9 @@ abstract class MemberSteps extends ScenarioFields {
         BsonDocument spec = argument.asDocument();
         onlyFields(spec, field, ROLLING_RESTART_FIELDS);
         long between = spec.containsKey("between") ? duration(spec.get("between"), field + ".between", false) : DEFAULT_BETWEEN_MILLIS;
+        if (between > Restart.MAX_MILLIS) { // as quiesce and down: past that, member i's turn (i times the three) overflowed
+            throw error(field + ".between", "must be from 0 to 24h, got " + between + "ms");
+        }
         return new Scenario.Step(at, Scenario.Kind.ROLLING_RESTART, null, null, between, line).withRestart(restart(spec, field));
     }
 

@@ -120,6 +120,9 @@ public final class ScenarioLoader {
             BsonArray timeline = array(root, "timeline");
             for (int i = 0; i < timeline.size(); i++) {
                 String path = "timeline[" + i + "]";
+                if (steps.size() >= MAX_STEPS) {
+                    throw error(path, "one step too many: a scenario has at most " + MAX_STEPS + " steps, repeats included");
+                }
                 Scenario.Step step = step(timeline.get(i), path);
                 BsonValue repeat = timeline.get(i).asDocument().get("repeat");
                 steps.addAll(repeat == null ? List.of(step) : repeated(step, timeline.get(i).asDocument(), repeat, path + ".repeat",

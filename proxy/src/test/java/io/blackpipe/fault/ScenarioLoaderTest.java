@@ -866,6 +866,22 @@ class ScenarioLoaderTest {
         assertRejected(step + "{member: primary}\n", 4, "timeline[0].rollingRestart.member", "unknown field (expected quiesce, down, between)");
         assertRejected(step + "{down: 0}\n", 4, "timeline[0].rollingRestart.down", "must be from 1ms to 24h, got 0ms");
         assertRejected(step + "{between: soon}\n", 4, "timeline[0].rollingRestart.between", "'soon' is not a duration such as 500ms, 5s or 2m");
+        // past a day, each member's turn (its place times quiesce + down + between) could overflow and come at once
+        assertRejected(step + "{between: 25h}\n", 4, "timeline[0].rollingRestart.between", "'25h' is not a duration");
+        assertRejected(step + "{between: 1441m}\n", 4, "timeline[0].rollingRestart.between", "must be from 0 to 24h, got 86460000ms");
+        assertRejected(step + "{between: 9223372036854775807}\n", 4, "timeline[0].rollingRestart.between", "must be from 0 to 24h");
+    }
+
+    /** The cap on steps counts plain steps too, not only repeats. */
+    @Test
+    void aTimelineOfMoreThanTenThousandStepsIsRejectedAtTheFirstOneTooMany() {
+        StringBuilder plain = new StringBuilder("name: x\ntimeline:\n");
+        for (int i = 0; i <= ScenarioLoader.MAX_STEPS; i++) {
+            plain.append("  - {at: ").append(i).append(", clear: true}\n");
+        }
+        assertRejected(plain.toString(), 10_003, "timeline[10000]", "one step too many: a scenario has at most 10000 steps");
+        assertRejected("name: x\ntimeline:\n  - at: 1s\n    clear: true\n    repeat: {every: 1s, times: 10000}\n  - at: 1s\n    clear: true\n",
+                6, "timeline[1]", "one step too many");
     }
 
     @Test
