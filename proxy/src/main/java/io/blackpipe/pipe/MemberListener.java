@@ -10,10 +10,7 @@ import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberMap;
 import io.blackpipe.topology.MemberStates;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.Channel;
-import java.net.InetSocketAddress;
 import java.util.SplittableRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongFunction;
 import org.bson.BsonDocument;
 
@@ -27,17 +24,18 @@ import org.bson.BsonDocument;
 public final class MemberListener {
     private final MemberAddress upstream;
     private final MemberMap members;
-    private final ServerBootstrap bootstrap;
-    private final String bindHost;
+    private final MemberPort port;
     private final ProxyLog log;
     private final long seed;
     private final MemberConnections connections = new MemberConnections();
-    private int port;
-    private Channel channel;
-    /** The port kept while the listener is down; null while it listens. */
-    private PortHold portHold;
     private volatile boolean blackholed;
     private volatile boolean down;
+    /**
+     * What holds the member down: an outage, a restart's time down, or both, each with its own end (a restart's ending
+     * leaves an outage's in force, and the other way round); it is back once neither holds it.
+     */
+    private boolean outageHolds;
+    private boolean restartHolds;
     /** What took the member down: an outage, or a restart's exit; it labels the commands cut meanwhile. */
     private volatile String downBy = DeploymentFaults.OUTAGE;
     /** The proxy is closing: its connections close at once, latency or not. */
@@ -55,21 +53,14 @@ public final class MemberListener {
     MemberListener(MemberAddress upstream, ServerBootstrap bootstrap, String bindHost, ProxyLog log, MemberMap members, long seed) {
         this.upstream = upstream;
         this.members = members;
-        this.bootstrap = bootstrap;
-        this.bindHost = bindHost;
+        this.port = new MemberPort(bootstrap, bindHost, log);
         this.log = log;
         this.seed = seed;
         this.restarts = new MemberRestart(upstream);
     }
 
     synchronized int bind(int requestedPort) throws InterruptedException {
-        try {
-            channel = bootstrap.bind(bindHost, requestedPort).sync().channel();
-        } catch (java.nio.channels.UnresolvedAddressException e) { // its message is null
-            throw new IllegalArgumentException("the bind host '" + bindHost + "' is neither an IP address nor a host name that resolves", e);
-        }
-        port = ((InetSocketAddress) channel.localAddress()).getPort();
-        return port;
+        return port.bind(requestedPort);
     }
 
     /** The member this listener serves (known once its port is bound). */
@@ -173,29 +164,27 @@ public final class MemberListener {
      * mark of this outage, for {@link #endIfStill}.
      */
     public synchronized long outage(long millis) throws InterruptedException {
-        return goDown(millis, DeploymentFaults.OUTAGE, null);
+        long mark = outages.begin();
+        outageHolds = true;
+        goDown(DeploymentFaults.OUTAGE, null);
+        outages.endAfter(millis, () -> endOnTime(DeploymentFaults.OUTAGE, mark));
+        return mark;
     }
 
     /**
      * An outage (its connections reset), or a restart's time down ({@code interruptedWith}: the topologyVersion of the
-     * InterruptedAtShutdown errors that end the commands in flight before each connection closes).
+     * InterruptedAtShutdown errors that end the commands in flight before each connection closes); nothing more when
+     * the member is down already.
      */
-    private long goDown(long millis, String by, BsonDocument interruptedWith) throws InterruptedException {
-        long mark = outages.begin();
+    private void goDown(String by, BsonDocument interruptedWith) throws InterruptedException {
         if (!down) {
             downBy = by;
             down = true;
-            channel.close().sync();
-            // The JDK closes a server socket registered with a selector only when that selector next selects; until then
-            // a quick restore cannot bind the port again ("Address already in use"). A task scheduled now runs after it.
-            channel.eventLoop().schedule(() -> { }, 1, TimeUnit.MILLISECONDS).sync();
-            portHold = PortHold.take(bindHost, port, log);
+            port.closeAndHold();
             connections.end(by, interruptedWith);
             log.info((by.equals(DeploymentFaults.OUTAGE) ? "outage of member " + upstream : "member " + upstream + " exits for its restart")
-                    + ": listener " + bindHost + ":" + port + " closed");
+                    + ": listener " + port.describe() + " closed");
         }
-        outages.endAfter(millis, () -> endOnTime(DeploymentFaults.OUTAGE, mark));
-        return mark;
     }
 
     /**
@@ -229,15 +218,19 @@ public final class MemberListener {
     /** The restart {@code mark} marks, if still in force, ends its quiesce: the member exits, down for {@code downMillis}. */
     private synchronized void exit(long mark, long downMillis) throws InterruptedException {
         if (restarts.isCurrent(mark)) {
-            restarts.exited(goDown(downMillis, DeploymentFaults.RESTART, restarts.exits()));
+            BsonDocument interruptedWith = restarts.exits();
+            restartHolds = true;
+            goDown(DeploymentFaults.RESTART, interruptedWith);
+            restarts.exited(downMillis, () -> endOnTime(DeploymentFaults.RESTART, mark));
         }
     }
 
     /** Ends a restart: its quiesce, or the time down it began. */
     private void endRestart() throws InterruptedException {
-        long outage = restarts.end();
-        if (outage >= 0 && outages.isCurrent(outage)) {
-            endOutage();
+        restarts.end();
+        if (restartHolds) {
+            restartHolds = false;
+            upUnlessHeld();
         }
     }
 
@@ -294,6 +287,7 @@ public final class MemberListener {
         endBlackhole();
         endRestart();
         endOutage();
+        upUnlessHeld(); // the member may be down with nothing holding it: an earlier end could not bind its port again
     }
 
     /**
@@ -330,21 +324,25 @@ public final class MemberListener {
 
     private void endOutage() throws InterruptedException {
         outages.cancel();
+        if (outageHolds) {
+            outageHolds = false;
+            upUnlessHeld();
+        }
+    }
+
+    /** Listens again, unless an outage or a restart's time down still holds the member down (then it is down by that). */
+    private void upUnlessHeld() throws InterruptedException {
+        if (outageHolds || restartHolds) {
+            downBy = outageHolds ? DeploymentFaults.OUTAGE : DeploymentFaults.RESTART;
+            return;
+        }
         if (down) {
             // Up once bound, so that "up" means listening (a failed bind, the port taken, leaves it down). A client
             // accepted before the next line is read only once its upstream connection is up (no auto-read till then),
             // an upstream connect later: only a thread descheduled here that long would see it taken for one cut.
-            letThePortGo();
-            channel = bootstrap.bind(bindHost, port).sync().channel();
+            port.listenAgain();
             down = false;
-            log.info("member " + upstream + " is back on " + bindHost + ":" + port);
-        }
-    }
-
-    private void letThePortGo() {
-        if (portHold != null) {
-            portHold.close();
-            portHold = null;
+            log.info("member " + upstream + " is back on " + port.describe());
         }
     }
 
@@ -369,10 +367,7 @@ public final class MemberListener {
         latencies.close();
         bandwidths.close();
         idleTimeouts.close();
-        if (channel != null) {
-            channel.close();
-        }
-        letThePortGo();
+        port.close();
         connections.close();
     }
 

@@ -6,7 +6,7 @@ import org.bson.BsonDocument;
 
 /**
  * A member's clean restart ({@link io.blackpipe.fault.DeploymentFaults#restart}) as its {@link MemberListener}
- * keeps it, under that listener's lock: the quiesce, with its timed end, then the outage its exit began.
+ * keeps it, under that listener's lock: the quiesce, with its timed end, then its time down, with its own.
  *
  * <p>The member's topologyVersion moves past its ShutdownInProgress errors' only when the quiesce ends (the
  * member exits, or a restore calls the shutdown off), so that drivers, which keep an error's, take what the member
@@ -18,8 +18,6 @@ final class MemberRestart {
     private final FaultClock clock = new FaultClock();
     private volatile Quiesce quiesce;
     private MemberStates versions;
-    /** The mark of the outage the exit began, or -1. */
-    private long outage = -1;
 
     MemberRestart(MemberAddress upstream) {
         this.upstream = upstream;
@@ -59,21 +57,18 @@ final class MemberRestart {
     }
 
     /**
-     * The member exited (its errors made), beginning the outage {@code mark} marks: ending the restart ends it. It
-     * comes back a new process, with a processId its clients never saw.
+     * The member exited (its errors made) and is down for {@code millis}, then {@code end}s the restart, unless it
+     * ended first. It comes back a new process, with a processId its clients never saw.
      */
-    void exited(long mark) {
-        outage = mark;
+    void exited(long millis, Runnable end) {
         versions.restarted(upstream);
+        clock.endAfter(millis, end);
     }
 
-    /** Ends the restart (its quiesce called off); returns the mark of the outage its exit began, for the caller to end, or -1. */
-    long end() {
+    /** Ends the restart: its quiesce called off, or its time down over (the caller brings the member back). */
+    void end() {
         clock.cancel();
         endQuiesce();
-        long began = outage;
-        outage = -1;
-        return began;
     }
 
     private void endQuiesce() {

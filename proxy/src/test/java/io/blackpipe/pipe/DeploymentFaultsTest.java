@@ -15,6 +15,8 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
+import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.fault.Restart;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongodWire;
@@ -242,6 +244,39 @@ class DeploymentFaultsTest {
         assertEquals(2, Meters.attempts(proxy.registry(), "insert"), "the attempt on the reset connection never reached the proxy");
         assertFalse(listenerOf(primary()).down());
         assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments());
+    }
+
+    /**
+     * An outage and a restart's time down are two faults, each with its own end: the member is back once neither holds
+     * it. Before, both kept one timer: the restart's exit called the outage's end off and put its own in place.
+     */
+    @Test
+    void anOutageAndARestartOnOneMemberEachKeepTheirOwnEnd() throws Exception {
+        Member member = primary();
+        MemberListener listener = listenerOf(member);
+        String name = member.upstream().toString();
+        long outage = proxy.outage(name, 0).get(0).mark(); // until restored
+        proxy.restart(name, new Restart(0, 300));
+        Thread.sleep(800); // the restart's time down is over
+        assertTrue(listener.down(), "the outage, which nothing ended, still holds the member down");
+        assertEquals(DeploymentFaults.OUTAGE, listener.downBy());
+        assertRefused(member.advertised());
+        assertKept(member.advertised());
+        listener.endIfStill(DeploymentFaults.OUTAGE, outage);
+        assertFalse(listener.down());
+        assertAnswers(member.advertised());
+
+        long restart = proxy.restart(name, new Restart(0, 60_000)).get(0).mark();
+        proxy.outage(name, 300);
+        Thread.sleep(800); // the outage's time is over
+        assertTrue(listener.down(), "the restart's minute down still holds it");
+        assertEquals(DeploymentFaults.RESTART, listener.downBy());
+        assertRefused(member.advertised());
+        listener.endIfStill(DeploymentFaults.RESTART, restart);
+        assertFalse(listener.down());
+        assertAnswers(member.advertised());
+        MongoClient client = client(POLL, 5_000, 10_000, new ArrayList<>());
+        client.getDatabase(UpstreamLane.freshDatabaseName("twofaults")).getCollection("c").insertOne(new Document("_id", 1));
     }
 
     @Test
