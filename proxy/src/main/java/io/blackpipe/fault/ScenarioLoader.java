@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Function;
 import java.util.function.Predicate;
 import java.util.function.UnaryOperator;
 import org.bson.BsonArray;
@@ -46,19 +47,25 @@ public final class ScenarioLoader {
     private final RuleParser parser;
     private final Predicate<String> knownMember;
     private final UnaryOperator<String> noMember;
+    private final Function<Failover, String> failoverRefusal;
 
     public ScenarioLoader(RuleParser parser, Predicate<String> knownMember) {
-        this(parser, knownMember, member -> "no member '" + member + "' (use primary, secondary, all, or a member's host:port)");
+        this(parser, knownMember, member -> "no member '" + member + "' (use primary, secondary, all, or a member's host:port)",
+                failover -> null);
     }
 
     /**
-     * @param noMember why a step's member names none of the deployment's, as the rest of the proxy says it
-     *                 ("no member 'x' (known: primary, all, db1:27017 / localhost:27017)")
+     * @param noMember        why a step's member names none of the deployment's, as the rest of the proxy says it
+     *                        ("no member 'x' (known: primary, all, db1:27017 / localhost:27017)")
+     * @param failoverRefusal why the deployment cannot run a failover step (an election's length on a real set, any
+     *                        failover on a standalone), or null when it can: refused as the scenario loads, not when the step comes
      */
-    public ScenarioLoader(RuleParser parser, Predicate<String> knownMember, UnaryOperator<String> noMember) {
+    public ScenarioLoader(RuleParser parser, Predicate<String> knownMember, UnaryOperator<String> noMember,
+                          Function<Failover, String> failoverRefusal) {
         this.parser = parser;
         this.knownMember = knownMember;
         this.noMember = noMember;
+        this.failoverRefusal = failoverRefusal;
     }
 
     /**
@@ -259,6 +266,10 @@ public final class ScenarioLoader {
                         + rollbackMillis + "ms");
             }
             Failover failover = new Failover(election == null ? 0 : duration(election, field + ".election", false), rollbackMillis);
+            String refused = failoverRefusal.apply(failover);
+            if (refused != null) {
+                throw error(!failover.simulatedOnly() ? field : field + (failover.electionMillis() > 0 ? ".election" : ".rollback"), refused);
+            }
             return new Scenario.Step(at, Scenario.Kind.FAILOVER, null, null, 0, line).withFailover(failover);
         }
 

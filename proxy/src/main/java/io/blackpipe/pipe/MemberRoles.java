@@ -220,6 +220,24 @@ final class MemberRoles {
      *
      * @return how many documents the rollback removed or put back
      */
+    /** Why this deployment cannot run {@code failover}, or null when it can: asked at the failover, and of a scenario's as it loads. */
+    String failoverRefusal(Failover failover) {
+        if (simulation != null) {
+            return null;
+        }
+        if (failover.simulatedOnly()) {
+            return "an election's length and a rollback apply to a simulated set (--simulate-members);"
+                    + " a real set's members take the time their election takes, and roll back what they must";
+        }
+        if (!deployment.isReplicaSet() || members.members().size() < 2) {
+            return "failover needs a replica set with more than one member; "
+                    + "this upstream is a " + deployment.kind() + " with " + Plural.of(members.members().size(), "member")
+                    + (members.members().size() == 1 ? " (blackpipe can present one node as a set: --simulate-members 3,"
+                            + " BlackPipe.builder().simulateMembers(3), @BlackPipeTest(simulateMembers = 3))" : "");
+        }
+        return null;
+    }
+
     long failover(boolean awaitAborts, Failover failover) {
         if (simulation != null) {
             long electionMillis = failover.electionMillis();
@@ -240,15 +258,9 @@ final class MemberRoles {
             }
             return rolledBack;
         }
-        if (failover.simulatedOnly()) {
-            throw new IllegalStateException("an election's length and a rollback apply to a simulated set (--simulate-members);"
-                    + " a real set's members take the time their election takes, and roll back what they must");
-        }
-        if (!deployment.isReplicaSet() || members.members().size() < 2) {
-            throw new IllegalStateException("failover needs a replica set with more than one member; "
-                    + "this upstream is a " + deployment.kind() + " with " + Plural.of(members.members().size(), "member")
-                    + (members.members().size() == 1 ? " (blackpipe can present one node as a set: --simulate-members 3,"
-                            + " BlackPipe.builder().simulateMembers(3), @BlackPipeTest(simulateMembers = 3))" : ""));
+        String refused = failoverRefusal(failover);
+        if (refused != null) {
+            throw new IllegalStateException(refused);
         }
         refresh();
         primaryStepDown.run(members.members(), states);

@@ -199,7 +199,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     /** A loader that checks scenarios against this proxy's members. */
     public ScenarioLoader scenarioLoader() {
-        return new ScenarioLoader(ruleParser, this::knowsMember, this::noMember);
+        return new ScenarioLoader(ruleParser, this::knowsMember, this::noMember, roles::failoverRefusal);
     }
 
     public History history() {
