@@ -106,7 +106,8 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
                     deployment.dialAliases(), this::listen);
             MemberStates states = new MemberStates();
             SimulatedReplicaSet simulation = config.simulateMembers() == 0 ? null
-                    : new SimulatedReplicaSet(deployment.setName(), deployment.members(), members, states);
+                    : new SimulatedReplicaSet(deployment.setName(), deployment.members(), members, states,
+                            SimulatedReplicaSet.termAboveEarlierRuns());
             HelloRewriter rewriter = new HelloRewriter(members, deployment.isReplicaSet() && simulation == null, log::warn);
             this.history = History.open(10_000, config.historyFile());
             this.rules = new RuleSet();

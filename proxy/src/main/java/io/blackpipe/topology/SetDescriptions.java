@@ -134,12 +134,27 @@ public final class SetDescriptions {
         };
     }
 
-    /** The first member entry of a replica set configuration, the pattern of the simulated set's; null when it has none. */
-    static BsonDocument firstEntry(BsonDocument config) {
-        if (!config.isArray("members")) {
-            return null;
+    /**
+     * Rewrites a replica set configuration as that of the set {@code setName} of {@code hosts} at {@code version}, one
+     * member per host, each like the configuration's first entry; false when it has no member entry to start from.
+     */
+    static boolean asConfigOf(BsonDocument config, String setName, List<String> hosts, int version) {
+        BsonDocument pattern = !config.isArray("members") ? null : config.getArray("members").stream().filter(BsonValue::isDocument)
+                .map(BsonValue::asDocument).findFirst().orElse(null);
+        if (pattern == null) {
+            return false;
         }
-        return config.getArray("members").stream().filter(BsonValue::isDocument).map(BsonValue::asDocument).findFirst().orElse(null);
+        BsonArray entries = new BsonArray();
+        for (int i = 0; i < hosts.size(); i++) {
+            BsonDocument entry = pattern.clone();
+            entry.put("_id", new BsonInt32(i));
+            entry.put("host", new BsonString(hosts.get(i)));
+            entries.add(entry);
+        }
+        config.put("_id", new BsonString(setName));
+        config.put("version", new BsonInt32(version));
+        config.put("members", entries);
+        return true;
     }
 
     /** The real node's entry in replSetGetStatus's members: the one marked self, else the first. */

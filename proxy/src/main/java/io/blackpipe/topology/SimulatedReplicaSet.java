@@ -45,16 +45,21 @@ public final class SimulatedReplicaSet {
     /** The member the election under way makes primary (while {@code primary} is {@link #NO_PRIMARY}). */
     private int electing;
     /** The election term; also every member's topologyVersion.counter, since each election changes every member's state. */
-    private volatile int election = 1;
+    private volatile long election;
     /** The commands the real node lists (listCommands), lower case; null while unknown (a node without listCommands). */
     private volatile Set<String> nodeCommands;
 
-    /** @param members the simulated members' names, in order; the first starts as primary */
-    public SimulatedReplicaSet(String setName, List<MemberAddress> members, MemberMap addresses, MemberStates states) {
+    /**
+     * @param members   the simulated members' names, in order; the first starts as primary
+     * @param firstTerm the term (electionId) the set starts in: {@link #termAboveEarlierRuns()} for a proxy, so that a
+     *                  driver that outlived an earlier proxy on these ports takes the new primary for a newer one
+     */
+    public SimulatedReplicaSet(String setName, List<MemberAddress> members, MemberMap addresses, MemberStates states, long firstTerm) {
         if (members.size() < 2) {
             throw new IllegalArgumentException("--simulate-members needs at least 2 members, got " + members.size());
         }
         this.setName = setName;
+        this.election = firstTerm;
         this.members = List.copyOf(members);
         this.addresses = addresses;
         this.states = states;
@@ -113,6 +118,15 @@ public final class SimulatedReplicaSet {
     public boolean nodeLacks(String command) {
         Set<String> known = nodeCommands;
         return known != null && !known.contains(command.toLowerCase(Locale.ROOT));
+    }
+
+    /**
+     * A first term above any an earlier proxy's set reached (its start plus its elections, far fewer than one a ms):
+     * ms since 2020. A driver takes a primary of a lower electionId than it has seen for stale (SDAM), so after a
+     * proxy's restart (a sidecar's, the app's client kept) a set begun at 1 again had no primary for it.
+     */
+    public static long termAboveEarlierRuns() {
+        return System.currentTimeMillis() - 1_577_836_800_000L;
     }
 
     /** The elections so far: the term of the set's replies. */
@@ -357,21 +371,7 @@ public final class SimulatedReplicaSet {
      * runs over names only it). False when the config has no member entry to start from.
      */
     public boolean rewriteConfig(BsonDocument config) {
-        BsonDocument pattern = SetDescriptions.firstEntry(config);
-        if (pattern == null) {
-            return false;
-        }
-        BsonArray entries = new BsonArray();
-        for (int i = 0; i < members.size(); i++) {
-            BsonDocument entry = pattern.clone();
-            entry.put("_id", new BsonInt32(i));
-            entry.put("host", new BsonString(advertised(members.get(i))));
-            entries.add(entry);
-        }
-        config.put("_id", new BsonString(setName));
-        config.put("version", new BsonInt32(SET_VERSION));
-        config.put("members", entries);
-        return true;
+        return SetDescriptions.asConfigOf(config, setName, members.stream().map(this::advertised).toList(), SET_VERSION);
     }
 
     /** The fields where a primary's account of a member differs from a secondary's: election and sync source. */

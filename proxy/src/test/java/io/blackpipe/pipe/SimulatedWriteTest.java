@@ -35,7 +35,7 @@ class SimulatedWriteTest {
         List<MemberAddress> names = SimulatedReplicaSet.names(MemberAddress.parse("db.internal:27017"), count);
         MemberMap addresses = new MemberMap("proxy.local", 40000, Map.of(), (upstream, port) -> port);
         names.forEach(addresses::ensure);
-        return new SimulatedReplicaSet("rs0", names, addresses, new MemberStates());
+        return new SimulatedReplicaSet("rs0", names, addresses, new MemberStates(), 1);
     }
 
     private SimulatedWrite of(String body, MemberState state, SimulatedReplicaSet set, byte[]... documents) {

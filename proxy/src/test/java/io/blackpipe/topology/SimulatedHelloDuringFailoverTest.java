@@ -42,7 +42,7 @@ class SimulatedHelloDuringFailoverTest {
     @Test
     void aHelloRewrittenAsTheRoleMovesIsTheMembersWordBeforeOrAfterIt() throws Exception {
         names.forEach(addresses::ensure);
-        SimulatedReplicaSet set = new SimulatedReplicaSet("rs0", names, addresses, states);
+        SimulatedReplicaSet set = new SimulatedReplicaSet("rs0", names, addresses, states, 1);
         set.observe(REAL_HELLO);
         MemberAddress first = names.get(0);
         HelloExchange exchange = new HelloExchange(new HelloRewriter(addresses, false, warning -> { }), states, first, set);

@@ -49,7 +49,7 @@ class SimulatedHelloExchangeTest {
     void setUp() {
         MemberMap addresses = new MemberMap("proxy.local", 40000, Map.of(), (upstream, port) -> port);
         names.forEach(addresses::ensure);
-        set = new SimulatedReplicaSet("rs0", names, addresses, states);
+        set = new SimulatedReplicaSet("rs0", names, addresses, states, 1);
         set.observe(BsonDocument.parse(REAL_HELLO));
         exchange = new HelloExchange(new HelloRewriter(addresses, false, warning -> { }), states, names.get(0), set);
     }

@@ -26,7 +26,7 @@ class SimulatedReplicaSetTest {
     void setUp() {
         MemberMap addresses = new MemberMap("proxy.local", 40000, Map.of(), (upstream, port) -> port);
         names.forEach(addresses::ensure);
-        set = new SimulatedReplicaSet("rs0", names, addresses, new MemberStates());
+        set = new SimulatedReplicaSet("rs0", names, addresses, new MemberStates(), 1);
     }
 
     /** A mongod member's lastWrite: the simulated members share the one node's data, so they say what it says. */
