@@ -20,6 +20,8 @@ public record Bandwidth(long bytesPerSecond, Direction direction) {
     public static final long PIECES_PER_SECOND = 100;
     /** The largest piece: what a socket takes in one write at most, about. */
     public static final int MAX_PIECE_BYTES = 64 * 1024;
+    /** The most pieces one write is cut into ({@link #pieceBytes(int)}). */
+    public static final int MAX_PIECES_PER_WRITE = 4096;
 
     private static final Pattern RATE = Pattern.compile("(\\d+(?:\\.\\d+)?)\\s*(b|kb|kib|mb|mib|gb|gib)?(?:/s)?");
     private static final String FORMS = "a rate such as 64KiB/s, 1MB/s or 500B/s (B, KB = 1000 B, KiB = 1024 B, MB, MiB, GB, GiB)";
@@ -92,6 +94,16 @@ public record Bandwidth(long bytesPerSecond, Direction direction) {
     /** The bytes of each piece: a hundredth of a second's worth, 1 at least. */
     public int pieceBytes() {
         return (int) Math.max(1, Math.min(MAX_PIECE_BYTES, bytesPerSecond / PIECES_PER_SECOND));
+    }
+
+    /**
+     * The bytes of each piece of a write of {@code total} bytes: {@link #pieceBytes()}, or larger where that would cut
+     * it into more than {@link #MAX_PIECES_PER_WRITE} (each piece is held until it goes: a 16 MB reply at 1 KiB/s was
+     * 1.6 million of them, hundreds of MB). Only a write that takes the link over {@value #MAX_PIECES_PER_WRITE} hundredths
+     * of a second, some 41 s, comes in coarser pieces.
+     */
+    public int pieceBytes(int total) {
+        return Math.max(pieceBytes(), (int) Math.min(MAX_PIECE_BYTES, (total + MAX_PIECES_PER_WRITE - 1L) / MAX_PIECES_PER_WRITE));
     }
 
     /** How long the link takes to carry {@code bytes} (one write's, at most 48 MB: no overflow), in nanoseconds. */

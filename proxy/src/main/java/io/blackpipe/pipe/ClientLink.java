@@ -71,6 +71,11 @@ final class ClientLink extends ChannelDuplexHandler {
         return requests != null && requests.full();
     }
 
+    /** How many writes (or pieces of them) and closes wait on the link. */
+    int waitingOnTheLink() {
+        return waiting.size();
+    }
+
     /** Whether the connection has ended for the proxy, though its end may still be on its way to the client. */
     boolean closedAtTheMembersEnd() {
         return closedAtTheMembersEnd;
@@ -122,7 +127,7 @@ final class ClientLink extends ChannelDuplexHandler {
     private void carryInPieces(ChannelHandlerContext ctx, ByteBuf bytes, Bandwidth bandwidth, long now, long delayNanos) {
         long start = Math.max(now, linkFreeNanos);
         int total = bytes.readableBytes();
-        int pieceBytes = bandwidth.pieceBytes();
+        int pieceBytes = bandwidth.pieceBytes(total);
         for (int carried = 0; carried < total; ) {
             int length = Math.min(pieceBytes, total - carried);
             writes.add(bytes.retainedSlice(bytes.readerIndex() + carried, length), ctx.newPromise());

@@ -72,7 +72,7 @@ final class RequestsOnTheLink {
         if (bandwidth == null || total == 0) {
             pieces.add(new Piece(bytes, arrival(start + delayNanos), delayed));
         } else {
-            int pieceBytes = bandwidth.pieceBytes();
+            int pieceBytes = bandwidth.pieceBytes(total);
             for (int carried = 0; carried < total; ) {
                 int length = Math.min(pieceBytes, total - carried);
                 ByteBuf piece = bytes.retainedSlice(bytes.readerIndex() + carried, length);

@@ -85,6 +85,11 @@ class BandwidthTest {
         assertEquals(1, new Bandwidth(50).pieceBytes(), "at least a byte");
         assertEquals(30, new Bandwidth(3_000).pieceBytes());
         assertEquals(64 * 1024, new Bandwidth(1L << 30).pieceBytes(), "at most 64 KiB");
+        assertEquals(30, new Bandwidth(3_000).pieceBytes(122_880), "a write the link carries in 41 s: pieces as usual");
+        assertEquals(31, new Bandwidth(3_000).pieceBytes(122_881), "past that, at most 4,096 pieces");
+        assertEquals(4_096, new Bandwidth(1024).pieceBytes(16 * 1024 * 1024), "16 MB at 1 KiB/s");
+        assertEquals(11_719, new Bandwidth(1).pieceBytes(48_000_000), "the largest message at 1 B/s");
+        assertEquals(64 * 1024, new Bandwidth(1).pieceBytes(300_000_000), "never over 64 KiB");
         assertEquals(1_000_000_000L, new Bandwidth(3_000).nanosFor(3_000));
         assertEquals(48L * 1024 * 1024 * 1_000_000_000L / 100, new Bandwidth(100).nanosFor(48L * 1024 * 1024), "no overflow for the largest message");
     }

@@ -293,6 +293,18 @@ class ClientLinkTest {
         other.finishAndReleaseAll();
     }
 
+    /** Each piece is held until it goes: a large write on a very narrow link is cut into at most 4,096, not millions. */
+    @Test
+    void aLargeWriteOnAVeryNarrowLinkIsCutIntoAFewThousandPiecesAtMost() {
+        member.bandwidth(new Bandwidth(100), 0); // 1-byte pieces: a megabyte would have been a million of them
+        ByteBuf large = counting(1024 * 1024);
+        channel.writeAndFlush(large);
+        ClientLink link = channel.pipeline().get(ClientLink.class);
+        assertEquals(Bandwidth.MAX_PIECES_PER_WRITE, link.waitingOnTheLink(), "256-byte pieces");
+        channel.pipeline().fireChannelInactive();
+        assertEquals(0, large.refCnt(), "the pieces are released with the connection");
+    }
+
     @Test
     void whatWaitsOnANarrowLinkCountsAgainstWritability() throws Exception {
         member.bandwidth(new Bandwidth(1024 * 1024), 0);
