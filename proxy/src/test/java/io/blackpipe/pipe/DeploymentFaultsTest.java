@@ -275,8 +275,9 @@ class DeploymentFaultsTest {
         listener.endIfStill(DeploymentFaults.RESTART, restart);
         assertFalse(listener.down());
         assertAnswers(member.advertised());
-        MongoClient client = client(POLL, 5_000, 10_000, new ArrayList<>());
-        client.getDatabase(UpstreamLane.freshDatabaseName("twofaults")).getCollection("c").insertOne(new Document("_id", 1));
+        String db = UpstreamLane.freshDatabaseName("twofaults");
+        client(POLL, 5_000, 10_000, new ArrayList<>()).getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+        assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "the member back, its write on the server");
     }
 
     @Test
