@@ -121,6 +121,21 @@ final class MemberSelector {
         return begun;
     }
 
+    /** Restores each listener {@code member} selects, though one cannot be (its port taken): that one is named after. */
+    void restoreEach(String member) {
+        List<String> failed = new ArrayList<>();
+        for (MemberListener listener : selectSome(member)) {
+            try {
+                beginOn(listener, "restore", on -> { on.restore(); return 0L; }); // a restore begins nothing: no mark
+            } catch (Exception e) { // Netty's sync() passes a bind's BindException on unchecked
+                failed.add(listener.member().upstream() + " (" + e.getMessage() + ")");
+            }
+        }
+        if (!failed.isEmpty()) {
+            throw new IllegalStateException("could not restore " + String.join(", ", failed) + "; every other member was restored");
+        }
+    }
+
     /** Applies {@code fault} to {@code listener}; returns what it began there. */
     Begun beginOn(MemberListener listener, String fault, ListenerFault action) {
         try {

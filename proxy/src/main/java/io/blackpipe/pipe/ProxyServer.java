@@ -309,7 +309,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     @Override
     public void restore(String member) {
-        selector.beginOnEach(member, "restore", listener -> { listener.restore(); return 0L; }); // a restore begins nothing: no mark
+        selector.restoreEach(member);
     }
 
     @Override
@@ -346,9 +346,12 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         rules.clear();
         rules.forgetFired();
         ruleParser.restartDraws();
-        restore("all");
-        restoreSimulatedPrimary();
-        retryTracker.forgetAll();
+        try {
+            restore("all");
+        } finally { // a member that cannot be restored yet leaves the rest of the clean slate to come
+            restoreSimulatedPrimary();
+            retryTracker.forgetAll();
+        }
     }
 
     @Override
@@ -373,7 +376,11 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     @Override
     public void close() {
-        scenarios.stop();
+        try {
+            scenarios.stop();
+        } catch (IllegalStateException e) { // a fault of its it could not end: the listeners close below all the same
+            log.warn(e.getMessage());
+        }
         listeners.values().forEach(MemberListener::close);
         openConnections.close().awaitUninterruptibly(2, TimeUnit.SECONDS); // a busy loop runs the closes as it stops
         stopThreads();
