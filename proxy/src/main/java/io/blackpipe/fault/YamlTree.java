@@ -45,14 +45,14 @@ final class YamlTree {
     /** Values once aliases are expanded; a long hand-written scenario has a few thousand. */
     static final int MAX_VALUES = 100_000;
 
-    /**
-     * Extended JSON's type wrappers, read as the API's JSON reads them: a scenario can name an ObjectId
-     * ({$oid: ...}), a date, an int64 or a decimal (a rule's commandMatches on an _id, a cannedReply's fields).
-     */
     /** A whole number as people write one: no leading zero (YAML 1.1 reads 010 as octal), no 0x, no underscores. */
     private static final Pattern DECIMAL_INTEGER = Pattern.compile("[-+]?(0|[1-9][0-9]*)");
     /** A decimal with a point, as people write one: no exponent, no underscores, no .inf or .nan. */
     private static final Pattern DECIMAL = Pattern.compile("[-+]?([0-9]+\\.[0-9]*|\\.[0-9]+)");
+    /**
+     * Extended JSON's type wrappers, read as the API's JSON reads them: a scenario can name an ObjectId
+     * ({$oid: ...}), a date, an int64 or a decimal (a rule's commandMatches on an _id, a cannedReply's fields).
+     */
     private static final Set<String> TYPE_WRAPPERS = Set.of("$oid", "$date", "$numberLong", "$numberInt", "$numberDouble",
             "$numberDecimal", "$binary", "$uuid", "$timestamp", "$regularExpression", "$symbol", "$code", "$minKey", "$maxKey",
             "$undefined", "$dbPointer");

@@ -378,7 +378,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     public void close() {
         try {
             scenarios.stop();
-        } catch (IllegalStateException e) { // a fault of its it could not end: the listeners close below all the same
+        } catch (IllegalStateException e) { // a fault it began that it could not end: the rest closes all the same
             log.warn(e.getMessage());
         }
         listeners.values().forEach(MemberListener::close);
