@@ -5,22 +5,14 @@ import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.topology.Member;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.FrameDecoder;
-import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
-import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
-import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Set;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 
 /**
@@ -43,8 +35,8 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private boolean clientPausedByFault;
     private boolean upstreamPausedForBackpressure;
     private int upstreamPausesByFault; // not a flag: a held reply's and a batch insert's made again may overlap
-    /** Delayed work (held commands, held replies) not yet run; run at once when the client goes away. */
-    private final Set<Runnable> scheduled = new LinkedHashSet<>();
+    private final DelayedWork delayed = new DelayedWork();
+    private final BehindTheBlackhole behindTheBlackhole = new BehindTheBlackhole();
     /** What the member's side does once the client left; made with the member's connection. */
     private AfterTheClientLeft afterTheClientLeft;
     /** The deployment fault (outage, connections reset) that is closing this connection, or null. */
@@ -64,23 +56,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         client = ctx.channel();
         listener.connections().accepted(client, this);
         meters.opened();
-        Bootstrap bootstrap = new Bootstrap()
-                .group(client.eventLoop())
-                .channel(NioSocketChannel.class)
-                .option(ChannelOption.TCP_NODELAY, true)
-                .option(ChannelOption.ALLOCATOR, ProxyServer.ALLOCATOR)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, context.connectTimeoutMillis())
-                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, ProxyServer.WATER_MARK)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        if (context.upstreamTls().enabled()) {
-                            ch.pipeline().addLast(context.upstreamTls().newHandler(ch.alloc(), member.dial().host(), member.dial().port()));
-                        }
-                        ch.pipeline().addLast(new FrameDecoder(), new UpstreamConnection(ClientConnection.this));
-                    }
-                });
-        ChannelFuture connect = bootstrap.connect(member.dial().host(), member.dial().port());
+        ChannelFuture connect = UpstreamDial.connect(client, context, member, this);
         upstream = connect.channel();
         afterTheClientLeft = new AfterTheClientLeft(this, exchange, upstream);
         context.openConnections().add(upstream);
@@ -118,11 +94,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     public void channelInactive(ChannelHandlerContext ctx) {
         meters.closed();
         listener.connections().closed(client, this);
-        // Held commands and replies end now: a scheduled task may never run once the event loop shuts
-        // down (proxy closed), and each one owns a buffer to release. They see the connection closed.
-        for (Runnable task : List.copyOf(scheduled)) {
-            task.run();
-        }
+        delayed.runAllNow(); // held commands and replies end now, and see the connection closed
         exchange.onClosed();
         if (!afterTheClientLeft.holdsABlockedCommand()) { // else the member's connection stays until that command is sent
             afterTheClientLeft.closeUpstream();
@@ -174,9 +146,27 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         return listener;
     }
 
-    /** The member's blackhole ended; called on this connection's event loop. */
-    void blackholeEnded() {
-        exchange.blackholeEnded();
+    /** See {@link MemberConnections#fallBehindTheBlackhole}; called on this connection's event loop. */
+    void fellBehindTheBlackhole(String fault, BsonDocument interruptedWith) {
+        behindTheBlackhole.fell(fault, interruptedWith);
+    }
+
+    /**
+     * The member's blackhole ended, {@code downBy} what held the member down then (else null): what waited in it goes
+     * on, or the connection ends as {@link BehindTheBlackhole#ended} says (the member's replies it held never left
+     * the member). Called on this connection's event loop.
+     */
+    void blackholeEnded(String downBy) {
+        if (listener.blackholed()) {
+            return; // another began meanwhile: all of it waits for that one's end
+        }
+        BehindTheBlackhole.Fall end = behindTheBlackhole.ended(downBy);
+        if (end == null) {
+            exchange.blackholeEnded();
+        } else {
+            exchange.replies().dropTheMembers();
+            endBy(end.fault(), end.interruptedWith());
+        }
     }
 
     /** The member's topologyVersion moved on; called on this connection's event loop. */
@@ -192,10 +182,22 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** The member exits (a restart): what awaits its replies is interrupted, as mongod does at shutdown, then a close (FIN). */
-    void exits(BsonDocument topologyVersion) {
-        exchange.interruptAtShutdown(topologyVersion);
-        closeClient(false);
+    /**
+     * Ends this connection for a deployment fault (labelled {@code fault}): a reset (RST), or, where the member exits
+     * ({@code interruptedWith}: a restart), what awaits its replies interrupted as mongod does at shutdown, then a FIN.
+     */
+    void endBy(String fault, BsonDocument interruptedWith) {
+        if (!client.isActive()) {
+            return;
+        }
+        cutBy(fault); // before the close: the commands it ends read it
+        if (interruptedWith != null) {
+            exchange.interruptAtShutdown(interruptedWith);
+            closeClient(false);
+        } else {
+            client.config().setOption(ChannelOption.SO_LINGER, 0);
+            client.close();
+        }
     }
 
     /** Open for the proxy: a close waiting on a slow link to the client, or a middlebox that forgot it, has ended it already. */
@@ -265,21 +267,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     void schedule(long millis, Runnable task) {
-        Runnable once = new Runnable() {
-            @Override
-            public void run() {
-                if (scheduled.remove(this)) {
-                    runOrClose(task);
-                }
-            }
-        };
-        scheduled.add(once);
-        client.eventLoop().schedule(once, millis, TimeUnit.MILLISECONDS);
+        delayed.schedule(client.eventLoop(), millis, () -> runOrClose(task));
     }
 
     /** How many tasks {@link #schedule} has pending for this connection. */
     int scheduledTasks() {
-        return scheduled.size();
+        return delayed.size();
     }
 
     /** See {@link AfterTheClientLeft#sendWhenTheBlockEnds}. */
@@ -390,7 +383,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** Whether the member is partitioned away: nothing may pass in either direction. */
     boolean blackholed() {
-        return listener.blackholed();
+        return behindTheBlackhole.fell() || listener.blackholed();
     }
 
     PipeContext context() {

@@ -80,7 +80,7 @@ final class Exchange {
     }
 
     private void process(ByteBuf frame) {
-        if (connection.memberDown()) { // an outage (or a restart's exit) began: nothing more reaches the member
+        if (connection.memberDown() && !connection.blackholed()) { // an outage (or a restart's exit) began: nothing more reaches it
             String fault = connection.listener().downBy();
             connection.cutBy(fault); // its end may come later: all the close ends is the outage's
             cut.count(frame, fault);
@@ -119,7 +119,7 @@ final class Exchange {
                 hellos.onOpQuery(frame, waiting);
                 return;
             case OpCode.OP_COMPRESSED:
-                connection.sendUpstream(frame); // never negotiated through the proxy; a client that insists passes as is
+                waiting.afterAnyBlackhole(frame, () -> connection.sendUpstream(frame)); // never negotiated here: as is
                 return;
             case OpCode.OP_UPDATE, OpCode.OP_INSERT, OpCode.OP_GET_MORE, OpCode.OP_DELETE, OpCode.OP_KILL_CURSORS:
                 // a legacy driver's (PyMongo 3's raw batches and their getMores): the member judges it, as without the proxy

@@ -88,10 +88,7 @@ final class MemberConnections {
                 if (client.isActive()) {
                     ClientConnection connection = client.pipeline().get(ClientConnection.class);
                     if (connection != null) {
-                        connection.cutBy(fault); // before the close: the commands it ends read it
-                    }
-                    if (connection != null && interruptedWith != null) {
-                        connection.exits(interruptedWith);
+                        connection.endBy(fault, interruptedWith);
                     } else {
                         client.config().setOption(ChannelOption.SO_LINGER, 0);
                         client.close();
@@ -103,6 +100,24 @@ final class MemberConnections {
             end.awaitUninterruptibly(END_WAIT_MILLIS);
         }
         return ends.size();
+    }
+
+    /**
+     * The member fell ({@link #end}'s arguments) while blackholed. Across a partition neither its reset nor its close
+     * reaches its clients: each open connection ends only when the blackhole does, and meanwhile lets nothing through.
+     */
+    void fallBehindTheBlackhole(String fault, BsonDocument interruptedWith) {
+        each(connection -> connection.fellBehindTheBlackhole(fault, interruptedWith));
+    }
+
+    /**
+     * The member's blackhole ended, {@code downBy} what held it down then (null: it was up): what waited in it goes on,
+     * but a connection its member fell behind the blackhole ends as the fall would have ended it, and so does one made
+     * while the member is down (it never reached the member, which refuses it now). A restart's errors replace what
+     * the member sent through the blackhole: it exited with those commands in flight.
+     */
+    void blackholeEnded(String downBy) {
+        each(connection -> connection.blackholeEnded(downBy));
     }
 
     /** The proxy closes: every connection closes now. */

@@ -180,10 +180,15 @@ public final class MemberListener {
         if (!down) {
             downBy = by;
             down = true;
+            String fell = by.equals(DeploymentFaults.OUTAGE) ? "outage of member " + upstream : "member " + upstream + " exits for its restart";
+            if (blackholed) { // as across a partition: its clients hear of it when the blackhole ends, not before
+                connections.fallBehindTheBlackhole(by, interruptedWith);
+                log.info(fell + " behind its blackhole: its clients learn it when the blackhole ends");
+                return;
+            }
             port.closeAndHold();
             connections.end(by, interruptedWith);
-            log.info((by.equals(DeploymentFaults.OUTAGE) ? "outage of member " + upstream : "member " + upstream + " exits for its restart")
-                    + ": listener " + port.describe() + " closed");
+            log.info(fell + ": listener " + port.describe() + " closed");
         }
     }
 
@@ -235,14 +240,24 @@ public final class MemberListener {
     }
 
     /**
-     * Connections are accepted but nothing passes, in either direction, for {@code millis} (0: until restored).
-     * Returns the mark of this blackhole, for {@link #endIfStill}.
+     * Connections are accepted but nothing passes, in either direction, for {@code millis} (0: until restored); on a
+     * member that is down too, as a partition hides it: its clients meet silence, not a refusal. Returns the mark of
+     * this blackhole, for {@link #endIfStill}.
      */
-    public synchronized long blackhole(long millis) {
+    public synchronized long blackhole(long millis) throws InterruptedException {
         long mark = blackholes.begin();
         blackholed = true;
         log.info("blackhole on member " + upstream);
         blackholes.endAfter(millis, () -> endOnTime(DeploymentFaults.BLACKHOLE, mark));
+        if (down && !port.listening()) {
+            try {
+                port.listenAgain();
+            } catch (InterruptedException e) {
+                throw e;
+            } catch (Exception e) { // Netty's sync() passes a bind's BindException on unchecked: the port taken meanwhile
+                log.warn("member " + upstream + " is down and blackholed, but cannot accept on " + port.describe() + ": " + e.getMessage());
+            }
+        }
         return mark;
     }
 
@@ -340,17 +355,26 @@ public final class MemberListener {
             // Up once bound, so that "up" means listening (a failed bind, the port taken, leaves it down). A client
             // accepted before the next line is read only once its upstream connection is up (no auto-read till then),
             // an upstream connect later: only a thread descheduled here that long would see it taken for one cut.
-            port.listenAgain();
+            if (!port.listening()) { // it listens already where a blackhole hid it down
+                port.listenAgain();
+            }
             down = false;
             log.info("member " + upstream + " is back on " + port.describe());
         }
     }
 
-    private void endBlackhole() {
+    /**
+     * What waited in the blackhole goes on; but where the member fell during it, or is down, its connections end now,
+     * as the fall would have ended them (see {@link MemberConnections#blackholeEnded}), and it refuses again.
+     */
+    private void endBlackhole() throws InterruptedException {
         blackholes.cancel();
         if (blackholed) {
             blackholed = false;
-            connections.each(ClientConnection::blackholeEnded); // what waited in it goes on
+            if (down && port.listening()) {
+                port.closeAndHold();
+            }
+            connections.blackholeEnded(down ? downBy : null);
         }
     }
 
@@ -369,17 +393,5 @@ public final class MemberListener {
         idleTimeouts.close();
         port.close();
         connections.close();
-    }
-
-    /** A latency and its jitter's draws, which every connection of the member takes in turn. */
-    private record LatencyInForce(Latency latency, SplittableRandom random) {
-        long draw() {
-            if (latency.jitterMillis() == 0) {
-                return latency.delayMillis();
-            }
-            synchronized (random) { // every event loop draws: SplittableRandom is not thread-safe
-                return latency.drawMillis(random);
-            }
-        }
     }
 }

@@ -50,6 +50,11 @@ final class MemberPort {
         channel = bootstrap.bind(bindHost, port).sync().channel();
     }
 
+    /** Whether it listens: bound at start or again; not while closed, nor after a bind again failed. */
+    boolean listening() {
+        return channel != null && channel.isActive();
+    }
+
     /** The proxy is closing: the port goes, listening or held. */
     void close() {
         if (channel != null) {

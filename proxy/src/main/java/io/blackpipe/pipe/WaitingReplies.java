@@ -124,6 +124,17 @@ final class WaitingReplies {
         }
     }
 
+    /** The member's replies that wait are dropped (it fell behind a blackhole): the proxy's own answers keep their turn. */
+    void dropTheMembers() {
+        queued.removeIf(turn -> {
+            boolean members = turn.frame != null && !turn.ownAnswer;
+            if (members) {
+                turn.frame.release();
+            }
+            return members;
+        });
+    }
+
     /** The client left: a delayed reply learns it, the queued ones are dropped. */
     void clientLeft() {
         clientLeft = true;

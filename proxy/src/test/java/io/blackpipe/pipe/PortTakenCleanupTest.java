@@ -5,11 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.testing.Await;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.Member;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -37,6 +39,30 @@ class PortTakenCleanupTest {
             }
             proxy.restore("all");
             assertFalse(proxy.listener(taken.upstream()).down(), "restored once its port is free");
+        }
+    }
+
+    /**
+     * A blackhole begun on a member already down accepts its clients' connections again, as a partition hides a down
+     * member; where another process took the port meanwhile it cannot, and the blackhole begins all the same (and
+     * ends on time). Before, the bind's BindException, which Netty passes on unchecked, escaped the blackhole's start
+     * after it was marked in force and before its end was scheduled: the member stayed blackholed until a restore.
+     */
+    @Test
+    void aBlackholeOnADownMemberWhosePortIsTakenBeginsAndEndsOnTime() throws Exception {
+        try (ScriptedMongod upstream = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(upstream)) {
+            Member member = ScriptedProxy.member(proxy);
+            MemberListener listener = proxy.listener(member.upstream());
+            proxy.outage("all", 0);
+            try (ServerSocket squatter = new ServerSocket()) {
+                squatter.bind(new InetSocketAddress("127.0.0.1", member.advertised().port()));
+                assertDoesNotThrow(() -> proxy.blackhole("all", 300));
+                assertTrue(listener.blackholed());
+                Await.until(Duration.ofSeconds(10), "the blackhole to end on time", () -> !listener.blackholed());
+                assertTrue(listener.down(), "the outage goes on");
+            }
+            proxy.restore("all");
+            assertFalse(listener.down());
         }
     }
 
