@@ -14,6 +14,12 @@ import org.bson.BsonInt32;
  */
 final class HelloProbe {
     private static final int COMMAND_TIMEOUT_MILLIS = 5_000;
+    /**
+     * For {@link #runOk}: replSetInitiate and addShard do their work before they answer (addShard through a router
+     * just started, the config servers and the shard's majority writes), on a CI machine that may run six servers on
+     * two cores; neither can be sent again safely after a timeout.
+     */
+    static final int ADMIN_COMMAND_TIMEOUT_MILLIS = 120_000;
     private static final int COMMAND_NOT_FOUND = 59;
 
     /** Any ok:1 hello reply: the server accepts connections and runs commands. */
@@ -78,7 +84,7 @@ final class HelloProbe {
 
     /** Runs one admin command and fails with the server's own message unless it replies ok:1. */
     static BsonDocument runOk(String host, int port, BsonDocument command) throws IOException {
-        try (BlockingCommandClient client = new BlockingCommandClient(host, port, COMMAND_TIMEOUT_MILLIS)) {
+        try (BlockingCommandClient client = new BlockingCommandClient(host, port, ADMIN_COMMAND_TIMEOUT_MILLIS)) {
             BsonDocument reply = client.run("admin", command);
             if (!isOk(reply)) {
                 throw new IOException(command.getFirstKey() + " on " + host + ":" + port + " failed: " + reply.toJson());

@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
@@ -24,6 +25,7 @@ public final class MongodReplicaSet implements LocalUpstream {
     private static final Duration MEMBER_START_TIMEOUT = Duration.ofSeconds(60);
     // A first election among fresh members waits out the election timeout (10s by default).
     private static final Duration ELECTION_TIMEOUT = Duration.ofSeconds(90);
+    private static final int QUIESCE_MILLIS = 500;
 
     private final String setName;
     private final List<ManagedProcess> members;
@@ -52,13 +54,14 @@ public final class MongodReplicaSet implements LocalUpstream {
         List<ManagedProcess> started = new ArrayList<>();
         boolean ready = false;
         try {
+            int major = BinaryVersion.major(mongod);
             int[] ports = FreePorts.allocate(MEMBERS);
             List<String> hosts = new ArrayList<>();
             for (int i = 0; i < MEMBERS; i++) {
                 Path memberDir = Files.createDirectories(tempDir.resolve("member" + i));
                 Path dbPath = Files.createDirectories(memberDir.resolve("db"));
                 started.add(ManagedProcess.start("mongod member " + i + " (port " + ports[i] + ")",
-                        memberCommand(mongod, setName, ports[i], dbPath, memberDir.resolve("mongod.log")),
+                        memberCommand(mongod, major, setName, ports[i], dbPath, memberDir.resolve("mongod.log")),
                         memberDir.resolve("stdout.log")));
                 hosts.add(HOST + ":" + ports[i]);
             }
@@ -77,7 +80,7 @@ public final class MongodReplicaSet implements LocalUpstream {
             return set;
         } catch (IOException | RuntimeException e) {
             throw new IOException("could not start a " + MEMBERS + "-member replica set with " + mongod
-                    + ": " + e.getMessage() + memberLogTails(tempDir, started.size()), e);
+                    + ": " + e.getMessage() + logTails(tempDir, started.size(), i -> "member" + i, "mongod.log"), e);
         } finally {
             // Whatever went wrong (even an Error), do not leave members running that nobody will stop.
             if (!ready) {
@@ -87,29 +90,47 @@ public final class MongodReplicaSet implements LocalUpstream {
         }
     }
 
-    /** mongod writes to --logpath, not stdout, so failures quote those logs before the temp dir goes. */
-    private static String memberLogTails(Path tempDir, int startedMembers) {
+    /**
+     * mongod and mongos write to --logpath, not stdout, so failures quote those logs before the temp dir goes: the
+     * {@code logName} in the directory {@code dirOf} names for each of the first {@code started} processes.
+     */
+    static String logTails(Path tempDir, int started, IntFunction<String> dirOf, String logName) {
         StringBuilder text = new StringBuilder();
-        for (int i = 0; i < startedMembers; i++) {
-            Path log = tempDir.resolve("member" + i).resolve("mongod.log");
-            text.append(System.lineSeparator()).append("--- last lines of member ").append(i).append("'s mongod.log:")
-                    .append(System.lineSeparator()).append(FileTrees.tail(log, 15));
+        for (int i = 0; i < started; i++) {
+            Path log = tempDir.resolve(dirOf.apply(i)).resolve(logName);
+            text.append(System.lineSeparator()).append("--- last lines of ").append(dirOf.apply(i)).append("/").append(logName)
+                    .append(":").append(System.lineSeparator()).append(FileTrees.tail(log, 15));
         }
         return text.toString();
     }
 
-    /** The command line of one member. */
-    static List<String> memberCommand(Path mongod, String setName, int port, Path dbPath, Path logPath) {
-        return List.of(mongod.toString(),
+    /** The command line of one member, for a mongod of major version {@code major} ({@link BinaryVersion}). */
+    static List<String> memberCommand(Path mongod, int major, String setName, int port, Path dbPath, Path logPath) {
+        List<String> command = new ArrayList<>(List.of(mongod.toString(),
                 "--replSet", setName,
                 "--bind_ip", HOST,
                 "--port", Integer.toString(port),
                 "--dbpath", dbPath.toString(),
                 "--logpath", logPath.toString(),
+                "--nounixsocket", // a socket file left in /tmp by a killed member stops a later one on its port
                 "--setParameter", "enableTestCommands=1",
                 // Three members share one machine: keep each one's cache and oplog small.
                 "--wiredTigerCacheSizeGB", "0.25",
-                "--oplogSize", "128");
+                "--oplogSize", "128"));
+        quickSignalledShutdown(command, major, "shutdownTimeoutMillisForSignaledShutdown");
+        return List.copyOf(command);
+    }
+
+    /**
+     * From 5.0 a server asked to stop (SIGTERM) first waits out a quiesce, 15 s by default: a secondary or a router
+     * for the whole of it, longer than {@link ManagedProcess}'s grace, so every close ended in a kill. Test servers
+     * need no quiesce; earlier versions have no such parameter, and refuse to start with it.
+     */
+    static void quickSignalledShutdown(List<String> command, int major, String parameter) {
+        if (major >= 5) {
+            command.add("--setParameter");
+            command.add(parameter + "=" + QUIESCE_MILLIS);
+        }
     }
 
     /** replSetInitiate for the given members; member 0 has priority 2, the others 1. */

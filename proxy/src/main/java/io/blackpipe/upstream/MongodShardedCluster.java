@@ -57,11 +57,12 @@ public final class MongodShardedCluster implements AutoCloseable {
         List<ManagedProcess> started = new ArrayList<>();
         boolean ready = false;
         try {
+            int mongodMajor = BinaryVersion.major(mongod);
             int[] ports = FreePorts.allocate(2 + ROUTERS);
             String configHost = HOST + ":" + ports[0];
             String shardHost = HOST + ":" + ports[1];
-            ManagedProcess config = startMongod(mongod, CONFIG_SET, "--configsvr", ports[0], tempDir.resolve("config"), started);
-            ManagedProcess shard = startMongod(mongod, SHARD_SET, "--shardsvr", ports[1], tempDir.resolve("shard0"), started);
+            ManagedProcess config = startMongod(mongod, mongodMajor, CONFIG_SET, "--configsvr", ports[0], tempDir.resolve("config"), started);
+            ManagedProcess shard = startMongod(mongod, mongodMajor, SHARD_SET, "--shardsvr", ports[1], tempDir.resolve("shard0"), started);
             HelloProbe.await(HOST, ports[0], HelloProbe.ANSWERS, "reachable", START_TIMEOUT, config);
             HelloProbe.await(HOST, ports[1], HelloProbe.ANSWERS, "reachable", START_TIMEOUT, shard);
             HelloProbe.runOk(HOST, ports[0], configInitiateCommand(configHost));
@@ -73,7 +74,7 @@ public final class MongodShardedCluster implements AutoCloseable {
                 int port = ports[2 + i];
                 Path dir = Files.createDirectories(tempDir.resolve("mongos" + i));
                 ManagedProcess router = ManagedProcess.start("mongos " + i + " (port " + port + ")",
-                        routerCommand(mongos, CONFIG_SET + "/" + configHost, port, dir.resolve("mongos.log")), dir.resolve("stdout.log"));
+                        routerCommand(mongos, BinaryVersion.major(mongos), CONFIG_SET + "/" + configHost, port, dir.resolve("mongos.log")), dir.resolve("stdout.log"));
                 started.add(router);
                 HelloProbe.await(HOST, port, HelloProbe.ANSWERS, "reachable", START_TIMEOUT, router);
                 routers.add(HOST + ":" + port);
@@ -85,7 +86,9 @@ public final class MongodShardedCluster implements AutoCloseable {
             ready = true;
             return cluster;
         } catch (IOException | RuntimeException e) {
-            throw new IOException("could not start a sharded cluster with " + mongod + " and " + mongos + ": " + e.getMessage(), e);
+            throw new IOException("could not start a sharded cluster with " + mongod + " and " + mongos + ": " + e.getMessage()
+                    + MongodReplicaSet.logTails(tempDir, Math.min(started.size(), 2), i -> i == 0 ? "config" : "shard0", "mongod.log")
+                    + MongodReplicaSet.logTails(tempDir, Math.max(0, started.size() - 2), i -> "mongos" + i, "mongos.log"), e);
         } finally {
             if (!ready) { // whatever went wrong, leave nothing running that nobody will stop
                 started.parallelStream().forEach(ManagedProcess::close);
@@ -94,10 +97,10 @@ public final class MongodShardedCluster implements AutoCloseable {
         }
     }
 
-    private static ManagedProcess startMongod(Path mongod, String setName, String role, int port, Path dir,
+    private static ManagedProcess startMongod(Path mongod, int major, String setName, String role, int port, Path dir,
                                               List<ManagedProcess> started) throws IOException {
         Path dbPath = Files.createDirectories(dir.resolve("db"));
-        List<String> command = new ArrayList<>(MongodReplicaSet.memberCommand(mongod, setName, port, dbPath, dir.resolve("mongod.log")));
+        List<String> command = new ArrayList<>(MongodReplicaSet.memberCommand(mongod, major, setName, port, dbPath, dir.resolve("mongod.log")));
         command.add(role);
         ManagedProcess process = ManagedProcess.start(setName + " (port " + port + ")", command, dir.resolve("stdout.log"));
         started.add(process);
@@ -111,14 +114,17 @@ public final class MongodShardedCluster implements AutoCloseable {
                 .append("members", new BsonArray(List.of(new BsonDocument("_id", new BsonInt32(0)).append("host", new BsonString(host))))));
     }
 
-    /** One router's command line. */
-    static List<String> routerCommand(Path mongos, String configDb, int port, Path logPath) {
-        return List.of(mongos.toString(),
+    /** One router's command line, for a mongos of major version {@code major} ({@link BinaryVersion}). */
+    static List<String> routerCommand(Path mongos, int major, String configDb, int port, Path logPath) {
+        List<String> command = new ArrayList<>(List.of(mongos.toString(),
                 "--configdb", configDb,
                 "--bind_ip", HOST,
                 "--port", Integer.toString(port),
                 "--logpath", logPath.toString(),
-                "--setParameter", "enableTestCommands=1");
+                "--nounixsocket",
+                "--setParameter", "enableTestCommands=1"));
+        MongodReplicaSet.quickSignalledShutdown(command, major, "mongosShutdownTimeoutMillisForSignaledShutdown");
+        return List.copyOf(command);
     }
 
     /** mongodb://router0,router1/: the routers, for a driver or blackpipe. */

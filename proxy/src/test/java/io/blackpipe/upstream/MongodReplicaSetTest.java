@@ -40,7 +40,10 @@ class MongodReplicaSetTest {
         assertEquals(List.of(), running(setName), "members are stopped after a failed start");
     }
 
-    /** A fake mongod in {@code dir}: jongodb on the --port given, as a set of the --replSet given (other options ignored). */
+    /**
+     * A fake mongod in {@code dir}: jongodb on the --port given, as a set of the --replSet given, that says so in its
+     * --logpath (other options ignored), and says it is 7.0.14 when asked for its version.
+     */
     static Path fakeMongod(Path dir) throws IOException {
         JongodbInstaller installer = JongodbInstaller.fromEnvironment();
         assumeTrue(JongodbInstaller.problemWith(installer.installDir()) == null || PathLookup.find("npm").isPresent(),
@@ -48,7 +51,9 @@ class MongodReplicaSetTest {
         Path jongodb = installer.ensureInstalled();
         Path fakeMongod = dir.resolve("mongod");
         Files.writeString(fakeMongod, "#!/bin/sh\n"
-                + "while [ $# -gt 0 ]; do case \"$1\" in --port) port=\"$2\";; --replSet) set=\"$2\";; esac; shift; done\n"
+                + "[ \"$1\" = --version ] && echo 'db version v7.0.14' && exit 0\n"
+                + "while [ $# -gt 0 ]; do case \"$1\" in --port) port=\"$2\";; --replSet) set=\"$2\";; --logpath) log=\"$2\";; esac; shift; done\n"
+                + "echo \"fake mongod of set $set on port $port\" > \"$log\"\n"
                 + "exec '" + jongodb + "' --host=127.0.0.1 --port=\"$port\" --topology-profile=singleNodeReplicaSet"
                 + " --replica-set-name=\"$set\"\n");
         fakeMongod.toFile().setExecutable(true);
@@ -65,7 +70,7 @@ class MongodReplicaSetTest {
 
     @Test
     void memberCommandBindsLoopbackWithItsOwnPortDirectoriesAndTestCommands() {
-        List<String> command = MongodReplicaSet.memberCommand(Path.of("/opt/mongo/bin/mongod"), "rs-x", 40001,
+        List<String> command = MongodReplicaSet.memberCommand(Path.of("/opt/mongo/bin/mongod"), 7, "rs-x", 40001,
                 Path.of("/tmp/m0/db"), Path.of("/tmp/m0/mongod.log"));
         assertEquals("/opt/mongo/bin/mongod", command.get(0));
         assertOption(command, "--replSet", "rs-x");
@@ -74,6 +79,21 @@ class MongodReplicaSetTest {
         assertOption(command, "--dbpath", "/tmp/m0/db");
         assertOption(command, "--logpath", "/tmp/m0/mongod.log");
         assertOption(command, "--setParameter", "enableTestCommands=1");
+        assertTrue(command.contains("--nounixsocket"), "no socket file is left in /tmp by a member killed: " + command);
+    }
+
+    /**
+     * From 5.0 a signalled mongod waits out a 15 s quiesce (a secondary, all of it), longer than the 10 s a close
+     * gives it before a kill: every close ended in SIGKILL. 4.4 has no such parameter and would refuse to start.
+     */
+    @Test
+    void aMongodFromFiveOnQuiescesBrieflyWhenItIsStopped() {
+        List<String> seven = MongodReplicaSet.memberCommand(Path.of("mongod"), 7, "rs-x", 1, Path.of("db"), Path.of("log"));
+        assertTrue(String.join(" ", seven).contains("--setParameter shutdownTimeoutMillisForSignaledShutdown=500"), seven::toString);
+        List<String> four = MongodReplicaSet.memberCommand(Path.of("mongod"), 4, "rs-x", 1, Path.of("db"), Path.of("log"));
+        assertTrue(four.stream().noneMatch(arg -> arg.startsWith("shutdownTimeout")), four::toString);
+        List<String> unknown = MongodReplicaSet.memberCommand(Path.of("mongod"), BinaryVersion.UNKNOWN, "rs-x", 1, Path.of("db"), Path.of("log"));
+        assertTrue(unknown.stream().noneMatch(arg -> arg.startsWith("shutdownTimeout")), unknown::toString);
     }
 
     @Test
