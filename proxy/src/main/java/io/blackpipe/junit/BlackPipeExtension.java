@@ -13,6 +13,8 @@ import org.junit.jupiter.api.extension.ExtensionConfigurationException;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
+import org.junit.jupiter.api.extension.TestInstanceFactoryContext;
+import org.junit.jupiter.api.extension.TestInstancePreConstructCallback;
 import org.junit.platform.commons.support.AnnotationSupport;
 
 /**
@@ -29,7 +31,8 @@ import org.junit.platform.commons.support.AnnotationSupport;
  * force when it began: its own never reach the next nested class.
  */
 public final class BlackPipeExtension
-        implements ParameterResolver, BeforeAllCallback, BeforeEachCallback, AfterEachCallback, AfterAllCallback {
+        implements ParameterResolver, TestInstancePreConstructCallback, BeforeAllCallback, BeforeEachCallback, AfterEachCallback,
+        AfterAllCallback {
     public static final String UPSTREAM_PROPERTY = "blackpipe.upstream";
     public static final String UPSTREAM_ENV = "BLACKPIPE_UPSTREAM";
 
@@ -54,9 +57,24 @@ public final class BlackPipeExtension
      */
     @Override
     public void beforeAll(ExtensionContext context) {
-        if (sharesAnEnclosingProxy(context)) {
-            BlackPipe blackPipe = running(context);
-            context.getStore(NAMESPACE).put(rulesBeforeKey(context), blackPipe == null ? List.of() : blackPipe.rules());
+        noteTheRulesBefore(context);
+    }
+
+    /** Under @TestInstance(PER_CLASS) JUnit makes the instance before any before-all callback: its constructor's rules come after. */
+    @Override
+    public void preConstructTestInstance(TestInstanceFactoryContext factoryContext, ExtensionContext context) {
+        ExtensionContext classContext = classContext(context);
+        if (classContext.getTestClass().map(factoryContext.getTestClass()::equals).orElse(false)) { // not an enclosing instance
+            noteTheRulesBefore(classContext);
+        }
+    }
+
+    /** Once per class (the first of its pre-construct and before-all callbacks), for a class sharing an enclosing proxy. */
+    private static void noteTheRulesBefore(ExtensionContext classContext) {
+        if (sharesAnEnclosingProxy(classContext)) {
+            BlackPipe blackPipe = running(classContext);
+            classContext.getStore(NAMESPACE).getOrComputeIfAbsent(rulesBeforeKey(classContext),
+                    key -> blackPipe == null ? List.of() : blackPipe.rules(), List.class);
         }
     }
 

@@ -174,6 +174,48 @@ class BlackPipeExtensionLifecycleTest {
         }
     }
 
+    /**
+     * The same, for a rule a PER_CLASS nested class adds in its constructor: JUnit makes that instance before any
+     * before-all callback. Before, the rule was taken for one in force before the class, and stayed for the next.
+     */
+    @Test
+    void aNestedClassesConstructorRulesDoNotLeakIntoTheNextNestedClass() {
+        JUnitRun.of(SiblingNestedClassesRulesInConstructor.class).assertAllPassed(2);
+    }
+
+    @BlackPipeTest
+    @TestClassOrder(ClassOrderer.OrderAnnotation.class)
+    static class SiblingNestedClassesRulesInConstructor {
+        @BeforeAll
+        static void theOuterClassesRule(BlackPipe blackPipe) {
+            blackPipe.fail("ping").times(1).errorCode(2);
+        }
+
+        @Nested
+        @Order(1)
+        @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+        class First {
+            First(BlackPipe blackPipe) {
+                blackPipe.fail("find").with(Fault.HANG);
+            }
+
+            @Test
+            void firstTest(BlackPipe blackPipe) {
+                assertEquals(2, blackPipe.rules().size(), () -> "the outer class's and this class's: " + blackPipe.rules());
+            }
+        }
+
+        @Nested
+        @Order(2)
+        class Second {
+            @Test
+            void secondTest(BlackPipe blackPipe) {
+                assertEquals(1, blackPipe.rules().size(), () -> "the outer class's only, not the class before's: " + blackPipe.rules());
+                assertTrue(blackPipe.rules().get(0).contains("\"ping\""), () -> blackPipe.rules().toString());
+            }
+        }
+    }
+
     @Test
     void anUpstreamThatDoesNotAnswerFailsTheTestNamingItWithoutItsPassword() {
         List<Throwable> failures = JUnitRun.of(UnreachableUpstream.class).failures();
