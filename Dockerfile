@@ -1,6 +1,6 @@
 # blackpipe as a sidecar. Build: docker build -t blackpipe .
 # Run:   docker run -e BLACKPIPE_UPSTREAM='mongodb://db1:27017,db2:27017,db3:27017/?replicaSet=rs0' \
-#          -e BLACKPIPE_ADVERTISE_HOST=blackpipe -p 27017-27019:27017-27019 -p 9090:9090 blackpipe
+#          -e BLACKPIPE_ADVERTISE_HOST=blackpipe --network <the apps' network> --name=blackpipe -p 9090:9090 blackpipe
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml .
@@ -12,7 +12,8 @@ COPY bench bench
 RUN mvn -B -q -pl proxy -am package -DskipTests
 
 FROM eclipse-temurin:17-jre
-RUN useradd --system --uid 10001 --home-dir /opt/blackpipe blackpipe
+# Its working directory is its own: a relative BLACKPIPE_HISTORY file, or a JVM crash file, lands there.
+RUN useradd --system --uid 10001 --home-dir /opt/blackpipe blackpipe && install -d -o blackpipe -g blackpipe /opt/blackpipe
 WORKDIR /opt/blackpipe
 COPY --from=build /src/proxy/target/blackpipe.jar blackpipe.jar
 USER blackpipe

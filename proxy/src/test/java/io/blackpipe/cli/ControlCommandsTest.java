@@ -946,7 +946,7 @@ class ControlCommandsTest {
     @Test
     void theComposeFilesFaultExampleIsTheReadmesAndFaultsACommandTheAppSends() throws IOException {
         Path root = script("README.md").getParent().getParent();
-        Pattern faultAdd = Pattern.compile("blackpipe\\.jar (fault add [^#\\n]*?)\\s*(#|\\n)");
+        Pattern faultAdd = Pattern.compile("\\./blackpipe (fault add [^#\\n]*?)\\s*(#|\\n)");
         Matcher inCompose = faultAdd.matcher(Files.readString(root.resolve("docker-compose.yml")));
         String readme = Files.readString(root.resolve("README.md"));
         Matcher inReadme = faultAdd.matcher(readme.substring(readme.indexOf("## Run as a sidecar")));
@@ -956,6 +956,21 @@ class ControlCommandsTest {
         assertTrue(inCompose.group(1).contains("--command update"), inCompose.group(1));
         CliRun run = shared.run(inCompose.group(1).split(" "));
         assertEquals(0, run.exitCode(), run::toString);
+        // run from a fresh clone, where ./blackpipe builds it: no proxy/target/blackpipe.jar is there before
+        assertFalse(readme.substring(readme.indexOf("## Run as a sidecar")).contains("java -jar proxy/target"), "README");
+    }
+
+    /**
+     * The compose file publishes the admin port alone: a member port on the host collided with a MongoDB of the host's
+     * own on 27017 (docker compose up failed, "port is already allocated"), and served nothing there (hello names
+     * blackpipe:27017-27019).
+     */
+    @Test
+    void theComposeFilePublishesOnlyTheAdminPort() throws IOException {
+        String compose = Files.readString(script("README.md").getParent().getParent().resolve("docker-compose.yml"));
+        List<String> published = Pattern.compile("(?m)^\\s*- \"(\\d[^\"]*)\"\\s*$").matcher(compose).results()
+                .map(m -> m.group(1)).toList();
+        assertEquals(List.of("9090:9090"), published);
     }
 
     // ------------------------------------------------------------------ help and completion

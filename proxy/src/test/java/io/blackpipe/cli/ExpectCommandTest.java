@@ -198,7 +198,7 @@ class ExpectCommandTest {
     @Test
     void theReadmesExamplesAreWellFormed(@TempDir Path dir) throws Exception {
         String readme = Files.readString(Path.of("..", "README.md")).replace("\\\n", " ");
-        List<String> examples = readme.lines().map(String::strip).filter(line -> line.matches("(blackpipe|java -jar \\S+) expect --.*"))
+        List<String> examples = readme.lines().map(String::strip).filter(line -> line.matches("(\\./blackpipe|blackpipe|java -jar \\S+) expect --.*"))
                 .map(line -> line.replaceAll("\\s+#.*$", "")).toList();
         assertTrue(examples.size() >= 3, () -> "the control and sidecar sections show it: " + examples);
         try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
