@@ -104,11 +104,16 @@ public final class ScramClient {
             throw new AuthenticationException("the server's nonce does not extend the client's (SCRAM requires it)");
         }
         byte[] salt = base64(required(attributes, 's', serverFirst), "salt");
+        String iterationCount = required(attributes, 'i', serverFirst);
         int iterations;
         try {
-            iterations = Integer.parseInt(required(attributes, 'i', serverFirst));
-        } catch (NumberFormatException e) {
-            throw new AuthenticationException("the server's iteration count is not a number");
+            // RFC 5802's posit-number: ASCII digits, no sign (parseInt alone takes "+4096" and other scripts' digits)
+            iterations = iterationCount.matches("[1-9][0-9]*") ? Integer.parseInt(iterationCount) : -1;
+        } catch (NumberFormatException e) { // too many digits for an int
+            iterations = -1;
+        }
+        if (iterations < 0) {
+            throw new AuthenticationException("the server's iteration count is not a positive number: i=" + iterationCount);
         }
         if (iterations < MINIMUM_ITERATIONS) {
             throw new AuthenticationException("the server asks for " + iterations + " iterations, fewer than the minimum "

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The SCRAM client against published conversations: RFC 7677's SCRAM-SHA-256 example (also the
@@ -93,6 +95,15 @@ class ScramClientTest {
         AuthenticationException e = assertThrows(AuthenticationException.class,
                 () -> scram.clientFinal(bytes(SHA256_SERVER_FIRST.replace("i=4096", "i=4095"))));
         assertTrue(e.getMessage().contains("4095 iterations, fewer than the minimum 4096"), e.getMessage());
+    }
+
+    /** RFC 5802's posit-number: ASCII digits without a sign; before, "+4096" and other scripts' digits were taken. */
+    @ParameterizedTest
+    @ValueSource(strings = {"+4096", "٤٠٩٦", "04096", "-4096", "99999999999", "4096x"})
+    void anIterationCountThatIsNoPositiveNumberIsRefused(String count) {
+        AuthenticationException e = assertThrows(AuthenticationException.class,
+                () -> sha256().clientFinal(bytes(SHA256_SERVER_FIRST.replace("i=4096", "i=" + count))));
+        assertEquals("the server's iteration count is not a positive number: i=" + count, e.getMessage());
     }
 
     @Test
