@@ -39,14 +39,14 @@ public final class JongodbUpstream implements LocalUpstream {
         requireSupportedPlatform();
         Path binary = installer.ensureInstalled();
         Path tempDir = Files.createTempDirectory("blackpipe-jongodb-");
-        ManagedProcess process = null;
+        StartingServers starting = new StartingServers("blackpipe-jongodb-start-stop", tempDir);
         boolean started = false;
         try {
             // Port 0: jongodb binds any free port and reports it in its ready line, so there is
             // no window in which another process could take a port we picked in advance.
-            process = ManagedProcess.start("jongodb " + JongodbInstaller.VERSION, List.of(binary.toString(),
+            ManagedProcess process = starting.add(ManagedProcess.start("jongodb " + JongodbInstaller.VERSION, List.of(binary.toString(),
                     "--host=127.0.0.1", "--port=0", "--topology-profile=singleNodeReplicaSet"),
-                    tempDir.resolve("jongodb.log"));
+                    tempDir.resolve("jongodb.log")));
             String line = process.awaitLine(JongodbReadyLine::isReadyLine, READY_TIMEOUT);
             ManagedProcess running = process;
             JongodbReadyLine address = JongodbReadyLine.parse(line).orElseThrow(() -> new IOException(
@@ -57,13 +57,7 @@ public final class JongodbUpstream implements LocalUpstream {
             started = true;
             return upstream;
         } finally {
-            // Whatever went wrong (even an Error), do not leave a server running that nobody will stop.
-            if (!started) {
-                if (process != null) {
-                    process.close();
-                }
-                FileTrees.deleteQuietly(tempDir);
-            }
+            starting.end(started); // whatever went wrong (even an Error), no server is left running that nobody will stop
         }
     }
 

@@ -51,7 +51,7 @@ public final class MongodReplicaSet implements LocalUpstream {
 
     public static MongodReplicaSet start(Path mongod, String setName) throws IOException {
         Path tempDir = Files.createTempDirectory("blackpipe-mongod-");
-        List<ManagedProcess> started = new ArrayList<>();
+        StartingServers started = new StartingServers("blackpipe-mongod-start-stop", tempDir);
         boolean ready = false;
         try {
             int major = BinaryVersion.major(mongod);
@@ -66,27 +66,23 @@ public final class MongodReplicaSet implements LocalUpstream {
                 hosts.add(HOST + ":" + ports[i]);
             }
             for (int i = 0; i < MEMBERS; i++) {
-                HelloProbe.await(HOST, ports[i], HelloProbe.ANSWERS, "reachable", MEMBER_START_TIMEOUT, started.get(i));
+                HelloProbe.await(HOST, ports[i], HelloProbe.ANSWERS, "reachable", MEMBER_START_TIMEOUT, started.all().get(i));
             }
             HelloProbe.runOk(HOST, ports[0], initiateCommand(setName, hosts));
-            HelloProbe.await(HOST, ports[0], HelloProbe.WRITABLE_PRIMARY, "primary of " + setName, ELECTION_TIMEOUT, started.get(0));
+            HelloProbe.await(HOST, ports[0], HelloProbe.WRITABLE_PRIMARY, "primary of " + setName, ELECTION_TIMEOUT, started.all().get(0));
             for (int i = 1; i < MEMBERS; i++) {
-                HelloProbe.await(HOST, ports[i], HelloProbe.SECONDARY, "a secondary of " + setName, ELECTION_TIMEOUT, started.get(i));
+                HelloProbe.await(HOST, ports[i], HelloProbe.SECONDARY, "a secondary of " + setName, ELECTION_TIMEOUT, started.all().get(i));
             }
             String version = HelloProbe.runOk(HOST, ports[0], new BsonDocument("buildInfo", new BsonInt32(1)))
                     .getString("version", new BsonString("unknown")).getValue();
-            MongodReplicaSet set = new MongodReplicaSet(setName, List.copyOf(started), List.copyOf(hosts), version, tempDir);
+            MongodReplicaSet set = new MongodReplicaSet(setName, started.all(), List.copyOf(hosts), version, tempDir);
             ready = true;
             return set;
         } catch (IOException | RuntimeException e) {
             throw new IOException("could not start a " + MEMBERS + "-member replica set with " + mongod
-                    + ": " + e.getMessage() + logTails(tempDir, started.size(), i -> "member" + i, "mongod.log"), e);
+                    + ": " + e.getMessage() + logTails(tempDir, started.count(), i -> "member" + i, "mongod.log"), e);
         } finally {
-            // Whatever went wrong (even an Error), do not leave members running that nobody will stop.
-            if (!ready) {
-                started.parallelStream().forEach(ManagedProcess::close);
-                FileTrees.deleteQuietly(tempDir);
-            }
+            started.end(ready); // whatever went wrong (even an Error), no member is left running that nobody will stop
         }
     }
 

@@ -54,7 +54,7 @@ public final class MongodShardedCluster implements AutoCloseable {
 
     public static MongodShardedCluster start(Path mongod, Path mongos) throws IOException {
         Path tempDir = Files.createTempDirectory("blackpipe-sharded-");
-        List<ManagedProcess> started = new ArrayList<>();
+        StartingServers started = new StartingServers("blackpipe-sharded-start-stop", tempDir);
         boolean ready = false;
         try {
             int mongodMajor = BinaryVersion.major(mongod);
@@ -82,23 +82,20 @@ public final class MongodShardedCluster implements AutoCloseable {
             HelloProbe.runOk(HOST, ports[2], new BsonDocument("addShard", new BsonString(SHARD_SET + "/" + shardHost)));
             String version = HelloProbe.runOk(HOST, ports[2], new BsonDocument("buildInfo", new BsonInt32(1)))
                     .getString("version", new BsonString("unknown")).getValue();
-            MongodShardedCluster cluster = new MongodShardedCluster(List.copyOf(started), List.copyOf(routers), version, tempDir);
+            MongodShardedCluster cluster = new MongodShardedCluster(started.all(), List.copyOf(routers), version, tempDir);
             ready = true;
             return cluster;
         } catch (IOException | RuntimeException e) {
             throw new IOException("could not start a sharded cluster with " + mongod + " and " + mongos + ": " + e.getMessage()
-                    + MongodReplicaSet.logTails(tempDir, Math.min(started.size(), 2), i -> i == 0 ? "config" : "shard0", "mongod.log")
-                    + MongodReplicaSet.logTails(tempDir, Math.max(0, started.size() - 2), i -> "mongos" + i, "mongos.log"), e);
+                    + MongodReplicaSet.logTails(tempDir, Math.min(started.count(), 2), i -> i == 0 ? "config" : "shard0", "mongod.log")
+                    + MongodReplicaSet.logTails(tempDir, Math.max(0, started.count() - 2), i -> "mongos" + i, "mongos.log"), e);
         } finally {
-            if (!ready) { // whatever went wrong, leave nothing running that nobody will stop
-                started.parallelStream().forEach(ManagedProcess::close);
-                FileTrees.deleteQuietly(tempDir);
-            }
+            started.end(ready); // whatever went wrong, nothing is left running that nobody will stop
         }
     }
 
     private static ManagedProcess startMongod(Path mongod, int major, String setName, String role, int port, Path dir,
-                                              List<ManagedProcess> started) throws IOException {
+                                              StartingServers started) throws IOException {
         Path dbPath = Files.createDirectories(dir.resolve("db"));
         List<String> command = new ArrayList<>(MongodReplicaSet.memberCommand(mongod, major, setName, port, dbPath, dir.resolve("mongod.log")));
         command.add(role);
