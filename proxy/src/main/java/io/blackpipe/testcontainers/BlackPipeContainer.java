@@ -3,9 +3,9 @@ package io.blackpipe.testcontainers;
 import io.blackpipe.RemoteBlackPipe;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.Future;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
-import org.testcontainers.images.builder.ImageFromDockerfile;
 import org.testcontainers.utility.DockerImageName;
 
 /**
@@ -68,7 +68,8 @@ public class BlackPipeContainer extends GenericContainer<BlackPipeContainer> {
         init();
     }
 
-    private BlackPipeContainer(ImageFromDockerfile image) {
+    /** An image still to be made ({@link #fromDockerfile(Path)}'s build). */
+    BlackPipeContainer(Future<String> image) {
         super(image);
         init();
     }
@@ -129,6 +130,9 @@ public class BlackPipeContainer extends GenericContainer<BlackPipeContainer> {
         if (upstream == null || upstream.isBlank()) {
             throw new IllegalStateException("BlackPipeContainer needs withUpstream(\"mongodb://...\")");
         }
+        // Testcontainers builds (or pulls) the image after configure(): a first build takes minutes, and ports picked
+        // free before it could be taken by then (another test JVM, another process). So the image comes first.
+        getDockerImageName();
         int count = simulatedMembers > 0 ? simulatedMembers : memberPorts;
         if (firstPort == 0) { // chosen once: a restarted container keeps its ports (and its connection string)
             firstPort = HostPorts.consecutiveFree(count);

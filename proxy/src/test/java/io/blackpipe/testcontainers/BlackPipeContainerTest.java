@@ -2,6 +2,7 @@ package io.blackpipe.testcontainers;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.ConnectionString;
@@ -27,6 +28,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
@@ -152,6 +155,29 @@ class BlackPipeContainerTest {
             assertEquals("http://127.0.0.1:" + afterRestart.port(), container.control().adminUrl());
             assertEquals(1, container.control().fired(id));
         }
+    }
+
+    /**
+     * The image is made before the member ports are picked. Testcontainers calls configure() first and builds the
+     * image after it, which takes minutes the first time: ports picked free before that could be taken by then (by
+     * another test JVM, or any process), and a retried start picks the same ones again. The image here stops the
+     * start as it is asked for, after noting whether any port was picked by then; no Docker is needed.
+     */
+    @Test
+    void theImageIsReadyBeforeTheMemberPortsArePicked() {
+        AtomicInteger portPickedWhenTheImageWasAskedFor = new AtomicInteger(-1);
+        AtomicReference<BlackPipeContainer> container = new AtomicReference<>();
+        CompletableFuture<String> image = new CompletableFuture<>() {
+            @Override
+            public String get() throws ExecutionException {
+                portPickedWhenTheImageWasAskedFor.set(container.get().getProxyPort());
+                throw new ExecutionException(new IllegalStateException("the test stops the start here"));
+            }
+        };
+        container.set(new BlackPipeContainer(image).withUpstream("mongodb://mongo:27017/?directConnection=true")
+                .withAdvertisedHost("blackpipe"));
+        assertThrows(RuntimeException.class, container.get()::configure, "the image was asked for");
+        assertEquals(0, portPickedWhenTheImageWasAskedFor.get(), "no port was picked before the image was made");
     }
 
     @Test
