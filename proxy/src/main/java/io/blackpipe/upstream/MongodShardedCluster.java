@@ -58,7 +58,7 @@ public final class MongodShardedCluster implements AutoCloseable {
         boolean ready = false;
         try {
             int mongodMajor = BinaryVersion.major(mongod);
-            int[] ports = FreePorts.allocate(2 + ROUTERS);
+            int[] ports = FreePorts.allocate(2); // the config server's and the shard's; each router's is picked as it starts
             String configHost = HOST + ":" + ports[0];
             String shardHost = HOST + ":" + ports[1];
             ManagedProcess config = startMongod(mongod, mongodMajor, CONFIG_SET, "--configsvr", ports[0], tempDir.resolve("config"), started);
@@ -70,17 +70,22 @@ public final class MongodShardedCluster implements AutoCloseable {
             HelloProbe.await(HOST, ports[0], HelloProbe.WRITABLE_PRIMARY, "primary of " + CONFIG_SET, ELECTION_TIMEOUT, config);
             HelloProbe.await(HOST, ports[1], HelloProbe.WRITABLE_PRIMARY, "primary of " + SHARD_SET, ELECTION_TIMEOUT, shard);
             List<String> routers = new ArrayList<>();
+            int mongosMajor = BinaryVersion.major(mongos);
+            int firstRouterPort = 0;
             for (int i = 0; i < ROUTERS; i++) {
-                int port = ports[2 + i];
+                // Picked now, not with the others: the servers started meanwhile (minutes, on a slow machine) open
+                // connections whose local ports come from the same range, and one could take a port picked then.
+                int port = FreePorts.allocate(1)[0];
+                firstRouterPort = i == 0 ? port : firstRouterPort;
                 Path dir = Files.createDirectories(tempDir.resolve("mongos" + i));
                 ManagedProcess router = ManagedProcess.start("mongos " + i + " (port " + port + ")",
-                        routerCommand(mongos, BinaryVersion.major(mongos), CONFIG_SET + "/" + configHost, port, dir.resolve("mongos.log")), dir.resolve("stdout.log"));
+                        routerCommand(mongos, mongosMajor, CONFIG_SET + "/" + configHost, port, dir.resolve("mongos.log")), dir.resolve("stdout.log"));
                 started.add(router);
                 HelloProbe.await(HOST, port, HelloProbe.ANSWERS, "reachable", START_TIMEOUT, router);
                 routers.add(HOST + ":" + port);
             }
-            HelloProbe.runOk(HOST, ports[2], new BsonDocument("addShard", new BsonString(SHARD_SET + "/" + shardHost)));
-            String version = HelloProbe.runOk(HOST, ports[2], new BsonDocument("buildInfo", new BsonInt32(1)))
+            HelloProbe.runOk(HOST, firstRouterPort, new BsonDocument("addShard", new BsonString(SHARD_SET + "/" + shardHost)));
+            String version = HelloProbe.runOk(HOST, firstRouterPort, new BsonDocument("buildInfo", new BsonInt32(1)))
                     .getString("version", new BsonString("unknown")).getValue();
             MongodShardedCluster cluster = new MongodShardedCluster(started.all(), List.copyOf(routers), version, tempDir);
             ready = true;
