@@ -129,7 +129,7 @@ public final class RemoteBlackPipe {
     public boolean removeRule(String id) {
         String path = "rules/" + AdminHttp.encode(Arguments.required(id, "id"));
         AdminHttp.Answer answer = http.send("DELETE", path);
-        if (answer.status() == 404) {
+        if (answer.status() == 404 && answer.body().contains("\"error\": \"no rule ")) { // not a 404 for no such route (a wrong URL)
             return false;
         }
         if (!answer.ok()) {

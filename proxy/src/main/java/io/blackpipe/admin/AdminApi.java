@@ -66,7 +66,7 @@ final class AdminApi {
             return notFound(rawPath);
         }
         try {
-            return route.answer(method, rawPath, query);
+            return route.answer(method, rawPath, query, body);
         } catch (RuleException e) {
             return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
         } catch (JsonParseException | BsonInvalidOperationException e) {
@@ -120,15 +120,15 @@ final class AdminApi {
             case "members/{member}/idleTimeout" -> AdminRoute.post(Set.of("after", "then", "duration"), () -> memberAction(second, third, query));
             case "members/{member}/restart" -> AdminRoute.post(Set.of("quiesce", "down"), () -> memberAction(second, third, query));
             case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query));
-            case "rules" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
+            case "rules" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.POST),
                     method -> method.equals(HttpMethod.GET) ? listRules() : method.equals(HttpMethod.POST) ? addRule(body) : clearRules());
-            case "rules/{id}" -> new AdminRoute(List.of(HttpMethod.PUT, HttpMethod.DELETE), Set.of(),
+            case "rules/{id}" -> new AdminRoute(List.of(HttpMethod.PUT, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.PUT),
                     method -> method.equals(HttpMethod.PUT) ? putRule(second, body, rawPath) : removeRule(second, rawPath));
             case "rules/{id}/fired" -> AdminRoute.get(() -> fired(second, rawPath));
-            case "scenario" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(),
+            case "scenario" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.POST),
                     method -> method.equals(HttpMethod.GET) ? AdminResponse.ok(proxy.scenarios().status())
                             : method.equals(HttpMethod.POST) ? postScenario(body, false) : stopScenario());
-            case "scenario/validate" -> AdminRoute.post(() -> postScenario(body, true));
+            case "scenario/validate" -> AdminRoute.postWithBody(() -> postScenario(body, true));
             case "scenario/bundled" -> AdminRoute.get(this::bundledScenarios);
             case "scenario/bundled/{name}" -> AdminRoute.post(() -> bundledScenario(third));
             case "connections/reset" -> AdminRoute.post(Set.of("member"), () -> resetConnections(query));

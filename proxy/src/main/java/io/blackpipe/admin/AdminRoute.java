@@ -16,14 +16,15 @@ import java.util.stream.Collectors;
  * given twice, is a 400 naming it, never ignored: `outage?durration=1s` would otherwise last until
  * restore, and `connections/reset?membr=primary` reset every member.
  */
-record AdminRoute(List<HttpMethod> methods, Set<String> parameters, Function<HttpMethod, AdminResponse> handler) {
+record AdminRoute(List<HttpMethod> methods, Set<String> parameters, Set<HttpMethod> readBody,
+                  Function<HttpMethod, AdminResponse> handler) {
 
     static AdminRoute get(Supplier<AdminResponse> handler) {
         return get(Set.of(), handler);
     }
 
     static AdminRoute get(Set<String> parameters, Supplier<AdminResponse> handler) {
-        return new AdminRoute(List.of(HttpMethod.GET), parameters, method -> handler.get());
+        return new AdminRoute(List.of(HttpMethod.GET), parameters, Set.of(), method -> handler.get());
     }
 
     static AdminRoute post(Supplier<AdminResponse> handler) {
@@ -31,11 +32,19 @@ record AdminRoute(List<HttpMethod> methods, Set<String> parameters, Function<Htt
     }
 
     static AdminRoute post(Set<String> parameters, Supplier<AdminResponse> handler) {
-        return new AdminRoute(List.of(HttpMethod.POST), parameters, method -> handler.get());
+        return new AdminRoute(List.of(HttpMethod.POST), parameters, Set.of(), method -> handler.get());
     }
 
-    /** The handler's answer, or the 405 or 400 that the method or the query earns; null for a stream. */
-    AdminResponse answer(HttpMethod method, String rawPath, Map<String, List<String>> query) {
+    /** A POST whose body is what it takes (a scenario to validate). */
+    static AdminRoute postWithBody(Supplier<AdminResponse> handler) {
+        return new AdminRoute(List.of(HttpMethod.POST), Set.of(), Set.of(HttpMethod.POST), method -> handler.get());
+    }
+
+    /**
+     * The handler's answer, or the 405 or 400 that the method, the query or the body earns; null for a stream. A body
+     * where the method reads none is refused, not ignored: `outage` with {"duration": "5s"} would last until restore.
+     */
+    AdminResponse answer(HttpMethod method, String rawPath, Map<String, List<String>> query, String body) {
         if (!methods.contains(method)) {
             String allowed = methods.stream().map(HttpMethod::name).collect(Collectors.joining(", "));
             return AdminResponse.error(HttpResponseStatus.METHOD_NOT_ALLOWED,
@@ -51,6 +60,10 @@ record AdminRoute(List<HttpMethod> methods, Set<String> parameters, Function<Htt
                 return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "query parameter '" + name + "': given "
                         + parameter.getValue().size() + " times; give it once");
             }
+        }
+        if (!body.isBlank() && !readBody.contains(method)) {
+            return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "body: " + method + " " + rawPath
+                    + " takes none" + (parameters.isEmpty() ? "" : " (its options go in the query: " + String.join(", ", new TreeSet<>(parameters)) + ")"));
         }
         return handler.apply(method);
     }

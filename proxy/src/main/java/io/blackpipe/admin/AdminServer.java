@@ -26,9 +26,12 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
+import io.netty.handler.codec.http.TooLongHttpHeaderException;
+import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 
@@ -93,6 +96,10 @@ public final class AdminServer implements AutoCloseable {
     private final class Router extends SimpleChannelInboundHandler<FullHttpRequest> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+            if (request.decoderResult().isFailure()) { // a request HTTP could not read: nothing of it is acted on
+                respond(ctx, false, undecodable(request.decoderResult().cause()));
+                return;
+            }
             AdminResponse answer;
             try {
                 answer = route(ctx, request);
@@ -123,8 +130,20 @@ public final class AdminServer implements AutoCloseable {
                 return AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, "this resource needs Authorization: Bearer <admin token>")
                         .withHeader("WWW-Authenticate", "Bearer realm=\"blackpipe\"");
             }
-            return api.handle(request.method(), path, uri.parameters(), request.content().toString(StandardCharsets.UTF_8),
-                    () -> HistoryStream.start(ctx, proxy.history()));
+            String body;
+            try {
+                body = StandardCharsets.UTF_8.newDecoder().decode(request.content().nioBuffer()).toString();
+            } catch (CharacterCodingException e) { // replaced, a bad byte would make a rule that never matches
+                return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "body: not UTF-8 (" + e.getMessage() + ")");
+            }
+            return api.handle(request.method(), path, uri.parameters(), body, () -> HistoryStream.start(ctx, proxy.history()));
+        }
+
+        /** What a request HTTP could not read earns (the connection then closes: what follows it cannot be framed). */
+        private AdminResponse undecodable(Throwable cause) {
+            HttpResponseStatus status = cause instanceof TooLongHttpHeaderException ? HttpResponseStatus.REQUEST_HEADER_FIELDS_TOO_LARGE
+                    : cause instanceof TooLongHttpLineException ? HttpResponseStatus.REQUEST_URI_TOO_LONG : HttpResponseStatus.BAD_REQUEST;
+            return AdminResponse.error(status, "malformed HTTP request, nothing of it was done: " + cause.getMessage());
         }
 
         @Override

@@ -2,20 +2,33 @@ package io.blackpipe.admin;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.util.Locale;
 
 /** The admin bearer token; compared in constant time so its bytes cannot be guessed by timing. */
 final class AdminToken {
+    private static final String SCHEME = "bearer";
     private final byte[] expected;
 
+    /** @throws IllegalArgumentException for a token no client could send: an HTTP header carries printable ASCII, trimmed */
     AdminToken(String token) {
-        this.expected = token == null || token.isEmpty() ? null : ("Bearer " + token).getBytes(StandardCharsets.UTF_8);
+        if (token != null && !token.isEmpty() && !token.chars().allMatch(c -> c > 0x20 && c < 0x7F)) {
+            throw new IllegalArgumentException("the admin token must be printable ASCII without spaces: a client sends it in an"
+                    + " HTTP header, which carries nothing else (a space at either end is trimmed off, and other bytes are read as Latin-1)");
+        }
+        this.expected = token == null || token.isEmpty() ? null : token.getBytes(StandardCharsets.US_ASCII);
     }
 
+    /** Whether {@code authorization} ("Bearer token"; the scheme's case and the spaces after it are free, as RFC 7235 has them) holds the token. */
     boolean permits(String authorization) {
         if (expected == null) {
             return true;
         }
-        byte[] given = authorization == null ? new byte[0] : authorization.getBytes(StandardCharsets.UTF_8);
-        return MessageDigest.isEqual(expected, given);
+        String given = "";
+        if (authorization != null && authorization.length() > SCHEME.length()
+                && authorization.substring(0, SCHEME.length()).toLowerCase(Locale.ROOT).equals(SCHEME)
+                && authorization.charAt(SCHEME.length()) == ' ') {
+            given = authorization.substring(SCHEME.length()).stripLeading();
+        }
+        return MessageDigest.isEqual(expected, given.getBytes(StandardCharsets.ISO_8859_1));
     }
 }
