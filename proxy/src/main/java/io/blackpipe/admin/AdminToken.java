@@ -5,17 +5,26 @@ import java.security.MessageDigest;
 import java.util.Locale;
 
 /** The admin bearer token; compared in constant time so its bytes cannot be guessed by timing. */
-final class AdminToken {
+public final class AdminToken {
     private static final String SCHEME = "bearer";
     private final byte[] expected;
 
-    /** @throws IllegalArgumentException for a token no client could send: an HTTP header carries printable ASCII, trimmed */
+    /** @throws IllegalArgumentException for a token no client could send (see {@link #whyUnsendable}) */
     AdminToken(String token) {
-        if (token != null && !token.isEmpty() && !token.chars().allMatch(c -> c > 0x20 && c < 0x7F)) {
-            throw new IllegalArgumentException("the admin token must be printable ASCII without spaces: a client sends it in an"
-                    + " HTTP header, which carries nothing else (a space at either end is trimmed off, and other bytes are read as Latin-1)");
+        String why = whyUnsendable(token);
+        if (why != null) {
+            throw new IllegalArgumentException("the admin token " + why);
         }
         this.expected = token == null || token.isEmpty() ? null : token.getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Why no client could send {@code token} (never quoting it: it is a secret), or null when one can: an HTTP header
+     * carries printable ASCII, a space at either end is trimmed off, and other bytes are read as Latin-1.
+     */
+    public static String whyUnsendable(String token) {
+        return token == null || token.isEmpty() || token.chars().allMatch(c -> c > 0x20 && c < 0x7F) ? null
+                : "must be printable ASCII without spaces: it goes in an HTTP header, which carries nothing else";
     }
 
     /** Whether {@code authorization} ("Bearer token"; the scheme's case and the spaces after it are free, as RFC 7235 has them) holds the token. */

@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.admin.AdminToken;
 import java.net.URI;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -17,6 +18,10 @@ final class AdminOptions {
 
     /** The client for --admin; a URL that is not http(s)://host[:port] is a usage error. */
     AdminClient client(CommandSpec spec) {
+        String why = AdminToken.whyUnsendable(token);
+        if (why != null) { // the header would fail as it is built, quoting the token
+            throw new ParameterException(spec.commandLine(), "--admin-token " + why);
+        }
         return new AdminClient(baseUrl(spec, admin), token);
     }
 
@@ -36,7 +41,7 @@ final class AdminOptions {
             throw new ParameterException(spec.commandLine(), "--admin '" + admin + "' is not a URL such as http://127.0.0.1:9090");
         }
         if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
-                || uri.getQuery() != null || uri.getFragment() != null) {
+                || uri.getQuery() != null || uri.getFragment() != null || uri.getPort() == 0 || uri.getPort() > 65_535) {
             throw new ParameterException(spec.commandLine(), "--admin '" + admin + "' is not a URL such as http://127.0.0.1:9090");
         }
         return text.replaceAll("/+$", "");

@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.admin.AdminToken;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
@@ -69,6 +70,10 @@ final class ListenOptions {
     ProxyConfig toConfig(String upstream) {
         if (connectTimeoutMillis <= 0) {
             throw new IllegalArgumentException("--connect-timeout-ms must be positive, got " + connectTimeoutMillis);
+        }
+        String why = AdminToken.whyUnsendable(adminToken);
+        if (why != null) { // else the proxy starts, and answers every request 401
+            throw new IllegalArgumentException("--admin-token " + why);
         }
         checkBindable("--host", host);
         if (adminPort >= 0) {

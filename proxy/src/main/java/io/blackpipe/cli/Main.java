@@ -1,6 +1,8 @@
 package io.blackpipe.cli;
 
 import java.util.function.Function;
+import org.bson.BsonInvalidOperationException;
+import org.bson.json.JsonParseException;
 import picocli.CommandLine;
 
 /** Entry point of {@code java -jar blackpipe.jar}. */
@@ -36,6 +38,22 @@ public final class Main {
     /** The command tree, its BLACKPIPE_* defaults read from {@code environment}'s empty values as unset. */
     static CommandLine commandLine(Function<String, String> environment) {
         CommandLine cli = new CommandLine(new BlackpipeCommand()).setDefaultValueProvider(new EnvironmentDefaults(environment));
-        return cli.setParameterExceptionHandler(new EnvironmentErrors(cli.getParameterExceptionHandler(), environment));
+        return cli.setParameterExceptionHandler(new EnvironmentErrors(cli.getParameterExceptionHandler(), environment))
+                .setExecutionExceptionHandler(Main::unreadableAnswer);
+    }
+
+    /**
+     * The commands read the admin API's answers as its JSON (the user's own JSON is checked where it is read): an
+     * answer that is no JSON, or JSON of another shape, came from something else at --admin (another web server, a
+     * proxy in between). That is said in one line, exit 1, not with a stack trace; anything else is a defect, and keeps
+     * its trace.
+     */
+    private static int unreadableAnswer(Exception e, CommandLine line, CommandLine.ParseResult parsed) throws Exception {
+        if (!(e instanceof JsonParseException || e instanceof BsonInvalidOperationException)) {
+            throw e;
+        }
+        line.getErr().println("blackpipe: the answer is not the admin API's JSON (is --admin a blackpipe's admin URL?): " + e.getMessage());
+        line.getErr().flush();
+        return 1;
     }
 }

@@ -1,0 +1,88 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * What the control commands do with what is not a blackpipe at --admin, and with an admin token no HTTP header can
+ * carry. Before, an answer that was no JSON, or JSON of another shape, ended several commands with a stack trace; a
+ * token with a newline failed as its header was built, printing the token; and the proxy started with such a token
+ * answered every request 401.
+ */
+class AdminAnswersCliTest {
+    /** An HTTP server that answers every request 200 with {@code body}, as another web server at --admin would. */
+    private static HttpServer answering(String body) throws IOException {
+        HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+        server.createContext("/", exchange -> {
+            byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+            exchange.sendResponseHeaders(200, bytes.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(bytes);
+            }
+        });
+        server.start();
+        return server;
+    }
+
+    private static void assertOneLineFailure(CliRun run) {
+        assertEquals(1, run.exitCode(), run::toString);
+        assertTrue(run.err().startsWith("blackpipe: the answer is not the admin API's JSON (is --admin a blackpipe's admin URL?)"),
+                run::toString);
+        assertFalse(run.err().contains("\tat "), () -> "no stack trace: " + run);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"expect --retries insert=1", "history", "fault add --command insert --reset"})
+    void anAnswerThatIsNoJsonIsSaidInOneLine(String command) throws IOException {
+        HttpServer html = answering("<html><body>another web server</body></html>");
+        try {
+            String admin = "http://127.0.0.1:" + html.getAddress().getPort();
+            assertOneLineFailure(CliRun.of((command + " --admin " + admin).split(" ")));
+        } finally {
+            html.stop(0);
+        }
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"members", "fault list", "connections list"})
+    void jsonOfAnotherShapeIsSaidInOneLine(String command) throws IOException {
+        HttpServer empty = answering("{}");
+        try {
+            String admin = "http://127.0.0.1:" + empty.getAddress().getPort();
+            assertOneLineFailure(CliRun.of((command + " --admin " + admin).split(" ")));
+        } finally {
+            empty.stop(0);
+        }
+    }
+
+    @Test
+    void aTokenNoHeaderCanCarryIsAUsageErrorThatDoesNotRepeatTheToken() {
+        CliRun run = CliRun.of("stats", "--admin", "http://127.0.0.1:1", "--admin-token", "s3cret\nsecond line");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("--admin-token must be printable ASCII without spaces"), run::toString);
+        assertFalse(run.err().contains("s3cret"), () -> "the token is a secret: " + run);
+
+        CliRun proxy = CliRun.of("proxy", "--upstream", "mongodb://127.0.0.1:1/", "--admin-token", "two words");
+        assertEquals(2, proxy.exitCode(), proxy::toString);
+        assertTrue(proxy.err().contains("--admin-token must be printable ASCII without spaces"), proxy::toString);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"http://127.0.0.1:99999", "http://127.0.0.1:0"})
+    void anAdminUrlWithAPortOutOfRangeIsAUsageError(String admin) {
+        CliRun run = CliRun.of("stats", "--admin", admin);
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("--admin '" + admin + "' is not a URL"), run::toString);
+    }
+}
