@@ -21,14 +21,26 @@ class DurationConverter implements ITypeConverter<Long> {
      * How long a member fault lasts: at least 1ms. The proxy takes 0 as "until restore", so a
      * shorter one (0s, 0.2ms) would last forever instead of not at all.
      */
-    static final class AtLeastOneMilli extends DurationConverter {
+    static class AtLeastOneMilli extends DurationConverter {
         @Override
         public Long convert(String value) {
             long millis = super.convert(value);
             if (millis < 1) {
-                throw new TypeConversionException("'" + value + "' is shorter than 1ms (leave the option out to last until restore)");
+                throw new TypeConversionException("'" + value + "' is shorter than 1ms" + hint());
             }
             return millis;
+        }
+
+        String hint() {
+            return " (leave the option out to last until restore)";
+        }
+    }
+
+    /** A length of its own, at least 1ms, that no restore ends (an idle timeout's --after, a restart's --down). */
+    static final class Positive extends AtLeastOneMilli {
+        @Override
+        String hint() {
+            return "";
         }
     }
 }

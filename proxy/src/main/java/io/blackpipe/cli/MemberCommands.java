@@ -130,7 +130,7 @@ final class MemberCommands {
         @Mixin
         Member member;
 
-        @Option(names = "--after", required = true, paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class,
+        @Option(names = "--after", required = true, paramLabel = "DURATION", converter = DurationConverter.Positive.class,
                 description = "How long a connection may carry nothing either way before it is forgotten (30s, 4m; at least 1ms).")
         long after;
 
@@ -165,7 +165,7 @@ final class MemberCommands {
                 description = "How long it quiesces before it exits (15s, mongod's for a SIGTERM since 5.0, by default; 0: none, as before 5.0).")
         long quiesce;
 
-        @Option(names = "--down", paramLabel = "DURATION", converter = DurationConverter.AtLeastOneMilli.class, defaultValue = "10s",
+        @Option(names = "--down", paramLabel = "DURATION", converter = DurationConverter.Positive.class, defaultValue = "10s",
                 description = "How long it is down before it listens again (10s by default; at least 1ms).")
         long down;
 

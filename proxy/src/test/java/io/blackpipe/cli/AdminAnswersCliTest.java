@@ -85,4 +85,16 @@ class AdminAnswersCliTest {
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().contains("--admin '" + admin + "' is not a URL"), run::toString);
     }
+
+    /** "Leave the option out" is the hint where that lasts until restore (--duration), not for --after or --down. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"idle-timeout primary --after 0", "restart primary --down 0"})
+    void aZeroLengthOfItsOwnIsRefusedWithoutTheRestoreHint(String command) {
+        CliRun run = CliRun.of(command.split(" "));
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("'0' is shorter than 1ms"), run::toString);
+        assertFalse(run.err().contains("leave the option out"), run::toString);
+        CliRun outage = CliRun.of("outage", "primary", "--duration", "0");
+        assertTrue(outage.err().contains("'0' is shorter than 1ms (leave the option out to last until restore)"), outage::toString);
+    }
 }
