@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * Durations as scenarios write them: "500ms", "5s", "2m", or a plain number of milliseconds. blackpipe
+ * Durations as scenarios write them: "500ms", "5s", "2m", "1h", or a plain number of milliseconds. blackpipe
  * keeps whole milliseconds, so one above zero but under 1ms is refused rather than rounded: 0.4ms
  * would otherwise become 0, which means "no delay" or "until restored", not a short fault.
  */
@@ -50,6 +50,9 @@ public final class Durations {
             digits = s.substring(0, s.length() - 1);
         } else if (s.endsWith("m")) {
             unit = 60_000;
+            digits = s.substring(0, s.length() - 1);
+        } else if (s.endsWith("h")) { // the limits say "24h": it can be typed so
+            unit = 3_600_000;
             digits = s.substring(0, s.length() - 1);
         } else {
             unit = 1;

@@ -19,4 +19,12 @@ class DurationsTest {
         assertEquals(1500, Durations.millis(1500.0));
         assertEquals(2000, Durations.millis("2s"));
     }
+
+    /** The limits say "from 0 to 24h": an hour can be typed as one. Before, "1h" was no duration. */
+    @Test
+    void hoursAreADuration() {
+        assertEquals(3_600_000L, Durations.millis("1h"));
+        assertEquals(86_400_000L, Durations.millis("24h"));
+        assertEquals(5_400_000L, Durations.millis("1.5h"));
+    }
 }
