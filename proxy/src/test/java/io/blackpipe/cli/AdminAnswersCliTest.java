@@ -97,4 +97,13 @@ class AdminAnswersCliTest {
         CliRun outage = CliRun.of("outage", "primary", "--duration", "0");
         assertTrue(outage.err().contains("'0' is shorter than 1ms (leave the option out to last until restore)"), outage::toString);
     }
+
+    /** An empty file typed on the command line ("$CERT" unset) is a usage error; before, the proxy started without it. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"--tls-cert", "--tls-key", "--tls-client-ca", "--scenario", "--history"})
+    void anEmptyFileOptionIsAUsageError(String option) {
+        CliRun run = CliRun.of("proxy", "--upstream", "mongodb://127.0.0.1:1/", option, "");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains(option) && run.err().contains("an empty path; give a file, or leave the option out"), run::toString);
+    }
 }
