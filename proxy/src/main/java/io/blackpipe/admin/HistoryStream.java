@@ -1,8 +1,10 @@
 package io.blackpipe.admin;
 
 import io.blackpipe.observe.History;
+import io.blackpipe.observe.HistoryEntry;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.http.DefaultHttpContent;
 import io.netty.handler.codec.http.DefaultHttpResponse;
@@ -11,7 +13,7 @@ import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
-import io.blackpipe.observe.HistoryEntry;
+import io.netty.handler.codec.http.LastHttpContent;
 import java.nio.charset.StandardCharsets;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -23,6 +25,12 @@ import java.util.function.Consumer;
  * entries so far and then each new one, until the client hangs up.
  */
 final class HistoryStream {
+    /**
+     * How far a follower may fall behind (written for it, not yet taken by its socket) before its stream ends: one
+     * that stops reading (a paused `history --follow | less`) must not grow the proxy's memory while traffic runs.
+     */
+    static final long MAX_BEHIND_BYTES = 8L << 20;
+
     private HistoryStream() {
     }
 
@@ -66,14 +74,28 @@ final class HistoryStream {
             HistoryEntry entry;
             boolean wrote = false;
             while ((entry = pending.poll()) != null) {
-                if (channel.isActive()) {
-                    channel.write(new DefaultHttpContent(Unpooled.copiedBuffer(entry.toJson() + "\n", StandardCharsets.UTF_8)));
-                    wrote = true;
+                if (!channel.isActive()) {
+                    continue;
                 }
+                if (channel.bytesBeforeWritable() > MAX_BEHIND_BYTES) {
+                    fellBehind();
+                    return;
+                }
+                channel.write(new DefaultHttpContent(Unpooled.copiedBuffer(entry.toJson() + "\n", StandardCharsets.UTF_8)));
+                wrote = true;
             }
             if (wrote) {
                 channel.flush();
             }
+        }
+
+        /** The follower stopped reading: its stream ends with a line that says so, and nothing more is queued for it. */
+        private void fellBehind() {
+            pending.clear();
+            String last = "{\"error\": \"this follower fell more than " + (MAX_BEHIND_BYTES >> 20) + " MiB behind, and its stream ends;"
+                    + " GET /api/v1/history?since=INSTANT catches up\"}\n";
+            channel.write(new DefaultHttpContent(Unpooled.copiedBuffer(last, StandardCharsets.UTF_8)));
+            channel.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT).addListener(ChannelFutureListener.CLOSE);
         }
     }
 }

@@ -5,13 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.UpstreamLane;
+import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Iterator;
@@ -132,6 +136,38 @@ class HistoryStreamTest {
                         "one line per insert the server holds");
             }
             stream.body().close();
+        }
+    }
+
+    /**
+     * A follower that stops reading (a paused `history --follow | less`) gets a last line saying it fell behind, and
+     * its stream ends, once more than {@link HistoryStream#MAX_BEHIND_BYTES} wait for it. Before, everything recorded
+     * meanwhile queued for it in the proxy's memory, for as long as the traffic ran.
+     */
+    @Test
+    void aFollowerThatStopsReadingIsCutOffOnceItFallsTooFarBehind() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("follow_behind");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0);
+             Socket follower = new Socket()) {
+            try (MongoClient client = MongoClients.create(proxy.connectionString())) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            }
+            HistoryEntry real = proxy.history().recent().get(proxy.history().recent().size() - 1);
+            follower.setReceiveBufferSize(64 * 1024);
+            follower.connect(new InetSocketAddress("127.0.0.1", admin.port()), 5_000);
+            follower.getOutputStream().write("GET /api/v1/history?follow=true HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            Thread.sleep(300); // the stream has begun
+            long enough = 3 * HistoryStream.MAX_BEHIND_BYTES / real.toJson().length() + 20_000; // past the sockets' buffers too
+            for (long i = 0; i < enough; i++) {
+                proxy.history().record(real);
+            }
+            follower.setSoTimeout(30_000);
+            byte[] all = follower.getInputStream().readAllBytes(); // to the end of the stream: a timeout if it never ends
+            String text = new String(all, StandardCharsets.UTF_8);
+            assertTrue(text.contains("{\"error\": \"this follower fell more than 8 MiB behind, and its stream ends;"),
+                    () -> "the last lines: " + text.substring(Math.max(0, text.length() - 500)));
+            assertTrue(text.length() < enough * real.toJson().length(), "it did not get everything that was recorded");
         }
     }
 }
