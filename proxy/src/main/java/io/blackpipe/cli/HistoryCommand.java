@@ -47,6 +47,13 @@ final class HistoryCommand extends AdminCommand {
         }
     }
 
+    /** The proxy ended the stream with a line that says why. */
+    private static final class StreamEnded extends RuntimeException {
+        StreamEnded(String why) {
+            super(why, null, false, false);
+        }
+    }
+
     @Override
     int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
         checkArguments();
@@ -98,6 +105,9 @@ final class HistoryCommand extends AdminCommand {
                 if (line.isBlank()) {
                     return;
                 }
+                if (line.startsWith("{\"error\": ")) { // the proxy ended the stream, saying why (this follower fell behind)
+                    throw new StreamEnded(BsonDocument.parse(line).getString("error").getValue());
+                }
                 if (json) {
                     out.println(line);
                 } else {
@@ -110,6 +120,8 @@ final class HistoryCommand extends AdminCommand {
             });
         } catch (OutputClosed e) {
             return 0;
+        } catch (StreamEnded e) {
+            throw new AdminClient.Failure(e.getMessage());
         }
         throw new AdminClient.Failure("the stream of " + admin.base() + "/api/v1/history?follow=true ended; did the proxy stop?");
     }

@@ -106,4 +106,21 @@ class AdminAnswersCliTest {
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().contains(option) && run.err().contains("an empty path; give a file, or leave the option out"), run::toString);
     }
+
+    /** `history --follow` cut off by the proxy (it fell behind) says why, exit 1, not "did the proxy stop?". */
+    @Test
+    void aFollowTheProxyEndsSaysWhy() throws IOException {
+        String entry = "{\"type\": \"ok\", \"invoke\": \"2026-11-25T10:00:00Z\", \"complete\": \"2026-11-25T10:00:00.001Z\","
+                + " \"member\": \"m:1\", \"command\": \"find\", \"ns\": \"db.c\", \"attempt\": 1, \"outcome\": \"ok\"}";
+        HttpServer stream = answering(entry + "\n{\"error\": \"this follower fell more than 8 MiB behind, and its stream ends;"
+                + " GET /api/v1/history?since=INSTANT catches up\"}\n");
+        try {
+            CliRun run = CliRun.of("history", "--follow", "--admin", "http://127.0.0.1:" + stream.getAddress().getPort());
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.out().contains("find"), run::toString);
+            assertTrue(run.err().contains("this follower fell more than 8 MiB behind"), run::toString);
+        } finally {
+            stream.stop(0);
+        }
+    }
 }
