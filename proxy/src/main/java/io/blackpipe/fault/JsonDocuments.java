@@ -3,9 +3,11 @@ package io.blackpipe.fault;
 import java.io.IOException;
 import java.io.StringReader;
 import java.util.Locale;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonType;
-import org.bson.codecs.BsonDocumentCodec;
+import org.bson.BsonValue;
+import org.bson.codecs.BsonValueCodec;
 import org.bson.codecs.DecoderContext;
 import org.bson.json.JsonParseException;
 import org.bson.json.JsonReader;
@@ -15,6 +17,7 @@ import org.bson.json.JsonReader;
  * document and ignores the rest, so two rules pasted one after the other would add only the first.
  */
 public final class JsonDocuments {
+    private static final BsonValueCodec VALUES = new BsonValueCodec();
     private JsonDocuments() {
     }
 
@@ -31,7 +34,7 @@ public final class JsonDocuments {
             if (type != BsonType.DOCUMENT) {
                 throw new JsonParseException(kind(type) + " where one document {...} was expected");
             }
-            document = new BsonDocumentCodec().decode(reader, DecoderContext.builder().build());
+            document = readDocument(reader, "");
         }
         String rest = json.substring(source.read).strip();
         if (!rest.isEmpty()) {
@@ -39,6 +42,41 @@ public final class JsonDocuments {
                     + (rest.length() > 40 ? rest.substring(0, 40) + "..." : rest) + "' (one document only)");
         }
         return document;
+    }
+
+    /**
+     * A document, each field once: a field given twice would otherwise keep its last value, silently, where mongod
+     * takes the first ({mode: {times: 1}, mode: "alwaysOn"} became a rule that never stops).
+     */
+    private static BsonDocument readDocument(JsonReader reader, String path) {
+        BsonDocument document = new BsonDocument();
+        reader.readStartDocument();
+        while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+            String name = reader.readName();
+            if (document.containsKey(name)) {
+                throw new JsonParseException("'" + path + name + "' is given twice; give each field once");
+            }
+            document.put(name, readValue(reader, path + name));
+        }
+        reader.readEndDocument();
+        return document;
+    }
+
+    private static BsonValue readValue(JsonReader reader, String path) {
+        switch (reader.getCurrentBsonType()) {
+            case DOCUMENT:
+                return readDocument(reader, path + ".");
+            case ARRAY:
+                BsonArray array = new BsonArray();
+                reader.readStartArray();
+                while (reader.readBsonType() != BsonType.END_OF_DOCUMENT) {
+                    array.add(readValue(reader, path + "." + array.size()));
+                }
+                reader.readEndArray();
+                return array;
+            default:
+                return VALUES.decode(reader, DecoderContext.builder().build());
+        }
     }
 
     private static String kind(BsonType type) {

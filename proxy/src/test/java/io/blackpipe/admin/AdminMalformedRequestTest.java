@@ -168,4 +168,15 @@ class AdminMalformedRequestTest {
         RemoteBlackPipe wrongUrl = RemoteBlackPipe.connect("http://127.0.0.1:" + admin.port() + "/x");
         assertThrows(RuntimeException.class, () -> wrongUrl.removeRule("never-added"));
     }
+
+    /** A rule's field given twice is a 400 naming it, and nothing changes; before, the last one won, silently. */
+    @Test
+    void aRuleWithAFieldGivenTwiceIsRefused() throws Exception {
+        addTheRule();
+        HttpResponse<String> twice = send("PUT", "/api/v1/rules/kept", "{\"configureFailPoint\": \"failCommand\", \"mode\": {\"times\": 1},"
+                + " \"mode\": \"alwaysOn\", \"data\": {\"failCommands\": [\"find\"], \"closeConnection\": true}}");
+        assertEquals(400, twice.statusCode(), twice::body);
+        assertTrue(twice.body().contains("'mode' is given twice"), twice.body());
+        assertTrue(proxy.rules().rules().get(0).toString().contains("insert"), "the rule in force is still the one before");
+    }
 }

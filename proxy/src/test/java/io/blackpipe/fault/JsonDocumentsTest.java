@@ -44,4 +44,23 @@ class JsonDocumentsTest {
         JsonParseException e = assertThrows(JsonParseException.class, () -> JsonDocuments.parseOne(json));
         assertEquals(kind + " where one document {...} was expected", e.getMessage());
     }
+
+    /**
+     * A field given twice is refused, naming it: it kept its last value silently, where mongod takes the first, so
+     * {mode: {times: 1}, mode: "alwaysOn"} was a rule that never stopped.
+     */
+    @Test
+    void aFieldGivenTwiceIsRefusedAtAnyDepth() {
+        JsonParseException top = assertThrows(JsonParseException.class,
+                () -> JsonDocuments.parseOne("{mode: {times: 1}, mode: 'alwaysOn'}"));
+        assertEquals("'mode' is given twice; give each field once", top.getMessage());
+        JsonParseException nested = assertThrows(JsonParseException.class,
+                () -> JsonDocuments.parseOne("{data: {failCommands: ['find'], errorCode: 2, errorCode: 91}}"));
+        assertEquals("'data.errorCode' is given twice; give each field once", nested.getMessage());
+        JsonParseException inArray = assertThrows(JsonParseException.class,
+                () -> JsonDocuments.parseOne("{data: {commandMatches: {$and: [{a: 1, a: 2}]}}}"));
+        assertEquals("'data.commandMatches.$and.0.a' is given twice; give each field once", inArray.getMessage());
+        assertEquals(BsonDocument.parse("{a: {b: [1, {c: 2}], n: {$numberLong: '5'}}}"),
+                JsonDocuments.parseOne("{a: {b: [1, {c: 2}], n: {$numberLong: '5'}}}"), "everything else as BsonDocument.parse reads it");
+    }
 }
