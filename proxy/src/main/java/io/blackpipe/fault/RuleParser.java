@@ -54,7 +54,7 @@ public final class RuleParser {
      * test run alone decides as it did among others (each rule's generator is the seed plus its place in the
      * sequence of rules parsed).
      */
-    public void restartDraws() {
+    public synchronized void restartDraws() {
         parsed.set(0);
     }
 
@@ -87,9 +87,20 @@ public final class RuleParser {
 
     /**
      * @param id the rule's id; the document's own "id", when it has one, must be a non-empty string too
-     * @throws RuleException naming the field that is wrong
+     * @throws RuleException naming the field that is wrong; a refused rule takes no place in the sequence of draws,
+     *                        so the rules after it draw as they would without it (a refused request changes nothing)
      */
-    public Rule parse(String id, BsonDocument document) {
+    public synchronized Rule parse(String id, BsonDocument document) {
+        long drawsBefore = parsed.get();
+        try {
+            return parseChecked(id, document);
+        } catch (RuntimeException e) {
+            parsed.set(drawsBefore);
+            throw e;
+        }
+    }
+
+    private Rule parseChecked(String id, BsonDocument document) {
         BsonValue ownId = document.get("id");
         if (ownId != null && !ownId.isString()) {
             throw new RuleException("id", "must be a string, got " + ownId.getBsonType().name().toLowerCase(Locale.ROOT));

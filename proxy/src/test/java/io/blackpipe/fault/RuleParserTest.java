@@ -185,6 +185,23 @@ class RuleParserTest {
         assertTrue(fired > 850 && fired < 1150, "about half of 2000 draws fire at p=0.5, got " + fired);
     }
 
+    /**
+     * A refused rule takes no place in the sequence of draws: the rule after it draws as it would without it. Before,
+     * a rule refused for its data after its mode drew (a bad member here) moved every later rule's generator.
+     */
+    @Test
+    void aRefusedRuleDrawsNothing() {
+        String json = rule("{activationProbability: 0.5}", "{failCommands: ['find'], errorCode: 2}");
+        String refused = rule("{activationProbability: 0.5}", "{failCommands: ['find'], errorCode: 2, member: 'not a member'}");
+        RuleParser clean = new RuleParser(42);
+        List<Boolean> first = draws(clean.parse("a", BsonDocument.parse(json)).mode(), 200);
+        List<Boolean> second = draws(clean.parse("b", BsonDocument.parse(json)).mode(), 200);
+        RuleParser withARefusal = new RuleParser(42);
+        assertEquals(first, draws(withARefusal.parse("a", BsonDocument.parse(json)).mode(), 200));
+        assertThrows(RuleException.class, () -> withARefusal.parse("bad", BsonDocument.parse(refused)));
+        assertEquals(second, draws(withARefusal.parse("b", BsonDocument.parse(json)).mode(), 200), "b draws as without the refusal");
+    }
+
     @Test
     void restartedDrawsReplayAsThoseOfANewParser() {
         String json = rule("{activationProbability: 0.5}", "{failCommands: ['find'], errorCode: 2}");
