@@ -18,7 +18,8 @@ import picocli.CommandLine.ParseResult;
  */
 final class EnvironmentErrors implements IParameterExceptionHandler {
     /** How the shared checks' messages about an option begin, by the option's name (see {@link #optionNamedBy}). */
-    private static final Map<String, String> OPENINGS = Map.of("--upstream", "the upstream URI", "--history", "cannot open the history file");
+    private static final Map<String, String> OPENINGS = Map.of("--upstream", "the upstream URI", "--history", "cannot open the history file",
+            "--scenario", "cannot read scenario");
 
     private final IParameterExceptionHandler standard;
     private final Function<String, String> environment;

@@ -49,7 +49,7 @@ final class ProxyCommand implements Callable<Integer> {
             faults.startScenario(running.proxy);
         } catch (IllegalArgumentException e) {
             running.close();
-            spec.commandLine().getErr().println("blackpipe: " + e.getMessage());
+            spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e.getMessage()));
             return 1;
         }
         running.printBanner(spec.commandLine().getOut());

@@ -156,5 +156,18 @@ class ScenarioCliTest {
         }
     }
 
+    /** A scenario file the variable names but that is not there: the error says which variable named it. */
+    @Test
+    void aMissingScenarioFromTheEnvironmentNamesTheVariable() throws Exception {
+        Path missing = temp.resolve("nope.yaml");
+        try (ScriptedMongod upstream = ScriptedMongod.start();
+             CliChild child = new CliChild(temp, temp, Map.of("BLACKPIPE_SCENARIO", missing.toString()), "proxy", "--upstream", uri(upstream),
+                     "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1")) {
+            assertEquals(1, child.awaitExit(), child::describe);
+            assertTrue(child.stderrText().contains("cannot read scenario " + missing), child::describe);
+            assertTrue(child.stderrText().contains("(set by BLACKPIPE_SCENARIO)"), child::describe);
+        }
+    }
+
     /** A child `java io.blackpipe.cli.Main ...` in {@code directory}, with no BLACKPIPE_* variables except {@code env}. */
 }
