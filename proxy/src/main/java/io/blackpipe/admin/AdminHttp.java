@@ -185,6 +185,11 @@ public final class AdminHttp {
     /** Why a request got no answer, in words ("connection refused"), not an exception's class name. */
     public static String describe(IOException e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.nio.channels.UnresolvedAddressException || cause instanceof java.net.UnknownHostException) {
+                return "its host name does not resolve"; // not a refusal: a typo'd name (the ConnectException around it has no message)
+            }
+        }
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof java.net.ConnectException) {
                 return cause.getMessage() == null || cause.getMessage().isBlank() ? "connection refused" : cause.getMessage();
             }

@@ -123,4 +123,13 @@ class AdminAnswersCliTest {
             stream.stop(0);
         }
     }
+
+    /** A host name that does not resolve (a typo'd service name) is said so, not "connection refused". */
+    @Test
+    void anAdminHostThatDoesNotResolveIsSaidSo() {
+        CliRun run = CliRun.of("stats", "--admin", "http://no-such-host.invalid:9090");
+        assertEquals(1, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("cannot reach the blackpipe admin API at http://no-such-host.invalid:9090 (its host name does not resolve)"),
+                run::toString);
+    }
 }
