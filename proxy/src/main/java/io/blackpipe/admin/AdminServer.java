@@ -41,6 +41,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class AdminServer implements AutoCloseable {
     private static final int MAX_BODY_BYTES = 1024 * 1024;
+    /** How long a request, once begun, may take to arrive whole: a megabyte body over a slow link takes well under it. */
+    static final long REQUEST_TIMEOUT_MILLIS = 30_000;
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("blackpipe-admin", true), NioIoHandler.newFactory());
     /** Open client connections, closed with the server: a history follower would otherwise never hear it stopped. */
@@ -50,7 +52,7 @@ public final class AdminServer implements AutoCloseable {
     private final AdminToken token;
     private final Channel channel;
 
-    private AdminServer(ProxyServer proxy, String host, int port, String token) throws InterruptedException {
+    private AdminServer(ProxyServer proxy, String host, int port, String token, long requestTimeoutMillis) throws InterruptedException {
         this.proxy = proxy;
         this.api = new AdminApi(proxy);
         this.token = new AdminToken(token);
@@ -61,7 +63,9 @@ public final class AdminServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
-                        ch.pipeline().addLast(new HttpServerCodec(), new BoundedAggregator(), new Router());
+                        PartialRequestTimeout timeout = new PartialRequestTimeout(requestTimeoutMillis);
+                        ch.pipeline().addLast(timeout.bytesIn(), new HttpServerCodec(), timeout.requestsOut(), new TokenGate(AdminServer.this.token),
+                                new BoundedAggregator(), new Router());
                     }
                 })
                 .bind(host, port).sync().channel();
@@ -73,8 +77,13 @@ public final class AdminServer implements AutoCloseable {
 
     /** @param token when not null, every /api/v1 request needs "Authorization: Bearer token" */
     public static AdminServer start(ProxyServer proxy, String host, int port, String token) {
+        return start(proxy, host, port, token, REQUEST_TIMEOUT_MILLIS);
+    }
+
+    /** @param requestTimeoutMillis how long a request, once begun, may take to arrive whole (see {@link PartialRequestTimeout}) */
+    static AdminServer start(ProxyServer proxy, String host, int port, String token, long requestTimeoutMillis) {
         try {
-            return new AdminServer(proxy, host, port, token);
+            return new AdminServer(proxy, host, port, token, requestTimeoutMillis);
         } catch (Exception e) {
             String why = e instanceof java.nio.channels.UnresolvedAddressException // its message is null
                     ? "'" + host + "' is neither an IP address nor a host name that resolves" : e.getMessage();
@@ -125,11 +134,7 @@ public final class AdminServer implements AutoCloseable {
                         : AdminResponse.ok(Health.document(proxy));
             } else if (!path.startsWith("/api/v1/")) {
                 return AdminResponse.text(HttpResponseStatus.NOT_FOUND, "text/plain", "no resource at " + path + "\n");
-            } else if (!token.permits(request.headers().get(HttpHeaderNames.AUTHORIZATION))) {
-                // WWW-Authenticate: HTTP requires it on a 401, and it tells a client which scheme to answer with
-                return AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, "this resource needs Authorization: Bearer <admin token>")
-                        .withHeader("WWW-Authenticate", "Bearer realm=\"blackpipe\"");
-            }
+            } // the token was checked on the request's head (TokenGate)
             String body;
             try {
                 body = StandardCharsets.UTF_8.newDecoder().decode(request.content().nioBuffer()).toString();

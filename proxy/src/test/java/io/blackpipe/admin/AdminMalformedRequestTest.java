@@ -179,4 +179,53 @@ class AdminMalformedRequestTest {
         assertTrue(twice.body().contains("'mode' is given twice"), twice.body());
         assertTrue(proxy.rules().rules().get(0).toString().contains("insert"), "the rule in force is still the one before");
     }
+
+    /**
+     * A request begun but never finished (a client that stalls in its head or its body) loses its connection once
+     * the request timeout passes; an idle keep-alive connection, and a history follower, are left alone. Before,
+     * a stalled body held its connection, and what was read of it, for good.
+     */
+    @Test
+    void aRequestThatStallsLosesItsConnectionAndAnIdleOneDoesNot() throws Exception {
+        try (AdminServer quick = AdminServer.start(proxy, "127.0.0.1", 0, null, 500)) {
+            for (String stalled : new String[] {"POST /api/v1/rules HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n{",
+                    "GET /api/v1/rules HTTP/1.1\r\nHost: x\r\n"}) {
+                try (Socket socket = new Socket("127.0.0.1", quick.port())) {
+                    socket.setSoTimeout(10_000);
+                    socket.getOutputStream().write(stalled.getBytes(StandardCharsets.ISO_8859_1));
+                    long began = System.nanoTime();
+                    try {
+                        assertEquals(-1, socket.getInputStream().read(), "closed, nothing answered");
+                    } catch (java.net.SocketException reset) {
+                        // closed with unread bytes on its side: a reset, as good as a close
+                    }
+                    long millis = (System.nanoTime() - began) / 1_000_000;
+                    assertTrue(millis < 5_000, "closed after " + millis + " ms");
+                }
+            }
+            try (Socket idle = new Socket("127.0.0.1", quick.port())) {
+                idle.setSoTimeout(5_000);
+                Thread.sleep(1_500); // three timeouts, with no request begun
+                idle.getOutputStream().write("GET /api/v1/rules HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                byte[] head = new byte[12];
+                int n = idle.getInputStream().readNBytes(head, 0, head.length);
+                assertEquals("HTTP/1.1 200", new String(head, 0, n, StandardCharsets.ISO_8859_1), "the idle connection still serves");
+            }
+        }
+    }
+
+    /** Without the token, a request is refused on its head: the server does not wait for (and hold) its body. */
+    @Test
+    void aRequestWithoutTheTokenIsRefusedBeforeItsBody() throws Exception {
+        try (AdminServer guarded = AdminServer.start(proxy, "127.0.0.1", 0, "s3cret")) {
+            try (Socket socket = new Socket("127.0.0.1", guarded.port())) {
+                socket.setSoTimeout(5_000);
+                socket.getOutputStream().write("POST /api/v1/rules HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\n"
+                        .getBytes(StandardCharsets.ISO_8859_1));
+                String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+                assertTrue(answer.startsWith("HTTP/1.1 401 "), answer);
+                assertTrue(answer.toLowerCase(java.util.Locale.ROOT).contains("www-authenticate: bearer realm=\"blackpipe\""), answer);
+            }
+        }
+    }
 }
