@@ -34,6 +34,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The HTTP side of a running proxy: GET /metrics (Prometheus) and /health, always open, and the
@@ -50,6 +51,7 @@ public final class AdminServer implements AutoCloseable {
     private final ProxyServer proxy;
     private final AdminApi api;
     private final AdminToken token;
+    private final AtomicLong followersCutOff = new AtomicLong();
     private final Channel channel;
 
     private AdminServer(ProxyServer proxy, String host, int port, String token, long requestTimeoutMillis) throws InterruptedException {
@@ -89,6 +91,16 @@ public final class AdminServer implements AutoCloseable {
                     ? "'" + host + "' is neither an IP address nor a host name that resolves" : e.getMessage();
             throw new IllegalStateException("cannot start the admin server on " + host + ":" + port + ": " + why, e);
         }
+    }
+
+    /** How many history followers were cut off for falling behind (for tests). */
+    long followersCutOff() {
+        return followersCutOff.get();
+    }
+
+    /** The client connections open now (for tests). */
+    int openConnections() {
+        return connections.size();
     }
 
     public int port() {
@@ -141,7 +153,7 @@ public final class AdminServer implements AutoCloseable {
             } catch (CharacterCodingException e) { // replaced, a bad byte would make a rule that never matches
                 return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "body: not UTF-8 (" + e.getMessage() + ")");
             }
-            return api.handle(request.method(), path, uri.parameters(), body, () -> HistoryStream.start(ctx, proxy.history()));
+            return api.handle(request.method(), path, uri.parameters(), body, () -> HistoryStream.start(ctx, proxy.history(), followersCutOff::incrementAndGet));
         }
 
         /** What a request HTTP could not read earns (the connection then closes: what follows it cannot be framed). */

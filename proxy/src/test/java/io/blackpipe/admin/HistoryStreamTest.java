@@ -8,6 +8,7 @@ import com.mongodb.client.MongoClients;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Await;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -162,12 +163,50 @@ class HistoryStreamTest {
             for (long i = 0; i < enough; i++) {
                 proxy.history().record(real);
             }
+            Await.until(Duration.ofSeconds(20), "the follower to be cut off", () -> admin.followersCutOff() == 1);
+            for (int i = 0; i < 20_000; i++) { // recorded after the cut: nothing more is queued for it, not even another last line
+                proxy.history().record(real);
+            }
             follower.setSoTimeout(30_000);
             byte[] all = follower.getInputStream().readAllBytes(); // to the end of the stream: a timeout if it never ends
             String text = new String(all, StandardCharsets.UTF_8);
             assertTrue(text.contains("{\"error\": \"this follower fell more than 8 MiB behind, and its stream ends;"),
                     () -> "the last lines: " + text.substring(Math.max(0, text.length() - 500)));
             assertTrue(text.length() < enough * real.toJson().length(), "it did not get everything that was recorded");
+            assertEquals(1, text.split("fell more than", -1).length - 1, "one last line, however much was recorded after it");
+        }
+    }
+
+    /**
+     * A follower cut off that never reads again loses its connection after the last line's grace, and what waits for
+     * it goes with it. Before, the close waited for that last line to be taken: for good, from one that never reads.
+     */
+    @Test
+    void aFollowerCutOffThatNeverReadsIsClosed() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("follow_never");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0);
+             Socket follower = new Socket()) {
+            try (MongoClient client = MongoClients.create(proxy.connectionString())) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            }
+            HistoryEntry real = proxy.history().recent().get(proxy.history().recent().size() - 1);
+            follower.setReceiveBufferSize(64 * 1024);
+            follower.connect(new InetSocketAddress("127.0.0.1", admin.port()), 5_000);
+            follower.getOutputStream().write("GET /api/v1/history?follow=true HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            follower.setSoTimeout(5_000);
+            assertEquals("HTTP/1.1 200", new String(follower.getInputStream().readNBytes(12), StandardCharsets.US_ASCII),
+                    "the stream began; from here on the follower reads nothing");
+            long enough = 3 * HistoryStream.MAX_BEHIND_BYTES / real.toJson().length() + 20_000;
+            for (long i = 0; i < enough; i++) {
+                proxy.history().record(real);
+            }
+            Await.until(Duration.ofSeconds(20), "the follower to be cut off", () -> admin.followersCutOff() == 1);
+            long cut = System.nanoTime();
+            Await.until(Duration.ofSeconds(30), "the follower that never reads to be closed",
+                    () -> admin.openConnections() == 0);
+            long closedAfter = (System.nanoTime() - cut) / 1_000_000;
+            assertTrue(closedAfter >= 8_000, "closed after its last line's grace of 10 s, not before: " + closedAfter + " ms");
         }
     }
 }
