@@ -49,7 +49,8 @@ public final class Main {
      * its trace.
      */
     private static int unreadableAnswer(Exception e, CommandLine line, CommandLine.ParseResult parsed) throws Exception {
-        if (!(e instanceof JsonParseException || e instanceof BsonInvalidOperationException)) {
+        boolean talksToAnAdminApi = line.getCommandSpec().findOption("--admin") != null; // report, local, proxy read no answers
+        if (!talksToAnAdminApi || !(e instanceof JsonParseException || e instanceof BsonInvalidOperationException)) {
             throw e;
         }
         line.getErr().println("blackpipe: the answer is not the admin API's JSON (is --admin a blackpipe's admin URL?): " + e.getMessage());
