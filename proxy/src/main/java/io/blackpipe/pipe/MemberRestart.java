@@ -44,23 +44,22 @@ final class MemberRestart {
     }
 
     /**
-     * The member exits: its quiesce ends, and the topologyVersion moves on. Returns the version its interruptions
-     * (InterruptedAtShutdown) carry: the quiesce's errors', or, without a quiesce, one newer than drivers held.
+     * The member exits. Returns the version its interruptions (InterruptedAtShutdown) carry: the quiesce's errors',
+     * or, without a quiesce, one newer than drivers held. The quiesce ends only once the member is down
+     * ({@link #exited}): between the two, it would look up and serving.
      */
     BsonDocument exits() {
         Quiesce ending = quiesce;
-        if (ending == null) {
-            return versions.topologyVersion(upstream, true);
-        }
-        endQuiesce();
-        return ending.topologyVersion();
+        return ending == null ? versions.topologyVersion(upstream, true) : ending.topologyVersion();
     }
 
     /**
-     * The member exited (its errors made) and is down for {@code millis}, then {@code end}s the restart, unless it
-     * ended first. It comes back a new process, with a processId its clients never saw.
+     * The member exited (its errors made, it is down): its quiesce ends, the topologyVersion moves on, and it is down
+     * for {@code millis}, then {@code end}s the restart, unless it ended first. It comes back a new process, with a
+     * processId its clients never saw.
      */
     void exited(long millis, Runnable end) {
+        endQuiesce();
         versions.restarted(upstream);
         clock.endAfter(millis, end);
     }
