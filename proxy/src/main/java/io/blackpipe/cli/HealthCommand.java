@@ -10,13 +10,16 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.bson.BsonDocument;
+import org.bson.BsonInvalidOperationException;
+import org.bson.BsonValue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 @Command(name = "health", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = "Ask a running proxy whether it is healthy; exit 0 when it is, 1 when not (for Docker's HEALTHCHECK).")
+        description = "Ask a running proxy whether it is healthy; exit 0 when it answers that its status is ok, 1 when not (for Docker's HEALTHCHECK).")
 final class HealthCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -35,7 +38,11 @@ final class HealthCommand implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             out.print(response.body());
             out.flush();
-            return response.statusCode() == 200 ? 0 : 1;
+            if (response.statusCode() != 200) {
+                return unhealthy(base + "/health answered " + response.statusCode());
+            }
+            // any web server at --admin answers 200; only a blackpipe says its status is ok
+            return isOk(BsonDocument.parse(response.body())) ? 0 : unhealthy(base + "/health did not say its status is ok");
         } catch (HttpTimeoutException e) {
             return unhealthy(base + " did not answer within 2 s");
         } catch (IOException e) {
@@ -45,6 +52,14 @@ final class HealthCommand implements Callable<Integer> {
             Thread.currentThread().interrupt();
             return unhealthy("interrupted while waiting for " + base);
         }
+    }
+
+    private static boolean isOk(BsonDocument health) {
+        BsonValue status = health.get("status");
+        if (status == null || !status.isString()) {
+            throw new BsonInvalidOperationException("no status string in " + health.toJson());
+        }
+        return status.asString().getValue().equals("ok");
     }
 
     private int unhealthy(String why) {

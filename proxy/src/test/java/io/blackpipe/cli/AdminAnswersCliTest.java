@@ -43,7 +43,7 @@ class AdminAnswersCliTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"expect --retries insert=1", "history", "fault add --command insert --reset"})
+    @ValueSource(strings = {"expect --retries insert=1", "history", "fault add --command insert --reset", "health"})
     void anAnswerThatIsNoJsonIsSaidInOneLine(String command) throws IOException {
         HttpServer html = answering("<html><body>another web server</body></html>");
         try {
@@ -55,7 +55,7 @@ class AdminAnswersCliTest {
     }
 
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"members", "fault list", "connections list"})
+    @ValueSource(strings = {"members", "fault list", "connections list", "health"})
     void jsonOfAnotherShapeIsSaidInOneLine(String command) throws IOException {
         HttpServer empty = answering("{}");
         try {
@@ -63,6 +63,19 @@ class AdminAnswersCliTest {
             assertOneLineFailure(CliRun.of((command + " --admin " + admin).split(" ")));
         } finally {
             empty.stop(0);
+        }
+    }
+
+    /** Docker's HEALTHCHECK reads the exit code: before, any 200 at --admin was healthy, whatever it said. */
+    @Test
+    void healthIsUnhealthyWhenTheAnswerDoesNotSayOk() throws IOException {
+        HttpServer notOk = answering("{\"status\": \"starting\"}");
+        try {
+            CliRun run = CliRun.of("health", "--admin", "http://127.0.0.1:" + notOk.getAddress().getPort());
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().contains("/health did not say its status is ok"), run::toString);
+        } finally {
+            notOk.stop(0);
         }
     }
 
