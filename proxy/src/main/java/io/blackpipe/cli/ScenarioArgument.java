@@ -10,6 +10,8 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
 
 /**
  * Where the CLI takes a scenario file (--scenario, BLACKPIPE_SCENARIO, scenario run/validate): a
@@ -57,5 +59,19 @@ final class ScenarioArgument {
         List<String> names = BundledScenarios.names();
         return file + ": no such file, nor a bundled scenario (bundled: "
                 + (names.isEmpty() ? "none could be listed" : String.join(", ", names)) + ")";
+    }
+
+    /**
+     * The FILE|NAME parameter of scenario run and validate: an empty one ({@code scenario validate "$FILE"} with FILE
+     * unset) is a usage error, exit 2; read as a path, it was the working directory, "cannot read : Is a directory".
+     */
+    static final class Typed implements ITypeConverter<Path> {
+        @Override
+        public Path convert(String value) {
+            if (value.isBlank()) {
+                throw new TypeConversionException("an empty scenario; give a file, or a bundled scenario's name");
+            }
+            return Path.of(value);
+        }
     }
 }

@@ -49,7 +49,8 @@ final class ScenarioCommand implements Runnable {
         @Spec
         CommandSpec spec;
 
-        @Parameters(paramLabel = "FILE|NAME", description = "The scenario (YAML or JSON); when no such file exists, the bundled scenario of that name.")
+        @Parameters(paramLabel = "FILE|NAME", converter = ScenarioArgument.Typed.class,
+                description = "The scenario (YAML or JSON); when no such file exists, the bundled scenario of that name.")
         Path file;
 
         @Override
@@ -76,7 +77,8 @@ final class ScenarioCommand implements Runnable {
             description = {"Check a scenario file (or bundled scenario, by name), then run it on the proxy (stopping any scenario already running).",
                     "Its rules go live at once; its timeline steps fire at their offsets."})
     static final class Run extends AdminCommand {
-        @Parameters(paramLabel = "FILE|NAME", description = "The scenario (YAML or JSON); when no such file exists, the bundled scenario of that name.")
+        @Parameters(paramLabel = "FILE|NAME", converter = ScenarioArgument.Typed.class,
+                description = "The scenario (YAML or JSON); when no such file exists, the bundled scenario of that name.")
         Path file;
 
         @Override

@@ -20,6 +20,8 @@ import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * `proxy --scenario FILE`: a bad file stops the proxy before it serves, exit 1 with
@@ -104,6 +106,16 @@ class ScenarioCliTest {
         Files.writeString(hostPort, "name: h\ntimeline:\n  - at: 1s\n    blackhole: {member: \"db9:27017\"}\n  - at: 2s\n    restore: all\n");
         CliRun valid = run("scenario", "validate", hostPort.toString());
         assertEquals(0, valid.exitCode(), valid::toString);
+    }
+
+    /** Before, an empty FILE|NAME was read as the working directory: "cannot read : Is a directory", exit 1. */
+    @ParameterizedTest(name = "scenario {0} ''")
+    @ValueSource(strings = {"validate", "run"})
+    void anEmptyScenarioArgumentIsAUsageError(String subcommand) {
+        CliRun run = run("scenario", subcommand, "", "--admin", "http://127.0.0.1:1");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("an empty scenario; give a file, or a bundled scenario's name"), run::toString);
+        assertTrue(run.err().contains("Usage: blackpipe scenario " + subcommand), run::toString);
     }
 
     @Test
