@@ -33,7 +33,7 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
     public int handleParseException(ParameterException e, String[] args) throws Exception {
         OptionSpec option = optionOf(e);
         String variable = option == null ? null : EnvironmentDefaults.variableOf(option);
-        if (variable == null || typed(option, args) || isBlank(environment.apply(variable))) {
+        if (variable == null || isBlank(environment.apply(variable)) || typed(option, args) && !flagGivenItsVariable(option, e, variable)) {
             return standard.handleParseException(e, args);
         }
         String message = e.getMessage() + " (set by " + variable + ")";
@@ -85,6 +85,14 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
 
     private static boolean typed(OptionSpec option, String[] args) {
         return Arrays.stream(args).anyMatch(arg -> Arrays.stream(option.names()).anyMatch(name -> arg.equals(name) || arg.startsWith(name + "=")));
+    }
+
+    /**
+     * A flag typed takes no value, yet picocli reads its default (the variable) to set it: the value it failed on is
+     * then the variable's, and "'maybe' is not a boolean" about a typed --forward-failpoints named nothing anyone typed.
+     */
+    private boolean flagGivenItsVariable(OptionSpec option, ParameterException e, String variable) {
+        return option.arity().max() == 0 && environment.apply(variable).equals(e.getValue());
     }
 
     private static boolean isBlank(String value) {

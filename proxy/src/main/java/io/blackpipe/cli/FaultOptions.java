@@ -23,7 +23,9 @@ final class FaultOptions {
             description = "Seed of every random fault decision (activationProbability), to replay a run; default: random, printed at start (env BLACKPIPE_SEED).")
     Long seed;
 
-    @Option(names = "--forward-failpoints", defaultValue = "${env:BLACKPIPE_FORWARD_FAILPOINTS:-false}",
+    // fallbackValue: typed, the flag means true; without it picocli sets a flag to the opposite of its default, so
+    // BLACKPIPE_FORWARD_FAILPOINTS=true with --forward-failpoints typed turned forwarding off
+    @Option(names = "--forward-failpoints", defaultValue = "${env:BLACKPIPE_FORWARD_FAILPOINTS:-false}", fallbackValue = "true",
             description = "Pass configureFailPoint commands on to the server instead of taking them as blackpipe rules (env BLACKPIPE_FORWARD_FAILPOINTS).")
     boolean forwardFailPoints;
 

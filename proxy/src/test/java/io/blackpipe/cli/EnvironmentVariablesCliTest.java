@@ -196,12 +196,14 @@ class EnvironmentVariablesCliTest {
         }
     }
 
-    /** What configureFailPoint gets through a proxy started with {@code env} besides the upstream and its ports. */
-    private String configureFailPointThrough(Map<String, String> env) throws Exception {
+    /** What configureFailPoint gets through a proxy started with {@code env} besides the upstream and its ports, and {@code flags}. */
+    private String configureFailPointThrough(Map<String, String> env, String... flags) throws Exception {
         Map<String, String> all = new HashMap<>(env);
         all.putAll(Map.of("BLACKPIPE_UPSTREAM", UpstreamLane.uri(), "BLACKPIPE_HOST", "127.0.0.1", "BLACKPIPE_PORT", "0",
                 "BLACKPIPE_ADMIN_PORT", "-1"));
-        try (CliChild child = new CliChild(temp, null, all, "proxy");
+        List<String> args = new ArrayList<>(List.of("proxy"));
+        args.addAll(List.of(flags));
+        try (CliChild child = new CliChild(temp, null, all, args.toArray(String[]::new));
              MongoClient client = MongoClients.create(connectionString(child))) {
             return configureFailPoint(client);
         }
@@ -215,6 +217,20 @@ class EnvironmentVariablesCliTest {
         }
         assertEquals(directly, configureFailPointThrough(Map.of("BLACKPIPE_FORWARD_FAILPOINTS", "true")), "the server's own answer");
         assertEquals("ok", configureFailPointThrough(Map.of("BLACKPIPE_FORWARD_FAILPOINTS", "false")), "blackpipe takes it as a rule");
+        // typed, the flag means forward whatever the variable says: picocli set a flag to its default's opposite
+        assertEquals(directly, configureFailPointThrough(Map.of("BLACKPIPE_FORWARD_FAILPOINTS", "true"), "--forward-failpoints"),
+                "the server's own answer");
+    }
+
+    /** A typed flag takes no value: a bad one can only be its variable's, which the error names. */
+    @Test
+    void aBadVariableBehindATypedFlagIsNamed() throws Exception {
+        Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/", "BLACKPIPE_FORWARD_FAILPOINTS", "maybe");
+        try (CliChild child = new CliChild(temp, null, env, "proxy", "--forward-failpoints")) {
+            assertEquals(2, child.awaitExit(), child::describe);
+            assertEquals("Invalid value for option '--forward-failpoints': 'maybe' is not a boolean (set by BLACKPIPE_FORWARD_FAILPOINTS)",
+                    child.stderrText().lines().findFirst().orElse(""), child::describe);
+        }
     }
 
     /** Configured by the environment alone, a bad value names the variable too: nobody typed the option it names. */
