@@ -43,7 +43,7 @@ final class ExpectCommand extends AdminCommand {
                     + " once). Counts only grow: wait for one to reach a value, not to stay below it.")
     long waitMillis;
 
-    @Option(names = "--baseline", paramLabel = "FILE",
+    @Option(names = "--baseline", paramLabel = "FILE", converter = OptionalPath.class,
             description = "Count from the counts FILE holds, saved earlier with `blackpipe stats --json > FILE` (before a"
                     + " test case, say): each count is then what the proxy counted since. Default: from the proxy's start.")
     Path baselineFile;

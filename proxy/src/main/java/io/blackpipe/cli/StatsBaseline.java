@@ -3,6 +3,7 @@ package io.blackpipe.cli;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import org.bson.BsonDocument;
@@ -25,6 +26,8 @@ final class StatsBaseline {
         String text;
         try {
             text = Files.readString(file, StandardCharsets.UTF_8);
+        } catch (NoSuchFileException e) {
+            throw new ParameterException(command, "--baseline: cannot read " + file + ": no such file");
         } catch (IOException | RuntimeException e) {
             throw new ParameterException(command, "--baseline: cannot read " + file + " (" + e + ")");
         }

@@ -20,7 +20,7 @@ final class StatsCommand extends AdminCommand {
     @Option(names = "--json", description = "Print the API's JSON (rows per command, member and app) instead of a table.")
     boolean json;
 
-    @Option(names = "--baseline", paramLabel = "FILE",
+    @Option(names = "--baseline", paramLabel = "FILE", converter = OptionalPath.class,
             description = "Show what was counted since the counts FILE holds (saved with `blackpipe stats --json > FILE`),"
                     + " as `blackpipe expect --baseline` counts; not with --json.")
     Path baselineFile;

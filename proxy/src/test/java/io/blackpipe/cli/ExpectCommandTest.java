@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** `blackpipe expect`: a CI job's check of what the proxy counted, against a real driver's retried insert. */
 class ExpectCommandTest {
@@ -117,7 +118,7 @@ class ExpectCommandTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "missing.json||cannot read",
+            "missing.json||missing.json: no such file",
             "empty.json||is not what `blackpipe stats --json` writes (it is empty)",
             "cut.json|{\"commands\": [|is not what `blackpipe stats --json` writes (not a JSON document: ",
             "ok.json|{\"ok\": 1}|is not what `blackpipe stats --json` writes (no 'commands' array of rows)",
@@ -132,6 +133,16 @@ class ExpectCommandTest {
         assertTrue(run.err().contains("--baseline: "), run::toString);
         assertTrue(run.err().contains(message), run::toString);
         assertTrue(run.err().contains("Usage: blackpipe expect"), run::toString);
+    }
+
+    /** Before, an empty --baseline ("$FILE" with FILE unset) was read as the working directory: "Is a directory". */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"expect", "stats"})
+    void anEmptyBaselineIsAUsageErrorSaidSo(String command) {
+        CliRun run = CliRun.of(command, "--baseline", "", "--admin", "http://127.0.0.1:1");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("Invalid value for option '--baseline': an empty path; give a file, or leave the option out"),
+                run::toString);
     }
 
     @Test
