@@ -7,6 +7,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
@@ -19,8 +20,10 @@ import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpMessage;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpResponse;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.codec.http.HttpUtil;
@@ -28,6 +31,7 @@ import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
@@ -170,16 +174,24 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private static void respond(ChannelHandlerContext ctx, boolean keepAlive, AdminResponse answer) {
+        var written = ctx.writeAndFlush(httpResponse(answer, keepAlive));
+        if (!keepAlive) {
+            written.addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    private static FullHttpResponse httpResponse(AdminResponse answer, boolean keepAlive) {
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, answer.status(),
                 Unpooled.copiedBuffer(answer.body(), StandardCharsets.UTF_8));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());
         answer.headers().forEach(response.headers()::set);
         HttpUtil.setContentLength(response, response.content().readableBytes());
         HttpUtil.setKeepAlive(response, keepAlive);
-        var written = ctx.writeAndFlush(response);
-        if (!keepAlive) {
-            written.addListener(ChannelFutureListener.CLOSE);
-        }
+        return response;
+    }
+
+    private static AdminResponse tooLarge() {
+        return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "body: larger than the limit of " + MAX_BODY_BYTES + " bytes");
     }
 
     /** Bodies over the limit are refused whole with a 400 that says so (nothing is half-read). */
@@ -189,14 +201,33 @@ public final class AdminServer implements AutoCloseable {
         }
 
         @Override
-        protected void handleOversizedMessage(ChannelHandlerContext ctx, io.netty.handler.codec.http.HttpMessage oversized) {
+        protected void handleOversizedMessage(ChannelHandlerContext ctx, HttpMessage oversized) {
             // Closing now, while the client is still sending, would reset the connection and the client
             // could lose this answer. A keep-alive request stays open: the aggregator discards the rest
             // of its body, and the client reads the 400 once it has sent it.
             boolean keepOpen = oversized instanceof io.netty.handler.codec.http.HttpRequest
                     && !(oversized instanceof io.netty.handler.codec.http.FullHttpMessage) && HttpUtil.isKeepAlive(oversized);
-            respond(ctx, keepOpen, AdminResponse.error(HttpResponseStatus.BAD_REQUEST,
-                    "body: larger than the limit of " + MAX_BODY_BYTES + " bytes"));
+            respond(ctx, keepOpen, tooLarge());
+        }
+
+        /**
+         * A client that asks before sending (Expect: 100-continue, as curl does for a large body) is refused with the
+         * same JSON, and the connection closed: Netty's bare 413 said nothing, and kept the connection waiting for a
+         * body such a client never sends.
+         */
+        @Override
+        protected Object newContinueResponse(HttpMessage start, int maxContentLength, ChannelPipeline pipeline) {
+            Object standard = super.newContinueResponse(start, maxContentLength, pipeline);
+            if (standard instanceof HttpResponse refusal && refusal.status().equals(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE)) {
+                ReferenceCountUtil.release(standard);
+                return httpResponse(tooLarge(), false);
+            }
+            return standard;
+        }
+
+        @Override
+        protected boolean closeAfterContinueResponse(Object response) {
+            return response instanceof HttpResponse answer && !HttpUtil.isKeepAlive(answer) || super.closeAfterContinueResponse(response);
         }
     }
 }
