@@ -278,7 +278,7 @@ final class AdminApi {
     /** POST /scenario (starts it) and /scenario/validate (checks it, starts nothing). */
     private AdminResponse postScenario(String body, boolean validate) {
         try {
-            var scenario = proxy.scenarioLoader().parse("request body", body);
+            var scenario = validate ? proxy.scenarioLoader().check("request body", body) : proxy.scenarioLoader().parse("request body", body);
             if (validate) {
                 return AdminResponse.ok(new BsonDocument("valid", org.bson.BsonBoolean.TRUE)
                         .append("name", new BsonString(scenario.name())));

@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -91,12 +92,33 @@ public final class RuleParser {
      *                        so the rules after it draw as they would without it (a refused request changes nothing)
      */
     public synchronized Rule parse(String id, BsonDocument document) {
+        return drawing(() -> parseChecked(id, document), true);
+    }
+
+    /**
+     * Runs {@code reading}, which parses several rules as one request (a scenario's): refused whole, it takes no
+     * place in the draws, as a refused rule takes none.
+     */
+    public synchronized <T> T parseTogether(Supplier<T> reading) {
+        return drawing(reading, true);
+    }
+
+    /** Runs {@code reading} as a check alone (a scenario validated, not started): it takes no place in the draws. */
+    public synchronized <T> T checkOnly(Supplier<T> reading) {
+        return drawing(reading, false);
+    }
+
+    private <T> T drawing(Supplier<T> reading, boolean keepTheDraws) {
         long drawsBefore = parsed.get();
+        boolean done = false;
         try {
-            return parseChecked(id, document);
-        } catch (RuntimeException e) {
-            parsed.set(drawsBefore);
-            throw e;
+            T read = reading.get();
+            done = keepTheDraws;
+            return read;
+        } finally {
+            if (!done) {
+                parsed.set(drawsBefore);
+            }
         }
     }
 

@@ -85,7 +85,17 @@ public final class ScenarioLoader {
         return parse(file.toString(), Files.readString(file, StandardCharsets.UTF_8));
     }
 
+    /** Reads a scenario to start: its rules take their places in the seeded draws, unless it is refused whole. */
     public Scenario parse(String source, String text) {
+        return parser.parseTogether(() -> read(source, text));
+    }
+
+    /** Reads a scenario only to check it (validate): its rules take no place in the draws of those started after. */
+    public Scenario check(String source, String text) {
+        return parser.checkOnly(() -> read(source, text));
+    }
+
+    private Scenario read(String source, String text) {
         if (text.length() > MAX_SIZE) {
             throw new ScenarioException(source, 1, "(file)", "is larger than " + MAX_SIZE + " characters");
         }

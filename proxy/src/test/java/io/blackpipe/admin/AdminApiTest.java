@@ -493,6 +493,30 @@ class AdminApiTest {
         assertStatus(200, asJson);
     }
 
+    /** A validated scenario is only checked: its rules take no place in the seeded draws of the rules added after. */
+    @Test
+    void validatingAScenarioLeavesTheDrawsAsTheyWere() throws Exception {
+        String coin = "{configureFailPoint: 'failCommand', mode: {activationProbability: 0.5}, data: {failCommands: ['find'], errorCode: 2}}";
+        proxy.ruleParser().restartDraws();
+        assertStatus(200, send("PUT", "/api/v1/rules/a", coin));
+        List<Boolean> alone = draws("a");
+        assertStatus(200, send("DELETE", "/api/v1/rules/a", null));
+
+        proxy.ruleParser().restartDraws();
+        assertStatus(200, send("POST", "/api/v1/scenario/validate", "name: v\nrules:\n  - " + coin + "\ntimeline: []\n"));
+        assertStatus(200, send("PUT", "/api/v1/rules/a", coin));
+        assertEquals(alone, draws("a"), "the rule draws as if nothing had been validated before it");
+    }
+
+    private List<Boolean> draws(String ruleId) {
+        var mode = proxy.rules().rules().stream().filter(rule -> rule.id().equals(ruleId)).findFirst().orElseThrow().mode();
+        List<Boolean> fired = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            fired.add(mode.fire());
+        }
+        return fired;
+    }
+
     @Test
     void yamlThatWouldExhaustTheLoaderIsABadRequestNotAClosedConnection() throws Exception {
         for (String path : List.of("/api/v1/scenario/validate", "/api/v1/scenario")) {

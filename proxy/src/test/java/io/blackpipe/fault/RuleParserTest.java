@@ -202,6 +202,31 @@ class RuleParserTest {
         assertEquals(second, draws(withARefusal.parse("b", BsonDocument.parse(json)).mode(), 200), "b draws as without the refusal");
     }
 
+    /**
+     * A scenario is one request: refused whole (its rule was fine, a later step was not), or only validated, it takes
+     * no place in the draws either. Before, its rules' draws stayed taken, and every rule after drew differently.
+     */
+    @Test
+    void aScenarioRefusedOrOnlyCheckedDrawsNothing() {
+        String json = rule("{activationProbability: 0.5}", "{failCommands: ['find'], errorCode: 2}");
+        String withRule = "name: s\nrules:\n  - " + json + "\ntimeline:\n  - at: 1s\n    restore: all\n";
+        String refused = withRule + "  - at: 2s\n    outage: {member: primry}\n";
+        List<Boolean> first = draws(new RuleParser(42).parse("a", BsonDocument.parse(json)).mode(), 200);
+
+        RuleParser afterARefusal = new RuleParser(42);
+        assertThrows(ScenarioException.class, () -> ScenarioLoader.offline(afterARefusal).parse("refused.yaml", refused));
+        assertEquals(first, draws(afterARefusal.parse("a", BsonDocument.parse(json)).mode(), 200), "as without the refused scenario");
+
+        RuleParser afterACheck = new RuleParser(42);
+        ScenarioLoader checking = ScenarioLoader.offline(afterACheck);
+        assertEquals(first, draws(checking.check("checked.yaml", withRule).rules().get(0).mode(), 200), "the check draws as a start would");
+        assertEquals(first, draws(afterACheck.parse("a", BsonDocument.parse(json)).mode(), 200), "as without the check");
+
+        RuleParser afterAStart = new RuleParser(42);
+        assertEquals(first, draws(ScenarioLoader.offline(afterAStart).parse("started.yaml", withRule).rules().get(0).mode(), 200));
+        assertNotEquals(first, draws(afterAStart.parse("a", BsonDocument.parse(json)).mode(), 200), "a started scenario's rule took the first place");
+    }
+
     @Test
     void restartedDrawsReplayAsThoseOfANewParser() {
         String json = rule("{activationProbability: 0.5}", "{failCommands: ['find'], errorCode: 2}");
