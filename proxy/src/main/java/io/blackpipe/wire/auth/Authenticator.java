@@ -70,12 +70,19 @@ public final class Authenticator {
     /**
      * SCRAM-SHA-256 if the server lists it for the user, else SCRAM-SHA-1, as the spec says
      * (also when the list is missing: an unknown user, or a server before 4.0).
+     *
+     * @throws AuthenticationException when the server refuses the hello itself: a driver's handshake fails there
+     *                                 too, and a SCRAM-SHA-1 tried anyway failed for a reason that was not the one
      */
-    static Mechanism negotiate(BlockingCommandClient client, Credential credential) throws IOException {
+    static Mechanism negotiate(BlockingCommandClient client, Credential credential) throws IOException, AuthenticationException {
         BsonString user = new BsonString(credential.source() + "." + credential.user());
         BsonDocument reply = client.run("admin", new BsonDocument("hello", new BsonInt32(1)).append("saslSupportedMechs", user));
         if (!ok(reply) && reply.getNumber("code", new BsonInt32(0)).intValue() == COMMAND_NOT_FOUND) {
             reply = client.run("admin", new BsonDocument("isMaster", new BsonInt32(1)).append("saslSupportedMechs", user));
+        }
+        if (!ok(reply)) {
+            throw new AuthenticationException("cannot authenticate as " + credential.describe(null)
+                    + ": the hello that negotiates the mechanism failed: " + failure(reply));
         }
         if (reply.isArray("saslSupportedMechs")
                 && reply.getArray("saslSupportedMechs").contains(new BsonString(Mechanism.SCRAM_SHA_256.wireName()))) {
@@ -126,12 +133,17 @@ public final class Authenticator {
             throws IOException, AuthenticationException {
         BsonDocument reply = client.run(database, command);
         if (!ok(reply)) {
-            String codeName = reply.isString("codeName") ? reply.getString("codeName").getValue() : "error";
-            String code = reply.isNumber("code") ? " (" + reply.getNumber("code").intValue() + ")" : "";
-            String errmsg = reply.isString("errmsg") ? reply.getString("errmsg").getValue() : reply.toJson();
-            throw new AuthenticationException(codeName + code + ": " + errmsg);
+            throw new AuthenticationException(failure(reply));
         }
         return reply;
+    }
+
+    /** An error reply as "CodeName (code): errmsg". */
+    private static String failure(BsonDocument reply) {
+        String codeName = reply.isString("codeName") ? reply.getString("codeName").getValue() : "error";
+        String code = reply.isNumber("code") ? " (" + reply.getNumber("code").intValue() + ")" : "";
+        String errmsg = reply.isString("errmsg") ? reply.getString("errmsg").getValue() : reply.toJson();
+        return codeName + code + ": " + errmsg;
     }
 
     /** The SASL payload: binary in OP_MSG replies, base64 text in some older ones. */
