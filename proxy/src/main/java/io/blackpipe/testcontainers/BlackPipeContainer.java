@@ -5,7 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Future;
 import org.testcontainers.containers.GenericContainer;
-import org.testcontainers.containers.wait.strategy.Wait;
+import org.testcontainers.containers.wait.strategy.WaitStrategy;
 import org.testcontainers.utility.DockerImageName;
 
 /**
@@ -74,9 +74,14 @@ public class BlackPipeContainer extends GenericContainer<BlackPipeContainer> {
         init();
     }
 
+    /** How the start waits for the proxy (for tests: no Docker needed to try it on a target of their own). */
+    WaitStrategy waitStrategy() {
+        return getWaitStrategy();
+    }
+
     private void init() {
         addExposedPort(ADMIN_PORT);
-        waitingFor(Wait.forHttp("/health").forPort(ADMIN_PORT).forStatusCode(200).withStartupTimeout(Duration.ofMinutes(2)));
+        waitingFor(new ProxyHealthy(ADMIN_PORT).withStartupTimeout(Duration.ofMinutes(2)));
     }
 
     /**

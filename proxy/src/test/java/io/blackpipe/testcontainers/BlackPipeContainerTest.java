@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.github.dockerjava.api.command.InspectContainerResponse;
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
@@ -24,6 +25,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +40,10 @@ import org.bson.Document;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.testcontainers.DockerClientFactory;
+import org.testcontainers.containers.ContainerLaunchException;
 import org.testcontainers.containers.Network;
+import org.testcontainers.containers.wait.strategy.WaitStrategy;
+import org.testcontainers.containers.wait.strategy.WaitStrategyTarget;
 import org.testcontainers.mongodb.MongoDBContainer;
 
 /**
@@ -178,6 +183,76 @@ class BlackPipeContainerTest {
                 .withAdvertisedHost("blackpipe"));
         assertThrows(RuntimeException.class, container.get()::configure, "the image was asked for");
         assertEquals(0, portPickedWhenTheImageWasAskedFor.get(), "no port was picked before the image was made");
+    }
+
+    /**
+     * A container whose proxy exits at start (here, as a bad BLACKPIPE_UPSTREAM makes it) fails the start at once,
+     * quoting the end of its log. Before, Testcontainers' HTTP wait asked the gone container for its whole timeout
+     * (2 min), then said only that the URL never answered. The target stands in for the container: no Docker needed.
+     */
+    @Test
+    void aContainerThatStopsAtStartFailsTheStartAtOnceWithItsLog() throws Exception {
+        int closed;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        String log = "blackpipe: the upstream URI must start with mongodb:// or mongodb+srv://, got 'mongo:27017' (set by BLACKPIPE_UPSTREAM)\n"
+                + "Usage: blackpipe proxy [-hV] ...\n";
+        WaitStrategy wait = new BlackPipeContainer("blackpipe:test").waitStrategy().withStartupTimeout(Duration.ofSeconds(30));
+        long start = System.nanoTime();
+        ContainerLaunchException e = assertThrows(ContainerLaunchException.class, () -> wait.waitUntilReady(new Target(closed, false, log)));
+        assertTrue(e.getMessage().startsWith("the blackpipe container stopped before its proxy was healthy; its log ends:\n"
+                + "blackpipe: the upstream URI must start with mongodb://"), e.getMessage());
+        assertTrue(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) < 25, "it did not wait for the timeout");
+    }
+
+    @Test
+    void theStartWaitsForTheProxyToBeHealthyAndNamesWhatItAskedWhenItNeverIs() throws Exception {
+        try (BlackPipe proxy = BlackPipe.start(UpstreamLane.uri());
+             AdminServer admin = AdminServer.start(proxy.server(), "127.0.0.1", 0, "s3cret")) {
+            new BlackPipeContainer("blackpipe:test").waitStrategy().waitUntilReady(new Target(admin.port(), true, "")); // returns
+        }
+        try (ServerSocket listening = new ServerSocket(0)) { // accepts, never answers
+            WaitStrategy wait = new BlackPipeContainer("blackpipe:test").waitStrategy().withStartupTimeout(Duration.ofSeconds(2));
+            ContainerLaunchException e = assertThrows(ContainerLaunchException.class,
+                    () -> wait.waitUntilReady(new Target(listening.getLocalPort(), true, "blackpipe: listening\n")));
+            assertEquals("the proxy in the blackpipe container was not healthy within 2 s (GET http://127.0.0.1:" + listening.getLocalPort()
+                    + "/health); its log ends:\nblackpipe: listening", e.getMessage());
+        }
+    }
+
+    /** The container as a wait strategy sees it: its admin port mapped to {@code adminPort} here, running or not, its log. */
+    private record Target(int adminPort, boolean running, String logs) implements WaitStrategyTarget {
+        @Override
+        public String getHost() {
+            return "127.0.0.1";
+        }
+
+        @Override
+        public Integer getMappedPort(int originalPort) {
+            assertEquals(BlackPipeContainer.ADMIN_PORT, originalPort);
+            return adminPort;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
+        }
+
+        @Override
+        public String getLogs() {
+            return logs;
+        }
+
+        @Override
+        public List<Integer> getExposedPorts() {
+            return List.of(BlackPipeContainer.ADMIN_PORT);
+        }
+
+        @Override
+        public InspectContainerResponse getContainerInfo() {
+            return new InspectContainerResponse(); // nameless: Testcontainers' own HTTP wait reads the name for its log line
+        }
     }
 
     @Test
