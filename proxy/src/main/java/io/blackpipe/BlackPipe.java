@@ -6,6 +6,7 @@ import io.blackpipe.fault.BundledScenarios;
 import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.fault.IdleTimeout;
+import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.observe.CounterLabels;
@@ -146,10 +147,11 @@ public final class BlackPipe implements AutoCloseable {
 
     /**
      * The active rules, each as its failCommand document in JSON (with its "id": also for a rule whose
-     * document had none, added over the admin API, by a scenario or by an app's configureFailPoint).
+     * document had none, added over the admin API, by a scenario or by an app's configureFailPoint). An Int64 is
+     * written {"$numberLong": "N"}, so that the JSON, added again, makes the same rule (a canned reply's types too).
      */
     public List<String> rules() {
-        return proxy.rules().rules().stream().map(rule -> rule.document().toJson()).toList();
+        return proxy.rules().rules().stream().map(rule -> JsonDocuments.typedJson(rule.document())).toList();
     }
 
     // ---- counters ----

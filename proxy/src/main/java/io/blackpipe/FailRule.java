@@ -1,5 +1,6 @@
 package io.blackpipe;
 
+import io.blackpipe.fault.JsonDocuments;
 import java.time.Duration;
 import java.util.Arrays;
 import org.bson.BsonArray;
@@ -7,7 +8,6 @@ import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.BsonValue;
 import org.bson.codecs.configuration.CodecConfigurationException;
@@ -170,7 +170,7 @@ public final class FailRule {
             throw new IllegalArgumentException("blockConnection(): must be at least 1ms, got " + block);
         }
         data.put("blockConnection", BsonBoolean.TRUE);
-        data.put("blockTimeMS", new BsonInt64(block.toMillis()));
+        data.put("blockTimeMS", JsonDocuments.integer(block.toMillis()));
         return this;
     }
 
@@ -227,7 +227,7 @@ public final class FailRule {
     /** Adds the rule: the command runs, its reply is held for {@code delay} (at least 1 ms; the rule counts whole ms). */
     public String delay(Duration delay) {
         unspent("delay");
-        return add(new BsonDocument("delayReplyMS", new BsonInt64(delayMillis(delay))));
+        return add(new BsonDocument("delayReplyMS", JsonDocuments.integer(delayMillis(delay))));
     }
 
     private static long delayMillis(Duration delay) {
@@ -250,8 +250,8 @@ public final class FailRule {
             // under 1 ms, delayReplyJitterMS would silently be 0: no jitter at all
             throw new IllegalArgumentException("delay(): the jitter must be 0 or at least 1ms, got " + jitter);
         }
-        return add(new BsonDocument("delayReplyMS", new BsonInt64(delayMillis(delay)))
-                .append("delayReplyJitterMS", new BsonInt64(jitter.toMillis())));
+        return add(new BsonDocument("delayReplyMS", JsonDocuments.integer(delayMillis(delay)))
+                .append("delayReplyJitterMS", JsonDocuments.integer(jitter.toMillis())));
     }
 
     /**
@@ -285,7 +285,7 @@ public final class FailRule {
             throw new IllegalArgumentException("trickleReply(): the interval must be at least 1ms, got " + interval);
         }
         return add(new BsonDocument("trickleReplyBytes", new BsonInt32(bytesPerPiece))
-                .append("trickleReplyIntervalMS", new BsonInt64(interval.toMillis())));
+                .append("trickleReplyIntervalMS", JsonDocuments.integer(interval.toMillis())));
     }
 
     /**

@@ -6,6 +6,7 @@ import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.IdleTimeout;
+import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
@@ -122,7 +123,7 @@ public final class RemoteBlackPipe {
     }
 
     private String addRule(String id, BsonDocument document) {
-        return id == null ? rule(document.toJson()) : rule(id, document.toJson());
+        return id == null ? rule(JsonDocuments.typedJson(document)) : rule(id, JsonDocuments.typedJson(document));
     }
 
     /** Removes the rule {@code id}; false when the proxy has none with that id. */
@@ -154,7 +155,7 @@ public final class RemoteBlackPipe {
     public List<String> rules() {
         List<String> rules = new ArrayList<>();
         for (BsonValue listed : http.json("GET", "rules", null).getArray("rules")) {
-            rules.add(listed.asDocument().getDocument("rule").toJson()); // with its id, as the listing gives it
+            rules.add(JsonDocuments.typedJson(listed.asDocument().getDocument("rule"))); // with its id, as the listing gives it
         }
         return rules;
     }

@@ -87,6 +87,6 @@ class FailRuleFiltersTest {
         FailRule rule = new FailRule(refusesErrors, "find");
         assertThrows(IllegalArgumentException.class, () -> rule.errorCode(91));
         rule.delay(java.time.Duration.ofMillis(5));
-        assertEquals(BsonDocument.parse("{failCommands: ['find'], delayReplyMS: {$numberLong: '5'}}"), added.get(0).getDocument("data"));
+        assertEquals(BsonDocument.parse("{failCommands: ['find'], delayReplyMS: 5}"), added.get(0).getDocument("data"));
     }
 }

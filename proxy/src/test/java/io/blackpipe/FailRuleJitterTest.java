@@ -16,7 +16,7 @@ class FailRuleJitterTest {
     void buildsTheDelayAndItsJitterInWholeMilliseconds() {
         rules.fail("find").times(3).delay(Duration.ofMillis(200), Duration.ofMillis(50));
         assertEquals(List.of(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 3}, data: {failCommands: ['find'],"
-                + " delayReplyMS: {$numberLong: '200'}, delayReplyJitterMS: {$numberLong: '50'}}}")), rules.added);
+                + " delayReplyMS: 200, delayReplyJitterMS: 50}}")), rules.added);
     }
 
     @Test

@@ -25,7 +25,7 @@ class FailRuleTrickleTest {
     void itBuildsTheTwoRuleFieldsInWholeMilliseconds() {
         assertEquals("rule-1", fail("find").times(1).trickleReply(64, Duration.ofMillis(250)));
         assertEquals(BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['find'],"
-                + " trickleReplyBytes: 64, trickleReplyIntervalMS: {$numberLong: '250'}}}"), added.get(0));
+                + " trickleReplyBytes: 64, trickleReplyIntervalMS: 250}}"), added.get(0));
     }
 
     @Test

@@ -131,6 +131,31 @@ class RemoteBlackPipeTest {
         assertTrue(typo.getMessage().startsWith("command: 'insrt' is not a command blackpipe counts by name"), typo.getMessage());
     }
 
+    /**
+     * A canned reply keeps its types over HTTP, as in-process: the rule travelled as relaxed JSON, where an Int64 is a
+     * bare number that reads back as an Int32, and the app's getLong threw ClassCastException. The listing, added
+     * again, makes the same rule.
+     */
+    @Test
+    void aCannedReplyKeepsItsInt64sOverTheAdminApi() {
+        RemoteBlackPipe blackPipe = start(BlackPipe.builder());
+        MongoClient client = client(blackPipe, "", new CopyOnWriteArrayList<>());
+        String id = blackPipe.fail("ping").cannedReply(BsonDocument.parse("{ok: 1, n: {$numberLong: '3'}, small: 2, d: 1.0}"));
+
+        Document answer = client.getDatabase("admin").runCommand(new Document("ping", 1));
+        assertEquals(3L, answer.getLong("n"), answer::toString);
+        assertEquals(2, answer.getInteger("small"), "an Int32 stays one");
+        assertEquals(1.0, answer.getDouble("d"));
+
+        String listed = blackPipe.rules().get(0);
+        assertTrue(BsonDocument.parse(listed).getDocument("data").getDocument("cannedReply").get("n").isInt64(), listed);
+        assertTrue(blackPipe.removeRule(id));
+        blackPipe.rule(listed);
+        assertEquals(3L, client.getDatabase("admin").runCommand(new Document("ping", 1)).getLong("n"), "the listed rule, added again");
+        assertTrue(BsonDocument.parse(running.rules().get(0)).getDocument("data").getDocument("cannedReply").get("n").isInt64(),
+                "the embedded API's listing too");
+    }
+
     @Test
     void aBadRuleIsRefusedNamingWhatWasWrongAndTheRulesInForceStay() throws Exception {
         RemoteBlackPipe blackPipe = start(BlackPipe.builder());

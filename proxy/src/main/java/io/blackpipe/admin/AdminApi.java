@@ -212,7 +212,7 @@ final class AdminApi {
     private AdminResponse listRules() {
         BsonArray rules = new BsonArray();
         for (Rule rule : proxy.rules().rules()) {
-            rules.add(new BsonDocument("id", new BsonString(rule.id())).append("rule", rule.document())
+            rules.add(new BsonDocument("id", new BsonString(rule.id())).append("rule", JsonDocuments.longsSpelledOut(rule.document()))
                     .append("mode", new BsonString(rule.mode().describe())).append("fault", new BsonString(rule.action().name()))
                     .append("fired", new BsonInt64(proxy.rules().fired(rule.id()))));
         }

@@ -10,7 +10,6 @@ import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.json.JsonParseException;
 import picocli.CommandLine.Option;
@@ -165,25 +164,25 @@ final class FaultActionFlags {
         putFlag(data, "closeConnection", close);
         putFlag(data, "dropReply", dropReply);
         if (truncate != null) {
-            data.put("truncateReplyBytes", new BsonInt64(truncate));
+            data.put("truncateReplyBytes", JsonDocuments.integer(truncate));
         }
         putFlag(data, "hang", hang);
         if (delay != null) {
-            data.put("delayReplyMS", new BsonInt64(delay));
+            data.put("delayReplyMS", JsonDocuments.integer(delay));
         }
         if (jitter != null) {
-            data.put("delayReplyJitterMS", new BsonInt64(jitter));
+            data.put("delayReplyJitterMS", JsonDocuments.integer(jitter));
         }
         if (trickle != null) {
-            data.put("trickleReplyBytes", new BsonInt64(trickle.bytes()));
-            data.put("trickleReplyIntervalMS", new BsonInt64(trickle.intervalMillis()));
+            data.put("trickleReplyBytes", JsonDocuments.integer(trickle.bytes()));
+            data.put("trickleReplyIntervalMS", JsonDocuments.integer(trickle.intervalMillis()));
         }
         if (reply != null) {
             data.put("cannedReply", json("--reply", reply, usage));
         }
         if (block != null) {
             data.put("blockConnection", BsonBoolean.TRUE);
-            data.put("blockTimeMS", new BsonInt64(block));
+            data.put("blockTimeMS", JsonDocuments.integer(block));
         }
     }
 

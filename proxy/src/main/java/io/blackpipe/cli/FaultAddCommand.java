@@ -14,7 +14,6 @@ import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
 import org.bson.BsonDouble;
-import org.bson.BsonInt64;
 import org.bson.BsonString;
 import org.bson.json.JsonParseException;
 import picocli.CommandLine.Command;
@@ -91,7 +90,7 @@ final class FaultAddCommand extends AdminCommand {
     @Override
     int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
         BsonDocument rule = rule();
-        AdminClient.Answer sent = admin.send("POST", "rules", rule.toJson());
+        AdminClient.Answer sent = admin.send("POST", "rules", JsonDocuments.typedJson(rule));
         if (sent.status() == 400 && json() == null) {
             flagTheProxyRefused(sent.body());
         }
@@ -270,13 +269,13 @@ final class FaultAddCommand extends AdminCommand {
             if (times < 1) { // the proxy takes {times: 0}, which fires once as on the server; N here is how many
                 throw usage("--times must be at least 1, got " + times);
             }
-            return new BsonDocument("times", new BsonInt64(times));
+            return new BsonDocument("times", JsonDocuments.integer(times));
         }
         if (skip != null) {
             if (skip < 0) {
                 throw usage("--skip must not be negative, got " + skip);
             }
-            return new BsonDocument("skip", new BsonInt64(skip));
+            return new BsonDocument("skip", JsonDocuments.integer(skip));
         }
         if (probability != null) {
             if (!(probability >= 0 && probability <= 1)) {

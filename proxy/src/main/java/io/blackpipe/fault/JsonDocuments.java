@@ -5,6 +5,9 @@ import java.io.StringReader;
 import java.util.Locale;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonInt64;
+import org.bson.BsonString;
 import org.bson.BsonType;
 import org.bson.BsonValue;
 import org.bson.codecs.BsonValueCodec;
@@ -42,6 +45,49 @@ public final class JsonDocuments {
                     + (rest.length() > 40 ? rest.substring(0, 40) + "..." : rest) + "' (one document only)");
         }
         return document;
+    }
+
+    /**
+     * {@code document} as JSON that reads back as the same types. Relaxed JSON, what {@link BsonDocument#toJson()}
+     * writes, gives an Int64 as a bare number, which reads back as an Int32: a canned reply's {n: NumberLong(3)},
+     * sent on over the admin API or kept as JSON, came back an int, and the app's getLong("n") threw. So each Int64
+     * is written {"$numberLong": "N"}; the other types read back as they were.
+     */
+    public static String typedJson(BsonDocument document) {
+        return longsSpelledOut(document).toJson();
+    }
+
+    /**
+     * {@code value} as a rule written by hand holds it: an Int32 where it fits, else an Int64. A rule the CLI or the
+     * Java API builds then lists as the JSON one would type, not with {"$numberLong": "300"} for a block of 300 ms.
+     */
+    public static BsonValue integer(long value) {
+        return value == (int) value ? new BsonInt32((int) value) : new BsonInt64(value);
+    }
+
+    /**
+     * A copy of {@code document} to embed in an answer written as relaxed JSON (see {@link #typedJson}): each Int64
+     * replaced by the document {"$numberLong": "N"}, which a JSON reader reads back as that Int64.
+     */
+    public static BsonDocument longsSpelledOut(BsonDocument document) {
+        BsonDocument copy = new BsonDocument();
+        document.forEach((name, value) -> copy.put(name, longSpelledOut(value)));
+        return copy;
+    }
+
+    private static BsonValue longSpelledOut(BsonValue value) {
+        if (value.isInt64()) {
+            return new BsonDocument("$numberLong", new BsonString(Long.toString(value.asInt64().getValue())));
+        }
+        if (value.isDocument()) {
+            return longsSpelledOut(value.asDocument());
+        }
+        if (value.isArray()) {
+            BsonArray array = new BsonArray();
+            value.asArray().forEach(element -> array.add(longSpelledOut(element)));
+            return array;
+        }
+        return value;
     }
 
     /**

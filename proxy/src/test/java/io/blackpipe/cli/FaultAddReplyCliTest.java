@@ -31,6 +31,18 @@ class FaultAddReplyCliTest {
         }
     }
 
+    /** Before, the reply reached the proxy as relaxed JSON: its {"$numberLong": "3"} was a bare 3, an int for the driver. */
+    @Test
+    void anInt64InTheReplyStaysOne() {
+        try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            CliRun added = rig.run("fault", "add", "--command", "ping", "--reply", "{\"ok\": 1, \"n\": {\"$numberLong\": \"3\"}}");
+            assertEquals(0, added.exitCode(), added::toString);
+            try (MongoClient client = MongoClients.create(rig.proxy().connectionString())) {
+                assertEquals(3L, client.getDatabase("admin").runCommand(new Document("ping", 1)).getLong("n"));
+            }
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "{ok: |--reply: not a JSON document",
