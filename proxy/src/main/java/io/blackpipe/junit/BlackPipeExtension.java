@@ -5,6 +5,7 @@ import io.blackpipe.ManagedBlackPipe;
 import io.blackpipe.topology.UpstreamUri;
 import java.util.List;
 import java.util.Optional;
+import org.junit.jupiter.api.TestInstance.Lifecycle;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -60,12 +61,21 @@ public final class BlackPipeExtension
         noteTheRulesBefore(context);
     }
 
-    /** Under @TestInstance(PER_CLASS) JUnit makes the instance before any before-all callback: its constructor's rules come after. */
+    /**
+     * Under @TestInstance(PER_CLASS) JUnit makes the instance before any before-all callback: its constructor's rules
+     * come after. Under PER_METHOD it makes one per test, before the before-each callbacks: its constructor's rules
+     * are that test's own, which the reset before it must give back (noted here: the rules in force without them).
+     */
     @Override
     public void preConstructTestInstance(TestInstanceFactoryContext factoryContext, ExtensionContext context) {
         ExtensionContext classContext = classContext(context);
-        if (classContext.getTestClass().map(factoryContext.getTestClass()::equals).orElse(false)) { // not an enclosing instance
-            noteTheRulesBefore(classContext);
+        if (!classContext.getTestClass().map(factoryContext.getTestClass()::equals).orElse(false)) {
+            return; // an enclosing instance
+        }
+        noteTheRulesBefore(classContext);
+        if (classContext.getTestInstanceLifecycle().orElse(Lifecycle.PER_METHOD) == Lifecycle.PER_METHOD) {
+            BlackPipe blackPipe = running(classContext);
+            classContext.getStore(NAMESPACE).put(rulesBeforeTheInstanceKey(classContext), blackPipe == null ? List.of() : blackPipe.rules());
         }
     }
 
@@ -84,11 +94,15 @@ public final class BlackPipeExtension
         TurnTaking.check(context);
         BlackPipe blackPipe = running(context);
         ExtensionContext classContext = classContext(context);
+        List<String> beforeTheInstance = classContext.getStore(NAMESPACE).remove(rulesBeforeTheInstanceKey(classContext), List.class);
         List<String> classRules = classContext.getStore(NAMESPACE).getOrComputeIfAbsent(classRulesKey(classContext),
-                key -> blackPipe == null ? List.of() : setUpBeforeTheFirstTest(blackPipe), List.class);
+                key -> blackPipe == null ? List.of() : setUpBeforeTheFirstTest(blackPipe, beforeTheInstance), List.class);
         if (blackPipe != null) {
+            List<String> constructors = beforeTheInstance == null ? List.of()
+                    : blackPipe.rules().stream().filter(rule -> !beforeTheInstance.contains(rule)).toList();
             blackPipe.reset();
             classRules.forEach(blackPipe::rule);
+            constructors.forEach(blackPipe::rule); // by the ids the constructor was given
         }
     }
 
@@ -146,15 +160,23 @@ public final class BlackPipeExtension
     /**
      * The rules a class set up before its first test (in @BeforeAll, or a @TestInstance(PER_CLASS)
      * constructor), as failCommand JSON; a scenario started there is stopped, as before every test.
+     *
+     * @param beforeTheInstance under PER_METHOD, the rules in force before the first test's instance was made (its
+     *                          constructor's are the test's own), else null
      */
-    private static List<String> setUpBeforeTheFirstTest(BlackPipe blackPipe) {
+    private static List<String> setUpBeforeTheFirstTest(BlackPipe blackPipe, List<String> beforeTheInstance) {
         blackPipe.stopScenario();
-        return blackPipe.rules();
+        List<String> rules = blackPipe.rules();
+        return beforeTheInstance == null ? rules : rules.stream().filter(beforeTheInstance::contains).toList();
     }
 
     /** Each class's own, never an enclosing class's (store lookups also search the enclosing classes'). */
     private static String classRulesKey(ExtensionContext classContext) {
         return "rules of " + classContext.getUniqueId();
+    }
+
+    private static String rulesBeforeTheInstanceKey(ExtensionContext classContext) {
+        return "rules before the instance of " + classContext.getUniqueId();
     }
 
     private static String rulesBeforeKey(ExtensionContext classContext) {

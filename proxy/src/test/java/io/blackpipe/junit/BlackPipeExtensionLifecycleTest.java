@@ -216,6 +216,47 @@ class BlackPipeExtensionLifecycleTest {
         }
     }
 
+    /**
+     * Under the default PER_METHOD lifecycle each test has its own instance: a rule its constructor adds is that test's
+     * own, by the id the constructor kept. Before, the first test's was taken for a class rule and given back to every
+     * later test, whose own constructor's rule the reset removed: the field's id named a rule no longer there.
+     */
+    @Test
+    void aConstructorsRuleIsEachTestsOwnUnderThePerMethodLifecycle() {
+        JUnitRun.of(RulesInAPerMethodConstructor.class).assertAllPassed(2);
+    }
+
+    @BlackPipeTest
+    @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+    static class RulesInAPerMethodConstructor {
+        private final String pingFails;
+
+        RulesInAPerMethodConstructor(BlackPipe blackPipe) {
+            pingFails = blackPipe.fail("ping").times(1).errorCode(2);
+        }
+
+        @Test
+        @Order(1)
+        void firstTest(BlackPipe blackPipe) {
+            assertOnlyThisInstancesRuleFires(blackPipe);
+        }
+
+        @Test
+        @Order(2)
+        void secondTest(BlackPipe blackPipe) {
+            assertOnlyThisInstancesRuleFires(blackPipe);
+        }
+
+        private void assertOnlyThisInstancesRuleFires(BlackPipe blackPipe) {
+            assertEquals(1, blackPipe.rules().size(), () -> "this instance's rule only: " + blackPipe.rules());
+            assertTrue(blackPipe.rules().get(0).contains("\"" + pingFails + "\""), () -> pingFails + " in " + blackPipe.rules());
+            try (MongoClient client = MongoClients.create(blackPipe.connectionString())) {
+                assertThrows(MongoCommandException.class, () -> client.getDatabase("admin").runCommand(new Document("ping", 1)));
+            }
+            assertEquals(1, blackPipe.fired(pingFails));
+        }
+    }
+
     @Test
     void anUpstreamThatDoesNotAnswerFailsTheTestNamingItWithoutItsPassword() {
         List<Throwable> failures = JUnitRun.of(UnreachableUpstream.class).failures();
