@@ -7,8 +7,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
@@ -96,8 +99,9 @@ public final class ScenarioLoader {
     }
 
     private Scenario read(String source, String text) {
-        if (text.length() > MAX_SIZE) {
-            throw new ScenarioException(source, 1, "(file)", "is larger than " + MAX_SIZE + " characters");
+        // in UTF-8 bytes, as a file and the admin API's body are counted: 600,000 'é' passed validate, and run refused them
+        if (text.length() > MAX_SIZE || text.getBytes(StandardCharsets.UTF_8).length > MAX_SIZE) {
+            throw new ScenarioException(source, 1, "(file)", "is larger than " + MAX_SIZE + " bytes");
         }
         YamlTree tree = new YamlTree(source);
         BsonValue value = tree.read(text, YAML_LIMITS);
@@ -112,8 +116,8 @@ public final class ScenarioLoader {
     private final class Reading extends MemberSteps {
         private final Set<String> ruleIds = new HashSet<>();
         private final Set<String> givenIds = new HashSet<>();
-        /** Field path ("timeline[3].remove") and rule id of every remove step, checked once every id is known. */
-        private final List<String[]> removals = new ArrayList<>();
+        /** Each timeline step's field path ("timeline[3]"), its repeats' too. */
+        private final Map<Scenario.Step, String> stepPaths = new IdentityHashMap<>();
         private int generatedIds;
 
         Reading(String source, YamlTree tree) {
@@ -128,6 +132,9 @@ public final class ScenarioLoader {
             }
             String name = requiredString(root, "name", "name");
             collectGivenIds(root);
+            if (root.containsKey("description") && !root.isString("description")) {
+                throw error("description", "must be text, not " + FieldCondition.shown(root.get("description")));
+            }
             String description = root.isString("description") ? root.getString("description").getValue() : "";
             List<Rule> rules = new ArrayList<>();
             for (int i = 0; i < array(root, "rules").size(); i++) {
@@ -142,11 +149,13 @@ public final class ScenarioLoader {
                 }
                 Scenario.Step step = step(timeline.get(i), path);
                 BsonValue repeat = timeline.get(i).asDocument().get("repeat");
-                steps.addAll(repeat == null ? List.of(step) : repeated(step, timeline.get(i).asDocument(), repeat, path + ".repeat",
-                        MAX_STEPS - steps.size()));
+                List<Scenario.Step> made = repeat == null ? List.of(step) : repeated(step, timeline.get(i).asDocument(), repeat,
+                        path + ".repeat", MAX_STEPS - steps.size());
+                made.forEach(each -> stepPaths.put(each, path));
+                steps.addAll(made);
             }
-            steps.sort(Comparator.comparingLong(Scenario.Step::atMillis));
-            checkRemovals();
+            steps.sort(Comparator.comparingLong(Scenario.Step::atMillis)); // stable: steps at one time run in file order
+            checkTheTimeline(rules, steps);
             return new Scenario(name, description, List.copyOf(rules), List.copyOf(steps));
         }
 
@@ -176,7 +185,7 @@ public final class ScenarioLoader {
             }
             BsonDocument document = value.asDocument().clone();
             String id = document.isString("id") ? document.getString("id").getValue() : generatedId();
-            if (!ruleIds.add(id)) {
+            if (!ruleIds.add(id) && path.startsWith("rules[")) { // an add's id is checked against the rules in force at its time
                 throw error(path + ".id", "rule id '" + id + "' is used twice");
             }
             try {
@@ -228,7 +237,6 @@ public final class ScenarioLoader {
                     if (!argument.isString()) {
                         throw error(field, "must be the id of a rule");
                     }
-                    removals.add(new String[] {field, argument.asString().getValue()});
                     return new Scenario.Step(at, Scenario.Kind.REMOVE, null, argument.asString().getValue(), 0, line);
                 case "clear":
                     requireTrue(argument, field);
@@ -321,10 +329,43 @@ public final class ScenarioLoader {
             return steps;
         }
 
-        private void checkRemovals() {
-            for (String[] removal : removals) {
-                if (!ruleIds.contains(removal[1])) {
-                    throw error(removal[0], "no rule with id '" + removal[1] + "' in this scenario");
+        /**
+         * The timeline in the order it runs, {@code rules} in force at its start: each remove finds its rule in force
+         * (one removed before its add did nothing, and the rule then stayed on), an add finds its id free (its own
+         * repeats re-add it afresh; after a remove or a clear, the id may come again), and no step comes after an end
+         * (it would never run).
+         */
+        private void checkTheTimeline(List<Rule> rules, List<Scenario.Step> steps) {
+            Map<String, String> inForce = new HashMap<>(); // rule id -> the field path that added it
+            for (int i = 0; i < rules.size(); i++) {
+                inForce.put(rules.get(i).id(), "rules[" + i + "]");
+            }
+            Scenario.Step end = null;
+            for (Scenario.Step step : steps) {
+                String path = stepPaths.get(step);
+                if (end != null) {
+                    throw error(path, "at " + step.atMillis() + "ms it comes after the end step (" + stepPaths.get(end) + ", at "
+                            + end.atMillis() + "ms) and would never run");
+                }
+                switch (step.kind()) {
+                    case ADD -> {
+                        String addedBy = inForce.put(step.rule().id(), path);
+                        if (addedBy != null && !addedBy.equals(path)) {
+                            throw error(path + ".add.id", "rule id '" + step.rule().id() + "' is in force already at " + step.atMillis()
+                                    + "ms (added by " + addedBy + "); remove it before, or give this rule another id");
+                        }
+                    }
+                    case REMOVE -> {
+                        if (inForce.remove(step.target()) == null) {
+                            throw error(path + ".remove", !ruleIds.contains(step.target()) ? "no rule with id '" + step.target()
+                                    + "' in this scenario" : "rule '" + step.target() + "' is not in force at " + step.atMillis()
+                                    + "ms (not added yet, or removed or cleared before): the remove would do nothing");
+                        }
+                    }
+                    case CLEAR -> inForce.clear();
+                    case END -> end = step;
+                    default -> {
+                    }
                 }
             }
         }

@@ -542,7 +542,8 @@ class ScenarioLoaderTest {
                       configureFailPoint: failCommand
                       mode: alwaysOn
                       data: {failCommands: [find], errorCode: 2}
-                """, 7, "timeline[0].add.id", "used twice");
+                """, 7, "timeline[0].add.id", "rule id 'same' is in force already at 1000ms (added by rules[0]); remove it before,"
+                + " or give this rule another id");
     }
 
     @Test
@@ -696,6 +697,66 @@ class ScenarioLoaderTest {
                   - at: 2s
                     restore: {member: all, duration: 5s}
                 """, 4, "timeline[0].restore.duration", "unknown field");
+    }
+
+    /**
+     * The timeline is checked in the order it runs. Before, a remove written before its add was valid, did nothing,
+     * and the rule then stayed on; a rule removed could not be added again; and steps after an end were valid but
+     * never ran.
+     */
+    @Test
+    void aRemoveFindsItsRuleInForceAndAnAddItsIdFree() {
+        String rule = "{id: r, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [find], errorCode: 91}}";
+        assertRejected("name: x\ntimeline:\n  - at: 1s\n    remove: r\n  - at: 2s\n    add: " + rule + "\n", 4, "timeline[0].remove",
+                "rule 'r' is not in force at 1000ms (not added yet, or removed or cleared before): the remove would do nothing");
+        assertRejected("name: x\nrules: [" + rule + "]\ntimeline:\n  - at: 1s\n    remove: r\n  - at: 2s\n    remove: r\n", 7,
+                "timeline[1].remove", "rule 'r' is not in force at 2000ms");
+        assertRejected("name: x\nrules: [" + rule + "]\ntimeline:\n  - at: 1s\n    clear: true\n  - at: 2s\n    remove: r\n", 7,
+                "timeline[1].remove", "rule 'r' is not in force at 2000ms");
+
+        Scenario again = loader.parse("again.yaml", "name: x\nrules: [" + rule + "]\ntimeline:\n  - at: 5s\n    remove: r\n"
+                + "  - at: 10s\n    add: " + rule + "\n  - at: 15s\n    remove: r\n");
+        assertEquals(List.of(Scenario.Kind.REMOVE, Scenario.Kind.ADD, Scenario.Kind.REMOVE), again.timeline().stream().map(Scenario.Step::kind).toList(),
+                "a rule removed may come again, and go again");
+        Scenario sameTime = loader.parse("same-time.yaml", "name: x\ntimeline:\n  - at: 1s\n    add: " + rule
+                + "\n  - at: 1s\n    remove: r\n");
+        assertEquals(2, sameTime.timeline().size(), "steps at one time run in file order: the add, then the remove");
+        Scenario repeated = loader.parse("repeated.yaml", "name: x\ntimeline:\n  - at: 0s\n    add: " + rule
+                + "\n    repeat: {every: 10s, times: 3}\n  - at: 5s\n    remove: r\n    repeat: {every: 10s, times: 3}\n");
+        assertEquals(6, repeated.timeline().size(), "each remove finds the add before it");
+    }
+
+    @Test
+    void aStepAfterTheEndIsRejected() {
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 500ms
+                    end: true
+                  - at: 2s
+                    outage: {member: primary, duration: 1s}
+                """, 5, "timeline[1]", "at 2000ms it comes after the end step (timeline[0], at 500ms) and would never run");
+        assertRejected("""
+                name: x
+                timeline:
+                  - at: 0s
+                    outage: {member: primary, duration: 1s}
+                    repeat: {every: 1s, times: 5}
+                  - at: 3s
+                    end: true
+                """, 3, "timeline[0]", "at 4000ms it comes after the end step (timeline[1], at 3000ms)");
+    }
+
+    @Test
+    void aDescriptionThatIsNotTextIsRejected() {
+        assertRejected("name: x\ndescription: [not, text]\n", 2, "description", "must be text, not [\"not\", \"text\"]");
+        assertRejected("name: x\ndescription: 42\n", 2, "description", "must be text, not 42");
+    }
+
+    @Test
+    void theSizeLimitCountsBytesAsTheAdminApiDoes() {
+        String wide = "name: x\ndescription: " + "\u00e9".repeat(600_000) + "\n"; // 1.2 MB in UTF-8, 600,000 characters
+        assertRejected(wide, 1, "(file)", "is larger than 1048576 bytes");
     }
 
     @Test
@@ -1069,7 +1130,7 @@ class ScenarioLoaderTest {
         assertRejected(atTheValueCap, 2, "d", "unknown field");
         assertRejected(atTheValueCap.replace("[", "[1, "), 2, "d", "expands to more than 100000 values");
         // size
-        assertRejected("name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE) + "\n", 1, "(file)", "is larger than 1048576 characters");
+        assertRejected("name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE) + "\n", 1, "(file)", "is larger than 1048576 bytes");
         String largest = "name: x\ndescription: " + "y".repeat(ScenarioLoader.MAX_SIZE - "name: x\ndescription: \n".length()) + "\n";
         assertEquals(ScenarioLoader.MAX_SIZE, largest.length());
         assertEquals("x", loader.parse("big.yaml", largest).name(), "the limit itself is allowed");

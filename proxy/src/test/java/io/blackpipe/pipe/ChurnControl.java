@@ -274,18 +274,22 @@ final class ChurnControl {
             rules.add(rule().append("id", new BsonString(ids.get(ids.size() - 1))));
         }
         BsonArray timeline = new BsonArray();
+        List<String> inForce = new ArrayList<>(ids); // a remove must find its rule in force: the steps go in time order
+        int at = 0;
         for (int i = random.nextInt(5); i > 0; i--) {
-            BsonDocument step = new BsonDocument("at", new BsonInt32(random.nextInt(1500)));
+            at += random.nextInt(375);
+            BsonDocument step = new BsonDocument("at", new BsonInt32(at));
             switch (random.nextInt(8)) {
                 case 0 -> {
                     ids.add("scenario-" + ids.size());
+                    inForce.add(ids.get(ids.size() - 1));
                     step.put("add", rule().append("id", new BsonString(ids.get(ids.size() - 1))));
                 }
                 case 1 -> {
-                    if (ids.isEmpty()) {
+                    if (inForce.isEmpty()) {
                         step.put("clear", BsonBoolean.TRUE);
                     } else {
-                        step.put("remove", new BsonString(ids.get(random.nextInt(ids.size()))));
+                        step.put("remove", new BsonString(inForce.remove(random.nextInt(inForce.size()))));
                     }
                 }
                 case 2, 3 -> {
@@ -296,9 +300,20 @@ final class ChurnControl {
                     step.put(random.nextBoolean() ? "outage" : "blackhole", fault);
                 }
                 case 4 -> step.put("restore", new BsonString(member()));
-                case 5 -> step.put(severalMembers ? "failover" : "clear", severalMembers ? new BsonDocument() : BsonBoolean.TRUE);
-                case 6 -> step.put("clear", BsonBoolean.TRUE);
-                default -> step.put("end", BsonBoolean.TRUE);
+                case 5 -> {
+                    step.put(severalMembers ? "failover" : "clear", severalMembers ? new BsonDocument() : BsonBoolean.TRUE);
+                    if (!severalMembers) {
+                        inForce.clear();
+                    }
+                }
+                case 6 -> {
+                    step.put("clear", BsonBoolean.TRUE);
+                    inForce.clear();
+                }
+                default -> {
+                    step.put("end", BsonBoolean.TRUE);
+                    i = 1; // the last step: no step may come after an end
+                }
             }
             timeline.add(step);
         }
