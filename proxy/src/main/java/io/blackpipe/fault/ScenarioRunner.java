@@ -2,7 +2,11 @@ package io.blackpipe.fault;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -37,7 +41,10 @@ public final class ScenarioRunner {
      * (one an operator restored, or replaced with a fault of its own, is not the scenario's to end).
      */
     private final List<DeploymentFaults.Begun> begun = new ArrayList<>();
+    /** The rules this scenario put, by identity: its end removes those still in force, not one an operator set since. */
+    private final Set<Rule> put = Collections.newSetFromMap(new IdentityHashMap<>());
     private int stepsLeft;
+    private Instant endedAt;
 
     public ScenarioRunner(RuleSet rules, DeploymentFaults deployment, ScheduledExecutorService timer, Consumer<String> log) {
         this.rules = rules;
@@ -46,18 +53,33 @@ public final class ScenarioRunner {
         this.log = log;
     }
 
-    /** Starts {@code next}, stopping any scenario still running. */
+    /**
+     * Starts {@code next}, stopping any scenario still running.
+     *
+     * @throws IllegalStateException when one of its rule ids is in force already, set by an operator (or an app's
+     *                               configureFailPoint): the scenario would replace that rule and, at its end, remove
+     *                               it; nothing is started or stopped
+     */
     public synchronized void start(Scenario next) {
+        List<String> taken = idsTakenByOthers(next);
+        if (!taken.isEmpty()) {
+            throw new IllegalStateException("scenario '" + next.name() + "' not started: rule id" + (taken.size() > 1 ? "s " : " ")
+                    + String.join(", ", taken) + " in force already, set outside the scenario; remove "
+                    + (taken.size() > 1 ? "them" : "it") + " first, or give the scenario's rule another id");
+        }
         if (state == State.RUNNING) {
             stop();
         }
         scenario = next;
         state = State.RUNNING;
         startedAt = Instant.now();
+        endedAt = null;
         done.clear();
         begun.clear();
+        put.clear();
         stepsLeft = next.timeline().size();
         rules.putAll(next.rules());
+        put.addAll(next.rules());
         log.accept("scenario '" + next.name() + "' started: " + Plural.of(next.rules().size(), "rule") + ", "
                 + Plural.of(stepsLeft, "timeline step"));
         for (Scenario.Step step : next.timeline()) {
@@ -67,6 +89,16 @@ public final class ScenarioRunner {
                 pending.add(timer.schedule(() -> fire(next, step), step.atMillis(), TimeUnit.MILLISECONDS));
             }
         }
+    }
+
+    /** The ids {@code next} gives its rules (at its start or in an add step) that a rule in force has, not the running scenario's. */
+    private List<String> idsTakenByOthers(Scenario next) {
+        Set<String> ids = new TreeSet<>();
+        next.rules().forEach(rule -> ids.add(rule.id()));
+        next.timeline().stream().filter(step -> step.rule() != null).forEach(step -> ids.add(step.rule().id()));
+        boolean running = state == State.RUNNING;
+        return rules.rules().stream().filter(rule -> ids.contains(rule.id()) && !(running && put.contains(rule)))
+                .map(Rule::id).distinct().toList();
     }
 
     private synchronized void fire(Scenario owner, Scenario.Step step) {
@@ -112,7 +144,10 @@ public final class ScenarioRunner {
 
     private void apply(Scenario.Step step) {
         switch (step.kind()) {
-            case ADD -> rules.put(step.rule());
+            case ADD -> {
+                rules.put(step.rule());
+                put.add(step.rule());
+            }
             case REMOVE -> rules.remove(step.target());
             case CLEAR -> rules.clear();
             // the members themselves, not the selector: after a failover "primary" is another one
@@ -139,10 +174,8 @@ public final class ScenarioRunner {
     private void finish(State end) {
         pending.forEach(f -> f.cancel(false));
         pending.clear();
-        List<String> ids = new ArrayList<>();
-        scenario.rules().forEach(r -> ids.add(r.id()));
-        scenario.timeline().stream().filter(s -> s.rule() != null).forEach(s -> ids.add(s.rule().id()));
-        rules.removeIf(r -> ids.contains(r.id()));
+        rules.removeIf(put::contains);
+        put.clear();
         List<String> notEnded = new ArrayList<>();
         for (DeploymentFaults.Begun fault : begun) {
             try {
@@ -153,6 +186,7 @@ public final class ScenarioRunner {
         }
         begun.clear();
         state = end;
+        endedAt = Instant.now();
         log.accept("scenario '" + scenario.name() + "' " + end.name().toLowerCase());
         if (!notEnded.isEmpty()) {
             done.add("ending its faults FAILED: " + String.join(", ", notEnded));
@@ -176,7 +210,7 @@ public final class ScenarioRunner {
         return status.append("name", new BsonString(scenario.name()))
                 .append("description", new BsonString(scenario.description()))
                 .append("startedAt", new BsonString(startedAt.toString()))
-                .append("elapsedMillis", new BsonInt64(java.time.Duration.between(startedAt, Instant.now()).toMillis()))
+                .append("elapsedMillis", new BsonInt64(java.time.Duration.between(startedAt, endedAt != null ? endedAt : Instant.now()).toMillis()))
                 .append("rules", new BsonInt32(scenario.rules().size()))
                 .append("stepsDone", fired)
                 .append("stepsLeft", new BsonInt32(Math.max(stepsLeft, 0)))

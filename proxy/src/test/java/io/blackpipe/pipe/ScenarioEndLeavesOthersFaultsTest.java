@@ -125,6 +125,46 @@ class ScenarioEndLeavesOthersFaultsTest {
         assertFalse(listener.down(), "restored once the port is free");
     }
 
+    private static final String FIND_ERROR = "configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: %d}";
+
+    private org.bson.BsonDocument operatorsRule(int errorCode) {
+        return org.bson.BsonDocument.parse("{" + FIND_ERROR.formatted(errorCode) + "}");
+    }
+
+    /**
+     * A scenario's rule and an operator's of the same id: the scenario is refused, and nothing changes. Before, it
+     * replaced the operator's rule, and its stop then removed that id: the operator's rule was gone.
+     */
+    @Test
+    void aScenarioIsNotStartedOverARuleAnOperatorSet() {
+        proxy.rules().put(proxy.ruleParser().parse("mine", operatorsRule(2)));
+        startScenario("timeline:\n  - at: 0s\n    outage: {member: all}\n"); // running: the refused one must not stop it
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> startScenario("rules:\n  - {id: mine, " + FIND_ERROR.formatted(91) + "}\ntimeline: []\n"));
+        assertEquals("scenario 's' not started: rule id mine in force already, set outside the scenario; remove it first, or give"
+                + " the scenario's rule another id", e.getMessage());
+        assertEquals(2, ((io.blackpipe.fault.action.ErrorReply) proxy.rules().rules().get(0).action()).code(), "the operator's rule stays");
+        assertTrue(listener.down(), "the running scenario goes on");
+    }
+
+    /** An operator who sets a rule of the scenario's id while it runs keeps it when the scenario ends. */
+    @Test
+    void stoppingAScenarioLeavesTheRuleAnOperatorSetSinceUnderItsId() {
+        startScenario("rules:\n  - {id: blip, " + FIND_ERROR.formatted(91) + "}\ntimeline: []\n");
+        proxy.rules().put(proxy.ruleParser().parse("blip", operatorsRule(2)));
+        proxy.scenarios().stop();
+        assertEquals(1, proxy.rules().rules().size(), "the operator's blip stays: " + proxy.rules().rules());
+        assertEquals(2, ((io.blackpipe.fault.action.ErrorReply) proxy.rules().rules().get(0).action()).code());
+    }
+
+    @Test
+    void aScenarioThatEndedStopsItsClock() throws Exception {
+        startScenario("timeline:\n  - at: 0s\n    end: true\n");
+        long elapsed = proxy.scenarios().status().getInt64("elapsedMillis").getValue();
+        Thread.sleep(50);
+        assertEquals(elapsed, proxy.scenarios().status().getInt64("elapsedMillis").getValue(), "elapsed until it finished, no longer");
+    }
+
     private void startScenario(String timeline) {
         proxy.scenarios().start(proxy.scenarioLoader().parse("test", "name: s\ndescription: d\n" + timeline));
     }
