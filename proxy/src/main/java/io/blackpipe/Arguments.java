@@ -79,6 +79,9 @@ final class Arguments {
         if (duration == null) {
             throw new IllegalArgumentException("duration: required (Duration.ZERO: until restored), got null");
         }
+        if (duration.compareTo(Duration.ofMillis(Long.MAX_VALUE)) > 0) { // toMillis() would throw ArithmeticException
+            throw new IllegalArgumentException("duration: beyond any time blackpipe can wait for, got " + duration);
+        }
         if (duration.isNegative() || (!duration.isZero() && duration.toMillis() < 1)) {
             throw new IllegalArgumentException("duration: must be zero (until restored) or at least 1ms, got " + duration);
         }

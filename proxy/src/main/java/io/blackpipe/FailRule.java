@@ -177,6 +177,9 @@ public final class FailRule {
     /** Name the rule (default: rule-N); a rule with the same id is replaced. */
     public FailRule id(String ruleId) {
         unspent("id");
+        if (id != null) { // as every other setter refuses a second call: the first id would be lost without a word
+            throw new IllegalStateException("id(): this rule's id is already '" + id + "'; a rule has one id");
+        }
         this.id = ruleId;
         return this;
     }

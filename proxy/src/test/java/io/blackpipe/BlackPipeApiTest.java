@@ -224,6 +224,12 @@ class BlackPipeApiTest {
             nulls.forEach((message, call) -> assertEquals(message, assertThrows(IllegalArgumentException.class, call).getMessage()));
             assertEquals("skip(2): this rule's mode is already times(1); a rule has one mode", assertThrows(IllegalStateException.class,
                     () -> blackPipe.fail("find").times(1).skip(2)).getMessage(), "skip would silently have replaced times");
+            assertEquals("id(): this rule's id is already 'first'; a rule has one id", assertThrows(IllegalStateException.class,
+                    () -> blackPipe.fail("find").id("first").id("second")).getMessage(), "the second id silently replaced the first");
+            Duration beyondMillis = Duration.ofSeconds(Long.MAX_VALUE / 1000 + 1);
+            assertEquals("duration: beyond any time blackpipe can wait for, got " + beyondMillis, assertThrows(
+                    IllegalArgumentException.class, () -> blackPipe.outage("primary", beyondMillis)).getMessage(),
+                    "not toMillis()'s ArithmeticException");
             assertEquals(2, blackPipe.rules().size(), "a refused rule changes nothing");
 
             blackPipe.clearRules();
