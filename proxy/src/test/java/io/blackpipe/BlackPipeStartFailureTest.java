@@ -34,4 +34,25 @@ class BlackPipeStartFailureTest {
         // each start had opened the event loops' selectors (about 10 descriptors here) before the history file failed
         assertTrue(leaked < 5, "descriptors still open after 10 failed starts: " + leaked);
     }
+
+    /** Before, each start refused for its admin port (taken) left the admin server's event loop thread and selector. */
+    @Test
+    void aStartRefusedForItsAdminPortLeavesNoThreadBehind() throws Exception {
+        String upstream = UpstreamLane.uri();
+        try (java.net.ServerSocket taken = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            long before = adminThreads();
+            for (int i = 0; i < 5; i++) {
+                IllegalStateException refused = assertThrows(IllegalStateException.class,
+                        () -> BlackPipe.builder().upstream(upstream).adminPort(taken.getLocalPort()).start());
+                assertTrue(refused.getMessage().startsWith("cannot start the admin server on ")
+                        && refused.getMessage().contains(":" + taken.getLocalPort() + ": "), refused.getMessage());
+            }
+            io.blackpipe.testing.Await.until(java.time.Duration.ofSeconds(10), () -> "admin threads: " + adminThreads() + ", before: "
+                    + before, () -> adminThreads() <= before);
+        }
+    }
+
+    private static long adminThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("blackpipe-admin") && t.isAlive()).count();
+    }
 }

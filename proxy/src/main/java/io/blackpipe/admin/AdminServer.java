@@ -61,8 +61,17 @@ public final class AdminServer implements AutoCloseable {
     private AdminServer(ProxyServer proxy, String host, int port, String token, long requestTimeoutMillis) throws InterruptedException {
         this.proxy = proxy;
         this.api = new AdminApi(proxy);
-        this.token = new AdminToken(token);
-        this.channel = new ServerBootstrap()
+        try {
+            this.token = new AdminToken(token);
+            this.channel = bind(host, port, requestTimeoutMillis);
+        } catch (Exception e) { // a port taken (Netty throws its BindException unchecked), a token refused
+            group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS); // else its thread stayed, one per failed start
+            throw e;
+        }
+    }
+
+    private Channel bind(String host, int port, long requestTimeoutMillis) throws InterruptedException {
+        return new ServerBootstrap()
                 .group(group)
                 .channel(NioServerSocketChannel.class)
                 .childHandler(new ChannelInitializer<SocketChannel>() {
@@ -90,7 +99,7 @@ public final class AdminServer implements AutoCloseable {
     static AdminServer start(ProxyServer proxy, String host, int port, String token, long requestTimeoutMillis) {
         try {
             return new AdminServer(proxy, host, port, token, requestTimeoutMillis);
-        } catch (Exception e) {
+        } catch (Exception e) { // the constructor shut its event loop down: no thread outlives a failed start
             String why = e instanceof java.nio.channels.UnresolvedAddressException // its message is null
                     ? "'" + host + "' is neither an IP address nor a host name that resolves" : e.getMessage();
             throw new IllegalStateException("cannot start the admin server on " + host + ":" + port + ": " + why, e);
