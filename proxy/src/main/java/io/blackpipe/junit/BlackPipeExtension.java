@@ -220,7 +220,7 @@ public final class BlackPipeExtension
 
     private static ManagedBlackPipe start(ExtensionContext classContext) {
         Optional<BlackPipeTest> annotation = annotation(classContext.getTestClass().orElse(null));
-        String upstream = upstream(annotation.map(BlackPipeTest::upstream).orElse(""));
+        String upstream = upstream(annotatedUpstream(classContext.getTestClass().orElse(null)));
         try {
             return BlackPipe.builder()
                     .upstream(upstream)
@@ -251,6 +251,20 @@ public final class BlackPipeExtension
             }
         }
         return Optional.empty();
+    }
+
+    /**
+     * The upstream the nearest annotation that names one gives: a @Nested class annotated for options of its own
+     * (simulateMembers) runs in front of its enclosing class's upstream, not only of the property's or variable's.
+     */
+    private static String annotatedUpstream(Class<?> testClass) {
+        for (Class<?> c = testClass; c != null; c = c.getEnclosingClass()) {
+            Optional<BlackPipeTest> found = AnnotationSupport.findAnnotation(c, BlackPipeTest.class);
+            if (found.isPresent() && !found.get().upstream().isBlank()) {
+                return found.get().upstream();
+            }
+        }
+        return "";
     }
 
     static String upstream(String fromAnnotation) {

@@ -39,7 +39,10 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 // (IncompleteAnnotationException). A lock all classes share to read blocks nothing; providers gives each class its own.
 @ResourceLock(value = "io.blackpipe.junit.BlackPipeTest", mode = ResourceAccessMode.READ, providers = OneTestAtATime.class)
 public @interface BlackPipeTest {
-    /** mongodb:// or mongodb+srv:// URI of the upstream; empty: system property blackpipe.upstream, else env BLACKPIPE_UPSTREAM. */
+    /**
+     * mongodb:// or mongodb+srv:// URI of the upstream; empty: an enclosing class's annotation's (for a @Nested class), else
+     * the system property blackpipe.upstream, else env BLACKPIPE_UPSTREAM.
+     */
     String upstream() default "";
 
     /** Present a replica set of this many members (2-7) over a single upstream node; 0: off. */

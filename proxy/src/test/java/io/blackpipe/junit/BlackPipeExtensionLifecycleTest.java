@@ -257,6 +257,30 @@ class BlackPipeExtensionLifecycleTest {
         }
     }
 
+    /**
+     * A @Nested class annotated for options of its own takes its enclosing class's upstream. Before, it took only the
+     * system property's or variable's (set in this build, so it started in front of another upstream than its outer's).
+     */
+    @Test
+    void aNestedClassWithOptionsOfItsOwnTakesItsEnclosingClasssUpstream() {
+        List<Throwable> failures = JUnitRun.of(NestedWithOptionsOfItsOwn.class).failures();
+        assertEquals(1, failures.size(), failures::toString);
+        assertTrue(failures.get(0).getMessage().contains("blackpipe could not start in front of mongodb://127.0.0.1:1/: "),
+                failures.get(0).getMessage());
+    }
+
+    @BlackPipeTest(upstream = "mongodb://127.0.0.1:1/") // nothing listens: the failure shows which upstream the nested class took
+    static class NestedWithOptionsOfItsOwn {
+        @Nested
+        @BlackPipeTest(simulateMembers = 3)
+        class Simulated {
+            @Test
+            void simulated(BlackPipe blackPipe) {
+                throw new AssertionError("started in front of another upstream than its enclosing class's: " + blackPipe.connectionString());
+            }
+        }
+    }
+
     @Test
     void anUpstreamThatDoesNotAnswerFailsTheTestNamingItWithoutItsPassword() {
         List<Throwable> failures = JUnitRun.of(UnreachableUpstream.class).failures();
