@@ -1,8 +1,8 @@
 package io.blackpipe.pipe;
 
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -18,11 +18,24 @@ final class FaultClock {
      * which a bind's promise uses until the channel is registered): the end would fail, leaving the
      * member down and an untracked listener bound to its port.
      */
-    private static final ScheduledExecutorService FAULT_ENDS = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread thread = new Thread(r, "blackpipe-fault-end");
-        thread.setDaemon(true);
-        return thread;
-    });
+    private static final ScheduledExecutorService FAULT_ENDS = faultEnds();
+
+    private static ScheduledExecutorService faultEnds() {
+        ScheduledThreadPoolExecutor executor = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread thread = new Thread(r, "blackpipe-fault-end");
+            thread.setDaemon(true);
+            return thread;
+        });
+        // a cancelled end (a restore, a newer fault, the proxy closed) leaves the queue at once: kept to its time, an
+        // hour's outage held its closed proxy in memory for that hour
+        executor.setRemoveOnCancelPolicy(true);
+        return executor;
+    }
+
+    /** How many timed ends wait in the queue (for tests). */
+    static int endsQueued() {
+        return ((ScheduledThreadPoolExecutor) FAULT_ENDS).getQueue().size();
+    }
 
     private long mark;
     private ScheduledFuture<?> pendingEnd;
