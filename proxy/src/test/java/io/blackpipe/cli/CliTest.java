@@ -186,8 +186,8 @@ class CliTest {
     void localStartsAnUpstreamAndChecksThePathThroughTheProxy() {
         CliRun run = run("local", "--check", "--port", "0", "--admin-port", "-1");
         assertEquals(0, run.exitCode(), run::toString);
-        // the hello came back naming the proxy's listener, and the ping's ok reads as a number, not a BSON type
-        assertTrue(run.out().matches("(?s).*\ncheck: hello through 127\\.0\\.0\\.1:(\\d+) answered me=127\\.0\\.0\\.1:\\1, ping ok: 1\n.*"),
+        // the hello came back naming the proxy's listener, and its ok reads as a number, not a BSON type
+        assertTrue(run.out().matches("(?s).*\ncheck: hello through 127\\.0\\.0\\.1:(\\d+) answered me=127\\.0\\.0\\.1:\\1, ok: 1\n.*"),
                 run::toString);
         assertTrue(run.out().contains("connection string: mongodb://127.0.0.1:"), run::toString);
         assertFalse(run.out().contains("serving;"), "--check exits after the check: " + run);
