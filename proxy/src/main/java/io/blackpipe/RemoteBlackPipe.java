@@ -8,12 +8,12 @@ import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Latency;
+import io.blackpipe.fault.ScenarioException;
+import io.blackpipe.fault.ScenarioLoader;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -210,9 +210,11 @@ public final class RemoteBlackPipe {
         Arguments.scenarioFile(file);
         String text;
         try {
-            text = Files.readString(file, StandardCharsets.UTF_8);
+            text = ScenarioLoader.text(file, file.toString());
         } catch (IOException e) {
             throw Arguments.cannotReadScenario(file, e);
+        } catch (ScenarioException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
         }
         http.runScenario(text, file);
     }

@@ -5,7 +5,6 @@ import io.blackpipe.fault.Scenario;
 import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.fault.ScenarioLoader;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -41,9 +40,14 @@ final class ScenarioArgument {
         return bundledText == null ? file.toString() : "fault-scripts/" + file + ".yaml (bundled)";
     }
 
-    /** The scenario's text. @throws IOException when it is no bundled scenario and the file cannot be read */
+    /**
+     * The scenario's text.
+     *
+     * @throws IOException       when it is no bundled scenario and the file cannot be read
+     * @throws ScenarioException when the file is too large or not UTF-8
+     */
     String text() throws IOException {
-        return bundledText != null ? bundledText : Files.readString(file, StandardCharsets.UTF_8);
+        return bundledText != null ? bundledText : ScenarioLoader.text(file, source());
     }
 
     /** Reads and checks the scenario whole with {@code loader}; errors are "source:line: field: message". */

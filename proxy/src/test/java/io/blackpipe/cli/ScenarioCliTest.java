@@ -119,6 +119,16 @@ class ScenarioCliTest {
     }
 
     @Test
+    void aScenarioFileThatIsNotUtf8IsSaidSoWithItsLine() throws Exception {
+        Path latin1 = temp.resolve("latin1.yaml");
+        Files.write(latin1, "name: x\ndescription: caf\u00e9\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        CliRun run = run("scenario", "validate", latin1.toString());
+        assertEquals(1, run.exitCode(), run::toString);
+        assertTrue(run.err().startsWith(latin1 + ":2: (file): is not UTF-8 text (the byte 0xE9 on this line); save it as UTF-8"),
+                run::toString);
+    }
+
+    @Test
     void aMissingScenarioFileExitsOne() throws Exception {
         Path missing = temp.resolve("nowhere.yaml");
         try (ScriptedMongod upstream = ScriptedMongod.start()) {

@@ -747,6 +747,22 @@ class ScenarioLoaderTest {
                 """, 3, "timeline[0]", "at 4000ms it comes after the end step (timeline[1], at 3000ms)");
     }
 
+    /** Before, Java's own "Input length = 1", without the line or what was wrong. */
+    @Test
+    void aFileThatIsNotUtf8IsRefusedAtTheLineOfItsFirstStrayByte(@org.junit.jupiter.api.io.TempDir Path dir) throws IOException {
+        Path latin1 = dir.resolve("latin1.yaml");
+        Files.write(latin1, "name: x\ndescription: caf\u00e9\n".getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertEquals(latin1 + ":2: (file): is not UTF-8 text (the byte 0xE9 on this line); save it as UTF-8",
+                assertThrows(ScenarioException.class, () -> loader.load(latin1)).getMessage());
+        Path utf16 = dir.resolve("utf16.yaml");
+        Files.write(utf16, "name: x\n".getBytes(java.nio.charset.StandardCharsets.UTF_16)); // its byte order mark first
+        assertEquals(utf16 + ":1: (file): is not UTF-8 text (the byte 0xFE on this line); save it as UTF-8",
+                assertThrows(ScenarioException.class, () -> loader.load(utf16)).getMessage());
+        Path utf8 = dir.resolve("utf8.yaml");
+        Files.writeString(utf8, "name: x\ndescription: caf\u00e9\n");
+        assertEquals("caf\u00e9", loader.load(utf8).description());
+    }
+
     @Test
     void aDescriptionThatIsNotTextIsRejected() {
         assertRejected("name: x\ndescription: [not, text]\n", 2, "description", "must be text, not [\"not\", \"text\"]");
