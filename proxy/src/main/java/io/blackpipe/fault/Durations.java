@@ -9,6 +9,8 @@ import java.util.regex.Pattern;
  * would otherwise become 0, which means "no delay" or "until restored", not a short fault.
  */
 public final class Durations {
+    /** Milliseconds past which a duration no longer fits a long. */
+    private static final double LONGEST = 0x1p63;
     /** A number as a person writes one: digits, maybe a point and more, maybe a minus (refused as negative below). */
     private static final Pattern PLAIN_NUMBER = Pattern.compile("-?(\\d+(\\.\\d*)?|\\.\\d+)");
 
@@ -30,6 +32,10 @@ public final class Durations {
             }
             if (Double.isNaN(number.doubleValue()) || Double.isInfinite(number.doubleValue())) {
                 throw new IllegalArgumentException("must be a duration such as 500ms, 5s or 2m");
+            }
+            boolean holdsALong = value instanceof Long || value instanceof Integer || value instanceof Short || value instanceof Byte;
+            if (!holdsALong && number.doubleValue() >= LONGEST) { // longValue() of a larger integer keeps its low bits: any number
+                throw beyond(String.valueOf(value));
             }
             if (value instanceof Double || value instanceof Float) {
                 return rounded(number.doubleValue(), String.valueOf(value));
@@ -76,6 +82,13 @@ public final class Durations {
         if (millis > 0 && millis < 1) {
             throw new TooShort(written);
         }
+        if (millis >= LONGEST) { // Math.round would give Long.MAX_VALUE, a step at a time that never comes
+            throw beyond(written);
+        }
         return Math.round(millis);
+    }
+
+    private static IllegalArgumentException beyond(String written) {
+        return new IllegalArgumentException("'" + written + "' is beyond any time blackpipe can wait for");
     }
 }

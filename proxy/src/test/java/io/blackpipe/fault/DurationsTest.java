@@ -20,6 +20,16 @@ class DurationsTest {
         assertEquals(2000, Durations.millis("2s"));
     }
 
+    @Test
+    void aDurationThatNoLongHoldsIsRefused() {
+        // before: Math.round capped them at Long.MAX_VALUE, and an integer's longValue() kept its low bits
+        for (Object value : new Object[] {"1000000000000000h", "99999999999999999999", new java.math.BigInteger("99999999999999999999"), 1e19}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.millis(value), value::toString);
+            assertEquals("'" + value + "' is beyond any time blackpipe can wait for", e.getMessage());
+        }
+        assertEquals(9_000_000_000_000_000L, Durations.millis(9_000_000_000_000_000L), "a long that fits is kept");
+    }
+
     /** The limits say "from 0 to 24h": an hour can be typed as one. Before, "1h" was no duration. */
     @Test
     void hoursAreADuration() {
