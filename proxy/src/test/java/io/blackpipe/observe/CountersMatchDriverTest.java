@@ -45,6 +45,7 @@ import org.junit.jupiter.api.RepeatedTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -392,23 +393,52 @@ class CountersMatchDriverTest {
 
     // ================================================================ timeoutMS
 
-    @Test
-    void aReadRetriedUnderTimeoutMsIsStillRecognisedAsARetry() throws Exception {
-        // with client-side operation timeout the driver recomputes maxTimeMS for every attempt
+    /**
+     * Under timeoutMS the driver recomputes maxTimeMS for every attempt, and retries a read until that time is up: each
+     * attempt after the first is counted as a retry, once or twice.
+     */
+    @ParameterizedTest(name = "{0} x{1}")
+    @CsvSource(delimiter = '|', value = {"resetConnection: true|1", "errorCode: 10107|2"})
+    void aReadRetriedUnderTimeoutMsCountsEachRetry(String fault, int times) throws Exception {
         String db = UpstreamLane.freshDatabaseName("ctr_csot");
         direct.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
         DriverEvents driver = new DriverEvents();
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
-            rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['find'], resetConnection: true}}");
+            rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: " + times + "}, data: {failCommands: ['find'], " + fault + "}}");
             try (MongoClient client = client(proxy, "bp-csot", driver, "retryReads=true&timeoutMS=15000")) {
                 assertEquals(1, client.getDatabase(db).getCollection("c").find(eq("_id", 1)).first().getInteger("_id"));
             }
             MeterRegistry registry = proxy.registry();
             awaitEveryAttemptEnded(registry);
-            assertEquals(1, driver.retries("find"));
-            assertEquals(2, driver.started("find"));
-            assertEquals(2, Meters.attempts(registry, "find"));
-            assertEquals(1, Meters.retries(registry, "find"), "maxTimeMS differs between the attempts: " + driver.started());
+            String context = "driver events:" + driver.describe();
+            assertEquals(times + 1, driver.started("find"), context);
+            assertEquals(times + 1, Meters.attempts(registry, "find"), context);
+            assertEquals(times, Meters.retries(registry, "find"), "maxTimeMS differs between the attempts: " + context);
+        }
+    }
+
+    /**
+     * The app sending a read again after the driver's retry failed: a read has no txnNumber, so each sending on the
+     * same pooled session counts as a further retry, as the README says (and as the report's "always retry" counts).
+     */
+    @Test
+    void aReadTheAppSendsAgainAfterTheDriversRetryFailedCountsAsAFurtherRetry() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("ctr_app_again");
+        direct.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+        DriverEvents driver = new DriverEvents();
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: 2}, data: {failCommands: ['find'], errorCode: 10107}}");
+            try (MongoClient client = client(proxy, "bp-app-again", driver, "retryReads=true")) {
+                MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+                assertThrows(MongoException.class, () -> c.find(eq("_id", 1)).first());
+                assertEquals(1, c.find(eq("_id", 1)).first().getInteger("_id"), "the app's own second try");
+            }
+            MeterRegistry registry = proxy.registry();
+            awaitEveryAttemptEnded(registry);
+            String context = "driver events:" + driver.describe();
+            assertEquals(3, driver.started("find"), context);
+            assertEquals(3, Meters.attempts(registry, "find"), context);
+            assertEquals(2, Meters.retries(registry, "find"), "the driver's retry and the app's sending again: " + context);
         }
     }
 
