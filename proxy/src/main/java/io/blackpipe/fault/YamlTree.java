@@ -18,6 +18,7 @@ import org.bson.BsonValue;
 import java.io.StringReader;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.composer.Composer;
+import org.yaml.snakeyaml.error.Mark;
 import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.error.YAMLException;
 import org.yaml.snakeyaml.nodes.MappingNode;
@@ -86,12 +87,43 @@ final class YamlTree {
             }
             return convert(node, "", 0);
         } catch (MarkedYAMLException e) {
-            int line = e.getProblemMark() == null ? 1 : e.getProblemMark().getLine() + 1;
-            throw new ScenarioException(source, line, "(syntax)", e.getProblem());
+            throw new ScenarioException(source, syntaxLine(e, text), "(syntax)", syntaxMessage(e));
         } catch (YAMLException e) {
-            // a limit (aliases, nesting, size) without a mark: where the reader stopped is the line
-            throw new ScenarioException(source, reader.getMark().getLine() + 1, "(syntax)", e.getMessage());
+            // a limit (aliases, nesting, size) without a mark: where the reader stopped is the line (its look-ahead may
+            // be past the last one)
+            throw new ScenarioException(source, Math.min(reader.getMark().getLine() + 1, lineCount(text)), "(syntax)", e.getMessage());
         }
+    }
+
+    /**
+     * The line of a syntax error: the problem's, unless it is the end of the text (a quote or bracket never closed),
+     * where the line of what was left open says more: "line 3: found unexpected end of stream" named no line with
+     * anything wrong on it.
+     */
+    private static int syntaxLine(MarkedYAMLException e, String text) {
+        Mark problem = e.getProblemMark();
+        Mark context = e.getContextMark();
+        // snakeyaml's index counts code points: an emoji in the file is one, two chars in a Java string
+        if (problem == null || problem.getIndex() >= text.codePointCount(0, text.length()) && context != null) {
+            return context == null ? 1 : context.getLine() + 1;
+        }
+        return Math.min(problem.getLine() + 1, lineCount(text));
+    }
+
+    /** The problem with what snakeyaml was reading when it met it ("while scanning a quoted scalar on line 1"). */
+    private static String syntaxMessage(MarkedYAMLException e) {
+        String context = e.getContext();
+        if (context == null) {
+            return e.getProblem();
+        }
+        if (e.getProblem().startsWith("but ")) { // "expected a single document in the stream, but found another document"
+            return context + ", " + e.getProblem();
+        }
+        return e.getProblem() + " (" + context + (e.getContextMark() == null ? "" : " on line " + (e.getContextMark().getLine() + 1)) + ")";
+    }
+
+    private static int lineCount(String text) {
+        return (int) Math.max(1, text.lines().count());
     }
 
     private BsonValue convert(Node node, String path, int depth) {

@@ -1066,6 +1066,18 @@ class ScenarioLoaderTest {
         assertTrue(json.getMessage().startsWith("bad.yaml:3: (syntax): "), json::getMessage);
     }
 
+    /**
+     * A quote or bracket never closed is reported at its line, saying what was left open; two documents say that one
+     * is expected. Before: the line after the last, "found unexpected end of stream", and "but found another document".
+     */
+    @Test
+    void aSyntaxErrorAtTheEndIsReportedWhereItBegan() {
+        assertRejected("name: \"unterminated\ntimeline: []\n", 1, "(syntax)",
+                "found unexpected end of stream (while scanning a quoted scalar on line 1)");
+        assertRejected("name: x\ntimeline: [\n  {at: 1s, end: true}\n", 2, "(syntax)", "(while parsing a flow sequence on line 2)");
+        assertRejected("name: x\n---\nname: y\n", 2, "(syntax)", "expected a single document in the stream, but found another document");
+    }
+
     @Test
     void anEmptyFileIsRejected() {
         for (String empty : List.of("", "\n\n", "# only a comment\n")) {
