@@ -132,7 +132,7 @@ public final class RuleParser {
         }
         for (String key : document.keySet()) {
             if (!TOP_LEVEL.contains(key)) {
-                throw new RuleException(key, "unknown field (expected configureFailPoint, mode, data)");
+                throw new RuleException(key, "unknown field (expected configureFailPoint, mode, data, id)");
             }
         }
         BsonValue failPoint = document.get("configureFailPoint");
@@ -185,7 +185,7 @@ public final class RuleParser {
 
     private Mode mode(BsonValue value) {
         if (value == null) {
-            throw new RuleException("mode", "required: \"alwaysOn\", \"off\", {times: n}, {skip: n} or {activationProbability: p}");
+            throw new RuleException("mode", "required: \"alwaysOn\", {times: n}, {skip: n} or {activationProbability: p}");
         }
         if (value.isString()) {
             switch (value.asString().getValue()) {

@@ -185,6 +185,16 @@ class RuleParserTest {
         assertTrue(fired > 850 && fired < 1150, "about half of 2000 draws fire at p=0.5, got " + fired);
     }
 
+    /** The messages name what a rule may have: its id too, and no "off" among the modes a rule can be added with. */
+    @Test
+    void anUnknownFieldOrAMissingModeNamesWhatTheRuleMayHave() {
+        assertEquals("colour: unknown field (expected configureFailPoint, mode, data, id)", assertThrows(RuleException.class,
+                () -> parse("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2}, colour: 1}"))
+                .getMessage());
+        assertEquals("mode: required: \"alwaysOn\", {times: n}, {skip: n} or {activationProbability: p}", assertThrows(RuleException.class,
+                () -> parse("{configureFailPoint: 'failCommand', data: {failCommands: ['find'], errorCode: 2}}")).getMessage());
+    }
+
     /**
      * A refused rule takes no place in the sequence of draws: the rule after it draws as it would without it. Before,
      * a rule refused for its data after its mode drew (a bad member here) moved every later rule's generator.
