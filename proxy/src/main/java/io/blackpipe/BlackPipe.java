@@ -206,7 +206,7 @@ public final class BlackPipe implements AutoCloseable {
     public void runScenario(Path file) {
         ensureOpen();
         try {
-            proxy.scenarios().start(proxy.scenarioLoader().load(Arguments.scenarioFile(file)));
+            proxy.startScenario(loader -> loader.load(Arguments.scenarioFile(file)));
         } catch (IOException e) {
             throw Arguments.cannotReadScenario(file, e);
         } catch (ScenarioException e) {
@@ -217,7 +217,8 @@ public final class BlackPipe implements AutoCloseable {
     /** Starts a scenario shipped in blackpipe's jar by name ("transient-blip"); an unknown name's exception lists them. */
     public void runBundledScenario(String name) {
         ensureOpen();
-        proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), Arguments.scenarioName(name)));
+        String bundled = Arguments.scenarioName(name);
+        proxy.startScenario(loader -> BundledScenarios.load(loader, bundled));
     }
 
     /** Stops the running scenario: its pending steps are cancelled, its rules removed, its member faults still in force ended. */

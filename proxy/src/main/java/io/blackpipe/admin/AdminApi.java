@@ -278,12 +278,12 @@ final class AdminApi {
     /** POST /scenario (starts it) and /scenario/validate (checks it, starts nothing). */
     private AdminResponse postScenario(String body, boolean validate) {
         try {
-            var scenario = validate ? proxy.scenarioLoader().check("request body", body) : proxy.scenarioLoader().parse("request body", body);
             if (validate) {
+                var scenario = proxy.scenarioLoader().check("request body", body);
                 return AdminResponse.ok(new BsonDocument("valid", org.bson.BsonBoolean.TRUE)
                         .append("name", new BsonString(scenario.name())));
             }
-            proxy.scenarios().start(scenario);
+            proxy.startScenario(loader -> loader.parse("request body", body));
             return AdminResponse.ok(proxy.scenarios().status());
         } catch (ScenarioException e) {
             return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
@@ -312,7 +312,7 @@ final class AdminApi {
         } catch (IllegalArgumentException e) {
             return AdminResponse.error(HttpResponseStatus.NOT_FOUND, e.getMessage());
         }
-        proxy.scenarios().start(BundledScenarios.load(proxy.scenarioLoader(), name)); // one that does not fit: a 400
+        proxy.startScenario(loader -> BundledScenarios.load(loader, name)); // one that does not fit: a 400
         return AdminResponse.ok(proxy.scenarios().status());
     }
 

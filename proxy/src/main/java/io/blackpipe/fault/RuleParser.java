@@ -8,7 +8,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -95,24 +94,29 @@ public final class RuleParser {
         return drawing(() -> parseChecked(id, document), true);
     }
 
+    /** Work that parses rules, as {@link #parseTogether} and {@link #checkOnly} run it. */
+    public interface Parsing<T, E extends Exception> {
+        T run() throws E;
+    }
+
     /**
-     * Runs {@code reading}, which parses several rules as one request (a scenario's): refused whole, it takes no
-     * place in the draws, as a refused rule takes none.
+     * Runs {@code reading}, which parses several rules as one request (a scenario's, read and started): refused
+     * anywhere, it takes no place in the draws, as a refused rule takes none.
      */
-    public synchronized <T> T parseTogether(Supplier<T> reading) {
+    public synchronized <T, E extends Exception> T parseTogether(Parsing<T, E> reading) throws E {
         return drawing(reading, true);
     }
 
     /** Runs {@code reading} as a check alone (a scenario validated, not started): it takes no place in the draws. */
-    public synchronized <T> T checkOnly(Supplier<T> reading) {
+    public synchronized <T, E extends Exception> T checkOnly(Parsing<T, E> reading) throws E {
         return drawing(reading, false);
     }
 
-    private <T> T drawing(Supplier<T> reading, boolean keepTheDraws) {
+    private <T, E extends Exception> T drawing(Parsing<T, E> reading, boolean keepTheDraws) throws E {
         long drawsBefore = parsed.get();
         boolean done = false;
         try {
-            T read = reading.get();
+            T read = reading.run();
             done = keepTheDraws;
             return read;
         } finally {

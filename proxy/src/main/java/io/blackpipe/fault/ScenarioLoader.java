@@ -114,7 +114,10 @@ public final class ScenarioLoader {
         return out.flip().toString();
     }
 
-    /** Reads a scenario to start: its rules take their places in the seeded draws, unless it is refused whole. */
+    /**
+     * Reads a scenario to start: its rules take their places in the seeded draws, unless it is refused whole (see
+     * {@code ProxyServer.startScenario}, which gives them back when its start is refused too).
+     */
     public Scenario parse(String source, String text) {
         return parser.parseTogether(() -> read(source, text));
     }

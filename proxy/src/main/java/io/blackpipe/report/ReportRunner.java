@@ -72,7 +72,7 @@ final class ReportRunner {
             connect(client);
             String text = fault.text();
             if (!fault.perOperation()) {
-                proxy.scenarios().start(proxy.scenarioLoader().parse(fault.path(), text));
+                proxy.startScenario(loader -> loader.parse(fault.path(), text));
             }
             int errors = 0;
             Map<String, Integer> kinds = new TreeMap<>();

@@ -508,6 +508,24 @@ class AdminApiTest {
         assertEquals(alone, draws("a"), "the rule draws as if nothing had been validated before it");
     }
 
+    /** A scenario refused as it starts (409: an operator's rule holds one of its ids) gives its draws back too. */
+    @Test
+    void aScenarioRefusedAsItStartsLeavesTheDrawsAsTheyWere() throws Exception {
+        String coin = "{configureFailPoint: 'failCommand', mode: {activationProbability: 0.5}, data: {failCommands: ['find'], errorCode: 2}}";
+        assertStatus(200, send("PUT", "/api/v1/rules/x", FIND_ERROR)); // the operator's
+        proxy.ruleParser().restartDraws();
+        assertStatus(200, send("PUT", "/api/v1/rules/a", coin));
+        List<Boolean> alone = draws("a");
+        assertStatus(200, send("DELETE", "/api/v1/rules/a", null));
+
+        proxy.ruleParser().restartDraws();
+        assertStatus(409, send("POST", "/api/v1/scenario", "name: s\nrules:\n  - {id: y, configureFailPoint: failCommand, mode: "
+                + "{activationProbability: 0.5}, data: {failCommands: [find], errorCode: 2}}\n  - {id: x, " + "configureFailPoint: failCommand,"
+                + " mode: alwaysOn, data: {failCommands: [find], errorCode: 2}}\ntimeline: []\n"));
+        assertStatus(200, send("PUT", "/api/v1/rules/a", coin));
+        assertEquals(alone, draws("a"), "the rule draws as if the refused scenario had never come");
+    }
+
     private List<Boolean> draws(String ruleId) {
         var mode = proxy.rules().rules().stream().filter(rule -> rule.id().equals(ruleId)).findFirst().orElseThrow().mode();
         List<Boolean> fired = new ArrayList<>();
