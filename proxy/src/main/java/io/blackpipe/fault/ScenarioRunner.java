@@ -145,10 +145,14 @@ public final class ScenarioRunner {
     private void apply(Scenario.Step step) {
         switch (step.kind()) {
             case ADD -> {
+                refuseAnOperatorsRule(step.rule().id());
                 rules.put(step.rule());
                 put.add(step.rule());
             }
-            case REMOVE -> rules.remove(step.target());
+            case REMOVE -> {
+                refuseAnOperatorsRule(step.target());
+                rules.removeIf(rule -> rule.id().equals(step.target()) && put.contains(rule));
+            }
             case CLEAR -> rules.clear();
             // the members themselves, not the selector: after a failover "primary" is another one
             case OUTAGE -> begun.addAll(deployment.outage(step.target(), step.durationMillis()));
@@ -162,6 +166,18 @@ public final class ScenarioRunner {
             case RESET_CONNECTIONS -> deployment.resetConnections(step.target());
             case FAILOVER -> deployment.failover(step.failover());
             case END -> finish(State.FINISHED);
+        }
+    }
+
+    /**
+     * A step on rule {@code id} leaves alone a rule of that id set outside the scenario since it began (by an operator,
+     * an app's configureFailPoint): the step fails, as its stepsDone and the log say.
+     */
+    private void refuseAnOperatorsRule(String id) {
+        for (Rule rule : rules.rules()) {
+            if (rule.id().equals(id) && !put.contains(rule)) {
+                throw new IllegalStateException("rule " + id + " in force was set outside the scenario: left as it is");
+            }
         }
     }
 

@@ -157,6 +157,17 @@ class ScenarioEndLeavesOthersFaultsTest {
         assertEquals(2, ((io.blackpipe.fault.action.ErrorReply) proxy.rules().rules().get(0).action()).code());
     }
 
+    /** A remove step meeting the rule an operator set under its id since the start leaves it, and says so. */
+    @Test
+    void aRemoveStepLeavesTheRuleAnOperatorSetSinceUnderItsId() throws Exception {
+        startScenario("rules:\n  - {id: blip, " + FIND_ERROR.formatted(91) + "}\ntimeline:\n  - at: 300ms\n    remove: blip\n");
+        proxy.rules().put(proxy.ruleParser().parse("blip", operatorsRule(2)));
+        Await.until(Duration.ofSeconds(10), "the remove step to run", () -> proxy.scenarios().status().getInt32("stepsLeft").getValue() == 0);
+        assertEquals(2, ((io.blackpipe.fault.action.ErrorReply) proxy.rules().rules().get(0).action()).code(), "the operator's blip stays");
+        assertTrue(proxy.scenarios().status().getArray("stepsDone").get(0).asString().getValue()
+                .endsWith("FAILED: rule blip in force was set outside the scenario: left as it is"), proxy.scenarios().status()::toJson);
+    }
+
     @Test
     void aScenarioThatEndedStopsItsClock() throws Exception {
         startScenario("timeline:\n  - at: 0s\n    end: true\n");
