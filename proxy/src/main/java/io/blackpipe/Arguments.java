@@ -79,18 +79,24 @@ final class Arguments {
         if (duration == null) {
             throw new IllegalArgumentException("duration: required (Duration.ZERO: until restored), got null");
         }
-        if (duration.compareTo(Duration.ofMillis(Long.MAX_VALUE)) > 0) { // toMillis() would throw ArithmeticException
-            throw new IllegalArgumentException("duration: beyond any time blackpipe can wait for, got " + duration);
-        }
-        if (duration.isNegative() || (!duration.isZero() && duration.toMillis() < 1)) {
+        long millis = toMillis(duration, "duration");
+        if (duration.isNegative() || (!duration.isZero() && millis < 1)) {
             throw new IllegalArgumentException("duration: must be zero (until restored) or at least 1ms, got " + duration);
+        }
+        return millis;
+    }
+
+    /** {@code duration}'s whole milliseconds; one past a long's is refused naming {@code what}, not toMillis()'s ArithmeticException. */
+    static long toMillis(Duration duration, String what) {
+        if (duration.compareTo(Duration.ofMillis(Long.MAX_VALUE)) > 0) {
+            throw new IllegalArgumentException(what + ": beyond any time blackpipe can wait for, got " + duration);
         }
         return duration.toMillis();
     }
 
     /** How long a simulated set has no primary in a failover: zero (the next member at once) or at least 1ms. */
     static long electionMillis(Duration election) {
-        if (election == null || election.isNegative() || (!election.isZero() && election.toMillis() < 1)) {
+        if (election == null || election.isNegative() || (!election.isZero() && toMillis(election, "election") < 1)) {
             throw new IllegalArgumentException("election: must be zero (the next member primary at once) or at least 1ms, got "
                     + election);
         }
@@ -103,7 +109,7 @@ final class Arguments {
             throw new IllegalArgumentException("rollback: must be whole milliseconds from zero (nothing rolled back) to 60s, got "
                     + rollback);
         }
-        return new Failover(electionMillis(election), rollback.toMillis());
+        return new Failover(electionMillis(election), toMillis(rollback, "rollback"));
     }
 
     /** {@code what}, a length of time: whole milliseconds from 1 (a part of a millisecond would be cut off). */
@@ -111,7 +117,7 @@ final class Arguments {
         if (duration == null || duration.isNegative() || duration.isZero() || duration.getNano() % 1_000_000 != 0) {
             throw new IllegalArgumentException(what + ": must be whole milliseconds from 1ms, got " + duration);
         }
-        return duration.toMillis();
+        return toMillis(duration, what);
     }
 
     /** A member's latency: a delay and a jitter, each zero or whole milliseconds up to a day, not both zero; a direction. */
@@ -142,7 +148,9 @@ final class Arguments {
 
     /** Zero or whole milliseconds up to a day (a latency's delay and jitter, a restart's quiesce). */
     private static long wholeMillis(Duration duration, String what) {
-        if (duration == null || duration.isNegative() || duration.toNanos() % 1_000_000 != 0 || duration.toMillis() > Latency.MAX_MILLIS) {
+        // the upper bound first: toNanos() throws past some 292 years
+        if (duration == null || duration.isNegative() || duration.compareTo(Duration.ofMillis(Latency.MAX_MILLIS)) > 0
+                || duration.toNanos() % 1_000_000 != 0) {
             throw new IllegalArgumentException(what + ": must be zero or whole milliseconds up to 24h, got " + duration);
         }
         return duration.toMillis();

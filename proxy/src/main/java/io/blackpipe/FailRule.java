@@ -170,7 +170,7 @@ public final class FailRule {
             throw new IllegalArgumentException("blockConnection(): must be at least 1ms, got " + block);
         }
         data.put("blockConnection", BsonBoolean.TRUE);
-        data.put("blockTimeMS", JsonDocuments.integer(block.toMillis()));
+        data.put("blockTimeMS", JsonDocuments.integer(Arguments.toMillis(block, "blockConnection(): the block")));
         return this;
     }
 
@@ -238,7 +238,7 @@ public final class FailRule {
             // under 1 ms, delayReplyMS would silently be 0: no delay at all
             throw new IllegalArgumentException("delay: must be at least 1ms, got " + delay);
         }
-        return delay.toMillis();
+        return Arguments.toMillis(delay, "delay");
     }
 
     /**
@@ -254,7 +254,7 @@ public final class FailRule {
             throw new IllegalArgumentException("delay(): the jitter must be 0 or at least 1ms, got " + jitter);
         }
         return add(new BsonDocument("delayReplyMS", JsonDocuments.integer(delayMillis(delay)))
-                .append("delayReplyJitterMS", JsonDocuments.integer(jitter.toMillis())));
+                .append("delayReplyJitterMS", JsonDocuments.integer(Arguments.toMillis(jitter, "delay(): the jitter"))));
     }
 
     /**
@@ -288,7 +288,7 @@ public final class FailRule {
             throw new IllegalArgumentException("trickleReply(): the interval must be at least 1ms, got " + interval);
         }
         return add(new BsonDocument("trickleReplyBytes", new BsonInt32(bytesPerPiece))
-                .append("trickleReplyIntervalMS", JsonDocuments.integer(interval.toMillis())));
+                .append("trickleReplyIntervalMS", JsonDocuments.integer(Arguments.toMillis(interval, "trickleReply(): the interval"))));
     }
 
     /**

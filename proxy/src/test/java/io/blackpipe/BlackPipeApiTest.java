@@ -230,6 +230,15 @@ class BlackPipeApiTest {
             assertEquals("duration: beyond any time blackpipe can wait for, got " + beyondMillis, assertThrows(
                     IllegalArgumentException.class, () -> blackPipe.outage("primary", beyondMillis)).getMessage(),
                     "not toMillis()'s ArithmeticException");
+            Map<String, Executable> beyond = Map.of( // each an argument error naming it, not toMillis()'s ArithmeticException
+                    "delay: beyond", () -> blackPipe.fail("find").delay(beyondMillis),
+                    "delay(): the jitter: beyond", () -> blackPipe.fail("find").delay(Duration.ofMillis(5), beyondMillis),
+                    "blockConnection(): the block: beyond", () -> blackPipe.fail("find").blockConnection(beyondMillis).errorCode(0),
+                    "trickleReply(): the interval: beyond", () -> blackPipe.fail("find").trickleReply(8, beyondMillis),
+                    "election: beyond", () -> blackPipe.failover(beyondMillis),
+                    "delay: must be zero or whole milliseconds up to 24h", () -> blackPipe.latency("primary", beyondMillis, Duration.ZERO));
+            beyond.forEach((start, call) -> assertTrue(assertThrows(IllegalArgumentException.class, call).getMessage().startsWith(start),
+                    start));
             assertEquals(2, blackPipe.rules().size(), "a refused rule changes nothing");
 
             blackPipe.clearRules();
