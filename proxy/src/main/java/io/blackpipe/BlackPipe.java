@@ -36,8 +36,8 @@ import org.bson.BsonDocument;
  * }
  * }</pre>
  *
- * <p>Counters are read from the proxy's Micrometer registry, summed over the labels not given. {@link
- * #resetCounters()} records a baseline that later reads subtract, so /metrics stays monotonic, as Prometheus's must.
+ * <p>Counters are read from the proxy's Micrometer registry, summed over the labels not given; {@link #resetCounters()}
+ * records a baseline later reads subtract, so /metrics stays monotonic, as Prometheus's must.
  */
 public final class BlackPipe implements AutoCloseable {
     private final ProxyServer proxy;
@@ -146,9 +146,8 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * The active rules, each as its failCommand document in JSON (with its "id": also for a rule whose
-     * document had none, added over the admin API, by a scenario or by an app's configureFailPoint). An Int64 is
-     * written {"$numberLong": "N"}, so that the JSON, added again, makes the same rule (a canned reply's types too).
+     * The active rules as failCommand JSON, each with its "id" (one added without, by the admin API, a scenario or an
+     * app's configureFailPoint, too); an Int64 as {"$numberLong": "N"}, so that the JSON added again is the same rule.
      */
     public List<String> rules() {
         return proxy.rules().rules().stream().map(rule -> JsonDocuments.typedJson(rule.document())).toList();
@@ -206,7 +205,7 @@ public final class BlackPipe implements AutoCloseable {
     public void runScenario(Path file) {
         ensureOpen();
         try {
-            proxy.startScenario(loader -> loader.load(Arguments.scenarioFile(file)));
+            proxy.scenarios().start(loader -> loader.load(Arguments.scenarioFile(file)));
         } catch (IOException e) {
             throw Arguments.cannotReadScenario(file, e);
         } catch (ScenarioException e) {
@@ -217,8 +216,7 @@ public final class BlackPipe implements AutoCloseable {
     /** Starts a scenario shipped in blackpipe's jar by name ("transient-blip"); an unknown name's exception lists them. */
     public void runBundledScenario(String name) {
         ensureOpen();
-        String bundled = Arguments.scenarioName(name);
-        proxy.startScenario(loader -> BundledScenarios.load(loader, bundled));
+        proxy.scenarios().start(loader -> BundledScenarios.load(loader, Arguments.scenarioName(name)));
     }
 
     /** Stops the running scenario: its pending steps are cancelled, its rules removed, its member faults still in force ended. */
@@ -337,10 +335,8 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * Resets (TCP RST) every open client connection of {@code member} (as {@link #outage} takes it) now, and returns
-     * how many once they are reset, as the CLI's {@code connections reset}. The listener stays open.
-     *
-     * @throws IllegalArgumentException when {@code member} names no member, as {@link #outage} does
+     * Resets (TCP RST) every open client connection of {@code member} (as {@link #outage} takes it, and refuses) now,
+     * and returns how many once they are reset, as the CLI's {@code connections reset}. The listener stays open.
      */
     public int resetConnections(String member) {
         ensureOpen();

@@ -9,7 +9,7 @@ import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.ScenarioException;
-import io.blackpipe.fault.ScenarioLoader;
+import io.blackpipe.fault.ScenarioText;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
@@ -210,7 +210,7 @@ public final class RemoteBlackPipe {
         Arguments.scenarioFile(file);
         String text;
         try {
-            text = ScenarioLoader.text(file, file.toString());
+            text = ScenarioText.read(file, file.toString());
         } catch (IOException e) {
             throw Arguments.cannotReadScenario(file, e);
         } catch (ScenarioException e) {

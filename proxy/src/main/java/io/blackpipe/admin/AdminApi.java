@@ -283,7 +283,7 @@ final class AdminApi {
                 return AdminResponse.ok(new BsonDocument("valid", org.bson.BsonBoolean.TRUE)
                         .append("name", new BsonString(scenario.name())));
             }
-            proxy.startScenario(loader -> loader.parse("request body", body));
+            proxy.scenarios().start(loader -> loader.parse("request body", body));
             return AdminResponse.ok(proxy.scenarios().status());
         } catch (ScenarioException e) {
             return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
@@ -312,7 +312,7 @@ final class AdminApi {
         } catch (IllegalArgumentException e) {
             return AdminResponse.error(HttpResponseStatus.NOT_FOUND, e.getMessage());
         }
-        proxy.startScenario(loader -> BundledScenarios.load(loader, name)); // one that does not fit: a 400
+        proxy.scenarios().start(loader -> BundledScenarios.load(loader, name)); // one that does not fit: a 400
         return AdminResponse.ok(proxy.scenarios().status());
     }
 

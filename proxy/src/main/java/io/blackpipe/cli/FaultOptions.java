@@ -47,7 +47,7 @@ final class FaultOptions {
         }
         ScenarioArgument argument = new ScenarioArgument(scenario);
         try {
-            proxy.startScenario(argument::load);
+            proxy.scenarios().start(argument::load);
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read scenario " + argument.cannotRead(e), e);
         } catch (ScenarioException e) {

@@ -4,6 +4,7 @@ import io.blackpipe.fault.BundledScenarios;
 import io.blackpipe.fault.Scenario;
 import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.fault.ScenarioLoader;
+import io.blackpipe.fault.ScenarioText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -47,7 +48,7 @@ final class ScenarioArgument {
      * @throws ScenarioException when the file is too large or not UTF-8
      */
     String text() throws IOException {
-        return bundledText != null ? bundledText : ScenarioLoader.text(file, source());
+        return bundledText != null ? bundledText : ScenarioText.read(file, source());
     }
 
     /** Reads and checks the scenario whole with {@code loader}; errors are "source:line: field: message". */

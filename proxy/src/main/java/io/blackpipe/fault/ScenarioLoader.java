@@ -1,12 +1,7 @@
 package io.blackpipe.fault;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -86,37 +81,12 @@ public final class ScenarioLoader {
     }
 
     public Scenario load(Path file) throws IOException {
-        return parse(file.toString(), text(file, file.toString()));
-    }
-
-    /**
-     * A scenario file's text, named {@code source} in errors: one over the limit, or not UTF-8, is refused, the latter at
-     * the line of its first stray byte (Java's own message was "Input length = 1").
-     */
-    public static String text(Path file, String source) throws IOException {
-        if (Files.size(file) > MAX_SIZE) {
-            throw new ScenarioException(source, 1, "(file)", "is larger than " + MAX_SIZE + " bytes");
-        }
-        byte[] bytes = Files.readAllBytes(file);
-        ByteBuffer in = ByteBuffer.wrap(bytes);
-        CharBuffer out = CharBuffer.allocate(bytes.length);
-        CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder(); // reports a malformed byte rather than replacing it
-        CoderResult result = decoder.decode(in, out, true);
-        if (result.isError()) {
-            int line = 1;
-            for (int i = 0; i < in.position(); i++) {
-                line += bytes[i] == '\n' ? 1 : 0;
-            }
-            throw new ScenarioException(source, line, "(file)", String.format("is not UTF-8 text (the byte 0x%02X on this line);"
-                    + " save it as UTF-8", bytes[in.position()] & 0xff));
-        }
-        decoder.flush(out);
-        return out.flip().toString();
+        return parse(file.toString(), ScenarioText.read(file, file.toString()));
     }
 
     /**
      * Reads a scenario to start: its rules take their places in the seeded draws, unless it is refused whole (see
-     * {@code ProxyServer.startScenario}, which gives them back when its start is refused too).
+     * {@link ScenarioRunner#start(ScenarioRunner.Reading)}, which gives them back when its start is refused too).
      */
     public Scenario parse(String source, String text) {
         return parser.parseTogether(() -> read(source, text));

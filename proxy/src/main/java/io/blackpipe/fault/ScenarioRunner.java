@@ -11,6 +11,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -31,6 +32,8 @@ public final class ScenarioRunner {
     private final DeploymentFaults deployment;
     private final ScheduledExecutorService timer;
     private final Consumer<String> log;
+    private final RuleParser parser;
+    private final Supplier<ScenarioLoader> loader;
     private Scenario scenario;
     private State state = State.IDLE;
     private Instant startedAt;
@@ -46,11 +49,32 @@ public final class ScenarioRunner {
     private int stepsLeft;
     private Instant endedAt;
 
-    public ScenarioRunner(RuleSet rules, DeploymentFaults deployment, ScheduledExecutorService timer, Consumer<String> log) {
+    /** @param loader a loader that checks scenarios against the proxy's members, for {@link #start(Reading)} */
+    public ScenarioRunner(RuleSet rules, DeploymentFaults deployment, ScheduledExecutorService timer, Consumer<String> log,
+                          RuleParser parser, Supplier<ScenarioLoader> loader) {
         this.rules = rules;
         this.deployment = deployment;
         this.timer = timer;
         this.log = log;
+        this.parser = parser;
+        this.loader = loader;
+    }
+
+    /** What reads a scenario to start with the proxy's loader: a file, a request's body, a bundled one. */
+    public interface Reading<E extends Exception> {
+        Scenario read(ScenarioLoader loader) throws E;
+    }
+
+    /**
+     * Reads a scenario and starts it, as one request: refused anywhere, as it is read or as it starts (an id an
+     * operator's rule holds), it takes no place in the seeded draws. Not synchronized: the parser's lock comes first.
+     */
+    public <E extends Exception> Scenario start(Reading<E> reading) throws E {
+        return parser.parseTogether(() -> {
+            Scenario scenario = reading.read(loader.get());
+            start(scenario);
+            return scenario;
+        });
     }
 
     /**

@@ -7,7 +7,6 @@ import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.Restart;
 import io.blackpipe.fault.RuleParser;
-import io.blackpipe.fault.Scenario;
 import io.blackpipe.fault.ScenarioLoader;
 import io.blackpipe.fault.ScenarioRunner;
 import io.blackpipe.fault.RuleSet;
@@ -115,7 +114,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.ruleParser = new RuleParser(config.seed(), this::unknownRuleMember); // asked once a rule comes, long after
             this.retryTracker = new RetryTracker(SESSIONS_TRACKED, SESSION_IDLE_NANOS);
             CommandObserver observer = new CommandObserver(registry, retryTracker, history);
-            this.scenarios = new ScenarioRunner(rules, this, timer, log::info);
+            this.scenarios = new ScenarioRunner(rules, this, timer, log::info, ruleParser, this::scenarioLoader);
             FailoverEndedTransactions endedTransactions = new FailoverEndedTransactions();
             UnreplicatedWrites unreplicated = new UnreplicatedWrites();
             WriteRollback rollback = new WriteRollback(unreplicated, config.upstream().credential(), upstreamTls,
@@ -202,23 +201,6 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     /** A loader that checks scenarios against this proxy's members. */
     public ScenarioLoader scenarioLoader() {
         return new ScenarioLoader(ruleParser, this::knowsMember, this::noMember, roles::failoverRefusal);
-    }
-
-    /** What reads a scenario to start with this proxy's loader: a file, a request's body, a bundled one. */
-    public interface ScenarioReading<E extends Exception> {
-        Scenario read(ScenarioLoader loader) throws E;
-    }
-
-    /**
-     * Reads a scenario and starts it (stopping one still running), as one request: refused anywhere, as it is read or
-     * as it starts (an id an operator's rule holds), it takes no place in the seeded draws.
-     */
-    public <E extends Exception> Scenario startScenario(ScenarioReading<E> reading) throws E {
-        return ruleParser.parseTogether(() -> {
-            Scenario scenario = reading.read(scenarioLoader());
-            scenarios.start(scenario);
-            return scenario;
-        });
     }
 
     public History history() {

@@ -72,7 +72,7 @@ final class ReportRunner {
             connect(client);
             String text = fault.text();
             if (!fault.perOperation()) {
-                proxy.startScenario(loader -> loader.parse(fault.path(), text));
+                proxy.scenarios().start(loader -> loader.parse(fault.path(), text));
             }
             int errors = 0;
             Map<String, Integer> kinds = new TreeMap<>();
