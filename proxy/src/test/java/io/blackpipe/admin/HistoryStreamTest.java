@@ -10,6 +10,7 @@ import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.UpstreamLane;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.URI;
@@ -140,6 +141,18 @@ class HistoryStreamTest {
         }
     }
 
+    /** Inserts one document through {@code proxy}, connects {@code follower} (a small receive buffer) to the history's stream, and returns the insert's entry. */
+    private static HistoryEntry followAfterOneInsert(ProxyServer proxy, AdminServer admin, Socket follower, String db) throws IOException {
+        try (MongoClient client = MongoClients.create(proxy.connectionString())) {
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+        }
+        HistoryEntry real = proxy.history().recent().get(proxy.history().recent().size() - 1);
+        follower.setReceiveBufferSize(64 * 1024);
+        follower.connect(new InetSocketAddress("127.0.0.1", admin.port()), 5_000);
+        follower.getOutputStream().write("GET /api/v1/history?follow=true HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        return real;
+    }
+
     /**
      * A follower that stops reading (a paused `history --follow | less`) gets a last line saying it fell behind, and
      * its stream ends, once more than {@link HistoryStream#MAX_BEHIND_BYTES} wait for it. Before, everything recorded
@@ -151,13 +164,7 @@ class HistoryStreamTest {
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
              AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0);
              Socket follower = new Socket()) {
-            try (MongoClient client = MongoClients.create(proxy.connectionString())) {
-                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
-            }
-            HistoryEntry real = proxy.history().recent().get(proxy.history().recent().size() - 1);
-            follower.setReceiveBufferSize(64 * 1024);
-            follower.connect(new InetSocketAddress("127.0.0.1", admin.port()), 5_000);
-            follower.getOutputStream().write("GET /api/v1/history?follow=true HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            HistoryEntry real = followAfterOneInsert(proxy, admin, follower, db);
             Thread.sleep(300); // the stream has begun
             long enough = 3 * HistoryStream.MAX_BEHIND_BYTES / real.toJson().length() + 20_000; // past the sockets' buffers too
             for (long i = 0; i < enough; i++) {
@@ -187,13 +194,7 @@ class HistoryStreamTest {
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
              AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0);
              Socket follower = new Socket()) {
-            try (MongoClient client = MongoClients.create(proxy.connectionString())) {
-                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
-            }
-            HistoryEntry real = proxy.history().recent().get(proxy.history().recent().size() - 1);
-            follower.setReceiveBufferSize(64 * 1024);
-            follower.connect(new InetSocketAddress("127.0.0.1", admin.port()), 5_000);
-            follower.getOutputStream().write("GET /api/v1/history?follow=true HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            HistoryEntry real = followAfterOneInsert(proxy, admin, follower, db);
             follower.setSoTimeout(5_000);
             assertEquals("HTTP/1.1 200", new String(follower.getInputStream().readNBytes(12), StandardCharsets.US_ASCII),
                     "the stream began; from here on the follower reads nothing");

@@ -42,28 +42,27 @@ class AdminAnswersCliTest {
         assertFalse(run.err().contains("\tat "), () -> "no stack trace: " + run);
     }
 
+    /** {@code command} run against a server that answers every request with {@code body}: one line, exit 1. */
+    private static void assertOneLineFailureAgainst(String body, String command) throws IOException {
+        HttpServer other = answering(body);
+        try {
+            String admin = "http://127.0.0.1:" + other.getAddress().getPort();
+            assertOneLineFailure(CliRun.of((command + " --admin " + admin).split(" ")));
+        } finally {
+            other.stop(0);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"expect --retries insert=1", "history", "fault add --command insert --reset", "health"})
     void anAnswerThatIsNoJsonIsSaidInOneLine(String command) throws IOException {
-        HttpServer html = answering("<html><body>another web server</body></html>");
-        try {
-            String admin = "http://127.0.0.1:" + html.getAddress().getPort();
-            assertOneLineFailure(CliRun.of((command + " --admin " + admin).split(" ")));
-        } finally {
-            html.stop(0);
-        }
+        assertOneLineFailureAgainst("<html><body>another web server</body></html>", command);
     }
 
     @ParameterizedTest(name = "{0}")
     @ValueSource(strings = {"members", "fault list", "connections list", "health"})
     void jsonOfAnotherShapeIsSaidInOneLine(String command) throws IOException {
-        HttpServer empty = answering("{}");
-        try {
-            String admin = "http://127.0.0.1:" + empty.getAddress().getPort();
-            assertOneLineFailure(CliRun.of((command + " --admin " + admin).split(" ")));
-        } finally {
-            empty.stop(0);
-        }
+        assertOneLineFailureAgainst("{}", command);
     }
 
     /** Docker's HEALTHCHECK reads the exit code: before, any 200 at --admin was healthy, whatever it said. */
