@@ -64,19 +64,44 @@ public final class BlackPipeExtension
     /**
      * Under @TestInstance(PER_CLASS) JUnit makes the instance before any before-all callback: its constructor's rules
      * come after. Under PER_METHOD it makes one per test, before the before-each callbacks: its constructor's rules
-     * are that test's own, which the reset before it must give back (noted here: the rules in force without them).
+     * are that test's own, which the reset before it must give back (noted here: the rules in force without them). For
+     * a @Nested class's test it makes each PER_METHOD enclosing class's instance first, in that class's context: their
+     * constructors' rules are the test's own too, so the note made before the outermost of them is the test's.
      */
     @Override
     public void preConstructTestInstance(TestInstanceFactoryContext factoryContext, ExtensionContext context) {
         ExtensionContext classContext = classContext(context);
         if (!classContext.getTestClass().map(factoryContext.getTestClass()::equals).orElse(false)) {
-            return; // an enclosing instance
+            return; // an enclosing instance made in its nested class's context: not this JUnit's default
         }
         noteTheRulesBefore(classContext);
         if (classContext.getTestInstanceLifecycle().orElse(Lifecycle.PER_METHOD) == Lifecycle.PER_METHOD) {
+            List<String> beforeTheEnclosing = factoryContext.getOuterInstance().isPresent() ? takeTheEnclosingNote(classContext) : null;
             BlackPipe blackPipe = running(classContext);
-            classContext.getStore(NAMESPACE).put(rulesBeforeTheInstanceKey(classContext), blackPipe == null ? List.of() : blackPipe.rules());
+            classContext.getStore(NAMESPACE).put(rulesBeforeTheInstanceKey(classContext), beforeTheEnclosing != null ? beforeTheEnclosing
+                    : blackPipe == null ? List.of() : blackPipe.rules());
         }
+    }
+
+    /**
+     * The rules noted before the outermost enclosing instance made for this one, taken (made for it, they are no other
+     * test's); null when none was (a PER_CLASS enclosing class made its instance once), or when the enclosing class's
+     * rules go to another proxy (this class declares @BlackPipeTest itself).
+     */
+    @SuppressWarnings("unchecked")
+    private static List<String> takeTheEnclosingNote(ExtensionContext classContext) {
+        String owner = owner(classContext).getUniqueId();
+        List<String> noted = null;
+        Optional<ExtensionContext> enclosing = classContext.getParent();
+        while (enclosing.isPresent() && enclosing.get().getTestClass().isPresent()) {
+            ExtensionContext outer = enclosing.get();
+            List<String> note = outer.getStore(NAMESPACE).remove(rulesBeforeTheInstanceKey(outer), List.class);
+            if (note != null && owner(outer).getUniqueId().equals(owner)) {
+                noted = note; // the outermost's is the earliest
+            }
+            enclosing = outer.getParent();
+        }
+        return noted;
     }
 
     /** Once per class (the first of its pre-construct and before-all callbacks), for a class sharing an enclosing proxy. */

@@ -248,12 +248,50 @@ class BlackPipeExtensionLifecycleTest {
         }
 
         private void assertOnlyThisInstancesRuleFires(BlackPipe blackPipe) {
+            assertOnlyThisRuleFires(blackPipe, pingFails);
+        }
+
+        static void assertOnlyThisRuleFires(BlackPipe blackPipe, String pingFails) {
             assertEquals(1, blackPipe.rules().size(), () -> "this instance's rule only: " + blackPipe.rules());
             assertTrue(blackPipe.rules().get(0).contains("\"" + pingFails + "\""), () -> pingFails + " in " + blackPipe.rules());
             try (MongoClient client = MongoClients.create(blackPipe.connectionString())) {
                 assertThrows(MongoCommandException.class, () -> client.getDatabase("admin").runCommand(new Document("ping", 1)));
             }
             assertEquals(1, blackPipe.fired(pingFails));
+        }
+    }
+
+    /**
+     * The same for a @Nested class's tests: JUnit makes an instance of each enclosing class for each of them, and the
+     * enclosing constructor's rule is that test's own too. Before, the first test's was taken for a class rule.
+     */
+    @Test
+    void anEnclosingConstructorsRuleIsEachNestedTestsOwnUnderThePerMethodLifecycle() {
+        JUnitRun.of(RulesInAnEnclosingPerMethodConstructor.class).assertAllPassed(2);
+    }
+
+    @BlackPipeTest
+    static class RulesInAnEnclosingPerMethodConstructor {
+        private final String pingFails;
+
+        RulesInAnEnclosingPerMethodConstructor(BlackPipe blackPipe) {
+            pingFails = blackPipe.fail("ping").times(1).errorCode(2);
+        }
+
+        @Nested
+        @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+        class Inner {
+            @Test
+            @Order(1)
+            void firstTest(BlackPipe blackPipe) {
+                RulesInAPerMethodConstructor.assertOnlyThisRuleFires(blackPipe, pingFails);
+            }
+
+            @Test
+            @Order(2)
+            void secondTest(BlackPipe blackPipe) {
+                RulesInAPerMethodConstructor.assertOnlyThisRuleFires(blackPipe, pingFails);
+            }
         }
     }
 
