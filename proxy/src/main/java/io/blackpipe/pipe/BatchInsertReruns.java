@@ -72,6 +72,11 @@ final class BatchInsertReruns {
         }, threads);
     }
 
+    /** The proxy closed: the threads end, a rerun under way once it is done (they outlived the proxy by a minute, idle). */
+    void close() {
+        threads.shutdown();
+    }
+
     /**
      * mongod's answer to {@code insert} of two or more documents, which the member refused whole with a duplicate key,
      * made by inserting its documents in parts with {@code run} (which sends one insert command and returns its reply) at

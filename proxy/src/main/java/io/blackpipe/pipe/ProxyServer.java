@@ -384,6 +384,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         listeners.values().forEach(MemberListener::close);
         openConnections.close().awaitUninterruptibly(2, TimeUnit.SECONDS); // a busy loop runs the closes as it stops
         stopThreads();
+        context.batchInserts().close(); // after the event loops, the only ones to start a rerun
         history.close();
         registry.close();
     }

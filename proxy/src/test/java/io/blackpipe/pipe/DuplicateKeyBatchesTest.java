@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.MongoBulkWriteException;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoSocketReadTimeoutException;
 import com.mongodb.client.MongoClient;
@@ -126,6 +127,27 @@ class DuplicateKeyBatchesTest {
             Await.until(Duration.ofSeconds(5), "the member's connection closed once the batch was answered",
                     () -> member.openConnections() == openBefore);
         }
+    }
+
+    /** The thread that inserted a batch again ends with the proxy: it lingered a minute, idle, after every close. */
+    @Test
+    void theThreadThatInsertedABatchAgainEndsWithTheProxy() throws Exception {
+        try (ScriptedMongod member = refusingMember();
+             LogCapture log = LogCapture.start()) {
+            try (ProxyServer proxy = ScriptedProxy.start(member);
+                 MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "retryWrites=false"))) {
+                awaitNoted(member, log);
+                orders(client).insertOne(new Document("_id", 1));
+                assertThrows(MongoBulkWriteException.class, () -> orders(client).insertMany(BATCH), "the duplicate, as mongod reports it");
+                assertTrue(batchInsertThreads() > 0, "the batch was inserted again on a thread of the proxy's");
+            }
+            Await.until(Duration.ofSeconds(5), () -> "the proxy's batch insert threads to end (alive: " + batchInsertThreads() + ")",
+                    () -> batchInsertThreads() == 0);
+        }
+    }
+
+    private static long batchInsertThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("blackpipe-batch-insert") && t.isAlive()).count();
     }
 
     @Test
