@@ -41,7 +41,7 @@ import org.yaml.snakeyaml.resolver.Resolver;
  * more than {@link #MAX_VALUES} values, each as a {@link ScenarioException} at its line.
  */
 final class YamlTree {
-    /** Lists and mappings inside one another; a scenario needs about eight. */
+    /** Lists and mappings inside the file's mapping and one another; a scenario needs about eight. */
     static final int MAX_DEPTH = 32;
     /** Values once aliases are expanded; a long hand-written scenario has a few thousand. */
     static final int MAX_VALUES = 100_000;
@@ -136,8 +136,8 @@ final class YamlTree {
         }
         lines.putIfAbsent(path, node.getStartMark().getLine() + 1);
         if (node instanceof MappingNode || node instanceof SequenceNode) {
-            if (depth >= MAX_DEPTH) {
-                throw tooLarge(path, "nested deeper than " + MAX_DEPTH + " lists and mappings (through aliases)");
+            if (depth > MAX_DEPTH) { // as snakeyaml counts: the file's own mapping, and MAX_DEPTH inside it
+                throw tooLarge(path, "nested deeper than " + MAX_DEPTH + " lists and mappings (an alias counts as what it names)");
             }
             open.add(node);
             try {

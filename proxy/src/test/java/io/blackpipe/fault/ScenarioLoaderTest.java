@@ -1152,8 +1152,11 @@ class ScenarioLoaderTest {
         // the caps themselves are allowed: such a file is read whole and refused only for its unknown field
         IntFunction<String> listsAroundD0 = n -> "name: x\nd0: &d0 " + "[".repeat(20) + "]".repeat(20) + "\nd1: " + "[".repeat(n) + "*d0"
                 + "]".repeat(n) + "\n";
-        assertRejected(listsAroundD0.apply(11), 2, "d0", "unknown field"); // the file's mapping and 31 lists in it: 32 deep
-        assertRejected(listsAroundD0.apply(12), 3, "d1", "nested deeper than 32");
+        assertRejected(listsAroundD0.apply(12), 2, "d0", "unknown field"); // the file's mapping and 32 lists in it
+        assertRejected(listsAroundD0.apply(13), 3, "d1", "nested deeper than 32");
+        // as deep written out: snakeyaml takes it, and so does the conversion (it refused it, "through aliases")
+        assertRejected("name: x\nd: " + "[".repeat(32) + "]".repeat(32) + "\n", 2, "d", "unknown field");
+        assertRejected("name: x\nd: " + "[".repeat(33) + "]".repeat(33) + "\n", 2, "(syntax)", "Nesting Depth exceeded max 32");
         String atTheValueCap = "name: x\nd: [" + "1, ".repeat(99_996) + "1]\n"; // the file, x, the list and its 99997: 100000
         assertRejected(atTheValueCap, 2, "d", "unknown field");
         assertRejected(atTheValueCap.replace("[", "[1, "), 2, "d", "expands to more than 100000 values");
