@@ -42,9 +42,14 @@ final class CutCommands {
         this.context = context;
     }
 
-    /** A command the close ended in a network error ({@code forwarded}: the member had it), labelled as {@link #endedBy} says. */
-    void ended(Attempt attempt, long fingerprint, String fault, boolean forwarded) {
-        observer.complete(attempt, fingerprint, Outcome.NETWORK_ERROR, endedBy(attempt, fault), 0, false, forwarded);
+    /**
+     * A command the close ended ({@code forwarded}: the member had it), labelled as {@link #endedBy} says: in a network
+     * error, unless it asked for no reply (a w:0 write), which nobody can know about, as {@link #count} has it too;
+     * {@code byItsRule}: its rule's reset or close broke the connection under it, a network error for a w:0 write too.
+     */
+    void ended(Attempt attempt, long fingerprint, String fault, boolean forwarded, boolean byItsRule) {
+        Outcome outcome = attempt.facts().moreToCome() && !byItsRule ? Outcome.NO_REPLY : Outcome.NETWORK_ERROR;
+        observer.complete(attempt, fingerprint, outcome, endedBy(attempt, fault), 0, false, forwarded);
     }
 
     /**
@@ -88,7 +93,7 @@ final class CutCommands {
      */
     void interruptBlocked(Attempt attempt, long fingerprint, MemberState member, Consumer<ByteBuf> send) {
         if (attempt.facts().moreToCome()) {
-            ended(attempt, fingerprint, DeploymentFaults.RESTART, false);
+            ended(attempt, fingerprint, DeploymentFaults.RESTART, false, false);
             return;
         }
         interruptAtShutdown(List.of(new InFlight(attempt, fingerprint, null, null, false)), exitedWith, member, send);

@@ -108,7 +108,7 @@ final class Exchange {
                     if (connection.blackholed()) {
                         observer.faultInjected(attempt, BLACKHOLE);
                         waiting.holdThroughTheBlackhole(frame, () -> forward(frame, attempt, fingerprint, BLACKHOLE, null),
-                                () -> abandon(attempt, fingerprint, BLACKHOLE));
+                                () -> abandon(attempt, fingerprint, BLACKHOLE, false));
                     } else {
                         decide(frame, msg, attempt, fingerprint);
                     }
@@ -149,7 +149,7 @@ final class Exchange {
         if (verdict.waits()) { // then asks again
             waiting.holdUntilItsTurn(frame, () -> forward(frame, attempt, fingerprint, fault, fate), () -> {
                 context.commits().gaveUp(wakeWhenItsTurnMayHaveCome);
-                abandon(attempt, fingerprint, fault);
+                abandon(attempt, fingerprint, fault, false);
             });
             return;
         }
@@ -220,9 +220,9 @@ final class Exchange {
         }
     }
 
-    /** The command was dropped and the connection is going away (close, reset). */
-    void abandon(Attempt attempt, long fingerprint, String fault) {
-        cut.ended(attempt, fingerprint, fault, false);
+    /** The command was dropped and the connection is going away ({@code byItsRule}: its rule's close or reset). */
+    void abandon(Attempt attempt, long fingerprint, String fault, boolean byItsRule) {
+        cut.ended(attempt, fingerprint, fault, false, byItsRule);
     }
 
     /**
@@ -331,7 +331,7 @@ final class Exchange {
     void completeAsNetworkError(InFlight current) {
         // a stream (exhaust getMore) cut at its first reply is still awaited: it ends here, not again at the close
         awaited.remove(current);
-        cut.ended(current.attempt, current.fingerprint, current.fault, true);
+        cut.ended(current.attempt, current.fingerprint, current.fault, true, false);
     }
 
     // ---- end ----
@@ -343,7 +343,7 @@ final class Exchange {
     void onClosed() {
         replies.clientLeft();
         for (InFlight current : awaited.clear()) {
-            cut.ended(current.attempt, current.fingerprint, current.fault, current.forwarded);
+            cut.ended(current.attempt, current.fingerprint, current.fault, current.forwarded, false);
         }
         waiting.clientLeft();
     }

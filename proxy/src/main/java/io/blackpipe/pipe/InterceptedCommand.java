@@ -44,14 +44,14 @@ final class InterceptedCommand extends ExchangeInterception {
     @Override
     public void close() {
         frame.release();
-        exchange.abandon(attempt, fingerprint, fault);
+        exchange.abandon(attempt, fingerprint, fault, true);
         exchange.connection().closeClient(false);
     }
 
     @Override
     public void reset() {
         frame.release();
-        exchange.abandon(attempt, fingerprint, fault);
+        exchange.abandon(attempt, fingerprint, fault, true);
         exchange.connection().closeClient(true);
     }
 
@@ -70,7 +70,7 @@ final class InterceptedCommand extends ExchangeInterception {
             } else if (exchange.connection().isOpen()) {
                 WaitingRequests.goOn(frame, this::forward);
             } else { // the client gave up: counted now, as it saw it; the member still gets the command
-                exchange.abandon(attempt, fingerprint, fault);
+                exchange.abandon(attempt, fingerprint, fault, false);
                 long left = TimeUnit.NANOSECONDS.toMillis(Math.max(0, endsAt - System.nanoTime()));
                 exchange.connection().sendAfterClientLeft(frame, attempt.facts(), left);
             }
@@ -86,7 +86,7 @@ final class InterceptedCommand extends ExchangeInterception {
                 WaitingRequests.goOn(frame, then);
             } else { // the client gave up while the command was held
                 frame.release();
-                exchange.abandon(attempt, fingerprint, fault);
+                exchange.abandon(attempt, fingerprint, fault, false);
             }
         });
     }

@@ -2,6 +2,8 @@ package io.blackpipe.fault;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
@@ -102,6 +104,38 @@ class MoreToComeFaultTest {
         // a hung write is one nobody can know about (no_reply)
         String outcome = data.startsWith("hang") ? "no_reply" : "error";
         assertEquals(1, Meters.outcomes(proxy.registry(), "insert", outcome), "the w:0 attempt's outcome");
+    }
+
+    /**
+     * A w:0 write that its connection's end cut while it was held (a rule's block, a blackhole) is one nobody can know
+     * about, as one cut on its way in: no_reply. It was counted a network error, which no client of a w:0 write sees.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"blocked, then its connection reset", "held in a blackhole, then its client left"})
+    void anUnacknowledgedWriteHeldWhenItsConnectionEndsHasNoReply(String held) throws Exception {
+        String member = proxy.members().get(0).upstream().toString();
+        if (held.startsWith("blocked")) {
+            proxy.rules().put(proxy.ruleParser().parse("w0", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1},"
+                    + " data: {failCommands: ['insert'], blockConnection: true, blockTimeMS: 1500}}")));
+        } else {
+            proxy.blackhole(member, 0);
+        }
+        send(opMsg(1, MORE_TO_COME, insert(1)));
+        Await.until(Duration.ofSeconds(5), "the insert to arrive", () -> Meters.attempts(proxy.registry(), "insert") == 1);
+        if (held.startsWith("blocked")) {
+            assertEquals(1, proxy.resetConnections(member));
+        } else {
+            socket.close();
+        }
+        Await.until(Duration.ofSeconds(5), () -> "the insert's end: " + Meters.outcomes(proxy.registry(), "insert", "network_error")
+                + " network errors", () -> Meters.outcomes(proxy.registry(), "insert", "no_reply") == 1);
+        assertEquals(0, Meters.outcomes(proxy.registry(), "insert", "network_error"));
+        if (held.startsWith("blocked")) { // as failCommand's block, the command goes on once its block ends, client or none
+            try (MongoClient direct = MongoClients.create(UpstreamLane.uri())) {
+                Await.until(Duration.ofSeconds(5), "the blocked write at the member",
+                        () -> direct.getDatabase(db).getCollection("c").countDocuments() == 1);
+            }
+        }
     }
 
     /** A configureFailPoint sent with moreToCome takes effect unanswered: a reply would answer the next request's place. */
