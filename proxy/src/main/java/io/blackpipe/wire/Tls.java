@@ -39,16 +39,19 @@ public final class Tls {
         if (clientCa != null) {
             requireReadable("--tls-client-ca", clientCa);
         }
+        SslContext context;
         try { // the builder reads the files as they are given: a bad one throws there already
             SslContextBuilder builder = SslContextBuilder.forServer(cert.toFile(), key.toFile()).sslProvider(SslProvider.JDK);
             if (clientCa != null) {
                 builder.trustManager(clientCa.toFile()).clientAuth(ClientAuth.REQUIRE);
             }
-            return builder.build();
+            context = builder.build();
         } catch (SSLException | RuntimeException e) {
             throw new IllegalArgumentException("cannot use --tls-cert " + cert + " / --tls-key " + key
                     + (clientCa == null ? "" : " / --tls-client-ca " + clientCa) + ": " + rootMessage(e), e);
         }
+        KeyPairCheck.requireKeyOf(cert, key);
+        return context;
     }
 
     private static void requireReadable(String option, Path file) {
@@ -211,11 +214,11 @@ public final class Tls {
                     }
                     context = builder.build();
                 } catch (SSLException | RuntimeException e) {
-                    throw new IllegalStateException("cannot use the upstream URI's TLS files (tlsCAFile " + caFile
-                            + ", tlsCertificateKeyFile " + certificateKeyFile
-                            + (certificateKeyFile == null ? "" : certificateKeyPassword == null
-                            ? ", no tlsCertificateKeyFilePassword" : ", with tlsCertificateKeyFilePassword")
-                            + "): " + rootMessage(e), e);
+                    String ca = insecure || caFile == null ? null : "tlsCAFile " + caFile;
+                    String certificateKey = certificateKeyFile == null ? null : "tlsCertificateKeyFile " + certificateKeyFile
+                            + (certificateKeyPassword == null ? ", no tlsCertificateKeyFilePassword" : ", with tlsCertificateKeyFilePassword");
+                    throw new IllegalStateException("cannot use the upstream URI's TLS files (" + (ca == null ? certificateKey
+                            : certificateKey == null ? ca : ca + ", " + certificateKey) + "): " + rootMessage(e), e);
                 }
             }
             return context;

@@ -354,6 +354,20 @@ class TlsTest {
         }
     }
 
+    /** An elliptic-curve certificate's own key passes the key check, and a key of another kind (RSA) does not. */
+    @Test
+    void theKeyCheckKnowsEllipticCurveKeys() throws Exception {
+        Path ecKey = dir.resolve("ec.key");
+        Path ecCert = dir.resolve("ec.pem");
+        Process openssl = new ProcessBuilder("openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                "-keyout", ecKey.toString(), "-out", ecCert.toString(), "-days", "2", "-subj", "/CN=localhost").redirectErrorStream(true).start();
+        String output = new String(openssl.getInputStream().readAllBytes());
+        assertEquals(0, openssl.waitFor(), output);
+        io.blackpipe.wire.Tls.server(ecCert, ecKey, null);
+        IllegalArgumentException other = assertThrows(IllegalArgumentException.class, () -> io.blackpipe.wire.Tls.server(ecCert, certs.serverKey, null));
+        assertTrue(other.getMessage().contains("is not the private key of the certificate"), other.getMessage());
+    }
+
     /** A file that is not what its option wants stops the start with a message naming the option, not just Netty's. */
     @Test
     void aTlsFileOfTheWrongKindIsNamedByItsOption() {
@@ -363,12 +377,18 @@ class TlsTest {
         listener = assertThrows(IllegalArgumentException.class,
                 () -> io.blackpipe.wire.Tls.server(certs.serverCert, certs.serverKey, certs.serverKey));
         assertTrue(listener.getMessage().contains("--tls-client-ca"), listener.getMessage());
+        // another key than the certificate's: the JDK took the pair, and every handshake failed naming neither file
+        listener = assertThrows(IllegalArgumentException.class, () -> io.blackpipe.wire.Tls.server(certs.serverCert, certs.clientKey, null));
+        assertTrue(listener.getMessage().startsWith("--tls-key " + certs.clientKey + " is not the private key of the certificate in"
+                + " --tls-cert " + certs.serverCert), listener.getMessage());
         IllegalStateException upstream = assertThrows(IllegalStateException.class, () -> io.blackpipe.wire.Tls.Client.fromUriOptions(
                 java.util.Map.of("tls", "true", "tlscafile", certs.clientKey.toString())).context());
-        assertTrue(upstream.getMessage().contains("tlsCAFile"), upstream.getMessage());
+        assertTrue(upstream.getMessage().startsWith("cannot use the upstream URI's TLS files (tlsCAFile " + certs.clientKey + "): "),
+                upstream.getMessage()); // only the files given: it said "tlsCertificateKeyFile null" too
         upstream = assertThrows(IllegalStateException.class, () -> io.blackpipe.wire.Tls.Client.fromUriOptions(
                 java.util.Map.of("tls", "true", "tlscertificatekeyfile", certs.clientCert.toString())).context()); // no key in it
         assertTrue(upstream.getMessage().contains("tlsCertificateKeyFile"), upstream.getMessage());
+        assertFalse(upstream.getMessage().contains("null"), upstream.getMessage());
     }
 
     @Test
