@@ -21,7 +21,8 @@ final class UpstreamUriParser {
     static final String SCHEME = "mongodb://";
     private static final String MASK = "****";
     /** Options whose values are secrets, masked like the user info's password. */
-    private static final Pattern SECRET_OPTIONS = Pattern.compile("(?i)([?&]tlsCertificateKeyFilePassword=)[^&]*");
+    /** Options whose values may be secrets: a key file's password; an AWS session token among the mechanism's properties. */
+    private static final Pattern SECRET_OPTIONS = Pattern.compile("(?i)([?&](?:tlsCertificateKeyFilePassword|authMechanismProperties)=)[^&]*");
     private static final String ESCAPE_HINT = "percent-encode '/', '?', '@' and ':' in a user name or password (%2F, %3F, %40, %3A)";
     /** Why loadBalanced=true is refused, and what to give instead: for the URI's option and a TXT record's alike. */
     static final String NO_LOAD_BALANCED_MODE = "blackpipe has no load-balanced mode (it proxies the members of a replica set,"

@@ -70,7 +70,8 @@ public class UpstreamUriSecretsTest {
             "mongodb://user:Kq3v@Zw8p@db1/",               // an unescaped '@': the last one of the host part ends the user info
             "mongodb://user:Kq3v#Zw8p@db1:27017/?replicaSet=rs0",
             "mongodb://user:Kq3v&Zw8p@db1/",
-            "mongodb://user:Kq3v%2FZw8p@db1/?tlsCertificateKeyFilePassword=Kq3vZw8p&tlsCertificateKeyFile=/k.pem"})
+            "mongodb://user:Kq3v%2FZw8p@db1/?tlsCertificateKeyFilePassword=Kq3vZw8p&tlsCertificateKeyFile=/k.pem",
+            "mongodb://user:Kq3v@db1/?authMechanism=MONGODB-AWS&authSource=$external&authMechanismProperties=AWS_SESSION_TOKEN:Zw8pKq3v"})
     void anAcceptedUriIsShownWithoutItsPassword(String uri) {
         UpstreamUri parsed = UpstreamUri.parse(uri);
         assertShowsNoSecret(parsed.toString());
