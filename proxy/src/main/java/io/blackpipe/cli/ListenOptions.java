@@ -34,7 +34,7 @@ final class ListenOptions {
                     + " 0 picks a free port, -1 disables it all (env BLACKPIPE_ADMIN_PORT; default ${DEFAULT-VALUE}).")
     int adminPort;
 
-    @Option(names = "--admin-token", paramLabel = "TOKEN", defaultValue = "${env:BLACKPIPE_ADMIN_TOKEN}",
+    @Option(names = "--admin-token", paramLabel = "TOKEN", defaultValue = "${env:BLACKPIPE_ADMIN_TOKEN}", converter = OptionalToken.class,
             description = "Require 'Authorization: Bearer TOKEN' on every /api/v1 request (/health and /metrics stay open) (env BLACKPIPE_ADMIN_TOKEN).")
     String adminToken;
 

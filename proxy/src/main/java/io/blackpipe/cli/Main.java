@@ -38,7 +38,7 @@ public final class Main {
     /** The command tree, its BLACKPIPE_* defaults read from {@code environment}'s empty values as unset. */
     static CommandLine commandLine(Function<String, String> environment) {
         CommandLine cli = new CommandLine(new BlackpipeCommand()).setDefaultValueProvider(new EnvironmentDefaults(environment));
-        return cli.setParameterExceptionHandler(new EnvironmentErrors(cli.getParameterExceptionHandler(), environment))
+        return cli.setParameterExceptionHandler(new SecretsMasked(new EnvironmentErrors(cli.getParameterExceptionHandler(), environment)))
                 .setExecutionExceptionHandler(Main::unreadableAnswer);
     }
 

@@ -119,6 +119,28 @@ class AdminAnswersCliTest {
         assertTrue(run.err().contains(option) && run.err().contains("an empty path; give a file, or leave the option out"), run::toString);
     }
 
+    /** A usage error that quotes an upstream URI (a misspelt --upstream, the URI given to another option) masks its password. */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"--upstrem", "--port"})
+    void aUsageErrorQuotingAnUpstreamUriMasksItsPassword(String option) {
+        CliRun run = CliRun.of("proxy", option, "mongodb://alice:TypoPW1@127.0.0.1:1/?replicaSet=rs0");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("mongodb://alice:****@127.0.0.1:1/?replicaSet=rs0"), run::toString);
+        assertFalse(run.err().contains("TypoPW1"), run::toString);
+        if (option.equals("--upstrem")) {
+            assertTrue(run.err().contains("--upstream"), () -> "picocli's suggestion stays: " + run);
+        }
+    }
+
+    /** An empty token typed on the command line ("$TOKEN" unset) is a usage error; before, the control API was left open. */
+    @Test
+    void anEmptyAdminTokenIsAUsageError() {
+        CliRun run = CliRun.of("proxy", "--upstream", "mongodb://127.0.0.1:1/", "--admin-token", "");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertTrue(run.err().contains("--admin-token") && run.err().contains("an empty token would leave the control API open"),
+                run::toString);
+    }
+
     /** `history --follow` cut off by the proxy (it fell behind) says why, exit 1, not "did the proxy stop?". */
     @Test
     void aFollowTheProxyEndsSaysWhy() throws IOException {
