@@ -20,7 +20,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Whether a listener's key is its certificate's: the JDK takes any pair, and with another key every handshake fails,
+ * Whether a listener's key is its certificate's, and is in the form the JDK reads: the JDK takes any pair, and with another key every handshake fails,
  * "bad signature" at the client and a cipher error in the proxy's log, naming neither file. Called once the files
  * were read as TLS takes them, so what they are otherwise is not this check's to say.
  */
@@ -55,6 +55,21 @@ final class KeyPairCheck {
             throw new IllegalArgumentException("--tls-key " + key + " is not the private key of the certificate in --tls-cert " + cert
                     + " (" + certificate.getSubjectX500Principal().getName() + "): every TLS handshake would fail");
         }
+    }
+
+    /**
+     * What to do with a key in another PEM form than PKCS#8 (openssl's "traditional" RSA or EC key), which the JDK cannot
+     * read ("algid parse error, not a sequence" says nothing of the form); "" for any other key.
+     */
+    static String pkcs8Hint(Path key) {
+        String text;
+        try {
+            text = Files.readString(key, StandardCharsets.US_ASCII);
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
+        return text.contains("-----BEGIN RSA PRIVATE KEY-----") || text.contains("-----BEGIN EC PRIVATE KEY-----")
+                ? " (--tls-key must be PKCS#8, unencrypted: openssl pkcs8 -topk8 -nocrypt -in " + key + " -out KEY.pk8)" : "";
     }
 
     /** Whether the PKCS#8 key in {@code base64} signs what {@code publicKey} verifies. */

@@ -48,7 +48,7 @@ public final class Tls {
             context = builder.build();
         } catch (SSLException | RuntimeException e) {
             throw new IllegalArgumentException("cannot use --tls-cert " + cert + " / --tls-key " + key
-                    + (clientCa == null ? "" : " / --tls-client-ca " + clientCa) + ": " + rootMessage(e), e);
+                    + (clientCa == null ? "" : " / --tls-client-ca " + clientCa) + ": " + rootMessage(e) + KeyPairCheck.pkcs8Hint(key), e);
         }
         KeyPairCheck.requireKeyOf(cert, key);
         return context;

@@ -354,7 +354,10 @@ class TlsTest {
         }
     }
 
-    /** An elliptic-curve certificate's own key passes the key check, and a key of another kind (RSA) does not. */
+    /**
+     * An elliptic-curve certificate's own key passes the key check, and a key of another kind (RSA) does not; its key in
+     * openssl's traditional form is refused saying how to make it PKCS#8.
+     */
     @Test
     void theKeyCheckKnowsEllipticCurveKeys() throws Exception {
         Path ecKey = dir.resolve("ec.key");
@@ -364,6 +367,13 @@ class TlsTest {
         String output = new String(openssl.getInputStream().readAllBytes());
         assertEquals(0, openssl.waitFor(), output);
         io.blackpipe.wire.Tls.server(ecCert, ecKey, null);
+        Path traditional = dir.resolve("ec-traditional.key"); // openssl's own form, which the JDK cannot read: the error says what to do
+        openssl = new ProcessBuilder("openssl", "ec", "-in", ecKey.toString(), "-out", traditional.toString()).redirectErrorStream(true).start();
+        output = new String(openssl.getInputStream().readAllBytes());
+        assertEquals(0, openssl.waitFor(), output);
+        IllegalArgumentException unread = assertThrows(IllegalArgumentException.class, () -> io.blackpipe.wire.Tls.server(ecCert, traditional, null));
+        assertTrue(unread.getMessage().endsWith("(--tls-key must be PKCS#8, unencrypted: openssl pkcs8 -topk8 -nocrypt -in " + traditional
+                + " -out KEY.pk8)"), unread.getMessage());
         IllegalArgumentException other = assertThrows(IllegalArgumentException.class, () -> io.blackpipe.wire.Tls.server(ecCert, certs.serverKey, null));
         assertTrue(other.getMessage().contains("is not the private key of the certificate"), other.getMessage());
     }
