@@ -294,6 +294,34 @@ class CountersMatchDriverTest {
         }
     }
 
+    /**
+     * A w:0 insert a rule blocks, whose connection a `connections reset` cuts meanwhile: the driver, which asked for no
+     * reply, never hears of it, and the member still gets it when the block ends (as under failCommand's block), so
+     * nobody can know: no_reply, as a w:0 write the member was sent. It was counted a network error.
+     */
+    @Test
+    void anUnacknowledgedInsertBlockedWhenItsConnectionIsResetHasNoReply() throws Exception {
+        try (ScriptedMongod scripted = ScriptedMongod.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(scripted.uri("replicaSet=" + ScriptedMongod.SET_NAME)))) {
+            rule(proxy, "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'], blockConnection: true,"
+                    + " blockTimeMS: 1500}}");
+            DriverEvents driver = new DriverEvents();
+            try (MongoClient client = client(proxy, "bp-w0-blocked", driver, "maxPoolSize=1")) {
+                client.getDatabase("w0").getCollection("c").withWriteConcern(WriteConcern.UNACKNOWLEDGED)
+                        .insertOne(new Document("_id", "blocked"));
+                PrometheusMeterRegistry registry = proxy.registry();
+                Await.until(WAIT, "the insert at the proxy", () -> Meters.attempts(registry, "insert") == 1);
+                assertTrue(proxy.resetConnections(proxy.members().get(0).upstream().toString()) >= 1, "the insert's and the monitors'");
+                Await.until(WAIT, () -> "the insert's end; outcomes " + outcomes(registry, "insert"),
+                        () -> Meters.outcomes(registry, "insert", "no_reply") == 1);
+                assertEquals(0, Meters.outcomes(registry, "insert", "network_error"), () -> "outcomes " + outcomes(registry, "insert"));
+                assertEquals(1, driver.started("insert"));
+                assertEquals(1, Meters.faults(registry, "connectionsReset", "insert"), "the reset cut it");
+            }
+            Await.until(WAIT, "the blocked insert at the member once its block ended", () -> scripted.documents("w0", "c").size() == 1);
+        }
+    }
+
     // ================================================================ a hang, retried on an idle pooled connection
 
     @RepeatedTest(8)
