@@ -96,6 +96,18 @@ class ListenerTlsCliTest {
         assertEquals(List.of(new Document("_id", "tls")), onTheServer(db), "the server holds the TLS driver's insert only");
     }
 
+    /** A key that is not the certificate's stops the start naming both; before, the proxy served and every handshake failed. */
+    @Test
+    void aKeyThatIsNotTheCertificatesStopsTheStart() throws Exception {
+        List<String> args = List.of("proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
+                "--tls-cert", certs.serverCert.toString(), "--tls-key", certs.clientKey.toString());
+        try (CliChild child = new CliChild(dir, null, Map.of(), args.toArray(String[]::new))) {
+            assertEquals(1, child.awaitExit(), child::describe);
+            assertTrue(child.stderrText().contains("--tls-key " + certs.clientKey + " is not the private key of the certificate in --tls-cert "
+                    + certs.serverCert), child::describe);
+        }
+    }
+
     @Test
     void withAClientCaOnlyADriverPresentingACertificateItSignedGetsThrough() throws Exception {
         String db = UpstreamLane.freshDatabaseName("tlsCliClientCa");
