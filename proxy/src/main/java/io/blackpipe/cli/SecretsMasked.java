@@ -1,6 +1,7 @@
 package io.blackpipe.cli;
 
 import io.blackpipe.topology.UpstreamUri;
+import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -23,7 +24,7 @@ final class SecretsMasked implements IParameterExceptionHandler {
     @Override
     public int handleParseException(ParameterException e, String[] args) throws Exception {
         String shown = masked(e.getMessage());
-        if (shown.equals(e.getMessage())) {
+        if (Objects.equals(shown, e.getMessage())) {
             return next.handleParseException(e, args);
         }
         // rebuilt without the original as its cause, which would be printed with it; an unknown option keeps its kind,
@@ -36,6 +37,6 @@ final class SecretsMasked implements IParameterExceptionHandler {
     }
 
     static String masked(String text) {
-        return text == null ? "" : URI.matcher(text).replaceAll(uri -> Matcher.quoteReplacement(UpstreamUri.masked(uri.group())));
+        return text == null ? null : URI.matcher(text).replaceAll(uri -> Matcher.quoteReplacement(UpstreamUri.masked(uri.group())));
     }
 }
