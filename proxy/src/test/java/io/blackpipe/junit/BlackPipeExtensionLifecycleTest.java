@@ -238,16 +238,12 @@ class BlackPipeExtensionLifecycleTest {
         @Test
         @Order(1)
         void firstTest(BlackPipe blackPipe) {
-            assertOnlyThisInstancesRuleFires(blackPipe);
+            assertOnlyThisRuleFires(blackPipe, pingFails);
         }
 
         @Test
         @Order(2)
         void secondTest(BlackPipe blackPipe) {
-            assertOnlyThisInstancesRuleFires(blackPipe);
-        }
-
-        private void assertOnlyThisInstancesRuleFires(BlackPipe blackPipe) {
             assertOnlyThisRuleFires(blackPipe, pingFails);
         }
 
