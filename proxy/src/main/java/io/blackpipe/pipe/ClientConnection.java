@@ -117,7 +117,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     /** Why the pair ends: logged, then both sides closed. */
     private void failed(Throwable cause) {
-        context.log().connectionFailed(ProxyLog.client(client.remoteAddress(), member), cause);
+        context.log().clientConnectionFailed(ProxyLog.client(client.remoteAddress(), member), cause);
         client.close();
         afterTheClientLeft.closeUpstream();
     }

@@ -29,11 +29,21 @@ public final class ProxyLog {
 
     /** Logs why a connection is being closed: protocol violations by name, I/O errors briefly, bugs with a trace. */
     void connectionFailed(String who, Throwable cause) {
+        failed(who, cause, false);
+    }
+
+    /** As {@link #connectionFailed}, for an app's connection to a listener: a failed TLS handshake says what to check too. */
+    void clientConnectionFailed(String who, Throwable cause) {
+        failed(who, cause, true);
+    }
+
+    private void failed(String who, Throwable cause, boolean onAListener) {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (root instanceof NotSslRecordException) {
             logger.log(Level.INFO, "closing " + who + ": it did not speak TLS (plaintext on a TLS connection)");
         } else if (root instanceof SSLException) {
-            logger.log(Level.INFO, "closing " + who + ": TLS failed: " + root.getMessage());
+            String why = onAListener ? ListenerTlsFailures.whatToCheck(root.getMessage()) : null;
+            logger.log(Level.INFO, "closing " + who + ": TLS failed: " + root.getMessage() + (why == null ? "" : " (" + why + ")"));
         } else if (root instanceof MalformedMessageException) {
             logger.log(Level.WARNING, "closing " + who + ": malformed message: " + root.getMessage());
         } else if (root instanceof IOException) {

@@ -34,7 +34,7 @@ final class TlsListener {
         tls.setHandshakeTimeoutMillis(config.handshakeTimeoutMillisOn(listener.latency(), listener.bandwidth()));
         tls.handshakeFuture().addListener(handshake -> {
             if (handshake.cause() instanceof SslHandshakeTimeoutException timedOut) {
-                log.connectionFailed(ProxyLog.client(ch.remoteAddress(), listener.member()), timedOut);
+                log.clientConnectionFailed(ProxyLog.client(ch.remoteAddress(), listener.member()), timedOut);
             }
         });
         ch.pipeline().addLast(new PlaintextOnTls(), tls);

@@ -65,6 +65,9 @@ public final class Discovery {
         List<String> unusable = new ArrayList<>();
         List<String> passedOver = new ArrayList<>();
         io.blackpipe.wire.Tls.Client tls = uri.tls();
+        if (tls.enabled()) {
+            tls.context(); // a TLS file that cannot be used is the URI's fault, not any seed's: named alone, before a dial
+        }
         for (MemberAddress seed : uri.seeds()) {
             try {
                 HelloProbe.Answer answer = HelloProbe.ask(seed, timeoutMillis, tls);

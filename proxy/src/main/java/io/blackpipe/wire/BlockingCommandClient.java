@@ -23,6 +23,7 @@ public final class BlockingCommandClient implements AutoCloseable {
     private static final int HEADER_LENGTH = 16;
 
     private final Socket socket;
+    private final Tls.Client tls;
     private final int timeoutMillis;
     private int nextRequestId = 1;
 
@@ -40,6 +41,7 @@ public final class BlockingCommandClient implements AutoCloseable {
     /** Connects, over TLS when {@code tls} is enabled (the handshake completes here). */
     public BlockingCommandClient(String host, int port, int timeoutMillis, Tls.Client tls) throws IOException {
         this.timeoutMillis = timeoutMillis;
+        this.tls = tls;
         Socket plain = new Socket();
         try {
             plain.connect(new InetSocketAddress(host, port), timeoutMillis);
@@ -99,6 +101,14 @@ public final class BlockingCommandClient implements AutoCloseable {
 
     /** Sends {@code request} and reads its reply, which must be of {@code opCode} and at least {@code minBody} bytes past the header. */
     private ByteBuffer exchange(ByteBuffer request, int opCode, int minBody) throws IOException {
+        try {
+            return sendAndRead(request, opCode, minBody);
+        } catch (IOException e) {
+            throw tls.explained(e, socket); // a member's refusal may come only now, after the TLS handshake
+        }
+    }
+
+    private ByteBuffer sendAndRead(ByteBuffer request, int opCode, int minBody) throws IOException {
         OutputStream os = socket.getOutputStream();
         os.write(request.array());
         os.flush();

@@ -79,6 +79,8 @@ public final class Tls {
      */
     public static final class Client {
         public static final Client OFF = new Client(false, null, null, null, false, false);
+        private static final String ASKED_FOR_A_CERTIFICATE = "it asked for a client certificate, and the upstream URI gives none:"
+                + " if it requires one, give it with tlsCertificateKeyFile";
 
         private final boolean enabled;
         private final Path caFile;
@@ -88,6 +90,8 @@ public final class Tls {
         private final boolean allowInvalidHostnames;
         private final boolean insecure;
         private SslContext context;
+        /** Without a client certificate: which sockets' members asked for one; made with the context. */
+        private CertificateRequests certificateRequests;
 
         public Client(boolean enabled, Path caFile, Path certificateKeyFile, boolean allowInvalidHostnames, boolean insecure) {
             this(enabled, caFile, certificateKeyFile, null, allowInvalidHostnames, insecure);
@@ -181,10 +185,26 @@ public final class Tls {
                 socket.close();
                 throw new SSLException("TLS handshake with " + host + ":" + port + " failed: " + e.getMessage()
                         + (answeredWithoutTls(e) ? " (it answered without TLS: leave tls=true out of the URI if it does not use TLS)"
+                        : askedForACertificate(socket) ? " (" + ASKED_FOR_A_CERTIFICATE + ")"
                         : " (check the upstream URI's tlsCAFile / tlsAllowInvalidCertificates / tlsAllowInvalidHostnames"
                         + " / tlsCertificateKeyFile)"), e);
             }
             return socket;
+        }
+
+        /**
+         * {@code e}, which {@code socket} (made by {@link #wrap}) failed with after its handshake, saying what to give when
+         * the member asked for a client certificate: under TLS 1.3 one that requires it says so only after the handshake.
+         */
+        public IOException explained(IOException e, Socket socket) {
+            if (e instanceof java.net.SocketTimeoutException || !askedForACertificate(socket)) {
+                return e;
+            }
+            return new SSLException(e.getMessage() + " (" + ASKED_FOR_A_CERTIFICATE + ")", e);
+        }
+
+        private synchronized boolean askedForACertificate(Socket socket) {
+            return certificateRequests != null && certificateRequests.askedOn(socket);
         }
 
         /** The JDK's words for a first record that is no TLS record: the server spoke in the clear. */
@@ -211,6 +231,9 @@ public final class Tls {
                     }
                     if (certificateKeyFile != null) {
                         builder.keyManager(certificateKeyFile.toFile(), certificateKeyFile.toFile(), certificateKeyPassword);
+                    } else {
+                        certificateRequests = new CertificateRequests();
+                        builder.keyManager(certificateRequests);
                     }
                     context = builder.build();
                 } catch (SSLException | RuntimeException e) {

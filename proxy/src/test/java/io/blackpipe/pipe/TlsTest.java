@@ -24,6 +24,9 @@ import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.OpCode;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
@@ -240,9 +243,55 @@ class TlsTest {
             }
             String line = log.awaitContaining(Duration.ofSeconds(5), "on member", "TLS failed");
             assertFalse(line.contains("unexpected error"), line);
+            assertTrue(line.contains("(--tls-client-ca requires a client certificate its CA signed, and the app gave none"), line);
             try (MongoClient withCertificate = tlsDriver(proxy, certs.clientContext(true), 15)) {
                 insertAndFind(withCertificate, UpstreamLane.freshDatabaseName("tlsClientCert"));
             }
+        }
+    }
+
+    /**
+     * A client certificate another CA signed is refused, and the log says by which option: a Java app gives none (the
+     * JDK presents only one the proxy's CA list names), an OpenSSL-based one gives it, and the proxy finds no path.
+     */
+    @Test
+    void aClientCertificateOfAnotherCaIsRefusedAndTheLogSaysWhy() throws Exception {
+        try (LogCapture log = LogCapture.start(); ProxyServer proxy = tlsProxy(certs.otherCa)) {
+            try (MongoClient client = tlsDriver(proxy, certs.clientContext(true), 2)) {
+                assertThrows(MongoTimeoutException.class, () -> client.getDatabase("admin").runCommand(new Document("ping", 1)));
+            }
+            String line = log.awaitContaining(Duration.ofSeconds(5), "on member", "TLS failed");
+            assertTrue(line.contains("a Java app gives none when its certificate's CA is another)"), line);
+        }
+        try (LogCapture log = LogCapture.start(); ProxyServer proxy = tlsProxy(certs.otherCa)) {
+            String said = openSsl(proxy, "-CAfile", certs.ca.toString(), "-cert", certs.clientCert.toString(),
+                    "-key", certs.clientKey.toString());
+            String line = log.awaitContaining(Duration.ofSeconds(5), "on member", "TLS failed");
+            assertTrue(line.contains("(the app's client certificate is not signed by the CA in --tls-client-ca)"), line + "\n" + said);
+        }
+    }
+
+    /**
+     * An app that does not trust the proxy's certificate ends the handshake with an alert: the log says what to give it.
+     * OpenSSL's alert (Node.js, Python, mongosh) left only the JDK's "Insufficient buffer remaining for AEAD cipher
+     * fragment", which names neither the certificate nor the CA.
+     */
+    @Test
+    void anAppThatDoesNotTrustTheProxysCertificateIsToldOfInTheLog() throws Exception {
+        SSLContext trustingAnotherCa = ((io.netty.handler.ssl.JdkSslContext) io.netty.handler.ssl.SslContextBuilder.forClient()
+                .sslProvider(io.netty.handler.ssl.SslProvider.JDK).trustManager(certs.otherCa.toFile()).build()).context();
+        try (LogCapture log = LogCapture.start(); ProxyServer proxy = tlsProxy(null)) {
+            try (MongoClient client = tlsDriver(proxy, trustingAnotherCa, 2)) {
+                assertThrows(MongoTimeoutException.class, () -> client.getDatabase("admin").runCommand(new Document("ping", 1)));
+            }
+            String line = log.awaitContaining(Duration.ofSeconds(5), "on member", "TLS failed");
+            assertTrue(line.contains("(the app did not accept the proxy's certificate (--tls-cert): give it the CA"), line);
+        }
+        try (LogCapture log = LogCapture.start(); ProxyServer proxy = tlsProxy(null)) {
+            String said = openSsl(proxy, "-CAfile", certs.otherCa.toString(), "-verify_return_error");
+            assertTrue(said.contains("certificate verify failed"), said);
+            String line = log.awaitContaining(Duration.ofSeconds(5), "on member", "TLS failed");
+            assertTrue(line.contains("did not accept the proxy's certificate (--tls-cert): give it the CA"), line);
         }
     }
 
@@ -418,6 +467,35 @@ class TlsTest {
         }
     }
 
+    /** A member that requires a client certificate, given none: the start says which URI option gives one. */
+    @Test
+    void aMemberRequiringAClientCertificateNoneWasGivenNamesTheOption() throws Exception {
+        try (TlsRelay relay = new TlsRelay(certs);
+             ScriptedMongod mongod = ScriptedMongod.builder().hosts(List.of(relayAddress(relay)))
+                     .me(relayAddress(relay)).primary(relayAddress(relay)).start()) {
+            relay.relayTo(mongod.port());
+            String uri = "mongodb://" + relay.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME + "&tls=true&tlsCAFile=" + certs.ca;
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ProxyServer.start(ProxyConfig.embedded(uri)));
+            assertTrue(e.getMessage().contains(relay.address()), e.getMessage());
+            assertTrue(e.getMessage().contains("(it asked for a client certificate, and the upstream URI gives none: if it requires one,"
+                    + " give it with tlsCertificateKeyFile)"), e.getMessage()); // it said only "certificate_required", or "Broken pipe"
+            assertEquals(0, mongod.connectionsAccepted(), "nothing may reach the upstream");
+        }
+    }
+
+    /** A TLS file that cannot be used is the URI's fault, not any seed's: no seed is dialled, and the message names the file alone. */
+    @Test
+    void anUnusableTlsFileStopsTheStartBeforeAnySeedIsAsked() throws Exception {
+        try (ServerSocket seed = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            String uri = "mongodb://127.0.0.1:" + seed.getLocalPort() + "/?tls=true&tlsCAFile=" + certs.clientKey;
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ProxyServer.start(ProxyConfig.embedded(uri)));
+            assertTrue(e.getMessage().startsWith("cannot use the upstream URI's TLS files (tlsCAFile " + certs.clientKey + "): "),
+                    e.getMessage()); // it began "no upstream seed answered hello: 127.0.0.1:port (cannot use ..."
+            seed.setSoTimeout(200);
+            assertThrows(SocketTimeoutException.class, seed::accept, "the seed was dialled");
+        }
+    }
+
     @Test
     void failoverAuthenticatesWithTheClientCertificateAsMongodbX509() throws Exception {
         // Two members behind TLS relays that require the test client certificate; replSetStepDown
@@ -443,6 +521,18 @@ class TlsTest {
             assertFalse(authenticate.containsKey("user"), "the certificate names the user");
             assertEquals(Set.of(subject), relayA.peerSubjects(), "the control client presented the URI's certificate");
         }
+    }
+
+    /** What {@code openssl s_client} said, connected to the proxy's first member with {@code options}, sending nothing. */
+    private static String openSsl(ProxyServer proxy, String... options) throws Exception {
+        MemberAddress member = proxy.members().get(0).advertised();
+        List<String> command = new java.util.ArrayList<>(List.of("openssl", "s_client", "-connect", member.host() + ":" + member.port()));
+        command.addAll(List.of(options));
+        Process openssl = new ProcessBuilder(command).redirectErrorStream(true).start();
+        openssl.getOutputStream().close();
+        String said = new String(openssl.getInputStream().readAllBytes());
+        assertTrue(openssl.waitFor(10, TimeUnit.SECONDS), said);
+        return said;
     }
 
     private static String relayAddress(TlsRelay relay) {

@@ -1,0 +1,35 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.blackpipe.testing.LogCapture;
+import io.netty.handler.codec.DecoderException;
+import java.time.Duration;
+import javax.net.ssl.SSLHandshakeException;
+import org.junit.jupiter.api.Test;
+
+/** What the log says of a TLS failure depends on the side: an app's handshake with a listener, or the proxy's with a member. */
+class ProxyLogTest {
+    private static final SSLHandshakeException REFUSED = new SSLHandshakeException("Received fatal alert: bad_certificate");
+
+    @Test
+    void anAppsFailedHandshakeSaysWhatToCheck() throws Exception {
+        try (LogCapture log = LogCapture.start()) {
+            new ProxyLog().clientConnectionFailed("client /127.0.0.1:5 on member db1:27017", new DecoderException(REFUSED));
+            assertEquals("closing client /127.0.0.1:5 on member db1:27017: TLS failed: Received fatal alert: bad_certificate (the app"
+                    + " did not accept the proxy's certificate (--tls-cert): give it the CA that signed the certificate (the driver's"
+                    + " tlsCAFile), and connect by a name or address the certificate holds)",
+                    log.awaitContaining(Duration.ofSeconds(5), "client /127.0.0.1:5"));
+        }
+    }
+
+    /** A member refusing the proxy's client certificate is no app refusing the proxy's: no hint about --tls-cert. */
+    @Test
+    void aMembersRefusalGivesNoListenerHint() throws Exception {
+        try (LogCapture log = LogCapture.start()) {
+            new ProxyLog().connectionFailed("upstream db1:27017", REFUSED);
+            assertEquals("closing upstream db1:27017: TLS failed: Received fatal alert: bad_certificate",
+                    log.awaitContaining(Duration.ofSeconds(5), "upstream db1:27017"));
+        }
+    }
+}
