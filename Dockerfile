@@ -23,9 +23,10 @@ ENV BLACKPIPE_HOST=0.0.0.0 \
     BLACKPIPE_ADMIN_PORT=9090
 EXPOSE 27017 27018 27019 9090
 # /health where BLACKPIPE_ADMIN_HOST/_PORT put it (a wildcard address is asked on loopback); with the admin
-# port 0 or -1 there is no fixed address to ask: run the container with --no-healthcheck then
+# port 0 or -1 there is no fixed address to ask: run the container with --no-healthcheck then. Any failure is
+# exit 1, unhealthy: Docker reserves 2, which `health` gives a usage error (such as that port)
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
-  CMD ["sh", "-c", "host=${BLACKPIPE_ADMIN_HOST:-127.0.0.1}; case $host in 0.0.0.0) host=127.0.0.1;; ::|'[::]') host='[::1]';; *:*) case $host in '['*) ;; *) host=\"[$host]\";; esac;; esac; exec java -jar /opt/blackpipe/blackpipe.jar health --admin \"http://$host:${BLACKPIPE_ADMIN_PORT:-9090}\""]
+  CMD ["sh", "-c", "host=${BLACKPIPE_ADMIN_HOST:-127.0.0.1}; case $host in 0.0.0.0) host=127.0.0.1;; ::|'[::]') host='[::1]';; *:*) case $host in '['*) ;; *) host=\"[$host]\";; esac;; esac; java -jar /opt/blackpipe/blackpipe.jar health --admin \"http://$host:${BLACKPIPE_ADMIN_PORT:-9090}\" || exit 1"]
 # JVM options as ./blackpipe sets them (ParallelGC: see bench/RESULTS.md); BLACKPIPE_JAVA_OPTS replaces them.
 ENTRYPOINT ["sh", "-c", "exec java ${BLACKPIPE_JAVA_OPTS--XX:+UseParallelGC} -jar /opt/blackpipe/blackpipe.jar \"$@\"", "blackpipe"]
 CMD ["proxy"]

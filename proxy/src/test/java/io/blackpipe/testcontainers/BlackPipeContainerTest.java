@@ -288,7 +288,8 @@ class BlackPipeContainerTest {
         String cmd = lines.get(lines.indexOf(lines.stream().filter(l -> l.startsWith("HEALTHCHECK ")).findFirst().orElseThrow()) + 1).strip();
         List<String> healthcheck = new ArrayList<>();
         BsonArray.parse(cmd.substring("CMD ".length())).forEach(v -> healthcheck.add(v.asString().getValue()));
-        healthcheck.set(2, healthcheck.get(2).replace("exec java ", "exec printf [%s] java "));
+        String script = healthcheck.get(2);
+        healthcheck.set(2, script.replace("; java ", "; printf [%s] java "));
 
         String health = "[java][-jar][/opt/blackpipe/blackpipe.jar][health][--admin]";
         assertEquals(health + "[http://127.0.0.1:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "0.0.0.0",
@@ -300,6 +301,14 @@ class BlackPipeContainerTest {
         assertEquals(health + "[http://[::1]:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "::")), "IPv6 wildcard");
         assertEquals(health + "[http://[fd00::5]:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "fd00::5")));
         assertEquals(health + "[http://[fd00::5]:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "[fd00::5]")));
+
+        // Docker reserves a health check's exit 2, which health gives a usage error: any failure is exit 1, unhealthy
+        for (int exit : new int[] {1, 2, 3}) {
+            Process failing = new ProcessBuilder(healthcheck.get(0), healthcheck.get(1), script.replace("; java ", "; sh -c 'exit " + exit + "' java "))
+                    .redirectErrorStream(true).start();
+            String out = new String(failing.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertEquals(1, failing.waitFor(), () -> "health exiting " + exit + ": " + out);
+        }
     }
 
     /** The healthcheck's output with these BLACKPIPE_ADMIN_* variables (the others unset). */
