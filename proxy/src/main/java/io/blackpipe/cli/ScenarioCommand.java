@@ -124,7 +124,12 @@ final class ScenarioCommand implements Runnable {
             }
             out.println("scenario: " + string(status, "name")
                     + (string(status, "description").isEmpty() ? "" : " - " + string(status, "description")));
-            out.println("started: " + string(status, "startedAt") + " (" + number(status, "elapsedMillis") + " ms ago)");
+            if (status.containsKey("endedAt")) { // its elapsed time stopped at its end: how long it ran, not how long ago it began
+                out.println("started: " + string(status, "startedAt") + ", ended: " + string(status, "endedAt") + " (ran "
+                        + number(status, "elapsedMillis") + " ms)");
+            } else {
+                out.println("started: " + string(status, "startedAt") + " (" + number(status, "elapsedMillis") + " ms ago)");
+            }
             out.println("rules: " + number(status, "rules"));
             out.println("steps done:" + (status.getArray("stepsDone", new org.bson.BsonArray()).isEmpty() ? " none" : ""));
             for (BsonValue step : status.getArray("stepsDone", new org.bson.BsonArray())) {

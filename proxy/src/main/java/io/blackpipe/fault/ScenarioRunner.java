@@ -247,10 +247,13 @@ public final class ScenarioRunner {
         }
         BsonArray fired = new BsonArray();
         done.forEach(d -> fired.add(new BsonString(d)));
-        return status.append("name", new BsonString(scenario.name()))
+        status.append("name", new BsonString(scenario.name()))
                 .append("description", new BsonString(scenario.description()))
-                .append("startedAt", new BsonString(startedAt.toString()))
-                .append("elapsedMillis", new BsonInt64(java.time.Duration.between(startedAt, endedAt != null ? endedAt : Instant.now()).toMillis()))
+                .append("startedAt", new BsonString(startedAt.toString()));
+        if (endedAt != null) {
+            status.append("endedAt", new BsonString(endedAt.toString()));
+        }
+        return status.append("elapsedMillis", new BsonInt64(java.time.Duration.between(startedAt, endedAt != null ? endedAt : Instant.now()).toMillis()))
                 .append("rules", new BsonInt32(scenario.rules().size()))
                 .append("stepsDone", fired)
                 .append("stepsLeft", new BsonInt32(Math.max(stepsLeft, 0)))

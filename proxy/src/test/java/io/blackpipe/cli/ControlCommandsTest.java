@@ -599,6 +599,7 @@ class ControlCommandsTest {
         assertEquals(0, status.exitCode(), status::toString);
         assertEquals("state: running", status.lines().get(0), status::toString);
         assertTrue(status.out().contains("scenario: transient-blip"), status::toString);
+        assertTrue(status.lines().get(2).matches("started: \\S+ \\(\\d+ ms ago\\)"), status::toString);
         assertTrue(status.out().contains("steps left: 0\nin force until an `end` step or `blackpipe scenario stop`"),
                 status::toString);
         CliRun statusJson = shared.run("scenario", "status", "--json");
@@ -610,6 +611,11 @@ class ControlCommandsTest {
         assertEquals(List.of(), shared.ruleIds(), "stopping removed the scenario's rule");
         CliRun after = shared.run("scenario", "status");
         assertEquals("state: stopped", after.lines().get(0), after::toString);
+        // its elapsed time stopped with it: the line says how long it ran (it said "N ms ago", N frozen at the stop)
+        assertTrue(after.lines().get(2).matches("started: \\S+, ended: \\S+ \\(ran \\d+ ms\\)"), after::toString);
+        BsonDocument afterJson = BsonDocument.parse(shared.run("scenario", "status", "--json").out());
+        assertFalse(java.time.Instant.parse(afterJson.getString("endedAt").getValue())
+                .isBefore(java.time.Instant.parse(afterJson.getString("startedAt").getValue())), afterJson::toJson);
     }
 
     @Test
