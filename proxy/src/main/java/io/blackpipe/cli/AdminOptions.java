@@ -18,11 +18,16 @@ final class AdminOptions {
 
     /** The client for --admin; a URL that is not http(s)://host[:port] is a usage error. */
     AdminClient client(CommandSpec spec) {
+        return new AdminClient(checkedBaseUrl(spec), token);
+    }
+
+    /** --admin as {@link #baseUrl} reads it, once --admin-token is checked too: either one wrong is a usage error. */
+    String checkedBaseUrl(CommandSpec spec) {
         String why = AdminToken.whyUnsendable(token);
         if (why != null) { // the header would fail as it is built, quoting the token
             throw new ParameterException(spec.commandLine(), "--admin-token " + why);
         }
-        return new AdminClient(baseUrl(spec, admin), token);
+        return baseUrl(spec, admin);
     }
 
     /**

@@ -15,7 +15,7 @@ import org.bson.BsonInvalidOperationException;
 import org.bson.BsonValue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Spec;
 
 @Command(name = "health", mixinStandardHelpOptions = true, versionProvider = Version.class,
@@ -24,13 +24,13 @@ final class HealthCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--admin", paramLabel = "URL", defaultValue = "${env:BLACKPIPE_ADMIN:-http://127.0.0.1:9090}",
-            description = "Admin URL of the running proxy (env BLACKPIPE_ADMIN; default ${DEFAULT-VALUE}).")
-    String admin;
+    /** As every control command takes them: /health needs no token, but a script passing one to each command may pass it here. */
+    @Mixin
+    AdminOptions adminOptions;
 
     @Override
     public Integer call() {
-        String base = AdminOptions.baseUrl(spec, admin); // as every control command reads --admin
+        String base = adminOptions.checkedBaseUrl(spec); // as every control command reads --admin and --admin-token
         try {
             HttpResponse<String> response = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build()
                     .send(HttpRequest.newBuilder(URI.create(base + "/health")).timeout(Duration.ofSeconds(2)).build(),
@@ -41,8 +41,13 @@ final class HealthCommand implements Callable<Integer> {
             if (response.statusCode() != 200) {
                 return unhealthy(base + "/health answered " + response.statusCode());
             }
-            // any web server at --admin answers 200; only a blackpipe says its status is ok
-            return isOk(BsonDocument.parse(response.body())) ? 0 : unhealthy(base + "/health did not say its status is ok");
+            // any web server at --admin answers 200, and some say their status is ok: only a blackpipe gives its connection string
+            BsonDocument health = BsonDocument.parse(response.body());
+            if (!isOk(health)) {
+                return unhealthy(base + "/health did not say its status is ok");
+            }
+            return health.isString("connectionString") ? 0
+                    : unhealthy(base + "/health said ok but gave no connectionString: no blackpipe answered there");
         } catch (HttpTimeoutException e) {
             return unhealthy(base + " did not answer within 2 s");
         } catch (IOException e) {

@@ -76,6 +76,14 @@ class AdminAnswersCliTest {
         } finally {
             notOk.stop(0);
         }
+        HttpServer anotherOk = answering("{\"status\": \"ok\"}"); // another server's health page may say so too
+        try {
+            CliRun run = CliRun.of("health", "--admin", "http://127.0.0.1:" + anotherOk.getAddress().getPort());
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().contains("/health said ok but gave no connectionString: no blackpipe answered there"), run::toString);
+        } finally {
+            anotherOk.stop(0);
+        }
     }
 
     @Test

@@ -290,9 +290,15 @@ class CliTest {
         try (ScriptedMongod upstream = ScriptedMongod.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + upstream.address() + "/?replicaSet="
                      + ScriptedMongod.SET_NAME));
-             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0)) {
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0);
+             AdminServer guarded = AdminServer.start(proxy, "127.0.0.1", 0, "s3cret")) {
             CliRun ok = run("health", "--admin", "http://127.0.0.1:" + admin.port());
             assertEquals(0, ok.exitCode(), ok::toString);
+            // a script passing the token to every command may pass it here too (it was "Unknown option"); /health needs none
+            CliRun withToken = run("health", "--admin", "http://127.0.0.1:" + guarded.port(), "--admin-token", "s3cret");
+            assertEquals(0, withToken.exitCode(), withToken::toString);
+            CliRun withoutToken = run("health", "--admin", "http://127.0.0.1:" + guarded.port());
+            assertEquals(0, withoutToken.exitCode(), withoutToken::toString);
         }
         int closed = closedPort();
         CliRun down = run("health", "--admin", "http://127.0.0.1:" + closed);
