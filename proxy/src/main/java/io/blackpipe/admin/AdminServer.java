@@ -157,6 +157,8 @@ public final class AdminServer implements AutoCloseable {
                         : path.equals("/metrics")
                         ? AdminResponse.text(HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8", proxy.registry().scrape())
                         : AdminResponse.ok(Health.document(proxy));
+            } else if (path.startsWith("/api/") && !path.startsWith("/api/v1/")) { // an API client reads JSON errors
+                return AdminResponse.error(HttpResponseStatus.NOT_FOUND, "no resource at " + path + " (the API's resources are under /api/v1/)");
             } else if (!path.startsWith("/api/v1/")) {
                 return AdminResponse.text(HttpResponseStatus.NOT_FOUND, "text/plain", "no resource at " + path + "\n");
             } // the token was checked on the request's head (TokenGate)

@@ -142,6 +142,19 @@ class AdminRequestChecksTest {
         assertEquals("GET", health.headers().firstValue("allow").orElse("(none)"));
     }
 
+    /** An API client reads JSON: a path under /api/ that is no resource of /api/v1/ is a JSON 404 too (it was plain text). */
+    @Test
+    void aPathUnderApiButOutsideV1IsAJson404() throws Exception {
+        for (String path : List.of("/api/v1", "/api/v1x", "/api/v2/rules")) {
+            HttpResponse<String> answer = send("GET", path);
+            assertTrue(answer.headers().firstValue("content-type").orElse("").startsWith("application/json"), answer::toString);
+            assertRefused(404, "no resource at " + path + " (the API's resources are under /api/v1/)", answer);
+        }
+        HttpResponse<String> elsewhere = send("GET", "/nothing");
+        assertEquals(404, elsewhere.statusCode());
+        assertEquals("no resource at /nothing\n", elsewhere.body()); // outside the API, as /metrics and /health, plain text
+    }
+
     @Test
     void anUnknownMemberActionIs404NamingThePath() throws Exception {
         assertRefused(404, "no resource at /api/v1/members/primary/explode", send("POST", "/api/v1/members/primary/explode"));
