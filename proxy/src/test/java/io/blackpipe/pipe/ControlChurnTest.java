@@ -167,10 +167,10 @@ class ControlChurnTest {
             clients.forEach(MongoClient::close);
             freshClientWorksAtOnce(proxy);
             for (Member member : proxy.members()) {
-                Await.until(Duration.ofSeconds(20), () -> "seed " + seed + ": the connections of " + member.upstream()
+                Await.closedOnceTheDriversLeaksAreCollected(() -> "seed " + seed + ": the connections of " + member.upstream()
                         + " to close (open: " + proxy.openConnections(member.upstream()) + ")", () -> proxy.openConnections(member.upstream()) == 0);
             }
-            Await.until(Duration.ofSeconds(20), () -> "seed " + seed + ": the proxy's upstream connections to close (open: "
+            Await.closedOnceTheDriversLeaksAreCollected(() -> "seed " + seed + ": the proxy's upstream connections to close (open: "
                     + upstream.openConnections() + ")", () -> upstream.openConnections() == 0);
 
             // Every attempt ended exactly once, and left one history line.

@@ -25,6 +25,27 @@ public final class Await {
         until(timeout, () -> what, condition);
     }
 
+    /**
+     * Waits 20 s for connections to close, then, if some are still open, runs a GC and waits 20 s more, saying so. The
+     * Java driver (5.14) can leak a monitor's socket: a check cancelled while its connection is still connecting (an app
+     * connection's network error cancels it, and so does the client's close) closes nothing, since the connection has no
+     * stream yet, and its open() then connects all the same; the socket stays open, sending nothing, until the JVM's
+     * cleaner closes it after a GC. The proxy rightly keeps a connection whose client is still there: what is open after
+     * the GC is the proxy's to answer for.
+     */
+    public static void closedOnceTheDriversLeaksAreCollected(Supplier<String> what, BooleanSupplier closed) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!closed.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        if (!closed.getAsBoolean()) {
+            System.out.println("still waiting for " + what.get() + " after 20 s: a GC, for sockets the driver leaked");
+            System.gc();
+            until(Duration.ofSeconds(20), what, closed);
+            System.out.println("closed after the GC: the driver had leaked them");
+        }
+    }
+
     /** Runs {@code call} on another thread: completes with what it threw, or null when it returned. */
     public static CompletableFuture<Throwable> failureOf(Runnable call) {
         return CompletableFuture.supplyAsync(() -> {
