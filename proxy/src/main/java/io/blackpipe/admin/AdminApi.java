@@ -12,6 +12,7 @@ import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.pipe.MemberListener;
+import io.blackpipe.pipe.OpenConnection;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.topology.Member;
 import io.netty.handler.codec.http.HttpMethod;
@@ -112,7 +113,8 @@ final class AdminApi {
         String second = parts.size() > 1 ? parts.get(1) : null;
         String third = parts.size() > 2 ? parts.get(2) : null;
         return switch (resource) {
-            case "members", "connections" -> AdminRoute.get(this::members);
+            case "members" -> AdminRoute.get(() -> AdminResponse.ok("members", members()));
+            case "connections" -> AdminRoute.get(this::connections);
             case "members/{member}/outage", "members/{member}/blackhole" ->
                     AdminRoute.post(Set.of("duration"), () -> memberAction(second, third, query));
             case "members/{member}/latency" -> AdminRoute.post(Set.of("delay", "jitter", "direction", "duration"), () -> memberAction(second, third, query));
@@ -160,7 +162,18 @@ final class AdminApi {
         return parts;
     }
 
-    private AdminResponse members() {
+    /** GET /connections: the members' rows (as /members gives them, with their counts) and each open client connection. */
+    private AdminResponse connections() {
+        BsonArray connections = new BsonArray();
+        for (OpenConnection open : OpenConnection.of(proxy)) {
+            connections.add(new BsonDocument("id", new BsonInt64(open.id())).append("member", new BsonString(open.member()))
+                    .append("client", new BsonString(open.client())).append("app", new BsonString(open.app()))
+                    .append("openedAt", new BsonString(Instant.ofEpochMilli(open.openedAtMillis()).toString())));
+        }
+        return AdminResponse.ok(new BsonDocument("members", members()).append("connections", connections));
+    }
+
+    private BsonArray members() {
         BsonArray members = new BsonArray();
         for (Member member : proxy.members()) {
             MemberListener listener = proxy.listener(member.upstream());
@@ -180,7 +193,7 @@ final class AdminApi {
                     .append("idleTimeoutMS", new BsonInt64(idleTimeout == null ? 0 : idleTimeout.afterMillis()))
                     .append("idleTimeoutThen", idleTimeout == null ? BsonNull.VALUE : new BsonString(idleTimeout.then().label())));
         }
-        return AdminResponse.ok("members", members);
+        return members;
     }
 
     /** A member's state: up, outage, blackhole, or a restart's quiescing, then restarting (down). */

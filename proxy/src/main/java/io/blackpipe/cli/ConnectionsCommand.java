@@ -3,6 +3,7 @@ package io.blackpipe.cli;
 import io.blackpipe.fault.Plural;
 import java.io.PrintWriter;
 import org.bson.BsonDocument;
+import org.bson.BsonValue;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -10,7 +11,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 @Command(name = "connections", mixinStandardHelpOptions = true, versionProvider = Version.class,
-        description = "List the proxy's client connections per member, or reset all of a member's at once.",
+        description = "List the proxy's client connections, or reset all of a member's at once.",
         subcommands = {ConnectionsCommand.ListConnections.class, ConnectionsCommand.Reset.class})
 final class ConnectionsCommand implements Runnable {
     @Spec
@@ -22,14 +23,32 @@ final class ConnectionsCommand implements Runnable {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, versionProvider = Version.class,
-            description = "Open client connections per member.")
+            description = "The members with their counts of open client connections (the members table), then each open"
+                    + " connection: its id (as history entries give it), member, client address, appName and when it opened.")
     static final class ListConnections extends AdminCommand {
-        @Option(names = "--json", description = "Print the API's JSON instead of a table.")
+        @Option(names = "--json", description = "Print the API's JSON instead of tables.")
         boolean json;
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            return MembersCommand.print(admin, "connections", json, out);
+            if (json) {
+                out.print(admin.call("GET", "connections", null).body());
+                return 0;
+            }
+            BsonDocument answer = admin.get("connections");
+            MembersCommand.print(answer, out);
+            if (answer.isArray("connections")) { // a proxy older than the listing gives the members' counts alone
+                Table connections = new Table("ID", "MEMBER", "CLIENT", "APP", "OPENED");
+                for (BsonValue value : answer.getArray("connections")) {
+                    BsonDocument connection = value.asDocument();
+                    connections.row(ScenarioCommand.number(connection, "id"), ScenarioCommand.string(connection, "member"),
+                            ScenarioCommand.string(connection, "client"), ScenarioCommand.string(connection, "app"),
+                            ScenarioCommand.string(connection, "openedAt"));
+                }
+                out.println();
+                connections.print(out);
+            }
+            return 0;
         }
     }
 

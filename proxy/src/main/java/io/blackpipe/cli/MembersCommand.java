@@ -17,24 +17,24 @@ final class MembersCommand extends AdminCommand {
 
     @Override
     int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-        return print(admin, "members", json, out);
-    }
-
-    /** GET {@code resource} (members or connections: the same rows) as a table or the API's JSON. */
-    static int print(AdminClient admin, String resource, boolean json, PrintWriter out) throws AdminClient.Failure {
         if (json) {
-            out.print(admin.call("GET", resource, null).body());
+            out.print(admin.call("GET", "members", null).body());
             return 0;
         }
+        print(admin.get("members"), out);
+        return 0;
+    }
+
+    /** The "members" rows of an answer (GET members or connections) as a table. */
+    static void print(BsonDocument answer, PrintWriter out) {
         Table table = new Table("UPSTREAM", "ADVERTISED", "ROLE", "STATE", "LATENCY", "BANDWIDTH", "IDLE", "CONNECTIONS");
-        for (BsonValue value : admin.get(resource).getArray("members")) {
+        for (BsonValue value : answer.getArray("members")) {
             BsonDocument member = value.asDocument();
             table.row(ScenarioCommand.string(member, "upstream"), ScenarioCommand.string(member, "advertised"),
                     ScenarioCommand.string(member, "role"), ScenarioCommand.string(member, "state"), latency(member), bandwidth(member), idle(member),
                     ScenarioCommand.number(member, "openConnections"));
         }
         table.print(out);
-        return 0;
     }
 
     /** "-" or "64KiB/s(replies)": the rate and its direction (a proxy older than bandwidths lists no rate; one older than directions narrows both ways). */

@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.observe.ConnectionMeters;
+import io.blackpipe.observe.ConnectionObserver;
 import io.blackpipe.topology.Member;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.FrameDecoder;
@@ -25,10 +26,12 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     private final Member member;
     private final PipeContext context;
     private final ConnectionMeters meters;
+    private final ConnectionObserver observer;
     private final Exchange exchange;
     /** The link to the client, which may still carry what was sent before this connection ended for the proxy. */
     private final ClientLink link;
     private Channel client;
+    private long openedAtMillis; // for connections list
     private Channel upstream;
     private boolean closing;
     private boolean clientPausedForBackpressure;
@@ -48,12 +51,14 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         this.member = listener.member();
         this.context = context;
         this.meters = context.meters().forMember(member.upstream().toString());
-        this.exchange = new Exchange(this, context, member);
+        this.observer = context.observer().forConnection(member.upstream().toString());
+        this.exchange = new Exchange(this, context, member, observer);
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         client = ctx.channel();
+        openedAtMillis = System.currentTimeMillis();
         listener.connections().accepted(client, this);
         meters.opened();
         ChannelFuture connect = UpstreamDial.connect(client, context, member, this);
@@ -123,10 +128,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     }
 
     /**
-     * Runs work that reads messages outside the pipeline (a hold or a blackhole ending, a held reply
-     * going out): what it throws (a malformed message that waited its turn) ends this connection as
-     * it would have in {@link #exceptionCaught}, instead of escaping to the event loop and leaving
-     * the client waiting with its reads paused.
+     * Runs work that reads messages outside the pipeline (a hold or a blackhole ending, a held reply going out): what it
+     * throws (a malformed message that waited its turn) ends this connection as it would have in {@link #exceptionCaught},
+     * instead of escaping to the event loop and leaving the client waiting with its reads paused.
      */
     void runOrClose(Runnable task) {
         try {
@@ -388,5 +392,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
 
     PipeContext context() {
         return context;
+    }
+
+    OpenConnection describe() { // on its event loop
+        return OpenConnection.of(observer.connectionId(), member, client.remoteAddress(), observer.appName(), openedAtMillis);
     }
 }

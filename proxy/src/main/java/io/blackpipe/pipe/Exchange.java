@@ -48,11 +48,11 @@ final class Exchange {
     /** What this connection's writes to a simulated primary change, for a failover's rollback; null on a real deployment. */
     private final RollbackRecorder rollbacks;
 
-    Exchange(ClientConnection connection, PipeContext context, Member member) {
+    Exchange(ClientConnection connection, PipeContext context, Member member, ConnectionObserver observer) {
         this.connection = connection;
         this.context = context;
         this.member = member;
-        this.observer = context.observer().forConnection(member.upstream().toString());
+        this.observer = observer;
         this.memberState = () -> context.memberStates().of(member.upstream());
         this.hellos = new HelloPath(this, observer, memberState, request, awaited);
         this.advertisedMember = member.advertised().toString();

@@ -8,11 +8,13 @@ import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.util.concurrent.Future;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import org.bson.BsonDocument;
 
@@ -61,6 +63,26 @@ final class MemberConnections {
     List<ClientConnection> on(EventLoop loop) {
         Set<ClientConnection> onLoop = byLoop.get(loop);
         return onLoop == null ? List.of() : List.copyOf(onLoop);
+    }
+
+    /** This member's open connections by id, each described on its own event loop. Not to be called on an event loop. */
+    List<OpenConnection> list() {
+        List<Future<List<OpenConnection>>> asked = new ArrayList<>();
+        byLoop.forEach((loop, onLoop) -> {
+            try {
+                asked.add(loop.submit(() -> onLoop.stream().map(ClientConnection::describe).toList()));
+            } catch (RejectedExecutionException e) {
+                // the proxy is closing: that loop's connections are closing with it
+            }
+        });
+        List<OpenConnection> all = new ArrayList<>();
+        for (Future<List<OpenConnection>> answer : asked) {
+            if (answer.awaitUninterruptibly(END_WAIT_MILLIS) && answer.isSuccess()) {
+                all.addAll(answer.getNow());
+            }
+        }
+        all.sort(Comparator.comparingLong(OpenConnection::id));
+        return all;
     }
 
     /** Runs {@code action} for every open connection on its own event loop: one task per loop. */

@@ -28,6 +28,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,6 +93,13 @@ class ConnectionsCliTest {
                 .applyToServerSettings(b -> b.serverMonitoringMode(ServerMonitoringMode.POLL))
                 .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(pools));
         return MongoClients.create(settings.build());
+    }
+
+    /** As {@link #driver}'s settings, with an appName. */
+    private static MongoClientSettings namedDriver(AdminRig rig, Pools pools, String appName) {
+        return new CommandLog().driverOn(CommandLog.withOptions(rig.proxy().connectionString(), "appName=" + appName))
+                .applyToServerSettings(b -> b.serverMonitoringMode(ServerMonitoringMode.POLL))
+                .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(pools)).build();
     }
 
     private static AdminRig threeMembers() {
@@ -182,6 +190,62 @@ class ConnectionsCliTest {
                 awaitListed(rig, () -> first.expected(members), "the first driver's connections alone, once the second closed");
             }
             awaitListed(rig, () -> members.stream().collect(Collectors.toMap(m -> m, m -> 0)), "none, once every driver closed");
+        }
+    }
+
+    /**
+     * After the members' counts, `connections list` lists each open connection: its id (the one history entries give),
+     * member, client address, appName and when it opened; they are the driver's own connections, member by member.
+     */
+    @Test
+    void eachOpenConnectionIsListedWithTheIdItsHistoryEntriesGive() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("connectionsEach");
+        try (AdminRig rig = threeMembers()) {
+            Set<String> members = listed(rig).keySet();
+            Map<String, String> advertisedByUpstream = rig.proxy().members().stream()
+                    .collect(Collectors.toMap(m -> m.upstream().toString(), m -> m.advertised().toString()));
+            Pools pools = new Pools();
+            Instant before = Instant.now();
+            try (MongoClient client = MongoClients.create(namedDriver(rig, pools, "listing-app"))) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+                awaitListed(rig, () -> pools.expected(members), "the driver's monitor and pooled connections");
+
+                CliRun json = rig.run("connections", "list", "--json");
+                assertEquals(0, json.exitCode(), json::toString);
+                List<BsonDocument> connections = BsonDocument.parse(json.out()).getArray("connections").stream().map(BsonValue::asDocument).toList();
+                Map<String, Long> perMember = connections.stream().collect(Collectors.groupingBy(
+                        c -> advertisedByUpstream.get(c.getString("member").getValue()), Collectors.counting()));
+                assertEquals(pools.expected(members).entrySet().stream().filter(e -> e.getValue() > 0)
+                        .collect(Collectors.toMap(Map.Entry::getKey, e -> (long) e.getValue())), perMember, json::toString);
+                for (BsonDocument connection : connections) {
+                    assertEquals(Set.of("id", "member", "client", "app", "openedAt"), connection.keySet(), connection::toJson);
+                    assertEquals("listing-app", connection.getString("app").getValue(), () -> "every one's handshake named it: " + connection.toJson());
+                    assertTrue(connection.getString("client").getValue().matches("127\\.0\\.0\\.1:\\d+"), connection::toJson);
+                    Instant opened = Instant.parse(connection.getString("openedAt").getValue());
+                    assertTrue(!opened.isBefore(before.minusSeconds(1)) && !opened.isAfter(Instant.now()), connection::toJson);
+                }
+                assertEquals(connections.size(), connections.stream().map(c -> c.getNumber("id").longValue()).distinct().count(), json::toString);
+
+                BsonDocument insert = rig.run("history", "--json").lines().stream().map(BsonDocument::parse)
+                        .filter(l -> l.getString("command").getValue().equals("insert") && l.getString("ns").getValue().equals(db + ".c"))
+                        .findFirst().orElseThrow();
+                long insertedOn = insert.getNumber("connection").longValue();
+                assertTrue(connections.stream().anyMatch(c -> c.getNumber("id").longValue() == insertedOn
+                                && c.getString("member").getValue().equals(insert.getString("member").getValue())),
+                        () -> "the insert's connection " + insertedOn + " is listed: " + json.out());
+
+                CliRun text = rig.run("connections", "list");
+                assertEquals(0, text.exitCode(), text::toString);
+                List<String> lines = text.lines();
+                int header = lines.indexOf(lines.stream().filter(l -> l.startsWith("ID ")).findFirst()
+                        .orElseThrow(() -> new AssertionError("no connections table: " + text)));
+                assertEquals(List.of("ID", "MEMBER", "CLIENT", "APP", "OPENED"), List.of(lines.get(header).trim().split("\\s+")), text::toString);
+                assertEquals("", lines.get(header - 1), "a blank line after the members table: " + text);
+                assertEquals(connections.size(), lines.size() - header - 1, text::toString);
+                assertTrue(lines.stream().skip(header + 1).anyMatch(l -> l.startsWith(insertedOn + " ") && l.contains(" listing-app ")), text::toString);
+            }
+            Await.until(Duration.ofSeconds(30), "no connection listed once the driver closed", () -> BsonDocument.parse(
+                    rig.run("connections", "list", "--json").out()).getArray("connections").isEmpty());
         }
     }
 
