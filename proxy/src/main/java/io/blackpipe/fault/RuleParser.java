@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.UnaryOperator;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -48,14 +49,21 @@ public final class RuleParser {
     /** Why a rule's member names none of the deployment's members (naming those it has); null when it names one. */
     private final UnaryOperator<String> unknownMember;
     private final AtomicLong parsed = new AtomicLong();
+    /** Held while rules are parsed, so a request's rules take their draws together (a scenario's: up to 1 MiB of YAML). */
+    private final ReentrantLock lock = new ReentrantLock();
 
     /**
      * The rules parsed from now on draw as those of a parser just made: a reset's clean slate replays, so a
      * test run alone decides as it did among others (each rule's generator is the seed plus its place in the
      * sequence of rules parsed).
      */
-    public synchronized void restartDraws() {
-        parsed.set(0);
+    public void restartDraws() {
+        lock.lock();
+        try {
+            parsed.set(0);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /**
@@ -90,8 +98,23 @@ public final class RuleParser {
      * @throws RuleException naming the field that is wrong; a refused rule takes no place in the sequence of draws,
      *                        so the rules after it draw as they would without it (a refused request changes nothing)
      */
-    public synchronized Rule parse(String id, BsonDocument document) {
-        return drawing(() -> parseChecked(id, document), true);
+    public Rule parse(String id, BsonDocument document) {
+        return locked(() -> parseChecked(id, document), true);
+    }
+
+    /**
+     * The same as {@link #parse}, or null at once while another thread parses (a scenario being read): an event loop
+     * must not wait for that, as every connection on it would wait too.
+     */
+    public Rule parseUnlessBusy(String id, BsonDocument document) {
+        if (!lock.tryLock()) {
+            return null;
+        }
+        try {
+            return drawing(() -> parseChecked(id, document), true);
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** Work that parses rules, as {@link #parseTogether} and {@link #checkOnly} run it. */
@@ -103,13 +126,22 @@ public final class RuleParser {
      * Runs {@code reading}, which parses several rules as one request (a scenario's, read and started): refused
      * anywhere, it takes no place in the draws, as a refused rule takes none.
      */
-    public synchronized <T, E extends Exception> T parseTogether(Parsing<T, E> reading) throws E {
-        return drawing(reading, true);
+    public <T, E extends Exception> T parseTogether(Parsing<T, E> reading) throws E {
+        return locked(reading, true);
     }
 
     /** Runs {@code reading} as a check alone (a scenario validated, not started): it takes no place in the draws. */
-    public synchronized <T, E extends Exception> T checkOnly(Parsing<T, E> reading) throws E {
-        return drawing(reading, false);
+    public <T, E extends Exception> T checkOnly(Parsing<T, E> reading) throws E {
+        return locked(reading, false);
+    }
+
+    private <T, E extends Exception> T locked(Parsing<T, E> reading, boolean keepTheDraws) throws E {
+        lock.lock();
+        try {
+            return drawing(reading, keepTheDraws);
+        } finally {
+            lock.unlock();
+        }
     }
 
     private <T, E extends Exception> T drawing(Parsing<T, E> reading, boolean keepTheDraws) throws E {

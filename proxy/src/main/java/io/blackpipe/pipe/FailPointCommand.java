@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.ErrorReplies;
+import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.wire.BsonIo;
@@ -56,9 +57,9 @@ final class FailPointCommand {
 
     /**
      * Answers the configureFailPoint or waitForFailPoint in {@code frame} (released here) in its turn, on
-     * the connection's event loop: at once, or for a wait once the count is reached or its maxTimeMS has
-     * passed (looked at every few ms; the loop is never blocked). Sent with moreToCome it takes effect
-     * unanswered, as on mongod.
+     * the connection's event loop: at once; a wait once the count is reached or its maxTimeMS has passed
+     * (looked at every few ms); a configure that meets a scenario being read once it is read. The loop is
+     * never blocked. Sent with moreToCome it takes effect unanswered, as on mongod.
      */
     static void answer(Exchange exchange, ByteBuf frame, OpMsg msg, CommandFacts facts) {
         BsonDocument command = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
@@ -103,7 +104,7 @@ final class FailPointCommand {
             return;
         }
         if (commandName.equals(CONFIGURE)) {
-            answer.accept(configure(context, command, member));
+            configure(context, connection, command, member, answer);
             return;
         }
         BsonDocument refused = checkWait(command);
@@ -134,28 +135,76 @@ final class FailPointCommand {
         look.run();
     }
 
-    /** The failpoint as {@code member} keeps it: the rule applies there only, unless its data names a member itself. */
-    private static BsonDocument configure(PipeContext context, BsonDocument command, String member) {
+    /**
+     * Sets the failpoint as {@code member} keeps it: the rule applies there only, unless its data names a member itself.
+     * While another thread holds the rule parser (reading a scenario of up to 1 MiB takes a few hundred ms) the rule is
+     * parsed on a thread of its own and answered in turn after, as the connection's next requests wait for it; the
+     * event loop goes on with its other connections.
+     */
+    private static void configure(PipeContext context, ClientConnection connection, BsonDocument command, String member,
+                                  Consumer<BsonDocument> answer) {
+        BsonDocument rule;
+        Rule parsed;
         try {
             if (RuleParser.isOff(command)) {
-                BsonValue failPoint = command.get(CONFIGURE); // any type may arrive: no getString
-                if (failPoint == null || !failPoint.isString() || !FAIL_POINT.equals(failPoint.asString().getValue())) {
-                    throw new RuleException(CONFIGURE, "must be \"failCommand\"");
-                }
-                context.rules().remove(ruleId(member));
-            } else {
-                BsonDocument rule = command.clone();
-                rule.keySet().removeAll(GENERIC_ARGUMENTS);
-                if (rule.isDocument("data") && !rule.getDocument("data").containsKey("member")) {
-                    rule.getDocument("data").put("member", new BsonString(member));
-                }
-                context.rules().put(context.ruleParser().parse(ruleId(member), rule));
+                answer.accept(turnOff(context, command, member));
+                return;
             }
-            // as the server: the times the failpoint was entered so far, which a new mode does not reset
-            return new BsonDocument("count", countValue(context.rules().fired(ruleId(member)))).append("ok", new BsonDouble(1));
+            rule = ruleOf(command, member);
+            parsed = context.ruleParser().parseUnlessBusy(ruleId(member), rule);
         } catch (RuleException e) {
-            return ErrorReplies.badValue(e.getMessage());
+            answer.accept(ErrorReplies.badValue(e.getMessage()));
+            return;
         }
+        if (parsed != null) {
+            answer.accept(put(context, parsed, member));
+            return;
+        }
+        Thread parsing = new Thread(() -> {
+            BsonDocument reply;
+            try {
+                reply = put(context, context.ruleParser().parse(ruleId(member), rule), member);
+            } catch (RuleException e) {
+                reply = ErrorReplies.badValue(e.getMessage());
+            }
+            BsonDocument answered = reply;
+            connection.runOnItsEventLoop(() -> {
+                if (connection.isOpen()) { // a client gone by then is answered nothing; its rule is set, as on mongod
+                    answer.accept(answered);
+                }
+            });
+        }, "blackpipe-configureFailPoint");
+        parsing.setDaemon(true);
+        parsing.start();
+    }
+
+    /** The rule a configureFailPoint sets: the command less the generic arguments, kept to {@code member} unless it names one. */
+    private static BsonDocument ruleOf(BsonDocument command, String member) {
+        BsonDocument rule = command.clone();
+        rule.keySet().removeAll(GENERIC_ARGUMENTS);
+        if (rule.isDocument("data") && !rule.getDocument("data").containsKey("member")) {
+            rule.getDocument("data").put("member", new BsonString(member));
+        }
+        return rule;
+    }
+
+    private static BsonDocument turnOff(PipeContext context, BsonDocument command, String member) {
+        BsonValue failPoint = command.get(CONFIGURE); // any type may arrive: no getString
+        if (failPoint == null || !failPoint.isString() || !FAIL_POINT.equals(failPoint.asString().getValue())) {
+            throw new RuleException(CONFIGURE, "must be \"failCommand\"");
+        }
+        context.rules().remove(ruleId(member));
+        return counted(context, member);
+    }
+
+    private static BsonDocument put(PipeContext context, Rule rule, String member) {
+        context.rules().put(rule);
+        return counted(context, member);
+    }
+
+    /** As the server answers: the times the failpoint was entered so far, which a new mode does not reset. */
+    private static BsonDocument counted(PipeContext context, String member) {
+        return new BsonDocument("count", countValue(context.rules().fired(ruleId(member)))).append("ok", new BsonDouble(1));
     }
 
     /** The id of the rule that is {@code member}'s failCommand failpoint (its advertised host:port). */
