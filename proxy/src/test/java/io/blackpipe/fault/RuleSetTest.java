@@ -147,6 +147,11 @@ class RuleSetTest {
                 rule("a", "'alwaysOn'", "{failCommands: ['insert'], errorCode: 4}")));
         assertEquals(List.of("a", "b", "c"), rules.rules().stream().map(Rule::id).toList());
         assertEquals("a", firedId("insert"), "the replaced rule still comes first");
+
+        Rule later = rule("d", "'alwaysOn'", "{failCommands: ['find'], errorCode: 6}");
+        rules.putAll(List.of(rule("d", "'alwaysOn'", "{failCommands: ['find'], errorCode: 5}"), later));
+        assertEquals(List.of("a", "b", "c", "d"), rules.rules().stream().map(Rule::id).toList(), "one id twice in a batch: one rule");
+        assertSame(later, rules.rules().get(3), "the later one, as putting them one by one leaves it");
     }
 
     @Test
