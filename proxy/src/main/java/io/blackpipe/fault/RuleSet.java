@@ -4,8 +4,10 @@ import io.blackpipe.observe.Attempt;
 import io.blackpipe.topology.MemberState;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
@@ -131,6 +133,22 @@ public final class RuleSet {
             }
         }
         snapshot = Snapshot.of(rules);
+    }
+
+    /**
+     * Adds {@code added} as {@link #putAll} does, unless a rule in force that {@code others} takes for another's has one
+     * of their ids: then adds nothing, and gives those ids. Checked and put under one lock, so a rule put in between
+     * (an operator's, an app's configureFailPoint) is never replaced.
+     */
+    public synchronized List<String> putAllUnlessTaken(List<Rule> added, Predicate<Rule> others) {
+        Set<String> ids = new HashSet<>();
+        added.forEach(rule -> ids.add(rule.id()));
+        List<String> taken = snapshot.ordered.stream().filter(rule -> ids.contains(rule.id()) && others.test(rule))
+                .map(Rule::id).distinct().toList();
+        if (taken.isEmpty()) {
+            putAll(added);
+        }
+        return taken;
     }
 
     /** Replaces every rule at once. */

@@ -85,15 +85,12 @@ public final class ScenarioRunner {
      *                               it; nothing is started or stopped
      */
     public synchronized void start(Scenario next) {
-        List<String> taken = idsTakenByOthers(next);
-        if (!taken.isEmpty()) {
-            throw new IllegalStateException("scenario '" + next.name() + "' not started: rule id" + (taken.size() > 1 ? "s " : " ")
-                    + String.join(", ", taken) + " in force already, set outside the scenario; remove "
-                    + (taken.size() > 1 ? "them" : "it") + " first, or give the scenario's rule another id");
-        }
+        refuseIfTaken(next, idsTakenByOthers(next)); // before the running one stops: a refused start changes nothing
         if (state == State.RUNNING) {
             stop();
         }
+        // checked again as they go in: an operator's rule set while the running one stopped is not replaced either
+        refuseIfTaken(next, rules.putAllUnlessTaken(next.rules(), rule -> true));
         scenario = next;
         state = State.RUNNING;
         startedAt = Instant.now();
@@ -102,7 +99,6 @@ public final class ScenarioRunner {
         begun.clear();
         put.clear();
         stepsLeft = next.timeline().size();
-        rules.putAll(next.rules());
         put.addAll(next.rules());
         log.accept("scenario '" + next.name() + "' started: " + Plural.of(next.rules().size(), "rule") + ", "
                 + Plural.of(stepsLeft, "timeline step"));
@@ -112,6 +108,14 @@ public final class ScenarioRunner {
             } else {
                 pending.add(timer.schedule(() -> fire(next, step), step.atMillis(), TimeUnit.MILLISECONDS));
             }
+        }
+    }
+
+    private static void refuseIfTaken(Scenario next, List<String> taken) {
+        if (!taken.isEmpty()) {
+            throw new IllegalStateException("scenario '" + next.name() + "' not started: rule id" + (taken.size() > 1 ? "s " : " ")
+                    + String.join(", ", taken) + " in force already, set outside the scenario; remove "
+                    + (taken.size() > 1 ? "them" : "it") + " first, or give the scenario's rule another id");
         }
     }
 
@@ -169,8 +173,9 @@ public final class ScenarioRunner {
     private void apply(Scenario.Step step) {
         switch (step.kind()) {
             case ADD -> {
-                refuseAnOperatorsRule(step.rule().id());
-                rules.put(step.rule());
+                if (!rules.putAllUnlessTaken(List.of(step.rule()), rule -> !put.contains(rule)).isEmpty()) {
+                    throw operatorsRule(step.rule().id());
+                }
                 put.add(step.rule());
             }
             case REMOVE -> {
@@ -200,9 +205,13 @@ public final class ScenarioRunner {
     private void refuseAnOperatorsRule(String id) {
         for (Rule rule : rules.rules()) {
             if (rule.id().equals(id) && !put.contains(rule)) {
-                throw new IllegalStateException("rule " + id + " in force was set outside the scenario: left as it is");
+                throw operatorsRule(id);
             }
         }
+    }
+
+    private static IllegalStateException operatorsRule(String id) {
+        return new IllegalStateException("rule " + id + " in force was set outside the scenario: left as it is");
     }
 
     public synchronized void stop() {
