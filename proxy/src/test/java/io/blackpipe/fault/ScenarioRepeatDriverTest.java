@@ -14,11 +14,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A step with {@code repeat}: a one-time fault added afresh every 300 ms, three times, as a flaky
+ * A step with {@code repeat}: a one-time fault added afresh every 1.5 s, three times, as a flaky
  * network would break a write now and then. Each copy fires once, the driver retries each broken
  * insert once, and the server holds every insert once. The fault takes first attempts only: a copy
  * added while a retry waits (the driver first hears from the member again, at least 500 ms after the
- * error) would break the retry too, as a network that flaky would.
+ * error) would break the retry too, as a network that flaky would. The copies are far enough apart
+ * for that wait to end before the next one: a copy that replaced one not yet fired left three copies
+ * two faults (every 300 ms, once, on a loaded machine).
  */
 class ScenarioRepeatDriverTest {
     @TempDir
@@ -31,7 +33,7 @@ class ScenarioRepeatDriverTest {
                 timeline:
                   - at: 0s
                     add: {id: blip, configureFailPoint: failCommand, mode: {times: 1}, data: {failCommands: [insert], closeConnection: true, attempt: first}}
-                    repeat: {every: 300ms, times: 3}
+                    repeat: {every: 1500ms, times: 3}
                 """);
         String db = UpstreamLane.freshDatabaseName("repeat");
         try (BlackPipe proxy = BlackPipe.start(UpstreamLane.uri());
