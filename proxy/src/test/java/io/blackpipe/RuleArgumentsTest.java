@@ -178,7 +178,7 @@ class RuleArgumentsTest {
     void anEmptyErrorLabelIsRefusedNamingTheLabels() {
         for (String label : List.of("", " ")) {
             String message = "data.errorLabels: an error label must not be empty, got '" + label
-                    + "' (labels are names such as RetryableWriteError; [] sends none)";
+                    + "' (labels are names such as RetryableWriteError; errorLabels: [] sends none)";
             everyJsonWayRefuses(message, "errorCode: 91, errorLabels: ['RetryableWriteError', '" + label + "']");
             String builder = "errorCode(): an error label must not be empty, got '" + label + "' (labels are names such as RetryableWriteError)";
             assertEquals(builder, assertThrows(IllegalArgumentException.class,

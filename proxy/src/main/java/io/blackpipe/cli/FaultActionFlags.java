@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
 import org.bson.BsonDocument;
@@ -20,6 +21,10 @@ import picocli.CommandLine.ParameterException;
  * those that say which commands and when: checked together, and written into the rule's data.
  */
 final class FaultActionFlags {
+    /** What the server's own labels look like (RetryableWriteError), and made-up ones too: no brackets, quotes or spaces. */
+    private static final Pattern LABEL_NAME = Pattern.compile("[A-Za-z0-9_.-]+");
+    private static final String LABEL_HINT = " (labels are names such as RetryableWriteError; --no-labels sends none)";
+
     @Option(names = "--error", paramLabel = "NAME", description = "Reply with this server error, by name (e.g. NotWritablePrimary).")
     String error;
 
@@ -30,6 +35,10 @@ final class FaultActionFlags {
     @Option(names = "--labels", paramLabel = "LABEL", split = ",",
             description = "errorLabels of the error reply (e.g. RetryableWriteError); with --error or --error-code.")
     List<String> labels;
+
+    @Option(names = "--no-labels", description = "Send the error reply with no errorLabels (errorLabels: []), not those"
+            + " the server would add: a NotWritablePrimary the driver then does not retry.")
+    boolean noLabels;
 
     @Option(names = "--extra-info", paramLabel = "JSON",
             description = "Fields the error reply carries after codeName, for a code whose errors have them (errorExtraInfo),"
@@ -80,6 +89,7 @@ final class FaultActionFlags {
     List<String> given() {
         List<String> given = actions();
         add(given, labels != null && !labels.isEmpty(), "--labels");
+        add(given, noLabels, "--no-labels");
         add(given, extraInfo != null, "--extra-info");
         add(given, jitter != null, "--jitter");
         add(given, block != null, "--block");
@@ -128,6 +138,21 @@ final class FaultActionFlags {
         if (labels != null && !labels.isEmpty() && error == null && errorCode == null) {
             throw usage.apply("--labels needs --error or --error-code (labels belong to an error reply)");
         }
+        if (noLabels && error == null && errorCode == null) {
+            throw usage.apply("--no-labels needs --error or --error-code (labels belong to an error reply)");
+        }
+        if (noLabels && labels != null && !labels.isEmpty()) {
+            throw usage.apply("--labels and --no-labels: give one of them");
+        }
+        for (String label : labels == null ? List.<String>of() : labels) {
+            String name = label.strip();
+            if (name.isEmpty()) { // `--labels "$LABEL"` with LABEL unset: not dropped, which would have sent errorLabels: []
+                throw usage.apply("--labels: an error label must not be empty, got ''" + LABEL_HINT);
+            }
+            if (!LABEL_NAME.matcher(name).matches()) { // `--labels '[]'` went out as one label named "[]"
+                throw usage.apply("--labels: '" + name + "' is not an error label" + LABEL_HINT);
+            }
+        }
         if (extraInfo != null && error == null && errorCode == null) {
             throw usage.apply("--extra-info needs --error or --error-code (it completes an error reply)");
         }
@@ -154,8 +179,11 @@ final class FaultActionFlags {
         }
         if (labels != null && !labels.isEmpty()) {
             BsonArray array = new BsonArray();
-            labels.stream().map(String::strip).forEach(l -> array.add(new BsonString(l))); // an empty one: the rule refuses it
+            labels.stream().map(String::strip).forEach(l -> array.add(new BsonString(l)));
             data.put("errorLabels", array);
+        }
+        if (noLabels) {
+            data.put("errorLabels", new BsonArray());
         }
         if (extraInfo != null) {
             data.put("errorExtraInfo", json("--extra-info", extraInfo, usage));

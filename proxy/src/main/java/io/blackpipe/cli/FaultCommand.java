@@ -89,7 +89,9 @@ final class FaultCommand implements Runnable {
                 BsonDocument error = data.getDocument("writeConcernError");
                 parts.add("writeConcernError=" + (error.isNumber("code") ? errorName(error.getNumber("code").intValue()) : "?"));
             }
-            if (data.isArray("errorLabels") && !data.getArray("errorLabels").isEmpty()) {
+            if (data.isArray("errorLabels") && data.getArray("errorLabels").isEmpty()) {
+                parts.add("labels=none"); // not those the server would add: not the same rule as one without the field
+            } else if (data.isArray("errorLabels")) {
                 List<String> labels = new ArrayList<>();
                 data.getArray("errorLabels").forEach(v -> labels.add(v.isString() ? v.asString().getValue() : v.toString()));
                 parts.add("labels=" + String.join(",", labels));

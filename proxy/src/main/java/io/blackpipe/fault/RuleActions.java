@@ -227,7 +227,7 @@ final class RuleActions {
             if (label.asString().getValue().isBlank()) {
                 // mongod would send it as given; no driver acts on it, and it is a mistake (a label variable unset)
                 throw new RuleException("data.errorLabels", "an error label must not be empty, got '" + label.asString().getValue()
-                        + "' (labels are names such as RetryableWriteError; [] sends none)");
+                        + "' (labels are names such as RetryableWriteError; errorLabels: [] sends none)");
             }
         }
         return value.asArray();

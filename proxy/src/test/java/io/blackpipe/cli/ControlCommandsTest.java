@@ -338,6 +338,13 @@ class ControlCommandsTest {
                 Arguments.of("fault add --command insert --reset --skip 2147483648", "--skip: 2147483648 is too large"),
                 Arguments.of("fault add --command insert --reset --probability 1.5", "--probability"),
                 Arguments.of("fault add --command insert --reset --labels RetryableWriteError", "--labels"),
+                Arguments.of("fault add --command insert --reset --no-labels", "--no-labels needs --error or --error-code"),
+                Arguments.of("fault add --command insert --error-code 91 --labels A --no-labels", "--labels and --no-labels: give one of them"),
+                // the hint for an empty label once read "[] sends none", and `--labels '[]'` sent a label named "[]"
+                Arguments.of("fault add --command insert --error-code 91 --labels []",
+                        "--labels: '[]' is not an error label (labels are names such as RetryableWriteError; --no-labels sends none)"),
+                Arguments.of("fault add --command insert --error-code 91 --labels RetryableWriteError,\"Custom\"",
+                        "--labels: '\"Custom\"' is not an error label"),
                 Arguments.of("fault add --command insert --error NoSuchError", "--error 'NoSuchError'"),
                 Arguments.of("fault add --command insert --delay soon", "--delay"),
                 Arguments.of("fault add --command find --trickle 0/250ms", "--trickle"),

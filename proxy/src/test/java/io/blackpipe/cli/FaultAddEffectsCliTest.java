@@ -20,6 +20,7 @@ import io.blackpipe.testing.UpstreamLane;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.LongSummaryStatistics;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
@@ -122,6 +123,23 @@ class FaultAddEffectsCliTest {
             assertEquals(10107, e.getErrorCode(), e::toString);
             assertTrue(e.hasErrorLabel("CustomLabel") && e.hasErrorLabel("Another"), () -> "the labels given: " + e.getErrorLabels());
             assertFalse(e.hasErrorLabel("RetryableWriteError"), () -> "the computed label is replaced: " + e.getErrorLabels());
+        }
+        assertEquals(1, log.startedCount("insert"), "without RetryableWriteError the driver does not retry");
+        assertEquals(List.of(), onTheServer());
+        assertEquals(1, fired(id));
+    }
+
+    /** errorLabels: [], as a JSON rule writes it: the error goes out with no labels, and `fault list` says so. */
+    @Test
+    void noLabelsSendsTheErrorWithoutTheLabelsTheProxyWouldCompute() {
+        String id = add("--command", "insert", "--error", "NotWritablePrimary", "--no-labels", "--times", "1");
+        CliRun listed = shared.rig().run("fault", "list");
+        assertTrue(listed.out().lines().anyMatch(row -> row.startsWith(id) && row.contains("error=NotWritablePrimary(10107) labels=none")),
+                listed::toString);
+        try (MongoClient client = driver("retryWrites=true&socketTimeoutMS=30000")) {
+            MongoCommandException e = assertThrows(MongoCommandException.class, () -> collection(client).insertOne(new Document("_id", 1)));
+            assertEquals(10107, e.getErrorCode(), e::toString);
+            assertEquals(Set.of(), e.getErrorLabels(), "no labels, not the computed RetryableWriteError");
         }
         assertEquals(1, log.startedCount("insert"), "without RetryableWriteError the driver does not retry");
         assertEquals(List.of(), onTheServer());
