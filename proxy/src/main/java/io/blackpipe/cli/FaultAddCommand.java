@@ -2,6 +2,7 @@ package io.blackpipe.cli;
 
 import static io.blackpipe.cli.FaultActionFlags.add;
 
+import io.blackpipe.fault.CommandSpelling;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
@@ -99,6 +100,9 @@ final class FaultAddCommand extends AdminCommand {
         }
         BsonDocument answer = BsonDocument.parse(sent.body());
         out.println(answer.isString("id") ? answer.getString("id").getValue() : answer.toJson());
+        PrintWriter err = spec.commandLine().getErr();
+        CommandSpelling.notes(rule).forEach(note -> err.println("note: " + (json() == null ? "--command " : "data.failCommands: ") + note));
+        err.flush();
         return 0;
     }
 

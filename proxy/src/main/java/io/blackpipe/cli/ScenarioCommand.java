@@ -1,6 +1,8 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.fault.CommandSpelling;
 import io.blackpipe.fault.Plural;
+import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.Scenario;
 import io.blackpipe.fault.ScenarioException;
@@ -8,6 +10,11 @@ import io.blackpipe.fault.ScenarioLoader;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -41,6 +48,21 @@ final class ScenarioCommand implements Runnable {
                 + Plural.of(scenario.timeline().size(), "timeline step");
     }
 
+    /** A note on standard error for each rule's command name that looks misspelt: the scenario is valid, and runs as written. */
+    static void noteMisspeltCommands(Scenario scenario, ScenarioArgument argument, PrintWriter err) {
+        List<Rule> rules = new ArrayList<>(scenario.rules());
+        scenario.timeline().stream().map(Scenario.Step::rule).filter(Objects::nonNull).forEach(rules::add);
+        Set<String> noted = new HashSet<>(); // a repeated add's copies are one rule to the reader
+        for (Rule rule : rules) {
+            for (String note : CommandSpelling.notes(rule.source())) {
+                if (noted.add(rule.id() + note)) {
+                    err.println("note: " + argument.source() + ": rule '" + rule.id() + "': " + note);
+                }
+            }
+        }
+        err.flush();
+    }
+
     @Command(name = "validate", mixinStandardHelpOptions = true, versionProvider = Version.class,
             description = {"Check a scenario file (or bundled scenario, by name) offline (no proxy needed): every rule, step and duration.",
                     "Exit 0 when it is valid; exit 1 with file:line: field: message when not.",
@@ -62,6 +84,7 @@ final class ScenarioCommand implements Runnable {
                 Scenario scenario = check(argument);
                 out.println(argument.source() + ": valid (" + summary(scenario) + ")");
                 out.flush();
+                noteMisspeltCommands(scenario, argument, err);
                 return 0;
             } catch (ScenarioException e) {
                 err.println(e.getMessage());
@@ -87,7 +110,7 @@ final class ScenarioCommand implements Runnable {
             String text;
             try {
                 text = argument.text();
-                check(argument);
+                noteMisspeltCommands(check(argument), argument, spec.commandLine().getErr());
             } catch (IOException e) {
                 throw new AdminClient.Failure("cannot read " + argument.cannotRead(e));
             } catch (ScenarioException e) {

@@ -25,6 +25,16 @@ public final class CommandNames {
     private CommandNames() {
     }
 
+    /** Whether blackpipe knows {@code commandName} by name, as one of the server's names of a command. */
+    public static boolean isKnown(String commandName) {
+        return KNOWN.contains(commandName) || ALIASES.containsKey(commandName);
+    }
+
+    /** The names blackpipe knows, each command's as the server gives it. */
+    public static Set<String> known() {
+        return KNOWN;
+    }
+
     public static String label(String commandName) {
         String name = ALIASES.getOrDefault(commandName, commandName);
         return KNOWN.contains(name) ? name : "other";

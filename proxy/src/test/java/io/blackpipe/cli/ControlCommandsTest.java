@@ -422,6 +422,29 @@ class ControlCommandsTest {
     }
 
     /**
+     * failCommand takes any command name, and so does a rule (the server has commands blackpipe does not know): a
+     * misspelt one never fires. It is added, with a note on standard error naming the one it likely meant.
+     */
+    @Test
+    void aMisspeltCommandNameIsAddedWithANoteNamingTheLikelyOne() {
+        String kept = "(kept as given, as failCommand keeps any name: the rule faults only a command of that name)";
+        CliRun flags = shared.run("fault", "add", "--command", "insret", "--reset", "--id", "by-flags");
+        assertEquals(0, flags.exitCode(), flags::toString);
+        assertEquals("by-flags", flags.out().strip());
+        assertEquals("note: --command 'insret' is no command blackpipe knows: did you mean 'insert'? " + kept, flags.err().strip());
+
+        CliRun json = shared.run("fault", "add", "{configureFailPoint: 'failCommand', mode: 'alwaysOn',"
+                + " data: {failCommands: ['Insert'], closeConnection: true}}", "--id", "by-json");
+        assertEquals(0, json.exitCode(), json::toString);
+        assertEquals("note: data.failCommands: 'Insert' is no command blackpipe knows: did you mean 'insert'? " + kept, json.err().strip());
+
+        CliRun other = shared.run("fault", "add", "--command", "listSearchIndexes", "--reset", "--id", "other");
+        assertEquals(0, other.exitCode(), other::toString);
+        assertEquals("", other.err(), "a command blackpipe does not count by name, and no misspelling of one: no note");
+        assertEquals(List.of("by-flags", "by-json", "other"), shared.ruleIds().stream().sorted().toList());
+    }
+
+    /**
      * `--labels "$LABEL"` with LABEL unset names the empty label, as the Java API and a JSON rule refuse it: it was
      * dropped, and the rule went out with errorLabels: [], which takes away the labels the error would have had.
      */

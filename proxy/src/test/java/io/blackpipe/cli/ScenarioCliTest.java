@@ -108,6 +108,31 @@ class ScenarioCliTest {
         assertEquals(0, valid.exitCode(), valid::toString);
     }
 
+    /**
+     * failCommand takes any command name, and so does a scenario's rule: a misspelt one is valid and never fires. validate
+     * says which name it likely meant, on standard error, once for a repeated add's copies; the file stays valid.
+     */
+    @Test
+    void validateNotesACommandNameThatLooksMisspelt() throws Exception {
+        Path typo = temp.resolve("misspelt.yaml");
+        Files.writeString(typo, """
+                name: misspelt
+                rules:
+                  - {id: lost, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insret, find], dropReply: true}}
+                timeline:
+                  - at: 1s
+                    add: {id: later, configureFailPoint: failCommand, mode: {times: 1}, data: {failCommands: [Update], closeConnection: true}}
+                    repeat: {every: 1s, times: 3}
+                """);
+        CliRun validate = run("scenario", "validate", typo.toString());
+        assertEquals(0, validate.exitCode(), validate::toString);
+        assertEquals(typo + ": valid (scenario 'misspelt': 1 rule, 3 timeline steps)", validate.out().strip(), validate::toString);
+        String kept = "(kept as given, as failCommand keeps any name: the rule faults only a command of that name)";
+        assertEquals(List.of("note: " + typo + ": rule 'lost': 'insret' is no command blackpipe knows: did you mean 'insert'? " + kept,
+                "note: " + typo + ": rule 'later': 'Update' is no command blackpipe knows: did you mean 'update'? " + kept),
+                validate.err().lines().toList(), validate::toString);
+    }
+
     /** Before, an empty FILE|NAME was read as the working directory: "cannot read : Is a directory", exit 1. */
     @ParameterizedTest(name = "scenario {0} ''")
     @ValueSource(strings = {"validate", "run"})
