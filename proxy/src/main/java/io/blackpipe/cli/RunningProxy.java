@@ -5,6 +5,7 @@ import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import java.io.PrintWriter;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /** A started proxy with its admin server, as the CLI runs it. */
 final class RunningProxy implements AutoCloseable {
@@ -34,15 +35,32 @@ final class RunningProxy implements AutoCloseable {
         StartupBanner.print(out, proxy, adminAddress);
     }
 
-    /** Blocks until the JVM is asked to stop (Ctrl-C, SIGTERM), then closes everything. */
+    /**
+     * Blocks until asked to stop, then closes everything, once. Ctrl-C or SIGTERM: closed here, and the command returns
+     * (exit status 0, see {@link StopSignals}). Any other end of the JVM: closed by its shutdown hook.
+     */
     void awaitShutdown(Runnable alsoOnShutdown) throws InterruptedException {
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            close();
-            alsoOnShutdown.run();
-            stopped.countDown();
-        }, "blackpipe-shutdown"));
-        stopped.await();
+        CountDownLatch asked = new CountDownLatch(1);
+        AtomicBoolean closing = new AtomicBoolean();
+        Runnable closeOnce = () -> {
+            if (closing.compareAndSet(false, true)) {
+                close();
+                alsoOnShutdown.run();
+            }
+        };
+        Thread hook = new Thread(() -> {
+            closeOnce.run();
+            asked.countDown();
+        }, "blackpipe-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+        StopSignals.onFirst(asked::countDown);
+        asked.await();
+        closeOnce.run();
+        try {
+            Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException exiting) {
+            // the JVM is ending otherwise, and the hook closed everything
+        }
     }
 
     @Override

@@ -11,6 +11,7 @@ import com.mongodb.MongoException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.blackpipe.testing.UpstreamLane;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -51,10 +52,35 @@ class LocalServingCliTest {
                 assertEquals(1, direct.getDatabase("local_serving").getCollection("orders").countDocuments(),
                         "the upstream local started holds it");
             }
-        } // SIGTERM, as Ctrl-C
+            local.process.destroy(); // SIGTERM, as a CI job's kill
+            assertTrue(local.process.waitFor(30, TimeUnit.SECONDS), local::describe);
+            // a stop asked for is no failure: `kill $PID; wait $PID` under `set -e` went on only with `|| true` (143)
+            assertEquals(0, local.process.exitValue(), local::describe);
+        }
         try (MongoClient direct = client(upstreamUri)) {
             assertThrows(MongoException.class, () -> direct.getDatabase("admin").runCommand(new Document("ping", 1)),
                     "the upstream local started is gone with it");
+        }
+    }
+
+    /** Ctrl-C is SIGINT: the same clean stop, exit 0 (the JVM ended with 130). */
+    @Test
+    void ctrlCStopsTheProxyCleanlyWithExitZero() throws Exception {
+        try (CliChild proxy = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--port", "0",
+                "--admin-port", "-1")) {
+            String proxied = proxy.awaitLine("connection string: ").substring("connection string: ".length()).trim();
+            try (MongoClient app = client(proxied)) {
+                assertEquals(1.0, app.getDatabase("admin").runCommand(new Document("ping", 1)).get("ok", Number.class).doubleValue());
+            }
+            Process kill = new ProcessBuilder("kill", "-INT", Long.toString(proxy.process.pid())).inheritIO().start();
+            assertEquals(0, kill.waitFor(), "kill -INT was sent");
+            assertTrue(proxy.process.waitFor(30, TimeUnit.SECONDS), proxy::describe);
+            assertEquals(0, proxy.process.exitValue(), proxy::describe);
+            assertThrows(MongoException.class, () -> {
+                try (MongoClient app = client(proxied)) {
+                    app.getDatabase("admin").runCommand(new Document("ping", 1));
+                }
+            }, "the proxy is gone");
         }
     }
 
