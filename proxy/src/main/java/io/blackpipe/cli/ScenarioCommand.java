@@ -153,7 +153,8 @@ final class ScenarioCommand implements Runnable {
             } else {
                 out.println("started: " + string(status, "startedAt") + " (" + number(status, "elapsedMillis") + " ms ago)");
             }
-            out.println("rules: " + number(status, "rules"));
+            // an add step puts one more: "rules: 1" read wrong with two of its rules in force
+            out.println("rules: " + number(status, "rules") + " at its start, " + number(status, "rulesInForce") + " of its own in force now");
             out.println("steps done:" + (status.getArray("stepsDone", new org.bson.BsonArray()).isEmpty() ? " none" : ""));
             for (BsonValue step : status.getArray("stepsDone", new org.bson.BsonArray())) {
                 out.println("  " + (step.isString() ? step.asString().getValue() : step.toString()));

@@ -263,7 +263,8 @@ public final class ScenarioRunner {
             status.append("endedAt", new BsonString(endedAt.toString()));
         }
         return status.append("elapsedMillis", new BsonInt64(java.time.Duration.between(startedAt, endedAt != null ? endedAt : Instant.now()).toMillis()))
-                .append("rules", new BsonInt32(scenario.rules().size()))
+                .append("rules", new BsonInt32(scenario.rules().size())) // at its start
+                .append("rulesInForce", new BsonInt32((int) rules.rules().stream().filter(put::contains).count())) // its add steps' too
                 .append("stepsDone", fired)
                 .append("stepsLeft", new BsonInt32(Math.max(stepsLeft, 0)))
                 .append("running", BsonBoolean.valueOf(state == State.RUNNING));

@@ -632,6 +632,7 @@ class ControlCommandsTest {
         assertTrue(status.lines().get(2).matches("started: \\S+ \\(\\d+ ms ago\\)"), status::toString);
         assertTrue(status.out().contains("steps left: 0\nin force until an `end` step or `blackpipe scenario stop`"),
                 status::toString);
+        assertTrue(status.lines().contains("rules: 1 at its start, 1 of its own in force now"), status::toString);
         CliRun statusJson = shared.run("scenario", "status", "--json");
         assertEquals("running", BsonDocument.parse(statusJson.out()).getString("state").getValue(), statusJson::toString);
 
@@ -643,9 +644,35 @@ class ControlCommandsTest {
         assertEquals("state: stopped", after.lines().get(0), after::toString);
         // its elapsed time stopped with it: the line says how long it ran (it said "N ms ago", N frozen at the stop)
         assertTrue(after.lines().get(2).matches("started: \\S+, ended: \\S+ \\(ran \\d+ ms\\)"), after::toString);
+        assertTrue(after.lines().contains("rules: 1 at its start, 0 of its own in force now"), after::toString);
         BsonDocument afterJson = BsonDocument.parse(shared.run("scenario", "status", "--json").out());
         assertFalse(java.time.Instant.parse(afterJson.getString("endedAt").getValue())
                 .isBefore(java.time.Instant.parse(afterJson.getString("startedAt").getValue())), afterJson::toJson);
+    }
+
+    /** "rules: 1" read wrong once an add step had put a second rule: the status counts those in force too. */
+    @Test
+    void scenarioStatusCountsTheRulesItsAddStepsPut() throws IOException {
+        Path file = temp.resolve("adds.yaml");
+        Files.writeString(file, String.join("\n",
+                "name: adds",
+                "rules:",
+                "  - {id: first, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insert], errorCode: 2}}",
+                "timeline:",
+                "  - at: 0s",
+                "    add: {id: second, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [find], errorCode: 2}}",
+                "  - at: 0s",
+                "    add: {id: third, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [update], errorCode: 2}}",
+                "  - at: 0s",
+                "    remove: first",
+                ""));
+        CliRun started = shared.run("scenario", "run", file.toString());
+        assertEquals(0, started.exitCode(), started::toString);
+        CliRun status = shared.run("scenario", "status");
+        assertTrue(status.lines().contains("rules: 1 at its start, 2 of its own in force now"), status::toString);
+        assertEquals(2, BsonDocument.parse(shared.run("scenario", "status", "--json").out()).getInt32("rulesInForce").getValue());
+        assertEquals(List.of("second", "third"), shared.ruleIds().stream().sorted().toList());
+        assertEquals(0, shared.run("scenario", "stop").exitCode());
     }
 
     @Test
