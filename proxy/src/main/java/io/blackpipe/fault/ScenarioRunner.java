@@ -82,7 +82,8 @@ public final class ScenarioRunner {
      *
      * @throws IllegalStateException when one of its rule ids is in force already, set by an operator (or an app's
      *                               configureFailPoint): the scenario would replace that rule and, at its end, remove
-     *                               it; nothing is started or stopped
+     *                               it; nothing is started or stopped (but for a rule set in the moment the running
+     *                               scenario stops: that one has stopped by then, and the new one is not started)
      */
     public synchronized void start(Scenario next) {
         refuseIfTaken(next, idsTakenByOthers(next)); // before the running one stops: a refused start changes nothing
