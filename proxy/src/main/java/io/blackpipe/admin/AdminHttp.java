@@ -214,7 +214,7 @@ public final class AdminHttp {
     }
 
     /** The API's "error" field, else the body itself. */
-    private static String errorMessage(Answer answer) {
+    public static String errorMessage(Answer answer) {
         try {
             BsonDocument body = BsonDocument.parse(answer.body());
             if (body.isString("error")) {

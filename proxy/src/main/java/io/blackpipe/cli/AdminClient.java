@@ -1,6 +1,7 @@
 package io.blackpipe.cli;
 
 import io.blackpipe.admin.AdminHttp;
+import java.util.function.Function;
 import org.bson.BsonDocument;
 
 /**
@@ -23,6 +24,9 @@ final class AdminClient {
         }
     }
 
+    /** How the API's refusal of a member name it does not know begins (after a field's name, if any). */
+    private static final String UNKNOWN_MEMBER = "no member '";
+
     private final AdminHttp http;
 
     /** @param base the admin URL without a trailing slash, e.g. http://127.0.0.1:9090 */
@@ -44,6 +48,24 @@ final class AdminClient {
     Answer call(String method, String path, String body) throws Failure {
         Answer answer = send(method, path, body);
         if (!answer.ok()) {
+            throw refused(method, path, answer);
+        }
+        return answer;
+    }
+
+    /**
+     * Like {@link #call}, for a request about one member: the proxy's refusal of a member it does not front ("no member
+     * 'db9:27017' (known: ...)") is what {@code unknownMember} makes of that message, a usage error naming the argument, as
+     * a misspelt flag's is (only the proxy knows its members); a member's state ("no member is primary") stays a Failure.
+     */
+    Answer callOnMember(String method, String path, Function<String, RuntimeException> unknownMember) throws Failure {
+        Answer answer = send(method, path, null);
+        if (!answer.ok()) {
+            String error = AdminHttp.errorMessage(new AdminHttp.Answer(answer.status(), answer.body()));
+            int unknown = error.indexOf(UNKNOWN_MEMBER);
+            if (unknown >= 0) {
+                throw unknownMember.apply(error.substring(unknown));
+            }
             throw refused(method, path, answer);
         }
         return answer;

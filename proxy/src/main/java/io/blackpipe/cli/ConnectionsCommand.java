@@ -61,7 +61,8 @@ final class ConnectionsCommand implements Runnable {
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            BsonDocument answer = admin.json("POST", "connections/reset?member=" + AdminClient.encode(member), null);
+            BsonDocument answer = BsonDocument.parse(admin.callOnMember("POST", "connections/reset?member=" + AdminClient.encode(member),
+                    unknown -> new ParameterException(spec.commandLine(), "--member: " + unknown)).body());
             out.println("reset " + (answer.isNumber("reset") ? Plural.of(answer.getNumber("reset").longValue(), "connection")
                     : "? connections") + " of " + member);
             return 0;

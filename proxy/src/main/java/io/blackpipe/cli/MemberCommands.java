@@ -6,7 +6,10 @@ import java.io.PrintWriter;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * Deployment-level faults: failover, taking one member away (outage, blackhole, restart) or slowing it (latency,
@@ -86,7 +89,7 @@ final class MemberCommands {
             io.blackpipe.fault.Latency latency = asOptions(() -> new io.blackpipe.fault.Latency(delay, jitter, Direction.parse(direction)));
             String query = "?delay=" + delay + "ms&jitter=" + jitter + "ms" + latency.direction().parameterUnless(io.blackpipe.fault.Latency.DEFAULT_DIRECTION)
                     + duration.parameter("&");
-            admin.call("POST", member.path("latency") + query, null);
+            member.post(admin, "latency", query);
             out.println("latency of " + latency.describeAndWay() + " on " + member.name + duration.describe());
             return 0;
         }
@@ -116,7 +119,7 @@ final class MemberCommands {
             io.blackpipe.fault.Bandwidth bandwidth = asOptions(() -> rate.towards(Direction.parse(direction)));
             String query = "?rate=" + bandwidth.bytesPerSecond() + bandwidth.direction().parameterUnless(io.blackpipe.fault.Bandwidth.DEFAULT_DIRECTION)
                     + duration.parameter("&");
-            admin.call("POST", member.path("bandwidth") + query, null);
+            member.post(admin, "bandwidth", query);
             out.println("bandwidth of " + bandwidth.describeAndWay() + " on each connection of " + member.name + duration.describe());
             return 0;
         }
@@ -147,7 +150,7 @@ final class MemberCommands {
             io.blackpipe.fault.IdleTimeout idle = asOptions(() -> new io.blackpipe.fault.IdleTimeout(after,
                     io.blackpipe.fault.IdleTimeout.Then.parse(then)));
             String query = "?after=" + after + "ms&then=" + idle.then().label() + duration.parameter("&");
-            admin.call("POST", member.path("idleTimeout") + query, null);
+            member.post(admin, "idleTimeout", query);
             out.println("idle timeout (" + idle.describe() + ") on each connection of " + member.name + duration.describe());
             return 0;
         }
@@ -172,7 +175,7 @@ final class MemberCommands {
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
             io.blackpipe.fault.Restart restart = asOptions(() -> new io.blackpipe.fault.Restart(quiesce, down));
-            admin.call("POST", member.path("restart") + restart.query(), null);
+            member.post(admin, "restart", restart.query());
             out.println("restart of " + member.name + " (" + restart.describe() + ")");
             return 0;
         }
@@ -186,7 +189,7 @@ final class MemberCommands {
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            admin.call("POST", member.path("restore"), null);
+            member.post(admin, "restore", "");
             out.println("restored " + member.name);
             return 0;
         }
@@ -208,7 +211,7 @@ final class MemberCommands {
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            admin.call("POST", member.path(action) + duration.parameter("?"), null);
+            member.post(admin, action, duration.parameter("?"));
             out.println(action + " of " + member.name + duration.describe());
             return 0;
         }
@@ -216,12 +219,16 @@ final class MemberCommands {
 
     /** The member a command acts on, as the admin API names it. */
     static final class Member {
+        @Spec(Spec.Target.MIXEE)
+        CommandSpec command;
+
         @Parameters(paramLabel = "MEMBER", description = "primary, secondary (every secondary), all, or a member's host:port.")
         String name;
 
-        /** The admin API's path of this member's {@code action}. */
-        String path(String action) {
-            return "members/" + AdminClient.encode(name) + "/" + action;
+        /** POSTs this member's {@code action} with its {@code query} ("" or "?..."); a member the proxy does not front is a usage error. */
+        void post(AdminClient admin, String action, String query) throws AdminClient.Failure {
+            admin.callOnMember("POST", "members/" + AdminClient.encode(name) + "/" + action + query,
+                    unknown -> new ParameterException(command.commandLine(), "MEMBER: " + unknown));
         }
     }
 

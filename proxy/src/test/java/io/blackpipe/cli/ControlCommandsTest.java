@@ -396,6 +396,11 @@ class ControlCommandsTest {
                 Arguments.of("scenario", "a subcommand is required"),
                 Arguments.of("connections", "a subcommand is required"),
                 Arguments.of("connections reset", "--member"),
+                // as fault add's --member: only the proxy knows its members, and its refusal names those it has
+                Arguments.of("outage nosuch:1", "MEMBER: no member 'nosuch:1' (known: primary, all, "),
+                Arguments.of("restore nosuch:1", "MEMBER: no member 'nosuch:1' (known: primary, all, "),
+                Arguments.of("latency secondary --delay 10ms", "MEMBER: no member 'secondary' (known: primary, all, "),
+                Arguments.of("connections reset --member nosuch:1", "--member: no member 'nosuch:1' (known: primary, all, "),
                 Arguments.of("outage primary --duration forever", "--duration"),
                 Arguments.of("outage primary --duration 0s", "--duration"),
                 Arguments.of("blackhole primary --duration 0.2ms", "--duration"),
@@ -732,6 +737,9 @@ class ControlCommandsTest {
             CliRun duringIt = rig.run("failover");
             assertEquals(1, duringIt.exitCode(), duringIt::toString);
             assertTrue(duringIt.err().contains("409") && duringIt.err().contains("an election is under way"), duringIt::toString);
+            CliRun noPrimary = rig.run("outage", "primary");
+            assertEquals(1, noPrimary.exitCode(), "a role no member has now is the proxy's state, not a usage error: " + noPrimary);
+            assertTrue(noPrimary.err().contains(": no member is primary now (known: ") && !noPrimary.err().contains("Usage:"), noPrimary::toString);
             assertEquals(2, rig.run("failover", "--election", "soon").exitCode(), "a bad duration is a usage error");
             rig.proxy().reset();
             CliRun rollback = rig.run("failover", "--rollback", "5s");
@@ -787,8 +795,8 @@ class ControlCommandsTest {
             assertEquals(2, tooLong.exitCode(), tooLong::toString);
             assertTrue(tooLong.err().contains("--delay: must be from 0 to 24h, got 90000000ms"), tooLong::toString);
             CliRun nobody = rig.run("latency", "db9:27017", "--delay", "1s");
-            assertEquals(1, nobody.exitCode(), nobody::toString);
-            assertTrue(nobody.err().contains("404") && nobody.err().contains("no member 'db9:27017'"), nobody::toString);
+            assertEquals(2, nobody.exitCode(), nobody::toString);
+            assertTrue(nobody.err().startsWith("MEMBER: no member 'db9:27017'") && nobody.err().contains("Usage:"), nobody::toString);
 
             CliRun bandwidth = rig.run("bandwidth", second, "--rate", "64KiB/s", "--duration", "1m");
             assertEquals(0, bandwidth.exitCode(), bandwidth::toString);
@@ -813,8 +821,8 @@ class ControlCommandsTest {
             assertEquals(2, rig.run("bandwidth", second, "--rate", "0").exitCode(), "under 1 B/s is a usage error");
             assertEquals(2, rig.run("bandwidth", second, "--rate", "1MB/s", "--duration", "0").exitCode(), "0 would mean until restored");
             CliRun nobodyNarrow = rig.run("bandwidth", "db9:27017", "--rate", "1MB/s");
-            assertEquals(1, nobodyNarrow.exitCode(), nobodyNarrow::toString);
-            assertTrue(nobodyNarrow.err().contains("404") && nobodyNarrow.err().contains("no member 'db9:27017'"), nobodyNarrow::toString);
+            assertEquals(2, nobodyNarrow.exitCode(), nobodyNarrow::toString);
+            assertTrue(nobodyNarrow.err().startsWith("MEMBER: no member 'db9:27017'") && nobodyNarrow.err().contains("Usage:"), nobodyNarrow::toString);
             assertEquals("-", cellOf(rig.run("members"), second, 5), "a refused bandwidth changes nothing");
 
             CliRun idle = rig.run("idle-timeout", second, "--after", "4m", "--then", "reset", "--duration", "60m");
@@ -837,8 +845,8 @@ class ControlCommandsTest {
             assertEquals(2, tooIdle.exitCode(), tooIdle::toString);
             assertTrue(tooIdle.err().contains("--after: must be from 1ms to 24h, got 90000000ms"), tooIdle::toString);
             CliRun nobodyIdle = rig.run("idle-timeout", "db9:27017", "--after", "30s");
-            assertEquals(1, nobodyIdle.exitCode(), nobodyIdle::toString);
-            assertTrue(nobodyIdle.err().contains("404") && nobodyIdle.err().contains("no member 'db9:27017'"), nobodyIdle::toString);
+            assertEquals(2, nobodyIdle.exitCode(), nobodyIdle::toString);
+            assertTrue(nobodyIdle.err().startsWith("MEMBER: no member 'db9:27017'") && nobodyIdle.err().contains("Usage:"), nobodyIdle::toString);
             assertEquals("-", cellOf(rig.run("members"), second, 6), "a refused idle timeout changes nothing");
 
             CliRun restart = rig.run("restart", second, "--quiesce", "60m", "--down", "5s");
@@ -859,8 +867,8 @@ class ControlCommandsTest {
             assertTrue(longQuiesce.err().contains("--quiesce: must be from 0 to 24h, got 90000000ms") && longQuiesce.err().contains("Usage:"),
                     longQuiesce::toString);
             CliRun nobodyRestarts = rig.run("restart", "db9:27017");
-            assertEquals(1, nobodyRestarts.exitCode(), nobodyRestarts::toString);
-            assertTrue(nobodyRestarts.err().contains("404") && nobodyRestarts.err().contains("no member 'db9:27017'"), nobodyRestarts::toString);
+            assertEquals(2, nobodyRestarts.exitCode(), nobodyRestarts::toString);
+            assertTrue(nobodyRestarts.err().startsWith("MEMBER: no member 'db9:27017'") && nobodyRestarts.err().contains("Usage:"), nobodyRestarts::toString);
             assertEquals("up", stateOf(rig.run("members"), second), "a refused restart changes nothing");
 
             // "secondary" takes down every secondary at once, as the help now says (one of them: its host:port)
@@ -875,8 +883,8 @@ class ControlCommandsTest {
             assertEquals(0, rig.run("restore", "all").exitCode());
 
             CliRun unknown = rig.run("outage", "db9:27017");
-            assertEquals(1, unknown.exitCode(), unknown::toString);
-            assertTrue(unknown.err().contains("404") && unknown.err().contains("no member 'db9:27017' (known: primary, secondary, all, "), unknown::toString);
+            assertEquals(2, unknown.exitCode(), unknown::toString);
+            assertTrue(unknown.err().startsWith("MEMBER: no member 'db9:27017' (known: primary, secondary, all, ") && unknown.err().contains("Usage:"), unknown::toString);
 
             String uri = rig.proxy().connectionString() + "&socketTimeoutMS=5000&connectTimeoutMS=5000";
             try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
@@ -894,8 +902,8 @@ class ControlCommandsTest {
                 assertEquals(0, reset.exitCode(), reset::toString);
                 assertTrue(reset.out().matches("reset (1 connection|[2-9][0-9]* connections|[1-9][0-9]+ connections) of all\\R"), reset::toString);
                 CliRun noSuch = rig.run("connections", "reset", "--member", "db9:27017");
-                assertEquals(1, noSuch.exitCode(), noSuch::toString);
-                assertTrue(noSuch.err().contains("no member 'db9:27017'"), noSuch::toString);
+                assertEquals(2, noSuch.exitCode(), noSuch::toString);
+                assertTrue(noSuch.err().startsWith("--member: no member 'db9:27017' (known: ") && noSuch.err().contains("Usage:"), noSuch::toString);
             }
         }
     }
