@@ -4,6 +4,7 @@ import io.blackpipe.admin.StatsJson;
 import io.blackpipe.fault.FaultLabels;
 import io.blackpipe.observe.CounterLabels;
 import io.blackpipe.wire.CommandFacts;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -45,6 +46,15 @@ record Expectation(Counter counter, String subject, String detail, String compar
         return counted(stats) - counted(baseline);
     }
 
+    /** A baseline file this counts more in than the proxy's {@code stats} do is no earlier moment of that proxy. */
+    void checkBelow(BsonDocument stats, BsonDocument baseline, Path file) throws AdminClient.Failure {
+        long now = counted(stats);
+        long then = counted(baseline);
+        if (now < then) {
+            throw StatsBaseline.countedLessThan(file, what(), now, then);
+        }
+    }
+
     /** What the proxy counted, summed over members and apps. */
     private long counted(BsonDocument stats) {
         return switch (counter) {
@@ -73,7 +83,12 @@ record Expectation(Counter counter, String subject, String detail, String compar
     /** As the option takes it: "retries insert=1", "faults resetConnection:insert>=1". */
     @Override
     public String toString() {
-        return counter.name().toLowerCase(Locale.ROOT) + " " + subject + (detail == null ? "" : ":" + detail) + comparison + expected;
+        return what() + comparison + expected;
+    }
+
+    /** What it counts: "retries insert", "faults resetConnection:insert". */
+    private String what() {
+        return counter.name().toLowerCase(Locale.ROOT) + " " + subject + (detail == null ? "" : ":" + detail);
     }
 
     /** Reads an option's value; every name is checked, as a misspelt one would be counted 0 forever. */

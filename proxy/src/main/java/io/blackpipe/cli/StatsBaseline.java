@@ -49,9 +49,13 @@ final class StatsBaseline {
         return stats;
     }
 
-    /** Why counts below a baseline's are no counts since it: counts only grow. */
-    static String countedLessThan(Path file) {
-        return "the proxy counted less than " + file + " holds: it is not the proxy the file was saved from, or it started again since";
+    /**
+     * Why counts below a baseline's are no counts since it (counts only grow), as a failure naming the first such count:
+     * {@code what} ("attempts insert"), {@code now} what the proxy counted and {@code then} what {@code file} holds.
+     */
+    static AdminClient.Failure countedLessThan(Path file, String what, long now, long then) {
+        return new AdminClient.Failure("the proxy counted less than " + file + " holds (" + what + ": " + now + ", the file "
+                + then + "): it is not the proxy the file was saved from, or it started again since");
     }
 
     private static ParameterException notStats(CommandLine command, Path file, String why) {

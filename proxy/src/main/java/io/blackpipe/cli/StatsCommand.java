@@ -32,16 +32,30 @@ final class StatsCommand extends AdminCommand {
         final Map<String, Long> outcomes = new TreeMap<>();
         final Map<String, Long> faults = new TreeMap<>();
 
-        /** This row less {@code earlier}'s counts; false when one would fall below zero (counts only grow). */
-        boolean subtract(Row earlier) {
-            attempts -= earlier.attempts;
-            retries -= earlier.retries;
-            earlier.outcomes.forEach((name, n) -> outcomes.merge(name, -n, Long::sum));
-            earlier.faults.forEach((name, n) -> faults.merge(name, -n, Long::sum));
+        /**
+         * This row ({@code name}: "insert on db:27017") less {@code earlier}'s counts; a count that would fall below zero
+         * (counts only grow) is the failure that {@code file} is no earlier moment of this proxy, naming that count.
+         */
+        void subtract(Row earlier, String name, Path file) throws AdminClient.Failure {
+            attempts = since(file, "attempts of " + name, attempts, earlier.attempts);
+            retries = since(file, "retries of " + name, retries, earlier.retries);
+            for (Map.Entry<String, Long> outcome : earlier.outcomes.entrySet()) {
+                outcomes.put(outcome.getKey(), since(file, outcome.getKey() + " outcomes of " + name,
+                        outcomes.getOrDefault(outcome.getKey(), 0L), outcome.getValue()));
+            }
+            for (Map.Entry<String, Long> fault : earlier.faults.entrySet()) {
+                faults.put(fault.getKey(), since(file, fault.getKey() + " faults on " + name,
+                        faults.getOrDefault(fault.getKey(), 0L), fault.getValue()));
+            }
             outcomes.values().removeIf(n -> n == 0);
             faults.values().removeIf(n -> n == 0);
-            return attempts >= 0 && retries >= 0 && outcomes.values().stream().allMatch(n -> n > 0)
-                    && faults.values().stream().allMatch(n -> n > 0);
+        }
+
+        private static long since(Path file, String what, long now, long then) throws AdminClient.Failure {
+            if (now < then) {
+                throw StatsBaseline.countedLessThan(file, what, now, then);
+            }
+            return now - then;
         }
 
         boolean isEmpty() {
@@ -63,10 +77,7 @@ final class StatsCommand extends AdminCommand {
         if (baseline != null) {
             Map<List<String>, Row> earlier = rows(baseline);
             for (Map.Entry<List<String>, Row> entry : earlier.entrySet()) {
-                if (!rows.computeIfAbsent(entry.getKey(), k -> new Row()).subtract(entry.getValue())) {
-                    out.println(StatsBaseline.countedLessThan(baselineFile));
-                    return 1;
-                }
+                rows.computeIfAbsent(entry.getKey(), k -> new Row()).subtract(entry.getValue(), String.join(" on ", entry.getKey()), baselineFile);
             }
             rows.values().removeIf(Row::isEmpty);
         }

@@ -102,17 +102,31 @@ class ExpectCommandTest {
         }
     }
 
-    /** A baseline that holds more than the proxy counted was saved from another proxy, or before this one started again. */
+    /**
+     * A baseline that holds more than the proxy counted was saved from another proxy, or before this one started again:
+     * a failure naming the count, on standard error, at once (counts only grow); no negative count is printed.
+     */
     @Test
     void aBaselineAboveWhatTheProxyCountedIsAFailureThatSaysWhy(@TempDir Path dir) throws Exception {
         Path other = dir.resolve("other.json");
         Files.writeString(other, "{\"commands\": [{\"command\": \"insert\", \"member\": \"db:27017\", \"app\": \"\","
-                + " \"attempts\": 5, \"retries\": 1}], \"outcomes\": [], \"faults\": []}");
+                + " \"attempts\": 5, \"retries\": 1}], \"outcomes\": [{\"command\": \"insert\", \"member\": \"db:27017\","
+                + " \"app\": \"\", \"ok\": 5}], \"faults\": []}");
+        String why = ": it is not the proxy the file was saved from, or it started again since";
         try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
-            CliRun run = rig.run("expect", "--baseline", other.toString(), "--attempts", "insert<=0");
+            long start = System.nanoTime();
+            CliRun run = rig.run("expect", "--baseline", other.toString(), "--attempts", "insert<=0", "--wait", "20s");
             assertEquals(1, run.exitCode(), run::toString);
-            assertEquals(List.of("ok    attempts insert<=0 (counted -5)", "the proxy counted less than " + other + " holds: it is not"
-                    + " the proxy the file was saved from, or it started again since"), run.lines());
+            assertEquals("", run.out(), run::toString);
+            assertEquals(List.of("blackpipe: the proxy counted less than " + other + " holds (attempts insert: 0, the file 5)" + why),
+                    run.err().lines().toList());
+            assertTrue(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) < 10, "no wait: counts only grow");
+
+            CliRun stats = rig.run("stats", "--baseline", other.toString());
+            assertEquals(1, stats.exitCode(), stats::toString);
+            assertEquals("", stats.out(), stats::toString);
+            assertEquals(List.of("blackpipe: the proxy counted less than " + other + " holds (attempts of insert on db:27017: 0,"
+                    + " the file 5)" + why), stats.err().lines().toList());
         }
     }
 
