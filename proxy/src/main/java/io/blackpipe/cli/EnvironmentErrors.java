@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.function.Function;
@@ -55,14 +56,16 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
     /**
      * The option a message begins with (the commands' checks do), or null. Checks shared with BlackPipe.start, whose
      * callers typed no flag, begin with what the option holds instead: the upstream URI's (UpstreamUri), and the
-     * history file's (History.open, when the proxy starts).
+     * history file's (History.open, when the proxy starts); a file's own errors begin with its name ("file:line: ...":
+     * a scenario's).
      */
     private static OptionSpec optionNamedBy(CommandLine line, String message) {
         String text = message == null ? "" : message;
         for (OptionSpec option : line.getCommandSpec().options()) {
             String name = option.longestName();
             if (text.startsWith(name + " ") || text.startsWith(name + ":")
-                    || OPENINGS.containsKey(name) && text.startsWith(OPENINGS.get(name))) {
+                    || OPENINGS.containsKey(name) && text.startsWith(OPENINGS.get(name))
+                    || option.getValue() instanceof Path file && text.startsWith(file + ":")) {
                 return option;
             }
         }

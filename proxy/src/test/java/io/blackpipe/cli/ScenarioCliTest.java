@@ -72,6 +72,7 @@ class ScenarioCliTest {
                     "--scenario", bad.toString());
             assertEquals(1, run.exitCode(), run::toString);
             assertTrue(run.err().contains(bad + ":8: rules[0].data.errorCode: must be an integer"), run::toString);
+            assertTrue(!run.err().contains("(set by"), "a typed --scenario is no variable's: " + run);
             assertTrue(!run.out().contains("connection string:"), "the proxy never said it serves: " + run);
         }
     }
@@ -199,7 +200,9 @@ class ScenarioCliTest {
              CliChild child = new CliChild(temp, temp, Map.of("BLACKPIPE_SCENARIO", bad.toString()), "proxy", "--upstream", uri(upstream),
                      "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1")) {
             assertEquals(1, child.awaitExit(), child::describe);
-            assertTrue(child.stderrText().contains(bad + ":3: nonsense: unknown field"), child::describe);
+            assertTrue(child.stderrText().contains("blackpipe: " + bad + ":3: nonsense: unknown field"), child::describe);
+            assertTrue(child.stderrText().contains("(set by BLACKPIPE_SCENARIO)"), "a file nobody typed is named with its variable: "
+                    + child.describe());
         }
     }
 
