@@ -120,8 +120,9 @@ final class ScenarioCommand implements Runnable {
             try {
                 status = admin.json("POST", "scenario", text);
             } catch (AdminClient.Failure e) {
-                // the API reads the body as "request body"; say which file that was
-                throw new AdminClient.Failure(e.getMessage().replace(": request body:", ": " + argument.source() + ":"));
+                // the API reads the body as "request body"; say which file that was, on each error's line
+                throw new AdminClient.Failure(e.getMessage().replaceAll("(: |\n)request body:",
+                        "$1" + java.util.regex.Matcher.quoteReplacement(argument.source()) + ":"));
             }
             out.println("started " + describe(status));
             return 0;

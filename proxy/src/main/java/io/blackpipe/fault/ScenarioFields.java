@@ -2,6 +2,7 @@ package io.blackpipe.fault;
 
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
@@ -81,6 +82,16 @@ abstract class ScenarioFields {
             throw error(field, "required, a string");
         }
         return value.asString().getValue();
+    }
+
+    /** What {@code read} reads, or null with its error added to {@code errors}: a file's errors are reported together. */
+    static <T> T checked(List<ScenarioException> errors, Supplier<T> read) {
+        try {
+            return read.get();
+        } catch (ScenarioException e) {
+            errors.add(e);
+            return null;
+        }
     }
 
     final ScenarioException error(String field, String message) {

@@ -123,35 +123,55 @@ public final class ScenarioLoader {
             super(source, tree, knownMember, noMember);
         }
 
+        /**
+         * The scenario {@code root} holds. Each top-level field, rule and step is checked on its own, so that one
+         * reading reports every one that is wrong; the timeline as a whole only when they are all right.
+         */
         Scenario scenario(BsonDocument root) {
+            List<ScenarioException> errors = new ArrayList<>();
             for (String key : root.keySet()) {
                 if (!TOP_LEVEL.contains(key)) {
-                    throw error(key, "unknown field (expected name, description, rules, timeline)");
+                    errors.add(error(key, "unknown field (expected name, description, rules, timeline)"));
                 }
             }
-            String name = requiredString(root, "name", "name");
+            String name = checked(errors, () -> requiredString(root, "name", "name"));
             collectGivenIds(root);
             if (root.containsKey("description") && !root.isString("description")) {
-                throw error("description", "must be text, not " + FieldCondition.shown(root.get("description")));
+                errors.add(error("description", "must be text, not " + FieldCondition.shown(root.get("description"))));
             }
             String description = root.isString("description") ? root.getString("description").getValue() : "";
             List<Rule> rules = new ArrayList<>();
-            for (int i = 0; i < array(root, "rules").size(); i++) {
-                rules.add(rule(array(root, "rules").get(i), "rules[" + i + "]"));
+            BsonArray ruleList = checked(errors, () -> array(root, "rules"));
+            for (int i = 0; ruleList != null && i < ruleList.size(); i++) {
+                BsonValue written = ruleList.get(i);
+                String path = "rules[" + i + "]";
+                Rule rule = checked(errors, () -> rule(written, path));
+                if (rule != null) {
+                    rules.add(rule);
+                }
             }
             List<Scenario.Step> steps = new ArrayList<>();
-            BsonArray timeline = array(root, "timeline");
-            for (int i = 0; i < timeline.size(); i++) {
+            BsonArray timeline = checked(errors, () -> array(root, "timeline"));
+            for (int i = 0; timeline != null && i < timeline.size(); i++) {
                 String path = "timeline[" + i + "]";
                 if (steps.size() >= MAX_STEPS) {
-                    throw error(path, "one step too many: a scenario has at most " + MAX_STEPS + " steps, repeats included");
+                    errors.add(error(path, "one step too many: a scenario has at most " + MAX_STEPS + " steps, repeats included"));
+                    break;
                 }
-                Scenario.Step step = step(timeline.get(i), path);
-                BsonValue repeat = timeline.get(i).asDocument().get("repeat");
-                List<Scenario.Step> made = repeat == null ? List.of(step) : repeated(step, timeline.get(i).asDocument(), repeat,
-                        path + ".repeat", MAX_STEPS - steps.size());
-                made.forEach(each -> stepPaths.put(each, path));
-                steps.addAll(made);
+                BsonValue written = timeline.get(i);
+                int room = MAX_STEPS - steps.size();
+                List<Scenario.Step> made = checked(errors, () -> {
+                    Scenario.Step step = step(written, path);
+                    BsonValue repeat = written.asDocument().get("repeat");
+                    return repeat == null ? List.of(step) : repeated(step, written.asDocument(), repeat, path + ".repeat", room);
+                });
+                if (made != null) {
+                    made.forEach(each -> stepPaths.put(each, path));
+                    steps.addAll(made);
+                }
+            }
+            if (!errors.isEmpty()) {
+                throw ScenarioException.all(source, errors);
             }
             steps.sort(Comparator.comparingLong(Scenario.Step::atMillis)); // stable: steps at one time run in file order
             checkTheTimeline(rules, steps);

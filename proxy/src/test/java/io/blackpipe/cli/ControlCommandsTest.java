@@ -611,11 +611,27 @@ class ControlCommandsTest {
                 "    data:",
                 "      failCommands: [insert]",
                 "      resetConnection: please",
+                "colour: red",
                 ""));
         CliRun invalid = run("scenario", "validate", bad.toString());
         assertEquals(1, invalid.exitCode(), invalid::toString);
-        assertTrue(invalid.err().startsWith(bad + ":7: rules[0].data.resetConnection: must be true or false"), invalid::toString);
+        List<String> errors = invalid.err().lines().toList();
+        assertEquals(2, errors.size(), "every error, one a line: " + invalid);
+        assertTrue(errors.get(0).startsWith(bad + ":7: rules[0].data.resetConnection: must be true or false"), invalid::toString);
+        assertEquals(bad + ":8: colour: unknown field (expected name, description, rules, timeline)", errors.get(1));
         assertEquals("", invalid.out(), invalid::toString);
+        CliRun refused = shared.run("scenario", "run", bad.toString());
+        assertEquals(1, refused.exitCode(), refused::toString);
+        assertEquals(List.of("blackpipe: " + errors.get(0), errors.get(1)), refused.err().lines().toList());
+        assertEquals(List.of(), shared.ruleIds(), "a scenario with errors is refused whole");
+        Path strangers = temp.resolve("strangers.yaml"); // valid offline: only the proxy knows which host:port is a member
+        Files.writeString(strangers, "name: s\ntimeline:\n  - {at: 1s, outage: db9:27017}\n  - {at: 2s, outage: db8:27017}\n");
+        CliRun unknownMembers = shared.run("scenario", "run", strangers.toString());
+        assertEquals(1, unknownMembers.exitCode(), unknownMembers::toString);
+        List<String> refusals = unknownMembers.err().lines().toList();
+        assertEquals(2, refusals.size(), unknownMembers::toString);
+        assertTrue(refusals.get(0).contains(": " + strangers + ":3: timeline[0].outage.member: no member 'db9:27017'"), unknownMembers::toString);
+        assertTrue(refusals.get(1).startsWith(strangers + ":4: timeline[1].outage.member: no member 'db8:27017'"), unknownMembers::toString);
 
         CliRun missing = run("scenario", "validate", temp.resolve("absent.yaml").toString());
         assertEquals(1, missing.exitCode(), missing::toString);

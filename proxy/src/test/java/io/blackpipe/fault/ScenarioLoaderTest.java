@@ -1260,4 +1260,71 @@ class ScenarioLoaderTest {
         assertEquals(5, bare.timeline().get(0).atMillis());
         assertEquals(1500, bare.timeline().get(0).durationMillis());
     }
+    /**
+     * One reading reports every field, rule and step that is wrong, each on its own line by line in the file, as a compiler
+     * does: a user mends a file in one round, not one round per error. What is right around them is not reported.
+     */
+    @Test
+    void everyWrongFieldRuleAndStepIsReportedTogetherByLine() {
+        ScenarioException e = rejected("""
+                name: several
+                colour: red
+                rules:
+                  - id: fine
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data: {failCommands: [insert], resetConnection: true}
+                  - id: bad
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data: {failCommands: [insert], errorCode: "x"}
+                timeline:
+                  - at: soon
+                    outage: primary
+                  - at: 1s
+                    outage: primary
+                  - at: 2s
+                    explode: primary
+                description: [1]
+                """);
+        assertEquals(List.of(
+                "bad.yaml:2: colour: unknown field (expected name, description, rules, timeline)",
+                "bad.yaml:11: rules[1].data.errorCode: must be an integer",
+                "bad.yaml:13: timeline[0].at: 'soon' is not a duration such as 500ms, 5s or 2m",
+                "bad.yaml:18: timeline[2].explode: unknown step (expected one of [add, bandwidth, blackhole, clear, end, failover,"
+                        + " idleTimeout, latency, outage, remove, resetConnections, restart, restore, rollingRestart])",
+                "bad.yaml:19: description: must be text, not [1]"), e.getMessage().lines().toList());
+    }
+
+    /** The timeline as a whole (an end before a step, a remove of no rule) is checked once its steps are each right. */
+    @Test
+    void theTimelineAsAWholeIsCheckedOnceEachStepIsRight() {
+        assertEquals(List.of("bad.yaml:4: timeline[1].remove: must be the id of a rule"), rejected("""
+                name: t
+                timeline:
+                  - {at: 1s, end: true}
+                  - {at: 2s, remove: {}}
+                """).getMessage().lines().toList(), "a step wrong in itself first");
+        assertEquals(List.of("bad.yaml:4: timeline[1]: at 2000ms it comes after the end step (timeline[0], at 1000ms) and would"
+                + " never run"), rejected("""
+                name: t
+                timeline:
+                  - {at: 1s, end: true}
+                  - {at: 2s, remove: nothing}
+                """).getMessage().lines().toList());
+    }
+
+    /** A file of many bad rules lists the first ones, then how many more: enough to mend it, not a page per rule. */
+    @Test
+    void manyErrorsListTheFirstTwentyThenHowManyMore() {
+        StringBuilder text = new StringBuilder("name: many\nrules:\n");
+        for (int i = 0; i < 25; i++) {
+            text.append("  - {configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insert], errorCode: x}}\n");
+        }
+        List<String> lines = rejected(text.toString()).getMessage().lines().toList();
+        assertEquals(ScenarioException.MAX_SHOWN + 1, lines.size(), lines::toString);
+        assertEquals("bad.yaml:3: rules[0].data.errorCode: must be an integer", lines.get(0));
+        assertEquals("bad.yaml:22: rules[19].data.errorCode: must be an integer", lines.get(19));
+        assertEquals("bad.yaml: 5 more errors not shown", lines.get(20));
+    }
 }
