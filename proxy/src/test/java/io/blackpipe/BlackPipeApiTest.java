@@ -267,8 +267,9 @@ class BlackPipeApiTest {
                     () -> blackPipe.attempts("noSuchCommandOfTheServer"));
             assertTrue(unknown.getMessage().startsWith("command: 'noSuchCommandOfTheServer' is not a command blackpipe counts by name")
                     && unknown.getMessage().contains("\"other\""), unknown.getMessage());
-            assertThrows(IllegalArgumentException.class, () -> blackPipe.retries("Insert"), "names are case-sensitive");
-            assertEquals("outcome: 'networkError' is none of [ok, error, network_error, no_reply]",
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> blackPipe.retries("Insert"), "names are case-sensitive")
+                    .getMessage().startsWith("command: 'Insert' is not a command blackpipe counts by name: did you mean 'insert'?"));
+            assertEquals("outcome: 'networkError' is none of [ok, error, network_error, no_reply]: did you mean 'network_error'?",
                     assertThrows(IllegalArgumentException.class, () -> blackPipe.outcomes("insert", "networkError")).getMessage());
             IllegalArgumentException fault = assertThrows(IllegalArgumentException.class, () -> blackPipe.faultsInjected("reset"));
             assertTrue(fault.getMessage().startsWith("fault: 'reset' is none of [resetConnection, "), fault.getMessage());

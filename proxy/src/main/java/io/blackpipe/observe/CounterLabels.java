@@ -44,6 +44,7 @@ public final class CounterLabels {
         String label = CommandNames.label(command);
         if (label.equals("other") && !command.equals("other")) {
             throw new IllegalArgumentException("command: '" + command + "' is not a command blackpipe counts by name"
+                    + didYouMean(NameSpelling.likelyMeant(command, CommandNames.known()))
                     + " (command names are case-sensitive); it counts it, with every command it does not know, as \"other\"");
         }
         return label;
@@ -57,8 +58,13 @@ public final class CounterLabels {
     /** {@code value} when {@code known} holds it, else an IllegalArgumentException naming {@code what} and the known ones. */
     public static String oneOf(String what, String value, List<String> known) {
         if (value == null || !known.contains(value)) { // List.of(...).contains(null) throws a NullPointerException
-            throw new IllegalArgumentException(what + ": " + (value == null ? "required" : "'" + value + "' is none of " + known));
+            throw new IllegalArgumentException(what + ": " + (value == null ? "required"
+                    : "'" + value + "' is none of " + known + didYouMean(NameSpelling.likelyMeant(value, known))));
         }
         return value;
+    }
+
+    private static String didYouMean(String likely) {
+        return likely == null ? "" : ": did you mean '" + likely + "'?";
     }
 }

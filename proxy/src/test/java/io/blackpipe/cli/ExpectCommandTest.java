@@ -241,17 +241,21 @@ class ExpectCommandTest {
 
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource(delimiter = '|', value = {
-            "--retries|insrt=1|Invalid value for option '--retries' (COMMAND=N): 'insrt=1': command: 'insrt' is not a command blackpipe counts by name",
+            "--retries|insrt=1|Invalid value for option '--retries' (COMMAND=N): 'insrt=1': command: 'insrt' is not a command blackpipe counts by name: did you mean 'insert'? (command names are case-sensitive)",
+            "--attempts|Insert=1|command: 'Insert' is not a command blackpipe counts by name: did you mean 'insert'?",
+            "--attempts|fnd=1|command: 'fnd' is not a command blackpipe counts by name: did you mean 'find'?",
             "--retries|insert|Invalid value for option '--retries' (COMMAND=N): 'insert' is not COMMAND=N such as insert=1",
             "--retries|insert=-1|'insert=-1' is not COMMAND=N such as insert=1",
             "--retries|insert=99999999999999999999|is not COMMAND=N such as insert=1",
             "--retries|insert:ok=1|'insert:ok=1' is not COMMAND=N such as insert=1",
             "--attempts|hello=1|'hello=1': command: 'hello' is a handshake's or monitoring's command",
             "--outcomes|insert=1|'insert=1' is not COMMAND:OUTCOME=N such as insert:network_error=1",
-            "--outcomes|insert:networkError=1|'insert:networkError=1': outcome: 'networkError' is none of [ok, error, network_error, no_reply]",
+            "--outcomes|insert:networkError=1|'insert:networkError=1': outcome: 'networkError' is none of [ok, error, network_error, no_reply]: did you mean 'network_error'?",
             "--faults|reset=1|'reset=1': fault: 'reset' is none of [resetConnection, ",
             "--faults|resetConnection:insert:x=1|is not FAULT[:COMMAND]=N such as resetConnection:insert=1",
-            "--faults|resetConnection:insrt=1|command: 'insrt' is not a command blackpipe counts by name",
+            "--faults|resetConnection:insrt=1|command: 'insrt' is not a command blackpipe counts by name: did you mean 'insert'?",
+            "--faults|restConnection=1|fault: 'restConnection' is none of [resetConnection, ",
+            "--faults|restConnection=1|]: did you mean 'resetConnection'?",
             "--wait|soon|Invalid value for option '--wait': 'soon' is not a duration"})
     void aNameOrCountThatCannotBeCheckedIsAUsageError(String option, String value, String message) {
         CliRun run = CliRun.of("expect", option, value, "--attempts", "insert=1", "--admin", "http://127.0.0.1:1");

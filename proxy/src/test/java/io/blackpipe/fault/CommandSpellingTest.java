@@ -53,12 +53,4 @@ class CommandSpellingTest {
         assertEquals(List.of(), CommandSpelling.notes(BsonDocument.parse("{mode: 'alwaysOn', data: {failAllCommands: true}}")));
         assertEquals(List.of(), CommandSpelling.notes(BsonDocument.parse("{mode: 'alwaysOn', data: 3}")));
     }
-
-    @Test
-    void theDistanceCountsASwapOfNeighboursAsOneEdit() {
-        assertEquals(1, CommandSpelling.distance("insret", "insert"));
-        assertEquals(0, CommandSpelling.distance("find", "find"));
-        assertEquals(3, CommandSpelling.distance("", "abc"));
-        assertEquals(3, CommandSpelling.distance("ab", "bacd"), "a swap, then two letters added");
-    }
 }

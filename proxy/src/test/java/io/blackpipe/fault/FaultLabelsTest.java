@@ -28,6 +28,8 @@ class FaultLabelsTest {
         assertEquals("dropReply", FaultLabels.check("dropReply"));
         IllegalArgumentException typo = assertThrows(IllegalArgumentException.class,
                 () -> FaultLabels.check("dropreply"));
-        assertEquals("fault: 'dropreply' is none of " + FaultLabels.ALL, typo.getMessage());
+        assertEquals("fault: 'dropreply' is none of " + FaultLabels.ALL + ": did you mean 'dropReply'?", typo.getMessage());
+        IllegalArgumentException unlike = assertThrows(IllegalArgumentException.class, () -> FaultLabels.check("latency"));
+        assertEquals("fault: 'latency' is none of " + FaultLabels.ALL, unlike.getMessage(), "no guess for a name like none of them");
     }
 }
