@@ -13,6 +13,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
@@ -85,14 +86,31 @@ final class MemberConnections {
         return all;
     }
 
-    /** Runs {@code action} for every open connection on its own event loop: one task per loop. */
-    void each(Consumer<ClientConnection> action) {
-        byLoop.forEach((loop, onLoop) -> loop.execute(() -> {
-            // a copy: an action may close its connection, and the close may leave the set meanwhile
-            for (ClientConnection connection : onLoop.toArray(new ClientConnection[0])) {
-                connection.runOrClose(() -> action.accept(connection));
+    /**
+     * Runs {@code action} for every open connection on its own event loop: one task per loop. Returns what completes
+     * once every loop has run it (what a loop wrote and flushed meanwhile is on its way to the clients then).
+     */
+    CompletableFuture<Void> each(Consumer<ClientConnection> action) {
+        List<CompletableFuture<Void>> ran = new ArrayList<>();
+        byLoop.forEach((loop, onLoop) -> {
+            CompletableFuture<Void> done = new CompletableFuture<>();
+            ran.add(done);
+            try {
+                loop.execute(() -> {
+                    try {
+                        // a copy: an action may close its connection, and the close may leave the set meanwhile
+                        for (ClientConnection connection : onLoop.toArray(new ClientConnection[0])) {
+                            connection.runOrClose(() -> action.accept(connection));
+                        }
+                    } finally {
+                        done.complete(null);
+                    }
+                });
+            } catch (RejectedExecutionException stopping) { // the proxy closes: no connection is left to tell
+                done.complete(null);
             }
-        }));
+        });
+        return CompletableFuture.allOf(ran.toArray(new CompletableFuture<?>[0]));
     }
 
     /**

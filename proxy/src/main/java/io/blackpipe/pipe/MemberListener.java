@@ -11,6 +11,7 @@ import io.blackpipe.topology.MemberMap;
 import io.blackpipe.topology.MemberStates;
 import io.netty.bootstrap.ServerBootstrap;
 import java.util.SplittableRandom;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongFunction;
 import org.bson.BsonDocument;
 
@@ -155,8 +156,8 @@ public final class MemberListener {
      * server answers its awaiting hellos when that happens, every connection with an awaitable
      * hello waiting (streamed or not) gets its answer now, each on its own event loop.
      */
-    void topologyChanged() {
-        connections.each(ClientConnection::topologyChanged);
+    CompletableFuture<Void> topologyChanged() {
+        return connections.each(ClientConnection::topologyChanged);
     }
 
     /**

@@ -17,6 +17,7 @@ import io.blackpipe.wire.auth.Credential;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
@@ -33,6 +34,15 @@ import org.bson.BsonInt32;
  */
 final class MemberRoles {
     private final Discovery.Deployment deployment;
+    /** How long a failover or a reset waits for its hello answers to go out: a loop that busy answers them later. */
+    private static final long ANNOUNCE_WAIT_MILLIS = 2_000;
+    /**
+     * How long a reset that undid a failover waits then, for drivers that stream hello to take the answers in (their
+     * monitors' threads read them within milliseconds): the next test's first write would otherwise meet the old
+     * primary now and then, and be retried, counted in that test. Only a reset that moved the primary waits.
+     */
+    static final long FAILBACK_SETTLE_MILLIS = 100;
+
     private final MemberMap members;
     private final MemberStates states;
     /** null: the members' roles are their own. */
@@ -201,25 +211,36 @@ final class MemberRoles {
      * answers its waiting awaitable hellos when its state changes, each simulated member's do now,
      * and a driver that streams hello learns of the new primary at once, not from a refused write.
      */
-    private void announceSimulatedElection() {
-        for (MemberAddress member : simulation.members()) {
-            MemberListener listener = listeners.get(member);
-            if (listener != null) {
-                listener.topologyChanged();
-            }
+    /**
+     * Every simulated member answers the awaitable hellos it holds with its new state. Returns what completes once
+     * those answers are written and flushed, so that a failover or a reset that waits for it returns with them on
+     * their way: a driver that streams hello then takes them in within milliseconds (its monitor's thread reads
+     * them), where before the proxy's own event loops could still be about to send them.
+     */
+    private CompletableFuture<Void> announceSimulatedElection() {
+        return CompletableFuture.allOf(simulation.members().stream().map(listeners::get).filter(Objects::nonNull)
+                .map(MemberListener::topologyChanged).toArray(CompletableFuture<?>[]::new));
+    }
+
+    private static void settle() {
+        try {
+            Thread.sleep(FAILBACK_SETTLE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
-    /**
-     * A simulated set elects the next member; a real one is asked to step its primary down. {@code awaitAborts}: a
-     * simulated failover returns once the node has aborted the transactions open on the old primary, as a stepdown
-     * does (not on a connection's event loop: an rs.stepDown() there is answered at once). A simulated set first has
-     * no primary for the failover's election, as while a real set elects, and has the node take back the writes its
-     * rollback reaches before the members announce the new primary (a real set's members take the time their election
-     * takes, and roll back what they must).
-     *
-     * @return how many documents the rollback removed or put back
-     */
+    /** Waits (not on an event loop: {@code announced} may need its own) for the hellos' answers to go out, a little while at most. */
+    private static void awaitAnnounced(CompletableFuture<Void> announced) {
+        try {
+            announced.get(ANNOUNCE_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // a busy loop answers them later; nothing waits on it
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** Why this deployment cannot run {@code failover}, or null when it can: asked at the failover, and of a scenario's as it loads. */
     String failoverRefusal(Failover failover) {
         if (simulation != null) {
@@ -238,6 +259,17 @@ final class MemberRoles {
         return null;
     }
 
+    /**
+     * A simulated set elects the next member; a real one is asked to step its primary down. {@code awaitAborts}: a
+     * simulated failover returns once the node has aborted the transactions open on the old primary, as a stepdown
+     * does, and the members' answers to the awaitable hellos they held are sent (not on a connection's event loop: an
+     * rs.stepDown() there is answered at once). A simulated set first has
+     * no primary for the failover's election, as while a real set elects, and has the node take back the writes its
+     * rollback reaches before the members announce the new primary (a real set's members take the time their election
+     * takes, and roll back what they must).
+     *
+     * @return how many documents the rollback removed or put back
+     */
     long failover(boolean awaitAborts, Failover failover) {
         if (simulation != null) {
             long electionMillis = failover.electionMillis();
@@ -245,7 +277,7 @@ final class MemberRoles {
             CompletableFuture<Void> aborted = abortEndedTransactions();
             observeSimulated();
             long rolledBack = rollback.rollBack(members.members().get(0), failover.rollbackMillis()); // all dial the one node
-            announceSimulatedElection();
+            CompletableFuture<Void> announced = announceSimulatedElection();
             if (electionMillis > 0) {
                 pendingElection = timer.schedule(this::endSimulatedElection, electionMillis, TimeUnit.MILLISECONDS);
                 log.info("failover (simulated): the primary stepped down; no member is primary until " + next
@@ -255,6 +287,7 @@ final class MemberRoles {
             }
             if (awaitAborts) {
                 awaitAborts(aborted);
+                awaitAnnounced(announced);
             }
             return rolledBack;
         }
@@ -292,9 +325,11 @@ final class MemberRoles {
             rollback.forget(); // an election too, that rolls nothing back
             CompletableFuture<Void> aborted = abortEndedTransactions(); // the old primary's transactions end
             observeSimulated();
-            announceSimulatedElection();
+            CompletableFuture<Void> announced = announceSimulatedElection();
             log.info("failover undone (simulated): " + first + " is primary again");
             awaitAborts(aborted);
+            awaitAnnounced(announced);
+            settle();
         }
         return first != null;
     }

@@ -27,8 +27,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A simulated election told as a real set tells it: every member's topologyVersion moves on and the
- * awaitable hellos the members hold are answered at once. A driver that streams hello (the default
- * for drivers since MongoDB 4.4) then knows the new primary before the app's next write, as with a
+ * awaitable hellos the members hold are answered before failover() returns. A driver that streams hello
+ * (the default for drivers since MongoDB 4.4) then knows the new primary within milliseconds, as with a
  * real set; one MongoClient shared by a JUnit class sees no refusal it did not cause. Over a scripted
  * node, which holds awaitable hellos as mongod does (jongodb answers them at once, so a driver
  * over it polls without pause and would hear of any change anyway).
@@ -61,6 +61,56 @@ class SimulatedElectionStreamTest {
         assertEquals(3, Meters.attempts(set.proxy().registry(), "insert"), "one attempt per write");
         assertEquals(0, Meters.retries(set.proxy().registry(), "insert"));
         assertEquals(3, set.node().documents("test", "c").size());
+    }
+
+    /**
+     * failover() and reset() return with the awaitable hellos the members held answered: the answers are written by
+     * then, where they once were only about to be, on the proxy's event loops, and a test's write right after either
+     * met the old primary more often than not. Read from a socket that holds a hello, with no wait.
+     */
+    @Test
+    void aFailoverAndAResetReturnWithTheHeldHellosAnswered() throws Exception {
+        try (WireSocket raw = new WireSocket(set.proxy().members().get(0).advertised().port(), 1,
+                (int) ScriptedProxy.WAIT.toMillis())) {
+            for (String change : List.of("failover", "reset")) {
+                raw.sendMsg(0, hello());
+                BsonDocument known = ScriptedMongodWire.parseOpMsg(raw.read()).body().getDocument("topologyVersion");
+                raw.sendMsg(0, hello().append("topologyVersion", known).append("maxAwaitTimeMS", new BsonInt64(600_000)));
+                raw.expectSilence(500); // held (by the proxy, as the node holds one), until the member's state changes
+
+                if (change.equals("failover")) {
+                    set.proxy().failover();
+                } else {
+                    set.proxy().reset();
+                }
+                assertTrue(raw.available() > 0, "the answer was sent before " + change + "() returned");
+                BsonDocument answer = ScriptedMongodWire.parseOpMsg(raw.read()).body();
+                assertEquals(advertised(change.equals("failover") ? 1 : 0), answer.getString("primary").getValue(), answer::toJson);
+            }
+        }
+    }
+
+    /**
+     * A reset that undoes a failover (as @BlackPipeTest's before each test) leaves a streaming driver's next write to
+     * the first member: the members' answers are sent, and the reset gives the driver's monitors a moment to read
+     * them. Written at once after each reset, not after the driver is seen to know: a shared MongoClient's next test.
+     */
+    @Test
+    void theWriteRightAfterAResetThatUndidAFailoverGoesToTheFirstMember() throws Exception {
+        CommandLog log = new CommandLog();
+        try (MongoClient client = streamingClient(log)) {
+            MongoCollection<Document> c = firstWriteWithEveryMonitorStreaming(client);
+            for (int i = 0; i < 5; i++) {
+                set.proxy().failover();
+                ScriptedProxy.awaitTrue("the driver hears the second member is primary", () -> primaryOf(client).equals(advertised(1)));
+                set.proxy().reset();
+                c.insertOne(new Document("_id", 10 + i));
+            }
+            assertEquals(List.of(), log.failed, "no write met the old primary");
+        }
+        assertEquals(6, Meters.attempts(set.proxy().registry(), "insert"), "one attempt per write");
+        assertEquals(0, Meters.retries(set.proxy().registry(), "insert"));
+        assertEquals(6, set.node().documents("test", "c").size());
     }
 
     /**

@@ -45,6 +45,11 @@ public final class WireSocket implements AutoCloseable {
         socket.getOutputStream().flush();
     }
 
+    /** Bytes that can be read now without waiting: what the peer has sent that is not read yet. */
+    public int available() throws IOException {
+        return in.available();
+    }
+
     /** The next whole message; fails if the peer closed instead. */
     public byte[] read() throws IOException {
         byte[] m = ScriptedMongodWire.readMessage(in, MAX_MESSAGE);
