@@ -65,8 +65,8 @@ public final class FailRule {
 
     /** Fire for the next {@code n} matching attempts (at least 1), then stop. */
     public FailRule times(int n) {
-        if (n == 0) { // a negative n goes on to the proxy, which refuses it as the server does
-            throw new IllegalArgumentException("times(): must be at least 1, got 0 ({times: 0} fires once, as on the server)");
+        if (n < 1) { // how many times it fires, as the CLI's --times: {times: 0}, which fires once, is for a JSON rule
+            throw new IllegalArgumentException("times(): must be at least 1, got " + n + (n == 0 ? " ({times: 0} fires once, as on the server)" : ""));
         }
         return mode("times(" + n + ")", new BsonDocument("times", new BsonInt32(n)));
     }

@@ -169,8 +169,8 @@ class RemoteBlackPipeTest {
         String hang1 = "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: 1}}";
         assertRefusedAsEmbedded(() -> running.fail("insert").error("NoSuchError"), () -> blackPipe.fail("insert").error("NoSuchError"),
                 "POST " + rulesUrl + " answered 400 Bad Request: ");
-        assertRefusedAsEmbedded(() -> running.fail("find").id("keep").times(-1).errorCode(2),
-                () -> blackPipe.fail("find").id("keep").times(-1).errorCode(2), "PUT " + rulesUrl + "/keep answered 400 Bad Request: ");
+        assertRefusedAsEmbedded(() -> running.fail("find").id("keep").skip(-1).errorCode(2),
+                () -> blackPipe.fail("find").id("keep").skip(-1).errorCode(2), "PUT " + rulesUrl + "/keep answered 400 Bad Request: ");
         assertRefusedAsEmbedded(() -> running.rule(hang1), () -> blackPipe.rule(hang1), "POST " + rulesUrl + " answered 400 Bad Request: ");
         IllegalArgumentException off = assertThrows(IllegalArgumentException.class,
                 () -> blackPipe.rule("keep", "{configureFailPoint: 'failCommand', mode: 'off'}"));
