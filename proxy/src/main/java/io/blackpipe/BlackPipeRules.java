@@ -24,12 +24,18 @@ final class BlackPipeRules {
             throw new IllegalArgumentException("mode: \"off\" removes a rule; call removeRule(id) instead");
         }
         String given = id != null ? id : generatedIds.next(proxy.rules());
-        Arguments.sameId(given, document);
-        document.put("id", new BsonString(given));
+        boolean added = false;
         try {
+            Arguments.sameId(given, document);
+            document.put("id", new BsonString(given));
             proxy.rules().put(proxy.ruleParser().parse(given, document));
+            added = true;
         } catch (RuleException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
+        } finally {
+            if (!added && id == null) { // refused: the next rule gets the id
+                generatedIds.unused(given);
+            }
         }
         return given;
     }

@@ -21,4 +21,10 @@ final class GeneratedRuleIds {
         } while (taken.contains(id));
         return id;
     }
+
+    /** {@code id}, the last one {@link #next} gave, went to no rule (the rule was refused): the next rule gets it. */
+    void unused(String id) {
+        int number = Integer.parseInt(id.substring("rule-".length()));
+        last.compareAndSet(number, number - 1);
+    }
 }

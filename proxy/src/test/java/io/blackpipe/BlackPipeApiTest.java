@@ -205,6 +205,8 @@ class BlackPipeApiTest {
             assertEquals("id: 'b' differs from 'a'", otherId.getMessage());
             assertThrows(IllegalArgumentException.class, () -> blackPipe.rule("a",
                     "{id: 5, configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['x'], hang: true}}"));
+            assertEquals("rule-4", blackPipe.fail("distinct").with(Fault.HANG), "a refused rule uses up no generated id");
+            blackPipe.removeRule("rule-4");
             IllegalArgumentException tooShort = assertThrows(IllegalArgumentException.class,
                     () -> blackPipe.outage("primary", Duration.ofNanos(500)));
             assertTrue(tooShort.getMessage().startsWith("duration: must be zero (until restored) or at least 1ms"), tooShort.getMessage());
