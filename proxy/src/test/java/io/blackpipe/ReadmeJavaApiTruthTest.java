@@ -27,7 +27,7 @@ class ReadmeJavaApiTruthTest {
     private static final Pattern CALL = Pattern.compile("^(?:(\\w+)\\.)?\\.?(\\w+)\\(");
     private static final Map<String, Class<?>> API = Map.of("BlackPipe", BlackPipe.class, "BlackPipeBuilder", BlackPipeBuilder.class,
             "FailRule", FailRule.class, "RemoteBlackPipe", RemoteBlackPipe.class, "ManagedBlackPipe", ManagedBlackPipe.class,
-            "BlackPipeContainer", BlackPipeContainer.class);
+            "BlackPipeContainer", BlackPipeContainer.class, "HistoryEntry", io.blackpipe.observe.HistoryEntry.class);
     private static final String REMOTE_OFFERS = "`RemoteBlackPipe` offers";
 
     @Test
