@@ -88,7 +88,8 @@ final class MemberRoles {
             learnTheNodesCommands();
             MemberQuirks node = deployment.quirks();
             // the simulated members drop every read preference on its way to the node anyway: no word of that one
-            logQuirks("the real node", new MemberQuirks(false, node.refusesUnacknowledged(), node.lacksEndSessions(),
+            String process = QuirkNotes.process(members.members().get(0).dial().toString(), deployment.hello());
+            QuirkNotes.log(log, "the real node", process, new MemberQuirks(false, node.refusesUnacknowledged(), node.lacksEndSessions(),
                     node.reappliesRetriedWrites(), node.duplicateKeyAsCommandError(), node.commitRacesWrites(),
                     node.transactionEndsRefuseReadPreference(), node.keepsSupersededTransactions(), node.legacyQueriesAsCommands()));
             simulation.members().forEach(member -> states.noteQuirks(member, node.asSimulatedMembers()));
@@ -97,7 +98,7 @@ final class MemberRoles {
         primaryStepDown.warnIfItCannotAuthenticate(deployment);
         if (deployment.answered() != null) {
             states.observe(deployment.answered(), deployment.hello());
-            noteQuirks(deployment.answered(), deployment.quirks());
+            noteQuirks(deployment.answered(), new HelloProbe.Answer(deployment.hello(), deployment.quirks()));
         }
         refresh(deployment.answered());
     }
@@ -119,7 +120,7 @@ final class MemberRoles {
             try {
                 HelloProbe.Answer answer = HelloProbe.ask(member.dial(), connectTimeoutMillis, upstreamTls);
                 states.observe(member.upstream(), answer.hello());
-                noteQuirks(member.upstream(), answer.quirks());
+                noteQuirks(member.upstream(), answer);
             } catch (IOException | RuntimeException e) {
                 log.info("member " + member.upstream() + " did not answer hello: " + e.getMessage());
             }
@@ -127,54 +128,9 @@ final class MemberRoles {
     }
 
     /** A member that refused what a mongod takes (jongodb) gets its commands as it takes them from now on. */
-    private void noteQuirks(MemberAddress member, MemberQuirks quirks) {
-        if (states.noteQuirks(member, quirks)) {
-            logQuirks("member " + member, quirks);
-        }
-    }
-
-    private void logQuirks(String who, MemberQuirks quirks) {
-        if (quirks.primaryReadsOnly()) {
-            log.info(who + " refuses a read preference other than primary, as jongodb does: blackpipe drops them on their way"
-                    + " there, as a one-member set serves such reads and hellos at its primary");
-        }
-        if (quirks.refusesUnacknowledged()) {
-            log.info(who + " refuses w:0 writes, as jongodb does: blackpipe sends them with w:1 and drops the reply no client"
-                    + " asked for, so that they land unanswered as on mongod");
-        }
-        if (quirks.lacksEndSessions()) {
-            log.info(who + " has no endSessions command, as jongodb has none: blackpipe answers it ok: 1 in its place, as"
-                    + " mongod does, so that a client's close is no error");
-        }
-        if (quirks.reappliesRetriedWrites()) {
-            log.info(who + " runs a retried write again, as jongodb does: blackpipe answers a retry (the same lsid and"
-                    + " txnNumber) with the member's reply to its first run, as mongod does, so that a write whose reply was"
-                    + " lost is applied once");
-        }
-        if (quirks.duplicateKeyAsCommandError()) {
-            log.info(who + " answers a write's duplicate key as the command's error (ok: 0), as jongodb does: blackpipe"
-                    + " gives a one-statement write's client mongod's ok: 1 with the error in writeErrors, and inserts again a"
-                    + " batch insert that met one, as mongod would have applied it");
-        }
-        if (quirks.commitRacesWrites()) {
-            log.info(who + " is jongodb, whose transaction commit loses a write that lands beside it (another commit, or"
-                    + " one outside a transaction): blackpipe sends each commitTransaction alone, after the writes at the"
-                    + " member were answered and before those sent meanwhile, as mongod loses neither");
-        }
-        if (quirks.transactionEndsRefuseReadPreference()) {
-            log.info(who + " refuses a commitTransaction or abortTransaction that carries a read preference, even primary,"
-                    + " as jongodb does: blackpipe drops it on their way there (PyMongo sends one), as mongod takes it");
-        }
-        if (quirks.keepsSupersededTransactions()) {
-            log.info(who + " keeps a session's transaction open when the session starts a newer one, and refuses the newer one,"
-                    + " as jongodb does: blackpipe aborts the open one first, as mongod aborts it, so that a transaction whose"
-                    + " commit never arrived does not hold its session");
-        }
-        if (quirks.legacyQueriesAsCommands()) {
-            log.info(who + " answers a legacy OP_QUERY find or OP_GET_MORE as an unknown command, its error as the one document"
-                    + " found, and runs any command sent over OP_QUERY, as jongodb does: blackpipe refuses them as mongod 5.1+ does"
-                    + " (QueryFailure, code 5739101; UnsupportedOpQueryCommand for a command but the handshake's), so that PyMongo"
-                    + " 3's exhaust cursors and raw batches, and drivers too old for mongod 5.1, fail as they would there");
+    private void noteQuirks(MemberAddress member, HelloProbe.Answer answer) {
+        if (states.noteQuirks(member, answer.quirks())) {
+            QuirkNotes.log(log, "member " + member, QuirkNotes.process(member.toString(), answer.hello()), answer.quirks());
         }
     }
 

@@ -51,6 +51,16 @@ public final class LogCapture extends Handler implements AutoCloseable {
         return out;
     }
 
+    /**
+     * Whether the proxy told a member's {@code difference} from mongod: in full, or by count as told earlier in this
+     * process (a member's differences are told in full once per process, and other tests of this JVM start proxies in
+     * front of the lane's member too). A member with no difference (mongod) gets neither line.
+     */
+    public boolean toldOfAMember(String difference) {
+        return messages().stream().anyMatch(m -> m.contains(difference)
+                || m.matches("(member \\S+|the real node) differs from mongod in .* told earlier in this process, .*"));
+    }
+
     /** Waits up to {@code timeout} for a message matching {@code wanted} and returns it. */
     public String await(Predicate<String> wanted, Duration timeout, String description) throws InterruptedException {
         long deadline = System.nanoTime() + timeout.toNanos();
