@@ -386,7 +386,7 @@ class BlackPipeApiTest {
                     () -> blackPipe.restart("primray", Duration.ZERO, Duration.ofSeconds(1)));
             for (Runnable typo : typos) {
                 IllegalArgumentException e = assertThrows(IllegalArgumentException.class, typo::run);
-                assertEquals("no member 'primray' " + known, e.getMessage());
+                assertEquals("no member 'primray': did you mean 'primary'? " + known, e.getMessage());
             }
             IllegalArgumentException noSecondary = assertThrows(IllegalArgumentException.class,
                     () -> blackPipe.outage("secondary", Duration.ofSeconds(1)));

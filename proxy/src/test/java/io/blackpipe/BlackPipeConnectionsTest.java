@@ -41,7 +41,7 @@ class BlackPipeConnectionsTest {
             assertEquals(0, blackPipe.resetConnections("all"), "none left open");
 
             IllegalArgumentException typo = assertThrows(IllegalArgumentException.class, () -> blackPipe.resetConnections("primray"));
-            assertTrue(typo.getMessage().startsWith("no member 'primray' (known: primary, all, "), typo.getMessage());
+            assertTrue(typo.getMessage().startsWith("no member 'primray': did you mean 'primary'? (known: primary, all, "), typo.getMessage());
             assertThrows(IllegalArgumentException.class, () -> blackPipe.resetConnections(null));
         }
     }

@@ -1,5 +1,6 @@
 package io.blackpipe.fault;
 
+import io.blackpipe.observe.NameSpelling;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -52,8 +53,8 @@ public final class ScenarioLoader {
     private final Function<Failover, String> failoverRefusal;
 
     public ScenarioLoader(RuleParser parser, Predicate<String> knownMember) {
-        this(parser, knownMember, member -> "no member '" + member + "' (use primary, secondary, all, or a member's host:port)",
-                failover -> null);
+        this(parser, knownMember, member -> "no member '" + member + "'" + didYouMean(member)
+                + " (use primary, secondary, all, or a member's host:port)", failover -> null);
     }
 
     /**
@@ -68,6 +69,11 @@ public final class ScenarioLoader {
         this.knownMember = knownMember;
         this.noMember = noMember;
         this.failoverRefusal = failoverRefusal;
+    }
+
+    private static String didYouMean(String member) {
+        String likely = NameSpelling.likelyMeant(member, List.of("primary", "secondary", "all"));
+        return likely == null ? "" : ": did you mean '" + likely + "'?";
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.DeploymentFaults.Begun;
+import io.blackpipe.observe.NameSpelling;
 import io.blackpipe.topology.Discovery;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
@@ -71,12 +72,18 @@ final class MemberSelector {
         if (all) {
             known.add("all");
         }
+        List<String> names = new ArrayList<>(known);
         for (Member m : members.members()) {
             known.add(m.upstream().equals(m.advertised()) ? m.upstream().toString() : m.upstream() + " / " + m.advertised());
+            names.add(m.upstream().toString());
+            names.add(m.advertised().toString());
         }
-        String why = knows(member) && (member.equals("primary") || member.equals("secondary"))
-                ? "no member is " + member + " now" : "no member '" + member + "'";
-        return why + " (known: " + String.join(", ", known) + ")";
+        if (knows(member) && (member.equals("primary") || member.equals("secondary"))) {
+            return "no member is " + member + " now (known: " + String.join(", ", known) + ")";
+        }
+        String likely = NameSpelling.likelyMeant(member, names);
+        return "no member '" + member + "'" + (likely == null ? "" : ": did you mean '" + likely + "'?")
+                + " (known: " + String.join(", ", known) + ")";
     }
 
     /** The listeners {@code member} names now (none when it names no member). */

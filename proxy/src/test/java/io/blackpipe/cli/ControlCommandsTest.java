@@ -400,6 +400,7 @@ class ControlCommandsTest {
                 Arguments.of("outage nosuch:1", "MEMBER: no member 'nosuch:1' (known: primary, all, "),
                 Arguments.of("restore nosuch:1", "MEMBER: no member 'nosuch:1' (known: primary, all, "),
                 Arguments.of("latency secondary --delay 10ms", "MEMBER: no member 'secondary' (known: primary, all, "),
+                Arguments.of("outage PRIMARY", "MEMBER: no member 'PRIMARY': did you mean 'primary'? (known: primary, all, "),
                 Arguments.of("connections reset --member nosuch:1", "--member: no member 'nosuch:1' (known: primary, all, "),
                 Arguments.of("outage primary --duration forever", "--duration"),
                 Arguments.of("outage primary --duration 0s", "--duration"),

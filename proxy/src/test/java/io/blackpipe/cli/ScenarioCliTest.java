@@ -93,14 +93,15 @@ class ScenarioCliTest {
     void validateRefusesAMemberNameTheProxyWouldRefuseAndLeavesHostPortsToIt() throws Exception {
         Path typo = temp.resolve("typo.yaml");
         Files.writeString(typo, "name: t\ntimeline:\n  - at: 1s\n    outage: {member: primry, duration: 5s}\n");
-        String refused = typo + ":4: timeline[0].outage.member: no member 'primry' (use primary, secondary, all, or a member's host:port)";
+        String refused = typo + ":4: timeline[0].outage.member: no member 'primry': did you mean 'primary'? (use primary, secondary, all,"
+                + " or a member's host:port)";
         CliRun offline = run("scenario", "validate", typo.toString());
         assertEquals(1, offline.exitCode(), offline::toString); // it said "valid", then the proxy refused the file
         assertTrue(offline.err().startsWith(refused), offline::toString);
         CliRun online = run("proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
                 "--scenario", typo.toString());
         assertEquals(1, online.exitCode(), online::toString);
-        assertTrue(online.err().contains(typo + ":4: timeline[0].outage.member: no member 'primry' (known: primary, all, "),
+        assertTrue(online.err().contains(typo + ":4: timeline[0].outage.member: no member 'primry': did you mean 'primary'? (known: primary, all, "),
                 "the proxy refuses it too, naming the members it has: " + online);
 
         Path hostPort = temp.resolve("host-port.yaml"); // may be a member of the deployment it runs against: the proxy decides

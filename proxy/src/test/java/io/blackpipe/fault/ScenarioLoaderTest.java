@@ -830,12 +830,14 @@ class ScenarioLoaderTest {
             assertEquals(member, offline.parse("ok.yaml", "name: x\ntimeline:\n  - at: 1s\n    restore: \"" + member + "\"\n")
                     .timeline().get(0).target());
         }
-        for (String member : new String[] {"primry", "db9", "db9:0", "All"}) {
+        Map<String, String> likely = Map.of("primry", ": did you mean 'primary'?", "db9", "", "db9:0", "", "All", ": did you mean 'all'?",
+                "PRIMARY", ": did you mean 'primary'?");
+        likely.forEach((member, guess) -> {
             ScenarioException e = assertThrows(ScenarioException.class, () -> offline.parse("bad.yaml",
                     "name: x\ntimeline:\n  - at: 1s\n    outage: {member: \"" + member + "\", duration: 5s}\n"), member);
-            assertEquals("bad.yaml:4: timeline[0].outage.member: no member '" + member
-                    + "' (use primary, secondary, all, or a member's host:port)", e.getMessage());
-        }
+            assertEquals("bad.yaml:4: timeline[0].outage.member: no member '" + member + "'" + guess
+                    + " (use primary, secondary, all, or a member's host:port)", e.getMessage());
+        });
     }
 
     @Test
@@ -888,7 +890,7 @@ class ScenarioLoaderTest {
         assertRejected(step + "{member: primary, delay: 1s, for: 5s}\n", 4, "timeline[0].latency.for",
                 "unknown field (expected member, delay, jitter, direction, duration)");
         assertRejected(step + "{member: primry, delay: 1s}\n", 4, "timeline[0].latency.member",
-                "no member 'primry' (use primary, secondary, all, or a member's host:port)");
+                "no member 'primry': did you mean 'primary'? (use primary, secondary, all, or a member's host:port)");
     }
 
     @Test
@@ -909,7 +911,7 @@ class ScenarioLoaderTest {
         assertRejected(step + "{member: primary, after: 30s, rate: 1}\n", 4, "timeline[0].idleTimeout.rate",
                 "unknown field (expected member, after, then, duration)");
         assertRejected(step + "{member: primry, after: 30s}\n", 4, "timeline[0].idleTimeout.member",
-                "no member 'primry' (use primary, secondary, all, or a member's host:port)");
+                "no member 'primry': did you mean 'primary'? (use primary, secondary, all, or a member's host:port)");
     }
 
     @Test
@@ -928,7 +930,7 @@ class ScenarioLoaderTest {
         assertRejected(step + "{member: primary, duration: 5s}\n", 4, "timeline[0].restart.duration",
                 "unknown field (expected member, quiesce, down)");
         assertRejected(step + "{member: primry}\n", 4, "timeline[0].restart.member",
-                "no member 'primry' (use primary, secondary, all, or a member's host:port)");
+                "no member 'primry': did you mean 'primary'? (use primary, secondary, all, or a member's host:port)");
         assertRejected(step + "[primary]\n", 4, "timeline[0].restart", "must be a member name or {member: ..., quiesce: ..., down: ...}");
     }
 
@@ -973,7 +975,7 @@ class ScenarioLoaderTest {
         assertRejected(step + "{member: primary, duration: 5s}\n", 4, "timeline[0].resetConnections.duration",
                 "unknown field (expected member)");
         assertRejected(step + "primry\n", 4, "timeline[0].resetConnections.member",
-                "no member 'primry' (use primary, secondary, all, or a member's host:port)");
+                "no member 'primry': did you mean 'primary'? (use primary, secondary, all, or a member's host:port)");
     }
 
     @Test
@@ -1011,7 +1013,7 @@ class ScenarioLoaderTest {
         assertRejected(step + "{member: primary, rate: 1MB/s, delay: 5s}\n", 4, "timeline[0].bandwidth.delay",
                 "unknown field (expected member, rate, direction, duration)");
         assertRejected(step + "{member: primry, rate: 1MB/s}\n", 4, "timeline[0].bandwidth.member",
-                "no member 'primry' (use primary, secondary, all, or a member's host:port)");
+                "no member 'primry': did you mean 'primary'? (use primary, secondary, all, or a member's host:port)");
     }
 
     @Test
