@@ -52,7 +52,7 @@ final class AdminCalls {
         try {
             http.call("POST", "scenario", text);
         } catch (AdminHttp.Failure e) {
-            throw translated(e, e.getMessage().replace(": request body:", ": " + file + ":"));
+            throw translated(e, AdminHttp.namingTheScenarioFile(e.getMessage(), file.toString()));
         }
     }
 

@@ -226,10 +226,13 @@ class RemoteBlackPipeTest {
         blackPipe.runScenario(file);
         assertEquals(List.of("from-file"), running.server().rules().rules().stream().map(r -> r.id()).toList());
 
-        Path broken = Files.writeString(dir.resolve("broken.yaml"), "name: broken\ntimeline:\n  - at: 1s\n    explode: true\n");
+        Path broken = Files.writeString(dir.resolve("broken.yaml"), "name: broken\ntimeline:\n  - at: 1s\n    explode: true\n"
+                + "  - at: 2s\n    implode: true\n");
         IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> blackPipe.runScenario(broken));
         assertTrue(bad.getMessage().contains("answered 400 Bad Request: " + broken + ":4: timeline[0].explode: unknown step"),
                 bad.getMessage());
+        assertTrue(bad.getMessage().contains("\n" + broken + ":6: timeline[1].implode: unknown step"), "each line names the file: "
+                + bad.getMessage());
         assertThrows(UncheckedIOException.class, () -> blackPipe.runScenario(dir.resolve("missing.yaml")));
         assertEquals("remote-file", running.server().scenarios().status().getString("name").getValue(), "still the first one");
     }

@@ -292,11 +292,11 @@ final class AdminApi {
     private AdminResponse postScenario(String body, boolean validate) {
         try {
             if (validate) {
-                var scenario = proxy.scenarioLoader().check("request body", body);
+                var scenario = proxy.scenarioLoader().check(AdminHttp.SCENARIO_SOURCE, body);
                 return AdminResponse.ok(new BsonDocument("valid", org.bson.BsonBoolean.TRUE)
                         .append("name", new BsonString(scenario.name())));
             }
-            proxy.scenarios().start(loader -> loader.parse("request body", body));
+            proxy.scenarios().start(loader -> loader.parse(AdminHttp.SCENARIO_SOURCE, body));
             return AdminResponse.ok(proxy.scenarios().status());
         } catch (ScenarioException e) {
             return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());

@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.bson.BsonDocument;
@@ -211,6 +212,14 @@ public final class AdminHttp {
             case 409: return " Conflict";
             default: return "";
         }
+    }
+
+    /** How the API names a scenario sent as a request's body in its errors: "request body:4: timeline[0]...". */
+    public static final String SCENARIO_SOURCE = "request body";
+
+    /** {@code message}, the API's refusal of a scenario sent from {@code file}, naming the file on each error's line. */
+    public static String namingTheScenarioFile(String message, String file) {
+        return message.replaceAll("(: |\n)" + SCENARIO_SOURCE + ":", "$1" + Matcher.quoteReplacement(file) + ":");
     }
 
     /** The API's "error" field, else the body itself. */

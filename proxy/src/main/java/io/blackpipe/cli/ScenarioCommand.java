@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.admin.AdminHttp;
 import io.blackpipe.fault.CommandSpelling;
 import io.blackpipe.fault.Plural;
 import io.blackpipe.fault.Rule;
@@ -120,9 +121,7 @@ final class ScenarioCommand implements Runnable {
             try {
                 status = admin.json("POST", "scenario", text);
             } catch (AdminClient.Failure e) {
-                // the API reads the body as "request body"; say which file that was, on each error's line
-                throw new AdminClient.Failure(e.getMessage().replaceAll("(: |\n)request body:",
-                        "$1" + java.util.regex.Matcher.quoteReplacement(argument.source()) + ":"));
+                throw new AdminClient.Failure(AdminHttp.namingTheScenarioFile(e.getMessage(), argument.source()));
             }
             out.println("started " + describe(status));
             return 0;

@@ -7,7 +7,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -176,11 +175,11 @@ public final class ScenarioLoader {
                     steps.addAll(made);
                 }
             }
+            steps.sort(Comparator.comparingLong(Scenario.Step::atMillis)); // stable: steps at one time run in file order
+            new TimelineCheck(stepPaths, ruleIds, givenIds, this::error).check(rules, steps, errors);
             if (!errors.isEmpty()) {
                 throw ScenarioException.all(source, errors);
             }
-            steps.sort(Comparator.comparingLong(Scenario.Step::atMillis)); // stable: steps at one time run in file order
-            checkTheTimeline(rules, steps);
             return new Scenario(name, description, List.copyOf(rules), List.copyOf(steps));
         }
 
@@ -360,39 +359,5 @@ public final class ScenarioLoader {
          * repeats re-add it afresh; after a remove or a clear, the id may come again), and no step comes after an end
          * (it would never run).
          */
-        private void checkTheTimeline(List<Rule> rules, List<Scenario.Step> steps) {
-            Map<String, String> inForce = new HashMap<>(); // rule id -> the field path that added it
-            for (int i = 0; i < rules.size(); i++) {
-                inForce.put(rules.get(i).id(), "rules[" + i + "]");
-            }
-            Scenario.Step end = null;
-            for (Scenario.Step step : steps) {
-                String path = stepPaths.get(step);
-                if (end != null) {
-                    throw error(path, "at " + step.atMillis() + "ms it comes after the end step (" + stepPaths.get(end) + ", at "
-                            + end.atMillis() + "ms) and would never run");
-                }
-                switch (step.kind()) {
-                    case ADD -> {
-                        String addedBy = inForce.put(step.rule().id(), path);
-                        if (addedBy != null && !addedBy.equals(path)) {
-                            throw error(path + ".add.id", "rule id '" + step.rule().id() + "' is in force already at " + step.atMillis()
-                                    + "ms (added by " + addedBy + "); remove it before, or give this rule another id");
-                        }
-                    }
-                    case REMOVE -> {
-                        if (inForce.remove(step.target()) == null) {
-                            throw error(path + ".remove", !ruleIds.contains(step.target()) ? "no rule with id '" + step.target()
-                                    + "' in this scenario" : "rule '" + step.target() + "' is not in force at " + step.atMillis()
-                                    + "ms (not added yet, or removed or cleared before): the remove would do nothing");
-                        }
-                    }
-                    case CLEAR -> inForce.clear();
-                    case END -> end = step;
-                    default -> {
-                    }
-                }
-            }
-        }
     }
 }

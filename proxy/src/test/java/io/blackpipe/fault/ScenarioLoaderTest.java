@@ -1298,22 +1298,45 @@ class ScenarioLoaderTest {
                 "bad.yaml:19: description: must be text, not [1]"), e.getMessage().lines().toList());
     }
 
-    /** The timeline as a whole (an end before a step, a remove of no rule) is checked once its steps are each right. */
+    /**
+     * The timeline as a whole (a step after the end, a remove of no rule) is checked with its steps that are right, each
+     * of its errors reported, a repeated step's once; with a rule wrong in itself, a remove of its id is not judged.
+     */
     @Test
-    void theTimelineAsAWholeIsCheckedOnceEachStepIsRight() {
-        assertEquals(List.of("bad.yaml:4: timeline[1].remove: must be the id of a rule"), rejected("""
+    void everyErrorOfTheTimelineAsAWholeIsReportedToo() {
+        assertEquals(List.of(
+                "bad.yaml:4: timeline[0].remove: no rule with id 'a' in this scenario",
+                "bad.yaml:6: timeline[1].outage.duration: '0.4ms' is shorter than 1ms",
+                "bad.yaml:8: timeline[2].remove: no rule with id 'b' in this scenario"), rejected("""
                 name: t
                 timeline:
-                  - {at: 1s, end: true}
-                  - {at: 2s, remove: {}}
-                """).getMessage().lines().toList(), "a step wrong in itself first");
-        assertEquals(List.of("bad.yaml:4: timeline[1]: at 2000ms it comes after the end step (timeline[0], at 1000ms) and would"
-                + " never run"), rejected("""
+                  - at: 1s
+                    remove: a
+                  - at: 2s
+                    outage: {member: primary, duration: 0.4ms}
+                  - at: 3s
+                    remove: b
+                """).getMessage().lines().map(line -> line.replaceFirst("(shorter than 1ms).*", "$1")).toList());
+        assertEquals(List.of(
+                "bad.yaml:4: timeline[1]: at 2000ms it comes after the end step (timeline[0], at 1000ms) and would never run",
+                "bad.yaml:5: timeline[2]: at 3000ms it comes after the end step (timeline[0], at 1000ms) and would never run"),
+                rejected("""
                 name: t
                 timeline:
                   - {at: 1s, end: true}
                   - {at: 2s, remove: nothing}
-                """).getMessage().lines().toList());
+                  - {at: 3s, restore: primary, repeat: {every: 1s, times: 3}}
+                """).getMessage().lines().toList(), "the steps after the end, each once, before what they would do");
+        assertEquals(List.of("bad.yaml:6: rules[0].data.errorCode: must be an integer"), rejected("""
+                name: t
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data: {failCommands: [insert], errorCode: x}
+                timeline:
+                  - {at: 1s, remove: a}
+                """).getMessage().lines().toList(), "the remove of a rule refused is not judged: it names a rule of the file");
     }
 
     /** A file of many bad rules lists the first ones, then how many more: enough to mend it, not a page per rule. */
