@@ -33,6 +33,12 @@ final class LocalCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         Cli.check(spec, listen, faults);
+        try (StopSignals stop = StopSignals.install(spec.commandLine().getErr())) {
+            return serve(stop);
+        }
+    }
+
+    private int serve(StopSignals stop) throws Exception {
         PrintWriter out = spec.commandLine().getOut();
         out.println("starting a local upstream ...");
         out.flush();
@@ -42,6 +48,10 @@ final class LocalCommand implements Callable<Integer> {
         } catch (Exception e) {
             spec.commandLine().getErr().println("blackpipe: cannot start a local upstream: " + e.getMessage());
             return 1;
+        }
+        if (stop.requested()) { // a teardown while it started: stopped, as it would stop serving
+            upstream.close();
+            return 0;
         }
         out.println("upstream: " + upstream.description());
         // for tests that start their own proxy in front of it (BlackPipe.start, -Dblackpipe.upstream)
@@ -58,6 +68,11 @@ final class LocalCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e.getMessage()));
             return 1;
         }
+        if (stop.requested()) {
+            running.close();
+            upstream.close();
+            return 0;
+        }
         running.printBanner(out);
         upstream.caveats().forEach(caveat -> out.println("note: " + caveat));
         boolean ok = checkThroughProxy(running, out);
@@ -68,7 +83,7 @@ final class LocalCommand implements Callable<Integer> {
         }
         out.println("serving; press Ctrl-C to stop");
         out.flush();
-        running.awaitShutdown(upstream::close);
+        running.awaitShutdown(stop, upstream::close);
         return 0;
     }
 

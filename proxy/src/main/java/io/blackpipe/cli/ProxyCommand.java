@@ -31,6 +31,12 @@ final class ProxyCommand implements Callable<Integer> {
         if (upstream == null || upstream.isBlank()) {
             throw new ParameterException(spec.commandLine(), "Missing required option: '--upstream=URI' (or env BLACKPIPE_UPSTREAM)");
         }
+        try (StopSignals stop = StopSignals.install(spec.commandLine().getErr())) {
+            return serve(stop);
+        }
+    }
+
+    private int serve(StopSignals stop) throws InterruptedException {
         ProxyConfig config;
         try {
             config = Cli.config(spec, listen, faults, upstream);
@@ -52,8 +58,12 @@ final class ProxyCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e.getMessage()));
             return 1;
         }
+        if (stop.requested()) { // a teardown while it started: stopped, as it would stop serving
+            running.close();
+            return 0;
+        }
         running.printBanner(spec.commandLine().getOut());
-        running.awaitShutdown(() -> { });
+        running.awaitShutdown(stop, () -> { });
         return 0;
     }
 }

@@ -4,7 +4,6 @@ import io.blackpipe.admin.AdminServer;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import java.io.PrintWriter;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** A started proxy with its admin server, as the CLI runs it. */
@@ -36,11 +35,10 @@ final class RunningProxy implements AutoCloseable {
     }
 
     /**
-     * Blocks until asked to stop, then closes everything, once. Ctrl-C or SIGTERM: closed here, and the command returns
-     * (exit status 0, see {@link StopSignals}). Any other end of the JVM: closed by its shutdown hook.
+     * Blocks until asked to stop, then closes everything, once. Ctrl-C or SIGTERM ({@code stop}): closed here, and the
+     * command returns (exit status 0, see {@link StopSignals}). Any other end of the JVM: closed by its shutdown hook.
      */
-    void awaitShutdown(Runnable alsoOnShutdown) throws InterruptedException {
-        CountDownLatch asked = new CountDownLatch(1);
+    void awaitShutdown(StopSignals stop, Runnable alsoOnShutdown) throws InterruptedException {
         AtomicBoolean closing = new AtomicBoolean();
         Runnable closeOnce = () -> {
             if (closing.compareAndSet(false, true)) {
@@ -50,11 +48,10 @@ final class RunningProxy implements AutoCloseable {
         };
         Thread hook = new Thread(() -> {
             closeOnce.run();
-            asked.countDown();
+            stop.request();
         }, "blackpipe-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        StopSignals.onFirst(asked::countDown);
-        asked.await();
+        stop.await();
         closeOnce.run();
         try {
             Runtime.getRuntime().removeShutdownHook(hook);

@@ -1,36 +1,86 @@
 package io.blackpipe.cli;
 
+import java.io.PrintWriter;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
 
 /**
  * Ctrl-C (SIGINT) and SIGTERM taken as a request to stop: the serving command closes the proxy and returns, and the
  * exit status is 0, as mongod's after a clean shutdown. Left to the JVM, the signal ended it with 130 or 143, so a
- * CI job's {@code kill $PID; wait $PID} failed under {@code set -e}. The JDK has no supported API for this;
- * sun.misc.Signal (module jdk.unsupported) is in every JDK and JRE image that runs blackpipe.
+ * CI job's {@code kill $PID; wait $PID} failed under {@code set -e}. Taken from the command's start on: one that comes
+ * while the upstream or the proxy still starts stops the command as soon as that start is done (a teardown that
+ * fires early). The JDK has no supported API for this; sun.misc.Signal (module jdk.unsupported) is in every JDK and
+ * JRE image that runs blackpipe.
  */
-final class StopSignals {
+final class StopSignals implements AutoCloseable {
+    private final CountDownLatch asked = new CountDownLatch(1);
+    /** Each signal taken, with the JVM's handler to put back when the command returns (an in-process run leaves none). */
+    private final Map<Signal, SignalHandler> jvms = new ConcurrentHashMap<>();
+    private volatile boolean serving;
+
     private StopSignals() {
     }
 
     /**
-     * Runs {@code stop} on the first SIGINT or SIGTERM. A second one, while the proxy closes, ends the JVM as the signal
-     * would have (its shutdown hooks run): the JVM's own handler is put back. Where the JVM keeps a signal to itself
-     * ({@code -Xrs}) it ends the JVM as before, and the shutdown hook closes the proxy.
+     * Takes the first SIGINT or SIGTERM from now on as a request to stop. A second one ends the JVM as the signal would
+     * have (its shutdown hooks run): the JVM's own handler is put back. Where the JVM keeps a signal to itself
+     * ({@code -Xrs}) it ends the JVM as before, and the shutdown hooks close what was started.
      */
-    static void onFirst(Runnable stop) {
+    static StopSignals install(PrintWriter err) {
+        StopSignals stop = new StopSignals();
         for (String name : List.of("INT", "TERM")) {
             try {
                 Signal signal = new Signal(name);
-                SignalHandler[] jvms = new SignalHandler[1];
-                jvms[0] = Signal.handle(signal, received -> {
-                    Signal.handle(received, jvms[0]);
-                    stop.run();
-                });
+                stop.jvms.put(signal, Signal.handle(signal, received -> stop.received(received, err)));
             } catch (IllegalArgumentException | UnsupportedOperationException e) {
                 // not ours to handle here: the JVM ends on it, and its shutdown hook closes everything
             }
         }
+        return stop;
+    }
+
+    private void received(Signal signal, PrintWriter err) {
+        SignalHandler jvm = jvms.remove(signal);
+        if (jvm != null) {
+            Signal.handle(signal, jvm);
+        }
+        if (!serving && asked.getCount() > 0) {
+            err.println("blackpipe: stopping once the start is done (SIG" + signal.getName() + " again to end it now)");
+            err.flush();
+        }
+        asked.countDown();
+    }
+
+    /** Whether a stop was asked for: a command still starting gives up as soon as what it started can be closed. */
+    boolean requested() {
+        return asked.getCount() == 0;
+    }
+
+    /** Blocks until a stop is asked for (by a signal, or by {@link #request}); the command serves meanwhile. */
+    void await() throws InterruptedException {
+        serving = true;
+        asked.await();
+    }
+
+    /** Asks for a stop otherwise than by a signal (the JVM ends). */
+    void request() {
+        asked.countDown();
+    }
+
+    /** The command returns: the JVM's handlers back, for a run inside another program (a test's). */
+    @Override
+    public void close() {
+        jvms.forEach((signal, jvm) -> {
+            try {
+                Signal.handle(signal, jvm);
+            } catch (IllegalArgumentException | UnsupportedOperationException e) {
+                // put back as far as the JVM lets it
+            }
+        });
+        jvms.clear();
     }
 }

@@ -22,6 +22,7 @@ final class CliChild implements AutoCloseable {
     final Path stderr;
     final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
     final List<String> seen = new ArrayList<>();
+    private final Thread reader;
 
     /** Starts {@code blackpipe args...} in {@code directory} with only {@code env} of the BLACKPIPE_* variables. */
     CliChild(Path temp, Path directory, Map<String, String> env, String... args) throws IOException {
@@ -47,7 +48,7 @@ final class CliChild implements AutoCloseable {
         builder.redirectError(stderr.toFile());
         builder.redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         process = builder.start();
-        Thread reader = new Thread(() -> {
+        reader = new Thread(() -> {
             try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = out.readLine()) != null) {
@@ -85,6 +86,15 @@ final class CliChild implements AutoCloseable {
     int awaitExit() throws Exception {
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), () -> "the child did not exit; " + describe());
         return process.exitValue();
+    }
+
+    /** What the child printed on standard output, awaitLine's lines too: all of it once the child has exited. */
+    String stdoutText() throws InterruptedException {
+        if (!process.isAlive()) {
+            reader.join(5_000);
+        }
+        lines.drainTo(seen);
+        return String.join("\n", seen);
     }
 
     String stderrText() throws IOException {

@@ -63,6 +63,31 @@ class LocalServingCliTest {
         }
     }
 
+    /**
+     * A CI job's teardown may fire while `local` still starts (a step before it failed): the stop is taken then too, and
+     * the command stops as soon as what it started can be closed, exit 0 (the JVM ended with 143), its upstream with it.
+     */
+    @Test
+    void aStopWhileLocalStillStartsIsACleanStopToo() throws Exception {
+        try (CliChild local = new CliChild(temp, null, Map.of(), "local", "--port", "0", "--admin-port", "-1")) {
+            local.awaitLine("starting a local upstream ..."); // printed once the signals are taken
+            local.process.destroy(); // SIGTERM while the upstream starts
+            assertTrue(local.process.waitFor(60, TimeUnit.SECONDS), local::describe);
+            assertEquals(0, local.process.exitValue(), local::describe);
+            assertTrue(local.stderrText().contains("blackpipe: stopping once the start is done (SIGTERM again to end it now)"),
+                    local::describe);
+            String out = local.stdoutText();
+            assertFalse(out.contains("serving;"), local::describe);
+            java.util.regex.Matcher uri = java.util.regex.Pattern.compile("upstream uri: (\\S+)").matcher(out);
+            if (uri.find()) {
+                try (MongoClient direct = client(uri.group(1))) {
+                    assertThrows(MongoException.class, () -> direct.getDatabase("admin").runCommand(new Document("ping", 1)),
+                            "the upstream it started is gone with it");
+                }
+            }
+        }
+    }
+
     /** Ctrl-C is SIGINT: the same clean stop, exit 0 (the JVM ended with 130). */
     @Test
     void ctrlCStopsTheProxyCleanlyWithExitZero() throws Exception {
