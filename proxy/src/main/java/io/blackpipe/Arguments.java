@@ -1,5 +1,7 @@
 package io.blackpipe;
 
+import io.blackpipe.admin.AdminHttp;
+import io.blackpipe.admin.AdminToken;
 import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Failover;
 import io.blackpipe.fault.JsonDocuments;
@@ -7,7 +9,6 @@ import io.blackpipe.fault.Latency;
 import io.blackpipe.fault.Restart;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.URI;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -125,20 +126,25 @@ final class Arguments {
         return new Latency(wholeMillis(delay, "delay"), wholeMillis(jitter, "jitter"), direction);
     }
 
-    /** {@code adminUrl} without its trailing slashes: http or https, a host, no query or fragment. */
+    /** {@code adminUrl} as the admin API's base URL (see {@link AdminHttp#baseUrl}), refused naming the argument. */
     static String adminUrl(String adminUrl) {
-        String base = adminUrl == null ? "" : adminUrl.strip().replaceAll("/+$", "");
-        URI uri;
         try {
-            uri = URI.create(base);
+            return AdminHttp.baseUrl(adminUrl);
         } catch (IllegalArgumentException e) {
-            uri = null;
+            throw new IllegalArgumentException("adminUrl: " + e.getMessage(), e);
         }
-        if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
-                || uri.getQuery() != null || uri.getFragment() != null) {
-            throw new IllegalArgumentException("adminUrl: '" + adminUrl + "' is not a URL such as http://127.0.0.1:9090");
+    }
+
+    /** {@code token} as a client sends it: null for none; an empty one (an unset variable's) or one no header can carry is refused. */
+    static String adminToken(String token) {
+        if (token != null && token.isEmpty()) {
+            throw new IllegalArgumentException("token: empty, as the proxy refuses an empty --admin-token; null connects without one");
         }
-        return base;
+        String why = AdminToken.whyUnsendable(token);
+        if (why != null) {
+            throw new IllegalArgumentException("token: " + why);
+        }
+        return token;
     }
 
     /** A member's restart: a quiesce of zero or whole milliseconds, a time down of whole milliseconds from 1, up to a day. */

@@ -73,14 +73,17 @@ public final class RemoteBlackPipe {
         this.http = new AdminCalls(http);
     }
 
-    /** The proxy whose admin API is at {@code adminUrl} (http://host:port), without a token. */
+    /** The proxy whose admin API is at {@code adminUrl} (http://host:port, or host:port), without a token. */
     public static RemoteBlackPipe connect(String adminUrl) {
         return connect(adminUrl, null);
     }
 
-    /** @param token the proxy's --admin-token (BLACKPIPE_ADMIN_TOKEN); null: none */
+    /**
+     * @param adminUrl http://host:port (http:// may be left out, as the CLI's --admin)
+     * @param token    the proxy's --admin-token (BLACKPIPE_ADMIN_TOKEN); null: none (an empty one is refused, as the proxy's is)
+     */
     public static RemoteBlackPipe connect(String adminUrl, String token) {
-        return new RemoteBlackPipe(new AdminHttp(Arguments.adminUrl(adminUrl), token, "",
+        return new RemoteBlackPipe(new AdminHttp(Arguments.adminUrl(adminUrl), Arguments.adminToken(token), "",
                 " (give the proxy's admin token: RemoteBlackPipe.connect(adminUrl, token))"));
     }
 

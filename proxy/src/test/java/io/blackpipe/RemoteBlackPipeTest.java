@@ -381,6 +381,15 @@ class RemoteBlackPipeTest {
             assertEquals("t", withToken.fail("find").id("t").with(Fault.CLOSE));
             assertEquals(List.of("t"), running.server().rules().rules().stream().map(r -> r.id()).toList());
             assertEquals(url, withToken.adminUrl(), "the trailing slash dropped");
+            RemoteBlackPipe noScheme = RemoteBlackPipe.connect("127.0.0.1:" + guarded.port(), "s3cret");
+            assertEquals(url, noScheme.adminUrl(), "http:// added, as the CLI's --admin adds it");
+            assertEquals(List.of("t"), noScheme.rules().stream().map(rule -> org.bson.BsonDocument.parse(rule).getString("id").getValue())
+                    .toList());
+            assertEquals("token: empty, as the proxy refuses an empty --admin-token; null connects without one",
+                    assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(url, "")).getMessage(),
+                    "an unset variable's empty token would go unsent, and the 401 would blame the proxy");
+            assertEquals("adminUrl: '" + url + "/api/v1' names the API's path; give the admin address alone, such as " + url,
+                    assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(url + "/api/v1", "s3cret")).getMessage());
         }
 
         int closed;
@@ -391,7 +400,7 @@ class RemoteBlackPipeTest {
                 () -> RemoteBlackPipe.connect("http://127.0.0.1:" + closed).attempts("insert"));
         assertTrue(unreachable.getMessage().startsWith("cannot reach the blackpipe admin API at http://127.0.0.1:" + closed + " ("),
                 unreachable.getMessage());
-        for (String bad : new String[] {"127.0.0.1:9090", "ftp://127.0.0.1:9090", "http://127.0.0.1:9090/?x=1", "", null}) {
+        for (String bad : new String[] {"ftp://127.0.0.1:9090", "http://127.0.0.1:9090/?x=1", "http://127.0.0.1:0", "", null}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(bad));
             assertEquals("adminUrl: '" + bad + "' is not a URL such as http://127.0.0.1:9090", e.getMessage());
         }

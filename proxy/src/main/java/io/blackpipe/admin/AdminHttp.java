@@ -79,6 +79,34 @@ public final class AdminHttp {
         return base;
     }
 
+    /**
+     * An admin address as a base URL without a trailing slash: http:// is added when no scheme is given (127.0.0.1:9090,
+     * localhost:9090); a path is kept (a reverse proxy's prefix), but not the API's own /api/v1, which every request
+     * adds. Anything but http(s)://host[:port][/path] is an IllegalArgumentException saying what one looks like.
+     */
+    public static String baseUrl(String admin) {
+        String text = admin == null ? "" : admin.strip();
+        if (!text.contains("://")) {
+            text = "http://" + text;
+        }
+        text = text.replaceAll("/+$", "");
+        URI uri;
+        try {
+            uri = URI.create(text);
+        } catch (IllegalArgumentException e) {
+            uri = null;
+        }
+        if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
+                || uri.getQuery() != null || uri.getFragment() != null || uri.getPort() == 0 || uri.getPort() > 65_535) {
+            throw new IllegalArgumentException("'" + admin + "' is not a URL such as http://127.0.0.1:9090");
+        }
+        if (uri.getPath() != null && (uri.getPath().endsWith("/api/v1") || uri.getPath().contains("/api/v1/"))) {
+            throw new IllegalArgumentException("'" + admin + "' names the API's path; give the admin address alone, such as "
+                    + uri.getScheme() + "://" + uri.getRawAuthority());
+        }
+        return text;
+    }
+
     /** Percent-encodes one path segment or query value. */
     public static String encode(String value) {
         return URLEncoder.encode(value, StandardCharsets.UTF_8).replace("+", "%20");

@@ -1,7 +1,7 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.admin.AdminHttp;
 import io.blackpipe.admin.AdminToken;
-import java.net.URI;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -30,25 +30,12 @@ final class AdminOptions {
         return baseUrl(spec, admin);
     }
 
-    /**
-     * An --admin value as a base URL without a trailing slash: http:// is added when no scheme is
-     * given (127.0.0.1:9090, localhost:9090). Anything but http(s)://host[:port][/path] is a usage error.
-     */
+    /** An --admin value as the admin API's base URL (see {@link AdminHttp#baseUrl}); anything else is a usage error. */
     static String baseUrl(CommandSpec spec, String admin) {
-        String text = admin == null ? "" : admin.strip();
-        if (!text.contains("://")) {
-            text = "http://" + text;
-        }
-        URI uri;
         try {
-            uri = URI.create(text);
+            return AdminHttp.baseUrl(admin);
         } catch (IllegalArgumentException e) {
-            throw new ParameterException(spec.commandLine(), "--admin '" + admin + "' is not a URL such as http://127.0.0.1:9090");
+            throw new ParameterException(spec.commandLine(), "--admin " + e.getMessage());
         }
-        if (!("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
-                || uri.getQuery() != null || uri.getFragment() != null || uri.getPort() == 0 || uri.getPort() > 65_535) {
-            throw new ParameterException(spec.commandLine(), "--admin '" + admin + "' is not a URL such as http://127.0.0.1:9090");
-        }
-        return text.replaceAll("/+$", "");
     }
 }

@@ -487,6 +487,15 @@ class ControlCommandsTest {
         assertEquals(List.of(), shared.ruleIds(), "a usage error sends nothing");
     }
 
+    /** The API's own path in --admin would be doubled (/api/v1/api/v1/rules, a 404): refused, naming the address to give. */
+    @Test
+    void anAdminUrlWithTheApisPathIsAUsageErrorNamingTheAddress() {
+        CliRun run = CliRun.of("stats", "--admin", "http://127.0.0.1:9090/api/v1/");
+        assertEquals(2, run.exitCode(), run::toString);
+        assertEquals("--admin 'http://127.0.0.1:9090/api/v1/' names the API's path; give the admin address alone, such as"
+                + " http://127.0.0.1:9090", run.err().lines().findFirst().orElse(""));
+    }
+
     @Test
     void anEmptyRuleIdIsAUsageErrorAndRemovesNothing() {
         assertEquals(0, shared.run("fault", "add", "--command", "insert", "--reset", "--id", "keep1").exitCode());
