@@ -83,7 +83,7 @@ class BadArgumentParityTest {
         }
         for (String command : List.of("hello", "isMaster", "ismaster", "saslStart", "saslContinue", "authenticate")) {
             String message = "command: '" + command + "' is a handshake's or monitoring's command, counted apart from the"
-                    + " application's: blackpipe_monitoring_commands_total on /metrics (in registry(): blackpipe.monitoring.commands);"
+                    + " application's: blackpipe_monitoring_commands_total on /metrics (its Micrometer name: blackpipe.monitoring.commands);"
                     + " a rule's faults on it are counted with the other faults";
             bothSay(message, () -> embedded.attempts(command), () -> remote.attempts(command));
             bothSay(message, () -> embedded.outcomes(command, "ok"), () -> remote.outcomes(command, "ok"));

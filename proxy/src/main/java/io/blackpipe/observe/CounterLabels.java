@@ -22,7 +22,7 @@ public final class CounterLabels {
         if (CommandFacts.isHelloName(command) || ConnectionObserver.isAuthentication(command)) {
             // never an attempt, an outcome or a retry: counted apart, so attempts("hello") would read 0 forever
             throw new IllegalArgumentException("command: '" + command + "' is a handshake's or monitoring's command, counted"
-                    + " apart from the application's: blackpipe_monitoring_commands_total on /metrics (in registry():"
+                    + " apart from the application's: blackpipe_monitoring_commands_total on /metrics (its Micrometer name:"
                     + " blackpipe.monitoring.commands); a rule's faults on it are counted with the other faults");
         }
         return known(command);
