@@ -14,11 +14,11 @@ import picocli.CommandLine.Option;
 /** Where the proxy listens and what it advertises; shared by every command that starts one. */
 final class ListenOptions {
     @Option(names = "--host", defaultValue = "${env:BLACKPIPE_HOST:-0.0.0.0}",
-            description = "Address the member listeners bind (env BLACKPIPE_HOST; default ${DEFAULT-VALUE}).")
+            description = "Address the member listeners bind (env BLACKPIPE_HOST; default 0.0.0.0).")
     String host;
 
     @Option(names = "--port", defaultValue = "${env:BLACKPIPE_PORT:-27017}",
-            description = "Port of the first member's listener; the next members get port+1, port+2, ...; 0 picks free ports (env BLACKPIPE_PORT; default ${DEFAULT-VALUE}).")
+            description = "Port of the first member's listener; the next members get port+1, port+2, ...; 0 picks free ports (env BLACKPIPE_PORT; default 27017).")
     int port;
 
     @Option(names = "--advertise-host", paramLabel = "NAME", defaultValue = "${env:BLACKPIPE_ADVERTISE_HOST}",
@@ -26,12 +26,12 @@ final class ListenOptions {
     String advertiseHost;
 
     @Option(names = "--admin-host", defaultValue = "${env:BLACKPIPE_ADMIN_HOST:-127.0.0.1}",
-            description = "Address the admin HTTP server binds (env BLACKPIPE_ADMIN_HOST; default ${DEFAULT-VALUE}).")
+            description = "Address the admin HTTP server binds (env BLACKPIPE_ADMIN_HOST; default 127.0.0.1).")
     String adminHost;
 
     @Option(names = "--admin-port", defaultValue = "${env:BLACKPIPE_ADMIN_PORT:-9090}",
             description = "Admin HTTP port serving /metrics, /health and the control API (/api/v1/..., which the fault, scenario, stats and member commands use);"
-                    + " 0 picks a free port, -1 disables it all (env BLACKPIPE_ADMIN_PORT; default ${DEFAULT-VALUE}).")
+                    + " 0 picks a free port, -1 disables it all (env BLACKPIPE_ADMIN_PORT; default 9090).")
     int adminPort;
 
     @Option(names = "--admin-token", paramLabel = "TOKEN", defaultValue = "${env:BLACKPIPE_ADMIN_TOKEN}", converter = OptionalToken.class,
@@ -47,7 +47,7 @@ final class ListenOptions {
     int simulateMembers;
 
     @Option(names = "--connect-timeout-ms", defaultValue = "${env:BLACKPIPE_CONNECT_TIMEOUT_MS:-5000}",
-            description = "Timeout for connecting to upstream members (env BLACKPIPE_CONNECT_TIMEOUT_MS; default ${DEFAULT-VALUE}).")
+            description = "Timeout for connecting to upstream members (env BLACKPIPE_CONNECT_TIMEOUT_MS; default 5000).")
     int connectTimeoutMillis;
 
     @Option(names = "--tls-cert", paramLabel = "FILE", defaultValue = "${env:BLACKPIPE_TLS_CERT}", converter = OptionalPath.class,
@@ -63,7 +63,7 @@ final class ListenOptions {
     Path tlsClientCa;
 
     @Option(names = "--max-connections", paramLabel = "N", defaultValue = "${env:BLACKPIPE_MAX_CONNECTIONS:-0}",
-            description = "Most client connections open at once across all members; more are closed on accept (env BLACKPIPE_MAX_CONNECTIONS; default ${DEFAULT-VALUE}: unlimited).")
+            description = "Most client connections open at once across all members; more are closed on accept (env BLACKPIPE_MAX_CONNECTIONS; default 0: unlimited).")
     int maxConnections;
 
     /** @throws IllegalArgumentException naming the option that is wrong */

@@ -89,6 +89,41 @@ class EnvironmentVariablesCliTest {
         }
     }
 
+    /**
+     * --help says each option's own default, whatever the environment: with BLACKPIPE_PORT set it said "default 28000",
+     * which reads as blackpipe's. And every option whose default reads a variable says that default, as written.
+     */
+    @Test
+    void helpShowsTheBuiltInDefaultsNotTheEnvironments(@TempDir Path temp) throws Exception {
+        try (CliChild help = new CliChild(temp, null, Map.of("BLACKPIPE_PORT", "28000", "BLACKPIPE_ADMIN_HOST", "10.9.9.9"),
+                "proxy", "--help")) {
+            assertEquals(0, help.awaitExit(), help::describe);
+            String out = help.stdoutText().replaceAll("\\s+", " ");
+            assertTrue(out.contains("(env BLACKPIPE_PORT; default 27017)") && out.contains("(env BLACKPIPE_ADMIN_HOST; default 127.0.0.1)"), out);
+            assertFalse(out.contains("28000") || out.contains("10.9.9.9"), out);
+        }
+        Pattern fromEnvironment = Pattern.compile("\\$\\{env:(\\w+):-(.*)}");
+        List<String> wrong = new ArrayList<>();
+        List<picocli.CommandLine> commands = new ArrayList<>(List.of(Main.commandLine()));
+        for (int i = 0; i < commands.size(); i++) {
+            commands.addAll(commands.get(i).getSubcommands().values());
+            for (picocli.CommandLine.Model.OptionSpec option : commands.get(i).getCommandSpec().options()) {
+                if (!(option.userObject() instanceof java.lang.reflect.Field field) || !field.isAnnotationPresent(picocli.CommandLine.Option.class)) {
+                    continue;
+                }
+                Matcher annotated = fromEnvironment.matcher(field.getAnnotation(picocli.CommandLine.Option.class).defaultValue());
+                String description = String.join(" ", field.getAnnotation(picocli.CommandLine.Option.class).description());
+                if (annotated.matches() && !description.contains("(env " + annotated.group(1) + "; default " + annotated.group(2))
+                        && !description.contains("DEFAULT-VALUE") && description.contains("default")) {
+                    wrong.add(commands.get(i).getCommandName() + " " + option.longestName() + ": " + description);
+                }
+                assertFalse(annotated.matches() && description.contains("${DEFAULT-VALUE}"), option.longestName()
+                        + ": ${DEFAULT-VALUE} shows the variable's value as the default");
+            }
+        }
+        assertEquals(List.of(), wrong, "an option whose default reads a variable says its own default");
+    }
+
     @Test
     void theSeedTheHistoryFileAndTheAdminHostComeFromTheEnvironment() throws Exception {
         Path history = temp.resolve("env-history.jsonl");
