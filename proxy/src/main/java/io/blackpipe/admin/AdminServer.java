@@ -33,6 +33,8 @@ import io.netty.handler.codec.http.TooLongHttpHeaderException;
 import io.netty.handler.codec.http.TooLongHttpLineException;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.DefaultEventExecutorGroup;
+import io.netty.util.concurrent.EventExecutorGroup;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.charset.CharacterCodingException;
@@ -46,10 +48,17 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class AdminServer implements AutoCloseable {
     private static final int MAX_BODY_BYTES = 1024 * 1024;
+    /** Requests answered at once, each connection's in turn: a few, for a scraper, a health check and a control command or two. */
+    private static final int WORKERS = 4;
     /** How long a request, once begun, may take to arrive whole: a megabyte body over a slow link takes well under it. */
     static final long REQUEST_TIMEOUT_MILLIS = 30_000;
 
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("blackpipe-admin", true), NioIoHandler.newFactory());
+    /**
+     * Where requests are answered, off the connections' event loop: a failover waits for the node's aborts and the
+     * members' answers, a restart for its step-down, and /health, /metrics and a followed history went on meanwhile.
+     */
+    private final EventExecutorGroup work = new DefaultEventExecutorGroup(WORKERS, new DefaultThreadFactory("blackpipe-admin-work", true));
     /** Open client connections, closed with the server: a history follower would otherwise never hear it stopped. */
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
     private final ProxyServer proxy;
@@ -66,6 +75,7 @@ public final class AdminServer implements AutoCloseable {
             this.channel = bind(host, port, requestTimeoutMillis);
         } catch (Exception e) { // a port taken (Netty throws its BindException unchecked), a token refused
             group.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS); // else its thread stayed, one per failed start
+            work.shutdownGracefully(0, 0, TimeUnit.MILLISECONDS);
             throw e;
         }
     }
@@ -80,7 +90,8 @@ public final class AdminServer implements AutoCloseable {
                         connections.add(ch);
                         PartialRequestTimeout timeout = new PartialRequestTimeout(requestTimeoutMillis);
                         ch.pipeline().addLast(timeout.bytesIn(), new HttpServerCodec(), timeout.requestsOut(), new TokenGate(AdminServer.this.token),
-                                new BoundedAggregator(), new Router());
+                                new BoundedAggregator());
+                        ch.pipeline().addLast(work, new Router());
                     }
                 })
                 .bind(host, port).sync().channel();
@@ -125,6 +136,7 @@ public final class AdminServer implements AutoCloseable {
         channel.close().syncUninterruptibly();
         connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        work.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
 
     private final class Router extends SimpleChannelInboundHandler<FullHttpRequest> {

@@ -72,6 +72,46 @@ class AdminServerTest {
         }
     }
 
+    /**
+     * A request that waits (a failover for the node's aborts, a restart for its step-down; here a rule for the parser a
+     * scenario read holds) holds no other: /health, /metrics and the API answer meanwhile. They all waited on the admin
+     * server's one event loop.
+     */
+    @Test
+    void aRequestThatWaitsHoldsNoOtherConnectionsRequests() throws Exception {
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CompletableFuture<Boolean> holding = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> proxy.ruleParser().parseTogether(() -> { // as a scenario being read holds it
+                    held.countDown();
+                    try {
+                        return release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }));
+        assertTrue(held.await(10, java.util.concurrent.TimeUnit.SECONDS), "the parser is held");
+        java.util.concurrent.CompletableFuture<HttpResponse<String>> waiting;
+        try {
+            waiting = HTTP.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + "/api/v1/rules"))
+                    .POST(HttpRequest.BodyPublishers.ofString("{id: 'waits', configureFailPoint: 'failCommand', mode: 'alwaysOn',"
+                            + " data: {failCommands: ['find'], errorCode: 2}}")).build(), HttpResponse.BodyHandlers.ofString());
+            Await.until(TIMEOUT, "the rule's request to wait for the parser", () -> Thread.getAllStackTraces().entrySet().stream()
+                    .anyMatch(thread -> thread.getKey().getName().startsWith("blackpipe-admin") && java.util.Arrays.stream(thread.getValue())
+                            .anyMatch(frame -> frame.getClassName().endsWith("RuleParser"))));
+            assertEquals(200, send("GET", "/health").statusCode(), "answered within its 5 s while the rule waits");
+            assertEquals(200, send("GET", "/metrics").statusCode());
+            assertEquals(200, send("GET", "/api/v1/members").statusCode());
+            assertTrue(!waiting.isDone(), "the rule still waits for the parser");
+        } finally {
+            release.countDown();
+        }
+        assertTrue(holding.get(10, java.util.concurrent.TimeUnit.SECONDS));
+        HttpResponse<String> added = waiting.get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertEquals(201, added.statusCode(), added::body);
+        proxy.rules().remove("waits");
+    }
+
     private static HttpResponse<String> send(String method, String path) throws Exception {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + path))
                 .timeout(Duration.ofSeconds(5))
