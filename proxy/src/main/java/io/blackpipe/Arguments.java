@@ -135,11 +135,11 @@ final class Arguments {
         }
     }
 
-    /** {@code token} as a client sends it: null for none; an empty one (an unset variable's) or one no header can carry is refused. */
+    /**
+     * {@code token} as a client sends it: null or empty for none (an empty BLACKPIPE_ADMIN_TOKEN is unset to the proxy
+     * too); one no HTTP header can carry is refused, never quoted.
+     */
     static String adminToken(String token) {
-        if (token != null && token.isEmpty()) {
-            throw new IllegalArgumentException("token: empty, as the proxy refuses an empty --admin-token; null connects without one");
-        }
         String why = AdminToken.whyUnsendable(token);
         if (why != null) {
             throw new IllegalArgumentException("token: " + why);

@@ -80,7 +80,7 @@ public final class RemoteBlackPipe {
 
     /**
      * @param adminUrl http://host:port (http:// may be left out, as the CLI's --admin)
-     * @param token    the proxy's --admin-token (BLACKPIPE_ADMIN_TOKEN); null: none (an empty one is refused, as the proxy's is)
+     * @param token    the proxy's --admin-token (BLACKPIPE_ADMIN_TOKEN); null or empty: none, as an empty variable is unset
      */
     public static RemoteBlackPipe connect(String adminUrl, String token) {
         return new RemoteBlackPipe(new AdminHttp(Arguments.adminUrl(adminUrl), Arguments.adminToken(token), "",

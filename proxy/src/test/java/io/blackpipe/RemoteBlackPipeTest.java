@@ -385,11 +385,15 @@ class RemoteBlackPipeTest {
             assertEquals(url, noScheme.adminUrl(), "http:// added, as the CLI's --admin adds it");
             assertEquals(List.of("t"), noScheme.rules().stream().map(rule -> org.bson.BsonDocument.parse(rule).getString("id").getValue())
                     .toList());
-            assertEquals("token: empty, as the proxy refuses an empty --admin-token; null connects without one",
-                    assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(url, "")).getMessage(),
-                    "an unset variable's empty token would go unsent, and the 401 would blame the proxy");
-            assertEquals("adminUrl: '" + url + "/api/v1' names the API's path; give the admin address alone, such as " + url,
+            assertTrue(assertThrows(IllegalStateException.class, () -> RemoteBlackPipe.connect(url, "").rules()).getMessage()
+                    .contains("401 Unauthorized"), "an empty token is none, as an empty BLACKPIPE_ADMIN_TOKEN is unset");
+            assertEquals("adminUrl: '" + url + "/api/v1' names the API's path, which every request adds; give the admin address: " + url,
                     assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(url + "/api/v1", "s3cret")).getMessage());
+            assertEquals("adminUrl: 'https://gw.example/blackpipe/api/v1/' names the API's path, which every request adds; give the"
+                    + " admin address: https://gw.example/blackpipe", assertThrows(IllegalArgumentException.class,
+                    () -> RemoteBlackPipe.connect("https://gw.example/blackpipe/api/v1/")).getMessage(), "a prefix is kept");
+            assertEquals("https://gw.example/api/v1x", RemoteBlackPipe.connect("https://gw.example/api/v1x").adminUrl());
+            assertEquals("http://[::1]:9090", RemoteBlackPipe.connect("[::1]:9090").adminUrl());
         }
 
         int closed;

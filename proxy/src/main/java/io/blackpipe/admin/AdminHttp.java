@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.bson.BsonDocument;
@@ -81,8 +82,9 @@ public final class AdminHttp {
 
     /**
      * An admin address as a base URL without a trailing slash: http:// is added when no scheme is given (127.0.0.1:9090,
-     * localhost:9090); a path is kept (a reverse proxy's prefix), but not the API's own /api/v1, which every request
-     * adds. Anything but http(s)://host[:port][/path] is an IllegalArgumentException saying what one looks like.
+     * localhost:9090); a path is kept (a reverse proxy's prefix), but one that ends in the API's own /api/v1, which every
+     * request adds, is refused naming the address without it. Anything but http(s)://host[:port][/path] is an
+     * IllegalArgumentException saying what one looks like.
      */
     public static String baseUrl(String admin) {
         String text = admin == null ? "" : admin.strip();
@@ -100,9 +102,9 @@ public final class AdminHttp {
                 || uri.getQuery() != null || uri.getFragment() != null || uri.getPort() == 0 || uri.getPort() > 65_535) {
             throw new IllegalArgumentException("'" + admin + "' is not a URL such as http://127.0.0.1:9090");
         }
-        if (uri.getPath() != null && (uri.getPath().endsWith("/api/v1") || uri.getPath().contains("/api/v1/"))) {
-            throw new IllegalArgumentException("'" + admin + "' names the API's path; give the admin address alone, such as "
-                    + uri.getScheme() + "://" + uri.getRawAuthority());
+        if (text.endsWith("/api/v1")) {
+            throw new IllegalArgumentException("'" + admin + "' names the API's path, which every request adds; give the admin"
+                    + " address: " + text.substring(0, text.length() - "/api/v1".length()));
         }
         return text;
     }
@@ -187,7 +189,11 @@ public final class AdminHttp {
 
     /** Like {@link #call} and parses the JSON body. */
     public BsonDocument json(String method, String path, String body) {
-        Answer answer = call(method, path, body);
+        return parsed(method, path, call(method, path, body));
+    }
+
+    /** {@code answer}'s JSON body; one that is not JSON (another server's page) is a Failure saying so. */
+    public BsonDocument parsed(String method, String path, Answer answer) {
         try {
             return BsonDocument.parse(answer.body());
         } catch (JsonParseException | org.bson.BsonInvalidOperationException e) {
@@ -247,7 +253,7 @@ public final class AdminHttp {
 
     /** {@code message}, the API's refusal of a scenario sent from {@code file}, naming the file on each error's line. */
     public static String namingTheScenarioFile(String message, String file) {
-        return message.replaceAll("(: |\n)" + SCENARIO_SOURCE + ":", "$1" + Matcher.quoteReplacement(file) + ":");
+        return message.replaceAll("(: |\n)" + Pattern.quote(SCENARIO_SOURCE) + ":", "$1" + Matcher.quoteReplacement(file) + ":");
     }
 
     /** The API's "error" field, else the body itself. */

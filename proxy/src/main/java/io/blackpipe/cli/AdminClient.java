@@ -107,6 +107,15 @@ final class AdminClient {
         }
     }
 
+    /** {@code answer}'s JSON body; one that is not JSON is a Failure, as {@link #json} makes it. */
+    BsonDocument parsed(String method, String path, Answer answer) throws Failure {
+        try {
+            return http.parsed(method, path, new AdminHttp.Answer(answer.status(), answer.body()));
+        } catch (AdminHttp.Failure e) {
+            throw new Failure(e.getMessage());
+        }
+    }
+
     BsonDocument get(String path) throws Failure {
         return json("GET", path, null);
     }

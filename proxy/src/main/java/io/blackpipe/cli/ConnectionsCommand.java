@@ -61,8 +61,9 @@ final class ConnectionsCommand implements Runnable {
 
         @Override
         int run(AdminClient admin, PrintWriter out) throws AdminClient.Failure {
-            BsonDocument answer = BsonDocument.parse(admin.callOnMember("POST", "connections/reset?member=" + AdminClient.encode(member),
-                    unknown -> new ParameterException(spec.commandLine(), "--member: " + unknown)).body());
+            String path = "connections/reset?member=" + AdminClient.encode(member);
+            BsonDocument answer = admin.parsed("POST", path, admin.callOnMember("POST", path,
+                    unknown -> new ParameterException(spec.commandLine(), "--member: " + unknown)));
             out.println("reset " + (answer.isNumber("reset") ? Plural.of(answer.getNumber("reset").longValue(), "connection")
                     : "? connections") + " of " + member);
             return 0;

@@ -492,8 +492,8 @@ class ControlCommandsTest {
     void anAdminUrlWithTheApisPathIsAUsageErrorNamingTheAddress() {
         CliRun run = CliRun.of("stats", "--admin", "http://127.0.0.1:9090/api/v1/");
         assertEquals(2, run.exitCode(), run::toString);
-        assertEquals("--admin 'http://127.0.0.1:9090/api/v1/' names the API's path; give the admin address alone, such as"
-                + " http://127.0.0.1:9090", run.err().lines().findFirst().orElse(""));
+        assertEquals("--admin 'http://127.0.0.1:9090/api/v1/' names the API's path, which every request adds; give the admin"
+                + " address: http://127.0.0.1:9090", run.err().lines().findFirst().orElse(""));
     }
 
     @Test
