@@ -11,7 +11,8 @@ public final class NameSpelling {
 
     /**
      * The name of {@code names} that {@code name} is likely a misspelling of, or null: one that differs only in case, or by
-     * a letter or two (one for a name of up to four letters) added, left out, changed or swapped with the next.
+     * a letter or two (one for a name of up to four letters) added, left out, changed or swapped with the next. Two names
+     * as near (db9:27017 to db1:27017 and db2:27017) are no guess: null, rather than the first of them.
      */
     public static String likelyMeant(String name, Collection<String> names) {
         if (name == null || name.isEmpty() || names.contains(name)) {
@@ -19,7 +20,8 @@ public final class NameSpelling {
         }
         String closest = null;
         int closestDistance = Integer.MAX_VALUE;
-        for (String known : new TreeSet<>(names)) { // in one order: a tie names the same one each run
+        boolean tied = false;
+        for (String known : new TreeSet<>(names)) {
             if (known.toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
                 return known;
             }
@@ -27,9 +29,12 @@ public final class NameSpelling {
             if (distance < closestDistance) {
                 closest = known;
                 closestDistance = distance;
+                tied = false;
+            } else if (distance == closestDistance && !known.equalsIgnoreCase(closest)) { // aliases by case are one name
+                tied = true;
             }
         }
-        return closestDistance <= (name.length() <= 4 ? 1 : 2) ? closest : null;
+        return !tied && closestDistance <= (name.length() <= 4 ? 1 : 2) ? closest : null;
     }
 
     /** Edits from {@code a} to {@code b}: letters added, left out or changed, and two neighbours swapped (one edit). */

@@ -26,5 +26,7 @@ class NameSpellingTest {
         assertNull(NameSpelling.likelyMeant(null, outcomes));
         assertEquals("error", NameSpelling.likelyMeant("eror", outcomes), "one edit");
         assertNull(NameSpelling.likelyMeant("x", List.of("ok")), "two edits from a short name: too far to guess");
+        assertNull(NameSpelling.likelyMeant("db9:27017", List.of("db1:27017", "db2:27017", "primary")), "as near to two: no guess");
+        assertEquals("db1:27017", NameSpelling.likelyMeant("db1:2707", List.of("db1:27017", "db2:27017")), "nearer to one");
     }
 }
