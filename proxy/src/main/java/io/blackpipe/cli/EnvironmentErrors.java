@@ -1,6 +1,5 @@
 package io.blackpipe.cli;
 
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.function.Function;
@@ -19,8 +18,7 @@ import picocli.CommandLine.ParseResult;
  */
 final class EnvironmentErrors implements IParameterExceptionHandler {
     /** How the shared checks' messages about an option begin, by the option's name (see {@link #optionNamedBy}). */
-    private static final Map<String, String> OPENINGS = Map.of("--upstream", "the upstream URI", "--history", "cannot open the history file",
-            "--scenario", "cannot read scenario");
+    private static final Map<String, String> OPENINGS = Map.of("--upstream", "the upstream URI", "--history", "cannot open the history file");
 
     private final IParameterExceptionHandler standard;
     private final Function<String, String> environment;
@@ -56,16 +54,14 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
     /**
      * The option a message begins with (the commands' checks do), or null. Checks shared with BlackPipe.start, whose
      * callers typed no flag, begin with what the option holds instead: the upstream URI's (UpstreamUri), and the
-     * history file's (History.open, when the proxy starts); a file's own errors begin with its name ("file:line: ...":
-     * a scenario's).
+     * history file's (History.open, when the proxy starts).
      */
     private static OptionSpec optionNamedBy(CommandLine line, String message) {
         String text = message == null ? "" : message;
         for (OptionSpec option : line.getCommandSpec().options()) {
             String name = option.longestName();
             if (text.startsWith(name + " ") || text.startsWith(name + ":")
-                    || OPENINGS.containsKey(name) && text.startsWith(OPENINGS.get(name))
-                    || option.getValue() instanceof Path file && text.startsWith(file + ":")) {
+                    || OPENINGS.containsKey(name) && text.startsWith(OPENINGS.get(name))) {
                 return option;
             }
         }
@@ -75,15 +71,20 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
     /**
      * A failed start's message (exit 1: e.g. "--tls-cert /certs/x.pem is not a readable file") with the
      * variable that set its option, when no flag did: a compose file's BLACKPIPE_TLS_CERT, not a --tls-cert nobody typed.
+     * A scenario's errors (one a line) are its option's; the variable is named on the first line.
      */
-    static String namingTheVariable(CommandLine line, String message) {
-        OptionSpec option = optionNamedBy(line, message);
+    static String namingTheVariable(CommandLine line, RuntimeException failure) {
+        String message = failure.getMessage();
+        OptionSpec option = failure instanceof FaultOptions.ScenarioRefused ? line.getCommandSpec().findOption("--scenario")
+                : optionNamedBy(line, message);
         String variable = option == null ? null : EnvironmentDefaults.variableOf(option);
         ParseResult parsed = line.getParseResult();
         if (variable == null || parsed == null || parsed.hasMatchedOption(option)) {
             return message;
         }
-        return message + " (set by " + variable + ")";
+        int firstLineEnd = message.indexOf('\n');
+        String named = " (set by " + variable + ")";
+        return firstLineEnd < 0 ? message + named : message.substring(0, firstLineEnd) + named + message.substring(firstLineEnd);
     }
 
     private static boolean typed(OptionSpec option, String[] args) {

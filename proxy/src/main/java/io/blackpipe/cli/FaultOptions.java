@@ -40,7 +40,7 @@ final class FaultOptions {
         return config.withHistoryFile(history).withFaultOptions(effectiveSeed(), forwardFailPoints);
     }
 
-    /** Loads and starts the --scenario (a file, or a bundled scenario's name), if any. @throws IllegalArgumentException with file:line: field: message */
+    /** Loads and starts the --scenario (a file, or a bundled scenario's name), if any. @throws ScenarioRefused with file:line: field: message */
     void startScenario(ProxyServer proxy) {
         if (scenario == null) {
             return;
@@ -49,9 +49,16 @@ final class FaultOptions {
         try {
             proxy.scenarios().start(argument::load);
         } catch (IOException e) {
-            throw new IllegalArgumentException("cannot read scenario " + argument.cannotRead(e), e);
+            throw new ScenarioRefused("cannot read scenario " + argument.cannotRead(e), e);
         } catch (ScenarioException e) {
-            throw new IllegalArgumentException(e.getMessage(), e);
+            throw new ScenarioRefused(e.getMessage(), e);
+        }
+    }
+
+    /** The --scenario the start could not read or refused: a failure of that option's, which BLACKPIPE_SCENARIO may have set. */
+    static final class ScenarioRefused extends IllegalArgumentException {
+        ScenarioRefused(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 }

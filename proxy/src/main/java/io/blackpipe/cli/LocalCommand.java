@@ -65,7 +65,7 @@ final class LocalCommand implements Callable<Integer> {
                 running.close();
             }
             upstream.close();
-            spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e.getMessage()));
+            spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e));
             return 1;
         }
         if (stop.requested()) {

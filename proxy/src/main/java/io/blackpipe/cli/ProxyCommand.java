@@ -48,14 +48,14 @@ final class ProxyCommand implements Callable<Integer> {
         try {
             running = RunningProxy.start(config, listen.adminToken);
         } catch (RuntimeException e) {
-            spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e.getMessage()));
+            spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e));
             return 1;
         }
         try {
             faults.startScenario(running.proxy);
         } catch (IllegalArgumentException e) {
             running.close();
-            spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e.getMessage()));
+            spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e));
             return 1;
         }
         if (stop.requested()) { // a teardown while it started: stopped, as it would stop serving

@@ -196,14 +196,23 @@ class ScenarioCliTest {
     @Test
     void theScenarioMayComeFromTheEnvironment() throws Exception {
         Path bad = temp.resolve("env.yaml");
-        Files.writeString(bad, "name: e\n\nnonsense: 1\n");
+        Files.writeString(bad, "name: e\n\nnonsense: 1\ncolour: red\n");
         try (ScriptedMongod upstream = ScriptedMongod.start();
              CliChild child = new CliChild(temp, temp, Map.of("BLACKPIPE_SCENARIO", bad.toString()), "proxy", "--upstream", uri(upstream),
                      "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1")) {
             assertEquals(1, child.awaitExit(), child::describe);
-            assertTrue(child.stderrText().contains("blackpipe: " + bad + ":3: nonsense: unknown field"), child::describe);
-            assertTrue(child.stderrText().contains("(set by BLACKPIPE_SCENARIO)"), "a file nobody typed is named with its variable: "
-                    + child.describe());
+            List<String> lines = child.stderrText().lines().filter(line -> line.contains(bad.toString())).toList();
+            assertEquals(List.of("blackpipe: " + bad + ":3: nonsense: unknown field (expected name, description, rules, timeline)"
+                    + " (set by BLACKPIPE_SCENARIO)", bad + ":4: colour: unknown field (expected name, description, rules, timeline)"),
+                    lines, "a file nobody typed is named with its variable, on the first of its errors: " + child.describe());
+        }
+        // a bundled scenario the variable names, refused for this deployment (one node: no failover)
+        try (ScriptedMongod upstream = ScriptedMongod.start();
+             CliChild child = new CliChild(temp, temp, Map.of("BLACKPIPE_SCENARIO", "failover-during-writes"), "proxy", "--upstream",
+                     uri(upstream), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1")) {
+            assertEquals(1, child.awaitExit(), child::describe);
+            assertTrue(child.stderrText().contains("blackpipe: fault-scripts/failover-during-writes.yaml (bundled):"), child::describe);
+            assertTrue(child.stderrText().contains("(set by BLACKPIPE_SCENARIO)"), child::describe);
         }
     }
 
