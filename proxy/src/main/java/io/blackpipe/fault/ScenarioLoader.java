@@ -352,12 +352,5 @@ public final class ScenarioLoader {
             }
             return steps;
         }
-
-        /**
-         * The timeline in the order it runs, {@code rules} in force at its start: each remove finds its rule in force
-         * (one removed before its add did nothing, and the rule then stayed on), an add finds its id free (its own
-         * repeats re-add it afresh; after a remove or a clear, the id may come again), and no step comes after an end
-         * (it would never run).
-         */
     }
 }

@@ -163,15 +163,11 @@ final class MemberRoles {
     }
 
     /**
-     * After a simulated election every member's counter moved on: as every member of a real set
-     * answers its waiting awaitable hellos when its state changes, each simulated member's do now,
-     * and a driver that streams hello learns of the new primary at once, not from a refused write.
-     */
-    /**
-     * Every simulated member answers the awaitable hellos it holds with its new state. Returns what completes once
-     * those answers are written and flushed, so that a failover or a reset that waits for it returns with them on
-     * their way: a driver that streams hello then takes them in within milliseconds (its monitor's thread reads
-     * them), where before the proxy's own event loops could still be about to send them.
+     * After a simulated election every member's counter moved on: as every member of a real set answers its waiting
+     * awaitable hellos when its state changes, each simulated member's do now, with its new state, and a driver that
+     * streams hello learns of the new primary within milliseconds, not from a refused write. Returns what completes
+     * once those answers are written and flushed, so that a failover or a reset that waits for it returns with them on
+     * their way, where before the proxy's own event loops could still be about to send them.
      */
     private CompletableFuture<Void> announceSimulatedElection() {
         return CompletableFuture.allOf(simulation.members().stream().map(listeners::get).filter(Objects::nonNull)
