@@ -176,7 +176,7 @@ public final class ScenarioLoader {
                 }
             }
             steps.sort(Comparator.comparingLong(Scenario.Step::atMillis)); // stable: steps at one time run in file order
-            new TimelineCheck(stepPaths, ruleIds, givenIds, this::error).check(rules, steps, errors);
+            new TimelineCheck(stepPaths, ruleIds, givenIds, this::error).check(rules, steps, ruleList != null && timeline != null, errors);
             if (!errors.isEmpty()) {
                 throw ScenarioException.all(source, errors);
             }

@@ -31,9 +31,13 @@ final class TimelineCheck {
         this.error = error;
     }
 
-    /** Adds to {@code errors} what is wrong with {@code steps} (in time order) after {@code rules}. */
-    void check(List<Rule> rules, List<Scenario.Step> steps, List<ScenarioException> errors) {
-        // with a rule or an add step wrong in itself, which ids are in force when is not known: only what is sure is said
+    /**
+     * Adds to {@code errors} what is wrong with {@code steps} (in time order) after {@code rules}. Where the file had an
+     * error already (a rule, an add, a remove or a clear left out), which ids are in force when is not known, and only
+     * what is sure is said: a step after the end, and a remove of an id no rule of the file has ({@code everyIdKnown}:
+     * its rules and timeline are lists, whose ids were all collected).
+     */
+    void check(List<Rule> rules, List<Scenario.Step> steps, boolean everyIdKnown, List<ScenarioException> errors) {
         boolean whole = errors.isEmpty();
         Map<String, String> inForce = new HashMap<>(); // rule id -> the field path that added it
         for (int i = 0; i < rules.size(); i++) {
@@ -53,14 +57,14 @@ final class TimelineCheck {
             switch (step.kind()) {
                 case ADD -> {
                     String addedBy = inForce.put(step.rule().id(), path);
-                    if (addedBy != null && !addedBy.equals(path) && reported.add(path)) {
+                    if (whole && addedBy != null && !addedBy.equals(path) && reported.add(path)) {
                         errors.add(error.apply(path + ".add.id", "rule id '" + step.rule().id() + "' is in force already at "
                                 + step.atMillis() + "ms (added by " + addedBy + "); remove it before, or give this rule another id"));
                     }
                 }
                 case REMOVE -> {
                     boolean named = ruleIds.contains(step.target()) || givenIds.contains(step.target());
-                    if (inForce.remove(step.target()) == null && (!named || whole) && reported.add(path)) {
+                    if (inForce.remove(step.target()) == null && (whole || !named && everyIdKnown) && reported.add(path)) {
                         errors.add(error.apply(path + ".remove", !named ? "no rule with id '" + step.target() + "' in this scenario"
                                 : "rule '" + step.target() + "' is not in force at " + step.atMillis()
                                 + "ms (not added yet, or removed or cleared before): the remove would do nothing"));

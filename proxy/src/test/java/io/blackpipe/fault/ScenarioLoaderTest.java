@@ -1337,6 +1337,23 @@ class ScenarioLoaderTest {
                 timeline:
                   - {at: 1s, remove: a}
                 """).getMessage().lines().toList(), "the remove of a rule refused is not judged: it names a rule of the file");
+        assertEquals(List.of("bad.yaml:8: timeline[0].at: 'soon' is not a duration such as 500ms, 5s or 2m"), rejected("""
+                name: t
+                rules:
+                  - id: a
+                    configureFailPoint: failCommand
+                    mode: alwaysOn
+                    data: {failCommands: [insert], errorCode: 2}
+                timeline:
+                  - {at: soon, remove: a}
+                  - {at: 10s, add: {id: a, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [find], errorCode: 2}}}
+                """).getMessage().lines().toList(), "the add after a remove refused is not judged: the file removes it before");
+        assertEquals(List.of("bad.yaml:2: rules: must be a list"), rejected("""
+                name: t
+                rules: {id: a}
+                timeline:
+                  - {at: 1s, remove: a}
+                """).getMessage().lines().toList(), "rules that are no list: which ids the file has is not known");
     }
 
     /** A file of many bad rules lists the first ones, then how many more: enough to mend it, not a page per rule. */
