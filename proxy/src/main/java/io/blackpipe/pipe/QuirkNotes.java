@@ -35,17 +35,18 @@ final class QuirkNotes {
 
     /** Tells {@code quirks} of the server {@code process} names, called {@code who} ("member db:27017", "the real node"). */
     static void log(ProxyLog log, String who, String process, MemberQuirks quirks) {
-        int toldBefore = 0;
+        List<String> toldBefore = new ArrayList<>();
         for (Note note : notes(quirks)) {
             if (TOLD.add(process + " " + note.difference())) {
                 log.info(who + note.text());
             } else {
-                toldBefore++;
+                toldBefore.add(note.difference());
             }
         }
-        if (toldBefore > 0) {
-            log.info(who + " differs from mongod in " + (toldBefore == 1 ? "one way" : toldBefore + " ways") + " told earlier in"
-                    + " this process, and blackpipe works around " + (toldBefore == 1 ? "it" : "them") + " alike");
+        if (!toldBefore.isEmpty()) {
+            log.info(who + " differs from mongod in " + (toldBefore.size() == 1 ? "one way" : toldBefore.size() + " ways") + " told"
+                    + " earlier in this process (" + String.join(", ", toldBefore) + "), and blackpipe works around "
+                    + (toldBefore.size() == 1 ? "it" : "them") + " alike");
         }
     }
 

@@ -94,7 +94,7 @@ class LegacyOpcodesTest {
                 assertRefused("OP_GET_MORE", more);
             }
             if (UpstreamLane.isJongodb()) {
-                assertTrue(log.toldOfAMember("answers a legacy OP_QUERY find or OP_GET_MORE as an unknown command"),
+                assertTrue(log.toldOfAMember("answers a legacy OP_QUERY find or OP_GET_MORE as an unknown command", "legacyQueriesAsCommands"),
                         () -> String.join("\n", log.messages()));
             }
             String database = UpstreamLane.freshDatabaseName("legacy");

@@ -25,6 +25,7 @@ import io.blackpipe.testing.WireSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
@@ -162,7 +163,7 @@ class MemberQuirksTest {
             }
             try (LogCapture again = LogCapture.start(); ProxyServer proxy = ScriptedProxy.start(member)) {
                 again.await(m -> m.equals("member " + member.address() + " differs from mongod in one way told earlier in this"
-                        + " process, and blackpipe works around it alike"), Duration.ofSeconds(5), "noting the member by count");
+                        + " process (lacksEndSessions), and blackpipe works around it alike"), Duration.ofSeconds(5), "noting the member by count");
                 assertTrue(again.messages().stream().noneMatch(m -> m.contains("has no endSessions command")),
                         () -> String.join("\n", again.messages()));
                 CommandLog driver = new CommandLog();
@@ -341,7 +342,7 @@ class MemberQuirksTest {
             client.getDatabase(db).getCollection("c").withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", 1));
             Await.until(Duration.ofSeconds(10), "the server to hold the w:0 insert",
                     () -> direct.getDatabase(db).getCollection("c").countDocuments() == 1);
-            boolean said = log.toldOfAMember(SAID_W0);
+            boolean said = log.toldOfAMember(SAID_W0, "refusesUnacknowledged");
             assertEquals(UpstreamLane.isJongodb(), said, () -> UpstreamLane.name() + ": " + String.join("\n", log.messages()));
         }
     }
@@ -361,7 +362,7 @@ class MemberQuirksTest {
             Await.until(Duration.ofSeconds(10), "the read to find the document",
                     () -> c.find(new Document("sku", "B2")).into(new ArrayList<>()).size() == 1);
             assertEquals(1, c.countDocuments(), "an aggregate, secondaryPreferred too");
-            boolean said = log.toldOfAMember(SAID);
+            boolean said = log.toldOfAMember(SAID, "primaryReadsOnly");
             assertEquals(UpstreamLane.isJongodb(), said, () -> UpstreamLane.name() + ": " + String.join("\n", log.messages()));
         }
     }
@@ -399,7 +400,8 @@ class MemberQuirksTest {
     void aTransactionQuirkIsSaidOnlyOnJongodb(String said) throws Exception {
         try (LogCapture log = LogCapture.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
-            boolean saidIt = log.toldOfAMember(said);
+            boolean saidIt = log.toldOfAMember(said, Map.of(SAID_TRANSACTION_ENDS, "transactionEndsRefuseReadPreference",
+                    SAID_SUPERSEDED, "keepsSupersededTransactions").get(said));
             assertEquals(UpstreamLane.isJongodb(), saidIt, () -> UpstreamLane.name() + ": " + String.join("\n", log.messages()));
         }
     }

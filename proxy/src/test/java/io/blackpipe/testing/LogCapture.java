@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Predicate;
+import java.util.regex.Pattern;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -52,13 +53,14 @@ public final class LogCapture extends Handler implements AutoCloseable {
     }
 
     /**
-     * Whether the proxy told a member's {@code difference} from mongod: in full, or by count as told earlier in this
-     * process (a member's differences are told in full once per process, and other tests of this JVM start proxies in
-     * front of the lane's member too). A member with no difference (mongod) gets neither line.
+     * Whether the proxy told a member's difference from mongod: in full ({@code said}), or by its name
+     * ({@code difference}, MemberQuirks' accessor) among those told earlier in this process (a member's differences are
+     * told in full once per process, and other tests of this JVM start proxies in front of the lane's member too).
      */
-    public boolean toldOfAMember(String difference) {
-        return messages().stream().anyMatch(m -> m.contains(difference)
-                || m.matches("(member \\S+|the real node) differs from mongod in .* told earlier in this process, .*"));
+    public boolean toldOfAMember(String said, String difference) {
+        Pattern toldEarlier = Pattern.compile("(member \\S+|the real node) differs from mongod in .* told earlier in this process"
+                + " \\((?:.*, )?" + Pattern.quote(difference) + "(?:, .*)?\\), .*");
+        return messages().stream().anyMatch(m -> m.contains(said) || toldEarlier.matcher(m).matches());
     }
 
     /** Waits up to {@code timeout} for a message matching {@code wanted} and returns it. */
