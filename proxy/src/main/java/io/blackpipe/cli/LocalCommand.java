@@ -49,13 +49,14 @@ final class LocalCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("blackpipe: cannot start a local upstream: " + e.getMessage());
             return 1;
         }
+        out.println("upstream: " + upstream.description());
+        // for tests that start their own proxy in front of it (BlackPipe.start, -Dblackpipe.upstream)
+        out.println("upstream uri: " + upstream.uri());
+        out.flush();
         if (stop.requested()) { // a teardown while it started: stopped, as it would stop serving
             upstream.close();
             return 0;
         }
-        out.println("upstream: " + upstream.description());
-        // for tests that start their own proxy in front of it (BlackPipe.start, -Dblackpipe.upstream)
-        out.println("upstream uri: " + upstream.uri());
         RunningProxy running = null;
         try {
             running = RunningProxy.start(Cli.config(spec, listen, faults, upstream.uri()), listen.adminToken);

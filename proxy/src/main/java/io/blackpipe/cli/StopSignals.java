@@ -2,8 +2,8 @@ package io.blackpipe.cli;
 
 import java.io.PrintWriter;
 import java.util.List;
+import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
@@ -19,35 +19,35 @@ import sun.misc.SignalHandler;
 final class StopSignals implements AutoCloseable {
     private final CountDownLatch asked = new CountDownLatch(1);
     /** Each signal taken, with the JVM's handler to put back when the command returns (an in-process run leaves none). */
-    private final Map<Signal, SignalHandler> jvms = new ConcurrentHashMap<>();
+    private final Map<Signal, SignalHandler> jvms = new HashMap<>();
     private volatile boolean serving;
 
     private StopSignals() {
     }
 
     /**
-     * Takes the first SIGINT or SIGTERM from now on as a request to stop. A second one ends the JVM as the signal would
-     * have (its shutdown hooks run): the JVM's own handler is put back. Where the JVM keeps a signal to itself
-     * ({@code -Xrs}) it ends the JVM as before, and the shutdown hooks close what was started.
+     * Takes the first SIGINT or SIGTERM from now on as a request to stop. A second one, of either kind, ends the JVM as
+     * the signal would have (its shutdown hooks run): the JVM's own handlers are put back. Where the JVM leaves these
+     * signals alone ({@code -Xrs}) none is taken: a signal ends the JVM at once, as the JVM documents, without its
+     * shutdown hooks.
      */
     static StopSignals install(PrintWriter err) {
         StopSignals stop = new StopSignals();
-        for (String name : List.of("INT", "TERM")) {
-            try {
-                Signal signal = new Signal(name);
-                stop.jvms.put(signal, Signal.handle(signal, received -> stop.received(received, err)));
-            } catch (IllegalArgumentException | UnsupportedOperationException e) {
-                // not ours to handle here: the JVM ends on it, and its shutdown hook closes everything
+        synchronized (stop) { // a signal in the moment between a handler's install and its record waits for the record
+            for (String name : List.of("INT", "TERM")) {
+                try {
+                    Signal signal = new Signal(name);
+                    stop.jvms.put(signal, Signal.handle(signal, received -> stop.received(received, err)));
+                } catch (IllegalArgumentException | UnsupportedOperationException e) {
+                    // not ours to handle here: the JVM ends on it
+                }
             }
         }
         return stop;
     }
 
-    private void received(Signal signal, PrintWriter err) {
-        SignalHandler jvm = jvms.remove(signal);
-        if (jvm != null) {
-            Signal.handle(signal, jvm);
-        }
+    private synchronized void received(Signal signal, PrintWriter err) {
+        putBack(); // both: a SIGTERM after a Ctrl-C ends the JVM too
         if (!serving && asked.getCount() > 0) {
             err.println("blackpipe: stopping once the start is done (SIG" + signal.getName() + " again to end it now)");
             err.flush();
@@ -73,7 +73,11 @@ final class StopSignals implements AutoCloseable {
 
     /** The command returns: the JVM's handlers back, for a run inside another program (a test's). */
     @Override
-    public void close() {
+    public synchronized void close() {
+        putBack();
+    }
+
+    private void putBack() {
         jvms.forEach((signal, jvm) -> {
             try {
                 Signal.handle(signal, jvm);

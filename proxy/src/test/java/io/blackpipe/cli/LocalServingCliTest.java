@@ -71,7 +71,8 @@ class LocalServingCliTest {
     void aStopWhileLocalStillStartsIsACleanStopToo() throws Exception {
         try (CliChild local = new CliChild(temp, null, Map.of(), "local", "--port", "0", "--admin-port", "-1")) {
             local.awaitLine("starting a local upstream ..."); // printed once the signals are taken
-            local.process.destroy(); // SIGTERM while the upstream starts
+            // SIGTERM while the upstream starts, by kill: Process.destroy() would close this side's pipe of the child's output
+            assertEquals(0, new ProcessBuilder("kill", "-TERM", Long.toString(local.process.pid())).inheritIO().start().waitFor());
             assertTrue(local.process.waitFor(60, TimeUnit.SECONDS), local::describe);
             assertEquals(0, local.process.exitValue(), local::describe);
             assertTrue(local.stderrText().contains("blackpipe: stopping once the start is done (SIGTERM again to end it now)"),
@@ -79,11 +80,10 @@ class LocalServingCliTest {
             String out = local.stdoutText();
             assertFalse(out.contains("serving;"), local::describe);
             java.util.regex.Matcher uri = java.util.regex.Pattern.compile("upstream uri: (\\S+)").matcher(out);
-            if (uri.find()) {
-                try (MongoClient direct = client(uri.group(1))) {
-                    assertThrows(MongoException.class, () -> direct.getDatabase("admin").runCommand(new Document("ping", 1)),
-                            "the upstream it started is gone with it");
-                }
+            assertTrue(uri.find(), "the upstream it started, named before the stop: " + out);
+            try (MongoClient direct = client(uri.group(1))) {
+                assertThrows(MongoException.class, () -> direct.getDatabase("admin").runCommand(new Document("ping", 1)),
+                        "the upstream it started is gone with it");
             }
         }
     }
