@@ -33,7 +33,6 @@ import org.bson.BsonInt32;
  * a simulated set's election).
  */
 final class MemberRoles {
-    private final Discovery.Deployment deployment;
     /** How long a failover or a reset waits for its hello answers to go out: a loop that busy answers them later. */
     private static final long ANNOUNCE_WAIT_MILLIS = 2_000;
     /**
@@ -41,8 +40,9 @@ final class MemberRoles {
      * monitors' threads read them within milliseconds): the next test's first write would otherwise meet the old
      * primary now and then, and be retried, counted in that test. Only a reset that moved the primary waits.
      */
-    static final long FAILBACK_SETTLE_MILLIS = 100;
+    private static final long FAILBACK_SETTLE_MILLIS = 100;
 
+    private final Discovery.Deployment deployment;
     private final MemberMap members;
     private final MemberStates states;
     /** null: the members' roles are their own. */
