@@ -111,6 +111,9 @@ class DuplicateKeyBatchesTest {
              ProxyServer proxy = ScriptedProxy.start(member)) {
             awaitNoted(member, log);
             member.insertDocuments("shop", "orders", List.of(BsonDocument.parse("{_id: 1}")));
+            // the start's probes have closed, but the member may not have seen it yet: one counted here would close later,
+            // and the count the wait below wants back could never come (a loaded CI run timed out there once)
+            Await.until(Duration.ofSeconds(5), "the start's probe connections closed at the member", () -> member.openConnections() == 0);
             int openBefore = member.openConnections();
             try (WireSocket raw = ScriptedProxy.wire(proxy)) {
                 member.delayReplies("insert", 600); // long parts: the client surely leaves before the last of them
