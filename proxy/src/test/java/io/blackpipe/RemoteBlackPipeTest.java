@@ -387,6 +387,10 @@ class RemoteBlackPipeTest {
                     .toList());
             assertTrue(assertThrows(IllegalStateException.class, () -> RemoteBlackPipe.connect(url, "").rules()).getMessage()
                     .contains("401 Unauthorized"), "an empty token is none, as an empty BLACKPIPE_ADMIN_TOKEN is unset");
+            IllegalArgumentException unsendable = assertThrows(IllegalArgumentException.class,
+                    () -> RemoteBlackPipe.connect(url, "s3cret word"));
+            assertEquals("token: must be printable ASCII without spaces: it goes in an HTTP header, which carries nothing else",
+                    unsendable.getMessage(), "refused at connect, never quoted: it is a secret");
             assertEquals("adminUrl: '" + url + "/api/v1' names the API's path, which every request adds; give the admin address: " + url,
                     assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(url + "/api/v1", "s3cret")).getMessage());
             assertEquals("adminUrl: 'https://gw.example/blackpipe/api/v1/' names the API's path, which every request adds; give the"
