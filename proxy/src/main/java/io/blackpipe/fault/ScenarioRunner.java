@@ -130,16 +130,55 @@ public final class ScenarioRunner {
                 .map(Rule::id).distinct().toList();
     }
 
-    private synchronized void fire(Scenario owner, Scenario.Step step) {
-        if (owner != scenario || state != State.RUNNING) {
+    private void fire(Scenario owner, Scenario.Step step) {
+        if (step.kind() == Scenario.Kind.FAILOVER) {
+            failover(owner, step);
             return;
         }
+        synchronized (this) {
+            if (owner != scenario || state != State.RUNNING) {
+                return;
+            }
+            RuntimeException failed = null;
+            try {
+                apply(step);
+            } catch (RuntimeException e) {
+                failed = e;
+            }
+            noteFired(owner, step, failed);
+        }
+    }
+
+    /**
+     * A failover waits for the election to be told (a real set's stepdown, a simulated set's announcements and aborts),
+     * not under this lock: the scenario's status and its stop answer meanwhile. It holds nothing a stop must end. A
+     * step at 0s still runs inside {@link #start(Scenario)}, in force when that returns.
+     */
+    private void failover(Scenario owner, Scenario.Step step) {
+        synchronized (this) {
+            if (owner != scenario || state != State.RUNNING) {
+                return;
+            }
+        }
+        RuntimeException failed = null;
         try {
-            apply(step);
-            done.add(step.atMillis() + "ms " + step.describe());
+            deployment.failover(step.failover());
         } catch (RuntimeException e) {
-            done.add(step.atMillis() + "ms " + step.describe() + " FAILED: " + e.getMessage());
-            log.accept("scenario '" + owner.name() + "' step at line " + step.line() + " failed: " + e.getMessage());
+            failed = e;
+        }
+        synchronized (this) {
+            if (owner == scenario) { // stopped meanwhile, the failover happened all the same: its steps say so
+                noteFired(owner, step, failed);
+            }
+        }
+    }
+
+    private void noteFired(Scenario owner, Scenario.Step step, RuntimeException failed) {
+        if (failed == null) {
+            done.add(step.atMillis() + "ms " + step.describe());
+        } else {
+            done.add(step.atMillis() + "ms " + step.describe() + " FAILED: " + failed.getMessage());
+            log.accept("scenario '" + owner.name() + "' step at line " + step.line() + " failed: " + failed.getMessage());
         }
         stepsLeft--;
     }
@@ -194,7 +233,7 @@ public final class ScenarioRunner {
             case ROLLING_RESTART -> rollingRestart(scenario, step);
             case RESTORE -> deployment.restore(step.target());
             case RESET_CONNECTIONS -> deployment.resetConnections(step.target());
-            case FAILOVER -> deployment.failover(step.failover());
+            case FAILOVER -> throw new IllegalStateException("a failover step is fired by failover(), outside the lock");
             case END -> finish(State.FINISHED);
         }
     }
