@@ -43,7 +43,7 @@ public final class BlackPipe implements AutoCloseable {
     private final ProxyServer proxy;
     private final AdminServer admin;
     private final CounterView counters;
-    private final BlackPipeRules rules;
+    final BlackPipeRules rules; // ManagedBlackPipe's giveBackRules starts their ids over too
     private final AtomicBoolean closed = new AtomicBoolean();
     /** Who closes this instance when it is {@link ManagedBlackPipe} (its own close() then refuses); null: whoever holds it. */
     private final String closedBy;
@@ -350,13 +350,14 @@ public final class BlackPipe implements AutoCloseable {
     }
 
     /**
-     * Back to a clean slate between tests: scenario stopped, rules cleared (fired counts zeroed), members restored, a
-     * simulated set's first member primary again (by one more simulated election), counters reset, history() emptied,
-     * the sessions seen forgotten (a test's first command is no retry of the last test's). A real set's failover stays.
+     * Back to a clean slate between tests: scenario stopped, rules cleared (fired counts zeroed, ids from rule-1 again),
+     * members restored, a simulated set's first member primary again (one more simulated election), counters reset,
+     * history() emptied, the sessions seen forgotten (a test's first command is no retry of the last test's).
      */
     public void reset() {
         ensureOpen();
         proxy.reset();
+        rules.startIdsOver();
         counters.reset();
         historySince = System.nanoTime();
     }

@@ -39,4 +39,9 @@ final class BlackPipeRules {
         }
         return given;
     }
+
+    /** The next rule added without an id gets the first free rule-N again. */
+    void startIdsOver() {
+        generatedIds.startOver();
+    }
 }

@@ -7,7 +7,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * rule-1, rule-2, ...: the ids BlackPipe gives rules added without one, passing over any id a rule on the
- * proxy already has (a rule the test named rule-1 is not replaced).
+ * proxy already has (a rule the test named rule-1 is not replaced). They start over at a reset, so that a test
+ * gets the same ids run alone as in its class.
  */
 final class GeneratedRuleIds {
     private final AtomicInteger last = new AtomicInteger();
@@ -20,6 +21,11 @@ final class GeneratedRuleIds {
             id = "rule-" + last.incrementAndGet();
         } while (taken.contains(id));
         return id;
+    }
+
+    /** The next is rule-1 again, or the first after it that no rule in force has. */
+    void startOver() {
+        last.set(0);
     }
 
     /** {@code id}, the last one {@link #next} gave, went to no rule (the rule was refused): the next rule gets it. */

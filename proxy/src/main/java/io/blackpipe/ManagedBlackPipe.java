@@ -1,5 +1,7 @@
 package io.blackpipe;
 
+import java.util.List;
+
 /**
  * A BlackPipe shared by code that must not close it, and the one handle that does: what a test framework's
  * extension hands its tests ({@code @BlackPipeTest}'s, one proxy per test class). {@link #blackPipe()}'s own
@@ -16,6 +18,18 @@ public final class ManagedBlackPipe implements AutoCloseable {
     /** The proxy to hand out. */
     public BlackPipe blackPipe() {
         return blackPipe;
+    }
+
+    /**
+     * After a test: the rules in force become {@code kept} (as {@link BlackPipe#rules()} gave them: a class's own, set
+     * up before its first test), fresh, and the ids of rules added without one start over, as at
+     * {@link BlackPipe#reset()}, so that a rule the next test's instance adds as it is made gets the id it gets in a
+     * test run alone.
+     */
+    public void giveBackRules(List<String> kept) {
+        blackPipe.clearRules();
+        blackPipe.rules.startIdsOver();
+        kept.forEach(blackPipe::rule);
     }
 
     /** Closes the proxy, as {@link BlackPipe#close()} does for one that is not managed. Idempotent. */

@@ -245,6 +245,9 @@ class BlackPipeApiTest {
 
             blackPipe.clearRules();
             assertTrue(blackPipe.rules().isEmpty());
+            assertEquals("rule-5", blackPipe.fail("count").with(Fault.HANG), "clearRules() goes on counting: fired(id) names one rule");
+            blackPipe.reset();
+            assertEquals("rule-1", blackPipe.fail("count").with(Fault.HANG), "reset(), which zeroes fired counts, starts ids over");
             assertThrows(IllegalStateException.class, blackPipe::adminUrl, "the admin server is off unless asked for");
         }
     }

@@ -138,12 +138,11 @@ public final class BlackPipeExtension
     @Override
     @SuppressWarnings("unchecked")
     public void afterEach(ExtensionContext context) {
-        BlackPipe blackPipe = running(context);
+        ManagedBlackPipe blackPipe = runningManaged(context);
         ExtensionContext classContext = classContext(context);
         List<String> classRules = classContext.getStore(NAMESPACE).get(classRulesKey(classContext), List.class);
         if (blackPipe != null && classRules != null) {
-            blackPipe.clearRules();
-            classRules.forEach(blackPipe::rule);
+            blackPipe.giveBackRules(classRules); // ids start over: the next test's constructor gets those it gets alone
         }
     }
 
@@ -151,11 +150,10 @@ public final class BlackPipeExtension
     @SuppressWarnings("unchecked")
     public void afterAll(ExtensionContext context) {
         if (sharesAnEnclosingProxy(context)) {
-            BlackPipe blackPipe = running(context);
+            ManagedBlackPipe blackPipe = runningManaged(context);
             List<String> before = context.getStore(NAMESPACE).get(rulesBeforeKey(context), List.class);
             if (blackPipe != null && before != null) {
-                blackPipe.clearRules();
-                before.forEach(blackPipe::rule);
+                blackPipe.giveBackRules(before);
             }
             return;
         }
@@ -173,10 +171,14 @@ public final class BlackPipeExtension
 
     /** The proxy the test's class uses, if it has started (not if its start failed: the test asking for it reports that). */
     private static BlackPipe running(ExtensionContext context) {
+        ManagedBlackPipe managed = runningManaged(context);
+        return managed == null ? null : managed.blackPipe();
+    }
+
+    private static ManagedBlackPipe runningManaged(ExtensionContext context) {
         ExtensionContext owner = owner(context);
         try {
-            ManagedBlackPipe managed = owner.getStore(NAMESPACE).get(proxyKey(owner), ManagedBlackPipe.class);
-            return managed == null ? null : managed.blackPipe();
+            return owner.getStore(NAMESPACE).get(proxyKey(owner), ManagedBlackPipe.class);
         } catch (ExtensionConfigurationException startFailed) {
             return null; // the store gives back the failure of start() on every read
         }
