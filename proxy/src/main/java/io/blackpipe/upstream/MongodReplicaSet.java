@@ -108,13 +108,23 @@ public final class MongodReplicaSet implements LocalUpstream {
                 "--port", Integer.toString(port),
                 "--dbpath", dbPath.toString(),
                 "--logpath", logPath.toString(),
-                "--nounixsocket", // a socket file left in /tmp by a killed member stops a later one on its port
                 "--setParameter", "enableTestCommands=1",
                 // Three members share one machine: keep each one's cache and oplog small.
                 "--wiredTigerCacheSizeGB", "0.25",
                 "--oplogSize", "128"));
+        noUnixSocket(command, PathLookup.WINDOWS);
         quickSignalledShutdown(command, major, "shutdownTimeoutMillisForSignaledShutdown");
         return List.copyOf(command);
+    }
+
+    /**
+     * A socket file left in /tmp by a killed member stops a later one on its port: none is made. A Windows mongod has
+     * no Unix domain socket, and refuses to start with the option.
+     */
+    static void noUnixSocket(List<String> command, boolean windows) {
+        if (!windows) {
+            command.add("--nounixsocket");
+        }
     }
 
     /**

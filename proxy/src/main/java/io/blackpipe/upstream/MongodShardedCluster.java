@@ -123,8 +123,8 @@ public final class MongodShardedCluster implements AutoCloseable {
                 "--bind_ip", HOST,
                 "--port", Integer.toString(port),
                 "--logpath", logPath.toString(),
-                "--nounixsocket",
                 "--setParameter", "enableTestCommands=1"));
+        MongodReplicaSet.noUnixSocket(command, PathLookup.WINDOWS);
         MongodReplicaSet.quickSignalledShutdown(command, major, "mongosShutdownTimeoutMillisForSignaledShutdown");
         return List.copyOf(command);
     }

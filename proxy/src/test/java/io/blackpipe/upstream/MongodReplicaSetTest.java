@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.stream.Collectors;
@@ -80,6 +81,17 @@ class MongodReplicaSetTest {
         assertOption(command, "--logpath", "/tmp/m0/mongod.log");
         assertOption(command, "--setParameter", "enableTestCommands=1");
         assertTrue(command.contains("--nounixsocket"), "no socket file is left in /tmp by a member killed: " + command);
+    }
+
+    /** A Windows mongod has no Unix domain socket, and refuses to start with --nounixsocket. */
+    @Test
+    void aWindowsMongodIsNotToldToMakeNoUnixSocket() {
+        List<String> windows = new ArrayList<>(List.of("mongod.exe"));
+        MongodReplicaSet.noUnixSocket(windows, true);
+        assertEquals(List.of("mongod.exe"), windows);
+        List<String> posix = new ArrayList<>(List.of("mongod"));
+        MongodReplicaSet.noUnixSocket(posix, false);
+        assertEquals(List.of("mongod", "--nounixsocket"), posix);
     }
 
     /**

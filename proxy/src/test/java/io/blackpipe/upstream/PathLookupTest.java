@@ -6,6 +6,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +45,22 @@ class PathLookupTest {
     void findsARealProgramOnThisMachinesPath() {
         // Every POSIX system running these tests has sh; this checks the no-argument variant reads PATH.
         assertEquals(true, PathLookup.find("sh").isPresent(), "sh on PATH=" + System.getenv("PATH"));
+    }
+
+    @Test
+    void onWindowsFindsTheProgramByAPathextSuffix() throws IOException {
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path exe = executable(bin.resolve("mongod.exe"));
+        assertEquals(Optional.empty(), PathLookup.find("mongod", bin.toString()), "a POSIX shell wants the name itself");
+        assertEquals(Optional.of(exe), PathLookup.find("mongod", bin.toString(), PathLookup.windowsSuffixes(".COM;.EXE;.BAT;.CMD")));
+        assertEquals(Optional.of(exe), PathLookup.find("mongod", bin.toString(), PathLookup.windowsSuffixes(null)), "PATHEXT unset");
+    }
+
+    @Test
+    void pathextGivesItsSuffixesInOrderAndCmdsDefaultWhenUnset() {
+        assertEquals(List.of(".com", ".exe", ".bat", ".cmd"), PathLookup.windowsSuffixes(null));
+        assertEquals(List.of(".com", ".exe", ".bat", ".cmd"), PathLookup.windowsSuffixes(" "));
+        assertEquals(List.of(".exe", ".ps1"), PathLookup.windowsSuffixes(".EXE;;.Ps1;"));
     }
 
     private static Path executable(Path file) throws IOException {
