@@ -1,9 +1,11 @@
 package io.blackpipe.cli;
 
 import java.io.PrintWriter;
-import java.util.List;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import sun.misc.Signal;
 import sun.misc.SignalHandler;
@@ -15,14 +17,22 @@ import sun.misc.SignalHandler;
  * while the upstream or the proxy still starts stops the command as soon as that start is done (a teardown that
  * fires early). The JDK has no supported API for this; sun.misc.Signal (module jdk.unsupported) is in every JDK and
  * JRE image that runs blackpipe.
+ *
+ * <p>The handlers are the process's, the commands taking signals perhaps several (runs inside another program, a
+ * test's, side by side): a signal asks each of them to stop, and the JVM's handlers come back when the last returns,
+ * whichever order they return in.
  */
 final class StopSignals implements AutoCloseable {
+    /** The commands taking signals now, and the JVM's handlers while ours stand in for them; both guarded by the class. */
+    private static final Set<StopSignals> taking = new LinkedHashSet<>();
+    private static final Map<Signal, SignalHandler> jvms = new HashMap<>();
+
     private final CountDownLatch asked = new CountDownLatch(1);
-    /** Each signal taken, with the JVM's handler to put back when the command returns (an in-process run leaves none). */
-    private final Map<Signal, SignalHandler> jvms = new HashMap<>();
+    private final PrintWriter err;
     private volatile boolean serving;
 
-    private StopSignals() {
+    private StopSignals(PrintWriter err) {
+        this.err = err;
     }
 
     /**
@@ -32,22 +42,33 @@ final class StopSignals implements AutoCloseable {
      * shutdown hooks.
      */
     static StopSignals install(PrintWriter err) {
-        StopSignals stop = new StopSignals();
-        synchronized (stop) { // a signal in the moment between a handler's install and its record waits for the record
-            for (String name : List.of("INT", "TERM")) {
-                try {
-                    Signal signal = new Signal(name);
-                    stop.jvms.put(signal, Signal.handle(signal, received -> stop.received(received, err)));
-                } catch (IllegalArgumentException | UnsupportedOperationException e) {
-                    // not ours to handle here: the JVM ends on it
+        StopSignals stop = new StopSignals(err);
+        synchronized (StopSignals.class) { // a signal in the moment between a handler's install and its record waits for the record
+            taking.add(stop);
+            if (jvms.isEmpty()) {
+                for (String name : List.of("INT", "TERM")) {
+                    try {
+                        Signal signal = new Signal(name);
+                        jvms.put(signal, Signal.handle(signal, StopSignals::received));
+                    } catch (IllegalArgumentException | UnsupportedOperationException e) {
+                        // not ours to handle here: the JVM ends on it
+                    }
                 }
             }
         }
         return stop;
     }
 
-    private synchronized void received(Signal signal, PrintWriter err) {
-        putBack(); // both: a SIGTERM after a Ctrl-C ends the JVM too
+    private static void received(Signal signal) {
+        List<StopSignals> told;
+        synchronized (StopSignals.class) {
+            putBack(); // both: a SIGTERM after a Ctrl-C ends the JVM too
+            told = List.copyOf(taking);
+        }
+        told.forEach(stop -> stop.asked(signal));
+    }
+
+    private synchronized void asked(Signal signal) {
         if (!serving && asked.getCount() > 0) {
             err.println("blackpipe: stopping once the start is done (SIG" + signal.getName() + " again to end it now)");
             err.flush();
@@ -71,13 +92,17 @@ final class StopSignals implements AutoCloseable {
         asked.countDown();
     }
 
-    /** The command returns: the JVM's handlers back, for a run inside another program (a test's). */
+    /** The command returns: when it is the last taking signals, the JVM's handlers are back, for a run inside another program. */
     @Override
-    public synchronized void close() {
-        putBack();
+    public void close() {
+        synchronized (StopSignals.class) {
+            if (taking.remove(this) && taking.isEmpty()) {
+                putBack();
+            }
+        }
     }
 
-    private void putBack() {
+    private static void putBack() {
         jvms.forEach((signal, jvm) -> {
             try {
                 Signal.handle(signal, jvm);
