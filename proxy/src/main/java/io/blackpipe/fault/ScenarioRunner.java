@@ -1,5 +1,6 @@
 package io.blackpipe.fault;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -201,11 +202,14 @@ public final class ScenarioRunner {
         if (owner != scenario || state != State.RUNNING) {
             return;
         }
+        long began = Duration.between(startedAt, Instant.now()).toMillis(); // the members' turns come long after the step
         try {
-            begun.addAll(deployment.restart(member, step.restart()));
-            done.add(step.atMillis() + "ms rolling restart: " + member);
+            List<DeploymentFaults.Begun> restarted = deployment.restart(member, step.restart());
+            begun.addAll(restarted);
+            done.add(began + "ms rolling restart: " + member + (member.equals("primary") && !restarted.isEmpty()
+                    ? " " + restarted.get(0).upstream() : ""));
         } catch (RuntimeException e) {
-            done.add(step.atMillis() + "ms rolling restart: " + member + " FAILED: " + e.getMessage());
+            done.add(began + "ms rolling restart: " + member + " FAILED: " + e.getMessage());
             log.accept("scenario '" + owner.name() + "' rolling restart of " + member + " failed: " + e.getMessage());
         }
     }
@@ -302,7 +306,7 @@ public final class ScenarioRunner {
         if (endedAt != null) {
             status.append("endedAt", new BsonString(endedAt.toString()));
         }
-        return status.append("elapsedMillis", new BsonInt64(java.time.Duration.between(startedAt, endedAt != null ? endedAt : Instant.now()).toMillis()))
+        return status.append("elapsedMillis", new BsonInt64(Duration.between(startedAt, endedAt != null ? endedAt : Instant.now()).toMillis()))
                 .append("rules", new BsonInt32(scenario.rules().size())) // at its start
                 .append("rulesInForce", new BsonInt32((int) rules.rules().stream().filter(put::contains).count())) // its add steps' too
                 .append("stepsDone", fired)

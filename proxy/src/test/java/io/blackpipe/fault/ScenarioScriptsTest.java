@@ -37,6 +37,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.bson.BsonArray;
 import org.bson.BsonValue;
 import org.bson.Document;
@@ -493,9 +495,15 @@ class ScenarioScriptsTest {
             assertEquals(0, secondaries.find(new Document("_id", 0)).first().getInteger("_id"));
             Thread.sleep(10);
         }
-        assertEquals(List.of("1000ms rolling restart (quiesce 1000 ms, down 1000 ms, 1000 ms between members)",
-                "1000ms rolling restart: " + members.get(1), "1000ms rolling restart: " + members.get(2), "1000ms rolling restart: primary"),
-                stepsDone(), () -> proxy.scenarios().status().toJson());
+        List<String> steps = stepsDone();
+        assertEquals("1000ms rolling restart (quiesce 1000 ms, down 1000 ms, 1000 ms between members)", steps.get(0));
+        List<String> turns = List.of(members.get(1), members.get(2), "primary " + members.get(0));
+        for (int i = 0; i < turns.size(); i++) { // each at the time its restart began: 3 s (quiesce, down, between) after the last
+            Matcher turn = Pattern.compile("(\\d+)ms rolling restart: (.+)").matcher(steps.get(i + 1));
+            assertTrue(turn.matches(), steps::toString);
+            assertEquals(turns.get(i), turn.group(2), steps::toString);
+            assertTrue(Long.parseLong(turn.group(1)) >= 1000 + i * 3000L, steps::toString);
+        }
         assertTrue(proxy.members().stream().allMatch(m -> isUp(m.upstream())), "every member serves again");
         assertEquals(MemberState.Role.PRIMARY, proxy.memberState(proxy.members().get(1).upstream()).role(),
                 "the primary stepped down to the next member before it restarted");
