@@ -1,6 +1,8 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioException;
+import io.blackpipe.fault.ScenarioLoader;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import java.io.IOException;
@@ -40,19 +42,38 @@ final class FaultOptions {
         return config.withHistoryFile(history).withFaultOptions(effectiveSeed(), forwardFailPoints);
     }
 
+    /**
+     * Reads the --scenario, if any, and checks it as {@code scenario validate} does, before anything starts: a file
+     * that cannot be read or is no valid scenario fails the command before it binds a port or dials the upstream. What
+     * needs the deployment (its members' names, a failover it cannot run) is checked as it starts.
+     *
+     * @throws ScenarioRefused with file:line: field: message
+     */
+    void checkScenario() {
+        withScenario(argument -> argument.load(ScenarioLoader.offline(new RuleParser(0)))); // not the proxy's seeded draws
+    }
+
     /** Loads and starts the --scenario (a file, or a bundled scenario's name), if any. @throws ScenarioRefused with file:line: field: message */
     void startScenario(ProxyServer proxy) {
+        withScenario(argument -> proxy.scenarios().start(argument::load));
+    }
+
+    private void withScenario(ScenarioUse use) {
         if (scenario == null) {
             return;
         }
         ScenarioArgument argument = new ScenarioArgument(scenario);
         try {
-            proxy.scenarios().start(argument::load);
+            use.apply(argument);
         } catch (IOException e) {
             throw new ScenarioRefused("cannot read scenario " + argument.cannotRead(e), e);
         } catch (ScenarioException e) {
             throw new ScenarioRefused(e.getMessage(), e);
         }
+    }
+
+    private interface ScenarioUse {
+        void apply(ScenarioArgument argument) throws IOException, ScenarioException;
     }
 
     /** The --scenario the start could not read or refused: a failure of that option's, which BLACKPIPE_SCENARIO may have set. */

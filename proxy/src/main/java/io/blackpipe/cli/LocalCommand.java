@@ -39,6 +39,12 @@ final class LocalCommand implements Callable<Integer> {
     }
 
     private int serve(StopSignals stop) throws Exception {
+        try {
+            faults.checkScenario(); // before the upstream starts, for seconds, to be refused
+        } catch (FaultOptions.ScenarioRefused e) {
+            spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e));
+            return 1;
+        }
         PrintWriter out = spec.commandLine().getOut();
         out.println("starting a local upstream ...");
         out.flush();

@@ -46,6 +46,7 @@ final class ProxyCommand implements Callable<Integer> {
         }
         RunningProxy running;
         try {
+            faults.checkScenario();
             running = RunningProxy.start(config, listen.adminToken);
         } catch (RuntimeException e) {
             spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e));

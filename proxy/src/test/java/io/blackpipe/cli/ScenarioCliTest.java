@@ -1,6 +1,7 @@
 package io.blackpipe.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.testing.ScriptedMongod;
@@ -101,8 +102,8 @@ class ScenarioCliTest {
         CliRun online = run("proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1",
                 "--scenario", typo.toString());
         assertEquals(1, online.exitCode(), online::toString);
-        assertTrue(online.err().contains(typo + ":4: timeline[0].outage.member: no member 'primry': did you mean 'primary'? (known: primary, all, "),
-                "the proxy refuses it too, naming the members it has: " + online);
+        assertTrue(online.err().startsWith("blackpipe: " + refused), "the proxy refuses it too, before it starts: " + online);
+        assertFalse(online.err().contains("listening on"), online::toString);
 
         Path hostPort = temp.resolve("host-port.yaml"); // may be a member of the deployment it runs against: the proxy decides
         Files.writeString(hostPort, "name: h\ntimeline:\n  - at: 1s\n    blackhole: {member: \"db9:27017\"}\n  - at: 2s\n    restore: all\n");
@@ -205,6 +206,7 @@ class ScenarioCliTest {
             assertEquals(List.of("blackpipe: " + bad + ":3: nonsense: unknown field (expected name, description, rules, timeline)"
                     + " (set by BLACKPIPE_SCENARIO)", bad + ":4: colour: unknown field (expected name, description, rules, timeline)"),
                     lines, "a file nobody typed is named with its variable, on the first of its errors: " + child.describe());
+            assertFalse(child.stderrText().contains("listening on"), () -> "refused before the proxy bound a port: " + child.describe());
         }
         // a bundled scenario the variable names, refused for this deployment (one node: no failover)
         try (ScriptedMongod upstream = ScriptedMongod.start();
@@ -226,6 +228,19 @@ class ScenarioCliTest {
             assertEquals(1, child.awaitExit(), child::describe);
             assertTrue(child.stderrText().contains("cannot read scenario " + missing), child::describe);
             assertTrue(child.stderrText().contains("(set by BLACKPIPE_SCENARIO)"), child::describe);
+            assertFalse(child.stderrText().contains("listening on"), () -> "refused before the proxy bound a port: " + child.describe());
+        }
+    }
+
+    /** `local` refuses a scenario it cannot run before it starts its upstream, which takes seconds, not after. */
+    @Test
+    void localRefusesAnInvalidScenarioBeforeItStartsItsUpstream() throws Exception {
+        Path bad = temp.resolve("local-bad.yaml");
+        Files.writeString(bad, "name: l\nrules: 5\n");
+        try (CliChild child = new CliChild(temp, temp, Map.of(), "local", "--scenario", bad.toString(), "--port", "0", "--admin-port", "-1")) {
+            assertEquals(1, child.awaitExit(), child::describe);
+            assertTrue(child.stderrText().contains("blackpipe: " + bad + ":2: rules: must be a list"), child::describe);
+            assertFalse(child.stdoutText().contains("starting a local upstream"), child::describe);
         }
     }
 
