@@ -377,6 +377,10 @@ class RemoteBlackPipeTest {
             IllegalStateException noToken = assertThrows(IllegalStateException.class, () -> RemoteBlackPipe.connect(url).rules());
             assertEquals("GET " + url + "/api/v1/rules answered 401 Unauthorized: this resource needs Authorization: Bearer <admin token>"
                     + " (give the proxy's admin token: RemoteBlackPipe.connect(adminUrl, token))", noToken.getMessage());
+            assertEquals("GET " + url + "/api/v1/rules answered 401 Unauthorized: the Authorization given is not this proxy's: it needs"
+                    + " Authorization: Bearer <admin token> (give the proxy's admin token: RemoteBlackPipe.connect(adminUrl, token))",
+                    assertThrows(IllegalStateException.class, () -> RemoteBlackPipe.connect(url, "other").rules()).getMessage(),
+                    "a wrong token is not told as none");
             RemoteBlackPipe withToken = RemoteBlackPipe.connect(url + "/", "s3cret");
             assertEquals("t", withToken.fail("find").id("t").with(Fault.CLOSE));
             assertEquals(List.of("t"), running.server().rules().rules().stream().map(r -> r.id()).toList());

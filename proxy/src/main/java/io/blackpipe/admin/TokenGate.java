@@ -34,10 +34,11 @@ final class TokenGate extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         if (msg instanceof HttpRequest request && request.decoderResult().isSuccess()) {
             String path = new QueryStringDecoder(request.uri()).rawPath();
-            refusing = path.startsWith("/api/v1/") && !token.permits(request.headers().get(HttpHeaderNames.AUTHORIZATION));
+            String authorization = request.headers().get(HttpHeaderNames.AUTHORIZATION);
+            refusing = path.startsWith("/api/v1/") && !token.permits(authorization);
             if (refusing) {
                 ReferenceCountUtil.release(msg);
-                refuse(ctx);
+                refuse(ctx, authorization != null);
                 return;
             }
         }
@@ -48,8 +49,11 @@ final class TokenGate extends ChannelInboundHandlerAdapter {
         ctx.fireChannelRead(msg);
     }
 
-    private static void refuse(ChannelHandlerContext ctx) {
-        AdminResponse answer = AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, "this resource needs Authorization: Bearer <admin token>");
+    /** @param given whether the request carried an Authorization: one given that is wrong is not told as none */
+    private static void refuse(ChannelHandlerContext ctx, boolean given) {
+        AdminResponse answer = AdminResponse.error(HttpResponseStatus.UNAUTHORIZED, given
+                ? "the Authorization given is not this proxy's: it needs Authorization: Bearer <admin token>"
+                : "this resource needs Authorization: Bearer <admin token>");
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, answer.status(),
                 Unpooled.copiedBuffer(answer.body(), StandardCharsets.UTF_8));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, answer.contentType());

@@ -1,6 +1,7 @@
 package io.blackpipe.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -108,8 +109,13 @@ class AdminTokenCliTest {
              MongoClient direct = UpstreamLane.directClient()) {
             MongoCollection<Document> collection = client.getDatabase(db).getCollection("c");
 
-            assertRefusedForWantOfTheToken(CliRun.of("fault", "list", "--admin", proxy.admin()));
-            assertRefusedForWantOfTheToken(CliRun.of("fault", "list", "--admin", proxy.admin(), "--admin-token", "wrong"));
+            CliRun none = CliRun.of("fault", "list", "--admin", proxy.admin());
+            assertRefusedForWantOfTheToken(none);
+            assertTrue(none.err().contains("this resource needs Authorization: Bearer <admin token>"), none::toString);
+            CliRun wrong = CliRun.of("fault", "list", "--admin", proxy.admin(), "--admin-token", "n0t-the-t0ken");
+            assertRefusedForWantOfTheToken(wrong);
+            assertTrue(wrong.err().contains("the Authorization given is not this proxy's"), () -> "not told as none: " + wrong);
+            assertFalse(wrong.err().contains("n0t-the-t0ken"), () -> "the token given is never quoted: " + wrong);
             assertRefusedForWantOfTheToken(CliRun.of("fault", "add", "--admin", proxy.admin(), "--command", "insert",
                     "--error-code", "2", "--times", "1"));
             collection.insertOne(new Document("_id", 1)); // the refused rule is not there to fail it
