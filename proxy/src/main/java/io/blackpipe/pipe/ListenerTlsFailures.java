@@ -5,8 +5,8 @@ package io.blackpipe.pipe;
  * only what broke, and an app whose CA file is wrong leaves a line that names neither the certificate nor the CA.
  */
 final class ListenerTlsFailures {
-    private static final String WHAT_TO_GIVE_THE_APP = "give it the CA that signed the certificate (the driver's tlsCAFile), and"
-            + " connect by a name or address the certificate holds";
+    private static final String WHAT_TO_GIVE_THE_APP = "give it the CA that signed the certificate (the driver's tlsCAFile; for a"
+            + " Java app, its trust store: -Djavax.net.ssl.trustStore), and connect by a name or address the certificate holds";
 
     private ListenerTlsFailures() {
     }

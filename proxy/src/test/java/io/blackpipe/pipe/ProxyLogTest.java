@@ -18,7 +18,8 @@ class ProxyLogTest {
             new ProxyLog().clientConnectionFailed("client /127.0.0.1:5 on member db1:27017", new DecoderException(REFUSED));
             assertEquals("closing client /127.0.0.1:5 on member db1:27017: TLS failed: Received fatal alert: bad_certificate (the app"
                     + " did not accept the proxy's certificate (--tls-cert): give it the CA that signed the certificate (the driver's"
-                    + " tlsCAFile), and connect by a name or address the certificate holds)",
+                    + " tlsCAFile; for a Java app, its trust store: -Djavax.net.ssl.trustStore), and connect by a name or address the"
+                    + " certificate holds)",
                     log.awaitContaining(Duration.ofSeconds(5), "client /127.0.0.1:5"));
         }
     }
