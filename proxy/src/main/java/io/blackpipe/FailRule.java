@@ -345,7 +345,7 @@ public final class FailRule {
      */
     private void unspent(String call) {
         if (added != null) {
-            throw new IllegalStateException(call + "(): this FailRule already added rule '" + added
+            throw new IllegalStateException((call.endsWith(")") ? call : call + "()") + ": this FailRule already added rule '" + added
                     + "'; start another with fail(...) or failAll()");
         }
     }

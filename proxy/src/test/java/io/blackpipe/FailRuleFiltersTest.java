@@ -59,7 +59,8 @@ class FailRuleFiltersTest {
         assertEquals("error(): this FailRule already added rule 'rule-1'; start another with fail(...) or failAll()",
                 assertThrows(IllegalStateException.class, () -> rule.error("NotWritablePrimary")).getMessage());
         assertThrows(IllegalStateException.class, () -> rule.onMember("primary"));
-        assertThrows(IllegalStateException.class, () -> rule.skip(1));
+        assertEquals("skip(1): this FailRule already added rule 'rule-1'; start another with fail(...) or failAll()",
+                assertThrows(IllegalStateException.class, () -> rule.skip(1)).getMessage(), "a mode's call named once, not skip(1)()");
         assertEquals(1, added.size(), "only the first rule was added");
     }
 

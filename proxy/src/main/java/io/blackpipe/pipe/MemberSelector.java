@@ -73,13 +73,15 @@ final class MemberSelector {
             known.add("all");
         }
         List<String> names = new ArrayList<>(known);
+        List<String> hostPorts = new ArrayList<>();
         for (Member m : members.members()) {
-            known.add(m.upstream().equals(m.advertised()) ? m.upstream().toString() : m.upstream() + " / " + m.advertised());
+            hostPorts.add(m.upstream().equals(m.advertised()) ? m.upstream().toString() : m.upstream() + " / " + m.advertised());
             names.add(m.upstream().toString());
             names.add(m.advertised().toString());
         }
-        if (knows(member) && (member.equals("primary") || member.equals("secondary"))) {
-            return "no member is " + member + " now (known: " + String.join(", ", known) + ")";
+        known.addAll(hostPorts);
+        if (knows(member) && (member.equals("primary") || member.equals("secondary"))) { // a role no member has now: an election
+            return "no member is " + member + " now (the members: " + String.join(", ", hostPorts) + ")";
         }
         String likely = NameSpelling.likelyMeant(member, names);
         return "no member '" + member + "'" + (likely == null ? "" : ": did you mean '" + likely + "'?")

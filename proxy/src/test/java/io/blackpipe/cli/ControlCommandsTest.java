@@ -765,7 +765,7 @@ class ControlCommandsTest {
             assertTrue(duringIt.err().contains("409") && duringIt.err().contains("an election is under way"), duringIt::toString);
             CliRun noPrimary = rig.run("outage", "primary");
             assertEquals(1, noPrimary.exitCode(), "a role no member has now is the proxy's state, not a usage error: " + noPrimary);
-            assertTrue(noPrimary.err().contains(": no member is primary now (known: ") && !noPrimary.err().contains("Usage:"), noPrimary::toString);
+            assertTrue(noPrimary.err().contains(": no member is primary now (the members: ") && !noPrimary.err().contains("Usage:"), noPrimary::toString);
             assertEquals(2, rig.run("failover", "--election", "soon").exitCode(), "a bad duration is a usage error");
             rig.proxy().reset();
             CliRun rollback = rig.run("failover", "--rollback", "5s");
