@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoopGroup;
@@ -39,7 +40,9 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Phaser;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -61,6 +64,12 @@ public final class AdminServer implements AutoCloseable {
     private final EventExecutorGroup work = new DefaultEventExecutorGroup(WORKERS, new DefaultThreadFactory("blackpipe-admin-work", true));
     /** Open client connections, closed with the server: a history follower would otherwise never hear it stopped. */
     private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+    /**
+     * A party for each connection whose pipeline is not torn down yet, and the server's own. A closed connection's
+     * teardown passes from its I/O loop to the Router's work executor and back, so both must outlive it: shut down at
+     * its close, the I/O loop refused the last step, and Netty logged a RejectedExecutionException with its trace.
+     */
+    private final Phaser pipelinesUp = new Phaser(1);
     private final ProxyServer proxy;
     private final AdminApi api;
     private final AdminToken token;
@@ -88,6 +97,8 @@ public final class AdminServer implements AutoCloseable {
                     @Override
                     protected void initChannel(SocketChannel ch) {
                         connections.add(ch);
+                        pipelinesUp.register();
+                        ch.pipeline().addFirst(new TornDownLast(pipelinesUp));
                         PartialRequestTimeout timeout = new PartialRequestTimeout(requestTimeoutMillis);
                         ch.pipeline().addLast(timeout.bytesIn(), new HttpServerCodec(), timeout.requestsOut(), new TokenGate(AdminServer.this.token),
                                 new BoundedAggregator());
@@ -131,10 +142,35 @@ public final class AdminServer implements AutoCloseable {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
 
+    private void awaitPipelinesTornDown() {
+        try {
+            pipelinesUp.awaitAdvanceInterruptibly(pipelinesUp.arrive(), 2, TimeUnit.SECONDS);
+        } catch (TimeoutException e) {
+            // a teardown still under way after 2 s: the executors go all the same
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** First in a connection's pipeline, so removed last as it is torn down (from the tail): its connection's party arrives. */
+    private static final class TornDownLast extends ChannelInboundHandlerAdapter {
+        private final Phaser pipelinesUp;
+
+        TornDownLast(Phaser pipelinesUp) {
+            this.pipelinesUp = pipelinesUp;
+        }
+
+        @Override
+        public void handlerRemoved(ChannelHandlerContext ctx) {
+            pipelinesUp.arriveAndDeregister();
+        }
+    }
+
     @Override
     public void close() {
         channel.close().syncUninterruptibly();
         connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        awaitPipelinesTornDown();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         work.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
     }
