@@ -49,6 +49,8 @@ public final class ScenarioRunner {
     private final Set<Rule> put = Collections.newSetFromMap(new IdentityHashMap<>());
     private int stepsLeft;
     private Instant endedAt;
+    /** A failover step under way outside the lock: a stop (a reset's, a close's, the next start's) waits for it to end. */
+    private Scenario.Step failingOver;
 
     /** @param loader a loader that checks scenarios against the proxy's members, for {@link #start(Reading)} */
     public ScenarioRunner(RuleSet rules, DeploymentFaults deployment, ScheduledExecutorService timer, Consumer<String> log,
@@ -152,25 +154,43 @@ public final class ScenarioRunner {
 
     /**
      * A failover waits for the election to be told (a real set's stepdown, a simulated set's announcements and aborts),
-     * not under this lock: the scenario's status and its stop answer meanwhile. It holds nothing a stop must end. A
-     * step at 0s still runs inside {@link #start(Scenario)}, in force when that returns.
+     * not under this lock: the scenario's status answers meanwhile. A stop waits for it, so that once a stop (a reset's)
+     * returns no step of the scenario acts any more. A step at 0s still runs inside {@link #start(Scenario)}, in force
+     * when that returns.
      */
     private void failover(Scenario owner, Scenario.Step step) {
         synchronized (this) {
             if (owner != scenario || state != State.RUNNING) {
                 return;
             }
+            failingOver = step;
         }
         RuntimeException failed = null;
         try {
             deployment.failover(step.failover());
         } catch (RuntimeException e) {
             failed = e;
-        }
-        synchronized (this) {
-            if (owner == scenario) { // stopped meanwhile, the failover happened all the same: its steps say so
+        } finally {
+            synchronized (this) {
+                failingOver = null;
+                notifyAll();
                 noteFired(owner, step, failed);
             }
+        }
+    }
+
+    /** Under the lock: returns once no failover step is under way (waiting releases the lock, for status and the step's end). */
+    private void awaitFailover() {
+        boolean interrupted = false;
+        while (failingOver != null) {
+            try {
+                wait();
+            } catch (InterruptedException e) {
+                interrupted = true; // a stop must not return while the step still acts: waited out, the interrupt kept
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -259,6 +279,7 @@ public final class ScenarioRunner {
     }
 
     public synchronized void stop() {
+        awaitFailover();
         if (state == State.RUNNING) {
             finish(State.STOPPED);
         }

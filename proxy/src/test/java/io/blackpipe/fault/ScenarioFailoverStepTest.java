@@ -1,6 +1,7 @@
 package io.blackpipe.fault;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Proxy;
@@ -17,14 +18,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A failover step waits for the election to be told: a real set's stepdown takes seconds, a simulated set's
- * announcements up to two. The scenario's status and its stop answer meanwhile, where they waited for it before.
+ * announcements up to two. The scenario's status answers meanwhile, where it waited for it before; a stop (a reset's,
+ * a close's) waits for it, so that no step acts once the stop has returned.
  */
 class ScenarioFailoverStepTest {
     private final RuleParser parser = new RuleParser(0);
     private final ScenarioLoader loader = ScenarioLoader.offline(parser);
 
     @Test
-    void theScenarioAnswersAndStopsWhileItsFailoverIsUnderWay() throws Exception {
+    void theScenarioAnswersWhileItsFailoverIsUnderWayAndAStopWaitsForIt() throws Exception {
         CountDownLatch failingOver = new CountDownLatch(1);
         CountDownLatch electionTold = new CountDownLatch(1);
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
@@ -42,16 +44,16 @@ class ScenarioFailoverStepTest {
             BsonDocument during = CompletableFuture.supplyAsync(runner::status).get(5, TimeUnit.SECONDS);
             assertEquals(List.of(), steps(during), "the failover is noted once it is done");
             assertEquals(2, during.getInt32("stepsLeft").getValue());
-            CompletableFuture.runAsync(runner::stop).get(5, TimeUnit.SECONDS);
-            assertEquals(ScenarioRunner.State.STOPPED, runner.state());
+            CompletableFuture<Void> stopped = CompletableFuture.runAsync(runner::stop);
+            Thread.sleep(200);
+            assertFalse(stopped.isDone(), "a stop (a reset's) returns once no step of the scenario acts any more");
+            assertEquals(ScenarioRunner.State.RUNNING, CompletableFuture.supplyAsync(runner::state).get(5, TimeUnit.SECONDS),
+                    "and answers meanwhile");
 
             electionTold.countDown();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (steps(runner.status()).isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertEquals(List.of("10ms fail over"), steps(runner.status()), "a failover that happened is noted, stopped or not");
+            stopped.get(10, TimeUnit.SECONDS);
             assertEquals(ScenarioRunner.State.STOPPED, runner.state());
+            assertEquals(List.of("10ms fail over"), steps(runner.status()));
         } finally {
             electionTold.countDown();
             timer.shutdownNow();
