@@ -351,7 +351,7 @@ public final class BlackPipe implements AutoCloseable {
 
     /**
      * Back to a clean slate between tests: scenario stopped, rules cleared (fired counts zeroed, ids from rule-1 again),
-     * members restored, a simulated set's first member primary again (one more simulated election), counters reset,
+     * members restored, a simulated set's first member primary again (a real set's failover stays), counters reset,
      * history() emptied, the sessions seen forgotten (a test's first command is no retry of the last test's).
      */
     public void reset() {

@@ -22,12 +22,13 @@ public final class ManagedBlackPipe implements AutoCloseable {
 
     /**
      * After a test: the rules in force become {@code kept} (as {@link BlackPipe#rules()} gave them: a class's own, set
-     * up before its first test), fresh, and the ids of rules added without one start over, as at
-     * {@link BlackPipe#reset()}, so that a rule the next test's instance adds as it is made gets the id it gets in a
-     * test run alone.
+     * up before its first test), fresh, and, as at {@link BlackPipe#reset()}, fired counts are zeroed and the ids of
+     * rules added without one start over (so that a rule the next test's instance adds as it is made gets the id it
+     * gets in a test run alone, and its fired(id) is its own).
      */
     public void giveBackRules(List<String> kept) {
         blackPipe.clearRules();
+        blackPipe.server().rules().forgetFired();
         blackPipe.rules.startIdsOver();
         kept.forEach(blackPipe::rule);
     }
