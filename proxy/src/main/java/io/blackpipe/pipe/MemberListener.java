@@ -187,8 +187,9 @@ public final class MemberListener {
                 log.info(fell + " behind its blackhole: its clients learn it when the blackhole ends");
                 return;
             }
-            port.closeAndHold();
+            port.stopListening();
             connections.end(by, interruptedWith);
+            port.hold();
             log.info(fell + ": listener " + port.describe() + " closed");
         }
     }
@@ -372,10 +373,14 @@ public final class MemberListener {
         blackholes.cancel();
         if (blackholed) {
             blackholed = false;
-            if (down && port.listening()) {
-                port.closeAndHold();
+            boolean holdThePort = down && port.listening();
+            if (holdThePort) {
+                port.stopListening();
             }
             connections.blackholeEnded(down ? downBy : null);
+            if (holdThePort) {
+                port.hold();
+            }
         }
     }
 
