@@ -26,6 +26,8 @@ final class StopSignals implements AutoCloseable {
     /** The commands taking signals now, and the JVM's handlers while ours stand in for them; both guarded by the class. */
     private static final Set<StopSignals> taking = new LinkedHashSet<>();
     private static final Map<Signal, SignalHandler> jvms = new HashMap<>();
+    /** A signal came while commands still take them: a command started before they return takes none (the next ends the JVM). */
+    private static boolean signalled;
 
     private final CountDownLatch asked = new CountDownLatch(1);
     private final PrintWriter err;
@@ -45,7 +47,7 @@ final class StopSignals implements AutoCloseable {
         StopSignals stop = new StopSignals(err);
         synchronized (StopSignals.class) { // a signal in the moment between a handler's install and its record waits for the record
             taking.add(stop);
-            if (jvms.isEmpty()) {
+            if (jvms.isEmpty() && !signalled) {
                 for (String name : List.of("INT", "TERM")) {
                     try {
                         Signal signal = new Signal(name);
@@ -63,6 +65,7 @@ final class StopSignals implements AutoCloseable {
         List<StopSignals> told;
         synchronized (StopSignals.class) {
             putBack(); // both: a SIGTERM after a Ctrl-C ends the JVM too
+            signalled = true;
             told = List.copyOf(taking);
         }
         told.forEach(stop -> stop.asked(signal));
@@ -98,6 +101,7 @@ final class StopSignals implements AutoCloseable {
         synchronized (StopSignals.class) {
             if (taking.remove(this) && taking.isEmpty()) {
                 putBack();
+                signalled = false;
             }
         }
     }
