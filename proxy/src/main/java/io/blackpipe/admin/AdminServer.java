@@ -43,6 +43,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Phaser;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -70,6 +71,7 @@ public final class AdminServer implements AutoCloseable {
      * its close, the I/O loop refused the last step, and Netty logged a RejectedExecutionException with its trace.
      */
     private final Phaser pipelinesUp = new Phaser(1);
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final ProxyServer proxy;
     private final AdminApi api;
     private final AdminToken token;
@@ -168,6 +170,9 @@ public final class AdminServer implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return; // closed: its executors are gone
+        }
         channel.close().syncUninterruptibly();
         connections.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
         awaitPipelinesTornDown();

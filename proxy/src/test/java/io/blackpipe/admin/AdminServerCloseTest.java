@@ -60,6 +60,7 @@ class AdminServerCloseTest {
                     assertEquals(200, metrics.statusCode());
                 }
                 admin.close();
+                admin.close(); // again: nothing more, where it threw a RejectedExecutionException
             }
             Thread.sleep(200); // a refused teardown step is logged as the executor rejects it, just after the close
         } finally {
