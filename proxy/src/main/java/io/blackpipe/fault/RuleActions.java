@@ -90,7 +90,7 @@ final class RuleActions {
         } else if (code != null) {
             action = new ErrorReply(code, null, labels, extraInfo, topologyVersion);
         } else if (writeConcernError != null) {
-            action = new WriteConcernError(writeConcernError, labels);
+            action = new WriteConcernError(writeConcernError, labels, topologyVersion);
         } else if (trickle != null) {
             action = trickle;
         } else if (delayReply != null) {

@@ -177,6 +177,28 @@ class AwaitableHelloLaneTest {
     }
 
     /**
+     * The same after a writeConcernError of a not-primary code, which mongod gives its topologyVersion: the write ran,
+     * the retry (answered from the first run) goes on at once. Without a topologyVersion the retry waited out the
+     * monitor's held hello: here two minutes, beyond server selection's five seconds.
+     */
+    @Test
+    void aRetryAfterAStateChangeWriteConcernErrorGoesOnAtOnce() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("awaitlanewce");
+        try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(blackPipe.connectionString() + "&heartbeatFrequencyMS=120000"))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(5, TimeUnit.SECONDS)).build())) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 0));
+            blackPipe.fail("insert").times(1).writeConcernError(10107, "not primary");
+            c.insertOne(new Document("_id", 1)); // applied, its writeConcernError retried within the 5 s of server selection
+        }
+        assertEquals(1, Meters.retries(blackPipe.server().registry(), "insert"));
+        try (MongoClient direct = UpstreamLane.directClient()) {
+            assertEquals(2, direct.getDatabase(db).getCollection("c").countDocuments(), "each insert once");
+        }
+    }
+
+    /**
      * The Node.js driver: idle, it fails no heartbeat (jongodb ends each stream); and an insert it
      * sends at once, refused with NotWritablePrimary before its monitor's first awaitable hello,
      * is retried at once. Node's monitor asks then with the error's topologyVersion, which the

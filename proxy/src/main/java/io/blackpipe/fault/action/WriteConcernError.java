@@ -1,5 +1,6 @@
 package io.blackpipe.fault.action;
 
+import io.blackpipe.fault.ErrorCodes;
 import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.fault.FaultAction;
 import io.blackpipe.fault.Interception;
@@ -23,10 +24,13 @@ public final class WriteConcernError implements FaultAction {
 
     private final BsonDocument writeConcernError;
     private final BsonArray errorLabels;
+    private final ErrorReplies.TopologyVersionMode topologyVersion;
 
-    public WriteConcernError(BsonDocument writeConcernError, BsonArray errorLabels) {
+    /** @param topologyVersion what a state-change code's reply carries, as for an {@link ErrorReply} */
+    public WriteConcernError(BsonDocument writeConcernError, BsonArray errorLabels, ErrorReplies.TopologyVersionMode topologyVersion) {
         this.writeConcernError = writeConcernError;
         this.errorLabels = errorLabels;
+        this.topologyVersion = topologyVersion;
     }
 
     @Override
@@ -40,7 +44,19 @@ public final class WriteConcernError implements FaultAction {
             command.forward(); // a rule on every command, blocked first: the block applied, this does not (as on mongod)
             return;
         }
-        command.forward(reply -> reply.replace(ErrorReplies.withWriteConcernError(reply.body(), writeConcernError,
-                errorLabels, command.facts(), command.memberState())));
+        command.forward(reply -> {
+            BsonDocument body = ErrorReplies.withWriteConcernError(reply.body(), writeConcernError, errorLabels, command.facts(),
+                    command.memberState());
+            int code = body.getDocument("writeConcernError").getNumber("code").intValue();
+            // as with an error reply: a state change's topologyVersion, mongod's for a not-primary code; without one
+            // (or with the one it holds) a streaming driver waited out its monitor's held hello before it retried
+            if (ErrorCodes.STATE_CHANGE.contains(code) && topologyVersion != ErrorReplies.TopologyVersionMode.OMIT) {
+                BsonDocument version = command.topologyVersion(topologyVersion == ErrorReplies.TopologyVersionMode.NEWER);
+                if (version != null) {
+                    body.put("topologyVersion", version);
+                }
+            }
+            reply.replace(body);
+        });
     }
 }
