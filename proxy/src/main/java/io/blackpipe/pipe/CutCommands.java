@@ -104,8 +104,9 @@ final class CutCommands {
         if (Header.opCode(frame) != OpCode.OP_MSG) {
             return;
         }
-        CommandFacts facts = scanner.ofOpMsg(frame, OpMsg.parse(frame));
-        if (facts.isHello() || FailPointCommand.answeredByTheProxy(facts.name(), context)) {
+        OpMsg msg = OpMsg.parse(frame);
+        CommandFacts facts = scanner.ofOpMsg(frame, msg);
+        if (facts.isHello() || FailPointCommand.answeredByTheProxy(frame, msg, facts.name(), context)) {
             return; // not application commands: never counted as attempts
         }
         Attempt attempt = observer.begin(facts, facts.fingerprint());

@@ -100,7 +100,7 @@ final class Exchange {
                 if (facts.isHello()) {
                     observer.monitoring(facts);
                     waiting.afterAnyBlackhole(frame, () -> hellos.unlessFaulted(frame, facts, msg, null));
-                } else if (FailPointCommand.answeredByTheProxy(facts.name(), context)) {
+                } else if (FailPointCommand.answeredByTheProxy(frame, msg, facts.name(), context)) {
                     FailPointCommand.answer(this, frame, msg, facts);
                 } else {
                     long fingerprint = facts.fingerprint();

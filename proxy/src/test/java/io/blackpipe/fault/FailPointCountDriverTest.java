@@ -12,6 +12,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.MongoDatabase;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -140,8 +141,6 @@ class FailPointCountDriverTest {
 
     @Test
     void aMalformedWaitForFailPointIsRefusedAsTheServerRefusesIt() {
-        assertEquals(266, refused(new Document("waitForFailPoint", "failGetMoreAfterCursorCheckout")
-                .append("timesEntered", 1).append("maxTimeMS", 100)), "a failpoint blackpipe does not have: FailPointSetFailed");
         assertEquals(40414, refused(new Document("waitForFailPoint", "failCommand").append("maxTimeMS", 100)),
                 "timesEntered is required");
         assertEquals(40414, refused(new Document("waitForFailPoint", "failCommand").append("timesEntered", 1)),
@@ -195,6 +194,38 @@ class FailPointCountDriverTest {
     private Document waitFor(BsonValue timesEntered, int maxTimeMillis) {
         return admin.runCommand(new BsonDocument("waitForFailPoint", new BsonString("failCommand"))
                 .append("timesEntered", timesEntered).append("maxTimeMS", new BsonInt32(maxTimeMillis)));
+    }
+
+    /**
+     * A failpoint other than failCommand is the server's own, which only the server can run: its configureFailPoint and
+     * waitForFailPoint go to the member, which answers as it answers without a proxy (a server with test commands runs
+     * them; jongodb, or one without, refuses them). Before, blackpipe refused them itself (BadValue, FailPointSetFailed),
+     * and a suite using failCommand and another failpoint could not run through it.
+     */
+    @Test
+    void anotherFailPointIsTheServersAndGoesToTheMember() {
+        List<Document> commands = List.of(
+                new Document("configureFailPoint", "failGetMoreAfterCursorCheckout").append("mode", "off"),
+                new Document("waitForFailPoint", "failGetMoreAfterCursorCheckout").append("timesEntered", 1).append("maxTimeMS", 100));
+        try (MongoClient direct = UpstreamLane.directClient()) {
+            for (Document command : commands) {
+                assertEquals(outcome(direct.getDatabase("admin"), command), outcome(admin, command),
+                        () -> "the member's own answer to " + command.toJson());
+            }
+        }
+        assertEquals(1, Meters.attempts(proxy.registry(), "configureFailPoint"), "an application command that reached the member");
+        assertEquals(1, Meters.attempts(proxy.registry(), "waitForFailPoint"));
+        assertEquals(List.of(), proxy.rules().rules(), "no rule: not blackpipe's failpoint");
+    }
+
+    /** "ok", or the error's code and message. */
+    private static String outcome(MongoDatabase database, Document command) {
+        try {
+            database.runCommand(command);
+            return "ok";
+        } catch (MongoCommandException e) {
+            return e.getErrorCode() + " " + e.getErrorMessage();
+        }
     }
 
     private int refused(Document command) {
