@@ -45,6 +45,11 @@ final class FaultActionFlags {
                     + " e.g. --error-code 11000 --extra-info '{\"keyPattern\": {\"sku\": 1}, \"keyValue\": {\"sku\": \"A1\"}}'.")
     String extraInfo;
 
+    @Option(names = "--write-concern-error", paramLabel = "CODE",
+            description = "Let the write run and add a writeConcernError of this code to its reply (64: WriteConcernFailed, as"
+                    + " when replication timed out; 10107 or 91: the primary stepped down or shuts down after applying it).")
+    Integer writeConcernError;
+
     @Option(names = "--reset", description = "Reset the connection (TCP RST) before the server sees the command.")
     boolean reset;
 
@@ -101,6 +106,7 @@ final class FaultActionFlags {
         List<String> given = new ArrayList<>();
         add(given, error != null, "--error");
         add(given, errorCode != null, "--error-code");
+        add(given, writeConcernError != null, "--write-concern-error");
         add(given, reset, "--reset");
         add(given, close, "--close");
         add(given, dropReply, "--drop-reply");
@@ -132,14 +138,15 @@ final class FaultActionFlags {
             throw usage.apply("--jitter varies a --delay: give --delay too (e.g. --delay 200ms --jitter 50ms)");
         }
         if (actions.isEmpty() && block == null) {
-            throw usage.apply("no action: give one of --error, --error-code, --reset, --close, --drop-reply, --truncate, --hang, --delay,"
-                    + " --trickle, --reply or --block");
+            throw usage.apply("no action: give one of --error, --error-code, --write-concern-error, --reset, --close, --drop-reply,"
+                    + " --truncate, --hang, --delay, --trickle, --reply or --block");
         }
-        if (labels != null && !labels.isEmpty() && error == null && errorCode == null) {
-            throw usage.apply("--labels needs --error or --error-code (labels belong to an error reply)");
+        boolean anError = error != null || errorCode != null || writeConcernError != null;
+        if (labels != null && !labels.isEmpty() && !anError) {
+            throw usage.apply("--labels needs --error, --error-code or --write-concern-error (labels belong to an error)");
         }
-        if (noLabels && error == null && errorCode == null) {
-            throw usage.apply("--no-labels needs --error or --error-code (labels belong to an error reply)");
+        if (noLabels && !anError) {
+            throw usage.apply("--no-labels needs --error, --error-code or --write-concern-error (labels belong to an error)");
         }
         if (noLabels && labels != null && !labels.isEmpty()) {
             throw usage.apply("--labels and --no-labels: give one of them");
@@ -176,6 +183,9 @@ final class FaultActionFlags {
         }
         if (errorCode != null) {
             data.put("errorCode", new BsonInt32(errorCode));
+        }
+        if (writeConcernError != null) {
+            data.put("writeConcernError", new BsonDocument("code", new BsonInt32(writeConcernError)));
         }
         if (labels != null && !labels.isEmpty()) {
             BsonArray array = new BsonArray();

@@ -81,7 +81,8 @@ public final class ErrorReplies {
         int code = error.isNumber("code") ? error.getNumber("code").intValue() : 64;
         error.putIfAbsent("code", new BsonInt32(code));
         error.putIfAbsent("codeName", new BsonString(ErrorCodes.name(code)));
-        error.putIfAbsent("errmsg", new BsonString("waiting for replication timed out"));
+        // a replication timeout's words, or those of the state change that cut the wait (the primary stepped down, shuts down)
+        error.putIfAbsent("errmsg", new BsonString(code == 64 ? "waiting for replication timed out" : defaultMessage(code, facts)));
         copy.put("writeConcernError", error);
         BsonArray labels = errorLabels != null ? errorLabels : labels(null, code, facts, false, member, false);
         if (!labels.isEmpty()) {

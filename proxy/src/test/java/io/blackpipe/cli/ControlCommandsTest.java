@@ -273,6 +273,10 @@ class ControlCommandsTest {
                 Arguments.of(List.of("--command", "find", "--trickle", "1B/1.5s", "--block", "10ms"),
                         "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], trickleReplyBytes: 1,"
                                 + " trickleReplyIntervalMS: 1500, blockConnection: true, blockTimeMS: 10}}"),
+                Arguments.of(List.of("--command", "insert", "--write-concern-error", "10107", "--labels", "RetryableWriteError",
+                                "--times", "1"),
+                        "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'],"
+                                + " writeConcernError: {code: 10107}, errorLabels: ['RetryableWriteError']}}"),
                 Arguments.of(List.of("--command", "insert", "--truncate", "20", "--times", "1"),
                         "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'], truncateReplyBytes: 20}}"),
                 Arguments.of(List.of("--command", "find", "--truncate", "100B", "--block", "10ms"),
@@ -338,7 +342,7 @@ class ControlCommandsTest {
                 Arguments.of("fault add --command insert --reset --skip 2147483648", "--skip: 2147483648 is too large"),
                 Arguments.of("fault add --command insert --reset --probability 1.5", "--probability"),
                 Arguments.of("fault add --command insert --reset --labels RetryableWriteError", "--labels"),
-                Arguments.of("fault add --command insert --reset --no-labels", "--no-labels needs --error or --error-code"),
+                Arguments.of("fault add --command insert --reset --no-labels", "--no-labels needs --error, --error-code or --write-concern-error"),
                 Arguments.of("fault add --command insert --error-code 91 --labels A --no-labels", "--labels and --no-labels: give one of them"),
                 // the hint for an empty label once read "[] sends none", and `--labels '[]'` sent a label named "[]"
                 Arguments.of("fault add --command insert --error-code 91 --labels []",

@@ -68,6 +68,8 @@ class WriteConcernErrorTest {
                 ErrorReplies.TopologyVersionMode.NEWER), "{n: 1, ok: 1.0}");
         assertTrue(reply.replacement.containsKey("topologyVersion"), reply.replacement::toJson);
         assertEquals(List.of(true), newer.topologyVersionRequests);
+        assertEquals("not primary", reply.replacement.getDocument("writeConcernError").getString("errmsg").getValue(),
+                "the words of the state change that cut the wait, not of a replication timeout");
 
         FakeInterception current = FakeInterception.retryableInsert();
         run(current, new WriteConcernError(BsonDocument.parse("{code: 189}"), null, ErrorReplies.TopologyVersionMode.CURRENT),
