@@ -6,7 +6,7 @@ import java.nio.file.Path;
 
 /**
  * Options of an in-process blackpipe: {@code BlackPipe.builder().upstream(uri).simulateMembers(3).seed(42).start()}.
- * Listeners always bind loopback on free ports and advertise 127.0.0.1. As the CLI's {@code proxy} command,
+ * Listeners always bind loopback, on free ports unless {@link #port(int)} says, and advertise 127.0.0.1. As the CLI's {@code proxy} command,
  * they can require TLS ({@link #tls(Path, Path)}, {@link #tlsClientCa(Path)}) and cap the open client
  * connections ({@link #maxConnections(int)}).
  */
@@ -22,6 +22,7 @@ public final class BlackPipeBuilder {
     private Path tlsKey;
     private Path tlsClientCa;
     private int maxConnections;
+    private int port;
 
     BlackPipeBuilder() {
     }
@@ -50,6 +51,18 @@ public final class BlackPipeBuilder {
     /** Seed of every random decision (activationProbability); default 0, so runs repeat. */
     public BlackPipeBuilder seed(long seed) {
         this.seed = seed;
+        return this;
+    }
+
+    /**
+     * The first member's listener port; the next members get port+1, port+2, ..., as the CLI's {@code --port}: for a
+     * test that may use a few known ports only. 0: free ports (default). A port taken fails the start, naming it.
+     */
+    public BlackPipeBuilder port(int port) {
+        if (port < 0 || port > 65535) {
+            throw new IllegalArgumentException("port: " + port + " is out of range (0 picks free ports)");
+        }
+        this.port = port;
         return this;
     }
 
@@ -158,7 +171,7 @@ public final class BlackPipeBuilder {
                     "tlsClientCa: needs tls(cert, key) too, client certificates are asked for over TLS");
         }
         ProxyConfig base = ProxyConfig.embedded(upstream);
-        ProxyConfig config = new ProxyConfig(base.upstream(), base.bindHost(), 0, base.advertiseHost(), base.adminHost(),
+        ProxyConfig config = new ProxyConfig(base.upstream(), base.bindHost(), port, base.advertiseHost(), base.adminHost(),
                 adminPort, base.memberPorts(), base.connectTimeoutMillis())
                 .withHistoryFile(historyFile)
                 .withFaultOptions(seed, forwardFailPoints)

@@ -1,0 +1,66 @@
+package io.blackpipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.blackpipe.testing.UpstreamLane;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * BlackPipe.builder().port(n), as the CLI's --port: a test allowed a few known ports only (a firewall, a port range
+ * handed out by its CI) can still run a proxy in its own JVM; before, the in-process proxy always took free ports.
+ */
+class BlackPipePortTest {
+    @Test
+    void theFirstMemberListensOnTheGivenPortAndAPortTakenFailsTheStartNamingIt() throws Exception {
+        int port = freePort();
+        try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.uri()).port(port).start()) {
+            assertEquals(port, blackPipe.server().members().get(0).advertised().port());
+            assertTrue(blackPipe.connectionString().contains("127.0.0.1:" + port), blackPipe.connectionString());
+            try (MongoClient client = MongoClients.create(blackPipe.connectionString())) {
+                assertEquals(1.0, client.getDatabase("admin").runCommand(new Document("ping", 1)).get("ok", Number.class).doubleValue());
+            }
+            assertEquals(1, blackPipe.attempts("ping"), "through the proxy on that port");
+
+            RuntimeException taken = assertThrows(RuntimeException.class,
+                    () -> BlackPipe.builder().upstream(UpstreamLane.uri()).port(port).start().close());
+            assertTrue(String.valueOf(taken.getMessage()).contains(Integer.toString(port)), () -> "names the port: " + taken);
+        }
+        assertEquals("port: 65536 is out of range (0 picks free ports)",
+                assertThrows(IllegalArgumentException.class, () -> BlackPipe.builder().port(65536)).getMessage());
+        assertEquals("port: -1 is out of range (0 picks free ports)",
+                assertThrows(IllegalArgumentException.class, () -> BlackPipe.builder().port(-1)).getMessage());
+    }
+
+    /** A port free with the six after it: a lane's set (a real one has three members) takes one per member from it. */
+    private static int freePort() throws IOException {
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int first;
+            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                first = socket.getLocalPort();
+            }
+            if (first <= 65535 - 6 && freeFrom(first, 7)) {
+                return first;
+            }
+        }
+        throw new IOException("no 7 free ports in a row on loopback");
+    }
+
+    private static boolean freeFrom(int first, int count) {
+        for (int port = first; port < first + count; port++) {
+            try (ServerSocket ignored = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
+                // free
+            } catch (IOException taken) {
+                return false;
+            }
+        }
+        return true;
+    }
+}
