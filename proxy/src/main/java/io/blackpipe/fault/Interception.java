@@ -24,7 +24,15 @@ public interface Interception {
      * The topologyVersion for a state-change error from this member: the current one, or a newer
      * one (which the proxy then keeps announcing, as after a real stepdown). Null if unknown.
      */
-    BsonDocument topologyVersion(boolean newer);
+    default BsonDocument topologyVersion(boolean newer) {
+        return topologyVersion(newer, 0);
+    }
+
+    /**
+     * As {@link #topologyVersion(boolean)}, a newer one told to the hellos the member holds {@code announceAfterMillis}
+     * after now rather than at once.
+     */
+    BsonDocument topologyVersion(boolean newer, long announceAfterMillis);
 
     /**
      * True when the command opens a change stream (an aggregate whose first stage is $changeStream)

@@ -29,10 +29,15 @@ abstract class ExchangeInterception implements Interception {
 
     /** The topologyVersion for a state-change error from this member: a newer one is the member's news to every hello. */
     @Override
-    public BsonDocument topologyVersion(boolean newer) {
+    public BsonDocument topologyVersion(boolean newer, long announceAfterMillis) {
         BsonDocument version = exchange.context().memberStates().topologyVersion(exchange.member().upstream(), newer);
         if (newer && version != null) {
-            exchange.connection().listener().topologyChanged();
+            MemberListener listener = exchange.connection().listener();
+            if (announceAfterMillis == 0) {
+                listener.topologyChanged();
+            } else {
+                exchange.connection().schedule(announceAfterMillis, listener::topologyChanged);
+            }
         }
         return version;
     }

@@ -63,9 +63,13 @@ public final class FakeInterception implements Interception {
         return clientSaidHelloOk;
     }
 
+    /** The announcement delay of each topologyVersion() request. */
+    public final List<Long> announcementDelays = new ArrayList<>();
+
     @Override
-    public BsonDocument topologyVersion(boolean newer) {
+    public BsonDocument topologyVersion(boolean newer, long announceAfterMillis) {
         topologyVersionRequests.add(newer);
+        announcementDelays.add(announceAfterMillis);
         if (!member.hasTopologyVersion()) {
             return null;
         }
