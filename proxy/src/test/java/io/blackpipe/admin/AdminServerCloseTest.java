@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.NettyWarnings;
 import io.blackpipe.testing.ScriptedMongod;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,11 +12,6 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,29 +21,9 @@ import org.junit.jupiter.api.Test;
  * about one close in four (a concurrency user saw it in 10 of 40). The close now waits for the teardowns.
  */
 class AdminServerCloseTest {
-    /** Held strongly: java.util.logging keeps loggers only weakly. Netty logs through it here (no SLF4J binding). */
-    private static final Logger NETTY = Logger.getLogger("io.netty");
-
     @Test
     void closingWithKeptAliveConnectionsLogsNothing() throws Exception {
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(record.getMessage() + (record.getThrown() == null ? "" : ": " + record.getThrown()));
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        NETTY.addHandler(handler);
+        NettyWarnings warnings = NettyWarnings.capture();
         try (ScriptedMongod upstream = ScriptedMongod.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + upstream.address() + "/?replicaSet="
                      + ScriptedMongod.SET_NAME))) {
@@ -64,8 +40,8 @@ class AdminServerCloseTest {
             }
             Thread.sleep(200); // a refused teardown step is logged as the executor rejects it, just after the close
         } finally {
-            NETTY.removeHandler(handler);
+            warnings.close();
         }
-        assertEquals(List.of(), warnings, "Netty logged nothing as the admin servers closed");
+        assertEquals(List.of(), warnings.said(), "Netty logged nothing as the admin servers closed");
     }
 }

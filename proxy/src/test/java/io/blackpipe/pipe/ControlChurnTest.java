@@ -16,6 +16,7 @@ import io.blackpipe.testing.Await;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.NettyLeakCheck;
+import io.blackpipe.testing.NettyWarnings;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberState;
@@ -30,15 +31,10 @@ import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.bson.Document;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -85,7 +81,7 @@ class ControlChurnTest {
         System.out.println("ControlChurnTest seed=" + seed + ", " + members + " member(s), " + threads + " threads for " + millis
                 + " ms (rerun with -Dblackpipe.churn.seed=" + seed + ")");
         try (LogCapture log = LogCapture.start();
-             NettyWarnings netty = NettyWarnings.start();
+             NettyWarnings netty = NettyWarnings.capture();
              ScriptedMongod upstream = ScriptedMongod.start();
              BlackPipe blackPipe = (members > 1 ? BlackPipe.builder().upstream(upstream.uri()).simulateMembers(members)
                      : BlackPipe.builder().upstream(upstream.uri("replicaSet=" + ScriptedMongod.SET_NAME))).seed(seed).adminPort(0).start()) {
@@ -191,7 +187,7 @@ class ControlChurnTest {
             List<String> unexpected = log.messages().stream().filter(m -> m.contains("unexpected error") || m.contains("could not end"))
                     .toList();
             assertEquals(List.of(), unexpected, "seed " + seed + ": the blackpipe log");
-            assertEquals(List.of(), netty.warnings(), "seed " + seed + ": Netty's log");
+            assertEquals(List.of(), netty.said(), "seed " + seed + ": Netty's log");
             assertEquals(List.of(), upstream.errors().stream().map(Throwable::toString).toList(), "the scripted upstream's errors");
         }
         List<String> leaks = NettyLeakCheck.detectLeaks();
@@ -304,40 +300,6 @@ class ControlChurnTest {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-        }
-    }
-
-    /** Netty logs through java.util.logging here (no SLF4J binding): what it warns of (a task that threw, a leak) is kept. */
-    static final class NettyWarnings extends Handler implements AutoCloseable {
-        private static final Logger NETTY = Logger.getLogger("io.netty");
-        private final List<String> warnings = new CopyOnWriteArrayList<>();
-
-        static NettyWarnings start() {
-            NettyWarnings handler = new NettyWarnings();
-            handler.setLevel(Level.WARNING);
-            NETTY.addHandler(handler);
-            return handler;
-        }
-
-        @Override
-        public void publish(LogRecord record) {
-            if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                warnings.add(record.getLoggerName() + ": " + record.getMessage()
-                        + (record.getThrown() == null ? "" : " " + record.getThrown()));
-            }
-        }
-
-        List<String> warnings() {
-            return List.copyOf(warnings);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-            NETTY.removeHandler(this);
         }
     }
 }

@@ -1,8 +1,8 @@
 package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.testing.NettyWarnings;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.topology.Member;
 import io.netty.channel.group.ChannelGroup;
@@ -10,11 +10,6 @@ import java.io.InputStream;
 import java.lang.reflect.Field;
 import java.net.Socket;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,29 +20,9 @@ import org.junit.jupiter.api.Test;
  * NullPointerException from it, twice (channelInactive, then exceptionCaught).
  */
 class ShutdownAcceptRaceTest {
-    /** Held strongly: java.util.logging keeps loggers only weakly. Netty logs through it here (no SLF4J binding). */
-    private static final Logger NETTY = Logger.getLogger("io.netty");
-
     @Test
     void aConnectionAcceptedAsTheProxyClosesItsConnectionsEndsWithoutAnError() throws Exception {
-        List<LogRecord> warnings = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) {
-                    warnings.add(record);
-                }
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        NETTY.addHandler(handler);
+        NettyWarnings warnings = NettyWarnings.capture();
         try (ScriptedMongod upstream = ScriptedMongod.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(upstream.uri()))) {
             Member member = proxy.members().get(0);
@@ -63,9 +38,8 @@ class ShutdownAcceptRaceTest {
             }
             Thread.sleep(300); // the channel's inactive event runs after its close, on its event loop
         } finally {
-            NETTY.removeHandler(handler);
+            warnings.close();
         }
-        assertTrue(warnings.isEmpty(), () -> "Netty logged: " + warnings.stream()
-                .map(r -> r.getMessage() + (r.getThrown() == null ? "" : " / " + r.getThrown())).toList());
+        assertEquals(List.of(), warnings.said(), "Netty logged nothing");
     }
 }
