@@ -157,9 +157,7 @@ class AwaitableHelloLaneTest {
     @Test
     void eachRetryAfterAnInjectedStateChangeGoesOnAtOnce() throws Exception {
         String db = UpstreamLane.freshDatabaseName("awaitlaneretry");
-        try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(blackPipe.connectionString() + "&heartbeatFrequencyMS=120000"))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(5, TimeUnit.SECONDS)).build())) {
+        try (MongoClient client = clientWhoseMonitorWaitsTwoMinutes()) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 0));
             for (int i = 1; i <= 3; i++) {
@@ -176,6 +174,13 @@ class AwaitableHelloLaneTest {
         }
     }
 
+    /** A client whose monitor's awaitable hello waits two minutes, and whose server selection gives up after five seconds. */
+    private MongoClient clientWhoseMonitorWaitsTwoMinutes() {
+        return MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(blackPipe.connectionString() + "&heartbeatFrequencyMS=120000"))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(5, TimeUnit.SECONDS)).build());
+    }
+
     /**
      * The same after a writeConcernError of a not-primary code, which mongod gives its topologyVersion: the write ran,
      * the retry (answered from the first run) goes on at once. Without a topologyVersion the retry waited out the
@@ -184,9 +189,7 @@ class AwaitableHelloLaneTest {
     @Test
     void aRetryAfterAStateChangeWriteConcernErrorGoesOnAtOnce() throws Exception {
         String db = UpstreamLane.freshDatabaseName("awaitlanewce");
-        try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(blackPipe.connectionString() + "&heartbeatFrequencyMS=120000"))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(5, TimeUnit.SECONDS)).build())) {
+        try (MongoClient client = clientWhoseMonitorWaitsTwoMinutes()) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 0));
             blackPipe.fail("insert").times(1).writeConcernError(10107, "not primary");
