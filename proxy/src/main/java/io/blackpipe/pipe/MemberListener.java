@@ -187,9 +187,7 @@ public final class MemberListener {
                 log.info(fell + " behind its blackhole: its clients learn it when the blackhole ends");
                 return;
             }
-            port.stopListening();
-            connections.end(by, interruptedWith);
-            port.hold();
+            port.closeAndHold(() -> connections.end(by, interruptedWith));
             log.info(fell + ": listener " + port.describe() + " closed");
         }
     }
@@ -373,13 +371,10 @@ public final class MemberListener {
         blackholes.cancel();
         if (blackholed) {
             blackholed = false;
-            boolean holdThePort = down && port.listening();
-            if (holdThePort) {
-                port.stopListening();
-            }
-            connections.blackholeEnded(down ? downBy : null);
-            if (holdThePort) {
-                port.hold();
+            if (down && port.listening()) {
+                port.closeAndHold(() -> connections.blackholeEnded(downBy));
+            } else {
+                connections.blackholeEnded(down ? downBy : null);
             }
         }
     }

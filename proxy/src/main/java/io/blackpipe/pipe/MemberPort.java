@@ -35,19 +35,16 @@ final class MemberPort {
         return port;
     }
 
-    /** Stops listening; {@link #hold} keeps the port then. */
-    void stopListening() throws InterruptedException {
+    /**
+     * Stops listening, has {@code endConnections} end the member's connections, then holds the port: after them, as the
+     * hold may wait a while for the closed listener's socket to let the port go (see {@link PortHold#take}).
+     */
+    void closeAndHold(Runnable endConnections) throws InterruptedException {
         channel.close().sync();
         // The JDK closes a server socket registered with a selector only when that selector next selects; until then
         // a quick restore cannot bind the port again ("Address already in use"). A task scheduled now runs after it.
         channel.eventLoop().schedule(() -> { }, 1, TimeUnit.MILLISECONDS).sync();
-    }
-
-    /**
-     * Holds the port while the member is down: after its connections have ended, as the hold may wait a while for the
-     * closed listener's socket to let the port go (see {@link PortHold#take}).
-     */
-    void hold() {
+        endConnections.run();
         portHold = PortHold.take(bindHost, port, log);
     }
 
