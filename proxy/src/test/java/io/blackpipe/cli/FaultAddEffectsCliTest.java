@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoSocketReadException;
 import com.mongodb.MongoSocketReadTimeoutException;
+import com.mongodb.MongoWriteConcernException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
@@ -245,6 +246,26 @@ class FaultAddEffectsCliTest {
         awaitOnTheServer(List.of(new Document("_id", 1)));
         assertEquals(1, fired(id));
         assertEquals(truncated + 1, faults("truncateReply", "insert"));
+    }
+
+    // ------------------------------------------------------------------ --write-concern-error
+
+    /** The write runs; its reply says replication timed out, which the driver throws and does not retry (64 is no state change). */
+    @Test
+    void aWriteConcernErrorComesOnTheReplyOfAWriteThatHappened() throws Exception {
+        String id = add("--command", "insert", "--write-concern-error", "64", "--times", "1");
+        CliRun listed = shared.rig().run("fault", "list");
+        assertTrue(listed.out().lines().anyMatch(row -> row.startsWith(id) && row.contains("writeConcernError=WriteConcernFailed")),
+                listed::toString);
+        try (MongoClient client = driver("retryWrites=true&socketTimeoutMS=30000")) {
+            MongoWriteConcernException e = assertThrows(MongoWriteConcernException.class,
+                    () -> collection(client).insertOne(new Document("_id", 1)));
+            assertEquals(64, e.getWriteConcernError().getCode(), e::toString);
+            assertEquals("waiting for replication timed out", e.getWriteConcernError().getMessage());
+        }
+        assertEquals(1, log.startedCount("insert"), "not retried");
+        awaitOnTheServer(List.of(new Document("_id", 1)));
+        assertEquals(1, fired(id));
     }
 
     // ------------------------------------------------------------------ --block
