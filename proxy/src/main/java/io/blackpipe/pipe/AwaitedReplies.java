@@ -1,12 +1,12 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.topology.Member;
-import io.blackpipe.topology.MemberStates;
 import io.blackpipe.wire.Header;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
 
@@ -19,13 +19,24 @@ import java.util.List;
  */
 final class AwaitedReplies {
     private static final long NONE = Long.MIN_VALUE; // in a free slot: request ids are ints
+    /** How many w:0 writes a member not known to answer them may be sent before its first answer is recognised. */
+    private static final int LAST_ASKED_FOR_NONE = 256;
     private final ArrayDeque<InFlight> commands = new ArrayDeque<>();
-    /** The ids of the last requests forwarded that asked for no reply (moreToCome: w:0 writes). */
-    private final long[] askedForNone = {NONE, NONE, NONE, NONE, NONE, NONE, NONE, NONE};
-    /** Whether the request in that slot was the proxy's own, whose reply is expected (see SupersededTransactions). */
-    private final boolean[] sentByTheProxy = new boolean[askedForNone.length];
+    /**
+     * Requests whose replies will come and are no client's, oldest first: the proxy's own (see SupersededTransactions)
+     * and the w:0 writes of a member that answers them. Every one is answered, so each leaves in turn, however many
+     * a client sends before the first reply (a ring of the last 8 lost the ninth's, passed on as the next command's).
+     */
+    private final ArrayDeque<Integer> repliesToDrop = new ArrayDeque<>();
+    /**
+     * The ids of the last w:0 writes to a member that should answer none, as a server does: a reply to one is the
+     * member's mistake, dropped and said, and the member is then taken to answer every one. None leaves unless
+     * answered, hence only the last ones (made at the first: most connections send none).
+     */
+    private long[] askedForNone;
     private int nextSlot;
-    private boolean unaskedReplySaid;
+    /** The member answered a w:0 write, which a server does not: it is taken to answer every one after it. */
+    private boolean memberAnswersUnasked;
 
     void add(InFlight command) {
         commands.add(command);
@@ -45,36 +56,46 @@ final class AwaitedReplies {
         return null;
     }
 
-    /** A request that asks for no reply (moreToCome) was forwarded: a reply to it would be the member's mistake. */
-    void askedForNoReply(int requestId) {
-        remember(requestId, false);
+    /**
+     * A request that asks for no reply (moreToCome: a w:0 write) was forwarded. {@code memberAnswers}: the member
+     * answers it all the same (its quirk: it refuses w:0 and takes it as w:1), and its reply is dropped; else a reply to
+     * it would be the member's mistake.
+     */
+    void askedForNoReply(int requestId, boolean memberAnswers) {
+        if (memberAnswers || memberAnswersUnasked) {
+            repliesToDrop.add(requestId);
+        } else {
+            if (askedForNone == null) {
+                askedForNone = new long[LAST_ASKED_FOR_NONE];
+                Arrays.fill(askedForNone, NONE);
+            }
+            askedForNone[nextSlot] = requestId;
+            nextSlot = (nextSlot + 1) % askedForNone.length;
+        }
     }
 
     /** The proxy sent a request of its own: its reply is the proxy's, dropped, and no client's. */
     void sentByTheProxy(int requestId) {
-        remember(requestId, true);
-    }
-
-    private void remember(int requestId, boolean proxys) {
-        askedForNone[nextSlot] = requestId;
-        sentByTheProxy[nextSlot] = proxys;
-        nextSlot = (nextSlot + 1) % askedForNone.length;
+        repliesToDrop.add(requestId);
     }
 
     /**
      * Drops (releases) a reply to a request that asked for none, which no server sends but jongodb
      * does to every one: passed on, the client would read it as the answer to its next command; and
-     * the reply to a request of the proxy's own. The first of the former on a connection is said,
-     * unless the member's quirks said so at start (it refuses w:0, and gets w:1: see QuirkRewrites).
-     * False: the reply answers no such request.
+     * the reply to a request of the proxy's own. The first reply from a member not known to answer
+     * w:0 writes is said. False: the reply answers no such request.
      */
-    boolean droppedUnasked(ByteBuf reply, Member member, MemberStates states, ProxyLog log) {
+    boolean droppedUnasked(ByteBuf reply, Member member, ProxyLog log) {
         int responseTo = Header.responseTo(reply);
-        for (int i = 0; i < askedForNone.length; i++) {
+        if (!repliesToDrop.isEmpty() && removedToDrop(responseTo)) {
+            reply.release();
+            return true;
+        }
+        for (int i = 0; askedForNone != null && i < askedForNone.length; i++) {
             if (askedForNone[i] == responseTo) {
                 askedForNone[i] = NONE;
-                if (!sentByTheProxy[i] && !unaskedReplySaid && !states.quirks(member.upstream()).refusesUnacknowledged()) {
-                    unaskedReplySaid = true;
+                if (!memberAnswersUnasked) {
+                    takeTheRingAsAnswered();
                     ReplyFacts facts = ReplyFacts.of(reply);
                     log.warn("member " + member.upstream() + " answered a request that asked for no reply (moreToCome: a w:0"
                             + " write), which a server never does: its reply (" + (facts.ok() ? "ok: 1" : "ok: 0, code " + facts.code())
@@ -86,6 +107,27 @@ final class AwaitedReplies {
             }
         }
         return false;
+    }
+
+    /** The member answers w:0 writes: the ones in the ring still unanswered will be, in the order sent. */
+    private void takeTheRingAsAnswered() {
+        memberAnswersUnasked = true;
+        for (int i = 0; i < askedForNone.length; i++) {
+            int slot = (nextSlot + i) % askedForNone.length; // the oldest first
+            if (askedForNone[slot] != NONE) {
+                repliesToDrop.add((int) askedForNone[slot]);
+                askedForNone[slot] = NONE;
+            }
+        }
+    }
+
+    /** Whether a reply to be dropped had this responseTo (nearly always the oldest: a member answers in turn); removed. */
+    private boolean removedToDrop(int responseTo) {
+        if (repliesToDrop.peekFirst() == responseTo) {
+            repliesToDrop.pollFirst();
+            return true;
+        }
+        return repliesToDrop.removeFirstOccurrence(responseTo);
     }
 
     /** A hello forwarded to the member: the proxy's answers sent after it wait for its reply. */

@@ -169,7 +169,7 @@ final class Exchange {
         InFlight command = null;
         if (attempt.facts().moreToCome()) {
             observer.complete(attempt, fingerprint, Outcome.NO_REPLY, fault, 0, false, false);
-            awaited.askedForNoReply(attempt.facts().requestId());
+            awaited.askedForNoReply(attempt.facts().requestId(), context.memberStates().quirks(member.upstream()).refusesUnacknowledged());
         } else {
             command = new InFlight(attempt, fingerprint, fault, fate, true).withReplyInstead(verdict.replyInstead())
                     .withDuplicateKeysAsMongod(DuplicateKeys.oneStatementWrite(forwarded, attempt.facts(), context.memberStates(),
@@ -281,7 +281,7 @@ final class Exchange {
 
     private void deliver(ByteBuf frame) {
         InFlight current = awaited.answeredBy(Header.responseTo(frame));
-        if (current == null && (awaited.droppedUnasked(frame, member, context.memberStates(), context.log())
+        if (current == null && (awaited.droppedUnasked(frame, member, context.log())
                 || rollbacks != null && rollbacks.took(frame))) {
             return;
         }

@@ -62,6 +62,60 @@ class UnaskedReplyTest {
     }
 
     /**
+     * A member that answers w:0 writes, met with a burst of them before its first answer comes back: each of its
+     * answers is dropped, and each ping gets its own reply (the last 8 were remembered, and the ninth's answer went to
+     * the ping as its reply).
+     */
+    @Test
+    void aBurstOfW0WritesHasEveryAnswerDropped() throws Exception {
+        try (RawUpstream member = new RawUpstream((socket, index) -> RawUpstream.answerHellos(socket));
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + member.address() + "/?directConnection=true"));
+             WireSocket client = new WireSocket(proxy.members().get(0).advertised().port(), 100, 5_000)) {
+            int id = 0;
+            for (int round = 0; round < 3; round++) {
+                for (int write = 0; write < 40; write++) {
+                    client.sendMsg(MORE_TO_COME, insert(id++));
+                }
+                int ping = client.sendMsg(0, ping());
+                client.readOk(ping); // its own reply, none of the inserts'
+            }
+            client.expectSilence(300);
+            assertEquals(1, log.messages().stream().filter(m -> m.contains("asked for no reply")).count(), "said once per connection");
+        }
+    }
+
+    /**
+     * The same with the real driver, on one pooled connection: a burst of w:0 inserts, then a find. On jongodb the member
+     * answers every w:0 write (taken as w:1), and through `local` 10 w:0 writes before a find gave it another find's
+     * document; on mongod they land unanswered.
+     */
+    @Test
+    void aFindAfterABurstOfW0WritesGetsItsOwnDocument() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("unasked");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "maxPoolSize=1&socketTimeoutMS=10000"));
+             MongoClient direct = UpstreamLane.directClient()) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertMany(List.of(new Document("_id", "A"), new Document("_id", "B"), new Document("_id", "C")));
+            MongoCollection<Document> fireAndForget = c.withWriteConcern(WriteConcern.UNACKNOWLEDGED);
+            int written = 0;
+            for (int round = 0; round < 3; round++) {
+                for (int write = 0; write < 30; write++) {
+                    fireAndForget.insertOne(new Document("_id", written++));
+                }
+                for (String key : List.of("A", "B", "C")) {
+                    assertEquals(List.of(new Document("_id", key)), c.find(new Document("_id", key)).into(new ArrayList<>()),
+                            "round " + round + ": the find of " + key + " got its own reply");
+                }
+            }
+            int all = written + 3;
+            Await.until(Duration.ofSeconds(20), "the server to hold every w:0 insert",
+                    () -> direct.getDatabase(db).getCollection("c").countDocuments() == all);
+        }
+    }
+
+    /**
      * On jongodb (here) the w:0 insert goes as w:1 (MemberQuirksTest) and is answered all the same, the
      * answer dropped; on mongod it lands, unanswered.
      */
