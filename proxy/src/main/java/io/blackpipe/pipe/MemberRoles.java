@@ -18,7 +18,9 @@ import java.io.IOException;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -61,6 +63,8 @@ final class MemberRoles {
     private final int connectTimeoutMillis;
     private final Tls.Client upstreamTls;
     private final ProxyLog log;
+    /** The members whose unanswered question was said: once each, not at every refresh. */
+    private final Set<MemberAddress> unansweredSaid = ConcurrentHashMap.newKeySet();
 
     MemberRoles(Discovery.Deployment deployment, MemberMap members, MemberStates states, SimulatedReplicaSet simulation,
                 Map<MemberAddress, MemberListener> listeners, FailoverEndedTransactions endedTransactions,
@@ -127,8 +131,19 @@ final class MemberRoles {
         }
     }
 
-    /** A member that refused what a mongod takes (jongodb) gets its commands as it takes them from now on. */
+    /**
+     * A member that refused what a mongod takes (jongodb) gets its commands as it takes them from now on. A member that
+     * left a question unanswered keeps the quirks it was found to have before (a refresh before a failover, under load).
+     */
     private void noteQuirks(MemberAddress member, HelloProbe.Answer answer) {
+        if (!answer.complete()) {
+            if (states.quirks(member).any()) {
+                return;
+            }
+            if (unansweredSaid.add(member)) {
+                log.warn(answer.unansweredWarning(member));
+            }
+        }
         if (states.noteQuirks(member, answer.quirks())) {
             QuirkNotes.log(log, "member " + member, QuirkNotes.process(member.toString(), answer.hello()), answer.quirks());
         }

@@ -84,6 +84,9 @@ public final class Discovery {
                 MemberAddress me = hello.isString("me") && deployment.isReplicaSet()
                         ? MemberAddress.parse(hello.getString("me").getValue()) : seed;
                 passedOver.forEach(line -> warn.accept(line + "; using " + seed));
+                if (!answer.complete()) {
+                    warn.accept(answer.unansweredWarning(seed));
+                }
                 if (deployment.kind().equals(MONGOS) && !uri.directConnection()) {
                     deployment = withOtherRouters(deployment, uri, timeoutMillis, warn);
                 }

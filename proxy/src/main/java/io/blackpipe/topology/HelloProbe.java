@@ -35,11 +35,31 @@ public final class HelloProbe {
     /** The wire version of MongoDB 5.1, which removed OP_QUERY finds and OP_GET_MORE. */
     private static final int LEGACY_OPCODES_REMOVED = 14;
     private static final int QUERY_FAILURE = 2;
-    /** How long a quirk's question waits: jongodb answers in a millisecond, and a start must not wait on it long. */
+    /** How long a quirk's question waits first: jongodb answers in a millisecond, and a member that takes only hellos must not hold a start up long. */
     private static final int QUIRK_REPLY_MILLIS = 1000;
 
-    /** The member's hello, and what it refused that a mongod takes. */
-    public record Answer(BsonDocument hello, MemberQuirks quirks) {
+    /**
+     * The member's hello, and what it refused that a mongod takes.
+     *
+     * @param unanswered the question about its quirks the member did not answer (and why), the quirks after it
+     *                   taken as none; null when it answered every one
+     */
+    public record Answer(BsonDocument hello, MemberQuirks quirks, String unanswered) {
+        public Answer(BsonDocument hello, MemberQuirks quirks) {
+            this(hello, quirks, null);
+        }
+
+        public boolean complete() {
+            return unanswered == null;
+        }
+
+        /** What a start says of a member that left a question unanswered, asked twice. */
+        public String unansweredWarning(MemberAddress member) {
+            return "member " + member + " did not answer blackpipe's question about how it differs from mongod, asked twice: "
+                    + unanswered + "; it is taken to differ in no way it did not say, so where it is jongodb its clients may meet"
+                    + " what blackpipe mends (a retried write applied twice, a refused w:0 write): start the proxy again"
+                    + " once the member answers sooner";
+        }
     }
 
     private HelloProbe() {
@@ -56,7 +76,21 @@ public final class HelloProbe {
         }
     }
 
+    /**
+     * The member's hello and quirks. The quirks' questions wait a second each: a member that answers hello but not them
+     * soon is asked them again on a new connection, each waiting {@code timeoutMillis}, as jongodb busy with a large
+     * write of another client's took more than a second, and a start that took it for a mongod made its clients meet
+     * what the quirks mend (a retried write applied twice).
+     */
     public static Answer ask(MemberAddress member, int timeoutMillis, Tls.Client tls) throws IOException {
+        Answer answer = askOnce(member, timeoutMillis, tls, Math.min(timeoutMillis, QUIRK_REPLY_MILLIS));
+        if (answer.complete() || timeoutMillis <= QUIRK_REPLY_MILLIS) {
+            return answer;
+        }
+        return askOnce(member, timeoutMillis, tls, timeoutMillis);
+    }
+
+    private static Answer askOnce(MemberAddress member, int timeoutMillis, Tls.Client tls, int quirkReplyMillis) throws IOException {
         try (BlockingCommandClient client = new BlockingCommandClient(member.host(), member.port(), timeoutMillis, tls)) {
             BsonDocument hello = client.run("admin", with("$readPreference", new BsonDocument("mode", new BsonString("primaryPreferred"))));
             boolean primaryReadsOnly = false;
@@ -67,36 +101,44 @@ public final class HelloProbe {
                 }
                 primaryReadsOnly = true;
             }
-            return new Answer(hello, quirks(client, hello, primaryReadsOnly, timeoutMillis));
+            client.readTimeout(quirkReplyMillis);
+            return quirks(client, hello, primaryReadsOnly);
         }
     }
 
     /**
-     * The rest of the member's quirks. A member that answers hello is proxied whatever it makes of these:
-     * one that does not answer them soon (a member that takes only hellos, a stuck one) is taken to have
-     * none of them, and its start is not held up.
+     * The rest of the member's quirks. A member that answers hello is proxied whatever it makes of these: one that does
+     * not answer them (a member that takes only hellos, a stuck one) is taken to have none it was not found to have,
+     * and the answer names the question it left unanswered.
      */
-    private static MemberQuirks quirks(BlockingCommandClient client, BsonDocument hello, boolean primaryReadsOnly, int timeoutMillis) {
+    private static Answer quirks(BlockingCommandClient client, BsonDocument hello, boolean primaryReadsOnly) {
         boolean refusesUnacknowledged = false;
         boolean lacksEndSessions = false;
+        String asking = "a hello with writeConcern w:0";
         try {
-            client.readTimeout(Math.min(timeoutMillis, QUIRK_REPLY_MILLIS));
             refusesUnacknowledged = !isOk(client.run("admin", with("writeConcern", writeConcern(0))))
                     && isOk(client.run("admin", with("writeConcern", writeConcern(1))));
+            asking = "endSessions";
             BsonDocument ended = client.run("admin", new BsonDocument("endSessions", new BsonArray()));
             lacksEndSessions = ended.isNumber("code") && ended.getNumber("code").intValue() == COMMAND_NOT_FOUND;
             boolean notMongod = primaryReadsOnly || refusesUnacknowledged || lacksEndSessions;
             if (!notMongod) {
-                return MemberQuirks.NONE;
+                return new Answer(hello, MemberQuirks.NONE);
             }
             boolean primary = isWritablePrimary(hello);
+            asking = "two writes to " + WriteProbe.DATABASE + "." + WriteProbe.COLLECTION;
             WriteProbe.Answer writes = primary ? WriteProbe.ask(client) : new WriteProbe.Answer(false, false);
-            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, writes.reappliesRetriedWrites(),
-                    writes.duplicateKeyAsCommandError(), namesJongodb(client.run("admin", BUILD_INFO)),
-                    TransactionEndProbe.refusesReadPreference(client), primary && TransactionEndProbe.keepsSupersededOpen(client),
-                    answersLegacyQueriesAsCommands(client, hello));
+            asking = "buildInfo";
+            boolean commitRacesWrites = namesJongodb(client.run("admin", BUILD_INFO));
+            asking = "the end of a transaction";
+            boolean transactionEndsRefuseReadPreference = TransactionEndProbe.refusesReadPreference(client);
+            boolean keepsSupersededTransactions = primary && TransactionEndProbe.keepsSupersededOpen(client);
+            return new Answer(hello, new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions,
+                    writes.reappliesRetriedWrites(), writes.duplicateKeyAsCommandError(), commitRacesWrites,
+                    transactionEndsRefuseReadPreference, keepsSupersededTransactions, answersLegacyQueriesAsCommands(client, hello)));
         } catch (IOException e) {
-            return new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false, false, false, false, false);
+            return new Answer(hello, new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false, false,
+                    false, false, false), asking + " (" + e.getMessage() + ")");
         }
     }
 

@@ -216,6 +216,7 @@ final class ScriptedMongodConnection implements Runnable {
         BsonDocument scripted;
         BsonDocument jongodbsRefusal = server.jongodbsRefusal(cmd);
         if (jongodbsRefusal != null) {
+            server.awaitReplyDelay(name);
             reply.send(jongodbsRefusal, 0);
         } else if (HELLO_NAMES.contains(name)) {
             handleHello(m, cmd, name, reply);
