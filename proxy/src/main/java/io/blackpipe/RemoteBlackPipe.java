@@ -203,7 +203,12 @@ public final class RemoteBlackPipe {
     }
 
     private long count(String table, String key, String label, String field) {
-        return StatsJson.sum(stats(), table, field, key, label) - StatsJson.sum(baseline, table, field, key, label);
+        BsonDocument stats = stats();
+        if (!StatsJson.sameRun(baseline, stats)) {
+            throw new IllegalStateException("the proxy at " + http.base() + " started again since resetCounters() or reset(): its counts"
+                    + " began anew, and what it counted since then is unknown; call resetCounters() to count from now");
+        }
+        return StatsJson.sum(stats, table, field, key, label) - StatsJson.sum(baseline, table, field, key, label);
     }
 
     // ---- scenarios and deployment faults ----

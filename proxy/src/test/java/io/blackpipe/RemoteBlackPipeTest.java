@@ -338,6 +338,31 @@ class RemoteBlackPipeTest {
         return blackPipe.members().stream().map(RemoteBlackPipe.MemberStatus::role).toList();
     }
 
+    /**
+     * A sidecar restarted under a test between its resetCounters() and its check: the counts began anew, and a count
+     * less the baseline would be a guess (negative, or too low): an IllegalStateException that says so.
+     */
+    @Test
+    void aProxyStartedAgainSinceResetCountersIsSaidNotCountedWrong() throws Exception {
+        int adminPort;
+        try (ServerSocket free = new ServerSocket(0)) {
+            adminPort = free.getLocalPort();
+        }
+        running = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).adminPort(adminPort).start();
+        RemoteBlackPipe blackPipe = RemoteBlackPipe.connect(running.adminUrl());
+        String db = UpstreamLane.freshDatabaseName("remote-run");
+        client(blackPipe, "", new CopyOnWriteArrayList<>()).getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+        blackPipe.resetCounters();
+        assertEquals(0, blackPipe.attempts("insert"));
+        running.close();
+        running = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).adminPort(adminPort).start();
+        IllegalStateException said = assertThrows(IllegalStateException.class, () -> blackPipe.attempts("insert"));
+        assertTrue(said.getMessage().startsWith("the proxy at http://127.0.0.1:" + adminPort + " started again since"
+                + " resetCounters() or reset()"), said::getMessage);
+        blackPipe.resetCounters();
+        assertEquals(0, blackPipe.attempts("insert"), "counting from now");
+    }
+
     @Test
     void afterResetTheNextCommandIsAFirstAttemptAndCountsAndHistoryStartAgain() throws Exception {
         // As a test suite sharing one container and one MongoClient runs it: the first test's find fails (a

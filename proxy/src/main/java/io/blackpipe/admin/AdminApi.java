@@ -44,6 +44,8 @@ import org.bson.json.JsonParseException;
  */
 final class AdminApi {
     private final ProxyServer proxy;
+    /** Names this proxy's run in its stats: a baseline saved from another run (the proxy started again) is told apart. */
+    private final String run = UUID.randomUUID().toString();
 
     AdminApi(ProxyServer proxy) {
         this.proxy = proxy;
@@ -143,7 +145,7 @@ final class AdminApi {
                 // the proxy's clock now: GET /history?since= it shows what was recorded after the reset
                 return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("at", new BsonString(Instant.now().toString())));
             });
-            case "stats" -> AdminRoute.get(() -> AdminResponse.ok(StatsJson.of(proxy.registry())));
+            case "stats" -> AdminRoute.get(() -> AdminResponse.ok(StatsJson.of(proxy.registry(), run)));
             case "history" -> AdminRoute.get(Set.of("since", "follow"), () -> history(query, followHistory));
             default -> throw new IllegalStateException("resource " + resource + " has no route");
         };

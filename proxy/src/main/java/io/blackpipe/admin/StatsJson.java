@@ -19,7 +19,8 @@ public final class StatsJson {
     private StatsJson() {
     }
 
-    static BsonDocument of(MeterRegistry registry) {
+    /** {@code run}: a name of the proxy's run, a new one at each start, which counts only grow within. */
+    static BsonDocument of(MeterRegistry registry, String run) {
         Map<String, BsonDocument> rows = new TreeMap<>();
         for (Counter counter : registry.find("blackpipe.command.attempts").counters()) {
             row(rows, counter).put("attempts", count(counter));
@@ -47,7 +48,18 @@ public final class StatsJson {
         rows.values().forEach(commands::add);
         BsonArray outcomeRows = new BsonArray();
         outcomes.values().forEach(outcomeRows::add);
-        return new BsonDocument("commands", commands).append("outcomes", outcomeRows).append("faults", faults);
+        return new BsonDocument("commands", commands).append("outcomes", outcomeRows).append("faults", faults)
+                .append("run", new BsonString(run));
+    }
+
+    /**
+     * Whether two stats are of one run of a proxy, so that the later's counts less the earlier's are what it counted
+     * between them; true where either is from a proxy that names no run (older than the field).
+     */
+    public static boolean sameRun(BsonDocument earlier, BsonDocument later) {
+        BsonValue then = earlier.get("run");
+        BsonValue now = later.get("run");
+        return then == null || now == null || then.equals(now);
     }
 
     /**

@@ -58,6 +58,7 @@ final class ExpectCommand extends AdminCommand {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
         while (true) {
             BsonDocument stats = stats(admin, deadline);
+            StatsBaseline.checkSameRun(stats, baseline, baselineFile);
             for (Expectation expectation : all) {
                 expectation.checkBelow(stats, baseline, baselineFile);
             }

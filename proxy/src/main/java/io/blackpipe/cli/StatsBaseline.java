@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.admin.StatsJson;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -47,6 +48,17 @@ final class StatsBaseline {
             }
         }
         return stats;
+    }
+
+    /**
+     * Fails when {@code stats} are of another run of a proxy than {@code file}'s: the proxy started again since the file
+     * was saved, or it is another, and what it counted since is unknown (its counts began anew), whichever counts grew.
+     */
+    static void checkSameRun(BsonDocument stats, BsonDocument baseline, Path file) throws AdminClient.Failure {
+        if (!StatsJson.sameRun(baseline, stats)) {
+            throw new AdminClient.Failure("the proxy is not the run " + file + " was saved from: it started again since, or it is"
+                    + " another proxy, so what it counted since the file is unknown");
+        }
     }
 
     /**

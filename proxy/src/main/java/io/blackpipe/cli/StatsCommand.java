@@ -73,8 +73,10 @@ final class StatsCommand extends AdminCommand {
             out.print(admin.call("GET", "stats", null).body());
             return 0;
         }
-        Map<List<String>, Row> rows = rows(admin.get("stats"));
+        BsonDocument stats = admin.get("stats");
+        Map<List<String>, Row> rows = rows(stats);
         if (baseline != null) {
+            StatsBaseline.checkSameRun(stats, baseline, baselineFile);
             Map<List<String>, Row> earlier = rows(baseline);
             for (Map.Entry<List<String>, Row> entry : earlier.entrySet()) {
                 rows.computeIfAbsent(entry.getKey(), k -> new Row()).subtract(entry.getValue(), String.join(" on ", entry.getKey()), baselineFile);

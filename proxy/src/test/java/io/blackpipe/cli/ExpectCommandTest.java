@@ -130,6 +130,37 @@ class ExpectCommandTest {
         }
     }
 
+    /**
+     * A baseline saved from another run of a proxy, whose counts this one passed since: a sidecar restarted between the
+     * baseline and the check counted less than it had, yet may have counted more than the file. Its counts began anew,
+     * so what it counted since the file is unknown: a failure, where `--retries insert=1` held (counted 1 since 0).
+     */
+    @Test
+    void aBaselineFromAnotherRunIsAFailureWhateverItCounted(@TempDir Path dir) throws Exception {
+        Path before = dir.resolve("before.json");
+        try (AdminRig first = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            Files.writeString(before, first.run("stats", "--json").out());
+        }
+        String db = UpstreamLane.freshDatabaseName("expectRun");
+        try (AdminRig again = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+            assertEquals(0, again.run("fault", "add", "--command", "insert", "--reset", "--times", "1").exitCode());
+            try (MongoClient client = MongoClients.create(CommandLog.withOptions(again.proxy().connectionString(), "retryWrites=true"))) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)); // reset, then retried
+            }
+            String why = "blackpipe: the proxy is not the run " + before + " was saved from: it started again since, or it is another"
+                    + " proxy, so what it counted since the file is unknown";
+            CliRun expect = again.run("expect", "--baseline", before.toString(), "--retries", "insert=1");
+            assertEquals(1, expect.exitCode(), expect::toString);
+            assertEquals("", expect.out(), expect::toString);
+            assertEquals(List.of(why), expect.err().lines().toList());
+            CliRun stats = again.run("stats", "--baseline", before.toString());
+            assertEquals(1, stats.exitCode(), stats::toString);
+            assertEquals(List.of(why), stats.err().lines().toList());
+            CliRun fromTheStart = again.run("expect", "--retries", "insert=1");
+            assertEquals(0, fromTheStart.exitCode(), fromTheStart::toString);
+        }
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "missing.json||missing.json: no such file",
