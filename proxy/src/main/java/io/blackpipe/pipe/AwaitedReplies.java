@@ -1,5 +1,7 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.DeploymentFaults;
+import io.blackpipe.observe.Attempt;
 import io.blackpipe.topology.Member;
 import io.blackpipe.wire.Header;
 import io.blackpipe.wire.ReplyFacts;
@@ -9,6 +11,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * The application commands of one connection that still await their replies, in the order the
@@ -54,6 +57,18 @@ final class AwaitedReplies {
             }
         }
         return null;
+    }
+
+    /**
+     * A reply held in a blackhole (sent before it began) answers this responseTo: its command, unless a fault met it
+     * already, met the blackhole, which is now its fault, and {@code counted} is given its attempt.
+     */
+    void metTheBlackhole(int responseTo, Consumer<Attempt> counted) {
+        InFlight command = answeredBy(responseTo);
+        if (command != null && command.attempt != null && command.fault == null) {
+            command.fault = DeploymentFaults.BLACKHOLE;
+            counted.accept(command.attempt);
+        }
     }
 
     /**

@@ -276,6 +276,8 @@ final class Exchange {
         }
         if (!replies.queue(frame)) {
             deliver(frame);
+        } else if (connection.blackholed()) { // on its way as the blackhole began: its command met the blackhole
+            awaited.metTheBlackhole(Header.responseTo(frame), attempt -> observer.faultInjected(attempt, BLACKHOLE));
         }
     }
 

@@ -15,7 +15,8 @@ import org.bson.BsonDocument;
 final class InFlight {
     final Attempt attempt;
     final long fingerprint;
-    final String fault;
+    /** The fault that met it, or null; a blackhole that holds its reply sets it (see AwaitedReplies#metTheBlackhole). */
+    String fault;
     final ReplyFate fate;
     final boolean forwarded;
     /** The responseTo the next reply carries: the request id, then each streamed reply's own id. */

@@ -1,0 +1,52 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import com.mongodb.client.model.UpdateOptions;
+import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.ScriptedMongod;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A command at the member as a blackhole begins: its reply is held in the blackhole, and the client gives up on it.
+ * The blackhole broke it as much as the command sent into it, and is counted as its fault: a CI user's eight updates
+ * that failed under a blackhole counted seven (or four) blackhole faults, the rest network errors of no fault.
+ */
+class BlackholeHeldReplyFaultTest {
+
+    @Test
+    void aReplyHeldInABlackholeIsTheBlackholesFault() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.start();
+             ProxyServer proxy = ScriptedProxy.start(member);
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(),
+                     "retryWrites=true&socketTimeoutMS=1500"))) {
+            MongoCollection<Document> counters = client.getDatabase("shop").getCollection("counters");
+            counters.find().first(); // a pooled connection: the update reaches the member at once
+            member.delayReplies("update", 800);
+            CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.updateOne(new Document("_id", "day"),
+                    new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true)));
+            Thread.sleep(300); // the update is at the member; its reply leaves at 800 ms, into the blackhole
+            proxy.blackhole("primary", 2500);
+            increment.get(20, TimeUnit.SECONDS); // the first attempt timed out at 1.5 s, and was retried
+
+            assertEquals(List.of(BsonDocument.parse("{_id: 'day', n: 1}")), member.documents("shop", "counters"), "applied once");
+            List<HistoryEntry> updates = proxy.history().recent().stream().filter(e -> e.command().equals("update")).toList();
+            assertEquals(2, updates.size(), updates::toString);
+            assertEquals("blackhole", updates.get(0).fault(), "the first attempt, whose reply the blackhole held: " + updates);
+            assertEquals("network_error", updates.get(0).outcome(), updates::toString);
+            // the retry met the blackhole too where it was sent before the blackhole ended (the driver's server selection decides)
+            long metIt = updates.stream().filter(e -> "blackhole".equals(e.fault())).count();
+            assertEquals(metIt, Meters.faults(proxy.registry(), "blackhole", "update"), "each attempt that met it, once: " + updates);
+        }
+    }
+}
