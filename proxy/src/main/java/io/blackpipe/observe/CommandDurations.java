@@ -27,7 +27,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class CommandDurations implements MultiCollector {
     static final String NAME = "blackpipe_command_duration_seconds";
-    private static final String HELP = "Upstream round trip of forwarded commands";
+    private static final String HELP = "Round trip of commands the upstream answered, from their arrival to their last reply, a rule delay included";
     private static final List<String> LABELS = List.of("command", "member");
     private static final double[] BOUNDS_SECONDS = boundsSeconds();
 

@@ -1,6 +1,7 @@
 package io.blackpipe.observe;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.util.Map;
@@ -29,6 +30,9 @@ public final class CommandObserver {
         this.retries = retries;
         this.history = history;
         this.durations = new CommandDurations(registry.config().clock());
+        double startedSeconds = System.currentTimeMillis() / 1000.0; // counts only grow within a start: a new one tells a restart
+        Gauge.builder("blackpipe.start.time", () -> startedSeconds).baseUnit("seconds")
+                .description("When the proxy started, in seconds since the Unix epoch").register(registry);
         if (registry instanceof PrometheusMeterRegistry prometheus) {
             prometheus.getPrometheusRegistry().register(durations);
         } // other registries (unit tests' SimpleMeterRegistry) do without the round-trip histogram: it is a Prometheus contract

@@ -37,7 +37,7 @@ class DurationHistogramTest {
     /** The Timer CommandMeters registered before (issue #7). */
     private static Timer micrometerTimer(MeterRegistry registry, String command, String member) {
         return Timer.builder("blackpipe.command.duration")
-                .description("Upstream round trip of forwarded commands")
+                .description("Round trip of commands the upstream answered, from their arrival to their last reply, a rule delay included")
                 .tags("command", command, "member", member)
                 .publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofNanos(50_000))
@@ -108,7 +108,7 @@ class DurationHistogramTest {
         durations.histogram("delete", "h3:1");
 
         String scrape = histograms.scrape();
-        assertTrue(scrape.contains("# HELP blackpipe_command_duration_seconds Upstream round trip of forwarded commands\n"
+        assertTrue(scrape.contains("# HELP blackpipe_command_duration_seconds Round trip of commands the upstream answered, from their arrival to their last reply, a rule delay included\n"
                 + "# TYPE blackpipe_command_duration_seconds histogram\n"), scrape);
         assertEquals(timers.scrape(), scrape);
         assertEquals(timers.scrape(OPEN_METRICS), histograms.scrape(OPEN_METRICS));
