@@ -23,7 +23,7 @@ public final class CommandObserver {
     private final Map<String, CommandMeters> meters = new ConcurrentHashMap<>();
     private final Map<String, Counter> faults = new ConcurrentHashMap<>();
     private final Map<String, Counter> monitoring = new ConcurrentHashMap<>();
-    private final AppLabels apps = new AppLabels();
+    private final CappedLabels apps = CappedLabels.apps();
 
     public CommandObserver(MeterRegistry registry, RetryTracker retries, History history) {
         this.registry = registry;
@@ -58,7 +58,7 @@ public final class CommandObserver {
         return retries;
     }
 
-    /** The meters of a command from {@code appName} (labelled as {@link AppLabels} says, which bounds this map too). */
+    /** The meters of a command from {@code appName} (labelled as {@link CappedLabels} says, which bounds this map too). */
     CommandMeters meters(String command, String member, String appName) {
         String app = apps.label(appName);
         String key = command + '\u0000' + member + '\u0000' + app;

@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Plural;
+import io.blackpipe.observe.CappedLabels;
 import io.blackpipe.topology.Member;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.Tls;
@@ -40,6 +41,8 @@ final class WriteRollback {
     private final int timeoutMillis;
     private final ProxyLog log;
     private final MeterRegistry registry;
+    /** A test that writes to a collection per case rolls back many: the meter's label is capped, as the apps' is. */
+    private final CappedLabels namespaces = CappedLabels.namespaces();
 
     WriteRollback(UnreplicatedWrites unreplicated, Credential credential, Tls.Client tls, int timeoutMillis, ProxyLog log,
                   MeterRegistry registry) {
@@ -103,7 +106,7 @@ final class WriteRollback {
                     removed += gone;
                     putBack += back;
                     Counter.builder("blackpipe.rolled.back.documents").description("Documents a simulated failover's rollback took back")
-                            .tag("namespace", namespace.getKey()).register(registry).increment(gone + back);
+                            .tag("namespace", namespaces.label(namespace.getKey())).register(registry).increment(gone + back);
                     done.put(namespace.getKey(), gone + " removed, " + back + " put back");
                 }
             } catch (IOException | AuthenticationException | RuntimeException e) {

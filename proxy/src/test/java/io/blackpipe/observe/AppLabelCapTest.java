@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The metrics' app label is bounded: real Java driver clients, each with its own appName, go through
- * the proxy; the first {@link AppLabels#MAX_APPS} apps are labelled as themselves, the later ones
+ * the proxy; the first {@link CappedLabels#MAX_APPS} apps are labelled as themselves, the later ones
  * share app="other", the proxy says so once, and the history still names every app.
  */
 class AppLabelCapTest {
@@ -46,15 +46,15 @@ class AppLabelCapTest {
         try (ScriptedMongod server = ScriptedMongod.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(server.uri("replicaSet=" + ScriptedMongod.SET_NAME)));
              LogCapture log = LogCapture.start()) {
-            int apps = AppLabels.MAX_APPS + EXTRA_APPS;
+            int apps = CappedLabels.MAX_APPS + EXTRA_APPS;
             for (int i = 0; i < apps; i++) {
                 pingAs(proxy, "app-" + i);
             }
             pingAs(proxy, "app-0"); // an app labelled before the cap keeps its label
 
             Set<String> labels = appLabels(proxy);
-            assertEquals(AppLabels.MAX_APPS + 1, labels.size(), "the first apps, and other: " + labels);
-            for (int i = 0; i < AppLabels.MAX_APPS; i++) {
+            assertEquals(CappedLabels.MAX_APPS + 1, labels.size(), "the first apps, and other: " + labels);
+            for (int i = 0; i < CappedLabels.MAX_APPS; i++) {
                 assertTrue(labels.contains("app-" + i), "app-" + i + " has its own label: " + labels);
             }
             assertEquals(EXTRA_APPS, pings(proxy, "other"), "one ping from each app beyond the cap");
@@ -63,10 +63,10 @@ class AppLabelCapTest {
                     "every ping is counted, under some app");
             String scrape = proxy.registry().scrape();
             assertTrue(scrape.contains("app=\"other\""), "the Prometheus exposition has the other app");
-            assertFalse(scrape.contains("app=\"app-" + AppLabels.MAX_APPS + "\""), "nor any app beyond the cap");
+            assertFalse(scrape.contains("app=\"app-" + CappedLabels.MAX_APPS + "\""), "nor any app beyond the cap");
 
             List<String> said = log.messages().stream().filter(m -> m.contains("own metrics label")).toList();
-            assertEquals(List.of(AppLabels.MAX_APPS + " distinct apps (appName) have their own metrics label: the commands of"
+            assertEquals(List.of(CappedLabels.MAX_APPS + " distinct apps (appName) have their own metrics label: the commands of"
                     + " further apps are counted as app=\"other\" (the history keeps their names)"), said);
 
             assertTrue(proxy.history().recent().stream().anyMatch(e -> e.app().equals("app-" + (apps - 1))),

@@ -87,6 +87,26 @@ class SimulatedRollbackTest {
         }
     }
 
+    /**
+     * A test that writes a collection per case rolls back many: the meter labels the first 100 namespaces as themselves
+     * and counts the rest as other (3,000 collections made 3,000 series for good), and says so once; the log names them all.
+     */
+    @Test
+    void theRolledBackNamespacesAreLabelledUpToACap() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("rollbackCap");
+        try (LogCapture log = LogCapture.start(); MongoClient client = client()) {
+            for (int i = 0; i < 105; i++) {
+                client.getDatabase(db).getCollection("c" + i).withWriteConcern(WriteConcern.W1).insertOne(new Document("_id", i));
+            }
+            assertEquals(105, set.proxy().failover(new Failover(0, 10_000)), "every insert rolled back");
+            assertEquals(101, set.proxy().registry().find("blackpipe.rolled.back.documents").counters().size(), "100 and other");
+            assertEquals(5, Meters.sum(set.proxy().registry(), "blackpipe.rolled.back.documents", "namespace", "other"));
+            assertEquals(1, log.messages().stream().filter(m -> m.startsWith("100 distinct namespaces have their own rolled back"
+                    + " documents label")).count(), () -> String.join("\n", log.messages()));
+            log.awaitContaining(Duration.ofSeconds(5), db + ".c104: 1 removed");
+        }
+    }
+
     /** The counter of the retry article: increments acknowledged with w: 1 are lost, as are a delete's and an upsert's work. */
     @Test
     void updatesDeletesAndFindAndModifysBelowMajorityAreTakenBackToWhatTheDocumentsWere() throws Exception {

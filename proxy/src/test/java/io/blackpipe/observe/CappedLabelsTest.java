@@ -7,16 +7,16 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** The app label's cap: the first hundred names are themselves, later ones share "other", and no app is always "". */
-class AppLabelsTest {
+class CappedLabelsTest {
     @Test
     void theFirstHundredAppsAreLabelledAsThemselvesAndTheRestAsOther() {
-        AppLabels labels = new AppLabels();
-        for (int i = 0; i < AppLabels.MAX_APPS; i++) {
+        CappedLabels labels = CappedLabels.apps();
+        for (int i = 0; i < CappedLabels.MAX_APPS; i++) {
             assertEquals("app" + i, labels.label("app" + i));
         }
         assertEquals("app7", labels.label("app7"), "asked again, a labelled app keeps its label");
-        assertEquals(AppLabels.OTHER, labels.label("app" + AppLabels.MAX_APPS), "the 101st name");
-        assertEquals(AppLabels.OTHER, labels.label("late"));
+        assertEquals(CappedLabels.OTHER, labels.label("app" + CappedLabels.MAX_APPS), "the 101st name");
+        assertEquals(CappedLabels.OTHER, labels.label("late"));
         assertEquals("app0", labels.label("app0"), "the labelled ones still are themselves once the cap is reached");
         assertEquals("app99", labels.label("app99"));
         assertEquals("", labels.label(""), "no appName is never capped");
@@ -24,16 +24,16 @@ class AppLabelsTest {
 
     @Test
     void reachingTheCapIsSaidOnce() {
-        AppLabels labels = new AppLabels();
+        CappedLabels labels = CappedLabels.apps();
         try (LogCapture log = LogCapture.start()) {
-            for (int i = 0; i < AppLabels.MAX_APPS; i++) {
+            for (int i = 0; i < CappedLabels.MAX_APPS; i++) {
                 labels.label("app" + i);
             }
             assertEquals(List.of(), capNotes(log), "no note while there is room");
             labels.label("late1");
             labels.label("late2");
             labels.label("late1");
-            assertEquals(List.of(AppLabels.MAX_APPS + " distinct apps (appName) have their own metrics label: the commands of"
+            assertEquals(List.of(CappedLabels.MAX_APPS + " distinct apps (appName) have their own metrics label: the commands of"
                     + " further apps are counted as app=\"other\" (the history keeps their names)"), capNotes(log));
         }
     }
@@ -44,9 +44,9 @@ class AppLabelsTest {
 
     @Test
     void noAppNameTakesNoneOfTheHundred() {
-        AppLabels labels = new AppLabels();
+        CappedLabels labels = CappedLabels.apps();
         assertEquals("", labels.label(""));
-        for (int i = 0; i < AppLabels.MAX_APPS; i++) {
+        for (int i = 0; i < CappedLabels.MAX_APPS; i++) {
             assertEquals("app" + i, labels.label("app" + i), "\"\" took no place among them");
         }
     }
