@@ -22,6 +22,8 @@ import java.util.function.Consumer;
  */
 final class AwaitedReplies {
     private static final long NONE = Long.MIN_VALUE; // in a free slot: request ids are ints
+    /** Replies to drop kept at most: a member that stopped answering w:0 writes would otherwise grow them for good. */
+    private static final int MOST_REPLIES_TO_DROP = 1 << 16;
     /** How many w:0 writes a member not known to answer them may be sent before its first answer is recognised. */
     private static final int LAST_ASKED_FOR_NONE = 256;
     private final ArrayDeque<InFlight> commands = new ArrayDeque<>();
@@ -78,7 +80,7 @@ final class AwaitedReplies {
      */
     void askedForNoReply(int requestId, boolean memberAnswers) {
         if (memberAnswers || memberAnswersUnasked) {
-            repliesToDrop.add(requestId);
+            keepToDrop(requestId);
         } else {
             if (askedForNone == null) {
                 askedForNone = new long[LAST_ASKED_FOR_NONE];
@@ -91,6 +93,13 @@ final class AwaitedReplies {
 
     /** The proxy sent a request of its own: its reply is the proxy's, dropped, and no client's. */
     void sentByTheProxy(int requestId) {
+        keepToDrop(requestId);
+    }
+
+    private void keepToDrop(int requestId) {
+        if (repliesToDrop.size() == MOST_REPLIES_TO_DROP) {
+            repliesToDrop.pollFirst();
+        }
         repliesToDrop.add(requestId);
     }
 
@@ -130,19 +139,28 @@ final class AwaitedReplies {
         for (int i = 0; i < askedForNone.length; i++) {
             int slot = (nextSlot + i) % askedForNone.length; // the oldest first
             if (askedForNone[slot] != NONE) {
-                repliesToDrop.add((int) askedForNone[slot]);
+                keepToDrop((int) askedForNone[slot]);
                 askedForNone[slot] = NONE;
             }
         }
     }
 
-    /** Whether a reply to be dropped had this responseTo (nearly always the oldest: a member answers in turn); removed. */
+    /**
+     * Whether a reply to be dropped had this responseTo, removed. Nearly always the oldest: a member answers in turn, so
+     * those kept before it went unanswered (a member that answers only some w:0 writes) and are removed too.
+     */
     private boolean removedToDrop(int responseTo) {
         if (repliesToDrop.peekFirst() == responseTo) {
             repliesToDrop.pollFirst();
             return true;
         }
-        return repliesToDrop.removeFirstOccurrence(responseTo);
+        if (!repliesToDrop.contains(responseTo)) {
+            return false;
+        }
+        while (repliesToDrop.pollFirst() != responseTo) {
+            // unanswered, and never to be
+        }
+        return true;
     }
 
     /** A hello forwarded to the member: the proxy's answers sent after it wait for its reply. */

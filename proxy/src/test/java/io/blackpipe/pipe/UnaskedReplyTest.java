@@ -11,8 +11,17 @@ import io.blackpipe.testing.Await;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.RawUpstream;
+import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.testing.WireSocket;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,13 +71,35 @@ class UnaskedReplyTest {
     }
 
     /**
+     * A member that answers every request, holding its answers to w:0 writes until a request that awaits one comes:
+     * so all 40 are on their way at once, as from a member slower than its client.
+     */
+    private static void answerInBursts(Socket socket) throws IOException {
+        InputStream in = socket.getInputStream();
+        OutputStream out = socket.getOutputStream();
+        ByteArrayOutputStream held = new ByteArrayOutputStream();
+        byte[] request;
+        int replyId = 1;
+        while ((request = RawUpstream.readFrame(in)) != null) {
+            held.write(ScriptedMongodWire.buildOpMsg(replyId++, ScriptedMongodWire.requestId(request), 0,
+                    RawUpstream.standaloneHello(), null));
+            int flags = ByteBuffer.wrap(request, 16, 4).order(ByteOrder.LITTLE_ENDIAN).getInt();
+            if ((flags & MORE_TO_COME) == 0) {
+                held.writeTo(out);
+                out.flush();
+                held.reset();
+            }
+        }
+    }
+
+    /**
      * A member that answers w:0 writes, met with a burst of them before its first answer comes back: each of its
      * answers is dropped, and each ping gets its own reply (the last 8 were remembered, and the ninth's answer went to
      * the ping as its reply).
      */
     @Test
     void aBurstOfW0WritesHasEveryAnswerDropped() throws Exception {
-        try (RawUpstream member = new RawUpstream((socket, index) -> RawUpstream.answerHellos(socket));
+        try (RawUpstream member = new RawUpstream((socket, index) -> answerInBursts(socket));
              LogCapture log = LogCapture.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded("mongodb://" + member.address() + "/?directConnection=true"));
              WireSocket client = new WireSocket(proxy.members().get(0).advertised().port(), 100, 5_000)) {
@@ -82,6 +113,32 @@ class UnaskedReplyTest {
             }
             client.expectSilence(300);
             assertEquals(1, log.messages().stream().filter(m -> m.contains("asked for no reply")).count(), "said once per connection");
+        }
+    }
+
+    /**
+     * The same with the real driver, on every lane: a scripted member that refuses w:0 and answers every request, as
+     * jongodb does, slow enough (20 ms an insert) that a burst of 30 is on its way at once.
+     */
+    @Test
+    void aFindAfterABurstOfW0WritesToAMemberThatAnswersThemGetsItsOwnDocument() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.builder().refusesUnacknowledged().start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(member.uri("replicaSet=" + ScriptedMongod.SET_NAME)));
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "maxPoolSize=1"))) {
+            MongoCollection<Document> c = client.getDatabase("app").getCollection("c");
+            c.insertMany(List.of(new Document("_id", "A"), new Document("_id", "B")));
+            member.delayReplies("insert", 20);
+            int written = 0;
+            for (int round = 0; round < 3; round++) {
+                for (int write = 0; write < 30; write++) {
+                    c.withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", written++));
+                }
+                for (String key : List.of("A", "B")) {
+                    assertEquals(List.of(new Document("_id", key)), c.find(new Document("_id", key)).into(new ArrayList<>()),
+                            "round " + round + ": the find of " + key + " got its own reply");
+                }
+            }
+            assertEquals(92, member.documents("app", "c").size(), "every w:0 insert landed");
         }
     }
 
