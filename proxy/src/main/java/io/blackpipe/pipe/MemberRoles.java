@@ -101,6 +101,7 @@ final class MemberRoles {
         }
         primaryStepDown.warnIfItCannotAuthenticate(deployment);
         if (deployment.answered() != null) {
+            unansweredSaid.add(deployment.answered()); // Discovery said it already, if it left a question unanswered
             states.observe(deployment.answered(), deployment.hello());
             noteQuirks(deployment.answered(), new HelloProbe.Answer(deployment.hello(), deployment.quirks()));
         }

@@ -3,6 +3,7 @@ package io.blackpipe.topology;
 import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.Tls;
 import java.io.IOException;
+import java.net.SocketTimeoutException;
 import java.util.Locale;
 import org.bson.BsonArray;
 import org.bson.BsonBoolean;
@@ -35,7 +36,7 @@ public final class HelloProbe {
     /** The wire version of MongoDB 5.1, which removed OP_QUERY finds and OP_GET_MORE. */
     private static final int LEGACY_OPCODES_REMOVED = 14;
     private static final int QUERY_FAILURE = 2;
-    /** How long a quirk's question waits first: jongodb answers in a millisecond, and a member that takes only hellos must not hold a start up long. */
+    /** How long a quirk's question waits first: jongodb answers in a millisecond, and a busy one is asked again (see ask). */
     private static final int QUIRK_REPLY_MILLIS = 1000;
 
     /**
@@ -43,22 +44,28 @@ public final class HelloProbe {
      *
      * @param unanswered the question about its quirks the member did not answer (and why), the quirks after it
      *                   taken as none; null when it answered every one
+     * @param slow       that question's wait ran out (a busy member), where the member did not close the connection
      */
-    public record Answer(BsonDocument hello, MemberQuirks quirks, String unanswered) {
+    public record Answer(BsonDocument hello, MemberQuirks quirks, String unanswered, boolean slow) {
         public Answer(BsonDocument hello, MemberQuirks quirks) {
-            this(hello, quirks, null);
+            this(hello, quirks, null, false);
         }
 
         public boolean complete() {
             return unanswered == null;
         }
 
-        /** What a start says of a member that left a question unanswered, asked twice. */
+        /** What a start says of a member that left a question unanswered. */
         public String unansweredWarning(MemberAddress member) {
-            return "member " + member + " did not answer blackpipe's question about how it differs from mongod, asked twice: "
-                    + unanswered + "; it is taken to differ in no way it did not say, so where it is jongodb its clients may meet"
+            return "member " + member + " did not answer blackpipe's question about how it differs from mongod: " + unanswered
+                    + "; it is taken to differ only as far as it answered, so where it is jongodb its clients may meet"
                     + " what blackpipe mends (a retried write applied twice, a refused w:0 write): start the proxy again"
                     + " once the member answers sooner";
+        }
+
+        /** This answer, asked again after {@code first}: what either found, and what this one left unanswered. */
+        private Answer after(Answer first) {
+            return complete() ? this : new Answer(hello, quirks.or(first.quirks), unanswered + ", asked twice", slow);
         }
     }
 
@@ -77,17 +84,24 @@ public final class HelloProbe {
     }
 
     /**
-     * The member's hello and quirks. The quirks' questions wait a second each: a member that answers hello but not them
-     * soon is asked them again on a new connection, each waiting {@code timeoutMillis}, as jongodb busy with a large
-     * write of another client's took more than a second, and a start that took it for a mongod made its clients meet
-     * what the quirks mend (a retried write applied twice).
+     * The member's hello and quirks. The quirks' questions wait a second each: a member that answers hello but lets one
+     * of them wait that long is asked them again on a new connection, each waiting {@code timeoutMillis}, as jongodb busy
+     * with a large write of another client's took more than a second, and a start that took it for a mongod made its
+     * clients meet what the quirks mend (a retried write applied twice). So a member that takes hellos alone, and
+     * leaves the rest unanswered, holds a start (or a real set's failover, which asks again) up by {@code timeoutMillis}
+     * more; one that closes the connection at them is not asked again.
      */
     public static Answer ask(MemberAddress member, int timeoutMillis, Tls.Client tls) throws IOException {
-        Answer answer = askOnce(member, timeoutMillis, tls, Math.min(timeoutMillis, QUIRK_REPLY_MILLIS));
-        if (answer.complete() || timeoutMillis <= QUIRK_REPLY_MILLIS) {
-            return answer;
+        Answer first = askOnce(member, timeoutMillis, tls, Math.min(timeoutMillis, QUIRK_REPLY_MILLIS));
+        if (first.complete() || !first.slow() || timeoutMillis <= QUIRK_REPLY_MILLIS) {
+            return first;
         }
-        return askOnce(member, timeoutMillis, tls, timeoutMillis);
+        try {
+            return askOnce(member, timeoutMillis, tls, timeoutMillis).after(first);
+        } catch (IOException | RuntimeException e) { // it answered hello once: proxied as far as it answered then
+            return new Answer(first.hello(), first.quirks(), first.unanswered() + ", and asked again, no hello (" + e.getMessage()
+                    + ")", true);
+        }
     }
 
     private static Answer askOnce(MemberAddress member, int timeoutMillis, Tls.Client tls, int quirkReplyMillis) throws IOException {
@@ -138,7 +152,7 @@ public final class HelloProbe {
                     transactionEndsRefuseReadPreference, keepsSupersededTransactions, answersLegacyQueriesAsCommands(client, hello)));
         } catch (IOException e) {
             return new Answer(hello, new MemberQuirks(primaryReadsOnly, refusesUnacknowledged, lacksEndSessions, false, false, false,
-                    false, false, false), asking + " (" + e.getMessage() + ")");
+                    false, false, false), asking + " (" + e.getMessage() + ")", e instanceof SocketTimeoutException);
         }
     }
 

@@ -52,6 +52,15 @@ public record MemberQuirks(boolean primaryReadsOnly, boolean refusesUnacknowledg
                 || legacyQueriesAsCommands;
     }
 
+    /** What these and {@code other} found, each quirk either found (two partial answers of one member). */
+    public MemberQuirks or(MemberQuirks other) {
+        return new MemberQuirks(primaryReadsOnly || other.primaryReadsOnly, refusesUnacknowledged || other.refusesUnacknowledged,
+                lacksEndSessions || other.lacksEndSessions, reappliesRetriedWrites || other.reappliesRetriedWrites,
+                duplicateKeyAsCommandError || other.duplicateKeyAsCommandError, commitRacesWrites || other.commitRacesWrites,
+                transactionEndsRefuseReadPreference || other.transactionEndsRefuseReadPreference,
+                keepsSupersededTransactions || other.keepsSupersededTransactions, legacyQueriesAsCommands || other.legacyQueriesAsCommands);
+    }
+
     /** Whether a request may be sent otherwise than it came: a read preference or a w:0 it refuses. */
     public boolean rewritesRequests() {
         return primaryReadsOnly || refusesUnacknowledged || transactionEndsRefuseReadPreference;

@@ -24,7 +24,8 @@ public final class BlockingCommandClient implements AutoCloseable {
 
     private final Socket socket;
     private final Tls.Client tls;
-    private final int timeoutMillis;
+    /** How long a reply is waited for: the connect timeout, until {@link #readTimeout} changes it. */
+    private int timeoutMillis;
     private int nextRequestId = 1;
 
     /** The server closed the connection before its reply was whole (one that requires TLS does so to a plain client). */
@@ -57,6 +58,7 @@ public final class BlockingCommandClient implements AutoCloseable {
     /** How long each later {@link #run} waits for its reply, from now on. */
     public void readTimeout(int millis) throws IOException {
         socket.setSoTimeout(millis);
+        timeoutMillis = millis;
     }
 
     /** Runs one command against {@code database} and returns the reply body (ok:0 replies included). */
