@@ -49,15 +49,19 @@ final class CutCommands {
      */
     void ended(Attempt attempt, long fingerprint, String fault, boolean forwarded, boolean byItsRule) {
         Outcome outcome = attempt.facts().moreToCome() && !byItsRule ? Outcome.NO_REPLY : Outcome.NETWORK_ERROR;
-        observer.complete(attempt, fingerprint, outcome, endedBy(attempt, fault), 0, false, forwarded);
+        observer.complete(attempt, fingerprint, outcome, endedBy(attempt, fault, forwarded), 0, false, forwarded);
     }
 
     /**
      * The label of a command its connection's close ended: the deployment fault that cut the connection
-     * (counted here; a rule's delay, block or hang still open did not end it), else its own {@code fault}.
+     * (counted here; a rule's delay, block or hang still open did not end it); a blackhole, for a command at the member
+     * whose reply the client gave up on while the blackhole was on (no reply could reach it); else its own {@code fault}.
      */
-    private String endedBy(Attempt attempt, String fault) {
+    private String endedBy(Attempt attempt, String fault, boolean forwarded) {
         String cut = connection.cutBy();
+        if (cut == null && fault == null && forwarded && connection.blackholed()) {
+            cut = DeploymentFaults.BLACKHOLE;
+        }
         if (cut == null) {
             return fault;
         }

@@ -49,4 +49,29 @@ class BlackholeHeldReplyFaultTest {
             assertEquals(metIt, Meters.faults(proxy.registry(), "blackhole", "update"), "each attempt that met it, once: " + updates);
         }
     }
+
+    /** The same where the member is slower than the client's patience: the reply had not come when the client gave up. */
+    @Test
+    void aCommandTheClientGaveUpOnInABlackholeIsTheBlackholesFault() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.start();
+             ProxyServer proxy = ScriptedProxy.start(member);
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(),
+                     "retryWrites=true&socketTimeoutMS=1500"))) {
+            MongoCollection<Document> counters = client.getDatabase("shop").getCollection("counters");
+            counters.find().first();
+            member.delayReplies("update", 2_500); // past the client's 1.5 s: its reply comes after the client left
+            CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.updateOne(new Document("_id", "day"),
+                    new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true)));
+            Thread.sleep(300);
+            member.delayReplies("update", 0); // the first has its delay; its retry is answered at once
+            proxy.blackhole("primary", 2500);
+            increment.get(20, TimeUnit.SECONDS);
+
+            List<HistoryEntry> updates = proxy.history().recent().stream().filter(e -> e.command().equals("update")).toList();
+            assertEquals("blackhole", updates.get(0).fault(), "the first attempt, given up on in the blackhole: " + updates);
+            assertEquals("network_error", updates.get(0).outcome(), updates::toString);
+            long metIt = updates.stream().filter(e -> "blackhole".equals(e.fault())).count();
+            assertEquals(metIt, Meters.faults(proxy.registry(), "blackhole", "update"), "each attempt that met it, once: " + updates);
+        }
+    }
 }
