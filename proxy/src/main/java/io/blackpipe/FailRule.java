@@ -174,6 +174,20 @@ public final class FailRule {
         return this;
     }
 
+    /**
+     * The error this rule answers carries no labels (failCommand's {@code errorLabels: []}, {@code fault add --no-labels}),
+     * where the proxy gives it those a server adds: a NotWritablePrimary without RetryableWriteError, which a driver
+     * does not retry. For {@code error} and {@code errorCode}, which then take no labels of their own.
+     */
+    public FailRule withoutErrorLabels() {
+        unspent("withoutErrorLabels");
+        if (data.containsKey("errorLabels")) {
+            throw new IllegalStateException("withoutErrorLabels(): called already on this rule");
+        }
+        data.put("errorLabels", new BsonArray());
+        return this;
+    }
+
     /** Name the rule (default: rule-N); a rule with the same id is replaced. */
     public FailRule id(String ruleId) {
         unspent("id");
@@ -304,8 +318,12 @@ public final class FailRule {
         return add(new BsonDocument("truncateReplyBytes", new BsonInt32(bytes)));
     }
 
-    private static BsonDocument withLabels(BsonDocument action, String call, String... errorLabels) {
+    private BsonDocument withLabels(BsonDocument action, String call, String... errorLabels) {
         if (errorLabels.length > 0) {
+            if (data.containsKey("errorLabels")) {
+                throw new IllegalStateException(call + ": labels " + Arrays.toString(errorLabels) + " given to a rule whose"
+                        + " withoutErrorLabels() said it carries none");
+            }
             BsonArray labels = new BsonArray();
             for (String label : errorLabels) {
                 if (given(label, call + ": an error label").isBlank()) {
