@@ -14,6 +14,7 @@ public final class ConnectionMeters {
     private final Counter bytesFromClients;
     private final Counter bytesFromUpstream;
     private final Counter idleTimeouts;
+    private final Counter refused;
 
     private ConnectionMeters(MeterRegistry registry, String member) {
         Gauge.builder("blackpipe.connections.open", open, AtomicInteger::get)
@@ -24,6 +25,8 @@ public final class ConnectionMeters {
         bytesFromUpstream = bytes(registry, member, "upstream_to_client");
         idleTimeouts = Counter.builder("blackpipe.connections.idle.timeouts")
                 .description("Client connections a member's idle timeout forgot").tag("member", member).register(registry);
+        refused = Counter.builder("blackpipe.connections.refused")
+                .description("Client connections closed as accepted: --max-connections reached").tag("member", member).register(registry);
     }
 
     private static Counter bytes(MeterRegistry registry, String member, String direction) {
@@ -53,6 +56,11 @@ public final class ConnectionMeters {
     public void opened() {
         open.incrementAndGet();
         opened.increment();
+    }
+
+    /** A connection accepted and closed at once: the proxy holds --max-connections already. */
+    public void refused() {
+        refused.increment();
     }
 
     public void closed() {

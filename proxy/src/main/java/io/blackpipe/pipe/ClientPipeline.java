@@ -56,7 +56,7 @@ final class ClientPipeline extends ChannelInitializer<SocketChannel> {
     @Override
     protected void initChannel(SocketChannel ch) {
         openConnections.add(ch); // closes it when the proxy is closing: it gets no handlers then
-        if (!ch.isOpen() || connectionLimit != null && !connectionLimit.admit(ch, upstream)) {
+        if (!ch.isOpen() || connectionLimit != null && !connectionLimit.admit(ch, upstream, context.meters().forMember(upstream.toString()))) {
             return; // closed: the proxy is closing, or over --max-connections
         }
         ClientLink link = new ClientLink(listener);

@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Plural;
+import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.topology.MemberAddress;
 import io.netty.channel.Channel;
 import java.util.concurrent.TimeUnit;
@@ -26,10 +27,11 @@ final class ConnectionLimit {
         this.log = log;
     }
 
-    /** Counts an accepted connection until it closes; beyond the limit closes it and returns false. */
-    boolean admit(Channel client, MemberAddress member) {
+    /** Counts an accepted connection until it closes; beyond the limit closes it, counts it refused, and returns false. */
+    boolean admit(Channel client, MemberAddress member, ConnectionMeters meters) {
         if (open.incrementAndGet() > max) {
             open.decrementAndGet();
+            meters.refused();
             refused(client, member); // before the close: a client that sees it closed finds its refusal counted (and logged, if due)
             client.close();
             return false;

@@ -13,6 +13,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.connection.ServerMonitoringMode;
 import com.mongodb.connection.ServerType;
 import io.blackpipe.testing.LogCapture;
+import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongodWire;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.MemberAddress;
@@ -108,6 +109,9 @@ class MaxConnectionsTest {
             log.awaitContaining(Duration.ofSeconds(5), refusedNames.get(0), "--max-connections 1");
             long lines = log.messages().stream().filter(m -> m.contains("--max-connections 1")).count();
             assertTrue(lines < 10, "ten refusals within moments must not log ten lines, logged " + lines);
+            // every one counted, where the log sums them: a CI job asserts none were refused from /metrics
+            assertEquals(10, Meters.sum(proxy.registry(), "blackpipe.connections.refused",
+                    "member", proxy.members().get(0).upstream().toString()));
             assertHelloAnswered(holder);
         }
     }
