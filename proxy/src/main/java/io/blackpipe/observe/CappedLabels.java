@@ -14,34 +14,44 @@ public final class CappedLabels {
     static final int MAX_APPS = 100;
     /** Distinct namespaces a rollback's meter labels as themselves. */
     static final int MAX_NAMESPACES = 100;
+    /** The longest app label, in chars: mongod refuses an appName over 128 bytes, and a raw client's 200 KB one made every scrape that much larger. */
+    static final int MAX_APP_LENGTH = 128;
     /** The label of the names beyond the cap. */
     static final String OTHER = "other";
 
     private final int max;
+    private final int maxLength;
     /** Said once, as the cap is reached: every later name would repeat it. */
     private final String saidAtTheCap;
     private final Set<String> labelled = ConcurrentHashMap.newKeySet();
     private boolean full;
 
-    private CappedLabels(int max, String saidAtTheCap) {
+    private CappedLabels(int max, int maxLength, String saidAtTheCap) {
         this.max = max;
+        this.maxLength = maxLength;
         this.saidAtTheCap = saidAtTheCap;
     }
 
     /** The {@code app} label of the command meters. */
     static CappedLabels apps() {
-        return new CappedLabels(MAX_APPS, MAX_APPS + " distinct apps (appName) have their own metrics label: the commands of"
+        return new CappedLabels(MAX_APPS, MAX_APP_LENGTH, MAX_APPS + " distinct apps (appName) have their own metrics label: the commands of"
                 + " further apps are counted as app=\"" + OTHER + "\" (the history keeps their names)");
     }
 
     /** The {@code namespace} label of {@code blackpipe_rolled_back_documents_total}. */
     public static CappedLabels namespaces() {
-        return new CappedLabels(MAX_NAMESPACES, MAX_NAMESPACES + " distinct namespaces have their own rolled back documents"
+        return new CappedLabels(MAX_NAMESPACES, Integer.MAX_VALUE, MAX_NAMESPACES + " distinct namespaces have their own rolled back documents"
                 + " label: those of further namespaces are counted as namespace=\"" + OTHER + "\" (the log names them)");
     }
 
-    /** {@code name}'s label: itself while there is room ("", no appName, is always itself), else {@link #OTHER}. */
+    /**
+     * {@code name}'s label: itself (an app's first {@link #MAX_APP_LENGTH} chars) while there is room ("", no appName, is always
+     * itself), else {@link #OTHER}.
+     */
     public String label(String name) {
+        if (name.length() > maxLength) {
+            name = name.substring(0, Character.isHighSurrogate(name.charAt(maxLength - 1)) ? maxLength - 1 : maxLength);
+        }
         if (name.isEmpty() || labelled.contains(name)) {
             return name;
         }

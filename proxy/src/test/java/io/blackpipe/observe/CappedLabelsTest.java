@@ -43,6 +43,15 @@ class CappedLabelsTest {
     }
 
     @Test
+    void aLabelIsTheFirst128CharsOfTheName() {
+        CappedLabels labels = CappedLabels.apps();
+        String name = "a".repeat(127) + "\uD83D\uDE00" + "b".repeat(200_000); // a surrogate pair across the 128th char
+        assertEquals("a".repeat(127), labels.label(name), "never half of a pair");
+        assertEquals("c".repeat(128), labels.label("c".repeat(129)));
+        assertEquals("d".repeat(128), labels.label("d".repeat(128)));
+    }
+
+    @Test
     void noAppNameTakesNoneOfTheHundred() {
         CappedLabels labels = CappedLabels.apps();
         assertEquals("", labels.label(""));
