@@ -177,7 +177,8 @@ public final class FailRule {
     /**
      * The error this rule answers carries no labels (failCommand's {@code errorLabels: []}, {@code fault add --no-labels}),
      * where the proxy gives it those a server adds: a NotWritablePrimary without RetryableWriteError, which a driver
-     * does not retry. For {@code error} and {@code errorCode}, which then take no labels of their own.
+     * does not retry. For {@code error}, {@code errorCode} (which then take no labels of their own) and {@code
+     * writeConcernError} (a writeConcernError without RetryableWriteError); the other actions carry no error to label.
      */
     public FailRule withoutErrorLabels() {
         unspent("withoutErrorLabels");

@@ -22,8 +22,11 @@ import java.util.function.Consumer;
  */
 final class AwaitedReplies {
     private static final long NONE = Long.MIN_VALUE; // in a free slot: request ids are ints
-    /** Replies to drop kept at most: a member that stopped answering w:0 writes would otherwise grow them for good. */
-    private static final int MOST_REPLIES_TO_DROP = 1 << 16;
+    /**
+     * Replies to drop kept at most: far more than the sockets' buffers hold on their way (some 60,000 small w:0 writes),
+     * so only a member that stopped answering w:0 writes reaches it, which would otherwise grow them for good.
+     */
+    private static final int MOST_REPLIES_TO_DROP = 1 << 20;
     /** How many w:0 writes a member not known to answer them may be sent before its first answer is recognised. */
     private static final int LAST_ASKED_FOR_NONE = 256;
     private final ArrayDeque<InFlight> commands = new ArrayDeque<>();
@@ -98,7 +101,7 @@ final class AwaitedReplies {
 
     private void keepToDrop(int requestId) {
         if (repliesToDrop.size() == MOST_REPLIES_TO_DROP) {
-            repliesToDrop.pollFirst();
+            repliesToDrop.pollFirst(); // the oldest, long unanswered
         }
         repliesToDrop.add(requestId);
     }
@@ -146,21 +149,16 @@ final class AwaitedReplies {
     }
 
     /**
-     * Whether a reply to be dropped had this responseTo, removed. Nearly always the oldest: a member answers in turn, so
-     * those kept before it went unanswered (a member that answers only some w:0 writes) and are removed too.
+     * Whether a reply to be dropped had this responseTo, removed. Nearly always the oldest (a member answers in turn);
+     * the ids are not kept in the order sent (a w:0 write's before the abort the proxy sent ahead of it, the ring's
+     * after those kept since), so one answered out of this order is looked for, and none skipped is taken as lost.
      */
     private boolean removedToDrop(int responseTo) {
         if (repliesToDrop.peekFirst() == responseTo) {
             repliesToDrop.pollFirst();
             return true;
         }
-        if (!repliesToDrop.contains(responseTo)) {
-            return false;
-        }
-        while (repliesToDrop.pollFirst() != responseTo) {
-            // unanswered, and never to be
-        }
-        return true;
+        return repliesToDrop.removeFirstOccurrence(responseTo);
     }
 
     /** A hello forwarded to the member: the proxy's answers sent after it wait for its reply. */

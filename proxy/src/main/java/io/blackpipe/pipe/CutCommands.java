@@ -49,19 +49,28 @@ final class CutCommands {
      */
     void ended(Attempt attempt, long fingerprint, String fault, boolean forwarded, boolean byItsRule) {
         Outcome outcome = attempt.facts().moreToCome() && !byItsRule ? Outcome.NO_REPLY : Outcome.NETWORK_ERROR;
-        observer.complete(attempt, fingerprint, outcome, endedBy(attempt, fault, forwarded), 0, false, forwarded);
+        observer.complete(attempt, fingerprint, outcome, endedBy(attempt, fault), 0, false, forwarded);
+    }
+
+    /**
+     * A command still awaiting its member's reply when its connection closed, as {@link #ended}; one at the member (and
+     * met by no fault) that its client gave up on while the member was blackholed is the blackhole's: no reply could
+     * have reached the client. (A reply that had come, and was lost on its way over a slow link, is not.)
+     */
+    void endedAwaitingTheMember(Attempt attempt, long fingerprint, String fault, boolean forwarded) {
+        if (fault == null && forwarded && connection.cutBy() == null && connection.blackholed()) {
+            observer.faultInjected(attempt, DeploymentFaults.BLACKHOLE);
+            fault = DeploymentFaults.BLACKHOLE;
+        }
+        ended(attempt, fingerprint, fault, forwarded, false);
     }
 
     /**
      * The label of a command its connection's close ended: the deployment fault that cut the connection
-     * (counted here; a rule's delay, block or hang still open did not end it); a blackhole, for a command at the member
-     * whose reply the client gave up on while the blackhole was on (no reply could reach it); else its own {@code fault}.
+     * (counted here; a rule's delay, block or hang still open did not end it), else its own {@code fault}.
      */
-    private String endedBy(Attempt attempt, String fault, boolean forwarded) {
+    private String endedBy(Attempt attempt, String fault) {
         String cut = connection.cutBy();
-        if (cut == null && fault == null && forwarded && connection.blackholed()) {
-            cut = DeploymentFaults.BLACKHOLE;
-        }
         if (cut == null) {
             return fault;
         }

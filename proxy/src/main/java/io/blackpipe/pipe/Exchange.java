@@ -345,7 +345,7 @@ final class Exchange {
     void onClosed() {
         replies.clientLeft();
         for (InFlight current : awaited.clear()) {
-            cut.ended(current.attempt, current.fingerprint, current.fault, current.forwarded, false);
+            cut.endedAwaitingTheMember(current.attempt, current.fingerprint, current.fault, current.forwarded);
         }
         waiting.clientLeft();
     }

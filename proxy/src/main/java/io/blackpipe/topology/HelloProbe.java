@@ -63,9 +63,10 @@ public final class HelloProbe {
                     + " once the member answers sooner";
         }
 
-        /** This answer, asked again after {@code first}: what either found, and what this one left unanswered. */
+        /** This answer, asked again after {@code first}: what either found, and what each left unanswered. */
         private Answer after(Answer first) {
-            return complete() ? this : new Answer(hello, quirks.or(first.quirks), unanswered + ", asked twice", slow);
+            return complete() ? this : new Answer(hello, quirks.or(first.quirks), first.unanswered + ", then, asked again, "
+                    + unanswered, slow);
         }
     }
 
@@ -99,7 +100,7 @@ public final class HelloProbe {
         try {
             return askOnce(member, timeoutMillis, tls, timeoutMillis).after(first);
         } catch (IOException | RuntimeException e) { // it answered hello once: proxied as far as it answered then
-            return new Answer(first.hello(), first.quirks(), first.unanswered() + ", and asked again, no hello (" + e.getMessage()
+            return new Answer(first.hello(), first.quirks(), first.unanswered() + ", then, asked again, no answer (" + e.getMessage()
                     + ")", true);
         }
     }

@@ -1,17 +1,21 @@
 package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.UpdateOptions;
 import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.testing.Await;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongod;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonDocument;
 import org.bson.Document;
@@ -35,8 +39,8 @@ class BlackholeHeldReplyFaultTest {
             member.delayReplies("update", 800);
             CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.updateOne(new Document("_id", "day"),
                     new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true)));
-            Thread.sleep(300); // the update is at the member; its reply leaves at 800 ms, into the blackhole
-            proxy.blackhole("primary", 2500);
+            Await.until(Duration.ofSeconds(5), "the update at the member", () -> member.commandsReceived("update").size() == 1);
+            proxy.blackhole("primary", 2500); // its reply leaves at 800 ms, into the blackhole
             increment.get(20, TimeUnit.SECONDS); // the first attempt timed out at 1.5 s, and was retried
 
             assertEquals(List.of(BsonDocument.parse("{_id: 'day', n: 1}")), member.documents("shop", "counters"), "applied once");
@@ -62,10 +66,10 @@ class BlackholeHeldReplyFaultTest {
             member.delayReplies("update", 2_500); // past the client's 1.5 s: its reply comes after the client left
             CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.updateOne(new Document("_id", "day"),
                     new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true)));
-            Thread.sleep(300);
-            member.delayReplies("update", 0); // the first has its delay; its retry is answered at once
+            Await.until(Duration.ofSeconds(5), "the update at the member", () -> member.commandsReceived("update").size() == 1);
             proxy.blackhole("primary", 2500);
-            increment.get(20, TimeUnit.SECONDS);
+            // its retry, delayed as long, times out too: the driver gives up
+            assertThrows(ExecutionException.class, () -> increment.get(20, TimeUnit.SECONDS));
 
             List<HistoryEntry> updates = proxy.history().recent().stream().filter(e -> e.command().equals("update")).toList();
             assertEquals("blackhole", updates.get(0).fault(), "the first attempt, given up on in the blackhole: " + updates);
