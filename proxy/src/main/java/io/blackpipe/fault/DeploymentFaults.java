@@ -78,10 +78,14 @@ public interface DeploymentFaults {
     List<Begun> restart(String member, Restart restart);
 
     /**
-     * The members a rolling restart takes in turn, as a maintenance window does: each secondary of now (its upstream
-     * host:port), then "primary", the one primary when its turn comes, which steps down as it restarts.
+     * The members in the order a rolling restart takes them now, as a maintenance window does: each secondary (its
+     * upstream host:port), then those in no role (down, say), then the primary, which steps down as it restarts.
      */
-    List<String> rollingRestartOrder();
+    RollingOrder rollingRestartOrder();
+
+    /** Every member by its upstream host:port, the primary last; {@code primary}: the primary now, or null. */
+    record RollingOrder(List<String> members, String primary) {
+    }
 
     /**
      * Resets (TCP RST) every open client connection of the members {@code member} names now, as a load balancer or a

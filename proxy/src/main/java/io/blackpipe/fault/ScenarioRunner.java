@@ -205,32 +205,34 @@ public final class ScenarioRunner {
     }
 
     /**
-     * A rolling restart: the members {@link DeploymentFaults#rollingRestartOrder} names restart one at a time, each next
-     * one once the last is back (its quiesce and time down) and the step's wait has passed. Each is a fault the
-     * scenario began; a stop cancels those to come.
+     * A rolling restart: every member restarts once, one at a time, each next one once the last is back (its quiesce and
+     * time down) and the step's wait has passed. Whose turn it is is asked as it comes (DeploymentFaults#rollingRestartOrder):
+     * a secondary of that moment not restarted yet, the primary of that moment last, so a failover meanwhile neither
+     * restarts a member twice nor leaves one out. Each is a fault the scenario began; a stop cancels those to come.
      */
     private void rollingRestart(Scenario owner, Scenario.Step step) {
-        List<String> order = deployment.rollingRestartOrder();
+        List<String> left = new ArrayList<>(deployment.rollingRestartOrder().members());
         long each = step.restart().quiesceMillis() + step.restart().downMillis() + step.durationMillis();
-        for (int i = 0; i < order.size(); i++) { // the first too: after this step is noted done
-            String member = order.get(i);
-            pending.add(timer.schedule(() -> restartInTurn(owner, step, member), i * each, TimeUnit.MILLISECONDS));
+        for (int i = 0; i < left.size(); i++) { // the first too: after this step is noted done
+            pending.add(timer.schedule(() -> restartInTurn(owner, step, left), i * each, TimeUnit.MILLISECONDS));
         }
     }
 
-    private synchronized void restartInTurn(Scenario owner, Scenario.Step step, String member) {
-        if (owner != scenario || state != State.RUNNING) {
+    private synchronized void restartInTurn(Scenario owner, Scenario.Step step, List<String> left) {
+        if (owner != scenario || state != State.RUNNING || left.isEmpty()) {
             return;
         }
         long began = Duration.between(startedAt, Instant.now()).toMillis(); // the members' turns come long after the step
+        DeploymentFaults.RollingOrder now = deployment.rollingRestartOrder();
+        String member = now.members().stream().filter(left::contains).findFirst().orElse(left.get(0));
+        left.remove(member);
+        String named = member.equals(now.primary()) ? "primary " + member : member;
         try {
-            List<DeploymentFaults.Begun> restarted = deployment.restart(member, step.restart());
-            begun.addAll(restarted);
-            done.add(began + "ms rolling restart: " + member + (member.equals("primary") && !restarted.isEmpty()
-                    ? " " + restarted.get(0).upstream() : ""));
+            begun.addAll(deployment.restart(member, step.restart()));
+            done.add(began + "ms rolling restart: " + named);
         } catch (RuntimeException e) {
-            done.add(began + "ms rolling restart: " + member + " FAILED: " + e.getMessage());
-            log.accept("scenario '" + owner.name() + "' rolling restart of " + member + " failed: " + e.getMessage());
+            done.add(began + "ms rolling restart: " + named + " FAILED: " + e.getMessage());
+            log.accept("scenario '" + owner.name() + "' rolling restart of " + named + " failed: " + e.getMessage());
         }
     }
 

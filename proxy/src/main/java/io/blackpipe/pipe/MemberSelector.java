@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.DeploymentFaults.Begun;
 import io.blackpipe.observe.NameSpelling;
 import io.blackpipe.topology.Discovery;
@@ -107,13 +108,24 @@ final class MemberSelector {
         return selected;
     }
 
-    /** Each secondary of now by its upstream host:port, in the members' order, then "primary" (see DeploymentFaults#rollingRestartOrder). */
-    List<String> rollingRestartOrder() {
+    /** See DeploymentFaults#rollingRestartOrder: the secondaries of now, then the members in no role, then the primary. */
+    DeploymentFaults.RollingOrder rollingRestartOrder() {
         List<String> order = new ArrayList<>();
-        members.members().stream().filter(m -> states.of(m.upstream()).role() == MemberState.Role.SECONDARY)
-                .forEach(m -> order.add(m.upstream().toString()));
-        order.add("primary");
-        return order;
+        List<String> inNoRole = new ArrayList<>();
+        String primary = null;
+        for (Member member : members.members()) {
+            String name = member.upstream().toString();
+            switch (states.of(member.upstream()).role()) {
+                case SECONDARY -> order.add(name);
+                case PRIMARY -> primary = name;
+                default -> inNoRole.add(name);
+            }
+        }
+        order.addAll(inNoRole);
+        if (primary != null) {
+            order.add(primary);
+        }
+        return new DeploymentFaults.RollingOrder(order, primary);
     }
 
     /** A fault on one listener: returns the mark of the fault it began (see {@link MemberListener#endIfStill}). */

@@ -293,7 +293,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
     }
 
     @Override
-    public List<String> rollingRestartOrder() {
+    public RollingOrder rollingRestartOrder() {
         return selector.rollingRestartOrder();
     }
 

@@ -142,10 +142,10 @@ public final class SimulatedReplicaSet {
         return members.indexOf(member) == primary;
     }
 
-    /** Moves the primary role to the next member and starts a new election term. */
-    public synchronized MemberAddress failover() {
+    /** Moves the primary role to {@code next} (one of {@link #members}) and starts a new election term. */
+    public synchronized MemberAddress failover(MemberAddress next) {
         refuseDuringAnElection();
-        primary = (primary + 1) % members.size();
+        primary = members.indexOf(next);
         election++;
         return members.get(primary);
     }
@@ -153,11 +153,11 @@ public final class SimulatedReplicaSet {
     /**
      * The primary steps down and no member is primary until {@link #endElection}, as while a real set elects: every
      * member calls itself a secondary and names no primary, so writes are refused everywhere and a driver waits to
-     * select a primary. Each member's state changed, so the counter moves on. Returns the member to be elected next.
+     * select a primary. Each member's state changed, so the counter moves on. {@code next} is to be elected; returned.
      */
-    public synchronized MemberAddress beginElection() {
+    public synchronized MemberAddress beginElection(MemberAddress next) {
         refuseDuringAnElection();
-        electing = (primary + 1) % members.size();
+        electing = members.indexOf(next);
         primary = NO_PRIMARY;
         election++;
         return members.get(electing);

@@ -58,7 +58,7 @@ class SimulatedHelloDuringFailoverTest {
             reply.release();
         }, "event-loop");
         Thread failover = new Thread(() -> { // as MemberRoles.failover() does it
-            set.failover();
+            set.failover(names.get(1));
             set.observe(REAL_HELLO);
         }, "admin");
         synchronized (addresses) {

@@ -68,7 +68,7 @@ class SimulatedHelloExchangeTest {
         assertEquals(BsonDocument.parse(REAL_VERSION), forwarded.getDocument("topologyVersion"),
                 "the real node holds it as the member would: until its own state changes");
 
-        set.failover();
+        set.failover(names.get(1));
         ByteBuf answer = own(exchange.answerAwaitingNow(ALLOC, 1001));
         assertEquals(71, readLe32(bytesOf(answer), 8), "answers the held hello now");
         BsonDocument told = body(answer);
@@ -84,7 +84,7 @@ class SimulatedHelloExchangeTest {
     @Test
     void anAwaitableHelloFromBeforeAnElectionIsMadeOneTheRealNodeAnswersAtOnce() {
         BsonDocument before = handshake();
-        set.failover();
+        set.failover(names.get(1));
         BsonDocument asked = body(send(72, awaitable(before))).getDocument("topologyVersion");
         assertNotEquals(BsonDocument.parse(REAL_VERSION).get("processId"), asked.get("processId"),
                 "a processId the real node never had: its answer comes at once, as the member's would");

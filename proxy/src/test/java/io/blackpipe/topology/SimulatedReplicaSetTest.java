@@ -91,7 +91,7 @@ class SimulatedReplicaSetTest {
         assertEquals(3, processIds.size(), "three processes");
         assertFalse(processIds.contains(realHello.getDocument("topologyVersion").get("processId")), "none the real node's");
 
-        set.failover();
+        set.failover(names.get(1));
         for (MemberAddress member : names) {
             BsonDocument hello = realHello.clone();
             set.rewriteAndObserve(hello, member);
