@@ -166,6 +166,10 @@ final class YamlTree {
                 throw new ScenarioException(source, keyLine, path.isEmpty() ? "(file)" : path, "keys must be plain names");
             }
             String childPath = path.isEmpty() ? key.getValue() : path + "." + key.getValue();
+            if (key.getValue().equals("<<") && key.getTag().equals(Tag.MERGE)) { // YAML 1.1's, which a strict reader does not take
+                throw new ScenarioException(source, keyLine, childPath, "a YAML merge key is not taken: write the fields out, or"
+                        + " alias a whole rule (as its own id cannot change, give the others theirs in full)");
+            }
             if (document.containsKey(key.getValue())) {
                 throw new ScenarioException(source, keyLine, childPath, "given twice (first on line " + line(childPath) + ")");
             }

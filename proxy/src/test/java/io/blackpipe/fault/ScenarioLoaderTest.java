@@ -1126,6 +1126,22 @@ class ScenarioLoaderTest {
         assertEquals(scenario.rules().get(0).source().get("data"), scenario.timeline().get(0).rule().source().get("data"));
     }
 
+    /** A merge key (YAML 1.1's), the usual way to reuse a rule under another id, was "unknown field" of the rule. */
+    @Test
+    void aMergeKeyIsRefusedSayingWhatToWriteInstead() {
+        assertRejected("""
+                name: merge
+                rules:
+                  - &r {id: a, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insert], resetConnection: true}}
+                timeline:
+                  - at: 1s
+                    add: {<<: *r, id: b}
+                """, 6, "timeline[0].add.<<", "a YAML merge key is not taken: write the fields out");
+        // quoted, it is a key as any other: an unknown field of a rule
+        assertRejected("name: q\nrules:\n  - {id: a, configureFailPoint: failCommand, mode: alwaysOn, \"<<\": 1,"
+                + " data: {failCommands: [insert], resetConnection: true}}\n", 3, "rules[0].<<", "unknown field");
+    }
+
     @Test
     void yamlThatWouldExhaustTheLoaderIsAScenarioError() throws IOException {
         // an alias inside what it names: a list that contains itself
