@@ -220,8 +220,10 @@ final class YamlTree {
         if (Tag.INT.equals(tag) || Tag.FLOAT.equals(tag)) {
             return new BsonString(text);
         }
-        if (Tag.BOOL.equals(tag)) {
-            return BsonBoolean.valueOf(text.equalsIgnoreCase("true") || text.equalsIgnoreCase("yes") || text.equalsIgnoreCase("on"));
+        // as YAML 1.2 and JSON, only true and false: YAML 1.1's yes, no, on and off stay text, so that "name: on" is a name
+        // and "id: no" an id, not a boolean refused as no string, and "mode: off" gets mode's own answer
+        if (Tag.BOOL.equals(tag) && (text.equalsIgnoreCase("true") || text.equalsIgnoreCase("false"))) {
+            return BsonBoolean.valueOf(text.equalsIgnoreCase("true"));
         }
         if (Tag.NULL.equals(tag)) {
             return BsonNull.VALUE;

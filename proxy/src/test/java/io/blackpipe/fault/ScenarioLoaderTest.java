@@ -1126,6 +1126,22 @@ class ScenarioLoaderTest {
         assertEquals(scenario.rules().get(0).source().get("data"), scenario.timeline().get(0).rule().source().get("data"));
     }
 
+    /**
+     * Only true and false are booleans, as in YAML 1.2 and JSON: YAML 1.1's on, no, yes and off are text. "name: on" was
+     * refused as "required, a string" and "id: no" as a boolean, though each was given.
+     */
+    @Test
+    void yamlOneOneBooleanWordsAreText() {
+        Scenario scenario = loader.parse("words.yaml", """
+                name: on
+                rules:
+                  - {id: no, configureFailPoint: failCommand, mode: alwaysOn, data: {failCommands: [insert], resetConnection: true}}
+                """);
+        assertEquals("on", scenario.name());
+        assertEquals("no", scenario.rules().get(0).id());
+        assertRejected("name: x\ntimeline:\n  - at: 1s\n    end: yes\n", 4, "timeline[0].end", "true");
+    }
+
     /** A merge key (YAML 1.1's), the usual way to reuse a rule under another id, was "unknown field" of the rule. */
     @Test
     void aMergeKeyIsRefusedSayingWhatToWriteInstead() {
