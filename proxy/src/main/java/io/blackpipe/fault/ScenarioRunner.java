@@ -246,7 +246,9 @@ public final class ScenarioRunner {
             }
             case REMOVE -> {
                 refuseAnOperatorsRule(step.target());
-                rules.removeIf(rule -> rule.id().equals(step.target()) && put.contains(rule));
+                if (!rules.removeIf(rule -> rule.id().equals(step.target()) && put.contains(rule))) {
+                    throw new IllegalStateException("rule " + step.target() + " was no longer in force (removed outside the scenario)");
+                }
             }
             case CLEAR -> rules.clear();
             // the members themselves, not the selector: after a failover "primary" is another one

@@ -168,6 +168,16 @@ class ScenarioEndLeavesOthersFaultsTest {
                 .endsWith("FAILED: rule blip in force was set outside the scenario: left as it is"), proxy.scenarios().status()::toJson);
     }
 
+    /** A remove step whose rule an operator removed since removes nothing, and says so, where it was noted done. */
+    @Test
+    void aRemoveStepWhoseRuleAnOperatorRemovedSaysSo() throws Exception {
+        startScenario("rules:\n  - {id: blip, " + FIND_ERROR.formatted(91) + "}\ntimeline:\n  - at: 300ms\n    remove: blip\n");
+        assertTrue(proxy.rules().remove("blip"));
+        Await.until(Duration.ofSeconds(10), "the remove step to run", () -> proxy.scenarios().status().getInt32("stepsLeft").getValue() == 0);
+        assertTrue(proxy.scenarios().status().getArray("stepsDone").get(0).asString().getValue()
+                .endsWith("FAILED: rule blip was no longer in force (removed outside the scenario)"), proxy.scenarios().status()::toJson);
+    }
+
     @Test
     void aScenarioThatEndedStopsItsClock() throws Exception {
         startScenario("timeline:\n  - at: 0s\n    end: true\n");
