@@ -79,12 +79,13 @@ public interface DeploymentFaults {
 
     /**
      * The members in the order a rolling restart takes them now, as a maintenance window does: each secondary (its
-     * upstream host:port), then those in no role (down, say), then the primary, which steps down as it restarts.
+     * upstream host:port), then those in no other role (one that never answered, an arbiter), then the primary (each
+     * router of a sharded cluster), which steps down as it restarts.
      */
     RollingOrder rollingRestartOrder();
 
-    /** Every member by its upstream host:port, the primary last; {@code primary}: the primary now, or null. */
-    record RollingOrder(List<String> members, String primary) {
+    /** Every member by its upstream host:port, the primaries last; {@code primaries}: those primary now. */
+    record RollingOrder(List<String> members, List<String> primaries) {
     }
 
     /**

@@ -226,7 +226,7 @@ public final class ScenarioRunner {
         DeploymentFaults.RollingOrder now = deployment.rollingRestartOrder();
         String member = now.members().stream().filter(left::contains).findFirst().orElse(left.get(0));
         left.remove(member);
-        String named = member.equals(now.primary()) ? "primary " + member : member;
+        String named = now.primaries().contains(member) ? "primary " + member : member;
         try {
             begun.addAll(deployment.restart(member, step.restart()));
             done.add(began + "ms rolling restart: " + named);
@@ -247,7 +247,8 @@ public final class ScenarioRunner {
             case REMOVE -> {
                 refuseAnOperatorsRule(step.target());
                 if (!rules.removeIf(rule -> rule.id().equals(step.target()) && put.contains(rule))) {
-                    throw new IllegalStateException("rule " + step.target() + " was no longer in force (removed outside the scenario)");
+                    throw new IllegalStateException("rule " + step.target() + " was not in force (removed outside the scenario, or its add"
+                            + " step met an operator's rule)");
                 }
             }
             case CLEAR -> rules.clear();

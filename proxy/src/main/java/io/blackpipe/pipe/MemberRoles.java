@@ -15,7 +15,6 @@ import io.blackpipe.wire.BlockingCommandClient;
 import io.blackpipe.wire.Tls;
 import io.blackpipe.wire.auth.Credential;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -242,7 +241,10 @@ final class MemberRoles {
     long failover(boolean awaitAborts, Failover failover) {
         if (simulation != null) {
             long electionMillis = failover.electionMillis();
-            MemberAddress next = electionMillis > 0 ? simulation.beginElection(electable()) : simulation.failover(electable());
+            MemberAddress next;
+            synchronized (simulation) { // chosen and elected at once: two failovers at a time elect two members in turn
+                next = electionMillis > 0 ? simulation.beginElection(electable()) : simulation.failover(electable());
+            }
             CompletableFuture<Void> aborted = abortEndedTransactions();
             observeSimulated();
             long rolledBack = rollback.rollBack(members.members().get(0), failover.rollbackMillis()); // all dial the one node
@@ -271,23 +273,21 @@ final class MemberRoles {
 
     /**
      * The member a simulated failover elects: the next after the primary, in the set's order, that is neither down (an
-     * outage, a restart's exit) nor quiescing, as only such a member can win a real set's election.
-     *
-     * @throws IllegalStateException when no other member is, as a real set then elects none
+     * outage, a restart's exit) nor quiescing, as only such a member can win a real set's election; where every other
+     * member is, the next in order all the same (a restart's stepdown, an app's, a scenario's failover go on as they
+     * did, and the set has no primary a client can reach until that member is back).
      */
     private MemberAddress electable() {
         List<MemberAddress> order = simulation.members();
         int primary = order.indexOf(order.stream().filter(simulation::isPrimary).findFirst().orElse(order.get(0)));
-        List<String> unelectable = new ArrayList<>();
         for (int step = 1; step < order.size(); step++) {
             MemberAddress candidate = order.get((primary + step) % order.size());
             MemberListener listener = listeners.get(candidate);
             if (listener == null || !listener.down() && listener.quiesce() == null) {
                 return candidate;
             }
-            unelectable.add(candidate + (listener.down() ? " (down: " + listener.downBy() + ")" : " (quiescing)"));
         }
-        throw new IllegalStateException("no other member can be elected, as in a real set: " + String.join(", ", unelectable));
+        return order.get((primary + 1) % order.size());
     }
 
     /** As mongod, a primary told to shut down (one of {@code restarting}) steps down first; with no member to take over, it shuts down all the same. */

@@ -108,24 +108,22 @@ final class MemberSelector {
         return selected;
     }
 
-    /** See DeploymentFaults#rollingRestartOrder: the secondaries of now, then the members in no role, then the primary. */
+    /** See DeploymentFaults#rollingRestartOrder: the secondaries of now, then the members in no other role, then the primaries. */
     DeploymentFaults.RollingOrder rollingRestartOrder() {
         List<String> order = new ArrayList<>();
-        List<String> inNoRole = new ArrayList<>();
-        String primary = null;
+        List<String> inNoOtherRole = new ArrayList<>();
+        List<String> primaries = new ArrayList<>(); // a replica set's one, or every router of a sharded cluster
         for (Member member : members.members()) {
             String name = member.upstream().toString();
             switch (states.of(member.upstream()).role()) {
                 case SECONDARY -> order.add(name);
-                case PRIMARY -> primary = name;
-                default -> inNoRole.add(name);
+                case PRIMARY -> primaries.add(name);
+                default -> inNoOtherRole.add(name);
             }
         }
-        order.addAll(inNoRole);
-        if (primary != null) {
-            order.add(primary);
-        }
-        return new DeploymentFaults.RollingOrder(order, primary);
+        order.addAll(inNoOtherRole);
+        order.addAll(primaries);
+        return new DeploymentFaults.RollingOrder(order, primaries);
     }
 
     /** A fault on one listener: returns the mark of the fault it began (see {@link MemberListener#endIfStill}). */

@@ -28,54 +28,52 @@ import org.junit.jupiter.api.Test;
  */
 class BlackholeHeldReplyFaultTest {
 
+    /** A driver's upsert of a counter, under way once the member has it (its reply {@code replyMillis} late), and then a blackhole. */
+    private static CompletableFuture<Void> incrementIntoABlackhole(ScriptedMongod member, ProxyServer proxy, MongoClient client,
+                                                                   long replyMillis) throws InterruptedException {
+        MongoCollection<Document> counters = client.getDatabase("shop").getCollection("counters");
+        counters.find().first(); // a pooled connection: the update reaches the member at once
+        member.delayReplies("update", replyMillis);
+        CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.updateOne(new Document("_id", "day"),
+                new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true)));
+        Await.until(Duration.ofSeconds(5), "the update at the member", () -> member.commandsReceived("update").size() == 1);
+        proxy.blackhole("primary", 2500);
+        return increment;
+    }
+
+    /** The updates' history, its first attempt the blackhole's network error, and each attempt that met it counted once. */
+    private static List<HistoryEntry> firstMetTheBlackhole(ProxyServer proxy) {
+        List<HistoryEntry> updates = proxy.history().recent().stream().filter(e -> e.command().equals("update")).toList();
+        assertEquals("blackhole", updates.get(0).fault(), "the first attempt: " + updates);
+        assertEquals("network_error", updates.get(0).outcome(), updates::toString);
+        // a retry meets the blackhole too where it was sent before the blackhole ended (the driver's server selection decides)
+        long metIt = updates.stream().filter(e -> "blackhole".equals(e.fault())).count();
+        assertEquals(metIt, Meters.faults(proxy.registry(), "blackhole", "update"), "each attempt that met it, once: " + updates);
+        return updates;
+    }
+
+    private static MongoClient client(ProxyServer proxy) {
+        return MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "retryWrites=true&socketTimeoutMS=1500"));
+    }
+
     @Test
     void aReplyHeldInABlackholeIsTheBlackholesFault() throws Exception {
-        try (ScriptedMongod member = ScriptedMongod.start();
-             ProxyServer proxy = ScriptedProxy.start(member);
-             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(),
-                     "retryWrites=true&socketTimeoutMS=1500"))) {
-            MongoCollection<Document> counters = client.getDatabase("shop").getCollection("counters");
-            counters.find().first(); // a pooled connection: the update reaches the member at once
-            member.delayReplies("update", 800);
-            CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.updateOne(new Document("_id", "day"),
-                    new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true)));
-            Await.until(Duration.ofSeconds(5), "the update at the member", () -> member.commandsReceived("update").size() == 1);
-            proxy.blackhole("primary", 2500); // its reply leaves at 800 ms, into the blackhole
-            increment.get(20, TimeUnit.SECONDS); // the first attempt timed out at 1.5 s, and was retried
-
+        try (ScriptedMongod member = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(member); MongoClient client = client(proxy)) {
+            // its reply leaves at 800 ms, into the blackhole; the first attempt times out at 1.5 s, and is retried
+            incrementIntoABlackhole(member, proxy, client, 800).get(20, TimeUnit.SECONDS);
             assertEquals(List.of(BsonDocument.parse("{_id: 'day', n: 1}")), member.documents("shop", "counters"), "applied once");
-            List<HistoryEntry> updates = proxy.history().recent().stream().filter(e -> e.command().equals("update")).toList();
-            assertEquals(2, updates.size(), updates::toString);
-            assertEquals("blackhole", updates.get(0).fault(), "the first attempt, whose reply the blackhole held: " + updates);
-            assertEquals("network_error", updates.get(0).outcome(), updates::toString);
-            // the retry met the blackhole too where it was sent before the blackhole ended (the driver's server selection decides)
-            long metIt = updates.stream().filter(e -> "blackhole".equals(e.fault())).count();
-            assertEquals(metIt, Meters.faults(proxy.registry(), "blackhole", "update"), "each attempt that met it, once: " + updates);
+            assertEquals(2, firstMetTheBlackhole(proxy).size());
         }
     }
 
     /** The same where the member is slower than the client's patience: the reply had not come when the client gave up. */
     @Test
     void aCommandTheClientGaveUpOnInABlackholeIsTheBlackholesFault() throws Exception {
-        try (ScriptedMongod member = ScriptedMongod.start();
-             ProxyServer proxy = ScriptedProxy.start(member);
-             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(),
-                     "retryWrites=true&socketTimeoutMS=1500"))) {
-            MongoCollection<Document> counters = client.getDatabase("shop").getCollection("counters");
-            counters.find().first();
-            member.delayReplies("update", 2_500); // past the client's 1.5 s: its reply comes after the client left
-            CompletableFuture<Void> increment = CompletableFuture.runAsync(() -> counters.updateOne(new Document("_id", "day"),
-                    new Document("$inc", new Document("n", 1)), new UpdateOptions().upsert(true)));
-            Await.until(Duration.ofSeconds(5), "the update at the member", () -> member.commandsReceived("update").size() == 1);
-            proxy.blackhole("primary", 2500);
+        try (ScriptedMongod member = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(member); MongoClient client = client(proxy)) {
+            CompletableFuture<Void> increment = incrementIntoABlackhole(member, proxy, client, 2_500); // its reply after the client left
             // its retry, delayed as long, times out too: the driver gives up
             assertThrows(ExecutionException.class, () -> increment.get(20, TimeUnit.SECONDS));
-
-            List<HistoryEntry> updates = proxy.history().recent().stream().filter(e -> e.command().equals("update")).toList();
-            assertEquals("blackhole", updates.get(0).fault(), "the first attempt, given up on in the blackhole: " + updates);
-            assertEquals("network_error", updates.get(0).outcome(), updates::toString);
-            long metIt = updates.stream().filter(e -> "blackhole".equals(e.fault())).count();
-            assertEquals(metIt, Meters.faults(proxy.registry(), "blackhole", "update"), "each attempt that met it, once: " + updates);
+            firstMetTheBlackhole(proxy);
         }
     }
 }

@@ -116,6 +116,21 @@ class UnaskedReplyTest {
         }
     }
 
+    /** Three rounds of 30 w:0 inserts (_id 0 on), each followed by a find of each key, which must get its own document; returns 90. */
+    private static int burstsOfW0WritesEachFollowedByFinds(MongoCollection<Document> c, List<String> keys) {
+        int written = 0;
+        for (int round = 0; round < 3; round++) {
+            for (int write = 0; write < 30; write++) {
+                c.withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", written++));
+            }
+            for (String key : keys) {
+                assertEquals(List.of(new Document("_id", key)), c.find(new Document("_id", key)).into(new ArrayList<>()),
+                        "round " + round + ": the find of " + key + " got its own reply");
+            }
+        }
+        return written;
+    }
+
     /**
      * The same with the real driver, on every lane: a scripted member that refuses w:0 and answers every request, as
      * jongodb does, slow enough (20 ms an insert) that a burst of 30 is on its way at once.
@@ -128,16 +143,7 @@ class UnaskedReplyTest {
             MongoCollection<Document> c = client.getDatabase("app").getCollection("c");
             c.insertMany(List.of(new Document("_id", "A"), new Document("_id", "B")));
             member.delayReplies("insert", 20);
-            int written = 0;
-            for (int round = 0; round < 3; round++) {
-                for (int write = 0; write < 30; write++) {
-                    c.withWriteConcern(WriteConcern.UNACKNOWLEDGED).insertOne(new Document("_id", written++));
-                }
-                for (String key : List.of("A", "B")) {
-                    assertEquals(List.of(new Document("_id", key)), c.find(new Document("_id", key)).into(new ArrayList<>()),
-                            "round " + round + ": the find of " + key + " got its own reply");
-                }
-            }
+            burstsOfW0WritesEachFollowedByFinds(c, List.of("A", "B"));
             assertEquals(92, member.documents("app", "c").size(), "every w:0 insert landed");
         }
     }
@@ -155,18 +161,7 @@ class UnaskedReplyTest {
              MongoClient direct = UpstreamLane.directClient()) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertMany(List.of(new Document("_id", "A"), new Document("_id", "B"), new Document("_id", "C")));
-            MongoCollection<Document> fireAndForget = c.withWriteConcern(WriteConcern.UNACKNOWLEDGED);
-            int written = 0;
-            for (int round = 0; round < 3; round++) {
-                for (int write = 0; write < 30; write++) {
-                    fireAndForget.insertOne(new Document("_id", written++));
-                }
-                for (String key : List.of("A", "B", "C")) {
-                    assertEquals(List.of(new Document("_id", key)), c.find(new Document("_id", key)).into(new ArrayList<>()),
-                            "round " + round + ": the find of " + key + " got its own reply");
-                }
-            }
-            int all = written + 3;
+            int all = burstsOfW0WritesEachFollowedByFinds(c, List.of("A", "B", "C")) + 3;
             Await.until(Duration.ofSeconds(20), "the server to hold every w:0 insert",
                     () -> direct.getDatabase(db).getCollection("c").countDocuments() == all);
         }
