@@ -280,14 +280,20 @@ final class MemberRoles {
     private MemberAddress electable() {
         List<MemberAddress> order = simulation.members();
         int primary = order.indexOf(order.stream().filter(simulation::isPrimary).findFirst().orElse(order.get(0)));
-        for (int step = 1; step < order.size(); step++) {
-            MemberAddress candidate = order.get((primary + step) % order.size());
+        return electableFrom(order.get((primary + 1) % order.size()), order.size() - 1);
+    }
+
+    /** The first of {@code count} members from {@code first} on, in the set's order, that could win an election; else {@code first}. */
+    private MemberAddress electableFrom(MemberAddress first, int count) {
+        List<MemberAddress> order = simulation.members();
+        for (int step = 0; step < count; step++) {
+            MemberAddress candidate = order.get((order.indexOf(first) + step) % order.size());
             MemberListener listener = listeners.get(candidate);
             if (listener == null || !listener.down() && listener.quiesce() == null) {
                 return candidate;
             }
         }
-        return order.get((primary + 1) % order.size());
+        return first;
     }
 
     /** As mongod, a primary told to shut down (one of {@code restarting}) steps down first; with no member to take over, it shuts down all the same. */
@@ -325,7 +331,10 @@ final class MemberRoles {
     }
 
     private void endSimulatedElection() {
-        MemberAddress elected = simulation.endElection();
+        MemberAddress elected; // the member chosen at its start, unless it went down meanwhile: then the next up, as above
+        synchronized (simulation) {
+            elected = simulation.endElection(chosen -> electableFrom(chosen, simulation.members().size()));
+        }
         if (elected != null) {
             observeSimulated();
             announceSimulatedElection();

@@ -6,6 +6,7 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.function.Function;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -163,12 +164,12 @@ public final class SimulatedReplicaSet {
         return members.get(electing);
     }
 
-    /** The election under way ends: its member is primary, in a new term. Null when none was under way (a reset ended it). */
-    public synchronized MemberAddress endElection() {
+    /** The election under way ends: {@code winner} (from it, the one to be elected, on) is primary, in a new term; null when none was under way. */
+    public synchronized MemberAddress endElection(Function<MemberAddress, MemberAddress> winner) {
         if (primary != NO_PRIMARY) {
             return null;
         }
-        primary = electing;
+        primary = members.indexOf(winner.apply(members.get(electing)));
         election++;
         return members.get(primary);
     }

@@ -55,6 +55,16 @@ class SimulatedElectionOfAnUpMemberTest {
         }
     }
 
+    /** The member chosen as an election began, and down when it ends, is not elected: the next one up is. */
+    @Test
+    void anElectionEndsOnAMemberThatIsUpThen() throws Exception {
+        set.proxy().failover(new Failover(1_000, 0)); // no primary for 1 s, the second member to be elected
+        set.proxy().outage(set.upstream(1), 0);
+        Await.until(WAIT, "the election to end", () -> role(0) == MemberState.Role.PRIMARY || role(1) == MemberState.Role.PRIMARY
+                || role(2) == MemberState.Role.PRIMARY);
+        assertEquals(MemberState.Role.PRIMARY, role(2), "the member after the one down");
+    }
+
     /** With every other member down, the next in order, as before: a restart's or an app's stepdown goes on as it did. */
     @Test
     void aFailoverWithEveryOtherMemberDownElectsTheNextAllTheSame() {
