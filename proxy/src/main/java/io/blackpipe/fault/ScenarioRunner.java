@@ -205,8 +205,9 @@ public final class ScenarioRunner {
     }
 
     /**
-     * A rolling restart: every member restarts once, one at a time, each next one once the last is back (its quiesce and
-     * time down) and the step's wait has passed. Whose turn it is is asked as it comes (DeploymentFaults#rollingRestartOrder):
+     * A rolling restart: every member restarts once, one at a time, each next turn its quiesce, time down and the step's
+     * wait after the last began (a fixed pace: a member back sooner, or held down by an outage, does not move it). Whose
+     * turn it is is asked as it comes (DeploymentFaults#rollingRestartOrder):
      * a secondary of that moment not restarted yet, the primary of that moment last, so a failover meanwhile neither
      * restarts a member twice nor leaves one out. Each is a fault the scenario began; a stop cancels those to come.
      */

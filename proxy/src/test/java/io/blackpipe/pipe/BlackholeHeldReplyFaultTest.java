@@ -74,6 +74,8 @@ class BlackholeHeldReplyFaultTest {
             // its retry, delayed as long, times out too: the driver gives up
             assertThrows(ExecutionException.class, () -> increment.get(20, TimeUnit.SECONDS));
             firstMetTheBlackhole(proxy);
+            assertEquals(List.of(BsonDocument.parse("{_id: 'day', n: 1}")), member.documents("shop", "counters"),
+                    "the write happened, though the client never heard: once");
         }
     }
 }

@@ -47,11 +47,13 @@ class SimulatedElectionOfAnUpMemberTest {
         String db = UpstreamLane.freshDatabaseName("electUp");
         try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(set.proxy().connectionString() + "&heartbeatFrequencyMS=500"))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build());
+             MongoClient direct = UpstreamLane.directClient()) {
             client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)); // no primary it can reach: a timeout
             Await.until(WAIT, "the driver to see the elected member as primary", () -> client.getClusterDescription()
                     .getServerDescriptions().stream().anyMatch(d -> d.isPrimary() && d.getAddress().toString()
                             .equals(set.proxy().members().get(2).advertised().toString())));
+            assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "the node holds the write");
         }
     }
 
