@@ -13,6 +13,7 @@ import org.bson.BsonInt64;
 import org.bson.BsonObjectId;
 import org.bson.BsonString;
 import org.bson.BsonValue;
+import org.bson.types.ObjectId;
 
 /**
  * How a member takes two writes where jongodb 0.1.6 does otherwise than mongod. A retryable write
@@ -21,12 +22,13 @@ import org.bson.BsonValue;
  * A one-document insert of an _id already there: mongod answers ok: 1 with the duplicate key in
  * writeErrors, jongodb ok: 0 with it as the command's error. Asked by {@link HelloProbe} only of a
  * member that already refused what a mongod takes, in database blackpipe_probe; what it writes, it
- * deletes.
+ * deletes, and what an interrupted probe left there an hour ago or more too.
  */
 final class WriteProbe {
     static final String DATABASE = "blackpipe_probe";
     static final String COLLECTION = "writes";
     private static final int DUPLICATE_KEY = 11000;
+    private static final long INTERRUPTED_AFTER_SECONDS = 3600;
 
     /** What the member does otherwise than mongod. */
     record Answer(boolean reappliesRetriedWrites, boolean duplicateKeyAsCommandError) {
@@ -36,14 +38,42 @@ final class WriteProbe {
     }
 
     static Answer ask(BlockingCommandClient client) throws IOException {
+        deleteInterruptedProbes(client);
         BsonDocument counter = new BsonDocument("_id", new BsonObjectId());
         BsonDocument inserted = new BsonDocument("_id", new BsonObjectId());
+        Answer answer;
         try {
-            return new Answer(reappliesRetriedWrites(client, counter), duplicateKeyAsCommandError(client, inserted));
-        } finally {
-            client.run(DATABASE, new BsonDocument("delete", new BsonString(COLLECTION)).append("deletes", new BsonArray(List.of(
-                    new BsonDocument("q", counter).append("limit", new BsonInt32(1)),
-                    new BsonDocument("q", inserted).append("limit", new BsonInt32(1))))));
+            answer = new Answer(reappliesRetriedWrites(client, counter), duplicateKeyAsCommandError(client, inserted));
+        } catch (IOException e) {
+            deleteQuietly(client, counter, inserted);
+            throw e;
+        }
+        deleteQuietly(client, counter, inserted); // what the member answered stands, deleted or not
+        return answer;
+    }
+
+    /**
+     * Deletes what probes cut off mid-way (a member that let a question wait past its time) left here an hour ago or
+     * more: their ids tell when they were made. A probe of another proxy under way now is left alone.
+     */
+    private static void deleteInterruptedProbes(BlockingCommandClient client) {
+        long hourAgoSeconds = System.currentTimeMillis() / 1000 - INTERRUPTED_AFTER_SECONDS;
+        ObjectId madeAnHourAgo = new ObjectId(String.format("%08x0000000000000000", hourAgoSeconds));
+        delete(client, new BsonDocument("q", new BsonDocument("_id", new BsonDocument("$lt", new BsonObjectId(madeAnHourAgo))))
+                .append("limit", new BsonInt32(0)));
+    }
+
+    private static void deleteQuietly(BlockingCommandClient client, BsonDocument counter, BsonDocument inserted) {
+        delete(client, new BsonDocument("q", counter).append("limit", new BsonInt32(1)),
+                new BsonDocument("q", inserted).append("limit", new BsonInt32(1)));
+    }
+
+    /** Deletes as the statements say; a refusal or no answer leaves the documents to a later probe. */
+    private static void delete(BlockingCommandClient client, BsonDocument... statements) {
+        try {
+            client.run(DATABASE, new BsonDocument("delete", new BsonString(COLLECTION)).append("deletes", new BsonArray(List.of(statements))));
+        } catch (IOException e) {
+            // left to the next probe that comes an hour later or more
         }
     }
 

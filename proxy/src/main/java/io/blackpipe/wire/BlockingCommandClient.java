@@ -110,25 +110,44 @@ public final class BlockingCommandClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Sends {@code request} and reads replies until its own. A reply to an earlier request, which came after its wait ran
+     * out, is passed over: read as this one's, it answered the wrong question (the clean-up a probe sends after a
+     * question timed out took the late answer to that question as its own).
+     */
     private ByteBuffer sendAndRead(ByteBuffer request, int opCode, int minBody) throws IOException {
         OutputStream os = socket.getOutputStream();
         os.write(request.array());
         os.flush();
 
+        int requestId = request.getInt(4);
         DataInputStream in = new DataInputStream(socket.getInputStream());
-        byte[] header = new byte[HEADER_LENGTH];
-        readWhole(in, header);
-        ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
-        int replyLength = h.getInt(0);
-        if (replyLength < HEADER_LENGTH + minBody || replyLength > Frames.MAX_MESSAGE_SIZE) {
-            throw new IOException(notAMongoDbReply(header, replyLength));
+        while (true) {
+            byte[] header = new byte[HEADER_LENGTH];
+            readWhole(in, header);
+            ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
+            int replyLength = h.getInt(0);
+            if (replyLength < HEADER_LENGTH || replyLength > Frames.MAX_MESSAGE_SIZE) {
+                throw new IOException(notAMongoDbReply(header, replyLength));
+            }
+            byte[] rest = new byte[replyLength - HEADER_LENGTH];
+            int responseTo = h.getInt(8);
+            if (responseTo > 0 && responseTo < requestId) {
+                readWhole(in, rest);
+                continue; // a late reply to a request whose wait ran out
+            }
+            if (replyLength < HEADER_LENGTH + minBody) {
+                throw new IOException(notAMongoDbReply(header, replyLength));
+            }
+            if (h.getInt(12) != opCode) {
+                throw new IOException("expected an " + OpCode.name(opCode) + " reply, got opcode " + h.getInt(12));
+            }
+            if (responseTo != requestId) {
+                throw new IOException("its reply answers request " + responseTo + ", not request " + requestId);
+            }
+            readWhole(in, rest);
+            return ByteBuffer.wrap(rest).order(ByteOrder.LITTLE_ENDIAN);
         }
-        if (h.getInt(12) != opCode) {
-            throw new IOException("expected an " + OpCode.name(opCode) + " reply, got opcode " + h.getInt(12));
-        }
-        byte[] rest = new byte[replyLength - HEADER_LENGTH];
-        readWhole(in, rest);
-        return ByteBuffer.wrap(rest).order(ByteOrder.LITTLE_ENDIAN);
     }
 
     private static BsonDocument decode(ByteBuffer from) {
