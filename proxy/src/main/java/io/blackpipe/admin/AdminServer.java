@@ -1,6 +1,7 @@
 package io.blackpipe.admin;
 
 import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.topology.HostNames;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
@@ -126,7 +127,7 @@ public final class AdminServer implements AutoCloseable {
         } catch (Exception e) { // the constructor shut its event loop down: no thread outlives a failed start
             String why = e instanceof java.nio.channels.UnresolvedAddressException // its message is null
                     ? "'" + host + "' is neither an IP address nor a host name that resolves" : e.getMessage();
-            throw new IllegalStateException("cannot start the admin server on " + host + ":" + port + ": " + why, e);
+            throw new IllegalStateException("cannot start the admin server on " + HostNames.withPort(host, port) + ": " + why, e);
         }
     }
 

@@ -2,6 +2,7 @@ package io.blackpipe.cli;
 
 import io.blackpipe.admin.AdminToken;
 import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.topology.HostNames;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
 import java.net.InetSocketAddress;
@@ -22,7 +23,7 @@ final class ListenOptions {
     int port;
 
     @Option(names = "--advertise-host", paramLabel = "NAME", defaultValue = "${env:BLACKPIPE_ADVERTISE_HOST}",
-            description = "Host name apps dial, written into hello replies (env BLACKPIPE_ADVERTISE_HOST; default: --host, or 127.0.0.1 when --host is a wildcard).")
+            description = "Host name or IP address apps dial, written into hello replies (env BLACKPIPE_ADVERTISE_HOST; default: --host, or its loopback when --host is a wildcard: 127.0.0.1, ::1 for ::).")
     String advertiseHost;
 
     @Option(names = "--admin-host", defaultValue = "${env:BLACKPIPE_ADMIN_HOST:-127.0.0.1}",
@@ -78,6 +79,13 @@ final class ListenOptions {
         checkBindable("--host", host);
         if (adminPort >= 0) {
             checkBindable("--admin-host", adminHost);
+        }
+        if (advertiseHost != null && !advertiseHost.isBlank() && HostNames.whyNotAHostName(advertiseHost) != null) {
+            throw new IllegalArgumentException("--advertise-host '" + advertiseHost + "' " + HostNames.whyNotAHostName(advertiseHost));
+        }
+        if (simulateMembers > 0 && port > 0 && port + simulateMembers - 1 > 65535) { // else the start fails at the last listener
+            throw new IllegalArgumentException("--port " + port + " leaves no room for --simulate-members " + simulateMembers
+                    + ": their listeners take ports " + port + "-" + (port + simulateMembers - 1) + ", past 65535");
         }
         return new ProxyConfig(UpstreamUri.parse(upstream), host, port, advertiseHost, adminHost, adminPort,
                 memberPorts(), connectTimeoutMillis).withSimulatedMembers(simulateMembers)

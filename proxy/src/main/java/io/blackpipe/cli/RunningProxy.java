@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.topology.HostNames;
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
@@ -23,7 +24,7 @@ final class RunningProxy implements AutoCloseable {
         ProxyServer proxy = ProxyServer.start(config);
         try {
             AdminServer admin = config.adminPort() < 0 ? null : AdminServer.start(proxy, config.adminHost(), config.adminPort(), adminToken);
-            return new RunningProxy(proxy, admin, admin == null ? null : config.adminHost() + ":" + admin.port());
+            return new RunningProxy(proxy, admin, admin == null ? null : HostNames.withPort(config.adminHost(), admin.port()));
         } catch (RuntimeException e) {
             proxy.close();
             throw e;

@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.topology.HostNames;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import java.net.InetSocketAddress;
@@ -30,6 +31,10 @@ final class MemberPort {
             channel = bootstrap.bind(bindHost, requestedPort).sync().channel();
         } catch (java.nio.channels.UnresolvedAddressException e) { // its message is null
             throw new IllegalArgumentException("the bind host '" + bindHost + "' is neither an IP address nor a host name that resolves", e);
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) { // Netty rethrows the bind's own (checked) exception, which names no address
+            throw new IllegalStateException(e.getMessage() + " (bind address " + bindHost + ")", e);
         }
         port = ((InetSocketAddress) channel.localAddress()).getPort();
         return port;
@@ -69,7 +74,7 @@ final class MemberPort {
 
     /** host:port, for log lines. */
     String describe() {
-        return bindHost + ":" + port;
+        return HostNames.withPort(bindHost, port);
     }
 
     private void letThePortGo() {

@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.topology.HostNames;
 import io.blackpipe.topology.Member;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
@@ -14,9 +15,7 @@ import java.util.List;
 public record OpenConnection(long id, String member, String client, String app, long openedAtMillis) {
     static OpenConnection of(long id, Member member, SocketAddress client, String app, long openedAtMillis) {
         String address = client instanceof InetSocketAddress inet && inet.getAddress() != null
-                ? (inet.getAddress() instanceof java.net.Inet6Address ? "[" + inet.getAddress().getHostAddress() + "]"
-                : inet.getAddress().getHostAddress()) + ":" + inet.getPort()
-                : String.valueOf(client);
+                ? HostNames.withPort(inet.getAddress().getHostAddress(), inet.getPort()) : String.valueOf(client);
         return new OpenConnection(id, member.upstream().toString(), address, app, openedAtMillis);
     }
 

@@ -3,6 +3,7 @@ package io.blackpipe.pipe;
 import io.blackpipe.fault.Bandwidth;
 import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Latency;
+import io.blackpipe.topology.HostNames;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
 import java.nio.file.Path;
@@ -125,11 +126,14 @@ public record ProxyConfig(UpstreamUri upstream, String bindHost, int port, Strin
                 connectTimeoutMillis, seed, forwardFailPoints, historyFile, simulateMembers, listenerTls, max);
     }
 
-    /** The host apps dial: the advertised one, else the bind host unless it is a wildcard. */
+    /** The host apps dial: the advertised one, else the bind host, or for a wildcard its loopback (127.0.0.1, or ::1 for ::). */
     public String effectiveAdvertiseHost() {
         if (advertiseHost != null && !advertiseHost.isBlank()) {
             return advertiseHost;
         }
-        return "0.0.0.0".equals(bindHost) || "::".equals(bindHost) ? "127.0.0.1" : bindHost;
+        if (HostNames.isWildcard(bindHost)) {
+            return HostNames.isIpv6Literal(bindHost) ? "::1" : "127.0.0.1";
+        }
+        return bindHost;
     }
 }

@@ -15,6 +15,7 @@ import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.observe.History;
 import io.blackpipe.observe.RetryTracker;
 import io.blackpipe.topology.Discovery;
+import io.blackpipe.topology.HostNames;
 import io.blackpipe.topology.HelloRewriter;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
@@ -171,7 +172,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
         int bound = listener.bind(port);
         listeners.put(upstream, listener);
         context.meters().forMember(upstream.toString()); // so /metrics lists the member before its first connection
-        log.info("listening on " + config.bindHost() + ":" + bound + (listenerTls != null ? " (TLS)" : "") + " for member " + upstream
+        log.info("listening on " + HostNames.withPort(config.bindHost(), bound) + (listenerTls != null ? " (TLS)" : "") + " for member " + upstream
                 + (upstreamTls.enabled() ? " (dialled over TLS)" : ""));
         return bound;
     }

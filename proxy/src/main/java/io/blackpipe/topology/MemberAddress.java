@@ -1,8 +1,6 @@
 package io.blackpipe.topology;
 
-import java.util.Locale;
-
-/** A host:port pair as replica set members name each other (host names compare case-insensitively). */
+/** A host:port pair as replica set members name each other (host names compare case-insensitively, IPv6 literals in their short form). */
 public record MemberAddress(String host, int port) {
     public static final int DEFAULT_PORT = 27017;
 
@@ -13,7 +11,7 @@ public record MemberAddress(String host, int port) {
         if (port < 0 || port > 65535) {
             throw new IllegalArgumentException("port " + port + " is out of range");
         }
-        host = host.toLowerCase(Locale.ROOT);
+        host = HostNames.canonical(host); // "[::1]" and "0:0:0:0:0:0:0:1" are "::1"
     }
 
     /** Parses "host", "host:port", "[v6]" or "[v6]:port". */

@@ -94,7 +94,14 @@ class CliTest {
                 Arguments.of(List.of("--tls-client-ca", "ca.pem"), "--tls-client-ca"),
                 Arguments.of(List.of("--max-connections", "-1"), "--max-connections"),
                 Arguments.of(List.of("--host", "999.1.1.1"), "--host '999.1.1.1' is neither an IP address nor a host name that resolves"),
-                Arguments.of(List.of("--admin-host", "999.1.1.1"), "--admin-host '999.1.1.1' is neither an IP address"));
+                Arguments.of(List.of("--admin-host", "999.1.1.1"), "--admin-host '999.1.1.1' is neither an IP address"),
+                // once advertised as given: "mongodb://bad name:27017/", "mongodb://[::g]:27017/", "mongodb://[[::1]:5]:27017/"
+                Arguments.of(List.of("--advertise-host", "bad name"), "--advertise-host 'bad name' is not a host name"),
+                Arguments.of(List.of("--advertise-host", "::g"), "--advertise-host '::g' is not an IPv6 address"),
+                Arguments.of(List.of("--advertise-host", "[::1]:5"), "--advertise-host '[::1]:5' is not an IPv6 address"),
+                Arguments.of(List.of("--advertise-host", "db.example:27017"), "--advertise-host 'db.example:27017' is not an IPv6 address"),
+                Arguments.of(List.of("--port", "65534", "--simulate-members", "3"),
+                        "--port 65534 leaves no room for --simulate-members 3: their listeners take ports 65534-65536, past 65535"));
     }
 
     @ParameterizedTest(name = "{0}")

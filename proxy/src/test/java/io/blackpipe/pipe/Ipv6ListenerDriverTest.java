@@ -1,0 +1,58 @@
+package io.blackpipe.pipe;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.topology.UpstreamUri;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.util.List;
+import java.util.Map;
+import org.bson.BsonArray;
+import org.bson.BsonValue;
+import org.bson.Document;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Listeners on IPv6 loopback, the bind host spelt as users spell it: "[::1]" (as in a URI) was advertised "[[::1]]", a
+ * connection string and hello hosts no driver could dial, and the wildcard "::" advertised 127.0.0.1, which an
+ * IPv6-only host does not have. The real driver, with replicaSet=, follows the hosts the rewritten hellos name.
+ */
+class Ipv6ListenerDriverTest {
+
+    @BeforeAll
+    static void thisHostHasIpv6Loopback() throws IOException {
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.bind(new InetSocketAddress(InetAddress.getByName("::1"), 0));
+        } catch (IOException e) {
+            assumeTrue(false, "this host has no IPv6 loopback (::1): " + e.getMessage());
+        }
+    }
+
+    @ParameterizedTest(name = "--host {0}")
+    @CsvSource({"[::1]", "::1", "::", "0:0:0:0:0:0:0:1"})
+    void aDriverFollowsTheAdvertisedIpv6Address(String bindHost) {
+        String db = UpstreamLane.freshDatabaseName("ipv6");
+        ProxyConfig config = new ProxyConfig(UpstreamUri.parse(UpstreamLane.uri()), bindHost, 0, null, "127.0.0.1", -1, Map.of(), 5000);
+        try (ProxyServer proxy = ProxyServer.start(config);
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "serverSelectionTimeoutMS=5000"));
+             MongoClient direct = UpstreamLane.directClient()) {
+            assertTrue(proxy.connectionString().startsWith("mongodb://[::1]:"), proxy::connectionString);
+            BsonArray hosts = client.getDatabase("admin").runCommand(new Document("hello", 1)).toBsonDocument().getArray("hosts");
+            assertTrue(hosts.stream().map(BsonValue::asString).allMatch(h -> h.getValue().matches("\\[::1]:\\d+")), hosts::toString);
+
+            client.getDatabase(db).getCollection("orders").insertOne(new Document("_id", "A1").append("sku", "B2"));
+            assertEquals(List.of(new Document("_id", "A1").append("sku", "B2")),
+                    direct.getDatabase(db).getCollection("orders").find().into(new java.util.ArrayList<>()), "the server holds the insert");
+        }
+    }
+}
