@@ -138,7 +138,7 @@ public final class FailRule {
         }
         BsonDocument document;
         try {
-            document = fields.toBsonDocument();
+            document = UsersCodecs.toDocument(fields);
         } catch (CodecConfigurationException e) {
             throw new IllegalArgumentException("whereCommand(): the fields hold a value BSON cannot encode: " + e.getMessage(), e);
         }
