@@ -121,6 +121,10 @@ public final class MongodReplicaSet implements LocalUpstream {
      * A socket file left in /tmp by a killed member stops a later one on its port: none is made. A Windows mongod has
      * no Unix domain socket, and refuses to start with the option.
      */
+    public static void noUnixSocket(List<String> command) {
+        noUnixSocket(command, PathLookup.WINDOWS);
+    }
+
     static void noUnixSocket(List<String> command, boolean windows) {
         if (!windows) {
             command.add("--nounixsocket");

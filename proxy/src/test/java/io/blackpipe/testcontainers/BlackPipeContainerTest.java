@@ -70,7 +70,7 @@ class BlackPipeContainerTest {
         assumeDocker();
         AtomicInteger inserts = new AtomicInteger();
         try (Network network = Network.newNetwork();
-             MongoDBContainer mongo = new MongoDBContainer(MongoImage.name()).withReplicaSet()
+             MongoDBContainer mongo = new MongoDBContainer(MongoImage.image()).withReplicaSet()
                      .withNetwork(network).withNetworkAliases("mongo");
              BlackPipeContainer blackpipe = BlackPipeContainer.fromDockerfile()
                      .withNetwork(network)

@@ -31,7 +31,7 @@ final class MongoContainerUpstream implements LocalUpstream {
 
     static MongoContainerUpstream start() {
         String image = MongoImage.name();
-        MongoDBContainer container = new MongoDBContainer(image).withReplicaSet();
+        MongoDBContainer container = new MongoDBContainer(MongoImage.image()).withReplicaSet();
         try {
             container.start();
         } catch (RuntimeException e) {

@@ -19,6 +19,19 @@ public final class MongoImage {
         return from(System.getenv(VARIABLE));
     }
 
+    /**
+     * The image for MongoDBContainer, which takes only names it knows (mongo, mongodb/mongodb-community-server) unless told
+     * otherwise: a mirror's (mirror.gcr.io/library/mongo:7.0, the usual way round Docker Hub's rate limits) was refused,
+     * and with it every test of a run.
+     */
+    public static DockerImageName image() {
+        return compatible(name());
+    }
+
+    static DockerImageName compatible(String name) {
+        return DockerImageName.parse(name).asCompatibleSubstituteFor("mongo");
+    }
+
     static String from(String configured) {
         if (configured == null || configured.isBlank()) {
             return DEFAULT;

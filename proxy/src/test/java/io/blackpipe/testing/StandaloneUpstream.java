@@ -2,6 +2,7 @@ package io.blackpipe.testing;
 
 import io.blackpipe.upstream.LocalUpstreams;
 import io.blackpipe.upstream.ManagedProcess;
+import io.blackpipe.upstream.MongodReplicaSet;
 import io.blackpipe.upstream.PathLookup;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -53,10 +54,10 @@ public final class StandaloneUpstream implements AutoCloseable {
         try (ServerSocket probe = new ServerSocket(0)) {
             port = probe.getLocalPort();
         }
-        ManagedProcess process = ManagedProcess.start("standalone mongod (port " + port + ")", List.of(mongod.toString(),
-                "--bind_ip", "127.0.0.1", "--port", Integer.toString(port),
-                "--dbpath", Files.createDirectories(tempDir.resolve("db")).toString(), "--wiredTigerCacheSizeGB", "0.25"),
-                tempDir.resolve("mongod.log"));
+        List<String> command = new java.util.ArrayList<>(List.of(mongod.toString(), "--bind_ip", "127.0.0.1", "--port", Integer.toString(port),
+                "--dbpath", Files.createDirectories(tempDir.resolve("db")).toString(), "--wiredTigerCacheSizeGB", "0.25"));
+        MongodReplicaSet.noUnixSocket(command); // as the replica set lane's members: a leftover socket file stops mongod
+        ManagedProcess process = ManagedProcess.start("standalone mongod (port " + port + ")", command, tempDir.resolve("mongod.log"));
         try {
             // "Waiting for connections" in 4.4+'s JSON log, "waiting for connections on port" before it
             process.awaitLine(line -> line.toLowerCase(java.util.Locale.ROOT).contains("waiting for connections"), START_TIMEOUT);
@@ -70,7 +71,7 @@ public final class StandaloneUpstream implements AutoCloseable {
 
     private static StandaloneUpstream container() {
         String image = MongoImage.name();
-        GenericContainer<?> container = new GenericContainer<>(image).withExposedPorts(27017)
+        GenericContainer<?> container = new GenericContainer<>(MongoImage.image()).withExposedPorts(27017)
                 .waitingFor(Wait.forLogMessage("(?i).*waiting for connections.*", 1)).withStartupTimeout(START_TIMEOUT);
         try {
             container.start();
