@@ -291,7 +291,7 @@ class BlackPipeContainerTest {
         String script = healthcheck.get(2);
         healthcheck.set(2, script.replace("; java ", "; printf [%s] java "));
 
-        String health = "[java][-jar][/opt/blackpipe/blackpipe.jar][health][--admin]";
+        String health = "[java][-XX:TieredStopAtLevel=1][-XX:+UseSerialGC][-jar][/opt/blackpipe/blackpipe.jar][health][--admin]";
         assertEquals(health + "[http://127.0.0.1:9090]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "0.0.0.0",
                 "BLACKPIPE_ADMIN_PORT", "9090")), "the image's defaults");
         assertEquals(health + "[http://127.0.0.1:9191]", run(healthcheck, Map.of("BLACKPIPE_ADMIN_HOST", "0.0.0.0",
