@@ -9,7 +9,7 @@ import picocli.CommandLine.ParameterException;
 /** Where a running proxy's admin API is, and its token; shared by every command that controls one. */
 final class AdminOptions {
     @Option(names = "--admin", paramLabel = "URL", defaultValue = "${env:BLACKPIPE_ADMIN:-http://127.0.0.1:9090}",
-            description = "Admin URL of the running proxy (env BLACKPIPE_ADMIN; default http://127.0.0.1:9090).")
+            description = "Admin URL of the running proxy (env BLACKPIPE_ADMIN; default http://127.0.0.1:9090, or where BLACKPIPE_ADMIN_HOST and BLACKPIPE_ADMIN_PORT put its admin server when either is set, a wildcard asked on loopback).")
     String admin;
 
     @Option(names = "--admin-token", paramLabel = "TOKEN", defaultValue = "${env:BLACKPIPE_ADMIN_TOKEN}",

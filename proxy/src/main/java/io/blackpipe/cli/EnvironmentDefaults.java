@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.topology.HostNames;
 import java.lang.reflect.Field;
 import java.util.function.Function;
 import java.util.regex.Matcher;
@@ -15,6 +16,8 @@ import picocli.CommandLine.Option;
  * the command line is no default: an explicit {@code --port ''} is still a usage error.
  */
 final class EnvironmentDefaults implements IDefaultValueProvider {
+    private static final String ADMIN = "BLACKPIPE_ADMIN";
+    private static final int DEFAULT_ADMIN_PORT = 9090;
     private static final Pattern FROM_ENVIRONMENT = Pattern.compile("\\$\\{env:(\\w+)(?::-(.*))?}");
     private final Function<String, String> environment;
 
@@ -33,8 +36,42 @@ final class EnvironmentDefaults implements IDefaultValueProvider {
         if (value != null && !value.isBlank()) {
             return null; // set: picocli reads it, as the annotation says
         }
+        if (fromEnvironment.group(1).equals(ADMIN)) {
+            String whereTheProxyListens = adminWhereItListens();
+            if (whereTheProxyListens != null) {
+                return whereTheProxyListens;
+            }
+        }
         String fallback = fromEnvironment.group(2);
         return fallback != null ? fallback : Option.NULL_VALUE; // NULL_VALUE: no default, the field stays unset
+    }
+
+    /**
+     * With BLACKPIPE_ADMIN unset, the admin address BLACKPIPE_ADMIN_HOST and _PORT give the proxy, a wildcard asked on
+     * loopback, as the Docker image's health check asks it: a control command run where the proxy's variables are set
+     * (docker compose exec, a CI job's env) went to 127.0.0.1:9090 whatever port they gave. Null when neither is set,
+     * or the port is no fixed one (0, -1, not a number): the default then.
+     */
+    private String adminWhereItListens() {
+        String host = environment.apply(ADMIN + "_HOST");
+        String port = environment.apply(ADMIN + "_PORT");
+        boolean hostSet = host != null && !host.isBlank();
+        boolean portSet = port != null && !port.isBlank();
+        if (!hostSet && !portSet) {
+            return null;
+        }
+        int number;
+        try {
+            number = portSet ? Integer.parseInt(port.strip()) : DEFAULT_ADMIN_PORT;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+        if (number <= 0 || number > 65535) {
+            return null;
+        }
+        String dialled = !hostSet ? "127.0.0.1" : HostNames.isWildcard(host.strip())
+                ? (HostNames.isIpv6Literal(host.strip()) ? "::1" : "127.0.0.1") : host.strip();
+        return "http://" + HostNames.withPort(dialled, number);
     }
 
     /** The BLACKPIPE_* variable {@code arg}'s default reads, or null when it reads none. */
