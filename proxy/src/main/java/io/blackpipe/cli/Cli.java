@@ -1,6 +1,7 @@
 package io.blackpipe.cli;
 
 import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.upstream.LocalUpstreams;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 
@@ -18,6 +19,15 @@ final class Cli {
      */
     static void check(CommandSpec spec, ListenOptions listen, FaultOptions faults) {
         config(spec, listen, faults, ANY_UPSTREAM);
+    }
+
+    /** The local upstream --engine names; one it does not name is a usage error (exit 2). */
+    static LocalUpstreams.Engine engine(CommandSpec spec, EngineOption option) {
+        try {
+            return option.engine();
+        } catch (IllegalArgumentException e) {
+            throw new ParameterException(spec.commandLine(), e.getMessage(), e);
+        }
     }
 
     /** Builds the proxy configuration; a bad value is a usage error (exit 2) naming the option. */

@@ -16,7 +16,7 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "local", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Start a local upstream (a 3-member mongod replica set when mongod is on PATH, else the jongodb engine"
-                + " from the npm registry) and blackpipe in front of it, check the path end to end, and print the connection string.")
+                + " from the npm registry; --engine chooses) and blackpipe in front of it, check the path end to end, and print the connection string.")
 final class LocalCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
@@ -27,18 +27,22 @@ final class LocalCommand implements Callable<Integer> {
     @Mixin
     FaultOptions faults;
 
+    @Mixin
+    EngineOption engine;
+
     @Option(names = "--check", description = "Exit after the end-to-end check instead of serving until Ctrl-C.")
     boolean checkOnly;
 
     @Override
     public Integer call() throws Exception {
         Cli.check(spec, listen, faults);
+        LocalUpstreams.Engine chosen = Cli.engine(spec, engine);
         try (StopSignals stop = StopSignals.install(spec.commandLine().getErr())) {
-            return serve(stop);
+            return serve(stop, chosen);
         }
     }
 
-    private int serve(StopSignals stop) throws Exception {
+    private int serve(StopSignals stop, LocalUpstreams.Engine chosen) throws Exception {
         try {
             faults.checkScenario(); // before the upstream starts, for seconds, to be refused
         } catch (FaultOptions.ScenarioRefused e) {
@@ -50,7 +54,7 @@ final class LocalCommand implements Callable<Integer> {
         out.flush();
         LocalUpstream upstream;
         try {
-            upstream = LocalUpstreams.start();
+            upstream = LocalUpstreams.start(chosen);
         } catch (Exception e) {
             spec.commandLine().getErr().println("blackpipe: cannot start a local upstream: " + e.getMessage());
             return 1;

@@ -16,6 +16,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -73,8 +74,12 @@ final class ReportCommand implements Callable<Integer> {
             description = "With --spec: check this external program instead of the bundled Java driver (contract above).")
     String driverCmd;
 
+    @Mixin
+    EngineOption engine;
+
     @Override
     public Integer call() throws Exception {
+        LocalUpstreams.Engine chosen = Cli.engine(spec, engine);
         if (iterations < 1 || iterations > 10_000) {
             throw new ParameterException(spec.commandLine(), "--iterations must be from 1 to 10000, got " + iterations);
         }
@@ -98,6 +103,9 @@ final class ReportCommand implements Callable<Integer> {
         // local upstream: that report would judge a deployment nobody asked about. An empty env variable is unset.
         if (upstream != null && upstream.isBlank() && spec.commandLine().getParseResult().hasMatchedOption("--upstream")) {
             throw new ParameterException(spec.commandLine(), "--upstream needs a URI, got '" + upstream + "'");
+        }
+        if (upstream != null && !upstream.isBlank() && spec.commandLine().getParseResult().hasMatchedOption("--engine")) {
+            throw new ParameterException(spec.commandLine(), "--engine chooses the local upstream, and --upstream names a deployment: give one");
         }
         String given = null;
         if (upstream != null && !upstream.isBlank()) {
@@ -123,7 +131,7 @@ final class ReportCommand implements Callable<Integer> {
                 err.println("starting a local upstream ...");
                 err.flush();
                 try {
-                    local = LocalUpstreams.start();
+                    local = LocalUpstreams.start(chosen);
                 } catch (IOException e) { // no npm, no network for the first install: as `local` says it
                     err.println("blackpipe: cannot start a local upstream: " + e.getMessage());
                     return 1;

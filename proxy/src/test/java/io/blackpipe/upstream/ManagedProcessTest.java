@@ -48,6 +48,16 @@ class ManagedProcessTest {
         }
     }
 
+    /** A mongod 5.0+ on a CPU without AVX dies of SIGILL before it writes a line: "code 132" alone said nothing. */
+    @Test
+    void anExitBySignalSaysWhichAndWhatItMostOftenMeans() throws IOException {
+        try (ManagedProcess process = ManagedProcess.start("mongod", sh("kill -ILL $$"), dir.resolve("out.log"))) {
+            IOException e = assertThrows(IOException.class, () -> process.awaitLine(l -> l.startsWith("READY"), Duration.ofSeconds(10)));
+            assertTrue(e.getMessage().startsWith("mongod exited with code 132 (killed by signal 4, SIGILL: the CPU lacks an instruction"
+                    + " the program was built for (mongod 5.0 and later need AVX)) before it was ready"), e.getMessage());
+        }
+    }
+
     @Test
     void reportsATimeoutWithTheOutputTail() throws IOException {
         try (ManagedProcess process = ManagedProcess.start("mute", sh("echo still thinking; exec sleep 60"), dir.resolve("out.log"))) {
