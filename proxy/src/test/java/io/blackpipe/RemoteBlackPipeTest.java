@@ -437,9 +437,20 @@ class RemoteBlackPipeTest {
                 () -> RemoteBlackPipe.connect("http://127.0.0.1:" + closed).attempts("insert"));
         assertTrue(unreachable.getMessage().startsWith("cannot reach the blackpipe admin API at http://127.0.0.1:" + closed + " ("),
                 unreachable.getMessage());
-        for (String bad : new String[] {"ftp://127.0.0.1:9090", "http://127.0.0.1:9090/?x=1", "http://127.0.0.1:0", "", null}) {
+        for (String bad : new String[] {"ftp://127.0.0.1:9090", "http://127.0.0.1:9090/?x=1", "", null}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(bad));
             assertEquals("adminUrl: '" + bad + "' is not a URL such as http://127.0.0.1:9090", e.getMessage());
+        }
+        // what was wrong, where it can be told: these got the line above alone
+        for (String outOfRange : new String[] {"http://127.0.0.1:0", "[::1]:99999"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(outOfRange));
+            assertEquals("adminUrl: '" + outOfRange + "' is not a URL such as http://127.0.0.1:9090: port "
+                    + outOfRange.substring(outOfRange.lastIndexOf(':') + 1) + " is out of range 1-65535", e.getMessage());
+        }
+        for (String unbracketed : new String[] {"::1:9090", "http://fd00::5:9090/"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(unbracketed));
+            assertEquals("adminUrl: '" + unbracketed + "' is not a URL such as http://127.0.0.1:9090: an IPv6 address goes in brackets"
+                    + " (http://[::1]:9090)", e.getMessage());
         }
     }
 

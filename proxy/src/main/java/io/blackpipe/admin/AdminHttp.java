@@ -98,8 +98,17 @@ public final class AdminHttp {
         } catch (IllegalArgumentException e) {
             uri = null;
         }
+        String authority = text.substring(text.indexOf("://") + 3).split("/", 2)[0];
+        if (authority.indexOf(':') != authority.lastIndexOf(':') && !authority.startsWith("[")) {
+            throw new IllegalArgumentException("'" + admin + "' is not a URL such as http://127.0.0.1:9090: an IPv6 address goes"
+                    + " in brackets (http://[::1]:9090)");
+        }
+        if (uri != null && (uri.getPort() == 0 || uri.getPort() > 65_535)) {
+            throw new IllegalArgumentException("'" + admin + "' is not a URL such as http://127.0.0.1:9090: port " + uri.getPort()
+                    + " is out of range 1-65535");
+        }
         if (uri == null || !("http".equals(uri.getScheme()) || "https".equals(uri.getScheme())) || uri.getHost() == null
-                || uri.getQuery() != null || uri.getFragment() != null || uri.getPort() == 0 || uri.getPort() > 65_535) {
+                || uri.getQuery() != null || uri.getFragment() != null) {
             throw new IllegalArgumentException("'" + admin + "' is not a URL such as http://127.0.0.1:9090");
         }
         if (text.endsWith("/api/v1")) {

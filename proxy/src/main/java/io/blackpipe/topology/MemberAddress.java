@@ -38,7 +38,11 @@ public record MemberAddress(String host, int port) {
                 port = parsePort(text, s.substring(colon + 1));
             }
         }
-        return new MemberAddress(host, port);
+        try {
+            return new MemberAddress(host, port);
+        } catch (IllegalArgumentException e) { // "port 99999 is out of range", said of the text given
+            throw new IllegalArgumentException("'" + text + "': " + e.getMessage(), e);
+        }
     }
 
     private static int parsePort(String text, String port) {

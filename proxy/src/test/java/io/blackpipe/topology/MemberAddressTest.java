@@ -68,11 +68,12 @@ class MemberAddressTest {
         "host:abc     | 'host:abc': port 'abc' is not a number",
         "host:        | 'host:': port '' is not a number",
         "[::1]:x1     | '[::1]:x1': port 'x1' is not a number",
-        "host:70000   | port 70000 is out of range",
-        "host:-1      | port -1 is out of range",
+        "host:70000   | 'host:70000': port 70000 is out of range",
+        "[::1]:99999  | '[::1]:99999': port 99999 is out of range",
+        "host:-1      | 'host:-1': port -1 is out of range",
         "[::1         | '[::1': unterminated IPv6 address",
         "[::1]27017   | '[::1]27017': expected ':' after ']'",
-        ":27017       | empty host name",
+        ":27017       | ':27017': empty host name",
     })
     void badAddressesNameTheProblem(String text, String reason) {
         assertRejected(text, reason);
