@@ -320,7 +320,8 @@ public final class RuleParser {
         if (unknown != null) {
             throw new RuleException("data.member", unknown);
         }
-        return member;
+        // as the matcher compares it with a member's address: "[0:0:0:0:0:0:0:1]:27017" is the member "[::1]:27017"
+        return isHostPort(member) ? io.blackpipe.topology.MemberAddress.parse(member).toString() : member;
     }
 
     /** host:port with a port the matcher can ever see (a rule for "db1:" or "db1:port" would silently never fire). */

@@ -92,6 +92,7 @@ final class MemberSelector {
     /** The listeners {@code member} names now (none when it names no member). */
     List<MemberListener> select(String member) {
         List<MemberListener> selected = new ArrayList<>();
+        MemberAddress address = asAddress(member);
         for (MemberListener listener : listeners.values()) {
             Member m = listener.member();
             MemberState.Role role = states.of(m.upstream()).role();
@@ -99,13 +100,28 @@ final class MemberSelector {
                 case "all" -> true;
                 case "primary" -> role == MemberState.Role.PRIMARY;
                 case "secondary" -> role == MemberState.Role.SECONDARY;
-                default -> member.equalsIgnoreCase(m.upstream().toString()) || member.equalsIgnoreCase(m.advertised().toString());
+                default -> address != null && (address.equals(m.upstream()) || address.equals(m.advertised()));
             };
             if (match) {
                 selected.add(listener);
             }
         }
         return selected;
+    }
+
+    /**
+     * A host:port as a member's address, however it is spelt (a name in any case, an IPv6 literal in any form:
+     * "[0:0:0:0:0:0:0:1]:27017" is "[::1]:27017"); null for anything else, which names no member.
+     */
+    private static MemberAddress asAddress(String member) {
+        if (member.indexOf(':') < 0) {
+            return null; // a host alone is no member's name: parsing would give it port 27017
+        }
+        try {
+            return MemberAddress.parse(member);
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     /** See DeploymentFaults#rollingRestartOrder: the secondaries of now, then the members in no other role, then the primaries. */

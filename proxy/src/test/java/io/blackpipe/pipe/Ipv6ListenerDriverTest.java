@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.UpstreamUri;
 import java.io.IOException;
@@ -16,9 +17,11 @@ import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonArray;
+import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.Document;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -53,6 +56,27 @@ class Ipv6ListenerDriverTest {
             client.getDatabase(db).getCollection("orders").insertOne(new Document("_id", "A1").append("sku", "B2"));
             assertEquals(List.of(new Document("_id", "A1").append("sku", "B2")),
                     direct.getDatabase(db).getCollection("orders").find().into(new java.util.ArrayList<>()), "the server holds the insert");
+        }
+    }
+
+    /** A member named in another spelling of its address ("[0:0:0:0:0:0:0:1]:port", as Java prints it) is that member, for a rule too. */
+    @Test
+    void aMemberIsNamedByItsAddressInAnySpelling() {
+        String db = UpstreamLane.freshDatabaseName("ipv6-spelling");
+        ProxyConfig config = new ProxyConfig(UpstreamUri.parse(UpstreamLane.uri()), "::1", 0, null, "127.0.0.1", -1, Map.of(), 5000);
+        try (ProxyServer proxy = ProxyServer.start(config);
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "retryWrites=true"));
+             MongoClient direct = UpstreamLane.directClient()) {
+            MemberListener primary = proxy.select("primary").get(0);
+            String longForm = "[0:0:0:0:0:0:0:1]:" + primary.member().advertised().port();
+            assertEquals(List.of(primary), proxy.select(longForm));
+            proxy.rules().put(proxy.ruleParser().parse("reset", BsonDocument.parse("{configureFailPoint: 'failCommand', mode: {times: 1},"
+                    + " data: {failCommands: ['insert'], closeConnection: true, member: '" + longForm + "'}}")));
+
+            client.getDatabase(db).getCollection("orders").insertOne(new Document("_id", "A1"));
+            assertEquals(1, proxy.rules().fired("reset"), "the rule on the member so named fired");
+            assertEquals(1, Meters.retries(proxy.registry(), "insert"), "and the driver retried the insert");
+            assertEquals(1, direct.getDatabase(db).getCollection("orders").countDocuments(), "the server holds it once");
         }
     }
 }
