@@ -103,7 +103,7 @@ public final class AdminServer implements AutoCloseable {
                         pipelinesUp.register();
                         ch.pipeline().addFirst(new TornDownLast(pipelinesUp));
                         PartialRequestTimeout timeout = new PartialRequestTimeout(requestTimeoutMillis);
-                        ch.pipeline().addLast(timeout.bytesIn(), new HttpServerCodec(), timeout.requestsOut(), new TokenGate(AdminServer.this.token),
+                        ch.pipeline().addLast(timeout.bytesIn(), new HttpServerCodec(), timeout.requestsOut(), new ControlApiGate(AdminServer.this.token),
                                 new BoundedAggregator());
                         ch.pipeline().addLast(work, new Router());
                     }
@@ -215,7 +215,7 @@ public final class AdminServer implements AutoCloseable {
                 return AdminResponse.error(HttpResponseStatus.NOT_FOUND, "no resource at " + path + " (the API's resources are under /api/v1/)");
             } else if (!path.startsWith("/api/v1/")) {
                 return AdminResponse.text(HttpResponseStatus.NOT_FOUND, "text/plain", "no resource at " + path + "\n");
-            } // the token was checked on the request's head (TokenGate)
+            } // the token was checked on the request's head (ControlApiGate)
             String body;
             try {
                 body = StandardCharsets.UTF_8.newDecoder().decode(request.content().nioBuffer()).toString();

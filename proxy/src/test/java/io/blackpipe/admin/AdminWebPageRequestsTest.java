@@ -1,0 +1,84 @@
+package io.blackpipe.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.Meters;
+import io.blackpipe.testing.UpstreamLane;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.bson.BsonDocument;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * A page open in a browser on the machine can send a form or a fetch to the admin API on 127.0.0.1 (the browser hides
+ * only the answer), or read the answer too once its host name points at 127.0.0.1 (DNS rebinding): with no token set,
+ * it added a rule that reset the app's inserts. What a browser adds to a page's requests (Origin, Sec-Fetch-Site) is
+ * refused 403, and nothing of the request is done; the CLI, RemoteBlackPipe and curl send neither.
+ */
+class AdminWebPageRequestsTest {
+    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(5)).build();
+    private static final String RESET_INSERTS = "{configureFailPoint: 'failCommand', mode: {times: 1},"
+            + " data: {failCommands: ['insert'], closeConnection: true}}";
+
+    private static HttpResponse<String> send(AdminServer admin, String method, String path, String body, String... headers) throws Exception {
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + path))
+                .timeout(Duration.ofSeconds(10))
+                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (headers.length > 0) {
+            request.headers(headers);
+        }
+        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @ParameterizedTest(name = "{0}: {1}")
+    @CsvSource(delimiter = '|', value = {
+            "Origin|https://attacker.example",           // a cross-site form or fetch, by any browser that sends Origin
+            "Sec-Fetch-Site|cross-site",                 // the same, by a browser that sends fetch metadata
+            "Sec-Fetch-Site|same-origin",                // a rebound name: the page's origin is the admin server's
+    })
+    void aRuleAPageSendsIsRefusedAndNeverApplied(String header, String value) throws Exception {
+        String db = UpstreamLane.freshDatabaseName("web-page");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0, null);
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "retryWrites=true"))) {
+            HttpResponse<String> added = send(admin, "POST", "/api/v1/rules", RESET_INSERTS, "Content-Type", "text/plain", header, value);
+            assertEquals(403, added.statusCode(), added::body);
+            assertTrue(BsonDocument.parse(added.body()).getString("error").getValue().startsWith(
+                    "blackpipe's control API takes no request a web page makes (this one came with " + header + ": " + value + ")"), added::body);
+            assertTrue(proxy.rules().rules().isEmpty(), "no rule added");
+
+            client.getDatabase(db).getCollection("orders").insertOne(new Document("_id", 1));
+            assertEquals(0, Meters.retries(proxy.registry(), "insert"), "the insert met no reset");
+        }
+    }
+
+    @Test
+    void theApisOwnClientsAndAnAddressTypedIntoABrowserAreServed() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("web-page");
+        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
+             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0, null);
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "retryWrites=true"))) {
+            assertEquals(201, send(admin, "POST", "/api/v1/rules", RESET_INSERTS).statusCode(), "as the CLI sends it");
+            client.getDatabase(db).getCollection("orders").insertOne(new Document("_id", 1));
+            assertEquals(1, Meters.retries(proxy.registry(), "insert"), "the rule reset the insert, and the driver retried it");
+
+            HttpResponse<String> typed = send(admin, "GET", "/api/v1/stats", null, "Sec-Fetch-Site", "none", "User-Agent", "Mozilla/5.0");
+            assertEquals(200, typed.statusCode(), typed::body);
+            HttpResponse<String> metrics = send(admin, "GET", "/metrics", null, "Origin", "https://grafana.example", "Sec-Fetch-Site", "cross-site");
+            assertEquals(200, metrics.statusCode(), "/metrics and /health stay open");
+        }
+    }
+}
