@@ -1,8 +1,7 @@
 package io.blackpipe.wire;
 
-import java.io.DataInputStream;
-import java.io.EOFException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -27,6 +26,7 @@ public final class BlockingCommandClient implements AutoCloseable {
     /** How long a reply is waited for: the connect timeout, until {@link #readTimeout} changes it. */
     private int timeoutMillis;
     private int nextRequestId = 1;
+    private ReplyInProgress reply = new ReplyInProgress();
 
     /** The server closed the connection before its reply was whole (one that requires TLS does so to a plain client). */
     public static final class ClosedWithoutReplyException extends IOException {
@@ -121,23 +121,17 @@ public final class BlockingCommandClient implements AutoCloseable {
         os.flush();
 
         int requestId = request.getInt(4);
-        DataInputStream in = new DataInputStream(socket.getInputStream());
+        InputStream in = socket.getInputStream();
         while (true) {
-            byte[] header = new byte[HEADER_LENGTH];
-            readWhole(in, header);
-            ByteBuffer h = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN);
-            int replyLength = h.getInt(0);
-            if (replyLength < HEADER_LENGTH || replyLength > Frames.MAX_MESSAGE_SIZE) {
-                throw new IOException(notAMongoDbReply(header, replyLength));
-            }
-            byte[] rest = new byte[replyLength - HEADER_LENGTH];
+            byte[] body = reply.readFrom(in);
+            ByteBuffer h = ByteBuffer.wrap(reply.header).order(ByteOrder.LITTLE_ENDIAN);
+            reply = new ReplyInProgress();
             int responseTo = h.getInt(8);
             if (responseTo > 0 && responseTo < requestId) {
-                readWhole(in, rest);
                 continue; // a late reply to a request whose wait ran out
             }
-            if (replyLength < HEADER_LENGTH + minBody) {
-                throw new IOException(notAMongoDbReply(header, replyLength));
+            if (h.getInt(0) < HEADER_LENGTH + minBody) {
+                throw new IOException(notAMongoDbReply(h.array(), h.getInt(0)));
             }
             if (h.getInt(12) != opCode) {
                 throw new IOException("expected an " + OpCode.name(opCode) + " reply, got opcode " + h.getInt(12));
@@ -145,25 +139,55 @@ public final class BlockingCommandClient implements AutoCloseable {
             if (responseTo != requestId) {
                 throw new IOException("its reply answers request " + responseTo + ", not request " + requestId);
             }
-            readWhole(in, rest);
-            return ByteBuffer.wrap(rest).order(ByteOrder.LITTLE_ENDIAN);
+            return ByteBuffer.wrap(body).order(ByteOrder.LITTLE_ENDIAN);
         }
+    }
+
+    /**
+     * The reply being read. A wait that runs out in the middle of one keeps what was read, and the next request's read
+     * goes on from there: begun again at the cut, it read the rest of that reply as a header.
+     */
+    private final class ReplyInProgress {
+        final byte[] header = new byte[HEADER_LENGTH];
+        private int headerRead;
+        private byte[] body;
+        private int bodyRead;
+
+        byte[] readFrom(InputStream in) throws IOException {
+            while (headerRead < HEADER_LENGTH) {
+                headerRead += readSome(in, header, headerRead);
+            }
+            if (body == null) {
+                int length = ByteBuffer.wrap(header).order(ByteOrder.LITTLE_ENDIAN).getInt(0);
+                if (length < HEADER_LENGTH || length > Frames.MAX_MESSAGE_SIZE) {
+                    throw new IOException(notAMongoDbReply(header, length));
+                }
+                body = new byte[length - HEADER_LENGTH];
+            }
+            while (bodyRead < body.length) {
+                bodyRead += readSome(in, body, bodyRead);
+            }
+            return body;
+        }
+    }
+
+    /** Reads what has come of {@code into} from {@code offset}, saying in words what an end of stream or a read timeout means here. */
+    private int readSome(InputStream in, byte[] into, int offset) throws IOException {
+        int read;
+        try {
+            read = in.read(into, offset, into.length - offset);
+        } catch (SocketTimeoutException e) {
+            throw new SocketTimeoutException("no reply within " + timeoutMillis + " ms");
+        }
+        if (read < 0) { // EOFException's message is null: the caller would print "(null)"
+            throw new ClosedWithoutReplyException("it closed the connection without replying");
+        }
+        return read;
     }
 
     private static BsonDocument decode(ByteBuffer from) {
         try (BsonBinaryReader reader = new BsonBinaryReader(from.slice().order(ByteOrder.LITTLE_ENDIAN))) {
             return new BsonDocumentCodec().decode(reader, DecoderContext.builder().build());
-        }
-    }
-
-    /** Reads all of {@code into}, saying in words what an end of stream or a read timeout means here. */
-    private void readWhole(DataInputStream in, byte[] into) throws IOException {
-        try {
-            in.readFully(into);
-        } catch (EOFException e) { // its message is null: the caller would print "(null)"
-            throw new ClosedWithoutReplyException("it closed the connection without replying");
-        } catch (SocketTimeoutException e) {
-            throw new SocketTimeoutException("no reply within " + timeoutMillis + " ms");
         }
     }
 

@@ -13,6 +13,8 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The proxy's own blocking client (its questions to members at start, its clean-ups) reads each reply as the answer to
@@ -42,6 +44,30 @@ class BlockingCommandClientTest {
             client.readTimeout(5_000);
             assertEquals("second", client.run("admin", new BsonDocument("ping", new BsonInt32(2))).getString("answer").getValue(),
                     "the second request's own answer");
+        }
+    }
+
+    /** The wait ran out in the middle of the late reply: the next read goes on from the cut, not from a header there. */
+    @ParameterizedTest(name = "cut after {0} bytes")
+    @ValueSource(ints = {8, 20, 30})
+    void aLateReplyCutByTheWaitIsReadToItsEndAndPassedOver(int cut) throws Exception {
+        try (RawUpstream member = new RawUpstream((socket, index) -> {
+            InputStream in = socket.getInputStream();
+            OutputStream out = socket.getOutputStream();
+            byte[] late = reply(RawUpstream.readFrame(in), 1, "first");
+            out.write(late, 0, cut);
+            out.flush();
+            byte[] second = RawUpstream.readFrame(in); // sent once the first wait ran out
+            out.write(late, cut, late.length - cut);
+            out.write(reply(second, 2, "second"));
+            out.flush();
+            RawUpstream.readFrame(in);
+        });
+             BlockingCommandClient client = new BlockingCommandClient("127.0.0.1", member.port(), 5_000)) {
+            client.readTimeout(200);
+            assertThrows(SocketTimeoutException.class, () -> client.run("admin", new BsonDocument("ping", new BsonInt32(1))));
+            client.readTimeout(5_000);
+            assertEquals("second", client.run("admin", new BsonDocument("ping", new BsonInt32(2))).getString("answer").getValue());
         }
     }
 
