@@ -447,6 +447,11 @@ class RemoteBlackPipeTest {
             assertEquals("adminUrl: '" + outOfRange + "' is not a URL such as http://127.0.0.1:9090: port "
                     + outOfRange.substring(outOfRange.lastIndexOf(':') + 1) + " is out of range 1-65535", e.getMessage());
         }
+        for (String taken : new String[] {"http://user@127.0.0.1:9090", "http://user:pw@127.0.0.1:9090", "http://user:pw@[::1]:9090"}) {
+            RemoteBlackPipe.connect(taken); // user info, a ':' in it too, is no IPv6 address
+        }
+        assertEquals("adminUrl: '127.0.0.1:9090:1' is not a URL such as http://127.0.0.1:9090",
+                assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect("127.0.0.1:9090:1")).getMessage());
         for (String unbracketed : new String[] {"::1:9090", "http://fd00::5:9090/"}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(unbracketed));
             assertEquals("adminUrl: '" + unbracketed + "' is not a URL such as http://127.0.0.1:9090: an IPv6 address goes in brackets"

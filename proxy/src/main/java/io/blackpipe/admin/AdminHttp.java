@@ -1,5 +1,6 @@
 package io.blackpipe.admin;
 
+import io.netty.util.NetUtil;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -99,7 +100,10 @@ public final class AdminHttp {
             uri = null;
         }
         String authority = text.substring(text.indexOf("://") + 3).split("/", 2)[0];
-        if (authority.indexOf(':') != authority.lastIndexOf(':') && !authority.startsWith("[")) {
+        String hostPort = authority.substring(authority.lastIndexOf('@') + 1); // user info may hold a ':' of its own
+        int lastColon = hostPort.lastIndexOf(':');
+        if (!hostPort.startsWith("[") && (NetUtil.isValidIpV6Address(hostPort)
+                || lastColon > 0 && NetUtil.isValidIpV6Address(hostPort.substring(0, lastColon)))) {
             throw new IllegalArgumentException("'" + admin + "' is not a URL such as http://127.0.0.1:9090: an IPv6 address goes"
                     + " in brackets (http://[::1]:9090)");
         }

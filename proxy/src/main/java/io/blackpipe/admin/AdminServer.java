@@ -41,6 +41,8 @@ import io.netty.util.concurrent.GlobalEventExecutor;
 import java.net.InetSocketAddress;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.concurrent.Phaser;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -103,7 +105,7 @@ public final class AdminServer implements AutoCloseable {
                         pipelinesUp.register();
                         ch.pipeline().addFirst(new TornDownLast(pipelinesUp));
                         PartialRequestTimeout timeout = new PartialRequestTimeout(requestTimeoutMillis);
-                        ch.pipeline().addLast(timeout.bytesIn(), new HttpServerCodec(), timeout.requestsOut(), new ControlApiGate(AdminServer.this.token),
+                        ch.pipeline().addLast(timeout.bytesIn(), new HttpServerCodec(), timeout.requestsOut(), new ControlApiGate(AdminServer.this.token, ownNames(host)),
                                 new BoundedAggregator());
                         ch.pipeline().addLast(work, new Router());
                     }
@@ -113,6 +115,13 @@ public final class AdminServer implements AutoCloseable {
 
     public static AdminServer start(ProxyServer proxy, String host, int port) {
         return start(proxy, host, port, null);
+    }
+
+    /** The names the API is called by whatever they are: its bind address and the host the proxy advertises (see ControlApiGate). */
+    private Set<String> ownNames(String host) {
+        Set<String> names = new HashSet<>(Set.of(host));
+        proxy.members().forEach(member -> names.add(member.advertised().host()));
+        return names;
     }
 
     /** @param token when not null, every /api/v1 request needs "Authorization: Bearer token" */

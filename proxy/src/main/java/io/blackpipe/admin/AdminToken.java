@@ -27,6 +27,11 @@ public final class AdminToken {
                 : "must be printable ASCII without spaces: it goes in an HTTP header, which carries nothing else";
     }
 
+    /** Whether a token is set: without one, anyone who reaches the API is let in. */
+    boolean set() {
+        return expected != null;
+    }
+
     /** Whether {@code authorization} ("Bearer token"; the scheme's case and the spaces after it are free, as RFC 7235 has them) holds the token. */
     boolean permits(String authorization) {
         if (expected == null) {
