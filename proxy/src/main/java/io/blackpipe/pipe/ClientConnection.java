@@ -64,15 +64,15 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         ChannelFuture connect = UpstreamDial.connect(client, context, member, this);
         upstream = connect.channel();
         afterTheClientLeft = new AfterTheClientLeft(this, exchange, upstream);
-        context.openConnections().add(upstream);
+        if (upstream.isOpen()) { // one no socket could be made for (out of file descriptors) is not, and its close threw at shutdown
+            context.openConnections().add(upstream);
+        }
         connect.addListener(f -> {
             if (f.isSuccess()) {
                 updateClientAutoRead();
             } else if (client.isActive()) { // else the client left first and the attempt was abandoned with it
-                // The driver must see what a down member looks like: the connection just closes.
-                context.log().info("upstream " + member.dial() + " unreachable for client "
-                        + client.remoteAddress() + ": " + f.cause().getMessage());
-                client.close();
+                context.log().upstreamUnreachable(member, client.remoteAddress(), f.cause(), meters::refused);
+                client.close(); // the driver must see what a down member looks like: the connection just closes
             }
         });
     }

@@ -37,9 +37,42 @@ final class CliChild implements AutoCloseable {
     /** As above, run by the JVM in {@code javaHome} (another Java than this test's, e.g. a newer one). */
     CliChild(Path javaHome, Path temp, Path directory, Map<String, String> env, List<String> jvmOptions, String... args)
             throws IOException {
-        List<String> command = new ArrayList<>(List.of(javaHome.resolve("bin/java").toString()));
+        this(List.of(), classPath(), javaHome, temp, directory, env, jvmOptions, args);
+    }
+
+    /**
+     * As above, in a shell whose limit on open files ({@code ulimit -n}) is {@code openFiles}. The class directories go
+     * into jars first, as the proxy runs from one: out of descriptors, a class read from a directory is a file to open,
+     * and its loading failed (NoClassDefFoundError), where an open jar needs none.
+     */
+    static CliChild withOpenFileLimit(int openFiles, Path temp, Map<String, String> env, String... args) throws IOException {
+        List<String> entries = new ArrayList<>();
+        for (String entry : classPath().split(File.pathSeparator)) {
+            entries.add(Files.isDirectory(Path.of(entry)) ? jarOf(Path.of(entry), temp).toString() : entry);
+        }
+        return new CliChild(List.of("sh", "-c", "ulimit -n " + openFiles + " && exec \"$0\" \"$@\""), String.join(File.pathSeparator, entries),
+                Path.of(System.getProperty("java.home")), temp, null, env, List.of(), args);
+    }
+
+    private static Path jarOf(Path directory, Path temp) throws IOException {
+        Path jar = Files.createTempFile(temp, "classes", ".jar");
+        try (java.util.jar.JarOutputStream out = new java.util.jar.JarOutputStream(Files.newOutputStream(jar));
+             java.util.stream.Stream<Path> files = Files.walk(directory)) {
+            for (Path file : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                out.putNextEntry(new java.util.jar.JarEntry(directory.relativize(file).toString().replace(File.separatorChar, '/')));
+                Files.copy(file, out);
+                out.closeEntry();
+            }
+        }
+        return jar;
+    }
+
+    private CliChild(List<String> launcher, String classPath, Path javaHome, Path temp, Path directory, Map<String, String> env,
+                     List<String> jvmOptions, String... args) throws IOException {
+        List<String> command = new ArrayList<>(launcher);
+        command.add(javaHome.resolve("bin/java").toString());
         command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", classPath(), "io.blackpipe.cli.Main"));
+        command.addAll(List.of("-cp", classPath, "io.blackpipe.cli.Main"));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command).directory(directory == null ? null : directory.toFile());
         builder.environment().keySet().removeIf(name -> name.startsWith("BLACKPIPE_"));
