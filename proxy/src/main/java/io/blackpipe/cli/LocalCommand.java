@@ -70,6 +70,16 @@ final class LocalCommand implements Callable<Integer> {
         RunningProxy running = null;
         try {
             running = RunningProxy.start(Cli.config(spec, listen, faults, upstream.uri()), listen.adminToken);
+            if (!stop.requested()) {
+                running.printBanner(out);
+                upstream.caveats().forEach(caveat -> out.println("note: " + caveat));
+            }
+            // the check before the scenario: one whose first step is an outage failed it, and the start with it
+            if (stop.requested() || !checkThroughProxy(running, out)) {
+                running.close();
+                upstream.close();
+                return stop.requested() ? 0 : 1;
+            }
             faults.startScenario(running.proxy);
         } catch (RuntimeException e) {
             if (running != null) {
@@ -79,18 +89,10 @@ final class LocalCommand implements Callable<Integer> {
             spec.commandLine().getErr().println("blackpipe: " + EnvironmentErrors.namingTheVariable(spec.commandLine(), e));
             return 1;
         }
-        if (stop.requested()) {
+        if (checkOnly) {
             running.close();
             upstream.close();
             return 0;
-        }
-        running.printBanner(out);
-        upstream.caveats().forEach(caveat -> out.println("note: " + caveat));
-        boolean ok = checkThroughProxy(running, out);
-        if (checkOnly || !ok) {
-            running.close();
-            upstream.close();
-            return ok ? 0 : 1;
         }
         out.println("serving; press Ctrl-C to stop");
         out.flush();

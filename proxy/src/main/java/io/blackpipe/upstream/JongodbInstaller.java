@@ -12,6 +12,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
 import org.bson.BsonDocument;
 
 /**
@@ -58,12 +59,30 @@ public final class JongodbInstaller {
         return new JongodbInstaller(defaultCacheRoot(), PathLookup.find("npm").orElse(null));
     }
 
+    /**
+     * BLACKPIPE_CACHE, else XDG_CACHE_HOME/blackpipe, else $HOME/.cache/blackpipe, else the JVM's user.home's, else the
+     * temporary directory's. A container's random user has no passwd entry, and the JVM's user.home is then "?": the
+     * cache went to ./?/.cache (or failed on a read-only root) whatever HOME said.
+     */
     public static Path defaultCacheRoot() {
-        String override = System.getenv("BLACKPIPE_CACHE");
+        return cacheRoot(System::getenv, System.getProperty("user.home"), System.getProperty("java.io.tmpdir"));
+    }
+
+    static Path cacheRoot(Function<String, String> environment, String userHome, String temporary) {
+        String override = environment.apply("BLACKPIPE_CACHE");
         if (override != null && !override.isBlank()) {
             return Path.of(override);
         }
-        return Path.of(System.getProperty("user.home"), ".cache", "blackpipe");
+        String xdg = environment.apply("XDG_CACHE_HOME");
+        if (xdg != null && !xdg.isBlank()) {
+            return Path.of(xdg, "blackpipe");
+        }
+        for (String home : new String[] {environment.apply("HOME"), userHome}) {
+            if (home != null && !home.isBlank() && !home.equals("?")) {
+                return Path.of(home, ".cache", "blackpipe");
+            }
+        }
+        return Path.of(temporary, "blackpipe-cache");
     }
 
     /** Where the package lives once installed: CACHE_ROOT/jongodb-0.1.6. */

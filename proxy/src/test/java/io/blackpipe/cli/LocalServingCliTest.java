@@ -137,6 +137,18 @@ class LocalServingCliTest {
      * blackpipe makes up for them (MemberQuirksTest, RetriedWritesTest, DuplicateKeyDriverTest).
      * A mongod on PATH (a real set) gets no note.
      */
+    /** The check goes before the scenario: one whose first step is an outage failed it, and `local` exited 1. */
+    @Test
+    void aScenarioThatBeginsWithAnOutageStartsAfterTheCheck() throws Exception {
+        try (io.blackpipe.testing.LogCapture log = io.blackpipe.testing.LogCapture.start()) {
+            CliRun run = CliRun.of("local", "--check", "--port", "0", "--admin-port", "-1", "--scenario", "persistent-outage");
+            assertEquals(0, run.exitCode(), run::toString);
+            assertTrue(run.out().contains(", ok: 1"), run::toString);
+            assertTrue(log.messages().stream().anyMatch(m -> m.startsWith("scenario 'persistent-outage' started")),
+                    () -> String.join("\n", log.messages()));
+        }
+    }
+
     @Test
     void localNotesWhereJongodbDiffersFromMongod() {
         CliRun plain = CliRun.of("local", "--check", "--port", "0", "--admin-port", "-1");

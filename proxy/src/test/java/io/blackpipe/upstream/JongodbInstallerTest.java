@@ -13,6 +13,7 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -120,12 +121,14 @@ class JongodbInstallerTest {
         assertTrue(JongodbInstaller.platformProblem("Windows 11", "amd64").contains("this machine is Windows 11 on amd64"));
     }
 
+    /** A container's random user has no passwd entry: the JVM's user.home is "?", and the cache went to ./?/.cache. */
     @Test
     void cacheRootHonoursTheEnvironment() {
-        String override = System.getenv("BLACKPIPE_CACHE");
-        Path expected = override != null && !override.isBlank() ? Path.of(override)
-                : Path.of(System.getProperty("user.home"), ".cache", "blackpipe");
-        assertEquals(expected, JongodbInstaller.defaultCacheRoot());
+        assertEquals(Path.of("/c"), JongodbInstaller.cacheRoot(Map.of("BLACKPIPE_CACHE", "/c", "HOME", "/h")::get, "/u", "/tmp"));
+        assertEquals(Path.of("/x/blackpipe"), JongodbInstaller.cacheRoot(Map.of("XDG_CACHE_HOME", "/x", "HOME", "/h")::get, "/u", "/tmp"));
+        assertEquals(Path.of("/h/.cache/blackpipe"), JongodbInstaller.cacheRoot(Map.of("HOME", "/h")::get, "?", "/tmp"));
+        assertEquals(Path.of("/u/.cache/blackpipe"), JongodbInstaller.cacheRoot(Map.<String, String>of()::get, "/u", "/tmp"));
+        assertEquals(Path.of("/tmp/blackpipe-cache"), JongodbInstaller.cacheRoot(Map.<String, String>of()::get, "?", "/tmp"));
     }
 
     /** The installer as on Linux x86-64, the one platform the package is built for, whatever runs the test. */
