@@ -37,7 +37,7 @@ final class EnvironmentDefaults implements IDefaultValueProvider {
             return null; // set: picocli reads it, as the annotation says
         }
         if (fromEnvironment.group(1).equals(ADMIN)) {
-            String whereTheProxyListens = adminWhereItListens();
+            String whereTheProxyListens = adminWhereItListens(environment);
             if (whereTheProxyListens != null) {
                 return whereTheProxyListens;
             }
@@ -52,7 +52,7 @@ final class EnvironmentDefaults implements IDefaultValueProvider {
      * (docker compose exec, a CI job's env) went to 127.0.0.1:9090 whatever port they gave. Null when neither is set,
      * or the port is no fixed one (0, -1, not a number): the default then.
      */
-    private String adminWhereItListens() {
+    static String adminWhereItListens(Function<String, String> environment) {
         String host = environment.apply(ADMIN + "_HOST");
         String port = environment.apply(ADMIN + "_PORT");
         boolean hostSet = host != null && !host.isBlank();

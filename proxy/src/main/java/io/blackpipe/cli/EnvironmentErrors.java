@@ -32,6 +32,12 @@ final class EnvironmentErrors implements IParameterExceptionHandler {
     public int handleParseException(ParameterException e, String[] args) throws Exception {
         OptionSpec option = optionOf(e);
         String variable = option == null ? null : EnvironmentDefaults.variableOf(option);
+        if ("BLACKPIPE_ADMIN".equals(variable) && isBlank(environment.apply(variable)) && !typed(option, args)
+                && EnvironmentDefaults.adminWhereItListens(environment) != null) { // the address those two gave --admin
+            variable = "BLACKPIPE_ADMIN_HOST and BLACKPIPE_ADMIN_PORT";
+            String message = e.getMessage() + " (set by " + variable + ")";
+            return standard.handleParseException(new ParameterException(e.getCommandLine(), message, e), args);
+        }
         if (variable == null || isBlank(environment.apply(variable)) || typed(option, args) && !flagGivenItsVariable(option, e, variable)) {
             return standard.handleParseException(e, args);
         }

@@ -135,7 +135,11 @@ final class ListenOptions {
             if (listenPort < 1 || listenPort > 65535) {
                 throw new IllegalArgumentException("--member-port '" + entry + "': port " + listenPort + " is out of range 1-65535");
             }
-            pinned.put(MemberAddress.parse(entry.substring(0, eq)), listenPort);
+            try {
+                pinned.put(MemberAddress.parse(entry.substring(0, eq)), listenPort);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("--member-port '" + entry + "': " + e.getMessage(), e);
+            }
         }
         return pinned;
     }

@@ -41,9 +41,11 @@ public final class HostNames {
         return canonical.equals("0.0.0.0") || canonical.equals("::");
     }
 
-    /** Whether {@code host} is an IPv6 literal (bracketed or not). */
+    /** Whether {@code host} is an IPv6 literal (bracketed or not, with a zone or not). */
     public static boolean isIpv6Literal(String host) {
-        return canonical(host).indexOf(':') >= 0;
+        String bare = host.length() > 2 && host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        int zone = bare.indexOf('%');
+        return NetUtil.isValidIpV6Address(zone < 0 ? bare : bare.substring(0, zone));
     }
 
     /**
@@ -52,6 +54,18 @@ public final class HostNames {
      */
     public static String whyNotAHostName(String host) {
         String bare = host.length() > 2 && host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
+        int lastColon = host.lastIndexOf(':');
+        if (lastColon > 0 && host.substring(lastColon + 1).matches("[0-9]+") && whyNotAHostName(host.substring(0, lastColon)) == null
+                && !isIpv6Literal(host)) {
+            return "gives a port: give the host alone (each listener's port goes with it)";
+        }
+        if (NetUtil.isValidIpV4Address(bare) || NetUtil.isValidIpV6Address(bare)) {
+            return isWildcard(bare) ? "is a wildcard address, which apps cannot dial: give the name or address they reach this"
+                    + " machine by" : null;
+        }
+        if (bare.matches("[0-9.]+")) {
+            return "is not an IPv4 address";
+        }
         if (bare.indexOf(':') >= 0 || host.startsWith("[")) {
             int zone = bare.indexOf('%');
             return NetUtil.isValidIpV6Address(zone < 0 ? bare : bare.substring(0, zone)) ? null

@@ -61,7 +61,7 @@ public final class ManagedProcess implements AutoCloseable {
                 if (found != null) {
                     return found;
                 }
-                throw new IOException(name + " exited with " + exit(process.exitValue()) + " before it was ready" + outputTail());
+                throw new IOException(name + " exited with " + exit(process.exitValue(), name) + " before it was ready" + outputTail());
             }
             if (System.nanoTime() - deadline > 0) {
                 throw new IOException(name + " did not report readiness within " + timeout.toSeconds() + "s" + outputTail());
@@ -90,7 +90,7 @@ public final class ManagedProcess implements AutoCloseable {
     /** Fails with the log tail if the process has exited; used while polling a server that should be up. */
     public void ensureAlive() throws IOException {
         if (!process.isAlive()) {
-            throw new IOException(name + " exited unexpectedly with " + exit(process.exitValue()) + outputTail());
+            throw new IOException(name + " exited unexpectedly with " + exit(process.exitValue(), name) + outputTail());
         }
     }
 
@@ -98,9 +98,10 @@ public final class ManagedProcess implements AutoCloseable {
      * "code 2", or for a process a signal ended (Java gives 128 + the signal) which one and what it most often means: a
      * mongod 5.0+ on a CPU without AVX dies of SIGILL before it writes a line, and "code 132" said nothing.
      */
-    static String exit(int code) {
+    static String exit(int code, String name) {
         String signal = switch (code - 128) {
-            case 4 -> "SIGILL: the CPU lacks an instruction the program was built for (mongod 5.0 and later need AVX)";
+            case 4 -> "SIGILL: the CPU lacks an instruction the program was built for"
+                    + (name.contains("mongod") ? " (mongod 5.0 and later need AVX)" : "");
             case 6 -> "SIGABRT: it aborted itself";
             case 9 -> "SIGKILL: the out-of-memory killer, or someone, killed it";
             case 11 -> "SIGSEGV: it crashed";

@@ -117,14 +117,15 @@ public final class MongodReplicaSet implements LocalUpstream {
         return List.copyOf(command);
     }
 
-    /**
-     * A socket file left in /tmp by a killed member stops a later one on its port: none is made. A Windows mongod has
-     * no Unix domain socket, and refuses to start with the option.
-     */
+    /** As {@link #noUnixSocket(List, boolean)} on this machine: for the tests' standalone mongod too. */
     public static void noUnixSocket(List<String> command) {
         noUnixSocket(command, PathLookup.WINDOWS);
     }
 
+    /**
+     * A socket file left in /tmp by a killed member stops a later one on its port: none is made. A Windows mongod has
+     * no Unix domain socket, and refuses to start with the option.
+     */
     static void noUnixSocket(List<String> command, boolean windows) {
         if (!windows) {
             command.add("--nounixsocket");

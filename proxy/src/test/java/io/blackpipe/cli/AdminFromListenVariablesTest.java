@@ -39,5 +39,11 @@ class AdminFromListenVariablesTest {
 
         CliRun noFixedPort = CliRun.withEnvironment(Map.of("BLACKPIPE_ADMIN_HOST", "0.0.0.0", "BLACKPIPE_ADMIN_PORT", "0")::get, "stats");
         assertTrue(noFixedPort.err().contains("http://127.0.0.1:9090"), noFixedPort::toString);
+
+        // a name no URL can hold is theirs, not an --admin nobody typed
+        CliRun underscore = CliRun.withEnvironment(Map.of("BLACKPIPE_ADMIN_HOST", "my_host", "BLACKPIPE_ADMIN_PORT", "9191")::get, "stats");
+        assertEquals(2, underscore.exitCode(), underscore::toString);
+        assertTrue(underscore.err().startsWith("--admin 'http://my_host:9191' is not a URL such as http://127.0.0.1:9090"
+                + " (set by BLACKPIPE_ADMIN_HOST and BLACKPIPE_ADMIN_PORT)"), underscore::toString);
     }
 }

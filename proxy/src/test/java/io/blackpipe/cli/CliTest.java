@@ -98,8 +98,10 @@ class CliTest {
                 // once advertised as given: "mongodb://bad name:27017/", "mongodb://[::g]:27017/", "mongodb://[[::1]:5]:27017/"
                 Arguments.of(List.of("--advertise-host", "bad name"), "--advertise-host 'bad name' is not a host name"),
                 Arguments.of(List.of("--advertise-host", "::g"), "--advertise-host '::g' is not an IPv6 address"),
-                Arguments.of(List.of("--advertise-host", "[::1]:5"), "--advertise-host '[::1]:5' is not an IPv6 address"),
-                Arguments.of(List.of("--advertise-host", "db.example:27017"), "--advertise-host 'db.example:27017' is not an IPv6 address"),
+                Arguments.of(List.of("--advertise-host", "[::1]:5"), "--advertise-host '[::1]:5' gives a port"),
+                Arguments.of(List.of("--advertise-host", "db.example:27017"), "--advertise-host 'db.example:27017' gives a port"),
+                Arguments.of(List.of("--advertise-host", "0.0.0.0"), "--advertise-host '0.0.0.0' is a wildcard address"),
+                Arguments.of(List.of("--member-port", "[::1]:99999=28000"), "--member-port '[::1]:99999=28000': '[::1]:99999': port 99999 is out of range"),
                 Arguments.of(List.of("--port", "65534", "--simulate-members", "3"),
                         "--port 65534 leaves no room for --simulate-members 3: their listeners take ports 65534-65536, past 65535"));
     }
