@@ -447,8 +447,11 @@ class RemoteBlackPipeTest {
             assertEquals("adminUrl: '" + outOfRange + "' is not a URL such as http://127.0.0.1:9090: port "
                     + outOfRange.substring(outOfRange.lastIndexOf(':') + 1) + " is out of range 1-65535", e.getMessage());
         }
-        for (String taken : new String[] {"http://user@127.0.0.1:9090", "http://user:pw@127.0.0.1:9090", "http://user:pw@[::1]:9090"}) {
-            RemoteBlackPipe.connect(taken); // user info, a ':' in it too, is no IPv6 address
+        for (String withUser : new String[] {"http://user@127.0.0.1:9090", "http://user:s3cret@127.0.0.1:9090", "user:s3cret@[::1]:9090/x"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(withUser));
+            assertTrue(e.getMessage().startsWith("adminUrl: 'http://…@"), e.getMessage()); // never quoting the password
+            assertTrue(e.getMessage().endsWith("' carries user info, which the admin API does not read: give its token with"
+                    + " --admin-token (BLACKPIPE_ADMIN_TOKEN)"), e.getMessage());
         }
         assertEquals("adminUrl: '127.0.0.1:9090:1' is not a URL such as http://127.0.0.1:9090",
                 assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect("127.0.0.1:9090:1")).getMessage());

@@ -99,7 +99,11 @@ public final class AdminHttp {
             uri = null;
         }
         String authority = text.substring(text.indexOf("://") + 3).split("/", 2)[0];
-        String hostPort = authority.substring(authority.lastIndexOf('@') + 1); // user info may hold a ':' of its own
+        if (authority.indexOf('@') >= 0) { // it was taken and never sent, and error messages quoted its password
+            throw new IllegalArgumentException("'" + text.substring(0, text.indexOf("://") + 3) + "…" + authority.substring(authority.lastIndexOf('@'))
+                    + "' carries user info, which the admin API does not read: give its token with --admin-token (BLACKPIPE_ADMIN_TOKEN)");
+        }
+        String hostPort = authority;
         // unbracketed hex digits with a "::" or four colons and more: an IPv6 address (no Netty here: the commands load none)
         if (!hostPort.startsWith("[") && hostPort.matches("[0-9A-Fa-f:.%]+")
                 && (hostPort.contains("::") || hostPort.chars().filter(c -> c == ':').count() >= 4)) {

@@ -39,12 +39,14 @@ import java.util.stream.Collectors;
  * origin, and Chromium marks its reads with neither header: it read the history and the rules. Such a request names
  * the attacker's host in its Host header, a name in a public domain. With no token set, a request whose Host is no IP
  * address, no localhost, no name of one label (a compose service, a hosts file's) and no name of a local domain
- * (.local, .internal, .lan, .home.arpa, .localdomain) nor one of the proxy's own is answered 403; a token guards it
+ * (.local, .internal, .lan, .home.arpa, .localdomain, .svc) nor one of the proxy's own is answered 403; a token guards it
  * otherwise.</li>
  * </ul>
  */
 final class ControlApiGate extends ChannelInboundHandlerAdapter {
-    private static final List<String> LOCAL_DOMAINS = List.of(".localhost", ".local", ".internal", ".lan", ".home.arpa", ".localdomain");
+    /** Domains no one can register publicly: a rebinding attacker's page cannot be in one (".svc": Kubernetes' services). */
+    private static final List<String> LOCAL_DOMAINS = List.of(".localhost", ".local", ".internal", ".lan", ".home.arpa", ".localdomain",
+            ".svc");
 
     private final AdminToken token;
     /**
@@ -75,9 +77,10 @@ final class ControlApiGate extends ChannelInboundHandlerAdapter {
                 ReferenceCountUtil.release(msg);
                 if (fromAPage != null && fromAPage.startsWith("Host: ")) {
                     refuse(ctx, AdminResponse.error(HttpResponseStatus.FORBIDDEN, "blackpipe's control API, with no admin token set,"
-                            + " answers only a request addressed to an IP address, localhost, a name of one label or of a local domain"
-                            + " (this one came with " + fromAPage + "): a web page whose name was pointed at this machine (DNS rebinding)"
-                            + " could read it. Address it so, or start the proxy with --admin-token"));
+                            + " answers only a request addressed to an IP address, localhost, a name of one label, a name in a local domain"
+                            + " (.local, .internal, .svc, ...) or the proxy's own (--admin-host, --advertise-host); this one came with "
+                            + fromAPage + ": a web page whose name was pointed at this machine (DNS rebinding) could read the API."
+                            + " Address it so, or start the proxy with --admin-token"));
                 } else if (fromAPage != null) {
                     refuse(ctx, AdminResponse.error(HttpResponseStatus.FORBIDDEN, "blackpipe's control API takes no request a web page"
                             + " makes (this one came with " + fromAPage + "): a page open in a browser could change the proxy's faults"

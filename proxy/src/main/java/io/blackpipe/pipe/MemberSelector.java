@@ -163,7 +163,7 @@ final class MemberSelector {
             try {
                 beginOn(listener, "restore", on -> { on.restore(); return 0L; }); // a restore begins nothing: no mark
             } catch (Exception e) { // Netty's sync() passes a bind's BindException on unchecked
-                failed.add(listener.member().upstream() + " (" + e.getMessage() + ")");
+                failed.add(listener.member().upstream() + " (" + (e.getMessage() != null ? e.getMessage() : e.toString()) + ")");
             }
         }
         if (!failed.isEmpty()) {

@@ -53,6 +53,11 @@ public final class ProxyLog {
         return false;
     }
 
+    /** A listener could not accept a connection: the process is out of file descriptors. */
+    void acceptFailed(SocketAddress listener) {
+        outOfFileDescriptors("a connection the listener " + listener + " could not accept");
+    }
+
     private void outOfFileDescriptors(String who) {
         long closed = closedForFileDescriptors.incrementAndGet();
         long now = System.nanoTime();

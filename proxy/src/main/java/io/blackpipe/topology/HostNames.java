@@ -35,17 +35,18 @@ public final class HostNames {
         return (canonical.indexOf(':') >= 0 ? "[" + canonical + "]" : canonical) + ":" + port;
     }
 
-    /** Whether {@code host} is a bind address that means every interface (0.0.0.0, ::, [::], 0:0:0:0:0:0:0:0). */
+    /** Whether {@code host} is a bind address that means every interface (0.0.0.0, ::, [::], 0:0:0:0:0:0:0:0, ::ffff:0.0.0.0). */
     public static boolean isWildcard(String host) {
         String canonical = canonical(host);
-        return canonical.equals("0.0.0.0") || canonical.equals("::");
+        return canonical.equals("0.0.0.0") || canonical.equals("::") || canonical.equals("::ffff:0.0.0.0");
     }
 
-    /** Whether {@code host} is an IPv6 literal (bracketed or not, with a zone or not). */
+    /** Whether {@code host} is an IPv6 literal (bracketed or not, with a zone, an interface's name or number, or not). */
     public static boolean isIpv6Literal(String host) {
         String bare = host.length() > 2 && host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         int zone = bare.indexOf('%');
-        return NetUtil.isValidIpV6Address(zone < 0 ? bare : bare.substring(0, zone));
+        return NetUtil.isValidIpV6Address(zone < 0 ? bare : bare.substring(0, zone))
+                && (zone < 0 || bare.substring(zone + 1).matches("[A-Za-z0-9_.-]+"));
     }
 
     /**
@@ -55,23 +56,25 @@ public final class HostNames {
     public static String whyNotAHostName(String host) {
         String bare = host.length() > 2 && host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) : host;
         int lastColon = host.lastIndexOf(':');
-        if (lastColon > 0 && host.substring(lastColon + 1).matches("[0-9]+") && whyNotAHostName(host.substring(0, lastColon)) == null
-                && !isIpv6Literal(host)) {
+        String beforeLastColon = lastColon > 0 ? host.substring(0, lastColon) : "";
+        if (lastColon > 0 && host.substring(lastColon + 1).matches("[0-9]+") && !isIpv6Literal(host)
+                && (host.startsWith("[") || beforeLastColon.indexOf(':') < 0 || isIpv6Literal(beforeLastColon))) {
             return "gives a port: give the host alone (each listener's port goes with it)";
         }
-        if (NetUtil.isValidIpV4Address(bare) || NetUtil.isValidIpV6Address(bare)) {
+        if (host.startsWith("[") && !isIpv6Literal(host)) {
+            return "is not an IPv6 address (brackets hold one, and nothing else)";
+        }
+        if (NetUtil.isValidIpV4Address(bare) || isIpv6Literal(bare)) {
             return isWildcard(bare) ? "is a wildcard address, which apps cannot dial: give the name or address they reach this"
                     + " machine by" : null;
         }
         if (bare.matches("[0-9.]+")) {
             return "is not an IPv4 address";
         }
-        if (bare.indexOf(':') >= 0 || host.startsWith("[")) {
-            int zone = bare.indexOf('%');
-            return NetUtil.isValidIpV6Address(zone < 0 ? bare : bare.substring(0, zone)) ? null
-                    : "is not an IPv6 address (give a host name or an IP address, without a port)";
+        if (bare.indexOf(':') >= 0) {
+            return "is not an IPv6 address (give a host name or an IP address, without a port)";
         }
-        if (NetUtil.isValidIpV4Address(bare) || NAME.matcher(bare).matches()) {
+        if (NAME.matcher(bare).matches()) {
             return null;
         }
         return "is not a host name (letters, digits, '-' and '_' in dot-separated labels) or an IP address";

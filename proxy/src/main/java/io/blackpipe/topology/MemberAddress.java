@@ -36,6 +36,9 @@ public record MemberAddress(String host, int port) {
             if (colon >= 0) {
                 host = s.substring(0, colon);
                 port = parsePort(text, s.substring(colon + 1));
+                if (host.indexOf(':') >= 0 && !HostNames.isIpv6Literal(host)) { // "mongo:27017:1": read as host "mongo:27017"
+                    throw new IllegalArgumentException("'" + text + "': a host has no ':' (an IPv6 address goes in brackets: [::1]:27017)");
+                }
             }
         }
         try {

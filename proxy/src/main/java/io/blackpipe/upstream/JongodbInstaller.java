@@ -54,21 +54,28 @@ public final class JongodbInstaller {
                 + " running, the tests start a mongo container)";
     }
 
-    /** Cache root from BLACKPIPE_CACHE (default ~/.cache/blackpipe), npm from PATH. */
-    public static JongodbInstaller fromEnvironment() {
-        return new JongodbInstaller(defaultCacheRoot(), PathLookup.find("npm").orElse(null));
+    /** Cache root as {@link #defaultCacheRoot} finds it, npm from PATH. */
+    public static JongodbInstaller fromEnvironment() throws IOException {
+        try {
+            return new JongodbInstaller(defaultCacheRoot(), PathLookup.find("npm").orElse(null));
+        } catch (IllegalStateException e) {
+            throw new IOException(e.getMessage(), e);
+        }
     }
 
     /**
-     * BLACKPIPE_CACHE, else XDG_CACHE_HOME/blackpipe, else $HOME/.cache/blackpipe, else the JVM's user.home's, else the
-     * temporary directory's. A container's random user has no passwd entry, and the JVM's user.home is then "?": the
-     * cache went to ./?/.cache (or failed on a read-only root) whatever HOME said.
+     * BLACKPIPE_CACHE, else XDG_CACHE_HOME/blackpipe, else $HOME/.cache/blackpipe, else the JVM's user.home's. A
+     * container's random user has no passwd entry, and the JVM's user.home is then "?": the cache went to ./?/.cache (or
+     * failed on a read-only root) whatever HOME said. With no home at all, no place is guessed: a shared one (the
+     * temporary directory) would run a binary another user put there.
+     *
+     * @throws IllegalStateException naming BLACKPIPE_CACHE, when there is no home
      */
     public static Path defaultCacheRoot() {
-        return cacheRoot(System::getenv, System.getProperty("user.home"), System.getProperty("java.io.tmpdir"));
+        return cacheRoot(System::getenv, System.getProperty("user.home"));
     }
 
-    static Path cacheRoot(Function<String, String> environment, String userHome, String temporary) {
+    static Path cacheRoot(Function<String, String> environment, String userHome) {
         String override = environment.apply("BLACKPIPE_CACHE");
         if (override != null && !override.isBlank()) {
             return Path.of(override);
@@ -82,7 +89,8 @@ public final class JongodbInstaller {
                 return Path.of(home, ".cache", "blackpipe");
             }
         }
-        return Path.of(temporary, "blackpipe-cache");
+        throw new IllegalStateException("there is no home directory to keep jongodb in (HOME is unset, and this user has none):"
+                + " set BLACKPIPE_CACHE to a directory of this user's (one already filled may be read-only)");
     }
 
     /** Where the package lives once installed: CACHE_ROOT/jongodb-0.1.6. */

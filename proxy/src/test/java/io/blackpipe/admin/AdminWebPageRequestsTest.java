@@ -81,7 +81,8 @@ class AdminWebPageRequestsTest {
             String refused = rawGet(open, "/api/v1/history", "rebind.attacker.example:" + open.port(), null);
             assertTrue(refused.startsWith("HTTP/1.1 403"), refused);
             assertTrue(refused.contains("this one came with Host: rebind.attacker.example:" + open.port()), refused);
-            for (String local : new String[] {"127.0.0.1", "localhost", "[::1]", "blackpipe", "blackpipe.internal", "mongo-proxy.local"}) {
+            for (String local : new String[] {"127.0.0.1", "localhost", "[::1]", "blackpipe", "blackpipe.internal", "mongo-proxy.local",
+                    "blackpipe.tests.svc", "blackpipe.tests.svc.cluster.local"}) {
                 String served = rawGet(open, "/api/v1/stats", local + ":" + open.port(), null);
                 assertTrue(served.startsWith("HTTP/1.1 200"), () -> local + ": " + served);
             }

@@ -129,14 +129,6 @@ class LocalServingCliTest {
         return false;
     }
 
-    /**
-     * Over jongodb, `local` says where it differs from mongod in a way an app or a test meets: the
-     * commands and update operators it lacks (JongodbUpstreamTest checks the list). Its refusals of
-     * read preferences other than primary and of w:0 writes, its lack of endSessions, its second run
-     * of a retried write and its applying none of a batch insert that meets a duplicate key are not said:
-     * blackpipe makes up for them (MemberQuirksTest, RetriedWritesTest, DuplicateKeyDriverTest).
-     * A mongod on PATH (a real set) gets no note.
-     */
     /** The check goes before the scenario: one whose first step is an outage failed it, and `local` exited 1. */
     @Test
     void aScenarioThatBeginsWithAnOutageStartsAfterTheCheck() throws Exception {
@@ -149,6 +141,14 @@ class LocalServingCliTest {
         }
     }
 
+    /**
+     * Over jongodb, `local` says where it differs from mongod in a way an app or a test meets: the
+     * commands and update operators it lacks (JongodbUpstreamTest checks the list). Its refusals of
+     * read preferences other than primary and of w:0 writes, its lack of endSessions, its second run
+     * of a retried write and its applying none of a batch insert that meets a duplicate key are not said:
+     * blackpipe makes up for them (MemberQuirksTest, RetriedWritesTest, DuplicateKeyDriverTest).
+     * A mongod on PATH (a real set) gets no note.
+     */
     @Test
     void localNotesWhereJongodbDiffersFromMongod() {
         CliRun plain = CliRun.of("local", "--check", "--port", "0", "--admin-port", "-1");

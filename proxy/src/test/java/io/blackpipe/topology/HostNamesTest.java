@@ -54,14 +54,20 @@ class HostNamesTest {
             "-mongo|is not a host name (letters, digits, '-' and '_' in dot-separated labels) or an IP address",
             "a..b|is not a host name (letters, digits, '-' and '_' in dot-separated labels) or an IP address",
             "::g|is not an IPv6 address (give a host name or an IP address, without a port)",
+            "::1:27017|gives a port: give the host alone (each listener's port goes with it)",
             "[::1]:5|gives a port: give the host alone (each listener's port goes with it)",
             "mongo:27017|gives a port: give the host alone (each listener's port goes with it)",
             "10.0.0.7:27017|gives a port: give the host alone (each listener's port goes with it)",
-            "[mongo]|is not an IPv6 address (give a host name or an IP address, without a port)",
+            "[mongo]|is not an IPv6 address (brackets hold one, and nothing else)",
             "0.0.0.0|is a wildcard address, which apps cannot dial: give the name or address they reach this machine by",
             "::|is a wildcard address, which apps cannot dial: give the name or address they reach this machine by",
             "[::]|is a wildcard address, which apps cannot dial: give the name or address they reach this machine by",
             "999.1.1.1|is not an IPv4 address",
+            "0.0.0.0:27017|gives a port: give the host alone (each listener's port goes with it)",
+            "999.1.1.1:27017|gives a port: give the host alone (each listener's port goes with it)",
+            "fe80::1%eth0:27017|gives a port: give the host alone (each listener's port goes with it)",
+            "[10.0.0.1]|is not an IPv6 address (brackets hold one, and nothing else)",
+            "::ffff:0.0.0.0|is a wildcard address, which apps cannot dial: give the name or address they reach this machine by",
     })
     void aHostAppsCannotDialIsSaidWhy(String host, String why) {
         assertEquals(why, HostNames.whyNotAHostName(host));

@@ -74,6 +74,7 @@ class MemberAddressTest {
         "[::1         | '[::1': unterminated IPv6 address",
         "[::1]27017   | '[::1]27017': expected ':' after ']'",
         ":27017       | ':27017': empty host name",
+        "mongo:27017:1 | 'mongo:27017:1': a host has no ':' (an IPv6 address goes in brackets: [::1]:27017)",
     })
     void badAddressesNameTheProblem(String text, String reason) {
         assertRejected(text, reason);

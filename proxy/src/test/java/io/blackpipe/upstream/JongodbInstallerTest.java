@@ -124,11 +124,13 @@ class JongodbInstallerTest {
     /** A container's random user has no passwd entry: the JVM's user.home is "?", and the cache went to ./?/.cache. */
     @Test
     void cacheRootHonoursTheEnvironment() {
-        assertEquals(Path.of("/c"), JongodbInstaller.cacheRoot(Map.of("BLACKPIPE_CACHE", "/c", "HOME", "/h")::get, "/u", "/tmp"));
-        assertEquals(Path.of("/x/blackpipe"), JongodbInstaller.cacheRoot(Map.of("XDG_CACHE_HOME", "/x", "HOME", "/h")::get, "/u", "/tmp"));
-        assertEquals(Path.of("/h/.cache/blackpipe"), JongodbInstaller.cacheRoot(Map.of("HOME", "/h")::get, "?", "/tmp"));
-        assertEquals(Path.of("/u/.cache/blackpipe"), JongodbInstaller.cacheRoot(Map.<String, String>of()::get, "/u", "/tmp"));
-        assertEquals(Path.of("/tmp/blackpipe-cache"), JongodbInstaller.cacheRoot(Map.<String, String>of()::get, "?", "/tmp"));
+        assertEquals(Path.of("/c"), JongodbInstaller.cacheRoot(Map.of("BLACKPIPE_CACHE", "/c", "HOME", "/h")::get, "/u"));
+        assertEquals(Path.of("/x/blackpipe"), JongodbInstaller.cacheRoot(Map.of("XDG_CACHE_HOME", "/x", "HOME", "/h")::get, "/u"));
+        assertEquals(Path.of("/h/.cache/blackpipe"), JongodbInstaller.cacheRoot(Map.of("HOME", "/h")::get, "?"));
+        assertEquals(Path.of("/u/.cache/blackpipe"), JongodbInstaller.cacheRoot(Map.<String, String>of()::get, "/u"));
+        // no guess at a shared place (the temporary directory): another user could put a binary there for us to run
+        IllegalStateException none = assertThrows(IllegalStateException.class, () -> JongodbInstaller.cacheRoot(Map.<String, String>of()::get, "?"));
+        assertTrue(none.getMessage().contains("set BLACKPIPE_CACHE to a directory of this user's"), none.getMessage());
     }
 
     /** The installer as on Linux x86-64, the one platform the package is built for, whatever runs the test. */
