@@ -52,13 +52,7 @@ class AdminMalformedRequestTest {
     }
 
     private HttpResponse<String> send(String method, String path, String body, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + path))
-                .timeout(Duration.ofSeconds(10))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (headers.length > 0) {
-            request.headers(headers);
-        }
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return AdminHttpRequests.send(admin.port(), method, path, body, headers);
     }
 
     private void addTheRule() throws Exception {

@@ -12,12 +12,8 @@ import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.UpstreamUri;
 import java.net.Socket;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
@@ -32,19 +28,11 @@ import org.junit.jupiter.params.provider.CsvSource;
  * request is done; the CLI, RemoteBlackPipe and curl send neither header, and name the address they were given.
  */
 class AdminWebPageRequestsTest {
-    private static final HttpClient HTTP = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(5)).build();
     private static final String RESET_INSERTS = "{configureFailPoint: 'failCommand', mode: {times: 1},"
             + " data: {failCommands: ['insert'], closeConnection: true}}";
 
     private static HttpResponse<String> send(AdminServer admin, String method, String path, String body, String... headers) throws Exception {
-        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + admin.port() + path))
-                .timeout(Duration.ofSeconds(10))
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-        if (headers.length > 0) {
-            request.headers(headers);
-        }
-        return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+        return AdminHttpRequests.send(admin.port(), method, path, body, headers);
     }
 
     @ParameterizedTest(name = "{0}: {1}")
