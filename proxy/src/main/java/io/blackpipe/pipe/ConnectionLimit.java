@@ -4,9 +4,7 @@ import io.blackpipe.fault.Plural;
 import io.blackpipe.observe.ConnectionMeters;
 import io.blackpipe.topology.MemberAddress;
 import io.netty.channel.Channel;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * {@code --max-connections}: the most client connections open at once across all members. A
@@ -14,13 +12,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * with how many were refused since the last such line.
  */
 final class ConnectionLimit {
-    private static final long REPORT_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
-
     private final int max;
     private final ProxyLog log;
     private final AtomicInteger open = new AtomicInteger();
-    private final AtomicLong refusedSinceReport = new AtomicLong();
-    private final AtomicLong lastReport = new AtomicLong(System.nanoTime() - 2 * REPORT_INTERVAL_NANOS);
+    private final OncePerSecond refusals = new OncePerSecond();
 
     ConnectionLimit(int max, ProxyLog log) {
         this.max = max;
@@ -45,13 +40,7 @@ final class ConnectionLimit {
     }
 
     private void refused(Channel client, MemberAddress member) {
-        refusedSinceReport.incrementAndGet();
-        long now = System.nanoTime();
-        long last = lastReport.get();
-        if (now - last >= REPORT_INTERVAL_NANOS && lastReport.compareAndSet(last, now)) {
-            long count = refusedSinceReport.getAndSet(0);
-            log.warn("refused client " + client.remoteAddress() + " on member " + member + ": --max-connections " + max
-                    + " reached (" + Plural.of(count, "connection") + " refused since the last such line)");
-        }
+        refusals.count(count -> log.warn("refused client " + client.remoteAddress() + " on member " + member + ": --max-connections "
+                + max + " reached (" + Plural.of(count, "connection") + " refused since the last such line)"));
     }
 }

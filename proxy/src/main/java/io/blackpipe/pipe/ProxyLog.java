@@ -9,15 +9,13 @@ import java.io.IOException;
 import java.net.SocketAddress;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import javax.net.ssl.SSLException;
 
 /** The proxy's log lines: one line per event, naming the connection and the reason. */
 public final class ProxyLog {
     private final Logger logger = System.getLogger("blackpipe");
-    private final AtomicLong closedForFileDescriptors = new AtomicLong();
-    private final AtomicLong lastFileDescriptorsLine = new AtomicLong(System.nanoTime() - TimeUnit.SECONDS.toNanos(2));
+    /** Each connection refused for want of file descriptors: said a line a second. */
+    private final OncePerSecond fileDescriptorRefusals = new OncePerSecond();
 
     public void info(String message) {
         logger.log(Level.INFO, message);
@@ -34,7 +32,7 @@ public final class ProxyLog {
     void upstreamUnreachable(Member member, SocketAddress client, Throwable cause, Runnable countRefused) {
         if (outOfFileDescriptors(cause)) {
             countRefused.run();
-            outOfFileDescriptors("client " + client);
+            refusedForFileDescriptors("closing client " + client);
         } else {
             info("upstream " + member.dial() + " unreachable for client " + client + ": " + cause.getMessage());
         }
@@ -55,19 +53,13 @@ public final class ProxyLog {
 
     /** A listener could not accept a connection: the process is out of file descriptors. */
     void acceptFailed(SocketAddress listener) {
-        outOfFileDescriptors("a connection the listener " + listener + " could not accept");
+        refusedForFileDescriptors("listener " + listener + " could not accept a connection");
     }
 
-    private void outOfFileDescriptors(String who) {
-        long closed = closedForFileDescriptors.incrementAndGet();
-        long now = System.nanoTime();
-        long last = lastFileDescriptorsLine.get();
-        if (now - last >= TimeUnit.SECONDS.toNanos(1) && lastFileDescriptorsLine.compareAndSet(last, now)) {
-            closedForFileDescriptors.addAndGet(-closed);
-            warn("closing " + who + ": the proxy's process is out of file descriptors (Too many open files; "
-                    + Plural.of(closed, "connection") + " closed so since the last such line): raise its limit (ulimit -n, a"
-                    + " container's nofile), or set --max-connections below half of it, as each connection holds two");
-        }
+    private void refusedForFileDescriptors(String what) {
+        fileDescriptorRefusals.count(count -> warn(what + ": the proxy's process is out of file descriptors (Too many open files; "
+                + Plural.of(count, "connection") + " refused so since the last such line): raise its limit (ulimit -n, a container's"
+                + " nofile), or set --max-connections below half of it, as each connection holds two"));
     }
 
     /** How the log names a client's connection to a member's listener. */
@@ -88,7 +80,7 @@ public final class ProxyLog {
     private void failed(String who, Throwable cause, boolean onAListener) {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (outOfFileDescriptors(root)) {
-            outOfFileDescriptors(who);
+            refusedForFileDescriptors("closing " + who);
         } else if (root instanceof NotSslRecordException) {
             logger.log(Level.INFO, "closing " + who + ": it did not speak TLS (plaintext on a TLS connection)");
         } else if (root instanceof SSLException) {
