@@ -54,6 +54,9 @@ class AdminWebPageRequestsTest {
 
             client.getDatabase(db).getCollection("orders").insertOne(new Document("_id", 1));
             assertEquals(0, Meters.retries(proxy.registry(), "insert"), "the insert met no reset");
+            try (MongoClient direct = UpstreamLane.directClient()) {
+                assertEquals(1, direct.getDatabase(db).getCollection("orders").countDocuments(), "the server holds it once");
+            }
         }
     }
 
