@@ -22,14 +22,14 @@ ENV BLACKPIPE_HOST=0.0.0.0 \
     BLACKPIPE_ADMIN_HOST=0.0.0.0 \
     BLACKPIPE_ADMIN_PORT=9090
 EXPOSE 27017 27018 27019 9090
-# /health where BLACKPIPE_ADMIN_HOST/_PORT put it (a wildcard address is asked on loopback); with the admin
-# port 0 or -1 there is no fixed address to ask: run the container with --no-healthcheck then. Any failure is
-# exit 1, unhealthy: Docker reserves 2, which `health` gives a usage error (such as that port). Each check starts a
-# JVM, which took 1.6-2.2 s on 2 busy cores and up to 3.4 s held to half a CPU: past the 3 s this allowed, three in a
-# row marked the proxy unhealthy. Hence 10 s, and the C1 compiler alone and the serial collector, which start it
-# sooner (0.72-0.75 s against 0.80-1.01 s on 2 idle cores).
+# `health` asks /health where BLACKPIPE_ADMIN_HOST/_PORT put it (a wildcard address is asked on loopback), as
+# every control command does; with the admin port 0 or -1 there is no fixed address to ask (health says so): run
+# the container with --no-healthcheck then. Any failure is exit 1, unhealthy: Docker reserves 2, which `health`
+# gives a usage error. Each check starts a JVM, which took 1.6-2.2 s on 2 busy cores and up to 3.4 s held to half
+# a CPU: past the 3 s this allowed, three in a row marked the proxy unhealthy. Hence 10 s, and the C1 compiler
+# alone and the serial collector, which start it sooner (0.72-0.75 s against 0.80-1.01 s on 2 idle cores).
 HEALTHCHECK --interval=5s --timeout=10s --start-period=10s --retries=3 \
-  CMD ["sh", "-c", "host=${BLACKPIPE_ADMIN_HOST:-127.0.0.1}; case $host in 0.0.0.0) host=127.0.0.1;; ::|'[::]') host='[::1]';; *:*) case $host in '['*) ;; *) host=\"[$host]\";; esac;; esac; java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar /opt/blackpipe/blackpipe.jar health --admin \"http://$host:${BLACKPIPE_ADMIN_PORT:-9090}\" || exit 1"]
+  CMD ["sh", "-c", "java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -jar /opt/blackpipe/blackpipe.jar health || exit 1"]
 # JVM options as ./blackpipe sets them (ParallelGC: see bench/RESULTS.md); BLACKPIPE_JAVA_OPTS replaces them.
 ENTRYPOINT ["sh", "-c", "exec java ${BLACKPIPE_JAVA_OPTS--XX:+UseParallelGC} -jar /opt/blackpipe/blackpipe.jar \"$@\"", "blackpipe"]
 CMD ["proxy"]

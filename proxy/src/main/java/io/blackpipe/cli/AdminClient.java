@@ -29,9 +29,13 @@ final class AdminClient {
 
     private final AdminHttp http;
 
-    /** @param base the admin URL without a trailing slash, e.g. http://127.0.0.1:9090 */
-    AdminClient(String base, String token) {
-        this.http = new AdminHttp(base, token, " Point --admin or BLACKPIPE_ADMIN at its admin address.",
+    /**
+     * @param base the admin URL without a trailing slash, e.g. http://127.0.0.1:9090
+     * @param whereFrom said when the proxy cannot be reached, before how to point the commands elsewhere: where the
+     *                  address came from when no --admin or BLACKPIPE_ADMIN gave it; "" when one did
+     */
+    AdminClient(String base, String token, String whereFrom) {
+        this.http = new AdminHttp(base, token, whereFrom + " Point --admin or BLACKPIPE_ADMIN at its admin address.",
                 " (give the proxy's token with --admin-token or BLACKPIPE_ADMIN_TOKEN)");
     }
 

@@ -4,6 +4,7 @@ import io.blackpipe.admin.AdminHttp;
 import io.blackpipe.admin.AdminToken;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.ParameterException;
 
 /** Where a running proxy's admin API is, and its token; shared by every command that controls one. */
@@ -18,7 +19,9 @@ final class AdminOptions {
 
     /** The client for --admin; a URL that is not http(s)://host[:port] is a usage error. */
     AdminClient client(CommandSpec spec) {
-        return new AdminClient(checkedBaseUrl(spec), token);
+        String base = checkedBaseUrl(spec);
+        return new AdminClient(base, token, defaultsFrom(spec) instanceof EnvironmentDefaults defaults && defaults.adminFromListenVariables()
+                ? " (BLACKPIPE_ADMIN_HOST and BLACKPIPE_ADMIN_PORT gave that address.)" : "");
     }
 
     /** --admin as {@link #baseUrl} reads it, once --admin-token is checked too: either one wrong is a usage error. */
@@ -27,7 +30,17 @@ final class AdminOptions {
         if (why != null) { // the header would fail as it is built, quoting the token
             throw new ParameterException(spec.commandLine(), "--admin-token " + why);
         }
+        String noAdmin = defaultsFrom(spec) instanceof EnvironmentDefaults defaults ? defaults.whyNoAdminWhereItListens() : null;
+        if (noAdmin != null) {
+            throw new ParameterException(spec.commandLine(), "--admin: " + noAdmin);
+        }
         return baseUrl(spec, admin);
+    }
+
+    /** The provider of --admin's default when no --admin was typed, else null. */
+    private static Object defaultsFrom(CommandSpec spec) {
+        ParseResult parsed = spec.commandLine().getParseResult();
+        return parsed != null && parsed.hasMatchedOption("--admin") ? null : spec.commandLine().getDefaultValueProvider();
     }
 
     /** An --admin value as the admin API's base URL (see {@link AdminHttp#baseUrl}); anything else is a usage error. */

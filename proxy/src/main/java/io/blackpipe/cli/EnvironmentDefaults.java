@@ -50,28 +50,57 @@ final class EnvironmentDefaults implements IDefaultValueProvider {
      * With BLACKPIPE_ADMIN unset, the admin address BLACKPIPE_ADMIN_HOST and _PORT give the proxy, a wildcard asked on
      * loopback, as the Docker image's health check asks it: a control command run where the proxy's variables are set
      * (docker compose exec, a CI job's env) went to 127.0.0.1:9090 whatever port they gave. Null when neither is set,
-     * or the port is no fixed one (0, -1, not a number): the default then.
+     * or the port is no fixed one ({@link #whyNoAdminWhereItListens} says why).
      */
     static String adminWhereItListens(Function<String, String> environment) {
         String host = environment.apply(ADMIN + "_HOST");
         String port = environment.apply(ADMIN + "_PORT");
         boolean hostSet = host != null && !host.isBlank();
         boolean portSet = port != null && !port.isBlank();
-        if (!hostSet && !portSet) {
+        if (!hostSet && !portSet || portSet && whyNoFixedPort(port.strip()) != null) {
             return null;
         }
-        int number;
-        try {
-            number = portSet ? Integer.parseInt(port.strip()) : DEFAULT_ADMIN_PORT;
-        } catch (NumberFormatException e) {
-            return null;
-        }
-        if (number <= 0 || number > 65535) {
-            return null;
-        }
+        int number = portSet ? Integer.parseInt(port.strip()) : DEFAULT_ADMIN_PORT;
         String dialled = !hostSet ? "127.0.0.1" : HostNames.isWildcard(host.strip())
                 ? (HostNames.isIpv6Literal(host.strip()) ? "::1" : "127.0.0.1") : host.strip();
         return "http://" + HostNames.withPort(dialled, number);
+    }
+
+    /**
+     * Why the admin server BLACKPIPE_ADMIN_PORT describes is none a control command can dial, or null: the port 0 a proxy
+     * picks as it starts, the -1 that turns it off, a value that is no port. The default 127.0.0.1:9090 answered such
+     * a command with "cannot reach", or with another proxy's state.
+     */
+    /** Whether --admin's default is where BLACKPIPE_ADMIN_HOST and _PORT put the admin server (BLACKPIPE_ADMIN unset). */
+    boolean adminFromListenVariables() {
+        String admin = environment.apply(ADMIN);
+        return (admin == null || admin.isBlank()) && adminWhereItListens(environment) != null;
+    }
+
+    String whyNoAdminWhereItListens() {
+        String admin = environment.apply(ADMIN);
+        String port = environment.apply(ADMIN + "_PORT");
+        if (admin != null && !admin.isBlank() || port == null || port.isBlank()) {
+            return null;
+        }
+        String why = whyNoFixedPort(port.strip());
+        return why == null ? null : why + ": give the proxy's admin address with --admin or BLACKPIPE_ADMIN";
+    }
+
+    private static String whyNoFixedPort(String port) {
+        int number;
+        try {
+            number = Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+            return "BLACKPIPE_ADMIN_PORT '" + port + "' is no port";
+        }
+        if (number == 0) {
+            return "BLACKPIPE_ADMIN_PORT is 0, a port the proxy picked as it started";
+        }
+        if (number == -1) {
+            return "BLACKPIPE_ADMIN_PORT is -1, which turns the proxy's admin server off";
+        }
+        return number < 0 || number > 65535 ? "BLACKPIPE_ADMIN_PORT " + number + " is no port (1-65535)" : null;
     }
 
     /** The BLACKPIPE_* variable {@code arg}'s default reads, or null when it reads none. */
