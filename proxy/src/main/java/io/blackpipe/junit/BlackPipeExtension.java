@@ -251,6 +251,7 @@ public final class BlackPipeExtension
         try {
             return BlackPipe.builder()
                     .upstream(upstream)
+                    .port(annotation.map(BlackPipeTest::port).orElse(0))
                     .simulateMembers(annotation.map(BlackPipeTest::simulateMembers).orElse(0))
                     .seed(annotation.map(BlackPipeTest::seed).orElse(0L))
                     .adminPort(annotation.map(BlackPipeTest::adminPort).orElse(-1))

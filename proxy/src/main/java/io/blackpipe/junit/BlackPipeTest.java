@@ -45,6 +45,13 @@ public @interface BlackPipeTest {
      */
     String upstream() default "";
 
+    /**
+     * The first member's listener port, the next members' port+1, port+2, ..., as the builder's {@code port(n)}: for an
+     * application under test whose configuration names a fixed port, or a CI that allows a few known ports only. 0: free
+     * ports. A port taken fails the class's tests, naming it.
+     */
+    int port() default 0;
+
     /** Present a replica set of this many members (2-7) over a single upstream node; 0: off. */
     int simulateMembers() default 0;
 
