@@ -73,7 +73,10 @@ public final class ErrorReplies {
         return reply;
     }
 
-    /** The upstream's successful reply with a writeConcernError added, as after a write that did not replicate. */
+    /**
+     * The upstream's reply with a writeConcernError added, as after a write that did not replicate; a failed reply (one a
+     * member that stepped down during a rule's block gave) keeps its code and labels.
+     */
     public static BsonDocument withWriteConcernError(BsonDocument reply, BsonDocument writeConcernError, BsonArray errorLabels,
                                                      CommandFacts facts, MemberState member) {
         BsonDocument copy = reply.clone();
@@ -84,7 +87,13 @@ public final class ErrorReplies {
         // a replication timeout's words, or those of the state change that cut the wait (the primary stepped down, shuts down)
         error.putIfAbsent("errmsg", new BsonString(code == 64 ? "waiting for replication timed out" : defaultMessage(code, facts)));
         copy.put("writeConcernError", error);
-        BsonArray labels = errorLabels != null ? errorLabels : labels(null, code, facts, false, member, false);
+        BsonArray labels = copy.isArray("errorLabels") ? copy.getArray("errorLabels").clone() : new BsonArray();
+        // a reply that failed keeps its own labels (a NotWritablePrimary's RetryableWriteError): the driver reads those first
+        for (BsonValue label : errorLabels != null ? errorLabels : labels(null, code, facts, false, member, false)) {
+            if (!labels.contains(label)) {
+                labels.add(label);
+            }
+        }
         if (!labels.isEmpty()) {
             copy.put("errorLabels", labels);
         }

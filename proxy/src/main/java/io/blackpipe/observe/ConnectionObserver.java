@@ -120,7 +120,8 @@ public final class ConnectionObserver {
         complete(attempt, fingerprint, reply, fault, false);
     }
 
-    private void complete(Attempt attempt, long fingerprint, ReplyFacts reply, String fault, boolean forwarded) {
+    /** As {@link #complete(Attempt, long, ReplyFacts, String)} when {@code forwarded}, else as {@link #completeAnswered}. */
+    public void complete(Attempt attempt, long fingerprint, ReplyFacts reply, String fault, boolean forwarded) {
         complete(attempt, fingerprint, reply.isError() ? Outcome.ERROR : Outcome.OK, fault, reply.code(),
                 reply.writeConcernError(), forwarded, reply);
     }

@@ -153,9 +153,9 @@ final class Exchange {
             });
             return;
         }
-        if (verdict.ranBefore()) {
-            frame.release();
-            awaited.add(new InFlight(attempt, fingerprint, fault, fate, true)); // met as the member's reply would be
+        if (verdict.ranBefore() || verdict.answer() != null && fate != null && !attempt.facts().moreToCome()) {
+            frame.release(); // a run's answer, or the member's own refusal under a rule's reply fate: met as its reply would be
+            awaited.add(new InFlight(attempt, fingerprint, fault, fate, verdict.ranBefore())); // see InFlight#forwarded
             deliver(Messages.opMsg(connection.alloc(), context.nextRequestId(), attempt.facts().requestId(), 0, verdict.answer()));
             connection.flushClient(); // no read from the member ends with a flush here
             return;
@@ -322,7 +322,7 @@ final class Exchange {
 
     void completeIfLast(InFlight current, ReplyFacts reply) {
         if (!reply.moreToCome()) {
-            observer.complete(current.attempt, current.fingerprint, reply, current.fault);
+            observer.complete(current.attempt, current.fingerprint, reply, current.fault, current.forwarded);
             context.superseded().answered(current.attempt.facts(), reply);
             if (rollbacks != null) {
                 rollbacks.acknowledged(current, reply);
@@ -333,7 +333,7 @@ final class Exchange {
     void completeAsNetworkError(InFlight current) {
         // a stream (exhaust getMore) cut at its first reply is still awaited: it ends here, not again at the close
         awaited.remove(current);
-        cut.ended(current.attempt, current.fingerprint, current.fault, true, false);
+        cut.ended(current.attempt, current.fingerprint, current.fault, current.forwarded, false);
     }
 
     // ---- end ----

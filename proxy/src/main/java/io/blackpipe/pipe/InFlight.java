@@ -18,6 +18,11 @@ final class InFlight {
     /** The fault that met it, or null; a blackhole that holds its reply sets it (see AwaitedReplies#metTheBlackhole). */
     String fault;
     final ReplyFate fate;
+    /**
+     * Whether the member has the command; not when a member answers it for itself (a simulated member that stepped down
+     * while a rule blocked it: NotWritablePrimary) and the rule's reply fate acts on that answer, as it would on the
+     * member's reply. Answered past the fate, the dropReply counted was a reply the client got whole.
+     */
     final boolean forwarded;
     /** The responseTo the next reply carries: the request id, then each streamed reply's own id. */
     int awaitedResponseTo;

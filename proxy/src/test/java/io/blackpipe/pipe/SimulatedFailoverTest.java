@@ -23,12 +23,15 @@ import io.blackpipe.testing.UpstreamLane;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * --simulate-members over the lane's single node: the driver sees a 3-member replica set made of
@@ -229,5 +232,43 @@ class SimulatedFailoverTest {
         }
         Thread.sleep(1500 + 500); // past the block
         assertEquals(0, set.direct().getDatabase(db).getCollection("c").countDocuments(), "a secondary takes no write");
+    }
+
+    /**
+     * A rule that blocks a write and loses its reply (or cuts it, or adds a writeConcernError), while a failover makes the
+     * blocked member a secondary: the member refuses the write itself, and the rule's fate met that refusal. The fault was
+     * counted while the driver got the NotWritablePrimary reply whole, so "dropReply: update=1" passed with no reply lost.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"dropReply: true", "truncateReplyBytes: 10", "writeConcernError: {code: 64}"})
+    void aReplyFateCountedDuringABlockThatAFailoverEndsIsTheFateTheDriverMeets(String fate) throws Exception {
+        String db = UpstreamLane.freshDatabaseName("sim_fate");
+        CommandLog log = new CommandLog();
+        try (MongoClient client = MongoClients.create(log.driverOn(set.proxy().connectionString() + "&retryWrites=true&"
+                + NO_HEARTBEAT_DURING_THE_TEST).applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            awaitBothSecondaries(client);
+            set.proxy().rules().put(set.proxy().ruleParser().parse("blockedThenFated", BsonDocument.parse("{configureFailPoint: 'failCommand',"
+                    + " mode: {times: 1}, data: {failCommands: ['insert'], blockConnection: true, blockTimeMS: 1500, " + fate + "}}")));
+            log.failed.clear();
+            CompletableFuture<Void> insert = CompletableFuture.runAsync(() -> c.insertOne(new Document("_id", 2)));
+            Thread.sleep(300); // into the block
+            set.proxy().failover();
+            insert.get(20, TimeUnit.SECONDS); // retried on the new primary
+        }
+        String label = fate.startsWith("truncate") ? "truncateReply" : fate.substring(0, fate.indexOf(':'));
+        assertEquals(1, Meters.faults(set.proxy().registry(), label, "insert"), label);
+        assertEquals(1, log.failed.size(), () -> "one failed attempt, then the retry: " + log.failed);
+        Throwable first = log.failed.get(0).getThrowable();
+        if (label.equals("writeConcernError")) { // the refusal, with the writeConcernError counted, and its own labels
+            MongoCommandException refused = assertInstanceOf(MongoCommandException.class, first);
+            assertEquals(10107, refused.getErrorCode());
+            assertEquals(64, refused.getResponse().getDocument("writeConcernError").getInt32("code").getValue(), refused::toString);
+            assertTrue(refused.hasErrorLabel("RetryableWriteError"), refused::toString);
+        } else { // the reply lost or cut, as counted
+            assertInstanceOf(MongoSocketException.class, first);
+        }
+        assertEquals(2, set.direct().getDatabase(db).getCollection("c").countDocuments(), "the write landed once, on its retry");
     }
 }
