@@ -30,7 +30,9 @@ public final class ConnectionMeters {
     }
 
     private static Counter bytes(MeterRegistry registry, String member, String direction) {
-        return Counter.builder("blackpipe.bytes").baseUnit("bytes").description("Bytes forwarded")
+        // "Bytes forwarded" said, while a command a rule reset is counted and never reaches the member
+        return Counter.builder("blackpipe.bytes").baseUnit("bytes").description("Bytes read from the clients (client_to_upstream,"
+                        + " faulted commands included: not all reach the member) and from the member (upstream_to_client)")
                 .tag("member", member).tag("direction", direction).register(registry);
     }
 

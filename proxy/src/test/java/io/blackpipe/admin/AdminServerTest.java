@@ -209,6 +209,8 @@ class AdminServerTest {
             assertTrue(value(during, "blackpipe_connections_total", primary.address()) >= acceptedBefore + 2);
             assertTrue(value(during, "blackpipe_bytes_total", primary.address(), "direction", "client_to_upstream") > 0);
             assertTrue(value(during, "blackpipe_bytes_total", primary.address(), "direction", "upstream_to_client") > 0);
+            assertTrue(during.contains("# HELP blackpipe_bytes_total Bytes read from the clients (client_to_upstream, faulted commands"
+                    + " included: not all reach the member) and from the member (upstream_to_client)\n"), "not 'forwarded': a reset command is counted");
         }
         Await.until(TIMEOUT, "every connection closed in /metrics", () -> {
             try {
