@@ -427,6 +427,10 @@ class RemoteBlackPipeTest {
                     () -> RemoteBlackPipe.connect("https://gw.example/blackpipe/api/v1/")).getMessage(), "a prefix is kept");
             assertEquals("https://gw.example/api/v1x", RemoteBlackPipe.connect("https://gw.example/api/v1x").adminUrl());
             assertEquals("http://[::1]:9090", RemoteBlackPipe.connect("[::1]:9090").adminUrl());
+            // no scheme and no port: the admin server's default port, not HTTP's 80
+            assertEquals("http://localhost:9090", RemoteBlackPipe.connect("localhost").adminUrl());
+            assertEquals("http://[::1]:9090/prefix", RemoteBlackPipe.connect("[::1]/prefix").adminUrl());
+            assertEquals("http://localhost", RemoteBlackPipe.connect("http://localhost").adminUrl(), "a URL given whole is HTTP's");
         }
 
         int closed;

@@ -17,12 +17,9 @@ import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.topology.Member;
 import io.netty.handler.codec.http.HttpMethod;
 import io.netty.handler.codec.http.HttpResponseStatus;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -60,7 +57,7 @@ final class AdminApi {
     AdminResponse handle(HttpMethod method, String rawPath, Map<String, List<String>> query, String body, Runnable followHistory) {
         List<String> parts;
         try {
-            parts = segments(rawPath.substring("/api/v1/".length()));
+            parts = PathSegments.decoded(rawPath.substring("/api/v1/".length()));
         } catch (IllegalArgumentException e) {
             return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "path " + rawPath + ": " + e.getMessage());
         }
@@ -149,19 +146,6 @@ final class AdminApi {
             case "history" -> AdminRoute.get(Set.of("since", "follow"), () -> history(query, followHistory));
             default -> throw new IllegalStateException("resource " + resource + " has no route");
         };
-    }
-
-    /** The path's segments, each percent-decoded on its own ('+' stays a '+': this is a path, not a form). */
-    private static List<String> segments(String rawPath) {
-        List<String> parts = new ArrayList<>();
-        for (String segment : rawPath.split("/", -1)) {
-            try {
-                parts.add(URLDecoder.decode(segment.replace("+", "%2B"), StandardCharsets.UTF_8));
-            } catch (IllegalArgumentException e) {
-                throw new IllegalArgumentException("segment '" + segment + "' is not percent-encoded properly", e);
-            }
-        }
-        return parts;
     }
 
     /** GET /connections: the members' rows (as /members gives them, with their counts) and each open client connection. */
@@ -337,7 +321,8 @@ final class AdminApi {
         if (!proxy.knowsMember(member)) {
             throw new IllegalArgumentException("member: " + proxy.noMember(member)); // naming the members there are
         }
-        int reset = proxy.resetConnections(member);
+        // "primary" while a set elects: a 409, as the member actions and a failover answer it then, not "reset 0"
+        int reset = proxy.resetConnectionsOfSome(member);
         return AdminResponse.ok("reset", new BsonInt32(reset));
     }
 

@@ -58,6 +58,9 @@ public final class AdminHttp {
         }
     }
 
+    /** The admin server's port when none is given (the CLI's --admin-port default). */
+    public static final int DEFAULT_PORT = 9090;
+
     private final String base;
     private final String token;
     private final String unreachableHint;
@@ -82,7 +85,7 @@ public final class AdminHttp {
 
     /**
      * An admin address as a base URL without a trailing slash: http:// is added when no scheme is given (127.0.0.1:9090,
-     * localhost:9090); a path is kept (a reverse proxy's prefix), but one that ends in the API's own /api/v1, which every
+     * localhost:9090), and then without a port the admin server's default, 9090 (not HTTP's 80); a path is kept (a reverse proxy's prefix), but one that ends in the API's own /api/v1, which every
      * request adds, is refused naming the address without it. Anything but http(s)://host[:port][/path] is an
      * IllegalArgumentException saying what one looks like.
      */
@@ -121,6 +124,9 @@ public final class AdminHttp {
         if (text.endsWith("/api/v1")) {
             throw new IllegalArgumentException("'" + admin + "' names the API's path, which every request adds; give the admin"
                     + " address: " + text.substring(0, text.length() - "/api/v1".length()));
+        }
+        if (!admin.contains("://") && uri.getPort() == -1) { // "localhost": the admin server's port, not HTTP's 80
+            return uri.getScheme() + "://" + uri.getRawAuthority() + ":" + DEFAULT_PORT + (uri.getRawPath() == null ? "" : uri.getRawPath());
         }
         return text;
     }

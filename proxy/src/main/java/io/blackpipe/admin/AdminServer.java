@@ -1,5 +1,6 @@
 package io.blackpipe.admin;
 
+import io.blackpipe.pipe.ProxyLog;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.topology.HostNames;
 import io.netty.bootstrap.ServerBootstrap;
@@ -55,6 +56,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class AdminServer implements AutoCloseable {
     private static final int MAX_BODY_BYTES = 1024 * 1024;
+    private static final ProxyLog LOG = new ProxyLog();
     /** Requests answered at once, each connection's in turn: a few, for a scraper, a health check and a control command or two. */
     private static final int WORKERS = 4;
     /** How long a request, once begun, may take to arrive whole: a megabyte body over a slow link takes well under it. */
@@ -202,6 +204,11 @@ public final class AdminServer implements AutoCloseable {
                 answer = route(ctx, request);
             } catch (IllegalArgumentException e) { // a bad percent-escape in the path or query
                 answer = AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "malformed request URI " + request.uri() + ": " + e.getMessage());
+            } catch (RuntimeException | StackOverflowError e) {
+                // it closed the connection unanswered: a control command read "cannot reach", and the log said nothing
+                LOG.warn("admin API: " + request.method() + " " + request.uri() + " failed: " + e);
+                answer = AdminResponse.error(HttpResponseStatus.INTERNAL_SERVER_ERROR, "the proxy failed on this request (" + e
+                        + "); its log names it too");
             }
             if (answer != null) {
                 respond(ctx, HttpUtil.isKeepAlive(request), answer);
@@ -213,10 +220,14 @@ public final class AdminServer implements AutoCloseable {
             QueryStringDecoder uri = new QueryStringDecoder(request.uri());
             // The API splits the raw path and decodes each segment: decoded first, "rules/a%2Fb" would read as rules/a/b.
             String path = uri.rawPath();
+            if (request.protocolVersion().equals(HttpVersion.HTTP_1_1) && !request.headers().contains(HttpHeaderNames.HOST)) {
+                return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "an HTTP/1.1 request needs a Host header (RFC 9112)");
+            }
             if (path.equals("/metrics") || path.equals("/health")) {
-                return !HttpMethod.GET.equals(request.method())
+                // HEAD as GET, its body left out as it is sent: uptime checkers ask /health so
+                return !HttpMethod.GET.equals(request.method()) && !HttpMethod.HEAD.equals(request.method())
                         ? AdminResponse.text(HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain",
-                                request.method() + " is not allowed on " + path + " (allowed: GET)\n").withHeader("Allow", "GET")
+                                request.method() + " is not allowed on " + path + " (allowed: GET, HEAD)\n").withHeader("Allow", "GET, HEAD")
                         : path.equals("/metrics")
                         ? AdminResponse.text(HttpResponseStatus.OK, "text/plain; version=0.0.4; charset=utf-8", proxy.registry().scrape())
                         : AdminResponse.ok(Health.document(proxy));
@@ -230,6 +241,11 @@ public final class AdminServer implements AutoCloseable {
                 body = StandardCharsets.UTF_8.newDecoder().decode(request.content().nioBuffer()).toString();
             } catch (CharacterCodingException e) { // replaced, a bad byte would make a rule that never matches
                 return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "body: not UTF-8 (" + e.getMessage() + ")");
+            }
+            body = body.startsWith("\uFEFF") ? body.substring(1) : body; // a byte order mark, as PowerShell 5 writes: JSON may ignore it
+            String tooDeep = NestingDepth.whyTooDeep(body);
+            if (tooDeep != null) { // the parsers, the matcher and the listing recurse: deep enough, a request went unanswered
+                return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "body: " + tooDeep);
             }
             return api.handle(request.method(), path, uri.parameters(), body, () -> HistoryStream.start(ctx, proxy.history(), followersCutOff::incrementAndGet));
         }
@@ -265,10 +281,10 @@ public final class AdminServer implements AutoCloseable {
     }
 
     private static AdminResponse tooLarge() {
-        return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "body: larger than the limit of " + MAX_BODY_BYTES + " bytes");
+        return AdminResponse.error(HttpResponseStatus.REQUEST_ENTITY_TOO_LARGE, "body: larger than the limit of " + MAX_BODY_BYTES + " bytes");
     }
 
-    /** Bodies over the limit are refused whole with a 400 that says so (nothing is half-read). */
+    /** Bodies over the limit are refused whole with a 413 that says so (nothing is half-read). */
     private static final class BoundedAggregator extends HttpObjectAggregator {
         BoundedAggregator() {
             super(MAX_BODY_BYTES);

@@ -37,6 +37,9 @@ final class HealthCommand implements Callable<Integer> {
                             HttpResponse.BodyHandlers.ofString());
             PrintWriter out = spec.commandLine().getOut();
             out.print(response.body());
+            if (!response.body().endsWith("\n")) { // another server's body: its error went on the same line
+                out.println();
+            }
             out.flush();
             if (response.statusCode() != 200) {
                 return unhealthy(base + "/health answered " + response.statusCode());

@@ -33,6 +33,8 @@ public final class RuleParser {
      */
     private static final List<String> REPLY_FATES = List.of("dropReply", "truncateReplyBytes", "writeConcernError", "delayReplyMS",
             "delayReplyJitterMS", "trickleReplyBytes", "trickleReplyIntervalMS", "cannedReply");
+    /** Percent-encoded, the longest id (4-byte characters: 12 bytes each) still fits the admin API's 4096-byte request line. */
+    public static final int MAX_ID_LENGTH = 256;
     private static final Set<String> TOP_LEVEL = Set.of("configureFailPoint", "mode", "data", "id", "$db", "lsid",
             "$clusterTime", "$readPreference");
     private static final Set<String> DATA = Set.of("failCommands", "errorCode", "error", "errorLabels", "closeConnection",
@@ -165,6 +167,9 @@ public final class RuleParser {
         }
         if (id == null || id.isBlank() || (ownId != null && ownId.asString().getValue().isBlank())) {
             throw new RuleException("id", "must not be empty");
+        }
+        if (id.length() > MAX_ID_LENGTH) { // the API names a rule in its path: a longer one was added, and then out of reach
+            throw new RuleException("id", "is " + id.length() + " characters long; at most " + MAX_ID_LENGTH);
         }
         for (String key : document.keySet()) {
             if (!TOP_LEVEL.contains(key)) {

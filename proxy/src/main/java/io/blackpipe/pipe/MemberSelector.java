@@ -53,7 +53,7 @@ final class MemberSelector {
     List<MemberListener> selectSome(String member) {
         List<MemberListener> selected = select(member);
         if (selected.isEmpty()) {
-            throw new IllegalArgumentException(noMember(member));
+            throw knows(member) ? new NoMemberInRole(noMember(member)) : new IllegalArgumentException(noMember(member));
         }
         return selected;
     }

@@ -121,7 +121,11 @@ class AdminApiTest {
 
     /** A 400 whose error names {@code field}. */
     private static void assertBadRequest(HttpResponse<String> response, String messagePart) {
-        assertStatus(400, response);
+        assertRefused(400, response, messagePart);
+    }
+
+    private static void assertRefused(int status, HttpResponse<String> response, String messagePart) {
+        assertStatus(status, response);
         String error = json(response).getString("error").getValue();
         assertTrue(error.contains(messagePart), () -> "expected '" + messagePart + "' in: " + error);
     }
@@ -376,16 +380,16 @@ class AdminApiTest {
     }
 
     @Test
-    void aBodyOverOneMebibyteIs400() throws Exception {
+    void aBodyOverOneMebibyteIs413() throws Exception {
         assertStatus(201, send("POST", "/api/v1/rules", "{id: 'keep', " + FIND_ERROR.substring(1)));
         String huge = "{id: 'big', configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 2},"
                 + " padding: '" + "x".repeat(1024 * 1024) + "'}";
         for (int i = 0; i < 5; i++) { // the answer must arrive every time, not a reset while the client still sends
             HttpResponse<String> response = send("POST", "/api/v1/rules", huge);
-            assertBadRequest(response, "body: larger than the limit");
+            assertRefused(413, response, "body: larger than the limit");
             assertEquals(List.of("keep"), ruleIds(), "nothing changed, and the server still answers");
         }
-        assertBadRequest(send("PUT", "/api/v1/rules/keep", huge), "body: larger than the limit");
+        assertRefused(413, send("PUT", "/api/v1/rules/keep", huge), "body: larger than the limit");
         assertEquals("errorReply", listedRule("keep").getString("fault").getValue());
     }
 

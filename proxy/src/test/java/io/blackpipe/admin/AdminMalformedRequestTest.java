@@ -95,7 +95,7 @@ class AdminMalformedRequestTest {
     void aBodyOverTheLimitAskedForWithExpectContinueIsRefusedSayingSo() throws Exception {
         String answer = rawExchange(("PUT /api/v1/rules/big HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
                 + "Content-Length: " + (2 * 1024 * 1024) + "\r\nExpect: 100-continue\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-        assertTrue(answer.startsWith("HTTP/1.1 400 "), answer);
+        assertTrue(answer.startsWith("HTTP/1.1 413 "), answer);
         assertTrue(answer.contains("body: larger than the limit of 1048576 bytes"), answer);
         assertTrue(proxy.rules().rules().isEmpty());
 

@@ -139,7 +139,7 @@ class AdminRequestChecksTest {
         assertEquals("POST", failover.headers().firstValue("allow").orElse("(none)"));
         HttpResponse<String> health = send("POST", "/health");
         assertEquals(405, health.statusCode());
-        assertEquals("GET", health.headers().firstValue("allow").orElse("(none)"));
+        assertEquals("GET, HEAD", health.headers().firstValue("allow").orElse("(none)"));
     }
 
     /** An API client reads JSON: a path under /api/ that is no resource of /api/v1/ is a JSON 404 too (it was plain text). */

@@ -73,6 +73,8 @@ class AdminAnswersCliTest {
             CliRun run = CliRun.of("health", "--admin", "http://127.0.0.1:" + notOk.getAddress().getPort());
             assertEquals(1, run.exitCode(), run::toString);
             assertTrue(run.err().contains("/health did not say its status is ok"), run::toString);
+            // a line of its own: in a terminal the error came on the body's line
+            assertEquals("{\"status\": \"starting\"}" + System.lineSeparator(), run.out(), run::toString);
         } finally {
             notOk.stop(0);
         }

@@ -770,6 +770,9 @@ class ControlCommandsTest {
             CliRun noPrimary = rig.run("outage", "primary");
             assertEquals(1, noPrimary.exitCode(), "a role no member has now is the proxy's state, not a usage error: " + noPrimary);
             assertTrue(noPrimary.err().contains(": no member is primary now (the members: ") && !noPrimary.err().contains("Usage:"), noPrimary::toString);
+            CliRun noPrimaryToReset = rig.run("connections", "reset", "--member", "primary"); // it said "reset 0 connections", exit 0
+            assertEquals(1, noPrimaryToReset.exitCode(), noPrimaryToReset::toString);
+            assertTrue(noPrimaryToReset.err().contains("409") && noPrimaryToReset.err().contains("no member is primary now"), noPrimaryToReset::toString);
             assertEquals(2, rig.run("failover", "--election", "soon").exitCode(), "a bad duration is a usage error");
             rig.proxy().reset();
             CliRun rollback = rig.run("failover", "--rollback", "5s");

@@ -1,0 +1,50 @@
+package io.blackpipe.admin;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/** An API path's segments, each percent-decoded on its own, so that a rule id may hold an encoded '/'. */
+final class PathSegments {
+    private PathSegments() {
+    }
+
+    /** The segments of {@code rawPath} ('+' stays a '+': this is a path, not a form). */
+    static List<String> decoded(String rawPath) {
+        List<String> parts = new ArrayList<>();
+        for (String segment : rawPath.split("/", -1)) {
+            parts.add(decodedSegment(segment));
+        }
+        return parts;
+    }
+
+    /**
+     * A segment's text: its percent-escapes are UTF-8 bytes. Bytes that are no UTF-8 are refused: URLDecoder made each
+     * one U+FFFD, so "bad%FF" and "bad%FE" named the same rule.
+     */
+    private static String decodedSegment(String segment) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(segment.length());
+        for (int i = 0; i < segment.length(); i++) {
+            char c = segment.charAt(i);
+            if (c != '%') {
+                bytes.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+                continue;
+            }
+            int high = i + 2 < segment.length() ? Character.digit(segment.charAt(i + 1), 16) : -1;
+            int low = high < 0 ? -1 : Character.digit(segment.charAt(i + 2), 16);
+            if (low < 0) {
+                throw new IllegalArgumentException("segment '" + segment + "' is not percent-encoded properly");
+            }
+            bytes.write(high * 16 + low);
+            i += 2;
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("segment '" + segment + "' is not UTF-8 once decoded");
+        }
+    }
+}
