@@ -5,7 +5,9 @@ import io.blackpipe.wire.CommandFacts;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A transaction's commit goes alone to a member whose commit races the writes beside it
@@ -16,10 +18,15 @@ import java.util.Set;
  * commitTransaction waits until the writes at the member were answered, and the writes and commits sent
  * while it runs wait for its reply; writes also wait while a commit waits, so that a steady stream of them
  * cannot keep a commit out. Reads and the statements inside a transaction (kept apart until its commit)
- * go as they come. Shared by every member, as the one node behind simulated members is; a waiter's wake-up
- * is called (on the thread that ended what it waited for) once it may go, and it then asks again.
+ * go as they come. Shared by every member, as the one node behind simulated members is, and by every proxy in
+ * this JVM in front of the same node (JUnit classes run in parallel, each with a proxy of its own: a commit through
+ * one lost the writes through another); a waiter's wake-up is called (on the thread that ended what it waited for)
+ * once it may go, and it then asks again.
  */
 final class CommitsAlone {
+    /** The gate of each deployment, by its members' addresses: proxies in front of the same node share one. */
+    private static final Map<String, CommitsAlone> BY_DEPLOYMENT = new ConcurrentHashMap<>();
+
     /** What such a member changes outside a transaction, and so what a commit must not run beside. */
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify",
             "bulkWrite", "create", "createIndexes", "drop", "dropDatabase", "dropIndexes", "deleteIndexes", "collMod",
@@ -35,6 +42,11 @@ final class CommitsAlone {
     /** The waiting commits, by their wake-up (a connection has one request waiting at a time). */
     private final Set<Runnable> commitsWaiting = new HashSet<>();
     private final List<Runnable> wakeUps = new ArrayList<>();
+
+    /** The gate every proxy of this JVM in front of these members (their addresses as the deployment names them) shares. */
+    static CommitsAlone sharedBy(List<?> members) {
+        return BY_DEPLOYMENT.computeIfAbsent(members.stream().map(Object::toString).sorted().toList().toString(), key -> new CommitsAlone());
+    }
 
     /** COMMIT or WRITE for a command this gate holds at a member with the quirk, else null. */
     static Kind kindOf(CommandFacts facts, MemberQuirks quirks) {
