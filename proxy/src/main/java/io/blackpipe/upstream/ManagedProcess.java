@@ -1,10 +1,13 @@
 package io.blackpipe.upstream;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -27,10 +30,26 @@ public final class ManagedProcess implements AutoCloseable {
         this.logFile = logFile;
     }
 
-    /** Starts {@code command}, appending its stdout and stderr to {@code logFile}. */
+    /**
+     * Runs a command as a child of this shell, and stops it (SIGTERM, SIGKILL 10 s later) once the JVM that started it is
+     * gone: killed (SIGKILL, a CI job's timeout, the out-of-memory killer), the JVM runs no shutdown hook, and a jongodb
+     * or mongod it started went on listening, re-parented to init, for good. Its exit status is the command's (128 + the
+     * signal that ended it, as Java gives it); a SIGTERM to this shell is passed on.
+     */
+    private static final String ENDED_WITH_ITS_PARENT = "parent=$1; shift; \"$@\" & child=$!; "
+            + "trap 'kill -TERM $child 2>/dev/null' TERM INT HUP; waited=0; "
+            + "while kill -0 $child 2>/dev/null; do "
+            + "if ! kill -0 $parent 2>/dev/null; then "
+            + "if [ $waited -eq 0 ]; then kill -TERM $child 2>/dev/null; elif [ $waited -ge 10 ]; then kill -KILL $child 2>/dev/null; fi; "
+            + "waited=$((waited + 1)); fi; sleep 1; done; wait $child";
+
+    /** The watching shell's $0, which ps shows: what it is there for. */
+    static final String WATCHER = "blackpipe-ends-it-with-its-jvm";
+
+    /** Starts {@code command}, appending its stdout and stderr to {@code logFile}; it ends with this JVM, however that ends. */
     public static ManagedProcess start(String name, List<String> command, Path logFile) throws IOException {
         Files.createDirectories(logFile.toAbsolutePath().getParent());
-        ProcessBuilder builder = new ProcessBuilder(command)
+        ProcessBuilder builder = new ProcessBuilder(endedWithThisJvm(name, command))
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         Process process;
@@ -42,6 +61,23 @@ public final class ManagedProcess implements AutoCloseable {
         // Nothing is ever sent to the child; an open stdin pipe would only be one more resource to leak.
         process.getOutputStream().close();
         return new ManagedProcess(name, process, logFile);
+    }
+
+    private static List<String> endedWithThisJvm(String name, List<String> command) throws IOException {
+        if (System.getProperty("os.name", "").startsWith("Windows")) {
+            return command; // no sh: a Job Object would do it there
+        }
+        String program = command.get(0);
+        boolean found = program.contains(File.separator) ? Files.isExecutable(Path.of(program))
+                : Arrays.stream(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                        .anyMatch(dir -> !dir.isEmpty() && Files.isExecutable(Path.of(dir, program)));
+        if (!found) { // the shell would start, and its child fail: said here, as starting it directly said it
+            throw new IOException("could not start " + name + " (" + String.join(" ", command) + "): " + program
+                    + (program.contains(File.separator) ? " is no executable file" : " is on no directory of PATH"));
+        }
+        List<String> watched = new ArrayList<>(List.of("sh", "-c", ENDED_WITH_ITS_PARENT, WATCHER, Long.toString(ProcessHandle.current().pid())));
+        watched.addAll(command);
+        return watched;
     }
 
     /**
@@ -115,8 +151,9 @@ public final class ManagedProcess implements AutoCloseable {
         return process.isAlive();
     }
 
+    /** The command's own process id (not the shell's that watches this JVM for it), once it runs. */
     public long pid() {
-        return process.pid();
+        return process.children().findFirst().map(ProcessHandle::pid).orElse(process.pid());
     }
 
     public Path logFile() {

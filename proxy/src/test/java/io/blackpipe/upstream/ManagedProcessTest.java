@@ -75,6 +75,47 @@ class ManagedProcessTest {
         assertTrue(e.getMessage().startsWith("could not start ghost"), e.getMessage());
     }
 
+    /**
+     * A JVM killed by SIGKILL (a CI job's timeout, the out-of-memory killer) runs no shutdown hook: a jongodb it started
+     * went on listening, re-parented to init, for good. The child now ends with it.
+     */
+    @Test
+    void theChildEndsWhenTheJvmThatStartedItIsKilled() throws Exception {
+        Process jvm = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")),
+                StartsAChildAndWaits.class.getName(), dir.resolve("child.log").toString()).redirectErrorStream(true).start();
+        try {
+            String line = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream(), java.nio.charset.StandardCharsets.UTF_8))
+                    .readLine();
+            assertTrue(line != null && line.startsWith("child pid "), String.valueOf(line));
+            ProcessHandle child = ProcessHandle.of(Long.parseLong(line.substring("child pid ".length()))).orElseThrow();
+            assertTrue(child.info().command().orElse("").endsWith("sleep"), () -> "the command itself: " + child.info());
+            jvm.destroyForcibly(); // SIGKILL
+            assertTrue(jvm.waitFor(10, java.util.concurrent.TimeUnit.SECONDS));
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (child.isAlive() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertTrue(!child.isAlive(), "the child outlived the JVM that started it");
+        } finally {
+            jvm.destroyForcibly();
+        }
+    }
+
+    /** Starts a long sleep as a ManagedProcess, says its pid, and waits to be killed. */
+    public static final class StartsAChildAndWaits {
+        public static void main(String[] args) throws Exception {
+            ManagedProcess sleeper = ManagedProcess.start("sleeper", List.of("sleep", "300"), Path.of(args[0]));
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (ProcessHandle.current().children().anyMatch(c -> c.pid() == sleeper.pid()) && System.nanoTime() < deadline) {
+                Thread.sleep(20); // the pid is still the watching shell's: it has not started the command yet
+            }
+            System.out.println("child pid " + sleeper.pid());
+            System.out.flush();
+            Thread.sleep(300_000);
+        }
+    }
+
     private static List<String> sh(String script) {
         return List.of("/bin/sh", "-c", script);
     }

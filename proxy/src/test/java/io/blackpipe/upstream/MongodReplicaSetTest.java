@@ -64,7 +64,8 @@ class MongodReplicaSetTest {
     /** The live processes whose command line holds {@code marker}. */
     static List<ProcessHandle> running(String marker) {
         return ProcessHandle.allProcesses()
-                .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(marker)).orElse(false))
+                .filter(p -> p.info().arguments().map(args -> String.join(" ", args).contains(marker)
+                        && !List.of(args).contains(ManagedProcess.WATCHER)).orElse(false)) // the member, not the shell watching for it
                 .filter(ProcessHandle::isAlive)
                 .collect(Collectors.toList());
     }
