@@ -109,8 +109,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof FrameDecoder.TruncatedFrame truncated) {
-            context.log().info("client " + client.remoteAddress() + " closed in the middle of a message ("
-                    + truncated.describe() + ")");
+            context.log().info("client " + client.remoteAddress() + " closed in the middle of a message (" + truncated.describe() + ")");
         }
         ctx.fireUserEventTriggered(event);
     }
@@ -120,9 +119,10 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         failed(cause);
     }
 
-    /** Why the pair ends: logged, then both sides closed. */
+    /** Why the pair ends: logged, then both sides closed; nothing the client sent after the message it failed on is read. */
     private void failed(Throwable cause) {
         context.log().clientConnectionFailed(ProxyLog.client(client.remoteAddress(), member), cause);
+        FrameDecoder.discardTheRestOf(client);
         client.close();
         afterTheClientLeft.closeUpstream();
     }

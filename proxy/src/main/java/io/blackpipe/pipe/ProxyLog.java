@@ -90,6 +90,9 @@ public final class ProxyLog {
             logger.log(Level.WARNING, "closing " + who + ": malformed message: " + root.getMessage());
         } else if (root instanceof IOException) {
             logger.log(Level.INFO, "closing " + who + ": " + root.getMessage());
+        } else if (root instanceof OutOfMemoryError) { // a message too large for the direct memory left: a sizing, not a bug
+            logger.log(Level.WARNING, "closing " + who + ": out of memory for its messages (" + root.getMessage() + "); give the proxy"
+                    + " more (-Xmx, or -XX:MaxDirectMemorySize: see the README's Memory)");
         } else {
             logger.log(Level.ERROR, "closing " + who + " after an unexpected error", root);
         }

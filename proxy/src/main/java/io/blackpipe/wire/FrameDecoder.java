@@ -1,6 +1,7 @@
 package io.blackpipe.wire;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import java.util.List;
@@ -47,13 +48,33 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         return length == readable && length <= maxMessageSize && OpCode.isKnown(in.getIntLE(in.readerIndex() + 12));
     }
 
+    /**
+     * One message a call: the next is cut only once this one was handled, and not at all once that one failed the
+     * connection ({@link #discardTheRestOf}).
+     */
     @Override
     protected void decode(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
+        cut(in, out);
+    }
+
+    /**
+     * {@code channel} failed on a message the next handlers read (a body its view refused): nothing after it is cut. The
+     * rest, cut anyway, logged each its own refusal, and the bytes left at the close a message cut short: up to 25 lines
+     * for one bad message.
+     */
+    public static void discardTheRestOf(Channel channel) {
+        FrameDecoder decoder = channel.pipeline().get(FrameDecoder.class);
+        if (decoder != null) {
+            decoder.failed = true;
+        }
+    }
+
+    private void cut(ByteBuf in, List<Object> out) {
         if (failed) {
             in.skipBytes(in.readableBytes());
             return;
         }
-        while (in.readableBytes() >= Frames.HEADER_LENGTH) {
+        if (in.readableBytes() >= Frames.HEADER_LENGTH) {
             int start = in.readerIndex();
             int length = in.getIntLE(start);
             try {
@@ -86,7 +107,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
     @Override
     protected void decodeLast(ChannelHandlerContext ctx, ByteBuf in, List<Object> out) {
-        decode(ctx, in, out);
+        int cutBefore;
+        do { // the peer closed: what it sent whole still counts
+            cutBefore = out.size();
+            cut(in, out);
+        } while (out.size() > cutBefore);
         if (in.isReadable()) {
             int missing = in.readableBytes() >= 4 ? in.getIntLE(in.readerIndex()) - in.readableBytes() : -1;
             in.skipBytes(in.readableBytes());

@@ -253,6 +253,32 @@ class BadInputListenerTest {
         target.driverWorks("after " + bad.name());
     }
 
+    /**
+     * A bad message in one write with more behind it: one line names the reason, and nothing after it is read. The
+     * messages behind it were cut anyway, and each logged its own refusal, and the bytes left at the close "a message cut
+     * short": a fuzzer saw 25 lines for one client.
+     */
+    @Test
+    void aBadMessageWithMoreBehindItInOneWriteLogsOneLine() throws Exception {
+        byte[] bad = opMsg(REQUEST_IDS.incrementAndGet(), 0, 0).body("{ping: 1, $db: 'admin'}").raw(concat(bytes(2), bson("{x: 1}"))).build();
+        byte[] burst = new byte[0];
+        for (int i = 0; i < 20; i++) {
+            burst = concat(burst, bad);
+        }
+        int pingBehind = REQUEST_IDS.incrementAndGet();
+        burst = concat(burst, ping(pingBehind), new byte[] {9, 0, 0}); // and the start of one more
+        try (RawClient client = RawClient.connect(scripted.member().advertised())) {
+            client.send(burst);
+            assertEquals(0, client.awaitClosedByPeer(CLOSE_TIMEOUT).length);
+            log.awaitContaining(CLOSE_TIMEOUT, client.logName(), "unknown section kind 2");
+            Thread.sleep(300); // what more the close would log
+            List<String> aboutIt = log.messages().stream().filter(m -> m.contains(client.logName())).toList();
+            assertEquals(1, aboutIt.size(), () -> "one line for the client: " + aboutIt);
+        }
+        assertEquals(List.of(), scripted.upstream.framesReceived(f -> f.requestId() == pingBehind), "nothing after it was forwarded");
+        scripted.driverWorks("after a burst");
+    }
+
     /** Near misses that are valid: an optional flag bit, a correct checksum, a document sequence. None closes anything. */
     @Test
     void validMessagesCloseToTheLimitsPassOnOneConnection() throws Exception {

@@ -25,6 +25,18 @@ class ProxyLogTest {
     }
 
     /** A member refusing the proxy's client certificate is no app refusing the proxy's: no hint about --tls-cert. */
+    /** Netty's OutOfMemoryError for a large message was a SEVERE line and a 25-line stack: a sizing, said as one. */
+    @Test
+    void runningOutOfDirectMemoryIsOneLineSayingWhatToGive() throws Exception {
+        try (LogCapture log = LogCapture.start()) {
+            new ProxyLog().clientConnectionFailed("client /127.0.0.1:6 on member db1:27017",
+                    new OutOfMemoryError("Cannot reserve 50331648 bytes of direct buffer memory"));
+            assertEquals("closing client /127.0.0.1:6 on member db1:27017: out of memory for its messages (Cannot reserve 50331648"
+                    + " bytes of direct buffer memory); give the proxy more (-Xmx, or -XX:MaxDirectMemorySize: see the README's Memory)",
+                    log.awaitContaining(Duration.ofSeconds(5), "client /127.0.0.1:6"));
+        }
+    }
+
     @Test
     void aMembersRefusalGivesNoListenerHint() throws Exception {
         try (LogCapture log = LogCapture.start()) {
