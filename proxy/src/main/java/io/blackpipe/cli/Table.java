@@ -18,14 +18,34 @@ final class Table {
         return this;
     }
 
-    /** The cells as printed: an empty or missing one is "-", so that every column has a word to split on. */
+    /**
+     * The cells as printed: an empty or missing one is "-", so that every column has a word to split on, and the control
+     * characters of one are escaped ({@code \n}, {@code \u001b}): a client's appName or command name holding a newline
+     * printed a row of its own making under connections list and history, and an ESC could drive the terminal.
+     */
     private static List<String> cells(Object... cells) {
         List<String> row = new ArrayList<>();
         for (Object cell : cells) {
-            String text = cell == null ? "" : cell.toString();
+            String text = cell == null ? "" : escaped(cell.toString());
             row.add(text.isEmpty() ? "-" : text);
         }
         return row;
+    }
+
+    static String escaped(String text) {
+        StringBuilder escaped = null;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            boolean control = Character.isISOControl(c) || c == '\u2028' || c == '\u2029';
+            if (control && escaped == null) {
+                escaped = new StringBuilder(text.substring(0, i));
+            }
+            if (escaped != null) {
+                escaped.append(!control ? String.valueOf(c) : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
+                        : String.format("\\u%04x", (int) c));
+            }
+        }
+        return escaped == null ? text : escaped.toString();
     }
 
     /**

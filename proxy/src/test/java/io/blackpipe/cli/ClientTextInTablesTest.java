@@ -1,0 +1,46 @@
+package io.blackpipe.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.ConnectionString;
+import com.mongodb.MongoClientSettings;
+import com.mongodb.MongoCommandException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.testing.ScriptedMongod;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What a client chose (its appName, its command names) printed raw in the CLI's tables: one holding a newline printed a row of its own
+ * making under `connections list`, and a command name holding one under `history` (a fuzzer forged both), and an ESC could drive the reader's terminal.
+ * Control characters are now escaped; --json, Prometheus and the history API carried them escaped already.
+ */
+class ClientTextInTablesTest {
+    private static final String FORGED = "app\n999  127.0.0.1:1  10.6.6.6:1  forged-app\u001b[31m";
+
+    @Test
+    void anAppNameWithANewlinePrintsEscapedInItsOwnRow() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.start();
+             AdminRig rig = AdminRig.start(ProxyConfig.embedded("mongodb://" + member.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME));
+             MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                     .applyConnectionString(new ConnectionString(rig.proxy().connectionString())).applicationName(FORGED).build())) {
+            client.getDatabase("admin").runCommand(new Document("ping", 1));
+            try {
+                client.getDatabase("admin").runCommand(new Document(FORGED, 1)); // a command of that name: the history's row
+            } catch (MongoCommandException e) {
+                // no such command: its history entry is what this is about
+            }
+            for (String[] command : new String[][] {{"connections", "list"}, {"history"}}) {
+                CliRun run = rig.run(command);
+                assertEquals(0, run.exitCode(), run::toString);
+                assertTrue(run.out().contains("app\\n999  127.0.0.1:1  10.6.6.6:1  forged-app\\u001b[31m"), run::toString);
+                assertFalse(run.out().lines().anyMatch(line -> line.startsWith("999")), () -> "a row the client forged: " + run);
+                assertFalse(run.out().contains("\u001b"), run::toString);
+            }
+        }
+    }
+}
