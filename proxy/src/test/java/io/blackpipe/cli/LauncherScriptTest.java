@@ -55,6 +55,40 @@ class LauncherScriptTest {
         }
     }
 
+    /**
+     * CI jobs started together from one checkout whose jar is older than the sources: each built the jar over the others'
+     * half-written one and ran (and copied) a jar cut short. One launcher at a time now checks, builds and copies. The
+     * build here is a fake mvn that writes the jar slowly, as a real one takes its time, and counts its runs.
+     */
+    @Test
+    void launchersStartedTogetherBuildOnceAndAllRunTheWholeJar() throws Exception {
+        Path jar = scratchCheckout();
+        writeInPlace(jar, "an old build");
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now().minusSeconds(7200))); // older than the sources
+        Path builds = checkout.resolve("builds.log");
+        Path fakeMvn = checkout.resolve("bin/mvn");
+        Files.writeString(fakeMvn, "#!/bin/sh\necho build >> '" + builds + "'\nprintf 'the new ' > '" + jar + "'\nsleep 1\n"
+                + "printf 'build, whole' >> '" + jar + "'\n");
+        Files.setPosixFilePermissions(fakeMvn, PosixFilePermissions.fromString("rwxr-xr-x"));
+        List<java.util.concurrent.CompletableFuture<List<String>>> launchers = new java.util.ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            launchers.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    return launch(null, "--version");
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }));
+        }
+        for (java.util.concurrent.CompletableFuture<List<String>> launcher : launchers) {
+            List<String> args = launcher.get(60, TimeUnit.SECONDS);
+            Path ran = Path.of(args.get(args.indexOf("-jar") + 1));
+            assertEquals("the new build, whole", Files.readString(ran), "each ran the build whole, not one cut short");
+        }
+        assertEquals(List.of("build"), Files.readAllLines(builds), "one build for the three");
+        assertFalse(Files.exists(checkout.resolve("proxy/target/.launcher-lock")), "the lock is gone with them");
+    }
+
     @Test
     void theJvmGetsParallelGcUnlessBlackpipeJavaOptsSaysOtherwise() throws Exception {
         writeInPlace(scratchCheckout(), "a jar");
