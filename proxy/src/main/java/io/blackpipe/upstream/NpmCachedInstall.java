@@ -51,6 +51,7 @@ public record NpmCachedInstall(String what, Path target, Layout layout, Function
             throw new IOException(withoutNpm);
         }
         Files.createDirectories(target.getParent());
+        deleteLeftovers();
         Path staging = Files.createTempDirectory(target.getParent(), target.getFileName() + ".staging-");
         try {
             layout.into(staging);
@@ -71,6 +72,29 @@ public record NpmCachedInstall(String what, Path target, Layout layout, Function
             return target;
         } finally {
             FileTrees.deleteQuietly(staging);
+        }
+    }
+
+    /**
+     * Removes the staging and set-aside directories of installs an hour old or more: a JVM killed while npm ran (SIGKILL,
+     * a CI timeout) left its staging directory, 20 MB, in the cache for good. Younger ones may be another JVM's install
+     * under way (npm has five minutes).
+     */
+    private void deleteLeftovers() {
+        String prefix = target.getFileName().toString();
+        long anHourAgo = System.currentTimeMillis() - Duration.ofHours(1).toMillis();
+        try (var siblings = Files.list(target.getParent())) {
+            siblings.filter(p -> p.getFileName().toString().startsWith(prefix + ".staging-") || p.getFileName().toString().startsWith(prefix + ".broken-"))
+                    .filter(p -> {
+                        try {
+                            return Files.getLastModifiedTime(p).toMillis() < anHourAgo;
+                        } catch (IOException gone) {
+                            return false;
+                        }
+                    })
+                    .forEach(FileTrees::deleteQuietly);
+        } catch (IOException e) {
+            // an unreadable cache directory: the install below says so
         }
     }
 

@@ -9,6 +9,9 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.Duration;
+import java.nio.file.attribute.FileTime;
 import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
@@ -80,6 +83,22 @@ class JongodbInstallerTest {
         assertEquals(binary, onLinux(cache, fakeNpm("")).ensureInstalled());
         assertEquals(FAKE_BINARY, Files.readString(binary));
         assertEquals(List.of("jongodb-0.1.6"), entries(cache));
+    }
+
+    /** A JVM killed while npm ran left its staging directory (20 MB) in the cache for good; one under way stays. */
+    @Test
+    void anInstallRemovesTheStagingAnInstallKilledAnHourAgoLeft() throws Exception {
+        Path cache = Files.createDirectories(dir.resolve("cache"));
+        Path killed = Files.createDirectories(cache.resolve("jongodb-0.1.6.staging-123/node_modules"));
+        Path underWay = Files.createDirectories(cache.resolve("jongodb-0.1.6.staging-456"));
+        Path otherVersion = Files.createDirectories(cache.resolve("jongodb-0.1.5.staging-789"));
+        FileTime twoHoursAgo = FileTime.from(Instant.now().minus(Duration.ofHours(2)));
+        Files.setLastModifiedTime(killed.getParent(), twoHoursAgo);
+        Files.setLastModifiedTime(otherVersion, twoHoursAgo);
+
+        onLinux(cache, fakeNpm("")).ensureInstalled();
+        assertEquals(List.of("jongodb-0.1.5.staging-789", "jongodb-0.1.6", "jongodb-0.1.6.staging-456"), entries(cache));
+        assertTrue(Files.exists(underWay));
     }
 
     @Test
