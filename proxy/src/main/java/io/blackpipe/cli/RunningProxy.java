@@ -2,6 +2,7 @@ package io.blackpipe.cli;
 
 import io.blackpipe.topology.HostNames;
 import io.blackpipe.admin.AdminServer;
+import io.blackpipe.observe.ProcessMetrics;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import java.io.PrintWriter;
@@ -12,11 +13,13 @@ final class RunningProxy implements AutoCloseable {
     final ProxyServer proxy;
     final AdminServer admin;
     final String adminAddress;
+    private final ProcessMetrics processMetrics;
 
     private RunningProxy(ProxyServer proxy, AdminServer admin, String adminAddress) {
         this.proxy = proxy;
         this.admin = admin;
         this.adminAddress = adminAddress;
+        this.processMetrics = ProcessMetrics.bindTo(proxy.registry());
     }
 
     /** @throws RuntimeException with a message for the user when the proxy or admin server cannot start */
@@ -66,6 +69,7 @@ final class RunningProxy implements AutoCloseable {
         if (admin != null) {
             admin.close();
         }
+        processMetrics.close();
         proxy.close();
     }
 }
