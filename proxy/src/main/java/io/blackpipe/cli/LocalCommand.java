@@ -16,7 +16,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "local", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = "Start a local upstream (a 3-member mongod replica set when mongod is on PATH, else the jongodb engine"
-                + " from the npm registry; --engine chooses) and blackpipe in front of it, check the path end to end, and print the connection string.")
+                + " from the npm registry, installed once into $BLACKPIPE_CACHE, else $XDG_CACHE_HOME/blackpipe or ~/.cache/blackpipe;"
+                + " --engine chooses) and blackpipe in front of it, check the path end to end, and print the connection string.")
 final class LocalCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;

@@ -24,7 +24,8 @@ import picocli.CommandLine.Spec;
 
 @Command(name = "report", mixinStandardHelpOptions = true, versionProvider = Version.class,
         description = {"Run the article's strategy tables on real data: every retry strategy under every fault, through "
-                + "blackpipe, with the real Java driver, counting on the server. Starts a local upstream unless --upstream is given.",
+                + "blackpipe, with the real Java driver, counting on the server. Starts a local upstream unless --upstream is given (as `local` does: jongodb is installed"
+                + " once into $BLACKPIPE_CACHE, else $XDG_CACHE_HOME/blackpipe or ~/.cache/blackpipe).",
                 "",
                 "With --spec: does a driver follow the retryable reads/writes specs? Every error code of the specs' retryable "
                 + "lists, a sample of non-retryable ones and a network reset are injected (failCommand, times: 1) on an "

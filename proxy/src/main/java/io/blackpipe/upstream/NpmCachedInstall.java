@@ -50,15 +50,20 @@ public record NpmCachedInstall(String what, Path target, Layout layout, Function
         if (npm == null) {
             throw new IOException(withoutNpm);
         }
+        // a first install takes a minute or more, and said nothing meanwhile; a damaged one was replaced unsaid
+        String problem = Files.exists(target) ? check.apply(target) : null;
+        System.getLogger("blackpipe").log(System.Logger.Level.INFO, problem == null
+                ? "installing " + what + " from the npm registry into " + target + " (once; a minute or so)"
+                : "the install of " + what + " in " + target + " is unusable (" + problem + "): installing it again");
         Files.createDirectories(target.getParent());
         deleteLeftovers();
         Path staging = Files.createTempDirectory(target.getParent(), target.getFileName() + ".staging-");
         try {
             layout.into(staging);
             runNpm(npm, staging);
-            String problem = check.apply(staging);
-            if (problem != null) {
-                throw new IOException("npm installed " + what + " into " + staging + " but the result is unusable: " + problem);
+            String unusable = check.apply(staging);
+            if (unusable != null) {
+                throw new IOException("npm installed " + what + " into " + staging + " but the result is unusable: " + unusable);
             }
             moveAsideIfBroken();
             try {

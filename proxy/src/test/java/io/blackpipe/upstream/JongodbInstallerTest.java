@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import io.blackpipe.testing.LogCapture;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.Duration;
@@ -73,14 +74,23 @@ class JongodbInstallerTest {
         assertEquals(List.of("jongodb-0.1.6"), entries(cache), "losers cleaned up their staging directories");
     }
 
+    /** A first install took a minute and said nothing; a damaged one was replaced unsaid. Both are said now. */
     @Test
     void aBrokenInstallIsReplaced() throws Exception {
         Path cache = dir.resolve("cache");
-        Path binary = onLinux(cache, fakeNpm("")).ensureInstalled();
+        Path binary;
+        try (LogCapture log = LogCapture.start()) {
+            binary = onLinux(cache, fakeNpm("")).ensureInstalled();
+            log.awaitContaining(Duration.ofSeconds(5), "installing @jongodb/memory-server-bin-linux-x64-gnu@0.1.6 from the npm registry into "
+                    + cache.resolve("jongodb-0.1.6").toAbsolutePath() + " (once; a minute or so)");
+        }
         Files.writeString(binary, "#!/bin/sh\n"); // truncated: no longer matches the manifest's sha256
         assertTrue(JongodbInstaller.problemWith(cache.resolve("jongodb-0.1.6")).contains("sha256"));
 
-        assertEquals(binary, onLinux(cache, fakeNpm("")).ensureInstalled());
+        try (LogCapture log = LogCapture.start()) {
+            assertEquals(binary, onLinux(cache, fakeNpm("")).ensureInstalled());
+            log.awaitContaining(Duration.ofSeconds(5), "is unusable (", "sha256", "): installing it again");
+        }
         assertEquals(FAKE_BINARY, Files.readString(binary));
         assertEquals(List.of("jongodb-0.1.6"), entries(cache));
     }
