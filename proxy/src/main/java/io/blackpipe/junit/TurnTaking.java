@@ -31,8 +31,10 @@ final class TurnTaking {
         if (lockProviders || mode != ExecutionMode.CONCURRENT) {
             return null;
         }
+        // the console launcher's standalone jar carries the platform's version (1.10.3 beside Jupiter 5.10.3)
+        String jupiter = junitVersion == null ? "an older one" : junitVersion.startsWith("1.") ? "5." + junitVersion.substring(2) : junitVersion;
         return "@BlackPipeTest under JUnit's parallel execution needs JUnit 5.12 or later (this is "
-                + (junitVersion == null ? "an older one" : junitVersion) + "): before 5.12 the tests of a class cannot take"
+                + jupiter + "): before 5.12 the tests of a class cannot take"
                 + " turns on the proxy they share. Upgrade junit-jupiter (or junit-bom) to 5.12+, or run these classes'"
                 + " tests one at a time with @Execution(ExecutionMode.SAME_THREAD)";
     }

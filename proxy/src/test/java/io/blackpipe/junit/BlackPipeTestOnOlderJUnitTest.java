@@ -67,6 +67,8 @@ class BlackPipeTestOnOlderJUnitTest {
         assertNotNull(problem);
         assertTrue(problem.contains("needs JUnit 5.12 or later (this is 5.11.4)"), problem);
         assertTrue(problem.contains("@Execution(ExecutionMode.SAME_THREAD)"), problem);
+        assertTrue(TurnTaking.problem(ExecutionMode.CONCURRENT, false, "1.10.3").contains("(this is 5.10.3)"),
+                "the console launcher's standalone jar names the platform's version, 1.10.3 for Jupiter 5.10.3");
         assertNull(TurnTaking.problem(ExecutionMode.SAME_THREAD, false, "5.11.4"), "tests that run one at a time are fine");
         assertNull(TurnTaking.problem(ExecutionMode.CONCURRENT, true, "5.12.0"), "5.12 makes them take turns");
     }
