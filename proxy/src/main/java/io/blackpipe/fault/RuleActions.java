@@ -55,7 +55,7 @@ final class RuleActions {
             }
             writeConcernError = data.getDocument("writeConcernError");
             if (writeConcernError.containsKey("code") && !writeConcernError.isNumber("code")) {
-                throw new RuleException("data.writeConcernError.code", "must be an integer");
+                throw new RuleException("data.writeConcernError.code", "must be an integer" + RuleFields.got(writeConcernError.get("code")));
             }
         }
         Long delayReply = data.containsKey("delayReplyMS") ? nonNegative(data, "delayReplyMS", "data.delayReplyMS") : null;
@@ -163,7 +163,7 @@ final class RuleActions {
         if (data.containsKey("errorCode")) {
             BsonValue code = data.get("errorCode");
             if (!code.isNumber() || code.asNumber().doubleValue() != code.asNumber().intValue()) {
-                throw new RuleException("data.errorCode", "must be an integer");
+                throw new RuleException("data.errorCode", "must be an integer" + RuleFields.got(code));
             }
             return code.asNumber().intValue();
         }

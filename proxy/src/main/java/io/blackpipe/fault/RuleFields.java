@@ -42,8 +42,18 @@ final class RuleFields {
         BsonValue value = document.get(key);
         if (value == null || !value.isNumber() || !(value.asNumber().doubleValue() >= min)
                 || value.asNumber().doubleValue() != value.asNumber().longValue()) {
-            throw new RuleException(field, min == 0 ? "must be a non-negative integer" : "must be a whole number of at least " + min);
+            throw new RuleException(field, (min == 0 ? "must be a non-negative integer" : "must be a whole number of at least " + min)
+                    + got(value));
         }
         return value.asNumber().longValue();
+    }
+
+    /** ", got '1'" (the value as JSON, cut at 60 characters), so that an error says what was given; "" for none. */
+    static String got(BsonValue value) {
+        if (value == null) {
+            return "";
+        }
+        String shown = FieldCondition.shown(value);
+        return ", got " + (shown.length() > 60 ? shown.substring(0, 60) + "…" : shown);
     }
 }

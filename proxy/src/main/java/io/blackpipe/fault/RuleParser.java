@@ -275,7 +275,8 @@ public final class RuleParser {
             return Set.of();
         }
         if (value == null || !value.isArray() || value.asArray().isEmpty()) {
-            throw new RuleException("data.failCommands", "required, a non-empty array of command names (or failAllCommands: true)");
+            throw new RuleException("data.failCommands", "required, a non-empty array of command names (or failAllCommands: true)"
+                    + RuleFields.got(value));
         }
         Set<String> commands = new LinkedHashSet<>();
         for (BsonValue name : value.asArray()) {

@@ -636,10 +636,10 @@ class RuleParserTest {
                 rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyBytes: 64}")).getMessage());
         assertEquals("data.trickleReplyBytes: required with trickleReplyIntervalMS: the bytes of each piece",
                 rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyIntervalMS: 250}")).getMessage());
-        assertEquals("data.trickleReplyBytes: must be a whole number of at least 1",
+        assertEquals("data.trickleReplyBytes: must be a whole number of at least 1, got 0",
                 rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyBytes: 0}")).getMessage(),
                 "a bad value is named before the missing field");
-        assertEquals("data.trickleReplyIntervalMS: must be a whole number of at least 1",
+        assertEquals("data.trickleReplyIntervalMS: must be a whole number of at least 1, got 0",
                 rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyBytes: 1, trickleReplyIntervalMS: 0}")).getMessage());
         parseData("{failCommands: ['find'], trickleReplyBytes: 1, trickleReplyIntervalMS: 1}");
         parseData("{failCommands: ['find'], trickleReplyBytes: {$numberLong: '9000000000'}, trickleReplyIntervalMS: 3.0}");

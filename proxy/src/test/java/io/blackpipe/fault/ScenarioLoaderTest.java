@@ -1323,7 +1323,7 @@ class ScenarioLoaderTest {
                 """);
         assertEquals(List.of(
                 "bad.yaml:2: colour: unknown field (expected name, description, rules, timeline)",
-                "bad.yaml:11: rules[1].data.errorCode: must be an integer",
+                "bad.yaml:11: rules[1].data.errorCode: must be an integer, got \"x\"",
                 "bad.yaml:13: timeline[0].at: 'soon' is not a duration such as 500ms, 5s or 2m",
                 "bad.yaml:18: timeline[2].explode: unknown step (expected one of [add, bandwidth, blackhole, clear, end, failover,"
                         + " idleTimeout, latency, outage, remove, resetConnections, restart, restore, rollingRestart])",
@@ -1359,7 +1359,7 @@ class ScenarioLoaderTest {
                   - {at: 2s, remove: nothing}
                   - {at: 3s, restore: primary, repeat: {every: 1s, times: 3}}
                 """).getMessage().lines().toList(), "the steps after the end, each once, before what they would do");
-        assertEquals(List.of("bad.yaml:6: rules[0].data.errorCode: must be an integer"), rejected("""
+        assertEquals(List.of("bad.yaml:6: rules[0].data.errorCode: must be an integer, got \"x\""), rejected("""
                 name: t
                 rules:
                   - id: a
@@ -1397,8 +1397,8 @@ class ScenarioLoaderTest {
         }
         List<String> lines = rejected(text.toString()).getMessage().lines().toList();
         assertEquals(ScenarioException.MAX_SHOWN + 1, lines.size(), lines::toString);
-        assertEquals("bad.yaml:3: rules[0].data.errorCode: must be an integer", lines.get(0));
-        assertEquals("bad.yaml:22: rules[19].data.errorCode: must be an integer", lines.get(19));
+        assertEquals("bad.yaml:3: rules[0].data.errorCode: must be an integer, got \"x\"", lines.get(0));
+        assertEquals("bad.yaml:22: rules[19].data.errorCode: must be an integer, got \"x\"", lines.get(19));
         assertEquals("bad.yaml: 5 more errors not shown", lines.get(20));
     }
 }
