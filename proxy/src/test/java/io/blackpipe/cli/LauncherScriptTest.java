@@ -86,7 +86,33 @@ class LauncherScriptTest {
             assertEquals("the new build, whole", Files.readString(ran), "each ran the build whole, not one cut short");
         }
         assertEquals(List.of("build"), Files.readAllLines(builds), "one build for the three");
-        assertFalse(Files.exists(checkout.resolve("proxy/target/.launcher-lock")), "the lock is gone with them");
+        Process free = new ProcessBuilder("flock", "-n", checkout.resolve("proxy/target/.launcher-lock").toString(), "true").start();
+        assertEquals(0, free.waitFor(), "the lock went with them: the JVMs they started do not hold it");
+    }
+
+    /** A launcher killed while it built (a CI timeout) left a lock no later launcher could take; flock's goes with it. */
+    @Test
+    void aLauncherKilledWhileItBuildsLeavesNoLockBehind() throws Exception {
+        Path jar = scratchCheckout();
+        writeInPlace(jar, "an old build");
+        Files.setLastModifiedTime(jar, FileTime.from(Instant.now().minusSeconds(7200)));
+        Path fakeMvn = checkout.resolve("bin/mvn");
+        Files.writeString(fakeMvn, "#!/bin/sh\nsleep 300\n");
+        Files.setPosixFilePermissions(fakeMvn, PosixFilePermissions.fromString("rwxr-xr-x"));
+        ProcessBuilder stuck = new ProcessBuilder("bash", checkout.resolve("blackpipe").toString(), "--version").redirectErrorStream(true);
+        stuck.environment().put("PATH", checkout.resolve("bin") + ":" + System.getenv("PATH"));
+        Process launcher = stuck.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (launcher.descendants().noneMatch(p -> p.info().commandLine().orElse("").contains("sleep 300")) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+        launcher.descendants().forEach(ProcessHandle::destroyForcibly); // SIGKILL, the build with it
+        launcher.destroyForcibly();
+        assertTrue(launcher.waitFor(10, TimeUnit.SECONDS));
+
+        Files.writeString(fakeMvn, "#!/bin/sh\nprintf 'built after the kill' > '" + jar + "'\n");
+        List<String> args = launch(null, "--version"); // within the test's 120 s: it does not wait on the dead one
+        assertEquals("built after the kill", Files.readString(Path.of(args.get(args.indexOf("-jar") + 1))));
     }
 
     @Test
