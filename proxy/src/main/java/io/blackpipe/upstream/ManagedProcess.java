@@ -24,32 +24,42 @@ public final class ManagedProcess implements AutoCloseable {
     private final Process process;
     private final Path logFile;
 
-    private ManagedProcess(String name, Process process, Path logFile) {
+    /** The command's own process id: the watching shell's first child, which it starts at once, never its later sleeps. */
+    private final long commandPid;
+
+    private ManagedProcess(String name, Process process, Path logFile, long commandPid) {
         this.name = name;
         this.process = process;
         this.logFile = logFile;
+        this.commandPid = commandPid;
     }
 
     /**
      * Runs a command as a child of this shell, and stops it (SIGTERM, SIGKILL 10 s later) once the JVM that started it is
      * gone: killed (SIGKILL, a CI job's timeout, the out-of-memory killer), the JVM runs no shutdown hook, and a jongodb
-     * or mongod it started went on listening, re-parented to init, for good. Its exit status is the command's (128 + the
-     * signal that ended it, as Java gives it); a SIGTERM to this shell is passed on.
+     * or mongod it started went on listening, re-parented to init, for good. Gone means this shell's parent is no longer
+     * that JVM (it was re-parented): a JVM killed but not yet reaped, a zombie, still answers kill -0, and so would a
+     * process that took its pid. Its exit status is the command's (128 + the signal that ended it, as Java gives it); a
+     * SIGTERM to this shell is passed on.
      */
     private static final String ENDED_WITH_ITS_PARENT = "parent=$1; shift; \"$@\" & child=$!; "
-            + "trap 'kill -TERM $child 2>/dev/null' TERM INT HUP; waited=0; "
+            + "trap 'kill -TERM $child 2>/dev/null' TERM INT HUP; "
+            + "parent_is() { expected=$1; if [ -r /proc/$$/stat ]; then read -r stat < /proc/$$/stat; set -- ${stat##*) }; "
+            + "[ \"$2\" = \"$expected\" ]; else [ \"$(ps -o ppid= -p $$ | tr -d ' ')\" = \"$expected\" ]; fi; }; waited=0; "
             + "while kill -0 $child 2>/dev/null; do "
-            + "if ! kill -0 $parent 2>/dev/null; then "
+            + "if ! parent_is $parent; then "
             + "if [ $waited -eq 0 ]; then kill -TERM $child 2>/dev/null; elif [ $waited -ge 10 ]; then kill -KILL $child 2>/dev/null; fi; "
             + "waited=$((waited + 1)); fi; sleep 1; done; wait $child";
 
-    /** The watching shell's $0, which ps shows: what it is there for. */
+    /** The watching shell's $0, among the arguments ps shows for it: what it is there for. */
     static final String WATCHER = "blackpipe-ends-it-with-its-jvm";
 
     /** Starts {@code command}, appending its stdout and stderr to {@code logFile}; it ends with this JVM, however that ends. */
     public static ManagedProcess start(String name, List<String> command, Path logFile) throws IOException {
         Files.createDirectories(logFile.toAbsolutePath().getParent());
-        ProcessBuilder builder = new ProcessBuilder(endedWithThisJvm(name, command))
+        List<String> launched = endedWithThisJvm(name, command);
+        boolean watched = launched != command;
+        ProcessBuilder builder = new ProcessBuilder(launched)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(logFile.toFile()));
         Process process;
@@ -60,7 +70,19 @@ public final class ManagedProcess implements AutoCloseable {
         }
         // Nothing is ever sent to the child; an open stdin pipe would only be one more resource to leak.
         process.getOutputStream().close();
-        return new ManagedProcess(name, process, logFile);
+        return new ManagedProcess(name, process, logFile, watched ? firstChildOf(process) : process.pid());
+    }
+
+    private static long firstChildOf(Process shell) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (shell.isAlive() && System.nanoTime() < deadline) {
+            var child = shell.children().findFirst();
+            if (child.isPresent()) {
+                return child.get().pid();
+            }
+            pause(5);
+        }
+        return shell.pid(); // it ended first (the command could not run): the shell's exit says why
     }
 
     private static List<String> endedWithThisJvm(String name, List<String> command) throws IOException {
@@ -151,9 +173,9 @@ public final class ManagedProcess implements AutoCloseable {
         return process.isAlive();
     }
 
-    /** The command's own process id (not the shell's that watches this JVM for it), once it runs. */
+    /** The command's own process id, not the shell's that watches this JVM for it. */
     public long pid() {
-        return process.children().findFirst().map(ProcessHandle::pid).orElse(process.pid());
+        return commandPid;
     }
 
     public Path logFile() {

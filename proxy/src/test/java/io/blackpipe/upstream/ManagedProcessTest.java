@@ -89,7 +89,8 @@ class ManagedProcessTest {
                     .readLine();
             assertTrue(line != null && line.startsWith("child pid "), String.valueOf(line));
             ProcessHandle child = ProcessHandle.of(Long.parseLong(line.substring("child pid ".length()))).orElseThrow();
-            assertTrue(child.info().command().orElse("").endsWith("sleep"), () -> "the command itself: " + child.info());
+            assertEquals(List.of("300"), List.of(child.info().arguments().orElse(new String[0])),
+                    () -> "the command itself, not the watching shell's sleep 1: " + child.info());
             jvm.destroyForcibly(); // SIGKILL
             assertTrue(jvm.waitFor(10, java.util.concurrent.TimeUnit.SECONDS));
             long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
@@ -106,10 +107,6 @@ class ManagedProcessTest {
     public static final class StartsAChildAndWaits {
         public static void main(String[] args) throws Exception {
             ManagedProcess sleeper = ManagedProcess.start("sleeper", List.of("sleep", "300"), Path.of(args[0]));
-            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
-            while (ProcessHandle.current().children().anyMatch(c -> c.pid() == sleeper.pid()) && System.nanoTime() < deadline) {
-                Thread.sleep(20); // the pid is still the watching shell's: it has not started the command yet
-            }
             System.out.println("child pid " + sleeper.pid());
             System.out.flush();
             Thread.sleep(300_000);
