@@ -431,6 +431,8 @@ class RemoteBlackPipeTest {
             assertEquals("http://localhost:9090", RemoteBlackPipe.connect("localhost").adminUrl());
             assertEquals("http://[::1]:9090/prefix", RemoteBlackPipe.connect("[::1]/prefix").adminUrl());
             assertEquals("http://localhost", RemoteBlackPipe.connect("http://localhost").adminUrl(), "a URL given whole is HTTP's");
+            assertEquals("adminUrl: 'localhost:' is not a URL such as http://127.0.0.1:9090: the port after ':' is missing",
+                    assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect("localhost:")).getMessage());
         }
 
         int closed;

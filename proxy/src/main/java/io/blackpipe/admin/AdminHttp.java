@@ -125,6 +125,9 @@ public final class AdminHttp {
             throw new IllegalArgumentException("'" + admin + "' names the API's path, which every request adds; give the admin"
                     + " address: " + text.substring(0, text.length() - "/api/v1".length()));
         }
+        if (uri.getRawAuthority().endsWith(":")) { // "localhost:" became "localhost::9090", and a stack trace
+            throw new IllegalArgumentException("'" + admin + "' is not a URL such as http://127.0.0.1:9090: the port after ':' is missing");
+        }
         if (!admin.contains("://") && uri.getPort() == -1) { // "localhost": the admin server's port, not HTTP's 80
             return uri.getScheme() + "://" + uri.getRawAuthority() + ":" + DEFAULT_PORT + (uri.getRawPath() == null ? "" : uri.getRawPath());
         }

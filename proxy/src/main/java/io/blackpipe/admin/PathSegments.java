@@ -22,15 +22,15 @@ final class PathSegments {
     }
 
     /**
-     * A segment's text: its percent-escapes are UTF-8 bytes. Bytes that are no UTF-8 are refused: URLDecoder made each
+     * A segment's text: its percent-escapes and the bytes sent raw are UTF-8. Bytes that are no UTF-8 are refused: URLDecoder made each
      * one U+FFFD, so "bad%FF" and "bad%FE" named the same rule.
      */
     private static String decodedSegment(String segment) {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(segment.length());
         for (int i = 0; i < segment.length(); i++) {
             char c = segment.charAt(i);
-            if (c != '%') {
-                bytes.writeBytes(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+            if (c != '%') { // a byte sent raw: the request line is read a byte a character (ISO-8859-1)
+                bytes.write(c <= 0xFF ? c : '?');
                 continue;
             }
             int high = i + 2 < segment.length() ? Character.digit(segment.charAt(i + 1), 16) : -1;

@@ -66,17 +66,17 @@ final class EnvironmentDefaults implements IDefaultValueProvider {
         return "http://" + HostNames.withPort(dialled, number);
     }
 
-    /**
-     * Why the admin server BLACKPIPE_ADMIN_PORT describes is none a control command can dial, or null: the port 0 a proxy
-     * picks as it starts, the -1 that turns it off, a value that is no port. The default 127.0.0.1:9090 answered such
-     * a command with "cannot reach", or with another proxy's state.
-     */
     /** Whether --admin's default is where BLACKPIPE_ADMIN_HOST and _PORT put the admin server (BLACKPIPE_ADMIN unset). */
     boolean adminFromListenVariables() {
         String admin = environment.apply(ADMIN);
         return (admin == null || admin.isBlank()) && adminWhereItListens(environment) != null;
     }
 
+    /**
+     * Why the admin server BLACKPIPE_ADMIN_PORT describes is none a control command can dial, or null: the port 0 a proxy
+     * picks as it starts, the -1 that turns it off, a value that is no port. The default 127.0.0.1:9090 answered such
+     * a command with "cannot reach", or with another proxy's state.
+     */
     String whyNoAdminWhereItListens() {
         String admin = environment.apply(ADMIN);
         String port = environment.apply(ADMIN + "_PORT");

@@ -36,7 +36,8 @@ final class Table {
         StringBuilder escaped = null;
         for (int i = 0; i < text.length(); i++) {
             char c = text.charAt(i);
-            boolean control = Character.isISOControl(c) || c == '\u2028' || c == '\u2029';
+            // FORMAT holds the bidi overrides (U+202E), which reorder a row. A backslash stays: a rule's regex shows as written
+            boolean control = Character.isISOControl(c) || c == '\u2028' || c == '\u2029' || Character.getType(c) == Character.FORMAT;
             if (control && escaped == null) {
                 escaped = new StringBuilder(text.substring(0, i));
             }

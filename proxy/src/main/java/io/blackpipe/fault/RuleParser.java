@@ -168,8 +168,9 @@ public final class RuleParser {
         if (id == null || id.isBlank() || (ownId != null && ownId.asString().getValue().isBlank())) {
             throw new RuleException("id", "must not be empty");
         }
-        if (id.length() > MAX_ID_LENGTH) { // the API names a rule in its path: a longer one was added, and then out of reach
-            throw new RuleException("id", "is " + id.length() + " characters long; at most " + MAX_ID_LENGTH);
+        int length = id.codePointCount(0, id.length());
+        if (length > MAX_ID_LENGTH) { // the API names a rule in its path: a longer one was added, and then out of reach
+            throw new RuleException("id", "is " + length + " characters long; at most " + MAX_ID_LENGTH);
         }
         for (String key : document.keySet()) {
             if (!TOP_LEVEL.contains(key)) {

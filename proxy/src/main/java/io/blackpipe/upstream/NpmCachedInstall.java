@@ -44,6 +44,7 @@ public record NpmCachedInstall(String what, Path target, Layout layout, Function
      * @param withoutNpm the message when npm is needed and null: what it is needed for, what else to do
      */
     public Path ensure(Path npm, String withoutNpm) throws IOException {
+        deleteLeftovers(); // every time: a run killed during its install is followed by runs that find the cache whole
         if (check.apply(target) == null) {
             return target;
         }
@@ -56,7 +57,6 @@ public record NpmCachedInstall(String what, Path target, Layout layout, Function
                 ? "installing " + what + " from the npm registry into " + target + " (once; a minute or so)"
                 : "the install of " + what + " in " + target + " is unusable (" + problem + "): installing it again");
         Files.createDirectories(target.getParent());
-        deleteLeftovers();
         Path staging = Files.createTempDirectory(target.getParent(), target.getFileName() + ".staging-");
         try {
             layout.into(staging);
@@ -86,6 +86,9 @@ public record NpmCachedInstall(String what, Path target, Layout layout, Function
      * under way (npm has five minutes).
      */
     private void deleteLeftovers() {
+        if (!Files.isDirectory(target.getParent())) {
+            return;
+        }
         String prefix = target.getFileName().toString();
         long anHourAgo = System.currentTimeMillis() - Duration.ofHours(1).toMillis();
         try (var siblings = Files.list(target.getParent())) {

@@ -85,6 +85,9 @@ class AdminRequestLimitsTest {
         assertEquals(200, fired.statusCode(), fired::body);
         assertEquals(200, send("DELETE", "/api/v1/rules/" + AdminHttp.encode(longest), null).statusCode());
         assertTrue(proxy.rules().rules().isEmpty());
+        String emoji = "\uD83D\uDE00".repeat(RuleParser.MAX_ID_LENGTH); // characters, not UTF-16 units: 256, 12 bytes each encoded
+        assertEquals(200, send("PUT", "/api/v1/rules/" + AdminHttp.encode(emoji), RULE).statusCode());
+        assertEquals(200, send("DELETE", "/api/v1/rules/" + AdminHttp.encode(emoji), null).statusCode());
     }
 
     @Test
@@ -94,6 +97,10 @@ class AdminRequestLimitsTest {
         assertEquals(List.of("café"), proxy.rules().rules().stream().map(rule -> rule.id()).toList());
         assertRefused(400, "not UTF-8", send("DELETE", "/api/v1/rules/caf%FE", null));
         assertEquals(1, proxy.rules().rules().size(), "U+FFFD made 'caf%FE' name another rule's replaced id");
+        // bytes sent raw, not percent-encoded: UTF-8 too
+        assertTrue(raw("GET /api/v1/rules/caf\u00c3\u00a9/fired HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").startsWith("HTTP/1.1 200 "));
+        String lone = raw("GET /api/v1/rules/caf\u00e9/fired HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertTrue(lone.startsWith("HTTP/1.1 400 ") && lone.contains("is not UTF-8 once decoded"), lone);
     }
 
     @Test

@@ -19,8 +19,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(BlackPipeTestOptionsTest.LaneAsUpstream.class)
 @BlackPipeTest(port = BlackPipeTestPortTest.PORT)
 class BlackPipeTestPortTest {
-    /** Fixed, as an application's configuration would be (an annotation takes constants only). */
-    static final int PORT = 47391;
+    /** Fixed, as an application's configuration would be (an annotation takes constants only); below Linux's ephemeral ports. */
+    static final int PORT = 27391;
     private static final String DB = UpstreamLane.freshDatabaseName("junit-port");
 
     @Test

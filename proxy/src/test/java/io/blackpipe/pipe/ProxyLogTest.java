@@ -24,7 +24,6 @@ class ProxyLogTest {
         }
     }
 
-    /** A member refusing the proxy's client certificate is no app refusing the proxy's: no hint about --tls-cert. */
     /** Netty's OutOfMemoryError for a large message was a SEVERE line and a 25-line stack: a sizing, said as one. */
     @Test
     void runningOutOfDirectMemoryIsOneLineSayingWhatToGive() throws Exception {
@@ -37,6 +36,7 @@ class ProxyLogTest {
         }
     }
 
+    /** A member refusing the proxy's client certificate is no app refusing the proxy's: no hint about --tls-cert. */
     @Test
     void aMembersRefusalGivesNoListenerHint() throws Exception {
         try (LogCapture log = LogCapture.start()) {

@@ -109,6 +109,12 @@ class JongodbInstallerTest {
         onLinux(cache, fakeNpm("")).ensureInstalled();
         assertEquals(List.of("jongodb-0.1.5.staging-789", "jongodb-0.1.6", "jongodb-0.1.6.staging-456"), entries(cache));
         assertTrue(Files.exists(underWay));
+
+        // and a start that finds the cache whole: the runs after the one killed during its install
+        Path killedLater = Files.createDirectories(cache.resolve("jongodb-0.1.6.staging-999"));
+        Files.setLastModifiedTime(killedLater, twoHoursAgo);
+        onLinux(cache, null).ensureInstalled(); // no npm: the install is there
+        assertEquals(List.of("jongodb-0.1.5.staging-789", "jongodb-0.1.6", "jongodb-0.1.6.staging-456"), entries(cache));
     }
 
     @Test
