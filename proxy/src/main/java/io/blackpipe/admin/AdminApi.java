@@ -1,6 +1,7 @@
 package io.blackpipe.admin;
 
 import io.blackpipe.fault.BundledScenarios;
+import io.blackpipe.fault.CommandSpelling;
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Bandwidth;
@@ -222,7 +223,7 @@ final class AdminApi {
         BsonDocument document = parseBody(body);
         String ruleId = document.isString("id") ? document.getString("id").getValue() : UUID.randomUUID().toString();
         proxy.rules().put(parseRule(ruleId, document));
-        return AdminResponse.json(HttpResponseStatus.CREATED, new BsonDocument("id", new BsonString(ruleId)));
+        return AdminResponse.json(HttpResponseStatus.CREATED, withNotes(new BsonDocument("id", new BsonString(ruleId)), document));
     }
 
     private AdminResponse clearRules() {
@@ -240,7 +241,18 @@ final class AdminApi {
                     + "' in the path; leave it out or make them the same");
         }
         proxy.rules().put(parseRule(id, document));
-        return AdminResponse.ok("id", new BsonString(id));
+        return AdminResponse.ok(withNotes(new BsonDocument("id", new BsonString(id)), document));
+    }
+
+    /** The answer to a rule taken, with a note for each command name that looks misspelt, as `fault add` prints them. */
+    private static BsonDocument withNotes(BsonDocument answer, BsonDocument rule) {
+        List<String> notes = CommandSpelling.notes(rule);
+        if (!notes.isEmpty()) {
+            BsonArray said = new BsonArray();
+            notes.forEach(note -> said.add(new BsonString("data.failCommands: " + note)));
+            answer.append("notes", said);
+        }
+        return answer;
     }
 
     private AdminResponse removeRule(String id, String rawPath) {

@@ -90,6 +90,18 @@ class AdminRequestLimitsTest {
         assertEquals(200, send("DELETE", "/api/v1/rules/" + AdminHttp.encode(emoji), null).statusCode());
     }
 
+    /** `fault add` printed a note for a misspelt command; the API said a bare 201 (the rule is taken: it may be meant). */
+    @Test
+    void aMisspeltCommandNameGetsANoteFromTheApiToo() throws Exception {
+        String misspelt = "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['insret'], errorCode: 2}}";
+        for (HttpResponse<String> taken : List.of(send("POST", "/api/v1/rules", misspelt), send("PUT", "/api/v1/rules/typo", misspelt))) {
+            assertTrue(taken.statusCode() == 201 || taken.statusCode() == 200, taken::body);
+            String note = BsonDocument.parse(taken.body()).getArray("notes").get(0).asString().getValue();
+            assertTrue(note.startsWith("data.failCommands: 'insret' is no command blackpipe knows: did you mean 'insert'"), note);
+        }
+        assertTrue(!BsonDocument.parse(send("PUT", "/api/v1/rules/fine", RULE).body()).containsKey("notes"), "none for a known name");
+    }
+
     @Test
     void aPathSegmentThatIsNoUtf8IsRefusedNotReplaced() throws Exception {
         assertRefused(400, "segment 'bad%FFbyte' is not UTF-8 once decoded", send("PUT", "/api/v1/rules/bad%FFbyte", RULE));
