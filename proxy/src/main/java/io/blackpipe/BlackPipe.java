@@ -257,8 +257,7 @@ public final class BlackPipe implements AutoCloseable {
     /**
      * {@code member} (primary, secondary, all or host:port) refuses connections for {@code duration} (zero: until restored).
      *
-     * @throws IllegalArgumentException naming the known members, when {@code member} names none (a typo, or
-     *                                  "secondary" where no member can be one)
+     * @throws IllegalArgumentException naming the known members, when {@code member} names none (a typo, or "secondary" where none can be)
      * @throws IllegalStateException    when no member has that role now (primary, while a simulated set elects)
      */
     public void outage(String member, Duration duration) {

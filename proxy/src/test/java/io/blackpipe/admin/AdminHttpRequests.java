@@ -1,6 +1,12 @@
 package io.blackpipe.admin;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -22,5 +28,25 @@ final class AdminHttpRequests {
             request.headers(headers);
         }
         return HTTP.send(request.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** Sends {@code request} raw, and returns all the server answered (as ISO-8859-1) before it closed the connection. */
+    static String raw(int port, byte[] request) throws IOException {
+        try (Socket socket = new Socket("127.0.0.1", port)) {
+            socket.setSoTimeout(5_000);
+            socket.getOutputStream().write(request);
+            socket.getOutputStream().flush();
+            ByteArrayOutputStream answer = new ByteArrayOutputStream();
+            InputStream in = socket.getInputStream();
+            byte[] buffer = new byte[4096];
+            try {
+                for (int n; (n = in.read(buffer)) >= 0; ) {
+                    answer.write(buffer, 0, n);
+                }
+            } catch (SocketTimeoutException e) {
+                throw new AssertionError("the server left the connection open after: " + answer.toString(StandardCharsets.ISO_8859_1));
+            }
+            return answer.toString(StandardCharsets.ISO_8859_1);
+        }
     }
 }

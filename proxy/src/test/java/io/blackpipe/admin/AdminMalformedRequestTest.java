@@ -13,7 +13,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -60,24 +59,8 @@ class AdminMalformedRequestTest {
         assertEquals(1, proxy.rules().rules().size());
     }
 
-    /** Sends {@code request} raw, and returns all the server answered before it closed the connection. */
     private String rawExchange(byte[] request) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", admin.port())) {
-            socket.setSoTimeout(5_000);
-            socket.getOutputStream().write(request);
-            socket.getOutputStream().flush();
-            ByteArrayOutputStream answer = new ByteArrayOutputStream();
-            InputStream in = socket.getInputStream();
-            byte[] buffer = new byte[4096];
-            try {
-                for (int n; (n = in.read(buffer)) >= 0; ) {
-                    answer.write(buffer, 0, n);
-                }
-            } catch (SocketTimeoutException e) {
-                throw new AssertionError("the server left the connection open after: " + answer.toString(StandardCharsets.ISO_8859_1));
-            }
-            return answer.toString(StandardCharsets.ISO_8859_1);
-        }
+        return AdminHttpRequests.raw(admin.port(), request);
     }
 
     @Test

@@ -9,7 +9,6 @@ import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.UpstreamLane;
 import java.io.IOException;
-import java.net.Socket;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -150,10 +149,6 @@ class AdminRequestLimitsTest {
     }
 
     private String raw(String request) throws IOException {
-        try (Socket socket = new Socket("127.0.0.1", admin.port())) {
-            socket.setSoTimeout(5_000);
-            socket.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
-            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        }
+        return AdminHttpRequests.raw(admin.port(), request.getBytes(StandardCharsets.ISO_8859_1));
     }
 }
