@@ -11,7 +11,6 @@ import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.UpstreamLane;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
