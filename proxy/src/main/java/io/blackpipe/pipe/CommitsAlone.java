@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.topology.Discovery;
 import io.blackpipe.topology.MemberQuirks;
 import io.blackpipe.wire.CommandFacts;
 import java.util.ArrayList;
@@ -24,8 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * once it may go, and it then asks again.
  */
 final class CommitsAlone {
-    /** The gate of each deployment, by its members' addresses: proxies in front of the same node share one. */
-    private static final Map<String, CommitsAlone> BY_DEPLOYMENT = new ConcurrentHashMap<>();
+    /** The gate of each node set, by the addresses the proxies dial: proxies in front of the same node share one. */
+    private static final Map<String, CommitsAlone> BY_NODES = new ConcurrentHashMap<>();
 
     /** What such a member changes outside a transaction, and so what a commit must not run beside. */
     private static final Set<String> WRITES = Set.of("insert", "update", "delete", "findAndModify", "findandmodify",
@@ -43,9 +44,14 @@ final class CommitsAlone {
     private final Set<Runnable> commitsWaiting = new HashSet<>();
     private final List<Runnable> wakeUps = new ArrayList<>();
 
-    /** The gate every proxy of this JVM in front of these members (their addresses as the deployment names them) shares. */
-    static CommitsAlone sharedBy(List<?> members) {
-        return BY_DEPLOYMENT.computeIfAbsent(members.stream().map(Object::toString).sorted().toList().toString(), key -> new CommitsAlone());
+    /**
+     * The gate every proxy of this JVM that dials the same nodes shares: by the addresses dialled, not the members' names,
+     * which a simulated set makes up (simulated-1:PORT): a simulated set and a plain proxy over one jongodb had two gates.
+     */
+    static CommitsAlone sharedBy(Discovery.Deployment deployment) {
+        String nodes = deployment.members().stream().map(member -> deployment.dialAliases().getOrDefault(member, member).toString())
+                .distinct().sorted().toList().toString();
+        return BY_NODES.computeIfAbsent(nodes, key -> new CommitsAlone());
     }
 
     /** COMMIT or WRITE for a command this gate holds at a member with the quirk, else null. */

@@ -48,6 +48,16 @@ class ConcurrentCommitsDriverTest extends DriverRigTest {
         }
     }
 
+    /** The same beside a proxy that simulates a set over the node: its members' names are its own, the node is not. */
+    @Test
+    void transactionsThroughASimulatedSetBesidePlainWritesThroughAnotherProxyLoseNothing() throws Exception {
+        try (BlackPipe simulated = BlackPipe.builder().upstream(UpstreamLane.singleNodeUri()).simulateMembers(3).start();
+             MongoClient transactions = MongoClients.create(simulated.connectionString() + "&retryWrites=true");
+             MongoClient plain = rig.client("retryWrites=true")) {
+            writeAtOnceAndCheck(transactions, plain);
+        }
+    }
+
     private void writeAtOnceAndCheck(MongoClient client, MongoClient plainClient) throws Exception {
         int documents = (TRANSACTION_THREADS + PLAIN_THREADS) * PER_THREAD;
         rig.serverSide("counters").insertMany(IntStream.range(0, documents)
