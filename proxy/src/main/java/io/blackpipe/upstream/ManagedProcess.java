@@ -24,7 +24,7 @@ public final class ManagedProcess implements AutoCloseable {
     private final Process process;
     private final Path logFile;
 
-    /** The command's own process id: the watching shell's first child, which it starts at once, never its later sleeps. */
+    /** The command's own process id, as the watching shell wrote it, never its watcher's sleeps. */
     private final long commandPid;
 
     private ManagedProcess(String name, Process process, Path logFile, long commandPid) {
@@ -39,17 +39,19 @@ public final class ManagedProcess implements AutoCloseable {
      * gone: killed (SIGKILL, a CI job's timeout, the out-of-memory killer), the JVM runs no shutdown hook, and a jongodb
      * or mongod it started went on listening, re-parented to init, for good. Gone means this shell's parent is no longer
      * that JVM (it was re-parented): a JVM killed but not yet reaped, a zombie, still answers kill -0, and so would a
-     * process that took its pid. Its exit status is the command's (128 + the signal that ended it, as Java gives it); a
-     * SIGTERM to this shell is passed on.
+     * process that took its pid. A subshell watches, once a second; the shell itself waits for the command, so it ends
+     * as the command ends, with its exit status (128 + the signal that ended it, as Java gives it), and passes a SIGTERM
+     * on. The command's pid goes to a file beside its log: the shell's children include the watcher's sleeps.
      */
-    private static final String ENDED_WITH_ITS_PARENT = "parent=$1; shift; \"$@\" & child=$!; "
-            + "trap 'kill -TERM $child 2>/dev/null' TERM INT HUP; "
+    private static final String ENDED_WITH_ITS_PARENT = "parent=$1; pidfile=$2; shift 2; \"$@\" & child=$!; echo $child > \"$pidfile\"; "
             + "parent_is() { expected=$1; if [ -r /proc/$$/stat ]; then read -r stat < /proc/$$/stat; set -- ${stat##*) }; "
-            + "[ \"$2\" = \"$expected\" ]; else [ \"$(ps -o ppid= -p $$ | tr -d ' ')\" = \"$expected\" ]; fi; }; waited=0; "
-            + "while kill -0 $child 2>/dev/null; do "
+            + "[ \"$2\" = \"$expected\" ]; else [ \"$(ps -o ppid= -p $$ | tr -d ' ')\" = \"$expected\" ]; fi; }; "
+            + "( waited=0; while kill -0 $child 2>/dev/null; do "
             + "if ! parent_is $parent; then "
             + "if [ $waited -eq 0 ]; then kill -TERM $child 2>/dev/null; elif [ $waited -ge 10 ]; then kill -KILL $child 2>/dev/null; fi; "
-            + "waited=$((waited + 1)); fi; sleep 1; done; wait $child";
+            + "waited=$((waited + 1)); fi; sleep 1; done ) & "
+            + "trap 'kill -TERM $child 2>/dev/null' TERM INT HUP; wait $child; status=$?; "
+            + "while kill -0 $child 2>/dev/null; do wait $child; status=$?; done; exit $status"; // a trapped signal ends a wait early
 
     /** The watching shell's $0, among the arguments ps shows for it: what it is there for. */
     static final String WATCHER = "blackpipe-ends-it-with-its-jvm";
@@ -57,7 +59,9 @@ public final class ManagedProcess implements AutoCloseable {
     /** Starts {@code command}, appending its stdout and stderr to {@code logFile}; it ends with this JVM, however that ends. */
     public static ManagedProcess start(String name, List<String> command, Path logFile) throws IOException {
         Files.createDirectories(logFile.toAbsolutePath().getParent());
-        List<String> launched = endedWithThisJvm(name, command);
+        Path pidFile = logFile.resolveSibling(logFile.getFileName() + ".pid");
+        Files.deleteIfExists(pidFile);
+        List<String> launched = endedWithThisJvm(name, command, pidFile);
         boolean watched = launched != command;
         ProcessBuilder builder = new ProcessBuilder(launched)
                 .redirectErrorStream(true)
@@ -70,22 +74,26 @@ public final class ManagedProcess implements AutoCloseable {
         }
         // Nothing is ever sent to the child; an open stdin pipe would only be one more resource to leak.
         process.getOutputStream().close();
-        return new ManagedProcess(name, process, logFile, watched ? firstChildOf(process) : process.pid());
+        return new ManagedProcess(name, process, logFile, watched ? commandPid(process, pidFile) : process.pid());
     }
 
-    private static long firstChildOf(Process shell) throws IOException {
+    /** The pid the watching shell wrote as it started the command; its own when it ended first (the command could not run). */
+    private static long commandPid(Process shell, Path pidFile) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (shell.isAlive() && System.nanoTime() < deadline) {
-            var child = shell.children().findFirst();
-            if (child.isPresent()) {
-                return child.get().pid();
+        while (System.nanoTime() < deadline) {
+            String written = Files.exists(pidFile) ? Files.readString(pidFile) : "";
+            if (written.endsWith("\n")) { // whole: echo's line
+                return Long.parseLong(written.strip());
+            }
+            if (!shell.isAlive() && !Files.exists(pidFile)) {
+                break;
             }
             pause(5);
         }
-        return shell.pid(); // it ended first (the command could not run): the shell's exit says why
+        return shell.pid();
     }
 
-    private static List<String> endedWithThisJvm(String name, List<String> command) throws IOException {
+    private static List<String> endedWithThisJvm(String name, List<String> command, Path pidFile) throws IOException {
         if (System.getProperty("os.name", "").startsWith("Windows")) {
             return command; // no sh: a Job Object would do it there
         }
@@ -97,7 +105,8 @@ public final class ManagedProcess implements AutoCloseable {
             throw new IOException("could not start " + name + " (" + String.join(" ", command) + "): " + program
                     + (program.contains(File.separator) ? " is no executable file" : " is on no directory of PATH"));
         }
-        List<String> watched = new ArrayList<>(List.of("sh", "-c", ENDED_WITH_ITS_PARENT, WATCHER, Long.toString(ProcessHandle.current().pid())));
+        List<String> watched = new ArrayList<>(List.of("sh", "-c", ENDED_WITH_ITS_PARENT, WATCHER, Long.toString(ProcessHandle.current().pid()),
+                pidFile.toString()));
         watched.addAll(command);
         return watched;
     }

@@ -103,6 +103,56 @@ class ManagedProcessTest {
         }
     }
 
+    /**
+     * The same for a JVM killed and not reaped, a zombie (its parent does not wait for it, as some harnesses do not): it
+     * still answers kill -0, and a watcher that asked that kept the child until the JVM was reaped.
+     */
+    @Test
+    void theChildEndsWhenTheJvmThatStartedItIsKilledAndNotReaped() throws Exception {
+        Path out = dir.resolve("jvm.out");
+        String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        // sh starts the JVM, then becomes a sleep that never waits for it
+        Process neverReaps = new ProcessBuilder("sh", "-c", "\"$0\" -cp \"$1\" \"$2\" \"$3\" > \"$4\" 2>&1 & exec sleep 60", javaBin, classPath,
+                StartsAChildAndWaits.class.getName(), dir.resolve("child.log").toString(), out.toString()).start();
+        try {
+            long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+            String said = "";
+            while (!said.contains("\n") && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+                said = Files.exists(out) ? Files.readString(out) : "";
+            }
+            assertTrue(said.startsWith("child pid "), said);
+            ProcessHandle child = ProcessHandle.of(Long.parseLong(said.strip().substring("child pid ".length()))).orElseThrow();
+            ProcessHandle jvm = ProcessHandle.of(neverReaps.pid()).orElseThrow().children().findFirst().orElseThrow();
+            assertTrue(jvm.destroyForcibly());
+            long end = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+            while (child.isAlive() && System.nanoTime() < end) {
+                Thread.sleep(100);
+            }
+            assertTrue(!child.isAlive(), "the child outlived the JVM that started it, which no one reaped");
+        } finally {
+            neverReaps.descendants().forEach(ProcessHandle::destroyForcibly);
+            neverReaps.destroyForcibly();
+        }
+    }
+
+    /** A command that exits at once: pid() is still its own, not the watcher's sleep, and its end is seen at once. */
+    @Test
+    void aCommandThatExitsAtOnceKeepsItsPidAndEndsItsProcess() throws Exception {
+        try (ManagedProcess quick = ManagedProcess.start("quick", sh("exit 3"), dir.resolve("quick.log"))) {
+            long started = System.nanoTime();
+            while (quick.isAlive() && System.nanoTime() - started < java.util.concurrent.TimeUnit.SECONDS.toNanos(5)) {
+                Thread.sleep(10);
+            }
+            assertFalse(quick.isAlive());
+            assertTrue(System.nanoTime() - started < java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(900),
+                    "ended as its command ended, not at the watcher's next second");
+            assertTrue(ProcessHandle.of(quick.pid()).map(p -> !p.info().commandLine().orElse("").contains("sleep")).orElse(true),
+                    "the command's pid, not a sleep's");
+        }
+    }
+
     /** Starts a long sleep as a ManagedProcess, says its pid, and waits to be killed. */
     public static final class StartsAChildAndWaits {
         public static void main(String[] args) throws Exception {
