@@ -170,6 +170,10 @@ public final class BlackPipeBuilder {
             throw new IllegalArgumentException(
                     "tlsClientCa: needs tls(cert, key) too, client certificates are asked for over TLS");
         }
+        if (simulateMembers > 0 && port > 0 && port + simulateMembers - 1 > 65535) { // as the CLI says it, before any bind
+            throw new IllegalArgumentException("port: " + port + " leaves no room for simulateMembers " + simulateMembers
+                    + ": their listeners take ports " + port + "-" + (port + simulateMembers - 1) + ", past 65535");
+        }
         ProxyConfig base = ProxyConfig.embedded(upstream);
         ProxyConfig config = new ProxyConfig(base.upstream(), base.bindHost(), port, base.advertiseHost(), base.adminHost(),
                 adminPort, base.memberPorts(), base.connectTimeoutMillis())

@@ -33,6 +33,10 @@ class BlackPipePortTest {
                     () -> BlackPipe.builder().upstream(UpstreamLane.uri()).port(port).start().close());
             assertTrue(String.valueOf(taken.getMessage()).contains(Integer.toString(port)), () -> "names the port: " + taken);
         }
+        // as the CLI refuses --port 65535 --simulate-members 3, before a listener binds (it failed at the second one)
+        assertEquals("port: 65535 leaves no room for simulateMembers 3: their listeners take ports 65535-65537, past 65535",
+                assertThrows(IllegalArgumentException.class,
+                        () -> BlackPipe.builder().upstream(UpstreamLane.uri()).port(65535).simulateMembers(3).start()).getMessage());
         assertEquals("port: 65536 is out of range (0 picks free ports)",
                 assertThrows(IllegalArgumentException.class, () -> BlackPipe.builder().port(65536)).getMessage());
         assertEquals("port: -1 is out of range (0 picks free ports)",

@@ -217,7 +217,9 @@ public final class AdminServer implements AutoCloseable {
 
         /** The answer, or null when the request became a stream (history?follow=true). */
         private AdminResponse route(ChannelHandlerContext ctx, FullHttpRequest request) {
-            QueryStringDecoder uri = new QueryStringDecoder(request.uri());
+            // a request target in absolute form (http://host:port/path), which a server must take (RFC 9112 3.2.2): its path
+            String target = request.uri().matches("(?i)https?://.*") ? request.uri().replaceFirst("(?i)^https?://[^/?#]*", "") : request.uri();
+            QueryStringDecoder uri = new QueryStringDecoder(target.isEmpty() ? "/" : target);
             // The API splits the raw path and decodes each segment: decoded first, "rules/a%2Fb" would read as rules/a/b.
             String path = uri.rawPath();
             if (request.protocolVersion().equals(HttpVersion.HTTP_1_1) && !request.headers().contains(HttpHeaderNames.HOST)) {

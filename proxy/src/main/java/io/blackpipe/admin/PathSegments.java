@@ -21,6 +21,13 @@ final class PathSegments {
         return parts;
     }
 
+    /** The segment with the bytes sent raw (beyond ASCII) percent-encoded: the message shows what was sent, not a guess. */
+    private static String asSent(String segment) {
+        StringBuilder shown = new StringBuilder();
+        segment.chars().forEach(c -> shown.append(c < 0x80 ? String.valueOf((char) c) : String.format("%%%02X", c & 0xFF)));
+        return shown.toString();
+    }
+
     /**
      * A segment's text: its percent-escapes and the bytes sent raw are UTF-8. Bytes that are no UTF-8 are refused: URLDecoder made each
      * one U+FFFD, so "bad%FF" and "bad%FE" named the same rule.
@@ -44,7 +51,7 @@ final class PathSegments {
         try {
             return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes.toByteArray())).toString();
         } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException("segment '" + segment + "' is not UTF-8 once decoded");
+            throw new IllegalArgumentException("segment '" + asSent(segment) + "' is not UTF-8 once decoded");
         }
     }
 }

@@ -33,20 +33,15 @@ final class Table {
     }
 
     static String escaped(String text) {
-        StringBuilder escaped = null;
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            // FORMAT holds the bidi overrides (U+202E), which reorder a row. A backslash stays: a rule's regex shows as written
-            boolean control = Character.isISOControl(c) || c == '\u2028' || c == '\u2029' || Character.getType(c) == Character.FORMAT;
-            if (control && escaped == null) {
-                escaped = new StringBuilder(text.substring(0, i));
-            }
-            if (escaped != null) {
-                escaped.append(!control ? String.valueOf(c) : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
-                        : String.format("\\u%04x", (int) c));
-            }
-        }
-        return escaped == null ? text : escaped.toString();
+        StringBuilder escaped = new StringBuilder(text.length());
+        text.codePoints().forEach(c -> {
+            // FORMAT holds the bidi overrides (U+202E) and tag characters, which reorder or hide a row's text; a backslash
+            // stays, so that a rule's regex shows as written
+            boolean control = Character.isISOControl(c) || c == 0x2028 || c == 0x2029 || Character.getType(c) == Character.FORMAT;
+            escaped.append(!control ? Character.toString(c) : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
+                    : c > 0xFFFF ? String.format("\\U%08x", c) : String.format("\\u%04x", c));
+        });
+        return escaped.toString();
     }
 
     /**

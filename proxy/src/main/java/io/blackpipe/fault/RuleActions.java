@@ -163,7 +163,9 @@ final class RuleActions {
         if (data.containsKey("errorCode")) {
             BsonValue code = data.get("errorCode");
             if (!code.isNumber() || code.asNumber().doubleValue() != code.asNumber().intValue()) {
-                throw new RuleException("data.errorCode", "must be an integer" + RuleFields.got(code));
+                boolean whole = code.isNumber() && code.asNumber().doubleValue() == Math.rint(code.asNumber().doubleValue());
+                throw new RuleException("data.errorCode", (whole ? "must fit 32 bits, as the server's error codes do" : "must be an integer")
+                        + RuleFields.got(code));
             }
             return code.asNumber().intValue();
         }

@@ -48,7 +48,7 @@ final class RuleFields {
         return value.asNumber().longValue();
     }
 
-    /** ", got '1'" (the value as JSON, cut at 60 characters), so that an error says what was given; "" for none. */
+    /** ", got \"x\"" (the value as JSON, cut at 60 characters), so that an error says what was given; "" for none. */
     static String got(BsonValue value) {
         if (value == null) {
             return "";

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
  * Control characters are now escaped; --json, Prometheus and the history API carried them escaped already.
  */
 class ClientTextInTablesTest {
-    private static final String FORGED = "app\n999  127.0.0.1:1  10.6.6.6:1  forged-app\u001b[31m\u202e";
+    private static final String FORGED = "app\n999  127.0.0.1:1  10.6.6.6:1  forged-app\u001b[31m\u202e\uDB40\uDC41";
 
     @Test
     void anAppNameWithANewlinePrintsEscapedInItsOwnRow() throws Exception {
@@ -37,7 +37,7 @@ class ClientTextInTablesTest {
             for (String[] command : new String[][] {{"connections", "list"}, {"history"}}) {
                 CliRun run = rig.run(command);
                 assertEquals(0, run.exitCode(), run::toString);
-                assertTrue(run.out().contains("app\\n999  127.0.0.1:1  10.6.6.6:1  forged-app\\u001b[31m\\u202e"), run::toString);
+                assertTrue(run.out().contains("app\\n999  127.0.0.1:1  10.6.6.6:1  forged-app\\u001b[31m\\u202e\\U000e0041"), run::toString);
                 assertFalse(run.out().lines().anyMatch(line -> line.startsWith("999")), () -> "a row the client forged: " + run);
                 assertFalse(run.out().contains("\u001b") || run.out().contains("\u202e"), "no ESC, no right-to-left override: " + run);
             }

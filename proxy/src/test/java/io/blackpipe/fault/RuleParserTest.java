@@ -636,6 +636,10 @@ class RuleParserTest {
                 rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyBytes: 64}")).getMessage());
         assertEquals("data.trickleReplyBytes: required with trickleReplyIntervalMS: the bytes of each piece",
                 rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyIntervalMS: 250}")).getMessage());
+        assertEquals("data.errorCode: must fit 32 bits, as the server's error codes do, got 99999999999",
+                rejected(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: {$numberLong: '99999999999'}}")).getMessage());
+        assertEquals("data.errorCode: must be an integer, got 91.5",
+                rejected(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: 91.5}")).getMessage());
         assertEquals("data.trickleReplyBytes: must be a whole number of at least 1, got 0",
                 rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyBytes: 0}")).getMessage(),
                 "a bad value is named before the missing field");
