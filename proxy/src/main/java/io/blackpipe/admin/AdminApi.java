@@ -60,7 +60,7 @@ final class AdminApi {
         try {
             parts = PathSegments.decoded(rawPath.substring("/api/v1/".length()));
         } catch (IllegalArgumentException e) {
-            return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "path " + rawPath + ": " + e.getMessage());
+            return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "path " + PathSegments.asSent(rawPath) + ": " + e.getMessage());
         }
         AdminRoute route = route(parts, rawPath, query, body, followHistory);
         if (route == null) {

@@ -219,7 +219,7 @@ public final class AdminServer implements AutoCloseable {
         private AdminResponse route(ChannelHandlerContext ctx, FullHttpRequest request) {
             // a request target in absolute form (http://host:port/path), which a server must take (RFC 9112 3.2.2): its path
             String target = request.uri().matches("(?i)https?://.*") ? request.uri().replaceFirst("(?i)^https?://[^/?#]*", "") : request.uri();
-            QueryStringDecoder uri = new QueryStringDecoder(target.isEmpty() ? "/" : target);
+            QueryStringDecoder uri = new QueryStringDecoder(target.isEmpty() || target.startsWith("?") ? "/" + target : target);
             // The API splits the raw path and decodes each segment: decoded first, "rules/a%2Fb" would read as rules/a/b.
             String path = uri.rawPath();
             if (request.protocolVersion().equals(HttpVersion.HTTP_1_1) && !request.headers().contains(HttpHeaderNames.HOST)) {

@@ -22,7 +22,7 @@ final class PathSegments {
     }
 
     /** The segment with the bytes sent raw (beyond ASCII) percent-encoded: the message shows what was sent, not a guess. */
-    private static String asSent(String segment) {
+    static String asSent(String segment) {
         StringBuilder shown = new StringBuilder();
         segment.chars().forEach(c -> shown.append(c < 0x80 ? String.valueOf((char) c) : String.format("%%%02X", c & 0xFF)));
         return shown.toString();

@@ -163,7 +163,8 @@ final class RuleActions {
         if (data.containsKey("errorCode")) {
             BsonValue code = data.get("errorCode");
             if (!code.isNumber() || code.asNumber().doubleValue() != code.asNumber().intValue()) {
-                boolean whole = code.isNumber() && code.asNumber().doubleValue() == Math.rint(code.asNumber().doubleValue());
+                double number = code.isNumber() ? code.asNumber().doubleValue() : Double.NaN;
+                boolean whole = Double.isFinite(number) && number == Math.rint(number);
                 throw new RuleException("data.errorCode", (whole ? "must fit 32 bits, as the server's error codes do" : "must be an integer")
                         + RuleFields.got(code));
             }

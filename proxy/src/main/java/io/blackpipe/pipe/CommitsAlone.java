@@ -1,8 +1,10 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.topology.Discovery;
+import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberQuirks;
 import io.blackpipe.wire.CommandFacts;
+import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -45,13 +47,20 @@ final class CommitsAlone {
     private final List<Runnable> wakeUps = new ArrayList<>();
 
     /**
-     * The gate every proxy of this JVM that dials the same nodes shares: by the addresses dialled, not the members' names,
-     * which a simulated set makes up (simulated-1:PORT): a simulated set and a plain proxy over one jongodb had two gates.
+     * The gate every proxy of this JVM that dials the same nodes shares: by the addresses dialled, resolved, not the members'
+     * names, which a simulated set makes up (simulated-1:PORT), nor as written: a simulated set and a plain proxy over one
+     * jongodb had two gates, and so had localhost:P and 127.0.0.1:P.
      */
     static CommitsAlone sharedBy(Discovery.Deployment deployment) {
-        String nodes = deployment.members().stream().map(member -> deployment.dialAliases().getOrDefault(member, member).toString())
+        String nodes = deployment.members().stream().map(member -> node(deployment.dialAliases().getOrDefault(member, member)))
                 .distinct().sorted().toList().toString();
         return BY_NODES.computeIfAbsent(nodes, key -> new CommitsAlone());
+    }
+
+    /** The node's address as resolved (127.0.0.1:PORT, whether written localhost or not); its name when it resolves to none. */
+    private static String node(MemberAddress address) {
+        InetSocketAddress resolved = new InetSocketAddress(address.host(), address.port());
+        return resolved.isUnresolved() ? address.toString() : resolved.getAddress().getHostAddress() + ":" + address.port();
     }
 
     /** COMMIT or WRITE for a command this gate holds at a member with the quirk, else null. */

@@ -111,9 +111,11 @@ class AdminRequestLimitsTest {
         // bytes sent raw, not percent-encoded: UTF-8 too
         assertTrue(raw("GET /api/v1/rules/caf\u00c3\u00a9/fired HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").startsWith("HTTP/1.1 200 "));
         String lone = raw("GET /api/v1/rules/caf\u00e9/fired HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assertTrue(lone.startsWith("HTTP/1.1 400 ") && lone.contains("segment 'caf%E9' is not UTF-8 once decoded"), lone);
+        assertTrue(lone.startsWith("HTTP/1.1 400 ") && lone.contains("path /api/v1/rules/caf%E9/fired: segment 'caf%E9' is not UTF-8"), lone);
         // a request target in absolute form is its path (RFC 9112 3.2.2)
         assertTrue(raw("GET http://127.0.0.1:1/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").startsWith("HTTP/1.1 200 "));
+        String emptyPath = raw("GET http://127.0.0.1:1?x=1 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assertTrue(emptyPath.contains("no resource at /\n"), emptyPath);
     }
 
     @Test

@@ -48,6 +48,19 @@ class ConcurrentCommitsDriverTest extends DriverRigTest {
         }
     }
 
+    /** The same with the node written another way: localhost:P and 127.0.0.1:P had a gate each. */
+    @Test
+    void transactionsThroughAProxyDiallingTheNodeByAnotherNameLoseNothing() throws Exception {
+        String byName = UpstreamLane.singleNodeUri().replace("127.0.0.1", "localhost");
+        String direct = byName + (byName.contains("?") ? "&" : byName.substring(byName.indexOf("://") + 3).contains("/") ? "?" : "/?")
+                + "directConnection=true"; // dialled as written
+        try (BlackPipe byAnotherName = BlackPipe.start(direct.replaceAll("(?i)([?&])replicaSet=[^&]*&?", "$1"));
+             MongoClient transactions = MongoClients.create(byAnotherName.connectionString() + "&retryWrites=true");
+             MongoClient plain = rig.client("retryWrites=true")) {
+            writeAtOnceAndCheck(transactions, plain);
+        }
+    }
+
     /** The same beside a proxy that simulates a set over the node: its members' names are its own, the node is not. */
     @Test
     void transactionsThroughASimulatedSetBesidePlainWritesThroughAnotherProxyLoseNothing() throws Exception {

@@ -640,6 +640,8 @@ class RuleParserTest {
                 rejected(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: {$numberLong: '99999999999'}}")).getMessage());
         assertEquals("data.errorCode: must be an integer, got 91.5",
                 rejected(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: 91.5}")).getMessage());
+        assertEquals("data.errorCode: must be an integer, got {\"$numberDouble\": \"Infinity\"}",
+                rejected(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: {$numberDouble: 'Infinity'}}")).getMessage());
         assertEquals("data.trickleReplyBytes: must be a whole number of at least 1, got 0",
                 rejected(rule("'alwaysOn'", "{failCommands: ['find'], trickleReplyBytes: 0}")).getMessage(),
                 "a bad value is named before the missing field");
