@@ -3,6 +3,8 @@ package io.blackpipe.admin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
 import io.blackpipe.fault.Failover;
 import io.blackpipe.fault.RuleParser;
 import io.blackpipe.pipe.ProxyConfig;
@@ -13,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import org.bson.BsonDocument;
+import org.bson.Document;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,6 +66,14 @@ class AdminRequestLimitsTest {
         String deepCanned = "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], cannedReply: {ok: 1, x: "
                 + "[".repeat(3_000) + "]".repeat(3_000) + "}}}";
         assertRefused(400, "nested deeper than 100 levels", send("PUT", "/api/v1/rules/canned", deepCanned));
+        // refused whole: a driver's find gets the server's document, neither error 2 nor the canned reply
+        String db = UpstreamLane.freshDatabaseName("deep_refused");
+        try (MongoClient client = MongoClients.create(proxy.connectionString()); MongoClient direct = UpstreamLane.directClient()) {
+            client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1).append("a", 1));
+            assertEquals(1, client.getDatabase(db).getCollection("c").find(new Document("a", 1)).first().getInteger("_id"));
+            assertEquals(1, direct.getDatabase(db).getCollection("c").countDocuments(), "the server holds the write");
+        }
+        assertTrue(proxy.rules().rules().isEmpty(), "nothing of the refused rules was kept");
         assertEquals(200, send("PUT", "/api/v1/rules/fine", RULE).statusCode());
         // brackets in a string are no nesting
         String quoted = "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'],"
