@@ -16,6 +16,8 @@ public final class ProxyLog {
     private final Logger logger = System.getLogger("blackpipe");
     /** Each connection refused for want of file descriptors: said a line a second. */
     private final OncePerSecond fileDescriptorRefusals = new OncePerSecond();
+    /** Each connection a member closed while its client was there: a line a second, as a member's exit closes all of its. */
+    private final OncePerSecond membersClosing = new OncePerSecond();
 
     public void info(String message) {
         logger.log(Level.INFO, message);
@@ -49,6 +51,17 @@ public final class ProxyLog {
             }
         }
         return false;
+    }
+
+    /**
+     * {@code member} closed the proxy's connection to it for {@code connection}, whose client's connection closes too, as
+     * the member's close would reach it: said at most once a second, counting the others.
+     */
+    void memberClosed(Member member, OpenConnection connection) {
+        membersClosing.count(count -> info("member " + member.upstream() + " closed the proxy's connection to it for client "
+                + connection.client() + " (connection " + connection.id() + "): the client's connection closes too"
+                + (count == 1 ? ""
+                : " (" + Plural.of(count, "connection") + " closed so since the last such line, this one included)")));
     }
 
     /** A listener could not accept a connection: the process is out of file descriptors. */

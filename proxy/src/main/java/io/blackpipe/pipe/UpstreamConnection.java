@@ -8,6 +8,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 /** The upstream side of a pair: hands every reply to its client side, mirrors closes. */
 final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     private final ClientConnection client;
+    /** The close follows an error already logged (a reset by the member, a TLS failure): no second line for it. */
+    private boolean failed;
 
     UpstreamConnection(ClientConnection client) {
         this.client = client;
@@ -32,6 +34,9 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
+        if (!failed && closedByTheMember()) {
+            client.context().log().memberClosed(client.member(), client.describe());
+        }
         client.onUpstreamClosed();
     }
 
@@ -46,8 +51,18 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        failed = true;
         client.context().log().connectionFailed("upstream " + client.member().upstream(), cause);
         ctx.close();
         client.onUpstreamClosed();
+    }
+
+    /**
+     * Whether the member ended the connection (it exited, restarted, or dropped it), not the proxy: the client is still
+     * there, the proxy is not closing its connection, no deployment fault cut it, and the listener is open. A driver
+     * then sees its connection close with no word from the proxy, so the log says where the close came from.
+     */
+    private boolean closedByTheMember() {
+        return client.isOpen() && !client.closing() && client.cutBy() == null && !client.listener().closed();
     }
 }

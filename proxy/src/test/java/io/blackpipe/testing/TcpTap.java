@@ -143,6 +143,12 @@ public final class TcpTap implements AutoCloseable {
         }
     }
 
+    /** Closes every relayed connection (a FIN each way) and goes on accepting: the server's side dropped them. */
+    public void dropConnections() {
+        sockets.forEach(TcpTap::closeQuietly);
+        sockets.clear();
+    }
+
     @Override
     public void close() throws IOException {
         holdReplies(false);

@@ -188,7 +188,7 @@ public final class UpstreamLane {
     }
 
     /** {@code uri} with {@code host} for its seeds, directConnection=true for its replicaSet; user and options kept. */
-    static String directlyTo(String uri, String host) {
+    public static String directlyTo(String uri, String host) {
         String oneHost = uri.replaceFirst("^(mongodb://(?:[^@/]*@)?)[^/?]+", "$1" + java.util.regex.Matcher.quoteReplacement(host));
         String withoutSet = oneHost.replaceAll("(?i)([?&])replicaSet=[^&]*(&|$)", "$1").replaceAll("[?&]$", "");
         String separator = withoutSet.contains("?") ? "&" : withoutSet.substring(withoutSet.indexOf("://") + 3).contains("/") ? "?" : "/?";
