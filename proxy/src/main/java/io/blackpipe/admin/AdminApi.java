@@ -124,8 +124,9 @@ final class AdminApi {
             case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query));
             case "rules" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.POST),
                     method -> method.equals(HttpMethod.GET) ? listRules() : method.equals(HttpMethod.POST) ? addRule(body) : clearRules());
-            case "rules/{id}" -> new AdminRoute(List.of(HttpMethod.PUT, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.PUT),
-                    method -> method.equals(HttpMethod.PUT) ? putRule(second, body, rawPath) : removeRule(second, rawPath));
+            case "rules/{id}" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.PUT, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.PUT),
+                    method -> method.equals(HttpMethod.GET) ? oneRule(second, rawPath)
+                            : method.equals(HttpMethod.PUT) ? putRule(second, body, rawPath) : removeRule(second, rawPath));
             case "rules/{id}/fired" -> AdminRoute.get(() -> fired(second, rawPath));
             case "scenario" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.POST),
                     method -> method.equals(HttpMethod.GET) ? AdminResponse.ok(proxy.scenarios().status())
@@ -211,12 +212,21 @@ final class AdminApi {
 
     private AdminResponse listRules() {
         BsonArray rules = new BsonArray();
-        for (Rule rule : proxy.rules().rules()) {
-            rules.add(new BsonDocument("id", new BsonString(rule.id())).append("rule", JsonDocuments.longsSpelledOut(rule.document()))
-                    .append("mode", new BsonString(rule.mode().describe())).append("fault", new BsonString(rule.action().name()))
-                    .append("fired", new BsonInt64(proxy.rules().fired(rule.id()))));
-        }
+        proxy.rules().rules().forEach(rule -> rules.add(described(rule)));
         return AdminResponse.ok("rules", rules);
+    }
+
+    /** GET /rules/{id}: the rule as GET /rules lists it, or a 404. */
+    private AdminResponse oneRule(String id, String rawPath) {
+        return id.isEmpty() ? notFound("rule with an empty id at " + rawPath) : proxy.rules().rules().stream()
+                .filter(rule -> rule.id().equals(id)).findFirst().map(rule -> AdminResponse.ok(described(rule)))
+                .orElseGet(() -> notFound("rule " + id));
+    }
+
+    private BsonDocument described(Rule rule) {
+        return new BsonDocument("id", new BsonString(rule.id())).append("rule", JsonDocuments.longsSpelledOut(rule.document()))
+                .append("mode", new BsonString(rule.mode().describe())).append("fault", new BsonString(rule.action().name()))
+                .append("fired", new BsonInt64(proxy.rules().fired(rule.id())));
     }
 
     private AdminResponse addRule(String body) {
@@ -273,10 +283,7 @@ final class AdminApi {
      * server's failpoint count, it outlives the rule's replacement and removal (a rule of a stopped scenario too).
      */
     private AdminResponse fired(String id, String rawPath) {
-        if (id.isEmpty()) {
-            return AdminResponse.error(HttpResponseStatus.NOT_FOUND, "no rule with an empty id at " + rawPath);
-        }
-        return AdminResponse.ok(new BsonDocument("id", new BsonString(id)).append("fired", new BsonInt64(proxy.rules().fired(id))));
+        return id.isEmpty() ? notFound("rule with an empty id at " + rawPath) : AdminResponse.ok(new BsonDocument("id", new BsonString(id)).append("fired", new BsonInt64(proxy.rules().fired(id))));
     }
 
     private Rule parseRule(String id, BsonDocument document) {

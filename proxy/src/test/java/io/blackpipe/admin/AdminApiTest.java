@@ -217,6 +217,11 @@ class AdminApiTest {
         assertEquals(afterOnce, get("/api/v1/rules").body(), "PUT is idempotent");
         assertEquals("hang", listedRule("mine").getString("fault").getValue());
         assertEquals(List.of(generated, "mine"), ruleIds());
+        // GET of one id is that rule as the list gives it
+        HttpResponse<String> one = get("/api/v1/rules/mine");
+        assertStatus(200, one);
+        assertEquals(listedRule("mine"), json(one));
+        assertEquals(json(get("/api/v1/rules/" + generated)), listedRule(generated));
         // PUT of a new id creates it
         assertStatus(200, send("PUT", "/api/v1/rules/third", FIND_ERROR));
         assertEquals(List.of(generated, "mine", "third"), ruleIds());
@@ -226,6 +231,10 @@ class AdminApiTest {
         HttpResponse<String> again = send("DELETE", "/api/v1/rules/mine", null);
         assertStatus(404, again);
         assertTrue(json(again).getString("error").getValue().contains("mine"), again::body);
+        HttpResponse<String> gone = get("/api/v1/rules/mine");
+        assertStatus(404, gone);
+        assertEquals("no rule mine", json(gone).getString("error").getValue());
+        assertStatus(404, get("/api/v1/rules/"));
 
         assertStatus(200, send("DELETE", "/api/v1/rules", null));
         assertEquals(List.of(), ruleIds());
