@@ -43,4 +43,21 @@ class ClientTextInTablesTest {
             }
         }
     }
+
+    /** A lone surrogate (a JSON "\\ud800" with no partner) printed as "?": ids "r\\ud800" and "r\\udbff" listed alike. */
+    @Test
+    void aLoneSurrogateInARuleIdPrintsEscaped() throws Exception {
+        try (ScriptedMongod member = ScriptedMongod.start();
+             AdminRig rig = AdminRig.start(ProxyConfig.embedded("mongodb://" + member.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME))) {
+            for (String id : new String[] {"r\\ud800", "r\\udbff"}) {
+                CliRun added = rig.run("fault", "add", "--json", "{id: '" + id + "', configureFailPoint: 'failCommand', mode: 'alwaysOn',"
+                        + " data: {failCommands: ['insert'], errorCode: 91}}");
+                assertEquals(0, added.exitCode(), added::toString);
+            }
+            CliRun list = rig.run("fault", "list");
+            assertEquals(0, list.exitCode(), list::toString);
+            assertTrue(list.out().contains("r\\ud800 ") && list.out().contains("r\\udbff "), list::toString);
+            assertFalse(list.out().contains("?"), list::toString);
+        }
+    }
 }
