@@ -45,6 +45,8 @@ final class AwaitedReplies {
     private int nextSlot;
     /** The member answered a w:0 write, which a server does not: it is taken to answer every one after it. */
     private boolean memberAnswersUnasked;
+    /** The id last given a request of the proxy's own here; they count down from -1 (see {@link #ownRequestId}). */
+    private int lastOwnRequestId;
 
     void add(InFlight command) {
         commands.add(command);
@@ -92,6 +94,20 @@ final class AwaitedReplies {
             askedForNone[nextSlot] = requestId;
             nextSlot = (nextSlot + 1) % askedForNone.length;
         }
+    }
+
+    /**
+     * An id for a request the proxy sends the member itself on this connection, just ahead of the client's command
+     * {@code clientRequestId}. A reply goes to the command its responseTo names: a driver's request 36 met the proxy's own
+     * 36 (its abort ahead of a newer transaction) and got that abort's answer, its own dropped. Drivers count their ids
+     * up from 1, or pick them at random, so these count down from -1, and none is one a command here still awaits.
+     */
+    int ownRequestId(int clientRequestId) {
+        int id;
+        do {
+            id = lastOwnRequestId = lastOwnRequestId == Integer.MIN_VALUE ? -1 : lastOwnRequestId - 1;
+        } while (id == clientRequestId || answeredBy(id) != null);
+        return id;
     }
 
     /** The proxy sent a request of its own: its reply is the proxy's, dropped, and no client's. */

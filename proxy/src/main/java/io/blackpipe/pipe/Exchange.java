@@ -177,7 +177,7 @@ final class Exchange {
             awaited.add(command);
         }
         if (rollbacks != null) {
-            rollbacks.forwarding(forwarded, attempt.facts(), command);
+            rollbacks.forwarding(forwarded, attempt.facts(), command, awaited);
         }
         context.superseded().abortFirst(attempt.facts(), member.upstream(), connection, awaited);
         batches.forwarding(forwarded, attempt.facts());

@@ -126,7 +126,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
             this.context = new PipeContext(new ConnectionMeters.Registry(registry), observer, rules, ruleParser,
                     config.forwardFailPoints(), rewriter, states, log, config.connectTimeoutMillis(), requestIds, simulation,
                     upstreamTls, new ChangeStreamCursors(), openConnections, () -> roles.failover(false, Failover.AT_ONCE), endedTransactions,
-                    new RetriedWrites(), CommitsAlone.sharedBy(deployment), new SupersededTransactions(states, requestIds, log), unreplicated,
+                    new RetriedWrites(), CommitsAlone.sharedBy(deployment), new SupersededTransactions(states, log), unreplicated,
                     new BatchInsertReruns(config.upstream().credential(), upstreamTls, config.connectTimeoutMillis()));
             this.selector = new MemberSelector(listeners, deployment, members, context.memberStates());
         } catch (RuntimeException e) { // e.g. an unwritable history file: a start retried must not pile them up

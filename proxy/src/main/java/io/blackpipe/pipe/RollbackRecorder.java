@@ -40,9 +40,10 @@ final class RollbackRecorder {
 
     /**
      * {@code forwarded} goes to the member next: a write of the simulated primary is noted on {@code command} (null: a
-     * request that asks for no reply, noted as acknowledged now, as it lands unanswered), its pre-image find sent first.
+     * request that asks for no reply, noted as acknowledged now, as it lands unanswered), its pre-image find sent first
+     * with an id {@code awaited} gives (see {@link AwaitedReplies#ownRequestId}).
      */
-    void forwarding(ByteBuf forwarded, CommandFacts facts, InFlight command) {
+    void forwarding(ByteBuf forwarded, CommandFacts facts, InFlight command, AwaitedReplies awaited) {
         SimulatedWrite write = SimulatedWrite.of(forwarded, facts, exchange.memberState(), context.simulation());
         if (write == null || command == null && write.majority()) {
             return;
@@ -53,7 +54,7 @@ final class RollbackRecorder {
             command.writeEpoch = epoch;
         }
         if (write.preImages() != null) {
-            int requestId = context.nextRequestId();
+            int requestId = awaited.ownRequestId(facts.requestId());
             preImageReads.put(requestId, command != null ? found -> command.preImages = found
                     : found -> context.unreplicated().acknowledged(write.changes(found, List.of()), epoch));
             connection.sendUpstream(Messages.opMsg(connection.alloc(), requestId, 0, 0, write.preImages()));

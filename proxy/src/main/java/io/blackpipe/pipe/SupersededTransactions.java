@@ -10,7 +10,6 @@ import io.blackpipe.wire.ReplyFacts;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonDocument;
 
 /**
@@ -30,13 +29,10 @@ final class SupersededTransactions {
 
     private final Map<UUID, Long> open = new ConcurrentHashMap<>();
     private final MemberStates states;
-    private final AtomicInteger requestIds;
     private final ProxyLog log;
 
-    /** @param requestIds where the ids of the proxy's own requests come from */
-    SupersededTransactions(MemberStates states, AtomicInteger requestIds, ProxyLog log) {
+    SupersededTransactions(MemberStates states, ProxyLog log) {
         this.states = states;
-        this.requestIds = requestIds;
         this.log = log;
     }
 
@@ -75,7 +71,7 @@ final class SupersededTransactions {
     void abortFirst(CommandFacts facts, MemberAddress member, ClientConnection connection, AwaitedReplies awaited) {
         BsonDocument abort = abortBefore(facts, states.quirks(member));
         if (abort != null) {
-            int requestId = requestIds.incrementAndGet();
+            int requestId = awaited.ownRequestId(facts.requestId());
             awaited.sentByTheProxy(requestId);
             connection.sendUpstream(Messages.opMsg(connection.alloc(), requestId, 0, 0, abort));
             log.info("aborted transaction " + abort.getInt64("txnNumber").getValue() + " of a session at member " + member

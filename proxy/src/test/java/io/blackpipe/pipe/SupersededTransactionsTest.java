@@ -12,7 +12,6 @@ import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.UnpooledByteBufAllocator;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.bson.BsonBinary;
 import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
@@ -21,7 +20,7 @@ import org.junit.jupiter.api.Test;
 class SupersededTransactionsTest {
     private static final MemberQuirks KEEPS = new MemberQuirks(true, true, true, true, true, true, true, true, true);
 
-    private final SupersededTransactions transactions = new SupersededTransactions(new MemberStates(), new AtomicInteger(), new ProxyLog());
+    private final SupersededTransactions transactions = new SupersededTransactions(new MemberStates(), new ProxyLog());
     private final UUID session = UUID.randomUUID();
 
     private static CommandFacts command(String name, UUID lsid, long txnNumber, boolean inTransaction) {
