@@ -21,6 +21,15 @@ public final class ErrorReplies {
     /** Which topologyVersion a state-change error carries. */
     public enum TopologyVersionMode { NEWER, CURRENT, OMIT }
 
+    /**
+     * How long after a state-change error with a newer topologyVersion the member's held hellos hear of it. Told at
+     * once, the driver's monitor could hear first: the error then read as stale and was ignored (no Unknown, no pool
+     * clear for a shutdown code, in most runs of a streaming driver), and the Java driver, which reads a
+     * writeConcernError's topologyVersion from inside it, kept the member Unknown for its monitor's next whole wait. A
+     * moment later, the monitor hears after the error, as after a real stepdown.
+     */
+    public static final long ANNOUNCE_STATE_CHANGE_AFTER_MILLIS = 100;
+
     /** The fields of an error reply that extra information may not replace. */
     public static final Set<String> OWN_FIELDS = Set.of("ok", "errmsg", "code", "codeName", "errorLabels",
             "topologyVersion", "$clusterTime", "operationTime");

@@ -21,16 +21,9 @@ public interface Interception {
     boolean clientSaidHelloOk();
 
     /**
-     * The topologyVersion for a state-change error from this member: the current one, or a newer
-     * one (which the proxy then keeps announcing, as after a real stepdown). Null if unknown.
-     */
-    default BsonDocument topologyVersion(boolean newer) {
-        return topologyVersion(newer, 0);
-    }
-
-    /**
-     * As {@link #topologyVersion(boolean)}, a newer one told to the hellos the member holds {@code announceAfterMillis}
-     * after now rather than at once.
+     * The topologyVersion for a state-change error from this member: the current one, or a newer one (which the proxy
+     * then keeps announcing, as after a real stepdown, to the hellos the member holds {@code announceAfterMillis} after
+     * now). Null if unknown.
      */
     BsonDocument topologyVersion(boolean newer, long announceAfterMillis);
 

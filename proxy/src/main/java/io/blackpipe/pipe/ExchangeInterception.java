@@ -1,7 +1,9 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Interception;
+import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.MemberState;
+import io.blackpipe.topology.MemberStates;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.CursorIds;
 import io.netty.buffer.ByteBuf;
@@ -27,16 +29,28 @@ abstract class ExchangeInterception implements Interception {
         return exchange.hellos().clientSaidHelloOk();
     }
 
-    /** The topologyVersion for a state-change error from this member: a newer one is the member's news to every hello. */
+    /**
+     * The topologyVersion for a state-change error from this member: a newer one is the member's news to the hellos it
+     * holds from {@code announceAfterMillis} on (see {@link MemberStates#newerUnannounced}).
+     */
     @Override
     public BsonDocument topologyVersion(boolean newer, long announceAfterMillis) {
-        BsonDocument version = exchange.context().memberStates().topologyVersion(exchange.member().upstream(), newer);
-        if (newer && version != null) {
+        MemberStates states = exchange.context().memberStates();
+        MemberAddress member = exchange.member().upstream();
+        if (!newer) {
+            return states.topologyVersion(member, false);
+        }
+        BsonDocument version = states.newerUnannounced(member);
+        if (version != null) {
             MemberListener listener = exchange.connection().listener();
-            if (announceAfterMillis == 0) {
+            Runnable announce = () -> {
+                states.announced(member);
                 listener.topologyChanged();
+            };
+            if (announceAfterMillis == 0) {
+                announce.run();
             } else {
-                exchange.connection().schedule(announceAfterMillis, listener::topologyChanged);
+                exchange.connection().schedule(announceAfterMillis, announce);
             }
         }
         return version;

@@ -59,6 +59,8 @@ public final class MemberStates {
 
     private final Map<MemberAddress, MemberState> states = new ConcurrentHashMap<>();
     private final Map<MemberAddress, Shift> shifts = new ConcurrentHashMap<>();
+    /** Per member, the shifts of errors not announced yet to the hellos it holds (see {@link #newerUnannounced}). */
+    private final Map<MemberAddress, Integer> unannounced = new ConcurrentHashMap<>();
     private final Map<MemberAddress, ProcessIds> processIds = new ConcurrentHashMap<>();
     private final Map<MemberAddress, NewProcess> newProcesses = new ConcurrentHashMap<>();
     private final Map<MemberAddress, MemberQuirks> quirks = new ConcurrentHashMap<>();
@@ -113,17 +115,50 @@ public final class MemberStates {
      * error announces, and the member as it still is). Null when the member never sent one.
      */
     public BsonDocument topologyVersion(MemberAddress member, boolean newer) {
+        BsonDocument version = newer ? nextTopologyVersion(member) : shifted(member, 0);
+        if (version != null && newer) {
+            shiftTopologyVersion(member);
+        }
+        return version;
+    }
+
+    /**
+     * As {@link #topologyVersion}(member, true), for an error whose news the hellos the member holds hear only at
+     * {@link #announced}: until then, a driver's awaitable hello that holds the version from before the error is held
+     * too, not answered at once with the shifted one. Else a streaming monitor could hear of the shift before the driver
+     * read the error, which was then stale and ignored (no Unknown, no pool clear for a shutdown code).
+     */
+    public BsonDocument newerUnannounced(MemberAddress member) {
+        BsonDocument version = topologyVersion(member, true);
+        if (version != null) {
+            unannounced.merge(member, 1, Integer::sum);
+        }
+        return version;
+    }
+
+    /** The hellos the member holds heard of the oldest error {@link #newerUnannounced} gave. */
+    public void announced(MemberAddress member) {
+        unannounced.computeIfPresent(member, (m, count) -> count > 1 ? count - 1 : null);
+    }
+
+    private void shiftTopologyVersion(MemberAddress member) {
+        MemberState state = of(member);
+        if (state.hasTopologyVersion()) {
+            shifts.merge(member, new Shift(state.processId(), 2), (old, two) -> old.processId().equals(two.processId())
+                    ? new Shift(old.processId(), old.amount() + 2) : two);
+        }
+    }
+
+    /** The member's topologyVersion as drivers hold it (its counter shifted so far), its counter {@code beyond} more. */
+    private BsonDocument shifted(MemberAddress member, int beyond) {
         MemberState state = of(member);
         if (!state.hasTopologyVersion()) {
             return null;
         }
-        Shift shift = newer
-                ? shifts.merge(member, new Shift(state.processId(), 2), (old, two) -> old.processId().equals(two.processId())
-                        ? new Shift(old.processId(), old.amount() + 2) : two)
-                : shifts.get(member);
+        Shift shift = shifts.get(member);
         long amount = shift != null && shift.processId().equals(state.processId()) ? shift.amount() : 0;
         return new BsonDocument("processId", new BsonObjectId(shown(member, state.processId())))
-                .append("counter", new BsonInt64(state.topologyCounter() + (newer ? amount - 1 : amount)));
+                .append("counter", new BsonInt64(state.topologyCounter() + amount + beyond));
     }
 
     /**
@@ -146,15 +181,12 @@ public final class MemberStates {
 
     /**
      * The topologyVersion one newer than drivers hold, without moving the member on: what a member that quiesces
-     * sends in its ShutdownInProgress errors. The member's own replies move past it once the quiesce ends ({@link
-     * #topologyVersion} with newer), not before (see {@code MemberListener}). Null when the member never sent one.
+     * sends in its ShutdownInProgress errors, and an injected state-change error until it is announced ({@link
+     * #shiftTopologyVersion}). The member's own replies move past it once the quiesce ends ({@link #topologyVersion}
+     * with newer), not before (see {@code MemberListener}). Null when the member never sent one.
      */
     public BsonDocument nextTopologyVersion(MemberAddress member) {
-        BsonDocument current = topologyVersion(member, false);
-        if (current != null) {
-            current.put("counter", new BsonInt64(current.getInt64("counter").getValue() + 1));
-        }
-        return current;
+        return shifted(member, 1);
     }
 
     /** Gives a hello reply's (or an error reply's) topologyVersion the processId clients are shown, and the shift; true if it changed. */
@@ -207,7 +239,9 @@ public final class MemberStates {
                 || !version.isNumber("counter")) {
             return false;
         }
-        long counter = version.getNumber("counter").longValue() + sign * shift.amount();
+        // a request (sign -1) taken back by the shift its driver holds: with errors unannounced, the one from before them
+        long amount = sign > 0 ? shift.amount() : shift.amount() - 2L * unannounced.getOrDefault(member, 0);
+        long counter = version.getNumber("counter").longValue() + sign * amount;
         if (counter < 0) {
             // older than anything the member said since the shift began (a driver that missed a move): a
             // processId the member never had makes it answer at once, as the driver needs; 0 would be held

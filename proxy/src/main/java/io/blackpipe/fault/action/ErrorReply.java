@@ -40,7 +40,8 @@ public final class ErrorReply implements FaultAction {
     @Override
     public void apply(Interception command) {
         BsonDocument version = ErrorCodes.STATE_CHANGE.contains(code) && topologyVersion != ErrorReplies.TopologyVersionMode.OMIT
-                ? command.topologyVersion(topologyVersion == ErrorReplies.TopologyVersionMode.NEWER) : null;
+                ? command.topologyVersion(topologyVersion == ErrorReplies.TopologyVersionMode.NEWER,
+                        ErrorReplies.ANNOUNCE_STATE_CHANGE_AFTER_MILLIS) : null;
         String message = errmsg != null ? errmsg : ErrorReplies.notPrimaryWording(code, command.clientSaidHelloOk());
         BsonDocument reply = ErrorReplies.error(code, message, errorLabels, version, command.facts(), command.onChangeStream(),
                 command.memberState());

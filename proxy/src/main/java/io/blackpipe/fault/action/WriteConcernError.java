@@ -22,14 +22,6 @@ public final class WriteConcernError implements FaultAction {
             "dropRole", "dropAllRolesFromDatabase", "grantRolesToRole", "revokeRolesFromRole", "grantPrivilegesToRole",
             "revokePrivilegesFromRole", "setFeatureCompatibilityVersion");
 
-    /**
-     * How long after the reply the member's held hellos hear of the state change. The Java driver reads a
-     * writeConcernError's topologyVersion from inside it, where mongod puts none, and marks the member Unknown whatever
-     * its monitor heard: told at once, the monitor could hear first and the member stay Unknown for the monitor's next
-     * whole wait (a full run saw it). A moment later, it hears after the error, as after a real election.
-     */
-    static final long ANNOUNCE_AFTER_MILLIS = 100;
-
     private final BsonDocument writeConcernError;
     private final BsonArray errorLabels;
     private final ErrorReplies.TopologyVersionMode topologyVersion;
@@ -60,7 +52,7 @@ public final class WriteConcernError implements FaultAction {
             // (or with the one it holds) a streaming driver waited out its monitor's held hello before it retried
             if (ErrorCodes.STATE_CHANGE.contains(code) && topologyVersion != ErrorReplies.TopologyVersionMode.OMIT) {
                 BsonDocument version = command.topologyVersion(topologyVersion == ErrorReplies.TopologyVersionMode.NEWER,
-                        ANNOUNCE_AFTER_MILLIS);
+                        ErrorReplies.ANNOUNCE_STATE_CHANGE_AFTER_MILLIS);
                 if (version != null) {
                     body.put("topologyVersion", version);
                 }

@@ -68,7 +68,7 @@ class WriteConcernErrorTest {
                 ErrorReplies.TopologyVersionMode.NEWER), "{n: 1, ok: 1.0}");
         assertTrue(reply.replacement.containsKey("topologyVersion"), reply.replacement::toJson);
         assertEquals(List.of(true), newer.topologyVersionRequests);
-        assertEquals(List.of(WriteConcernError.ANNOUNCE_AFTER_MILLIS), newer.announcementDelays,
+        assertEquals(List.of(ErrorReplies.ANNOUNCE_STATE_CHANGE_AFTER_MILLIS), newer.announcementDelays,
                 "told to the held hellos a moment after the reply, not before the driver has read it");
         assertEquals("not primary", reply.replacement.getDocument("writeConcernError").getString("errmsg").getValue(),
                 "the words of the state change that cut the wait, not of a replication timeout");
