@@ -27,9 +27,10 @@ final class NettyRequirement {
             return null;
         }
         return "blackpipe needs Netty 4.2 (io.netty:netty-transport 4.2.x), and the test classpath has " + found
-                + ": the build pins an older Netty (Spring Boot 3's dependency management does, as netty.version). Give"
-                + " the tests Netty 4.2 (set netty.version, or import io.netty:netty-bom 4.2.x, in the test build), or run"
-                + " blackpipe outside the test JVM (its CLI jar, or BlackPipeContainer) and drive it with RemoteBlackPipe";
+                + ": the build pins an older Netty (Spring Boot 3's dependency management does, as netty.version). Move the"
+                + " build to Netty 4.2 (set netty.version, or import io.netty:netty-bom 4.2.x; Maven cannot do it for the tests"
+                + " alone, so the application runs on 4.2 too), or run blackpipe outside the test JVM (its CLI jar, or"
+                + " BlackPipeContainer) and drive it with RemoteBlackPipe, which runs on Netty 4.1";
     }
 
     private static String foundVersion() {
