@@ -1,5 +1,6 @@
 package io.blackpipe.admin;
 
+import io.blackpipe.pipe.ListeningSockets;
 import io.blackpipe.pipe.ProxyLog;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.topology.HostNames;
@@ -18,7 +19,6 @@ import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -99,7 +99,7 @@ public final class AdminServer implements AutoCloseable {
     private Channel bind(String host, int port, long requestTimeoutMillis) throws InterruptedException {
         return new ServerBootstrap()
                 .group(group)
-                .channel(NioServerSocketChannel.class)
+                .channelFactory(ListeningSockets.on(host))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

@@ -11,7 +11,6 @@ import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -41,8 +40,7 @@ final class ClientPipeline extends ChannelInitializer<SocketChannel> {
 
     ServerBootstrap bootstrap(EventLoopGroup acceptors, EventLoopGroup workers) {
         return new ServerBootstrap()
-                .group(acceptors, workers)
-                .channel(NioServerSocketChannel.class)
+                .group(acceptors, workers) // the channels' family is the bind host's (see ListeningSockets, MemberPort)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)

@@ -1,19 +1,23 @@
 package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import io.blackpipe.admin.AdminServer;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.UpstreamUri;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.util.List;
 import java.util.Map;
 import org.bson.BsonArray;
@@ -77,6 +81,33 @@ class Ipv6ListenerDriverTest {
             assertEquals(1, proxy.rules().fired("reset"), "the rule on the member so named fired");
             assertEquals(1, Meters.retries(proxy.registry(), "insert"), "and the driver retried the insert");
             assertEquals(1, direct.getDatabase(db).getCollection("orders").countDocuments(), "the server holds it once");
+        }
+    }
+
+    /**
+     * --host 0.0.0.0 (the default) and --admin-host 0.0.0.0 listen on IPv4 only, as mongod's bindIp 0.0.0.0 does: the
+     * JDK bound them as "::", on every IPv6 address too, which an IPv4 firewall leaves open while the log said 0.0.0.0.
+     */
+    @Test
+    void theIpv4WildcardListensOnIpv4Only() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("ipv4only");
+        ProxyConfig config = new ProxyConfig(UpstreamUri.parse(UpstreamLane.uri()), "0.0.0.0", 0, null, "127.0.0.1", -1, Map.of(), 5000);
+        try (ProxyServer proxy = ProxyServer.start(config);
+             AdminServer admin = AdminServer.start(proxy, "0.0.0.0", 0);
+             MongoClient client = MongoClients.create(CommandLog.withOptions(proxy.connectionString(), "serverSelectionTimeoutMS=5000"));
+             MongoClient direct = UpstreamLane.directClient()) {
+            client.getDatabase(db).getCollection("orders").insertOne(new Document("_id", "A1"));
+            assertEquals(1, direct.getDatabase(db).getCollection("orders").countDocuments(), "the driver's insert, over IPv4");
+            for (int port : new int[] {proxy.members().get(0).advertised().port(), admin.port()}) {
+                try (Socket ipv4 = new Socket()) {
+                    ipv4.connect(new InetSocketAddress("127.0.0.1", port), 2000);
+                }
+                assertThrows(ConnectException.class, () -> {
+                    try (Socket ipv6 = new Socket()) {
+                        ipv6.connect(new InetSocketAddress(InetAddress.getByName("::1"), port), 2000);
+                    }
+                }, "port " + port + " on ::1");
+            }
         }
     }
 }
