@@ -1,6 +1,6 @@
 # blackpipe as a sidecar. Build: docker build -t blackpipe .
 # Run:   docker run -e BLACKPIPE_UPSTREAM='mongodb://db1:27017,db2:27017,db3:27017/?replicaSet=rs0' \
-#          -e BLACKPIPE_ADVERTISE_HOST=blackpipe --network <the apps' network> --name=blackpipe -p 9090:9090 blackpipe
+#          -e BLACKPIPE_ADVERTISE_HOST=blackpipe --network <the apps' network> --name=blackpipe -p 127.0.0.1:9090:9090 blackpipe
 FROM maven:3.9-eclipse-temurin-17 AS build
 WORKDIR /src
 COPY pom.xml .

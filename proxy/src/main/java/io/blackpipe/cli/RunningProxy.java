@@ -4,8 +4,11 @@ import io.blackpipe.topology.HostNames;
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.observe.ProcessMetrics;
 import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyLog;
 import io.blackpipe.pipe.ProxyServer;
 import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /** A started proxy with its admin server, as the CLI runs it. */
@@ -27,10 +30,30 @@ final class RunningProxy implements AutoCloseable {
         ProxyServer proxy = ProxyServer.start(config);
         try {
             AdminServer admin = config.adminPort() < 0 ? null : AdminServer.start(proxy, config.adminHost(), config.adminPort(), adminToken);
+            if (admin != null && adminToken == null && !onLoopbackOnly(config.adminHost())) {
+                new ProxyLog().warn("the admin API listens on " + HostNames.withPort(config.adminHost(), admin.port()) + " with no"
+                        + " --admin-token: whoever reaches that address can add faults, fail members over and read the history."
+                        + " Set BLACKPIPE_ADMIN_TOKEN (--admin-token), or let only this host reach it (--admin-host 127.0.0.1,"
+                        + " or publish a container's port on the host's 127.0.0.1: -p 127.0.0.1:9090:9090)");
+            }
             return new RunningProxy(proxy, admin, admin == null ? null : HostNames.withPort(config.adminHost(), admin.port()));
         } catch (RuntimeException e) {
             proxy.close();
             throw e;
+        }
+    }
+
+    /** Whether {@code host} names loopback addresses only (a name that does not resolve is no such promise). */
+    static boolean onLoopbackOnly(String host) {
+        try {
+            for (InetAddress address : InetAddress.getAllByName(host)) {
+                if (!address.isLoopbackAddress()) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (UnknownHostException e) {
+            return false;
         }
     }
 

@@ -1074,7 +1074,7 @@ class ControlCommandsTest {
         String compose = Files.readString(script("README.md").getParent().getParent().resolve("docker-compose.yml"));
         List<String> published = Pattern.compile("(?m)^\\s*- \"(\\d[^\"]*)\"\\s*$").matcher(compose).results()
                 .map(m -> m.group(1)).toList();
-        assertEquals(List.of("9090:9090"), published);
+        assertEquals(List.of("127.0.0.1:9090:9090"), published);
     }
 
     // ------------------------------------------------------------------ help and completion
