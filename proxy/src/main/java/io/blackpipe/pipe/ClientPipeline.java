@@ -40,7 +40,7 @@ final class ClientPipeline extends ChannelInitializer<SocketChannel> {
 
     ServerBootstrap bootstrap(EventLoopGroup acceptors, EventLoopGroup workers) {
         return new ServerBootstrap()
-                .group(acceptors, workers) // the channels' family is the bind host's (see ListeningSockets, MemberPort)
+                .group(acceptors, workers) // the channels' family is the bind host's (see ListeningSockets, ProxyServer)
                 .option(ChannelOption.SO_BACKLOG, 1024)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .childOption(ChannelOption.TCP_NODELAY, true)

@@ -21,7 +21,7 @@ final class MemberPort {
     private PortHold portHold;
 
     MemberPort(ServerBootstrap bootstrap, String bindHost, ProxyLog log) {
-        this.bootstrap = bootstrap.channelFactory(ListeningSockets.on(bindHost));
+        this.bootstrap = bootstrap;
         this.bindHost = bindHost;
         this.log = log;
     }

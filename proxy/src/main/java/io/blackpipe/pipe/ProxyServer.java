@@ -165,7 +165,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
 
     private int listen(MemberAddress upstream, int port) throws InterruptedException {
         ClientPipeline pipeline = new ClientPipeline(openConnections, connectionLimit, listenerTls, context, upstream);
-        ServerBootstrap bootstrap = pipeline.bootstrap(acceptors, workers);
+        ServerBootstrap bootstrap = pipeline.bootstrap(acceptors, workers).channelFactory(ListeningSockets.on(config.bindHost()));
         // The member record is complete only once the port is known; the listener reads it lazily.
         MemberListener listener = new MemberListener(upstream, bootstrap, config.bindHost(), log, members, config.seed());
         pipeline.servedBy(listener);

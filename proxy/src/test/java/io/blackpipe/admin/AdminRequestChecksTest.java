@@ -133,7 +133,7 @@ class AdminRequestChecksTest {
         HttpResponse<String> rules = send("PATCH", "/api/v1/rules");
         assertRefused(405, "PATCH is not allowed on /api/v1/rules (allowed: GET, POST, DELETE)", rules);
         assertEquals("GET, POST, DELETE", rules.headers().firstValue("allow").orElse("(none)"));
-        assertEquals("PUT, DELETE", send("GET", "/api/v1/rules/a").headers().firstValue("allow").orElse("(none)"));
+        assertEquals("GET, PUT, DELETE", send("POST", "/api/v1/rules/a").headers().firstValue("allow").orElse("(none)"));
         HttpResponse<String> failover = send("GET", "/api/v1/failover");
         assertRefused(405, "GET is not allowed on /api/v1/failover (allowed: POST)", failover);
         assertEquals("POST", failover.headers().firstValue("allow").orElse("(none)"));
