@@ -7,8 +7,10 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
@@ -62,6 +64,14 @@ public final class RuleSet {
      * errorCode 0 that fires and forwards, as mongod's failpoint counts it; never a command no rule fired on.
      */
     private final Map<String, AtomicLong> firedById = new ConcurrentHashMap<>();
+    /**
+     * The ids counted at most: past it, the counts of ids no rule in force has are forgotten, those counted first
+     * first. A chaos controller that gives every rule a fresh id kept one more count a rule, for as long as the proxy
+     * ran (some 400 bytes each, 86,000 a day at one a second).
+     */
+    static final int MOST_IDS_COUNTED = 10_000;
+    /** The ids {@link #firedById} holds, in the order first counted (an id forgotten and counted again comes last). */
+    private final Queue<String> countedFirstFirst = new ConcurrentLinkedQueue<>();
 
     /** The first rule (in the order added) that matches and whose mode fires, or null. */
     public Decision decide(Attempt attempt, MemberState state, String advertisedMember) {
@@ -85,11 +95,41 @@ public final class RuleSet {
         MemberState current = state.get();
         for (Rule rule : candidates) {
             if (!rule.mode().spent() && rule.matcher().matches(attempt, current, advertisedMember, command) && rule.mode().fire()) {
-                firedById.computeIfAbsent(rule.id(), id -> new AtomicLong()).incrementAndGet();
+                counted(rule.id()).incrementAndGet();
                 return new Decision(rule, rule.action());
             }
         }
         return null;
+    }
+
+    private AtomicLong counted(String id) {
+        AtomicLong count = firedById.get(id);
+        if (count == null) { // a rule's first firing under this id: the rare path
+            count = firedById.computeIfAbsent(id, first -> {
+                countedFirstFirst.add(first);
+                return new AtomicLong();
+            });
+            if (firedById.size() > MOST_IDS_COUNTED) {
+                forgetTheOldestCountsOfRulesGone();
+            }
+        }
+        return count;
+    }
+
+    private synchronized void forgetTheOldestCountsOfRulesGone() {
+        Set<String> inForce = new HashSet<>();
+        snapshot.ordered.forEach(rule -> inForce.add(rule.id()));
+        for (int looked = countedFirstFirst.size(); looked > 0 && firedById.size() > MOST_IDS_COUNTED; looked--) {
+            String id = countedFirstFirst.poll();
+            if (id == null) {
+                return;
+            }
+            if (inForce.contains(id)) {
+                countedFirstFirst.add(id); // its rule still fires: its count stays, as the server's failpoint's
+            } else {
+                firedById.remove(id);
+            }
+        }
     }
 
     /** How many commands rules under {@code id} have faulted so far (0 for an id never seen). */
@@ -99,8 +139,9 @@ public final class RuleSet {
     }
 
     /** Starts every id's count from 0 again (a fresh start for the next test; the server has none). */
-    public void forgetFired() {
+    public synchronized void forgetFired() {
         firedById.clear();
+        countedFirstFirst.clear();
     }
 
     public List<Rule> rules() {
