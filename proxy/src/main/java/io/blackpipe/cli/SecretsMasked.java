@@ -2,8 +2,6 @@ package io.blackpipe.cli;
 
 import io.blackpipe.topology.UpstreamUri;
 import java.util.Objects;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import picocli.CommandLine.IParameterExceptionHandler;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
@@ -14,7 +12,6 @@ import picocli.CommandLine.UnmatchedArgumentException;
  * terminal or a CI log. Every mongodb:// or mongodb+srv:// URI in the error is masked as the proxy's own messages mask it.
  */
 final class SecretsMasked implements IParameterExceptionHandler {
-    private static final Pattern URI = Pattern.compile("mongodb(?:\\+srv)?://[^\\s']+");
     private final IParameterExceptionHandler next;
 
     SecretsMasked(IParameterExceptionHandler next) {
@@ -37,6 +34,6 @@ final class SecretsMasked implements IParameterExceptionHandler {
     }
 
     static String masked(String text) {
-        return text == null ? null : URI.matcher(text).replaceAll(uri -> Matcher.quoteReplacement(UpstreamUri.masked(uri.group())));
+        return UpstreamUri.maskedWithin(text);
     }
 }

@@ -1,5 +1,6 @@
 package io.blackpipe.report;
 
+import io.blackpipe.topology.UpstreamUri;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -10,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * An external program as the driver under test, run through {@code /bin/sh -c} as
  * {@code COMMAND <connection string> <operation>}. Its exit status and last output line are
- * shown; the verdict comes from the attempts the proxy saw, not from the program.
+ * shown, any URI in it masked (a program that prints its connection string would show the
+ * upstream's password); the verdict comes from what the proxy saw, not from the program.
  */
 final class ExternalSpecDriver implements SpecDriver {
     static final long TIMEOUT_SECONDS = 60;
@@ -31,7 +33,7 @@ final class ExternalSpecDriver implements SpecDriver {
 
     @Override
     public String name() {
-        return "external: " + command;
+        return "external: " + UpstreamUri.maskedWithin(command); // shown in the report: a URI in it may hold a password
     }
 
     @Override
@@ -66,9 +68,10 @@ final class ExternalSpecDriver implements SpecDriver {
         }
     }
 
-    private static String lastLine(String output) {
+    static String lastLine(String output) {
         String[] lines = output.strip().split("\\R");
-        String last = lines[lines.length - 1].strip();
+        // masked before it is cut short: a URI cut inside its password would no longer read as one
+        String last = UpstreamUri.maskedWithin(lines[lines.length - 1].strip());
         return last.length() > 80 ? last.substring(0, 77) + "..." : last;
     }
 }

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The parts of a mongodb:// connection string the proxy needs: seeds, credentials, database,
@@ -22,6 +24,8 @@ import java.util.Set;
  */
 public record UpstreamUri(String text, List<MemberAddress> seeds, String username, String password, String database,
                           Map<String, String> options, String srvHost, Set<String> txtOptions, Map<String, String> optionNames) {
+    /** A mongodb:// or mongodb+srv:// URI inside other text: up to whitespace or a single quote, where one ends in a message. */
+    private static final Pattern URI_IN_TEXT = Pattern.compile("mongodb(?:\\+srv)?://[^\\s']+");
 
     /**
      * @throws IllegalArgumentException naming what is wrong in the URI as given (found before any DNS
@@ -63,6 +67,14 @@ public record UpstreamUri(String text, List<MemberAddress> seeds, String usernam
     /** {@code text}, a URI that may not even parse, with anything that may be its password masked: for messages. */
     public static String masked(String text) {
         return UpstreamUriParser.masked(text);
+    }
+
+    /**
+     * {@code text} (a message, a program's output) with every mongodb:// or mongodb+srv:// URI in it
+     * {@link #masked}: text blackpipe shows but did not write may quote a URI with its password.
+     */
+    public static String maskedWithin(String text) {
+        return text == null ? null : URI_IN_TEXT.matcher(text).replaceAll(uri -> Matcher.quoteReplacement(masked(uri.group())));
     }
 
     /** The replica set the URI requires its members to belong to (replicaSet=), or null for whatever they report. */

@@ -1,12 +1,15 @@
 package io.blackpipe.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedScramServer;
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * `report --upstream 'mongodb://user:pw@…'` against a deployment with access control: the report's
@@ -50,6 +53,24 @@ class AuthenticatedUpstreamReportTest {
             assertEquals(1, getMore.attempts(), "the find was allowed, so its getMore met the fault: " + check.text());
             assertTrue(check.allMatch(), check.text());
             assertTrue(!check.text().contains("s3cret"), "the password is not in the report");
+        }
+    }
+
+    /** A --driver-cmd program whose last line is its connection string: the report shows it with the password masked. */
+    @Test
+    void anExternalProgramsOutputShowsTheUpstreamPasswordMasked(@TempDir Path dir) throws Exception {
+        ScriptedScramServer users = ScriptedScramServer.builder().user("admin", "alice", "s3cret").build();
+        try (ScriptedMongod scripted = ScriptedMongod.builder().accessControl(users).start()) {
+            String upstream = "mongodb://alice:s3cret@" + scripted.address() + "/?replicaSet=" + ScriptedMongod.SET_NAME;
+            Path script = ExternalSpecDriverTest.shellDriver(dir, "echo \"cannot connect to $1\"\nexit 1\n");
+            SpecCheck check = SpecCheck.run(upstream, "scripted with access control", SpecDriver.external(script.toString()), line -> { },
+                    List.of(new SpecCase("retryable read", "find", "find", 10107, 1, true)));
+            String raised = check.results().get(0).raised();
+            assertTrue(raised.startsWith("exit 1: cannot connect to mongodb://alice:****@127.0.0.1:"), raised);
+            for (String report : List.of(check.text(), check.markdown(), check.json())) {
+                assertFalse(report.contains("s3cret"), report);
+            }
+            assertTrue(check.json().contains("\"raised\": \"exit 1: cannot connect to mongodb://alice:****@"), check.json());
         }
     }
 }

@@ -22,6 +22,20 @@ class ExternalSpecDriverTest {
         return script;
     }
 
+    /** A program that prints its connection string (an error message quoting it, a debug line) shows no password. */
+    @Test
+    void aUriInTheLastLineIsMaskedBeforeTheLineIsCutShort(@TempDir Path dir) throws Exception {
+        Path script = shellDriver(dir, "echo \"connecting to $1\"\nexit 1\n");
+        String uri = "mongodb://alice:s3cret@127.0.0.1:1/blackpipe_spec_x_0?authSource=admin&retryWrites=true&retryReads=true";
+        String raised = new ExternalSpecDriver(script.toString()).run(uri, "insert");
+        assertEquals("exit 1: connecting to mongodb://alice:****@127.0.0.1:1/blackpipe_spec_x_0?authSource=...", raised);
+        String longPassword = "p".repeat(70) + "s3cret"; // the 80 characters end inside it: cut first, it would no longer read as a URI
+        assertEquals("mongodb://bob:****@db1/", ExternalSpecDriver.lastLine("mongodb://bob:" + longPassword + "@db1/\n"));
+        assertEquals("Authentication failed for mongodb+srv://carol:****@cluster0.example.com/",
+                ExternalSpecDriver.lastLine("trace\nAuthentication failed for mongodb+srv://carol:pw@cluster0.example.com/"));
+        assertFalse(new ExternalSpecDriver("prog --admin mongodb://root:hunter2@db1/").name().contains("hunter2"));
+    }
+
     @Test
     void aProgramThatTimesOutIsKilledWithItsChildren(@TempDir Path dir) throws Exception {
         Path pidFile = dir.resolve("pid");
