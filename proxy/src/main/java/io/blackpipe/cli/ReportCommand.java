@@ -30,9 +30,14 @@ import picocli.CommandLine.Spec;
                 "With --spec: does a driver follow the retryable reads/writes specs? Every error code of the specs' retryable "
                 + "lists, a sample of non-retryable ones and a network reset are injected (failCommand, times: 1) on an "
                 + "insertOne and a find; getMore, updateMany, deleteMany and a w:0 insert meet a fault too (never retried), and "
-                + "a fault twice in a row checks the driver retries only once. Each case runs through a fresh blackpipe and is "
-                + "judged by the attempts blackpipe counted. On a standalone, or a server whose hello has no "
-                + "logicalSessionTimeoutMinutes, drivers retry no write (the spec's rule): write cases then expect one attempt. "
+                + "a fault twice in a row checks the driver retries only once; on 4.4 and later (maxWireVersion 9), a 10107 "
+                + "without labels (not retried) and a 2 with RetryableWriteError (retried) check a write is retried by the label, "
+                + "not the code. Each case runs through a fresh blackpipe and is judged by the attempts blackpipe counted and, "
+                + "for a write, by their lsid and txnNumber in its history: an insertOne's first attempt carries a txnNumber and "
+                + "its retry the same lsid and txnNumber; a w:0 insert, updateMany and deleteMany carry none. Reads are judged "
+                + "by the count alone: the retryable reads spec requires nothing of the retry's session. On a standalone, or a "
+                + "server whose hello has no logicalSessionTimeoutMinutes, drivers retry no write and add no txnNumber (the "
+                + "spec's rule): write cases then expect one attempt without one. "
                 + "Exit status 0 when every case matches, 3 when one does not.",
                 "",
                 "--driver-cmd CMD checks another driver: for each case blackpipe runs `/bin/sh -c 'CMD \"$@\"' blackpipe-spec URI OPERATION`, i.e. CMD URI OPERATION. "
@@ -42,7 +47,8 @@ import picocli.CommandLine.Spec;
                 + "with batchSize 2), updateMany, deleteMany, insertW0 (insertOne with w:0). Work on the collection \"items\" "
                 + "(also in env BLACKPIPE_SPEC_COLLECTION) of the URI's database, which holds _id 1 to 5. Use the driver's "
                 + "defaults otherwise, and exit when the operation ends (success or error); the exit status and last output "
-                + "line are shown but the verdict comes from blackpipe's attempt count. Each run has 60s."})
+                + "line are shown (any mongodb:// URI in it with its password masked) but the verdict comes from what blackpipe saw. "
+                + "Each run has 60s."})
 final class ReportCommand implements Callable<Integer> {
     /** Held strongly: java.util.logging forgets the level of a logger nobody references. */
     private static final java.util.logging.Logger PROXY_LOG = java.util.logging.Logger.getLogger("blackpipe");

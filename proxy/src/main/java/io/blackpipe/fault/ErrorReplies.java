@@ -35,7 +35,7 @@ public final class ErrorReplies {
             "topologyVersion", "$clusterTime", "operationTime");
 
     /** maxWireVersion of MongoDB 4.4, from which drivers retry writes only on the RetryableWriteError label. */
-    private static final int WIRE_4_4 = 9;
+    public static final int WIRE_4_4 = 9;
     /** maxWireVersion of MongoDB 6.0, whose servers also add NoWritesPerformed. */
     private static final int WIRE_6_0 = 17;
     /** maxWireVersion of MongoDB 8.2, whose servers label their overload codes SystemOverloadedError. */

@@ -14,7 +14,7 @@ import org.bson.json.JsonWriterSettings;
 /** {@code report --spec} as a terminal table, Markdown or JSON. */
 final class SpecRenderer {
     private static final String[] HEADERS = {"group", "case", "expected per spec", "attempts", "retried", "driver raised", "verdict"};
-    private static final int[] WIDTHS = {21, 47, 27, 9, 8, 35, 0};
+    private static final int[] WIDTHS = {22, 53, 33, 9, 8, 35, 0};
 
     private SpecRenderer() {
     }
@@ -28,7 +28,8 @@ final class SpecRenderer {
         long matched = results.stream().filter(SpecResult::matches).count();
         out.append('\n').append(matched).append('/').append(results.size()).append(" cases match the retryable reads/writes specs")
                 .append(matched == results.size() ? ".\n" : "; see MISMATCH rows.\n")
-                .append("attempts: what blackpipe counted for the case's command (blackpipe_command_attempts_total).\n");
+                .append("attempts: what blackpipe counted for the case's command (blackpipe_command_attempts_total); "
+                        + "txnNumber: the lsid and txnNumber its history recorded for each attempt.\n");
         return out.toString();
     }
 
@@ -57,11 +58,15 @@ final class SpecRenderer {
                     .append("command", new BsonString(c.command()))
                     .append("fault", c.errorCode() == null ? new BsonString("resetConnection") : new BsonString("errorCode"))
                     .append("errorCode", c.errorCode() == null ? BsonNull.VALUE : new BsonInt32(c.errorCode()))
+                    .append("errorLabels", c.errorLabels() == null ? BsonNull.VALUE
+                            : new BsonArray(c.errorLabels().stream().map(BsonString::new).toList()))
                     .append("times", new BsonInt32(c.times()))
                     .append("expected", new BsonString(c.expectation()))
                     .append("expectedAttempts", new BsonInt32(c.expectedAttempts()))
                     .append("attempts", new BsonInt64(r.attempts()))
                     .append("retried", BsonBoolean.valueOf(r.retried()))
+                    .append("transactionId", new BsonString(c.transactionId().name()))
+                    .append("transactionProblem", r.transactionProblem() == null ? BsonNull.VALUE : new BsonString(r.transactionProblem()))
                     .append("raised", new BsonString(r.raised()))
                     .append("verdict", new BsonString(r.verdict())));
         }

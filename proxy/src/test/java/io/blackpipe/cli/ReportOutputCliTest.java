@@ -37,9 +37,9 @@ class ReportOutputCliTest {
         assertEquals(0, run.exitCode(), run::toString);
         Document report = Document.parse(run.out());
         List<Document> cases = report.getList("cases", Document.class);
-        assertEquals(48, cases.size(), run::toString);
-        assertEquals(48, report.getInteger("matched"));
-        assertEquals(48, report.getInteger("total"));
+        assertEquals(50, cases.size(), run::toString);
+        assertEquals(50, report.getInteger("matched"));
+        assertEquals(50, report.getInteger("total"));
         for (Document c : cases) {
             assertEquals(c.getInteger("expectedAttempts"), c.getInteger("attempts"), c::toJson);
             assertTrue(c.getString("verdict").startsWith("MATCH"), c::toJson);
@@ -51,7 +51,7 @@ class ReportOutputCliTest {
         CliRun run = report("--spec", "--markdown");
         assertEquals(0, run.exitCode(), run::toString);
         List<String> rows = run.out().lines().filter(line -> line.startsWith("| ") && !line.startsWith("| group |")).toList();
-        assertEquals(48, rows.size(), run::toString);
+        assertEquals(50, rows.size(), run::toString);
         assertTrue(rows.stream().allMatch(row -> row.endsWith("| MATCH |")), run::toString);
         assertTrue(run.out().contains("| group | case | expected per spec | attempts | retried | driver raised | verdict |"), run::toString);
     }

@@ -59,6 +59,28 @@ class SpecReportTest {
         }
     }
 
+    /**
+     * The Java driver's retries are the same transaction, its w:0 and multi-document writes carry none; and on
+     * this 4.4+ lane it retries a write by the label: 10107 without it is not retried, 2 BadValue with it is.
+     */
+    @Test
+    void writesCarryTheTransactionIdTheSpecRequiresAndTheLabelDecides() {
+        for (SpecResult r : check.results()) {
+            assertEquals(null, r.transactionProblem(), r.specCase().name());
+        }
+        List<SpecResult> byLabel = check.results().stream().filter(r -> r.specCase().group().equals(SpecCase.BY_LABEL)).toList();
+        assertEquals(2, byLabel.size(), check.text());
+        assertEquals(1, byLabel.get(0).attempts(), byLabel.get(0).specCase().name());
+        assertTrue(byLabel.get(0).raised().startsWith("MongoNotPrimaryException"), byLabel.get(0).raised());
+        assertEquals(2, byLabel.get(1).attempts(), byLabel.get(1).specCase().name());
+        assertEquals("ok", byLabel.get(1).raised());
+        Document w0 = Document.parse(check.json()).getList("cases", Document.class).stream()
+                .filter(c -> c.getString("operation").equals("insertW0")).findFirst().orElseThrow();
+        assertEquals("NONE", w0.getString("transactionId"));
+        assertEquals("never retry (1), no txnNumber", w0.getString("expected"));
+        assertEquals("MATCH", w0.getString("verdict"));
+    }
+
     @Test
     void theRenderingsCarryEveryCase() {
         assertTrue(check.text().contains("MATCH") && check.text().contains("insert: 10107 NotWritablePrimary x1"));
