@@ -18,6 +18,7 @@ public final class ProxyLog {
     private final OncePerSecond fileDescriptorRefusals = new OncePerSecond();
     /** Each connection a member closed while its client was there: a line a second, as a member's exit closes all of its. */
     private final OncePerSecond membersClosing = new OncePerSecond();
+    private final UnreachableMembers unreachable = new UnreachableMembers(this);
 
     public void info(String message) {
         logger.log(Level.INFO, message);
@@ -30,14 +31,20 @@ public final class ProxyLog {
     /**
      * Logs that {@code member} could not be dialled for {@code client}. When the process is out of file descriptors,
      * the member is no cause: the client counts as refused, and the line comes at most once a second, counting them.
+     * Otherwise the member's first failed dial is a warning, and the next are counted (see {@link UnreachableMembers}).
      */
     void upstreamUnreachable(Member member, SocketAddress client, Throwable cause, Runnable countRefused) {
         if (outOfFileDescriptors(cause)) {
             countRefused.run();
             refusedForFileDescriptors("closing client " + client);
         } else {
-            info("upstream " + member.dial() + " unreachable for client " + client + ": " + cause.getMessage());
+            unreachable.refused(member, client, cause);
         }
+    }
+
+    /** A dial of {@code member} succeeded: said once when it had failed before. */
+    void upstreamReached(Member member) {
+        unreachable.reached(member);
     }
 
     /**

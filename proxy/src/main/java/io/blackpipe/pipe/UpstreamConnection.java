@@ -43,8 +43,7 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof FrameDecoder.TruncatedFrame truncated) {
-            client.context().log().info("upstream " + client.member().upstream() + " closed in the middle of a message ("
-                    + truncated.describe() + ")");
+            client.context().log().info(who() + " closed in the middle of a message (" + truncated.describe() + ")");
         }
         ctx.fireUserEventTriggered(event);
     }
@@ -52,9 +51,18 @@ final class UpstreamConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
         failed = true;
-        client.context().log().connectionFailed("upstream " + client.member().upstream(), cause);
+        client.context().log().connectionFailed(who(), cause);
         ctx.close();
         client.onUpstreamClosed();
+    }
+
+    /**
+     * How the log names this connection: the member, and the client and connection id it serves, as {@code history} and
+     * {@code connections list} show them. "closing upstream H:P: Connection reset" alone told no one whose command failed.
+     */
+    private String who() {
+        OpenConnection connection = client.describe();
+        return "upstream " + client.member().upstream() + " for client " + connection.client() + " (connection " + connection.id() + ")";
     }
 
     /**

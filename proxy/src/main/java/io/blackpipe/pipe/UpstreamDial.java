@@ -35,6 +35,12 @@ final class UpstreamDial {
                         ch.pipeline().addLast(new FrameDecoder(), new UpstreamConnection(connection));
                     }
                 });
-        return bootstrap.connect(member.dial().host(), member.dial().port());
+        ChannelFuture connect = bootstrap.connect(member.dial().host(), member.dial().port());
+        connect.addListener(f -> { // ahead of the client's own listener; its failures are told there, with the client
+            if (f.isSuccess()) {
+                context.log().upstreamReached(member);
+            }
+        });
+        return connect;
     }
 }

@@ -52,6 +52,17 @@ public final class LogCapture extends Handler implements AutoCloseable {
         return out;
     }
 
+    /** The messages so far logged at {@code level}, formatted. */
+    public List<String> messagesAt(Level level) {
+        List<String> out = new ArrayList<>();
+        for (LogRecord record : records) {
+            if (record.getLevel().equals(level)) {
+                out.add(formatter.formatMessage(record));
+            }
+        }
+        return out;
+    }
+
     /**
      * Whether the proxy told a member's difference from mongod: in full ({@code said}), or by its name
      * ({@code difference}, MemberQuirks' accessor) among those told earlier in this process (a member's differences are

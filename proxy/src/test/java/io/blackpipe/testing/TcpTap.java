@@ -45,9 +45,16 @@ public final class TcpTap implements AutoCloseable {
     private boolean holdingReplies;
 
     public TcpTap(String targetHost, int targetPort) throws IOException {
+        this(targetHost, targetPort, 0);
+    }
+
+    /** A tap listening on {@code listenPort} of the loopback (0: any free one): one closed earlier, opened again there. */
+    public TcpTap(String targetHost, int targetPort, int listenPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
-        this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        this.server = new ServerSocket();
+        server.setReuseAddress(true);
+        server.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), listenPort), 50);
         Thread acceptor = new Thread(this::acceptLoop, "tcp-tap-accept-" + port());
         acceptor.setDaemon(true);
         acceptor.start();
@@ -147,6 +154,18 @@ public final class TcpTap implements AutoCloseable {
     public void dropConnections() {
         sockets.forEach(TcpTap::closeQuietly);
         sockets.clear();
+    }
+
+    /** Resets every relayed connection (a RST each way: SO_LINGER 0) and goes on accepting: the server's side aborted them. */
+    public void resetConnections() {
+        for (Socket socket : sockets) {
+            try {
+                socket.setSoLinger(true, 0);
+            } catch (IOException ignored) {
+                // closed already: nothing to reset
+            }
+        }
+        dropConnections();
     }
 
     @Override
