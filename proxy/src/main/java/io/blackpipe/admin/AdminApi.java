@@ -1,15 +1,14 @@
 package io.blackpipe.admin;
 
 import io.blackpipe.fault.BundledScenarios;
-import io.blackpipe.fault.CommandSpelling;
 import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.JsonDocuments;
 import io.blackpipe.fault.Bandwidth;
+import io.blackpipe.fault.Failover;
+import io.blackpipe.fault.Plural;
 import io.blackpipe.fault.IdleTimeout;
 import io.blackpipe.fault.Latency;
-import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleException;
-import io.blackpipe.fault.RuleParser;
 import io.blackpipe.fault.ScenarioException;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.pipe.MemberListener;
@@ -42,27 +41,31 @@ import org.bson.json.JsonParseException;
  */
 final class AdminApi {
     private final ProxyServer proxy;
+    private final ControlLog log = new ControlLog();
+    private final RuleResources rules;
     /** Names this proxy's run in its stats: a baseline saved from another run (the proxy started again) is told apart. */
     private final String run = UUID.randomUUID().toString();
 
     AdminApi(ProxyServer proxy) {
         this.proxy = proxy;
+        this.rules = new RuleResources(proxy, log);
     }
 
     /**
      * @param rawPath      the request's path as sent (still percent-encoded), starting with /api/v1/: it is
      *                     split on '/' first and each segment decoded alone, so a rule id may hold an encoded '/'
      * @param followHistory starts the stream GET /history?follow=true answers
+     * @param from          the client's address, which the log line of a change names
      * @return the answer, or null when the request became that stream
      */
-    AdminResponse handle(HttpMethod method, String rawPath, Map<String, List<String>> query, String body, Runnable followHistory) {
+    AdminResponse handle(HttpMethod method, String rawPath, Map<String, List<String>> query, String body, Runnable followHistory, String from) {
         List<String> parts;
         try {
             parts = PathSegments.decoded(rawPath.substring("/api/v1/".length()));
         } catch (IllegalArgumentException e) {
             return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "path " + PathSegments.asSent(rawPath) + ": " + e.getMessage());
         }
-        AdminRoute route = route(parts, rawPath, query, body, followHistory);
+        AdminRoute route = route(parts, rawPath, query, body, followHistory, from);
         if (route == null) {
             return notFound(rawPath);
         }
@@ -105,7 +108,7 @@ final class AdminApi {
     }
 
     /** The route at {@code parts}, or null for none (a 404). */
-    AdminRoute route(List<String> parts, String rawPath, Map<String, List<String>> query, String body, Runnable followHistory) {
+    AdminRoute route(List<String> parts, String rawPath, Map<String, List<String>> query, String body, Runnable followHistory, String from) {
         String resource = resourceOf(parts);
         if (resource == null) {
             return null;
@@ -123,24 +126,28 @@ final class AdminApi {
             case "members/{member}/restart" -> AdminRoute.post(Set.of("quiesce", "down"), () -> memberAction(second, third, query));
             case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query));
             case "rules" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.POST),
-                    method -> method.equals(HttpMethod.GET) ? listRules() : method.equals(HttpMethod.POST) ? addRule(body) : clearRules());
+                    method -> method.equals(HttpMethod.GET) ? rules.list() : method.equals(HttpMethod.POST) ? rules.add(body, from) : rules.clear(from));
             case "rules/{id}" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.PUT, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.PUT),
-                    method -> method.equals(HttpMethod.GET) ? oneRule(second, rawPath)
-                            : method.equals(HttpMethod.PUT) ? putRule(second, body, rawPath) : removeRule(second, rawPath));
-            case "rules/{id}/fired" -> AdminRoute.get(() -> fired(second, rawPath));
+                    method -> method.equals(HttpMethod.GET) ? rules.one(second, rawPath)
+                            : method.equals(HttpMethod.PUT) ? rules.put(second, body, rawPath, from) : rules.remove(second, rawPath, from));
+            case "rules/{id}/fired" -> AdminRoute.get(() -> rules.fired(second, rawPath));
             case "scenario" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.POST),
                     method -> method.equals(HttpMethod.GET) ? AdminResponse.ok(proxy.scenarios().status())
                             : method.equals(HttpMethod.POST) ? postScenario(body, false) : stopScenario());
             case "scenario/validate" -> AdminRoute.postWithBody(() -> postScenario(body, true));
             case "scenario/bundled" -> AdminRoute.get(this::bundledScenarios);
             case "scenario/bundled/{name}" -> AdminRoute.post(() -> bundledScenario(third));
-            case "connections/reset" -> AdminRoute.post(Set.of("member"), () -> resetConnections(query));
+            case "connections/reset" -> AdminRoute.post(Set.of("member"), () -> resetConnections(query, from));
             case "failover" -> AdminRoute.post(Set.of("election", "rollback"), () -> {
-                long rolledBack = proxy.failover(MemberQuery.failover(query));
+                Failover failover = MemberQuery.failover(query);
+                long rolledBack = proxy.failover(failover);
+                log.changed("failover asked: " + failover.describe() + (rolledBack == 0 ? "" : ": "
+                        + Plural.of(rolledBack, "document") + " rolled back"), from);
                 return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("rolledBack", new BsonInt64(rolledBack)));
             });
             case "reset" -> AdminRoute.post(() -> {
                 proxy.reset();
+                log.changed("reset: scenario stopped, rules removed, members restored", from);
                 // the proxy's clock now: GET /history?since= it shows what was recorded after the reset
                 return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("at", new BsonString(Instant.now().toString())));
             });
@@ -210,89 +217,6 @@ final class AdminApi {
         return AdminResponse.done();
     }
 
-    private AdminResponse listRules() {
-        BsonArray rules = new BsonArray();
-        proxy.rules().rules().forEach(rule -> rules.add(described(rule)));
-        return AdminResponse.ok("rules", rules);
-    }
-
-    /** GET /rules/{id}: the rule as GET /rules lists it, or a 404. */
-    private AdminResponse oneRule(String id, String rawPath) {
-        return id.isEmpty() ? notFound("rule with an empty id at " + rawPath) : proxy.rules().rules().stream()
-                .filter(rule -> rule.id().equals(id)).findFirst().map(rule -> AdminResponse.ok(described(rule)))
-                .orElseGet(() -> notFound("rule " + id));
-    }
-
-    private BsonDocument described(Rule rule) {
-        return new BsonDocument("id", new BsonString(rule.id())).append("rule", JsonDocuments.longsSpelledOut(rule.document()))
-                .append("mode", new BsonString(rule.mode().describe())).append("fault", new BsonString(rule.action().name()))
-                .append("fired", new BsonInt64(proxy.rules().fired(rule.id())));
-    }
-
-    private AdminResponse addRule(String body) {
-        BsonDocument document = parseBody(body);
-        String ruleId = document.isString("id") ? document.getString("id").getValue() : UUID.randomUUID().toString();
-        proxy.rules().put(parseRule(ruleId, document));
-        return AdminResponse.json(HttpResponseStatus.CREATED, withNotes(new BsonDocument("id", new BsonString(ruleId)), document));
-    }
-
-    private AdminResponse clearRules() {
-        proxy.rules().clear();
-        return AdminResponse.done();
-    }
-
-    private AdminResponse putRule(String id, String body, String rawPath) {
-        if (id.isEmpty()) {
-            return emptyRuleId(rawPath);
-        }
-        BsonDocument document = parseBody(body);
-        if (document.isString("id") && !document.getString("id").getValue().equals(id)) {
-            throw new RuleException("id", "'" + document.getString("id").getValue() + "' differs from '" + id
-                    + "' in the path; leave it out or make them the same");
-        }
-        proxy.rules().put(parseRule(id, document));
-        return AdminResponse.ok(withNotes(new BsonDocument("id", new BsonString(id)), document));
-    }
-
-    /** The answer to a rule taken, with a note for each command name that looks misspelt, as `fault add` prints them. */
-    private static BsonDocument withNotes(BsonDocument answer, BsonDocument rule) {
-        List<String> notes = CommandSpelling.notes(rule);
-        if (!notes.isEmpty()) {
-            BsonArray said = new BsonArray();
-            notes.forEach(note -> said.add(new BsonString("data.failCommands: " + note)));
-            answer.append("notes", said);
-        }
-        return answer;
-    }
-
-    private AdminResponse removeRule(String id, String rawPath) {
-        if (id.isEmpty()) {
-            return emptyRuleId(rawPath);
-        }
-        return proxy.rules().remove(id) ? AdminResponse.done() : notFound("rule " + id);
-    }
-
-    /** e.g. `DELETE /api/v1/rules/$ID` with ID unset: it must not read as DELETE /api/v1/rules, which clears all. */
-    private static AdminResponse emptyRuleId(String rawPath) {
-        return AdminResponse.error(HttpResponseStatus.NOT_FOUND, "no rule with an empty id at " + rawPath
-                + " (DELETE /api/v1/rules, without the trailing slash, removes every rule)");
-    }
-
-    /**
-     * GET /rules/{id}/fired: how many commands the rule {@code id} has faulted, 0 for an id never seen. As the
-     * server's failpoint count, it outlives the rule's replacement and removal (a rule of a stopped scenario too).
-     */
-    private AdminResponse fired(String id, String rawPath) {
-        return id.isEmpty() ? notFound("rule with an empty id at " + rawPath) : AdminResponse.ok(new BsonDocument("id", new BsonString(id)).append("fired", new BsonInt64(proxy.rules().fired(id))));
-    }
-
-    private Rule parseRule(String id, BsonDocument document) {
-        if (RuleParser.isOff(document)) {
-            throw new RuleException("mode", "\"off\" removes a rule: DELETE /api/v1/rules/{id} instead");
-        }
-        return proxy.ruleParser().parse(id, document);
-    }
-
     /** POST /scenario (starts it) and /scenario/validate (checks it, starts nothing). */
     private AdminResponse postScenario(String body, boolean validate) {
         try {
@@ -335,13 +259,14 @@ final class AdminApi {
     }
 
     /** POST /connections/reset?member=X resets all of a member's connections (default: all members). */
-    private AdminResponse resetConnections(Map<String, List<String>> query) {
+    private AdminResponse resetConnections(Map<String, List<String>> query, String from) {
         String member = query.containsKey("member") ? query.get("member").get(0) : "all";
         if (!proxy.knowsMember(member)) {
             throw new IllegalArgumentException("member: " + proxy.noMember(member)); // naming the members there are
         }
         // "primary" while a set elects: a 409, as the member actions and a failover answer it then, not "reset 0"
         int reset = proxy.resetConnectionsOfSome(member);
+        log.changed("connections of " + (member.equals("all") ? "every member" : "member " + member) + " reset (" + Plural.of(reset, "connection") + ")", from);
         return AdminResponse.ok("reset", new BsonInt32(reset));
     }
 
@@ -385,7 +310,7 @@ final class AdminApi {
         return proxy.history().recentSince(nowNanos - ago.toNanos());
     }
 
-    private static BsonDocument parseBody(String body) {
+    static BsonDocument parseBody(String body) {
         if (body == null || body.isBlank()) {
             throw new IllegalArgumentException("the request needs a JSON body");
         }
@@ -393,7 +318,7 @@ final class AdminApi {
     }
 
     /** @param what a path (/api/v1/...) or a thing ("rule x") */
-    private static AdminResponse notFound(String what) {
+    static AdminResponse notFound(String what) {
         return AdminResponse.error(HttpResponseStatus.NOT_FOUND, (what.startsWith("/") ? "no resource at " : "no ") + what);
     }
 }

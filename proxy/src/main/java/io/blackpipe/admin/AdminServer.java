@@ -249,7 +249,14 @@ public final class AdminServer implements AutoCloseable {
             if (tooDeep != null) { // the parsers, the matcher and the listing recurse: deep enough, a request went unanswered
                 return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, "body: " + tooDeep);
             }
-            return api.handle(request.method(), path, uri.parameters(), body, () -> HistoryStream.start(ctx, proxy.history(), followersCutOff::incrementAndGet));
+            return api.handle(request.method(), path, uri.parameters(), body, () -> HistoryStream.start(ctx, proxy.history(), followersCutOff::incrementAndGet),
+                    addressOf(ctx));
+        }
+
+        /** The client's address as the log names it (host:port, [v6]:port). */
+        private static String addressOf(ChannelHandlerContext ctx) {
+            return ctx.channel().remoteAddress() instanceof InetSocketAddress inet && inet.getAddress() != null
+                    ? HostNames.withPort(inet.getAddress().getHostAddress(), inet.getPort()) : String.valueOf(ctx.channel().remoteAddress());
         }
 
         /** What a request HTTP could not read earns (the connection then closes: what follows it cannot be framed). */

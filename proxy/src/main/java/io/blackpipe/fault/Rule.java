@@ -1,5 +1,6 @@
 package io.blackpipe.fault;
 
+import java.util.TreeSet;
 import org.bson.BsonDocument;
 import org.bson.BsonString;
 
@@ -16,5 +17,23 @@ public record Rule(String id, Matcher matcher, Mode mode, FaultAction action, Bs
         BsonDocument document = source.clone();
         document.put("id", new BsonString(id));
         return document;
+    }
+
+    /**
+     * What the rule does, for a log line: the fault, the commands it applies to and the rest of its matcher, its mode:
+     * "closeConnection on insert, update for app shop (mode alwaysOn)". The command documents it may match are left out.
+     */
+    public String summary() {
+        StringBuilder said = new StringBuilder(action.name()).append(" on ");
+        if (matcher.allCommands()) {
+            said.append("every command").append(matcher.allBut().isEmpty() ? "" : " but " + String.join(", ", new TreeSet<>(matcher.allBut())));
+        } else {
+            said.append(String.join(", ", new TreeSet<>(matcher.commands())));
+        }
+        said.append(matcher.appName() == null ? "" : " for app " + matcher.appName())
+                .append(matcher.namespace() == null ? "" : " in " + matcher.namespace())
+                .append(matcher.member() == null ? "" : " on member " + matcher.member())
+                .append(matcher.attempt() == null ? "" : " (" + matcher.attempt() + " attempts only)");
+        return said.append(" (mode ").append(mode.describe()).append(')').toString();
     }
 }

@@ -153,9 +153,11 @@ final class FailPointCommand {
                                   Consumer<BsonDocument> answer) {
         BsonDocument rule;
         Rule parsed;
+        OpenConnection from = connection.describe(); // here, on its event loop: the rule may be put on a thread of its own
+        String by = ", by configureFailPoint from client " + from.client() + " (connection " + from.id() + ")";
         try {
             if (RuleParser.isOff(command)) {
-                answer.accept(turnOff(context, command, member));
+                answer.accept(turnOff(context, command, member, by));
                 return;
             }
             rule = ruleOf(command, member);
@@ -165,13 +167,13 @@ final class FailPointCommand {
             return;
         }
         if (parsed != null) {
-            answer.accept(put(context, parsed, member));
+            answer.accept(put(context, parsed, member, by));
             return;
         }
         Thread parsing = new Thread(() -> {
             BsonDocument reply;
             try {
-                reply = put(context, context.ruleParser().parse(ruleId(member), rule), member);
+                reply = put(context, context.ruleParser().parse(ruleId(member), rule), member, by);
             } catch (RuleException e) {
                 reply = ErrorReplies.badValue(e.getMessage());
             }
@@ -196,17 +198,22 @@ final class FailPointCommand {
         return rule;
     }
 
-    private static BsonDocument turnOff(PipeContext context, BsonDocument command, String member) {
+    /** @param by how the log line names the client that turned it off */
+    private static BsonDocument turnOff(PipeContext context, BsonDocument command, String member, String by) {
         BsonValue failPoint = command.get(CONFIGURE); // any type may arrive: no getString
         if (failPoint == null || !failPoint.isString() || !FAIL_POINT.equals(failPoint.asString().getValue())) {
             throw new RuleException(CONFIGURE, "must be \"failCommand\"");
         }
-        context.rules().remove(ruleId(member));
+        if (context.rules().remove(ruleId(member))) {
+            context.log().info("rule " + ruleId(member) + " removed (mode off)" + by);
+        }
         return counted(context, member);
     }
 
-    private static BsonDocument put(PipeContext context, Rule rule, String member) {
+    /** Sets the rule, with a log line naming it and the client ({@code by}): an app's failpoint is a fault injected too. */
+    private static BsonDocument put(PipeContext context, Rule rule, String member, String by) {
         context.rules().put(rule);
+        context.log().info("rule " + rule.id() + " set: " + rule.summary() + by);
         return counted(context, member);
     }
 

@@ -136,6 +136,6 @@ class ReadmeApiTruthTest {
     }
 
     private AdminRoute routeOf(String resource) {
-        return api.route(Arrays.asList(resource.split("/")), "/api/v1/" + resource, Map.of(), "", () -> { });
+        return api.route(Arrays.asList(resource.split("/")), "/api/v1/" + resource, Map.of(), "", () -> { }, "127.0.0.1:1");
     }
 }

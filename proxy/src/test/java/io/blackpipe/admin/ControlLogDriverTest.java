@@ -1,0 +1,98 @@
+package io.blackpipe.admin;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.mongodb.MongoCommandException;
+import com.mongodb.client.MongoClient;
+import com.mongodb.client.MongoClients;
+import com.mongodb.client.MongoCollection;
+import io.blackpipe.BlackPipe;
+import io.blackpipe.pipe.ProxyConfig;
+import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.LogCapture;
+import io.blackpipe.testing.UpstreamLane;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.regex.Pattern;
+import org.bson.Document;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The log shows who injected a fault: every change through the control API (the CLI's too), and every failpoint an app
+ * sets over the wire, is one INFO line naming the rule, its fault and commands, and where it came from. A job's log
+ * alone could not show that a test's own rule failed it. The in-process API says nothing, or test output would fill up.
+ */
+class ControlLogDriverTest {
+    private static final Duration WAIT = Duration.ofSeconds(20);
+    private static final Pattern BY_ADMIN = Pattern.compile(".*, by the admin API from 127\\.0\\.0\\.1:\\d+");
+
+    @Test
+    void ruleChangesResetsAndFailoversThroughTheAdminApiAreLoggedWithTheirClient() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("controllog");
+        try (LogCapture log = LogCapture.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3));
+             MongoClient client = MongoClients.create(proxy.connectionString())) {
+            AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0, null);
+            try {
+                MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+                String id = "ctl-" + System.nanoTime();
+                HttpResponse<String> added = AdminHttpRequests.send(admin.port(), "POST", "/api/v1/rules", "{id: '" + id + "',"
+                        + " configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find', 'count'], errorCode: 2}}");
+                assertEquals(201, added.statusCode(), added.body());
+                assertThrows(MongoCommandException.class, () -> c.find().first()); // the logged rule is the one that failed it
+                String set = log.awaitContaining(WAIT, "rule " + id + " set: ");
+                assertTrue(set.startsWith("rule " + id + " set: errorReply on count, find (mode alwaysOn), by the admin API from 127.0.0.1:"), set);
+                assertTrue(BY_ADMIN.matcher(set).matches(), set);
+
+                assertEquals(200, AdminHttpRequests.send(admin.port(), "PUT", "/api/v1/rules/" + id,
+                        "{configureFailPoint: 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'], closeConnection: true}}").statusCode());
+                assertTrue(log.awaitContaining(WAIT, "rule " + id + " set: closeConnection on insert (mode {times: 1}").matches(BY_ADMIN.pattern()));
+                assertEquals(200, AdminHttpRequests.send(admin.port(), "DELETE", "/api/v1/rules/" + id, null).statusCode());
+                assertTrue(log.awaitContaining(WAIT, "rule " + id + " removed").matches(BY_ADMIN.pattern()));
+                assertEquals(200, AdminHttpRequests.send(admin.port(), "DELETE", "/api/v1/rules", null).statusCode());
+                assertTrue(log.awaitContaining(WAIT, "every rule removed (0 rules)").matches(BY_ADMIN.pattern()));
+                c.insertOne(new Document("_id", 1)); // the pool's connection, for the reset to cut
+
+                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/connections/reset", null).statusCode());
+                assertTrue(log.awaitContaining(WAIT, "connections of every member reset (").matches(BY_ADMIN.pattern()));
+                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/failover", null).statusCode());
+                assertTrue(log.awaitContaining(WAIT, "failover asked: fail over").matches(BY_ADMIN.pattern()));
+                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/reset", null).statusCode());
+                assertTrue(log.awaitContaining(WAIT, "reset: scenario stopped, rules removed, members restored").matches(BY_ADMIN.pattern()));
+
+                int before = log.messages().size();
+                assertEquals(404, AdminHttpRequests.send(admin.port(), "DELETE", "/api/v1/rules/none-such", null).statusCode());
+                assertEquals(400, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/rules", "{configureFailPoint: 'failCommand'}").statusCode());
+                assertEquals(0, log.messages().subList(before, log.messages().size()).stream().filter(m -> m.contains("by the admin API")).count(),
+                        "a refused change is no change: " + log.messages());
+            } finally {
+                admin.close();
+            }
+        }
+    }
+
+    @Test
+    void anAppsConfigureFailPointIsLoggedWithTheClientAndTheInProcessApiIsNot() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("wirefailpoint");
+        try (LogCapture log = LogCapture.start();
+             BlackPipe blackPipe = BlackPipe.start(UpstreamLane.singleNodeUri());
+             MongoClient client = MongoClients.create(blackPipe.connectionString())) {
+            String member = blackPipe.server().members().get(0).advertised().toString();
+            blackPipe.fail("delete").errorCode(2); // a JUnit test's own rule: no line
+            assertThrows(MongoCommandException.class, () -> client.getDatabase(db).getCollection("c").deleteOne(new Document()));
+
+            client.getDatabase("admin").runCommand(new Document("configureFailPoint", "failCommand").append("mode", new Document("times", 1))
+                    .append("data", new Document("failCommands", java.util.List.of("insert")).append("errorCode", 2)));
+            assertThrows(MongoCommandException.class, () -> client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)));
+            String set = log.awaitContaining(WAIT, "rule failCommand@" + member + " set: ");
+            assertTrue(set.matches("rule failCommand@" + Pattern.quote(member) + " set: errorReply on insert on member " + Pattern.quote(member)
+                    + " \\(mode \\{times: 1\\} \\(\\d left\\)\\), by configureFailPoint from client 127\\.0\\.0\\.1:\\d+ \\(connection \\d+\\)"), set);
+            client.getDatabase("admin").runCommand(new Document("configureFailPoint", "failCommand").append("mode", "off"));
+            String off = log.awaitContaining(WAIT, "rule failCommand@" + member + " removed");
+            assertTrue(off.matches(".* removed \\(mode off\\), by configureFailPoint from client 127\\.0\\.0\\.1:\\d+ \\(connection \\d+\\)"), off);
+            assertTrue(log.messages().stream().noneMatch(m -> m.contains("on delete")), "BlackPipe.fail(...) says nothing: " + log.messages());
+        }
+    }
+}
