@@ -55,7 +55,8 @@ final class LocalCommand implements Callable<Integer> {
         out.flush();
         LocalUpstream upstream;
         try {
-            upstream = LocalUpstreams.start(chosen);
+            upstream = LocalUpstreams.start(chosen, "put mongod on PATH, or put the proxy in front of an existing replica set:"
+                    + " blackpipe proxy --upstream URI");
         } catch (Exception e) {
             spec.commandLine().getErr().println("blackpipe: cannot start a local upstream: " + e.getMessage());
             return 1;

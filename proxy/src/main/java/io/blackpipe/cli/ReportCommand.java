@@ -138,7 +138,8 @@ final class ReportCommand implements Callable<Integer> {
                 err.println("starting a local upstream ...");
                 err.flush();
                 try {
-                    local = LocalUpstreams.start(chosen);
+                    local = LocalUpstreams.start(chosen, "put mongod on PATH, or name an existing replica set:"
+                            + " blackpipe report --upstream URI");
                 } catch (IOException e) { // no npm, no network for the first install: as `local` says it
                     err.println("blackpipe: cannot start a local upstream: " + e.getMessage());
                     return 1;

@@ -22,6 +22,8 @@ import org.bson.BsonDocument;
 public final class JongodbInstaller {
     public static final String PACKAGE = "@jongodb/memory-server-bin-linux-x64-gnu";
     public static final String VERSION = "0.1.6";
+    /** The test suite's ways to an upstream without npm: its message, unless the CLI names its own. */
+    public static final String TESTS_OTHER_WAYS = "point BLACKPIPE_TEST_URI at an existing replica set, or put mongod on PATH";
 
     private final Path cacheRoot;
     private final Path npm;
@@ -107,8 +109,16 @@ public final class JongodbInstaller {
         return dir.resolve("node_modules").resolve(PACKAGE);
     }
 
-    /** Returns the jongodb binary, installing the package first unless a valid install exists. */
+    /** Returns the jongodb binary, installing the package first unless a valid install exists; no npm names the tests' other ways. */
     public Path ensureInstalled() throws IOException {
+        return ensureInstalled(TESTS_OTHER_WAYS);
+    }
+
+    /**
+     * As {@link #ensureInstalled()}; {@code otherWays} says what to do instead of installing npm where it is raised (the
+     * CLI's `proxy --upstream URI` is no test's BLACKPIPE_TEST_URI), e.g. "put mongod on PATH".
+     */
+    public Path ensureInstalled(String otherWays) throws IOException {
         if (platformProblem != null) {
             throw new IOException(platformProblem);
         }
@@ -118,7 +128,7 @@ public final class JongodbInstaller {
                 JongodbInstaller::problemWith);
         return binaryIn(install.ensure(npm, "npm was not found on PATH, and it is needed once to install the jongodb engine ("
                 + PACKAGE + "@" + VERSION + ") into " + installDir()
-                + ". Install Node.js/npm, or point BLACKPIPE_TEST_URI at an existing replica set, or put mongod on PATH."));
+                + ". Install Node.js/npm, or " + otherWays + "."));
     }
 
     /**

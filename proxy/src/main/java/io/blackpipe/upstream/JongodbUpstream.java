@@ -35,9 +35,18 @@ public final class JongodbUpstream implements LocalUpstream {
         return start(JongodbInstaller.fromEnvironment());
     }
 
+    /** As {@link #start()}; {@code otherWays}: what to do instead when it cannot run (see {@link JongodbInstaller#ensureInstalled(String)}). */
+    public static JongodbUpstream start(String otherWays) throws IOException {
+        return start(JongodbInstaller.fromEnvironment(), otherWays);
+    }
+
     public static JongodbUpstream start(JongodbInstaller installer) throws IOException {
-        requireSupportedPlatform();
-        Path binary = installer.ensureInstalled();
+        return start(installer, JongodbInstaller.TESTS_OTHER_WAYS);
+    }
+
+    private static JongodbUpstream start(JongodbInstaller installer, String otherWays) throws IOException {
+        requireSupportedPlatform(otherWays);
+        Path binary = installer.ensureInstalled(otherWays);
         Path tempDir = Files.createTempDirectory("blackpipe-jongodb-");
         StartingServers starting = new StartingServers("blackpipe-jongodb-start-stop", tempDir);
         boolean started = false;
@@ -62,13 +71,13 @@ public final class JongodbUpstream implements LocalUpstream {
     }
 
     /** The npm package holds a linux-x64-glibc binary only; say so before npm gives a vaguer error. */
-    private static void requireSupportedPlatform() throws IOException {
+    private static void requireSupportedPlatform(String otherWays) throws IOException {
         String os = System.getProperty("os.name", "").toLowerCase(Locale.ROOT);
         String arch = System.getProperty("os.arch", "").toLowerCase(Locale.ROOT);
         if (!os.contains("linux") || !(arch.equals("amd64") || arch.equals("x86_64"))) {
             throw new IOException("the jongodb engine (" + JongodbInstaller.PACKAGE + "@" + JongodbInstaller.VERSION
                     + ") runs on linux x64 only, this is " + os + "/" + arch
-                    + "; put mongod on PATH or set BLACKPIPE_TEST_URI instead");
+                    + "; " + otherWays + " instead");
         }
     }
 

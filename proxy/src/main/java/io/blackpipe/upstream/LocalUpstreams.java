@@ -33,16 +33,17 @@ public final class LocalUpstreams {
 
     /** Starts a 3-member mongod replica set when mongod is on PATH, otherwise a jongodb single-node set. */
     public static LocalUpstream start() throws IOException {
-        return start(Engine.AUTO);
+        return start(Engine.AUTO, JongodbInstaller.TESTS_OTHER_WAYS);
     }
 
     /**
      * Starts the engine named. A mongod chosen because it was on PATH that cannot start (one built for a CPU with AVX, on
-     * one without) says how to run jongodb instead: taking it off PATH was the only way.
+     * one without) says how to run jongodb instead: taking it off PATH was the only way. Jongodb that cannot be installed
+     * or run says what to do instead: {@code otherWays}, which differ between the CLI's commands and the tests.
      */
-    public static LocalUpstream start(Engine engine) throws IOException {
+    public static LocalUpstream start(Engine engine, String otherWays) throws IOException {
         return switch (engine) {
-            case JONGODB -> JongodbUpstream.start();
+            case JONGODB -> JongodbUpstream.start(otherWays);
             case MONGOD -> {
                 if (!mongodOnPath()) {
                     throw new IOException("--engine mongod: there is no mongod on PATH");
@@ -51,7 +52,7 @@ public final class LocalUpstreams {
             }
             case AUTO -> {
                 if (!mongodOnPath()) {
-                    yield JongodbUpstream.start();
+                    yield JongodbUpstream.start(otherWays);
                 }
                 try {
                     yield MongodReplicaSet.start();

@@ -1,6 +1,7 @@
 package io.blackpipe.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
@@ -44,6 +45,31 @@ class LocalEngineCliTest {
                 "local", "--check", "--port", "0", "--admin-port", "-1")) {
             assertEquals(0, child.awaitExit(), child::describe);
             assertTrue(child.stdoutText().contains("upstream: jongodb"), () -> child.seen.toString());
+        }
+    }
+
+    /**
+     * Without npm (and no jongodb installed yet, no mongod), `local` and `report` say what to do in the CLI's words: the
+     * tests' BLACKPIPE_TEST_URI is no way out there, `proxy --upstream URI` and `report --upstream URI` are.
+     */
+    @Test
+    void withoutNpmLocalAndReportNameTheirOwnWayToAnExistingReplicaSet() throws Exception {
+        Path emptyPath = Files.createDirectories(temp.resolve("nothing-on-path"));
+        Map<String, String> env = Map.of("PATH", emptyPath.toString(), "BLACKPIPE_CACHE", temp.resolve("empty-cache").toString());
+        try (CliChild local = new CliChild(temp, null, env, "local", "--check", "--port", "0", "--admin-port", "-1")) {
+            assertEquals(1, local.awaitExit(), local::describe);
+            String err = local.stderrText();
+            assertTrue(err.contains("npm was not found on PATH"), err);
+            assertTrue(err.contains("Install Node.js/npm, or put mongod on PATH, or put the proxy in front of an existing replica set:"
+                    + " blackpipe proxy --upstream URI."), err);
+            assertFalse(err.contains("BLACKPIPE_TEST_URI"), err);
+        }
+        try (CliChild report = new CliChild(temp, null, env, "report")) {
+            assertEquals(1, report.awaitExit(), report::describe);
+            String err = report.stderrText();
+            assertTrue(err.contains("Install Node.js/npm, or put mongod on PATH, or name an existing replica set: blackpipe report"
+                    + " --upstream URI."), err);
+            assertFalse(err.contains("BLACKPIPE_TEST_URI"), err);
         }
     }
 
