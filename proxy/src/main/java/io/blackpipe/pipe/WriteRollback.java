@@ -1,5 +1,6 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.ErrorCodes;
 import io.blackpipe.fault.Plural;
 import io.blackpipe.observe.CappedLabels;
 import io.blackpipe.topology.Member;
@@ -159,8 +160,31 @@ final class WriteRollback {
         BsonDocument reply = client.run(namespace.substring(0, dot), new BsonDocument(command, new BsonString(namespace.substring(dot + 1)))
                 .append(statements, new BsonArray(each)));
         if (reply.getNumber("ok", new BsonInt32(0)).doubleValue() != 1 || reply.containsKey("writeErrors")) {
-            throw new IllegalStateException(command + " on " + namespace + " refused: " + reply.toJson());
+            throw new IllegalStateException(refusal(command, namespace, reply));
         }
         return reply;
+    }
+
+    /**
+     * Why the node refused a removal or put-back, by code and codeName alone: its errmsg (an E11000's above all) carries
+     * the documents' key values, customer data that has no place in a log line.
+     */
+    static String refusal(String command, String namespace, BsonDocument reply) {
+        String why;
+        if (reply.isArray("writeErrors") && !reply.getArray("writeErrors").isEmpty() && reply.getArray("writeErrors").get(0).isDocument()) {
+            int errors = reply.getArray("writeErrors").size();
+            why = coded(reply.getArray("writeErrors").get(0).asDocument()) + (errors == 1 ? "" : " (first of " + errors + " write errors)");
+        } else {
+            why = coded(reply);
+        }
+        return command + " on " + namespace + " refused: " + why;
+    }
+
+    private static String coded(BsonDocument error) {
+        if (!error.isNumber("code")) {
+            return "no error code";
+        }
+        int code = error.getNumber("code").intValue();
+        return "code " + code + " (" + (error.isString("codeName") ? error.getString("codeName").getValue() : ErrorCodes.name(code)) + ")";
     }
 }
