@@ -99,7 +99,7 @@ final class LocalCommand implements Callable<Integer> {
         out.println("serving; press Ctrl-C to stop");
         out.flush();
         running.awaitShutdown(stop, upstream::close);
-        return 0;
+        return running.exitStatus(spec.commandLine().getErr());
     }
 
     /**

@@ -65,6 +65,6 @@ final class ProxyCommand implements Callable<Integer> {
         }
         running.printBanner(spec.commandLine().getOut());
         running.awaitShutdown(stop, () -> { });
-        return 0;
+        return running.exitStatus(spec.commandLine().getErr());
     }
 }

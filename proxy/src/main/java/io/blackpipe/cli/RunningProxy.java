@@ -87,6 +87,20 @@ final class RunningProxy implements AutoCloseable {
         }
     }
 
+    /**
+     * The exit status once the proxy is closed: 0, or 1 with a line saying why when the history file stopped during the
+     * run. A SIGTERM is to "complete the history file"; a CI job must not take an incomplete one as whole.
+     */
+    int exitStatus(PrintWriter err) {
+        String failure = proxy.history().fileFailure();
+        if (failure == null) {
+            return 0;
+        }
+        err.println("blackpipe: exit status 1: " + failure);
+        err.flush();
+        return 1;
+    }
+
     @Override
     public void close() {
         if (admin != null) {

@@ -43,10 +43,14 @@ public final class History implements AutoCloseable {
     private final Queue<HistoryEntry> toWrite;
     private final Thread writer;
     private volatile boolean closing;
+    private final Path file;
+    /** Why the file stopped taking lines ("the history file F stopped: reason"), or null while it takes them. */
+    private volatile String fileFailure;
     private final List<Consumer<HistoryEntry>> followers = new CopyOnWriteArrayList<>();
 
     public History(int capacity, Path file) throws IOException {
         this.capacity = capacity;
+        this.file = file;
         if (file == null) {
             toWrite = null;
             writer = null;
@@ -106,9 +110,17 @@ public final class History implements AutoCloseable {
                 }
             }
         }
-        if (toWrite != null) {
+        if (toWrite != null && fileFailure == null) { // a stopped file takes no more: its queue would only grow
             toWrite.add(entry);
         }
+    }
+
+    /**
+     * Why the history file stopped taking lines during the run (a full disk, a removed volume), naming it, or null while
+     * it takes them (or without a file). The CLI ends with a non-zero exit status then, as the file is incomplete.
+     */
+    public String fileFailure() {
+        return fileFailure;
     }
 
     /**
@@ -262,7 +274,9 @@ public final class History implements AutoCloseable {
                 LockSupport.parkNanos(this, WRITE_INTERVAL_NANOS);
             }
         } catch (IOException e) {
-            System.getLogger("blackpipe").log(System.Logger.Level.ERROR, "the history file stopped: " + e.getMessage());
+            fileFailure = "the history file " + file + " stopped: " + e.getMessage() + "; the lines after that were not written";
+            toWrite.clear();
+            System.getLogger("blackpipe").log(System.Logger.Level.ERROR, fileFailure);
         }
     }
 

@@ -3,15 +3,20 @@ package io.blackpipe.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.observe.HistoryEntry;
+import io.blackpipe.testing.Await;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.UpstreamLane;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +40,38 @@ class HistoryFileCliTest {
     private static UUID lsidOf(CommandStartedEvent event) {
         BsonBinary id = event.getCommand().getDocument("lsid").getBinary("id");
         return id.asUuid(UuidRepresentation.STANDARD);
+    }
+
+    /**
+     * A history file that fails during the run (here /dev/full: "No space left on device") is named in the log line, and
+     * SIGTERM, which is to complete the file, exits 1 saying why: an exit 0 let a CI job take the incomplete file as whole.
+     */
+    @Test
+    void aHistoryFileThatFailsIsNamedAndTheExitStatusIsOne() throws Exception {
+        Path full = Path.of("/dev/full");
+        assumeTrue(Files.isWritable(full), "needs /dev/full (Linux)");
+        String db = UpstreamLane.freshDatabaseName("historyFull");
+        CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
+                "--port", "0", "--admin-port", "-1", "--history", full.toString());
+        try (child) {
+            String uri = child.awaitLine("connection string: ").substring("connection string: ".length()).trim();
+            try (MongoClient client = MongoClients.create(uri)) {
+                client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
+            }
+            String stopped = "the history file /dev/full stopped: No space left on device";
+            Await.until(Duration.ofSeconds(20), child::describe, () -> stderrHolds(child, stopped));
+        } // SIGTERM
+        assertEquals(1, child.awaitExit(), child::describe);
+        assertTrue(child.stderrText().contains("blackpipe: exit status 1: the history file /dev/full stopped: No space left on device;"
+                + " the lines after that were not written"), child::describe);
+    }
+
+    private static boolean stderrHolds(CliChild child, String text) {
+        try {
+            return child.stderrText().contains(text);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     @Test
