@@ -262,7 +262,7 @@ class ConnectionLifecycleTest {
                 client.send(hello(4));
                 assertEquals(0, client.awaitClosedByPeer(TIMEOUT).length, "only whole messages are forwarded");
             }
-            log.awaitContaining(TIMEOUT, "upstream " + upstream.address() + " closed in the middle of a message (10 bytes missing)");
+            log.awaitContaining(TIMEOUT, "upstream " + upstream.address() + " for client ", " closed in the middle of a message (10 bytes missing)");
         }
     }
 
