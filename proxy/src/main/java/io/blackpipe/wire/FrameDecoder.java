@@ -82,8 +82,9 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             } catch (MalformedMessageException e) {
                 // Discard what is buffered, or the close that follows decodes it again and raises twice.
                 failed = true;
+                String speaking = OtherProtocols.spokenBy(in, start);
                 in.skipBytes(in.readableBytes());
-                throw e;
+                throw speaking == null ? e : new MalformedMessageException(e.getMessage() + " (" + speaking + ")");
             }
             if (in.readableBytes() < length) {
                 return;

@@ -199,6 +199,12 @@ class BadInputListenerTest {
                 false, "checksum mismatch"));
         cases.add(new BadCase("OP_REPLY sent by a client", id -> opReply(id, 0, 0, 0L, 0, 1, bson("{ok: 1}")), false,
                 "clients do not send OP_REPLY"));
+        cases.add(new BadCase("an HTTP request", id -> "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+                false, "message length 542393671 exceeds the limit of 48000000 bytes (it reads as an HTTP request (\"GET ...\"): an"
+                + " HTTP client on a MongoDB port; the admin API is on --admin-port)"));
+        cases.add(new BadCase("a TLS ClientHello on a plaintext port", id -> concat(new byte[] {0x16, 0x03, 0x01, 0x00, (byte) 0xa5, 0x01,
+                0x00, 0x00, (byte) 0xa1, 0x03, 0x03}, new byte[32]), false, "unknown opcode 0 (it begins a TLS handshake: the client"
+                + " uses TLS (tls=true) and this listener does not; start the proxy with --tls-cert and --tls-key, or connect without TLS)"));
         cases.add(new BadCase("frame truncated by the client closing", id -> range(ping(id), 0, 30), true,
                 "closed in the middle of a message (" + (ping(0).length - 30) + " bytes missing)"));
         cases.add(new BadCase("header truncated by the client closing", id -> range(ping(id), 0, 10), true,
