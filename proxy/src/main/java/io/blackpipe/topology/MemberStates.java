@@ -247,6 +247,12 @@ public final class MemberStates {
             // processId the member never had makes it answer at once, as the driver needs; 0 would be held
             version.put("processId", new BsonObjectId(new ObjectId()));
             counter = 0;
+        } else if (sign < 0) {
+            // Never past the member's own: with errors unannounced, a driver may hold more than the unshift takes back
+            // (a reply shifted in full, an error's own counter), and mongod refuses a counter past its own (31382,
+            // "greater than the server topology version counter"): its monitor saw an error, and a pool clear, no
+            // rule made. At the member's own, the hello is held, as the driver's view is current.
+            counter = Math.min(counter, of(member).topologyCounter());
         }
         version.put("counter", new BsonInt64(counter));
         return true;

@@ -49,6 +49,34 @@ class MemberStatesTest {
         assertEquals(new ObjectId(HELLO_PID), states.of(MEMBER).processId());
     }
 
+    /**
+     * Errors not announced yet to held hellos: whatever a driver holds (the version from before them, an error's own, a
+     * reply shifted in full), its awaitable hello reaches the member with a counter no greater than the member's own
+     * (5 here), which the member holds. A reviewer saw two errors in 100 ms, then one announced, send the member 7
+     * (mongod refuses that, 31382: an error and a pool clear at the driver no rule made).
+     */
+    @Test
+    void anAwaitableHelloNeverReachesTheMemberPastItsOwnCounterWhileErrorsAreUnannounced() {
+        states.observe(MEMBER, reply(HELLO_PID, 5), false);
+        BsonDocument first = states.newerUnannounced(MEMBER);
+        BsonDocument second = states.newerUnannounced(MEMBER);
+        assertEquals(6, counterOf(new BsonDocument("topologyVersion", first)));
+        assertEquals(8, counterOf(new BsonDocument("topologyVersion", second)));
+        for (int announcedSoFar = 0; announcedSoFar <= 2; announcedSoFar++) {
+            BsonDocument replied = reply(HELLO_PID, 5);
+            states.shiftReply(MEMBER, replied);
+            for (long held : new long[] {5, 6, 7, 8, counterOf(replied)}) {
+                BsonDocument awaitable = request("hello", HELLO_PID, held);
+                states.unshiftRequest(MEMBER, awaitable);
+                assertTrue(counterOf(awaitable) <= 5, () -> "a driver holding " + held + " sent the member " + counterOf(awaitable));
+            }
+            BsonDocument current = request("hello", HELLO_PID, counterOf(replied));
+            states.unshiftRequest(MEMBER, current);
+            assertEquals(5, counterOf(current), "the version replies carry is the member's own, held");
+            states.announced(MEMBER);
+        }
+    }
+
     @Test
     void legacyRepliesShowHellosProcessIdAndLegacyRequestsGetTheirOwnBack() {
         states.observe(MEMBER, reply(HELLO_PID, 1), false);
