@@ -61,6 +61,10 @@ class HistoryNamespaceTest {
             HistoryEntry unknown = blackPipe.history().stream().filter(e -> e.command().startsWith("xxx")).reduce((a, b) -> b).orElseThrow();
             assertEquals("x".repeat(HistoryEntry.MAX_NAME_LENGTH) + cut, unknown.command());
             assertEquals(HistoryEntry.MAX_NAME_LENGTH + 1, HistoryEntry.fromJson(unknown.toJson()).command().length(), "read back as written");
+            String emoji = "a".repeat(HistoryEntry.MAX_NAME_LENGTH - 1) + "\uD83D\uDE00".repeat(4); // a pair across the cut
+            runEitherWay(client, db, new Document(emoji, 1));
+            HistoryEntry pair = blackPipe.history().stream().filter(e -> e.command().startsWith("aaa")).reduce((a, b) -> b).orElseThrow();
+            assertEquals("a".repeat(HistoryEntry.MAX_NAME_LENGTH - 1) + cut, pair.command(), "no half of a pair kept");
         }
     }
 

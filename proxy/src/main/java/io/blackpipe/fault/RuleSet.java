@@ -140,8 +140,8 @@ public final class RuleSet {
 
     /** Starts every id's count from 0 again (a fresh start for the next test; the server has none). */
     public synchronized void forgetFired() {
+        countedFirstFirst.clear(); // first: an id counted meanwhile may stay queued without a count (harmless), never the reverse
         firedById.clear();
-        countedFirstFirst.clear();
     }
 
     public List<Rule> rules() {

@@ -35,7 +35,12 @@ public record HistoryEntry(long invokedAtMicros, long completedAtMicros, String 
     }
 
     private static String clipped(String name) {
-        return name == null || name.length() <= MAX_NAME_LENGTH ? name : name.substring(0, MAX_NAME_LENGTH) + "…";
+        if (name == null || name.length() <= MAX_NAME_LENGTH) {
+            return name;
+        }
+        // not between the two halves of a surrogate pair: a lone one prints as "?" and is no valid UTF-8 in the file
+        int end = Character.isHighSurrogate(name.charAt(MAX_NAME_LENGTH - 1)) ? MAX_NAME_LENGTH - 1 : MAX_NAME_LENGTH;
+        return name.substring(0, end) + "…";
     }
 
     /** database.collection, or the database alone for commands without a collection; built only when read. */

@@ -2,11 +2,14 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Plural;
 import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.wire.MalformedMessageException;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
 import java.io.IOException;
 import java.net.SocketAddress;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import javax.net.ssl.SSLException;
@@ -16,8 +19,8 @@ public final class ProxyLog {
     private final Logger logger = System.getLogger("blackpipe");
     /** Each connection refused for want of file descriptors: said a line a second. */
     private final OncePerSecond fileDescriptorRefusals = new OncePerSecond();
-    /** Each connection a member closed while its client was there: a line a second, as a member's exit closes all of its. */
-    private final OncePerSecond membersClosing = new OncePerSecond();
+    /** Per member, each connection it closed while its client was there: a line a second, as its exit closes all of its. */
+    private final Map<MemberAddress, OncePerSecond> membersClosing = new ConcurrentHashMap<>();
     private final UnreachableMembers unreachable = new UnreachableMembers(this);
 
     public void info(String message) {
@@ -65,10 +68,10 @@ public final class ProxyLog {
      * the member's close would reach it: said at most once a second, counting the others.
      */
     void memberClosed(Member member, OpenConnection connection) {
-        membersClosing.count(count -> info("member " + member.upstream() + " closed the proxy's connection to it for client "
-                + connection.client() + " (connection " + connection.id() + "): the client's connection closes too"
-                + (count == 1 ? ""
-                : " (" + Plural.of(count, "connection") + " closed so since the last such line, this one included)")));
+        membersClosing.computeIfAbsent(member.upstream(), m -> new OncePerSecond()).count(count -> info("member "
+                + member.upstream() + " closed the proxy's connection to it for client " + connection.client() + " (connection "
+                + connection.id() + "): the client's connection closes too" + (count == 1 ? "" : " (and " + (count - 1)
+                + " more of this member's connections closed so, unsaid, since its last such line)")));
     }
 
     /** A listener could not accept a connection: the process is out of file descriptors. */
