@@ -3,23 +3,18 @@ package io.blackpipe.fault;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.connection.ServerType;
 import com.mongodb.event.ConnectionPoolClearedEvent;
-import com.mongodb.event.ConnectionPoolListener;
-import com.mongodb.event.ServerDescriptionChangedEvent;
-import com.mongodb.event.ServerListener;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.SdamEvents;
 import io.blackpipe.testing.UpstreamLane;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.bson.BsonDocument;
 import org.bson.Document;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -39,24 +34,12 @@ class StateChangeErrorSdamDriverTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource({"ShutdownInProgress, true", "NotWritablePrimary, false", "InterruptedAtShutdown, true"})
     void everyInjectedStateChangeErrorMarksTheMemberUnknown(String error, boolean clearsThePool) throws Exception {
-        List<ServerType> changes = new CopyOnWriteArrayList<>();
-        List<ConnectionPoolClearedEvent> cleared = new CopyOnWriteArrayList<>();
+        SdamEvents sdam = new SdamEvents();
+        List<ServerType> changes = sdam.changes;
+        List<ConnectionPoolClearedEvent> cleared = sdam.cleared;
         String db = UpstreamLane.freshDatabaseName("sdamrace");
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
-             MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                     .applyConnectionString(new ConnectionString(proxy.connectionString())).retryWrites(true)
-                     .applyToServerSettings(b -> b.addServerListener(new ServerListener() {
-                         @Override
-                         public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
-                             changes.add(event.getNewDescription().getType());
-                         }
-                     }))
-                     .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
-                         @Override
-                         public void connectionPoolCleared(ConnectionPoolClearedEvent event) {
-                             cleared.add(event);
-                         }
-                     })).build());
+             MongoClient client = MongoClients.create(sdam.settings(proxy.connectionString()).retryWrites(true).build());
              MongoClient direct = UpstreamLane.directClient()) {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 0));

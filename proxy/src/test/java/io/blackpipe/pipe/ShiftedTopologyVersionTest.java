@@ -4,8 +4,6 @@ import static io.blackpipe.pipe.ScriptedProxy.awaitTrue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import com.mongodb.ConnectionString;
-import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoCommandException;
 import com.mongodb.MongoNotPrimaryException;
 import com.mongodb.client.MongoClient;
@@ -14,12 +12,9 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.connection.ServerType;
 import com.mongodb.event.ConnectionPoolClearedEvent;
-import com.mongodb.event.ConnectionPoolListener;
-import com.mongodb.event.ServerDescriptionChangedEvent;
-import com.mongodb.event.ServerListener;
 import io.blackpipe.testing.ScriptedMongod;
+import io.blackpipe.testing.SdamEvents;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.Document;
@@ -44,22 +39,9 @@ class ShiftedTopologyVersionTest {
      * A driver through the proxy that polls, with no scheduled heartbeat during a test (only errors
      * make it re-check), recording its server's description changes and pool clears.
      */
-    private static MongoClient client(ProxyServer proxy, List<ServerType> changes, List<ConnectionPoolClearedEvent> cleared) {
-        return MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(proxy.connectionString()
-                        + "&retryWrites=false&serverMonitoringMode=poll&heartbeatFrequencyMS=120000"))
-                .applyToServerSettings(b -> b.addServerListener(new ServerListener() {
-                    @Override
-                    public void serverDescriptionChanged(ServerDescriptionChangedEvent event) {
-                        changes.add(event.getNewDescription().getType());
-                    }
-                }))
-                .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
-                    @Override
-                    public void connectionPoolCleared(ConnectionPoolClearedEvent event) {
-                        cleared.add(event);
-                    }
-                })).build());
+    private static MongoClient client(ProxyServer proxy, SdamEvents sdam) {
+        return MongoClients.create(sdam.settings(proxy.connectionString()
+                + "&retryWrites=false&serverMonitoringMode=poll&heartbeatFrequencyMS=120000").build());
     }
 
     private static void notWritablePrimaryOnce(ProxyServer proxy) {
@@ -69,11 +51,12 @@ class ShiftedTopologyVersionTest {
 
     @Test
     void aMembersOwnStateChangeErrorAfterAnInjectedOneCarriesTheShiftedCounterAndMarksItUnknown() throws Exception {
-        List<ServerType> changes = new CopyOnWriteArrayList<>();
+        SdamEvents sdam = new SdamEvents();
+        List<ServerType> changes = sdam.changes;
         try (ScriptedMongod scripted = ScriptedMongod.start();
              ProxyServer member = ScriptedProxy.start(scripted);
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(member.connectionString()));
-             MongoClient client = client(proxy, changes, new CopyOnWriteArrayList<>())) {
+             MongoClient client = client(proxy, sdam)) {
             MongoCollection<Document> c = client.getDatabase("test").getCollection("c");
             c.insertOne(new Document("_id", 0));
             long start = only(client).getTopologyVersion().getCounter();
@@ -108,11 +91,12 @@ class ShiftedTopologyVersionTest {
      */
     @Test
     void eachTopologyVersionModeGetsTheDriversSdamResponse() throws Exception {
-        List<ServerType> changes = new CopyOnWriteArrayList<>();
-        List<ConnectionPoolClearedEvent> cleared = new CopyOnWriteArrayList<>();
+        SdamEvents sdam = new SdamEvents();
+        List<ServerType> changes = sdam.changes;
+        List<ConnectionPoolClearedEvent> cleared = sdam.cleared;
         try (ScriptedMongod scripted = ScriptedMongod.start();
              ProxyServer proxy = ScriptedProxy.start(scripted);
-             MongoClient client = client(proxy, changes, cleared)) {
+             MongoClient client = client(proxy, sdam)) {
             MongoCollection<Document> c = client.getDatabase("test").getCollection("c");
             c.insertOne(new Document("_id", 0));
             int id = 1;
