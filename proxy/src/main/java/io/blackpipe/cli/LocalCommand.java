@@ -80,7 +80,7 @@ final class LocalCommand implements Callable<Integer> {
             if (stop.requested() || !checkThroughProxy(running, out)) {
                 running.close();
                 upstream.close();
-                return stop.requested() ? 0 : 1;
+                return stop.requested() ? running.exitStatus(spec.commandLine().getErr()) : 1;
             }
             faults.startScenario(running.proxy);
         } catch (RuntimeException e) {
@@ -94,7 +94,7 @@ final class LocalCommand implements Callable<Integer> {
         if (checkOnly) {
             running.close();
             upstream.close();
-            return 0;
+            return running.exitStatus(spec.commandLine().getErr());
         }
         out.println("serving; press Ctrl-C to stop");
         out.flush();

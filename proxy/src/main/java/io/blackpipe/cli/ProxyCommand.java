@@ -61,7 +61,7 @@ final class ProxyCommand implements Callable<Integer> {
         }
         if (stop.requested()) { // a teardown while it started: stopped, as it would stop serving
             running.close();
-            return 0;
+            return running.exitStatus(spec.commandLine().getErr());
         }
         running.printBanner(spec.commandLine().getOut());
         running.awaitShutdown(stop, () -> { });

@@ -273,11 +273,15 @@ public final class History implements AutoCloseable {
                 }
                 LockSupport.parkNanos(this, WRITE_INTERVAL_NANOS);
             }
-        } catch (IOException e) {
-            fileFailure = "the history file " + file + " stopped: " + e.getMessage() + "; the lines after that were not written";
-            toWrite.clear();
-            System.getLogger("blackpipe").log(System.Logger.Level.ERROR, fileFailure);
+        } catch (IOException | RuntimeException | Error e) { // any end but the last line: the file is not whole
+            failed("stopped: " + e.getMessage());
         }
+    }
+
+    private void failed(String how) {
+        fileFailure = "the history file " + file + " " + how + "; the lines after that were not written";
+        toWrite.clear();
+        System.getLogger("blackpipe").log(System.Logger.Level.ERROR, fileFailure);
     }
 
     @Override
@@ -289,6 +293,9 @@ public final class History implements AutoCloseable {
                 writer.join(5000);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+            if (writer.isAlive() && fileFailure == null) { // stuck in a write (a stalled pipe, a hung volume): not whole
+                failed("was not completed within 5 s (its writer is stuck writing)");
             }
         }
     }

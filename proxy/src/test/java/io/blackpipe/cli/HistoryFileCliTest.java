@@ -66,6 +66,40 @@ class HistoryFileCliTest {
                 + " the lines after that were not written"), child::describe);
     }
 
+    /**
+     * A history file whose writer is stuck (a pipe nobody reads, a hung volume) is not completed within 5 s of SIGTERM:
+     * the proxy exited 0 all the same, and the lines still queued were lost (a reviewer's FIFO). Now exit 1, saying so.
+     */
+    @Test
+    void aHistoryFileStuckInAWriteIsNamedAndTheExitStatusIsOne() throws Exception {
+        Path fifo = temp.resolve("history.fifo");
+        assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "needs mkfifo");
+        Thread reader = new Thread(() -> {
+            try (java.io.InputStream held = Files.newInputStream(fifo)) { // opened, never read: the writer blocks once the pipe is full
+                Thread.sleep(120_000);
+            } catch (IOException | InterruptedException e) {
+                // the test ended
+            }
+        }, "fifo-reader-that-never-reads");
+        reader.setDaemon(true);
+        reader.start();
+        String db = UpstreamLane.freshDatabaseName("historyStuck");
+        CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
+                "--port", "0", "--admin-port", "-1", "--history", fifo.toString());
+        try (child) {
+            String uri = child.awaitLine("connection string: ").substring("connection string: ".length()).trim();
+            try (MongoClient client = MongoClients.create(uri)) {
+                for (int i = 0; i < 1_500; i++) { // some 300 bytes a line: past the pipe's 64 KiB
+                    client.getDatabase(db).getCollection("c").find(new Document("_id", i)).first();
+                }
+            }
+        } // SIGTERM
+        assertEquals(1, child.awaitExit(), child::describe);
+        assertTrue(child.stderrText().contains("blackpipe: exit status 1: the history file " + fifo + " was not completed within 5 s"),
+                child::describe);
+        reader.interrupt();
+    }
+
     private static boolean stderrHolds(CliChild child, String text) {
         try {
             return child.stderrText().contains(text);
