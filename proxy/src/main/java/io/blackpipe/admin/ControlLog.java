@@ -1,5 +1,6 @@
 package io.blackpipe.admin;
 
+import io.blackpipe.observe.Printable;
 import java.lang.System.Logger.Level;
 
 /**
@@ -10,8 +11,11 @@ import java.lang.System.Logger.Level;
 final class ControlLog {
     private final System.Logger logger = System.getLogger("blackpipe");
 
-    /** {@code what} was done for a request from {@code from} (the admin client's address). */
+    /**
+     * {@code what} was done for a request from {@code from} (the admin client's address). What the caller chose (a rule
+     * id, a member's name, a rule's namespace) is escaped: a rule id holding a newline wrote a log line of its making.
+     */
     void changed(String what, String from) {
-        logger.log(Level.INFO, what + ", by the admin API from " + from);
+        logger.log(Level.INFO, Printable.of(what) + ", by the admin API from " + from);
     }
 }

@@ -1,5 +1,6 @@
 package io.blackpipe.cli;
 
+import io.blackpipe.observe.Printable;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,18 +34,7 @@ final class Table {
     }
 
     static String escaped(String text) {
-        StringBuilder escaped = new StringBuilder(text.length());
-        text.codePoints().forEach(c -> {
-            // FORMAT holds the bidi overrides (U+202E) and tag characters, which reorder or hide a row's text; a lone
-            // surrogate (SURROGATE: one with no partner) printed as "?", so two ids differing by one showed alike; a
-            // backslash stays, so that a rule's regex shows as written
-            int type = Character.getType(c);
-            boolean control = Character.isISOControl(c) || c == 0x2028 || c == 0x2029 || type == Character.FORMAT
-                    || type == Character.SURROGATE;
-            escaped.append(!control ? Character.toString(c) : c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t"
-                    : c > 0xFFFF ? String.format("\\U%08x", c) : String.format("\\u%04x", c));
-        });
-        return escaped.toString();
+        return Printable.of(text);
     }
 
     /**

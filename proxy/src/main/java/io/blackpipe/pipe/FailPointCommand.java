@@ -4,6 +4,7 @@ import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.fault.Rule;
 import io.blackpipe.fault.RuleException;
 import io.blackpipe.fault.RuleParser;
+import io.blackpipe.observe.Printable;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.Messages;
@@ -213,7 +214,7 @@ final class FailPointCommand {
     /** Sets the rule, with a log line naming it and the client ({@code by}): an app's failpoint is a fault injected too. */
     private static BsonDocument put(PipeContext context, Rule rule, String member, String by) {
         context.rules().put(rule);
-        context.log().info("rule " + rule.id() + " set: " + rule.summary() + by);
+        context.log().info("rule " + rule.id() + " set: " + Printable.of(rule.summary()) + by); // an app's namespace or appName may hold a newline
         return counted(context, member);
     }
 

@@ -1,6 +1,7 @@
 package io.blackpipe.admin;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -61,6 +62,12 @@ class ControlLogDriverTest {
                 assertTrue(log.awaitContaining(WAIT, "failover asked: fail over").matches(BY_ADMIN.pattern()));
                 assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/reset", null).statusCode());
                 assertTrue(log.awaitContaining(WAIT, "reset: scenario stopped, rules removed, members restored").matches(BY_ADMIN.pattern()));
+
+                String forged = "forged\n2026-01-01T00:00:00Z INFO blackpipe: all is well";
+                assertEquals(201, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/rules", "{id: '" + forged.replace("\n", "\\n")
+                        + "', configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['ping'], errorCode: 2}}").statusCode());
+                String escaped = log.awaitContaining(WAIT, "rule forged\\n2026-01-01T00:00:00Z INFO blackpipe: all is well set: ");
+                assertFalse(escaped.contains("\n"), "a caller's id writes no log line of its own: " + escaped);
 
                 int before = log.messages().size();
                 assertEquals(404, AdminHttpRequests.send(admin.port(), "DELETE", "/api/v1/rules/none-such", null).statusCode());
