@@ -44,7 +44,7 @@ class ControlLogDriverTest {
                 assertEquals(201, added.statusCode(), added.body());
                 assertThrows(MongoCommandException.class, () -> c.find().first()); // the logged rule is the one that failed it
                 String set = log.awaitContaining(WAIT, "rule " + id + " set: ");
-                assertTrue(set.startsWith("rule " + id + " set: errorReply on count, find (mode alwaysOn), by the admin API from 127.0.0.1:"), set);
+                assertTrue(set.startsWith("rule " + id + " set: errorReply errorCode 2 on count, find (mode alwaysOn), by the admin API from 127.0.0.1:"), set);
                 assertTrue(BY_ADMIN.matcher(set).matches(), set);
 
                 assertEquals(200, AdminHttpRequests.send(admin.port(), "PUT", "/api/v1/rules/" + id,
@@ -94,7 +94,7 @@ class ControlLogDriverTest {
                     .append("data", new Document("failCommands", java.util.List.of("insert")).append("errorCode", 2)));
             assertThrows(MongoCommandException.class, () -> client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1)));
             String set = log.awaitContaining(WAIT, "rule failCommand@" + member + " set: ");
-            assertTrue(set.matches("rule failCommand@" + Pattern.quote(member) + " set: errorReply on insert on member " + Pattern.quote(member)
+            assertTrue(set.matches("rule failCommand@" + Pattern.quote(member) + " set: errorReply errorCode 2 on insert on member " + Pattern.quote(member)
                     + " \\(mode \\{times: 1\\} \\(\\d left\\)\\), by configureFailPoint from client 127\\.0\\.0\\.1:\\d+ \\(connection \\d+\\)"), set);
             client.getDatabase("admin").runCommand(new Document("configureFailPoint", "failCommand").append("mode", "off"));
             String off = log.awaitContaining(WAIT, "rule failCommand@" + member + " removed");
