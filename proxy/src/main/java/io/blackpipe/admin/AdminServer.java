@@ -255,8 +255,7 @@ public final class AdminServer implements AutoCloseable {
 
         /** The client's address as the log names it (host:port, [v6]:port). */
         private static String addressOf(ChannelHandlerContext ctx) {
-            return ctx.channel().remoteAddress() instanceof InetSocketAddress inet && inet.getAddress() != null
-                    ? HostNames.withPort(inet.getAddress().getHostAddress(), inet.getPort()) : String.valueOf(ctx.channel().remoteAddress());
+            return HostNames.ofPeer(ctx.channel().remoteAddress());
         }
 
         /** What a request HTTP could not read earns (the connection then closes: what follows it cannot be framed). */

@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Plural;
 import io.blackpipe.observe.ConnectionMeters;
+import io.blackpipe.topology.HostNames;
 import io.blackpipe.topology.MemberAddress;
 import io.netty.channel.Channel;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,7 +41,7 @@ final class ConnectionLimit {
     }
 
     private void refused(Channel client, MemberAddress member) {
-        refusals.count(count -> log.warn("refused client " + client.remoteAddress() + " on member " + member + ": --max-connections "
+        refusals.count(count -> log.warn("refused client " + HostNames.ofPeer(client.remoteAddress()) + " on member " + member + ": --max-connections "
                 + max + " reached (" + Plural.of(count, "connection") + " refused since the last such line)"));
     }
 }

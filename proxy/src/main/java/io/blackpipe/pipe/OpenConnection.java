@@ -2,7 +2,6 @@ package io.blackpipe.pipe;
 
 import io.blackpipe.topology.HostNames;
 import io.blackpipe.topology.Member;
-import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +13,7 @@ import java.util.List;
  */
 public record OpenConnection(long id, String member, String client, String app, long openedAtMillis) {
     static OpenConnection of(long id, Member member, SocketAddress client, String app, long openedAtMillis) {
-        String address = client instanceof InetSocketAddress inet && inet.getAddress() != null
-                ? HostNames.withPort(inet.getAddress().getHostAddress(), inet.getPort()) : String.valueOf(client);
-        return new OpenConnection(id, member.upstream().toString(), address, app, openedAtMillis);
+        return new OpenConnection(id, member.upstream().toString(), HostNames.ofPeer(client), app, openedAtMillis);
     }
 
     /** Every client connection open through {@code proxy} now, member by member, each member's by id. Not to be called on an event loop. */

@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Plural;
+import io.blackpipe.topology.HostNames;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.wire.MalformedMessageException;
@@ -39,7 +40,7 @@ public final class ProxyLog {
     void upstreamUnreachable(Member member, SocketAddress client, Throwable cause, Runnable countRefused) {
         if (outOfFileDescriptors(cause)) {
             countRefused.run();
-            refusedForFileDescriptors("closing client " + client);
+            refusedForFileDescriptors("closing client " + HostNames.ofPeer(client));
         } else {
             unreachable.refused(member, client, cause);
         }
@@ -87,7 +88,7 @@ public final class ProxyLog {
 
     /** How the log names a client's connection to a member's listener. */
     static String client(SocketAddress address, Member member) {
-        return "client " + address + " on member " + member.upstream();
+        return "client " + HostNames.ofPeer(address) + " on member " + member.upstream();
     }
 
     /** Logs why a connection is being closed: protocol violations by name, I/O errors briefly, bugs with a trace. */

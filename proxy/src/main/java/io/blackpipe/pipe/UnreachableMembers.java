@@ -1,6 +1,7 @@
 package io.blackpipe.pipe;
 
 import io.blackpipe.fault.Plural;
+import io.blackpipe.topology.HostNames;
 import io.blackpipe.topology.Member;
 import java.net.SocketAddress;
 import java.util.Locale;
@@ -35,13 +36,13 @@ final class UnreachableMembers {
         Outage outage = outages.computeIfAbsent(key, k -> new Outage());
         long total = outage.refused.incrementAndGet();
         if (total == 1) {
-            log.warn("upstream " + member.dial() + " unreachable for client " + client + ": " + cause.getMessage()
+            log.warn("upstream " + member.dial() + " unreachable for client " + HostNames.ofPeer(client) + ": " + cause.getMessage()
                     + " (its clients' connections close at once until it answers; the next failed dials are counted, a line a second)");
             return;
         }
         outage.repeats.count(count -> log.info("upstream " + member.dial() + " still unreachable: " + Plural.of(count, "client connection")
                 + " closed so since the last such line, " + outage.refused.get() + " in " + seconds(outage) + " (the last for client "
-                + client + ": " + cause.getMessage() + ")"));
+                + HostNames.ofPeer(client) + ": " + cause.getMessage() + ")"));
     }
 
     /** A dial of {@code member} succeeded: a member that had refused some says it is back, once. */

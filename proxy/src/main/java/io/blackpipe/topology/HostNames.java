@@ -1,6 +1,8 @@
 package io.blackpipe.topology;
 
 import io.netty.util.NetUtil;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
 import java.util.Locale;
 import java.util.regex.Pattern;
 
@@ -33,6 +35,15 @@ public final class HostNames {
     public static String withPort(String host, int port) {
         String canonical = canonical(host);
         return (canonical.indexOf(':') >= 0 ? "[" + canonical + "]" : canonical) + ":" + port;
+    }
+
+    /**
+     * A peer's socket address as the log, `connections list` and `history` name it: 127.0.0.1:5555, [::1]:5555 (the
+     * JDK's own form has a leading slash, which a grep for the address missed).
+     */
+    public static String ofPeer(SocketAddress address) {
+        return address instanceof InetSocketAddress inet && inet.getAddress() != null
+                ? withPort(inet.getAddress().getHostAddress(), inet.getPort()) : String.valueOf(address);
     }
 
     /** Whether {@code host} is a bind address that means every interface (0.0.0.0, ::, [::], 0:0:0:0:0:0:0:0, ::ffff:0.0.0.0). */

@@ -31,9 +31,9 @@ final class RawClient implements AutoCloseable {
         return socket.getLocalPort();
     }
 
-    /** How the proxy names this client in its log: "client /127.0.0.1:PORT". */
+    /** How the proxy names this client in its log: "client 127.0.0.1:PORT". */
     String logName() {
-        return "client /127.0.0.1:" + localPort();
+        return "client 127.0.0.1:" + localPort();
     }
 
     void send(byte[] bytes) throws IOException {

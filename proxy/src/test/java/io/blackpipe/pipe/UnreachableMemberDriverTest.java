@@ -67,7 +67,7 @@ class UnreachableMemberDriverTest {
             long downAt = System.nanoTime();
             String first = log.awaitContaining(WAIT, dialled + "unreachable for client");
             assertTrue(log.messagesAt(Level.WARNING).contains(first), "the first refusal is a warning: " + first);
-            assertTrue(first.matches(".* unreachable for client /127\\.0\\.0\\.1:\\d+: .*Connection refused.*"), first);
+            assertTrue(first.matches(".* unreachable for client 127\\.0\\.0\\.1:\\d+: .*Connection refused.*"), first);
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(3);
             while (System.nanoTime() < until) { // the app's tries, refused as its monitor's are
                 try {
