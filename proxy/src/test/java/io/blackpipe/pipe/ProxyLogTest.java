@@ -15,12 +15,12 @@ class ProxyLogTest {
     @Test
     void anAppsFailedHandshakeSaysWhatToCheck() throws Exception {
         try (LogCapture log = LogCapture.start()) {
-            new ProxyLog().clientConnectionFailed("client /127.0.0.1:5 on member db1:27017", new DecoderException(REFUSED));
-            assertEquals("closing client /127.0.0.1:5 on member db1:27017: TLS failed: Received fatal alert: bad_certificate (the app"
+            new ProxyLog().clientConnectionFailed("client 127.0.0.1:5 on member db1:27017", new DecoderException(REFUSED));
+            assertEquals("closing client 127.0.0.1:5 on member db1:27017: TLS failed: Received fatal alert: bad_certificate (the app"
                     + " did not accept the proxy's certificate (--tls-cert): give it the CA that signed the certificate (the driver's"
                     + " tlsCAFile; for a Java app, its trust store: -Djavax.net.ssl.trustStore), and connect by a name or address the"
                     + " certificate holds)",
-                    log.awaitContaining(Duration.ofSeconds(5), "client /127.0.0.1:5"));
+                    log.awaitContaining(Duration.ofSeconds(5), "client 127.0.0.1:5"));
         }
     }
 
@@ -28,11 +28,11 @@ class ProxyLogTest {
     @Test
     void runningOutOfDirectMemoryIsOneLineSayingWhatToGive() throws Exception {
         try (LogCapture log = LogCapture.start()) {
-            new ProxyLog().clientConnectionFailed("client /127.0.0.1:6 on member db1:27017",
+            new ProxyLog().clientConnectionFailed("client 127.0.0.1:6 on member db1:27017",
                     new OutOfMemoryError("Cannot reserve 50331648 bytes of direct buffer memory"));
-            assertEquals("closing client /127.0.0.1:6 on member db1:27017: out of memory for its messages (Cannot reserve 50331648"
+            assertEquals("closing client 127.0.0.1:6 on member db1:27017: out of memory for its messages (Cannot reserve 50331648"
                     + " bytes of direct buffer memory); give the proxy more (-Xmx, or -XX:MaxDirectMemorySize: see the README's Memory)",
-                    log.awaitContaining(Duration.ofSeconds(5), "client /127.0.0.1:6"));
+                    log.awaitContaining(Duration.ofSeconds(5), "client 127.0.0.1:6"));
         }
     }
 
