@@ -3,6 +3,8 @@ package io.blackpipe.pipe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.blackpipe.testing.LogCapture;
+import io.blackpipe.topology.Member;
+import io.blackpipe.topology.MemberAddress;
 import io.netty.handler.codec.DecoderException;
 import java.time.Duration;
 import javax.net.ssl.SSLHandshakeException;
@@ -44,5 +46,35 @@ class ProxyLogTest {
             assertEquals("closing upstream db1:27017: TLS failed: Received fatal alert: bad_certificate",
                     log.awaitContaining(Duration.ofSeconds(5), "upstream db1:27017"));
         }
+    }
+
+    /**
+     * A member that exits closes all of its connections at once: one line a second for each member, the next one saying
+     * how many went unsaid. One counter for all members mixed their counts, and hid a second member's first close.
+     */
+    @Test
+    void membersClosingConnectionsAreSaidOnceASecondEachCountingTheUnsaid() throws Exception {
+        ProxyLog proxyLog = new ProxyLog();
+        Member a = member("db1:27017", 40001);
+        Member b = member("db2:27017", 40002);
+        try (LogCapture log = LogCapture.start()) {
+            proxyLog.memberClosed(a, new OpenConnection(1, "db1:27017", "127.0.0.1:5001", "", 0));
+            proxyLog.memberClosed(a, new OpenConnection(2, "db1:27017", "127.0.0.1:5002", "", 0));
+            proxyLog.memberClosed(a, new OpenConnection(3, "db1:27017", "127.0.0.1:5003", "", 0));
+            proxyLog.memberClosed(b, new OpenConnection(4, "db2:27017", "127.0.0.1:5004", "", 0));
+            Thread.sleep(1_100);
+            proxyLog.memberClosed(a, new OpenConnection(5, "db1:27017", "127.0.0.1:5005", "", 0));
+            java.util.List<String> said = log.messages().stream().filter(m -> m.contains("closed the proxy's connection")).toList();
+            assertEquals(java.util.List.of(
+                    "member db1:27017 closed the proxy's connection to it for client 127.0.0.1:5001 (connection 1): the client's connection closes too",
+                    "member db2:27017 closed the proxy's connection to it for client 127.0.0.1:5004 (connection 4): the client's connection closes too",
+                    "member db1:27017 closed the proxy's connection to it for client 127.0.0.1:5005 (connection 5): the client's connection closes too"
+                            + " (and 2 more of this member's connections closed so, unsaid, since its last such line)"), said);
+        }
+    }
+
+    private static Member member(String upstream, int port) {
+        MemberAddress address = MemberAddress.parse(upstream);
+        return new Member(address, MemberAddress.parse("127.0.0.1:" + port), address);
     }
 }
