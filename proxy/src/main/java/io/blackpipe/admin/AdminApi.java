@@ -119,12 +119,12 @@ final class AdminApi {
             case "members" -> AdminRoute.get(() -> AdminResponse.ok("members", members()));
             case "connections" -> AdminRoute.get(this::connections);
             case "members/{member}/outage", "members/{member}/blackhole" ->
-                    AdminRoute.post(Set.of("duration"), () -> memberAction(second, third, query));
-            case "members/{member}/latency" -> AdminRoute.post(Set.of("delay", "jitter", "direction", "duration"), () -> memberAction(second, third, query));
-            case "members/{member}/bandwidth" -> AdminRoute.post(Set.of("rate", "direction", "duration"), () -> memberAction(second, third, query));
-            case "members/{member}/idleTimeout" -> AdminRoute.post(Set.of("after", "then", "duration"), () -> memberAction(second, third, query));
-            case "members/{member}/restart" -> AdminRoute.post(Set.of("quiesce", "down"), () -> memberAction(second, third, query));
-            case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query));
+                    AdminRoute.post(Set.of("duration"), () -> memberAction(second, third, query, from));
+            case "members/{member}/latency" -> AdminRoute.post(Set.of("delay", "jitter", "direction", "duration"), () -> memberAction(second, third, query, from));
+            case "members/{member}/bandwidth" -> AdminRoute.post(Set.of("rate", "direction", "duration"), () -> memberAction(second, third, query, from));
+            case "members/{member}/idleTimeout" -> AdminRoute.post(Set.of("after", "then", "duration"), () -> memberAction(second, third, query, from));
+            case "members/{member}/restart" -> AdminRoute.post(Set.of("quiesce", "down"), () -> memberAction(second, third, query, from));
+            case "members/{member}/restore" -> AdminRoute.post(() -> memberAction(second, third, query, from));
             case "rules" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.POST),
                     method -> method.equals(HttpMethod.GET) ? rules.list() : method.equals(HttpMethod.POST) ? rules.add(body, from) : rules.clear(from));
             case "rules/{id}" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.PUT, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.PUT),
@@ -133,10 +133,10 @@ final class AdminApi {
             case "rules/{id}/fired" -> AdminRoute.get(() -> rules.fired(second, rawPath));
             case "scenario" -> new AdminRoute(List.of(HttpMethod.GET, HttpMethod.POST, HttpMethod.DELETE), Set.of(), Set.of(HttpMethod.POST),
                     method -> method.equals(HttpMethod.GET) ? AdminResponse.ok(proxy.scenarios().status())
-                            : method.equals(HttpMethod.POST) ? postScenario(body, false) : stopScenario());
-            case "scenario/validate" -> AdminRoute.postWithBody(() -> postScenario(body, true));
+                            : method.equals(HttpMethod.POST) ? postScenario(body, false, from) : stopScenario(from));
+            case "scenario/validate" -> AdminRoute.postWithBody(() -> postScenario(body, true, from));
             case "scenario/bundled" -> AdminRoute.get(this::bundledScenarios);
-            case "scenario/bundled/{name}" -> AdminRoute.post(() -> bundledScenario(third));
+            case "scenario/bundled/{name}" -> AdminRoute.post(() -> bundledScenario(third, from));
             case "connections/reset" -> AdminRoute.post(Set.of("member"), () -> resetConnections(query, from));
             case "failover" -> AdminRoute.post(Set.of("election", "rollback"), () -> {
                 Failover failover = MemberQuery.failover(query);
@@ -146,7 +146,12 @@ final class AdminApi {
                 return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("rolledBack", new BsonInt64(rolledBack)));
             });
             case "reset" -> AdminRoute.post(() -> {
-                proxy.reset();
+                try {
+                    proxy.reset();
+                } catch (RuntimeException e) { // part of it done (the rules removed, say): said, as a change was made
+                    log.changed("reset failed part-way: " + e.getMessage(), from);
+                    throw e;
+                }
                 log.changed("reset: scenario stopped, rules removed, members restored", from);
                 // the proxy's clock now: GET /history?since= it shows what was recorded after the reset
                 return AdminResponse.ok(new BsonDocument("ok", new BsonDouble(1)).append("at", new BsonString(Instant.now().toString())));
@@ -200,7 +205,7 @@ final class AdminApi {
     }
 
     /** POST /members/{member}/outage, /blackhole, /latency, /bandwidth, /idleTimeout, /restart (each with its {@link MemberQuery}), /restore. */
-    private AdminResponse memberAction(String member, String action, Map<String, List<String>> query) {
+    private AdminResponse memberAction(String member, String action, Map<String, List<String>> query, String from) {
         if (!proxy.knowsMember(member)) {
             return AdminResponse.error(HttpResponseStatus.NOT_FOUND, proxy.noMember(member));
         }
@@ -214,11 +219,19 @@ final class AdminApi {
             case "restart" -> proxy.restart(member, MemberQuery.restart(query));
             default -> proxy.restore(member);
         }
+        log.changed(action + " of member " + member + " asked" + (query.isEmpty() ? "" : " (" + asked(query) + ")"), from);
         return AdminResponse.done();
     }
 
+    /** A request's query as it was asked: duration=5s, delay=200ms. */
+    private static String asked(Map<String, List<String>> query) {
+        List<String> pairs = new java.util.ArrayList<>();
+        query.forEach((name, values) -> values.forEach(value -> pairs.add(name + "=" + value)));
+        return String.join(", ", pairs);
+    }
+
     /** POST /scenario (starts it) and /scenario/validate (checks it, starts nothing). */
-    private AdminResponse postScenario(String body, boolean validate) {
+    private AdminResponse postScenario(String body, boolean validate, String from) {
         try {
             if (validate) {
                 var scenario = proxy.scenarioLoader().check(AdminHttp.SCENARIO_SOURCE, body);
@@ -226,14 +239,17 @@ final class AdminApi {
                         .append("name", new BsonString(scenario.name())));
             }
             proxy.scenarios().start(loader -> loader.parse(AdminHttp.SCENARIO_SOURCE, body));
-            return AdminResponse.ok(proxy.scenarios().status());
+            BsonDocument status = proxy.scenarios().status();
+            log.changed("scenario " + status.getString("name", new BsonString("")).getValue() + " started", from);
+            return AdminResponse.ok(status);
         } catch (ScenarioException e) {
             return AdminResponse.error(HttpResponseStatus.BAD_REQUEST, e.getMessage());
         }
     }
 
-    private AdminResponse stopScenario() {
+    private AdminResponse stopScenario(String from) {
         proxy.scenarios().stop();
+        log.changed("scenario stopped", from);
         return AdminResponse.ok(proxy.scenarios().status());
     }
 
@@ -248,13 +264,14 @@ final class AdminApi {
      * POST /scenario/bundled/{name}: starts a scenario shipped in the proxy's jar (fault-scripts/NAME.yaml), as
      * POST /scenario starts one sent whole; a 404 names the bundled ones when none is called {@code name}.
      */
-    private AdminResponse bundledScenario(String name) {
+    private AdminResponse bundledScenario(String name, String from) {
         try {
             BundledScenarios.text(name);
         } catch (IllegalArgumentException e) {
             return AdminResponse.error(HttpResponseStatus.NOT_FOUND, e.getMessage());
         }
         proxy.scenarios().start(loader -> BundledScenarios.load(loader, name)); // one that does not fit: a 400
+        log.changed("bundled scenario " + name + " started", from);
         return AdminResponse.ok(proxy.scenarios().status());
     }
 

@@ -69,6 +69,19 @@ class ControlLogDriverTest {
                 String escaped = log.awaitContaining(WAIT, "rule forged\\n2026-01-01T00:00:00Z INFO blackpipe: all is well set: ");
                 assertFalse(escaped.contains("\n"), "a caller's id writes no log line of its own: " + escaped);
 
+                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/members/primary/latency?delay=300ms&duration=30s", null)
+                        .statusCode());
+                assertTrue(log.awaitContaining(WAIT, "latency of member primary asked (delay=300ms, duration=30s)").matches(BY_ADMIN.pattern()));
+                long started = System.nanoTime();
+                c.find().first(); // the latency the line says was asked is the one the driver meets
+                assertTrue(System.nanoTime() - started >= 300_000_000L, "the find waited out the latency");
+                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/members/all/restore", null).statusCode());
+                assertTrue(log.awaitContaining(WAIT, "restore of member all asked").matches(BY_ADMIN.pattern()));
+                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/scenario/bundled/narrow-link", null).statusCode());
+                assertTrue(log.awaitContaining(WAIT, "bundled scenario narrow-link started").matches(BY_ADMIN.pattern()));
+                assertEquals(200, AdminHttpRequests.send(admin.port(), "DELETE", "/api/v1/scenario", null).statusCode());
+                assertTrue(log.awaitContaining(WAIT, "scenario stopped, by the admin API").matches(BY_ADMIN.pattern()));
+
                 int before = log.messages().size();
                 assertEquals(404, AdminHttpRequests.send(admin.port(), "DELETE", "/api/v1/rules/none-such", null).statusCode());
                 assertEquals(400, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/rules", "{configureFailPoint: 'failCommand'}").statusCode());
