@@ -52,16 +52,12 @@ class ControlLogDriverTest {
                 assertTrue(log.awaitContaining(WAIT, "rule " + id + " set: closeConnection on insert (mode {times: 1}").matches(BY_ADMIN.pattern()));
                 assertEquals(200, AdminHttpRequests.send(admin.port(), "DELETE", "/api/v1/rules/" + id, null).statusCode());
                 assertTrue(log.awaitContaining(WAIT, "rule " + id + " removed").matches(BY_ADMIN.pattern()));
-                assertEquals(200, AdminHttpRequests.send(admin.port(), "DELETE", "/api/v1/rules", null).statusCode());
-                assertTrue(log.awaitContaining(WAIT, "every rule removed (0 rules)").matches(BY_ADMIN.pattern()));
+                logged(admin, log, "DELETE", "/api/v1/rules", null, 200, "every rule removed (0 rules)");
                 c.insertOne(new Document("_id", 1)); // the pool's connection, for the reset to cut
 
-                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/connections/reset", null).statusCode());
-                assertTrue(log.awaitContaining(WAIT, "connections of every member reset (").matches(BY_ADMIN.pattern()));
-                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/failover", null).statusCode());
-                assertTrue(log.awaitContaining(WAIT, "failover asked: fail over").matches(BY_ADMIN.pattern()));
-                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/reset", null).statusCode());
-                assertTrue(log.awaitContaining(WAIT, "reset: scenario stopped, rules removed, members restored").matches(BY_ADMIN.pattern()));
+                logged(admin, log, "POST", "/api/v1/connections/reset", null, 200, "connections of every member reset (");
+                logged(admin, log, "POST", "/api/v1/failover", null, 200, "failover asked: fail over");
+                logged(admin, log, "POST", "/api/v1/reset", null, 200, "reset: scenario stopped, rules removed, members restored");
 
                 String forged = "forged\n2026-01-01T00:00:00Z INFO blackpipe: all is well";
                 assertEquals(201, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/rules", "{id: '" + forged.replace("\n", "\\n")
@@ -69,18 +65,14 @@ class ControlLogDriverTest {
                 String escaped = log.awaitContaining(WAIT, "rule forged\\n2026-01-01T00:00:00Z INFO blackpipe: all is well set: ");
                 assertFalse(escaped.contains("\n"), "a caller's id writes no log line of its own: " + escaped);
 
-                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/members/primary/latency?delay=300ms&duration=30s", null)
-                        .statusCode());
-                assertTrue(log.awaitContaining(WAIT, "latency of member primary asked (delay=300ms, duration=30s)").matches(BY_ADMIN.pattern()));
+                logged(admin, log, "POST", "/api/v1/members/primary/latency?delay=300ms&duration=30s", null, 200,
+                        "latency of member primary asked (delay=300ms, duration=30s)");
                 long started = System.nanoTime();
                 c.find().first(); // the latency the line says was asked is the one the driver meets
                 assertTrue(System.nanoTime() - started >= 300_000_000L, "the find waited out the latency");
-                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/members/all/restore", null).statusCode());
-                assertTrue(log.awaitContaining(WAIT, "restore of member all asked").matches(BY_ADMIN.pattern()));
-                assertEquals(200, AdminHttpRequests.send(admin.port(), "POST", "/api/v1/scenario/bundled/narrow-link", null).statusCode());
-                assertTrue(log.awaitContaining(WAIT, "bundled scenario narrow-link started").matches(BY_ADMIN.pattern()));
-                assertEquals(200, AdminHttpRequests.send(admin.port(), "DELETE", "/api/v1/scenario", null).statusCode());
-                assertTrue(log.awaitContaining(WAIT, "scenario stopped, by the admin API").matches(BY_ADMIN.pattern()));
+                logged(admin, log, "POST", "/api/v1/members/all/restore", null, 200, "restore of member all asked");
+                logged(admin, log, "POST", "/api/v1/scenario/bundled/narrow-link", null, 200, "bundled scenario narrow-link started");
+                logged(admin, log, "DELETE", "/api/v1/scenario", null, 200, "scenario stopped, by the admin API");
 
                 int before = log.messages().size();
                 assertEquals(404, AdminHttpRequests.send(admin.port(), "DELETE", "/api/v1/rules/none-such", null).statusCode());
@@ -114,5 +106,15 @@ class ControlLogDriverTest {
             assertTrue(off.matches(".* removed \\(mode off\\), by configureFailPoint from client 127\\.0\\.0\\.1:\\d+ \\(connection \\d+\\)"), off);
             assertTrue(log.messages().stream().noneMatch(m -> m.contains("on delete")), "BlackPipe.fail(...) says nothing: " + log.messages());
         }
+    }
+
+    /** Sends a change the admin API takes with {@code status}, and returns its log line, which names the admin client. */
+    private static String logged(AdminServer admin, LogCapture log, String method, String path, String body, int status, String line)
+            throws Exception {
+        HttpResponse<String> answered = AdminHttpRequests.send(admin.port(), method, path, body);
+        assertEquals(status, answered.statusCode(), answered.body());
+        String said = log.awaitContaining(WAIT, line);
+        assertTrue(BY_ADMIN.matcher(said).matches(), said);
+        return said;
     }
 }

@@ -51,10 +51,9 @@ class HistoryFileCliTest {
         Path full = Path.of("/dev/full");
         assumeTrue(Files.isWritable(full), "needs /dev/full (Linux)");
         String db = UpstreamLane.freshDatabaseName("historyFull");
-        CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
-                "--port", "0", "--admin-port", "-1", "--history", full.toString());
+        CliChild child = proxyWritingHistoryTo(full);
         try (child) {
-            String uri = child.awaitLine("connection string: ").substring("connection string: ".length()).trim();
+            String uri = connectionString(child);
             try (MongoClient client = MongoClients.create(uri)) {
                 client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
             }
@@ -84,10 +83,9 @@ class HistoryFileCliTest {
         reader.setDaemon(true);
         reader.start();
         String db = UpstreamLane.freshDatabaseName("historyStuck");
-        CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
-                "--port", "0", "--admin-port", "-1", "--history", fifo.toString());
+        CliChild child = proxyWritingHistoryTo(fifo);
         try (child) {
-            String uri = child.awaitLine("connection string: ").substring("connection string: ".length()).trim();
+            String uri = connectionString(child);
             try (MongoClient client = MongoClients.create(uri)) {
                 for (int i = 0; i < 1_500; i++) { // some 300 bytes a line: past the pipe's 64 KiB
                     client.getDatabase(db).getCollection("c").find(new Document("_id", i)).first();
@@ -98,6 +96,16 @@ class HistoryFileCliTest {
         assertTrue(child.stderrText().contains("blackpipe: exit status 1: the history file " + fifo + " was not completed within 5 s"),
                 child::describe);
         reader.interrupt();
+    }
+
+    /** A CLI proxy in front of the lane, its history going to {@code history}. */
+    private CliChild proxyWritingHistoryTo(Path history) throws IOException {
+        return new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
+                "--port", "0", "--admin-port", "-1", "--history", history.toString());
+    }
+
+    private static String connectionString(CliChild child) throws Exception {
+        return child.awaitLine("connection string: ").substring("connection string: ".length()).trim();
     }
 
     private static boolean stderrHolds(CliChild child, String text) {
@@ -117,7 +125,7 @@ class HistoryFileCliTest {
                 "--port", "0", "--admin-port", "0", "--history", history.toString())) {
             String adminLine = child.awaitLine("admin: ");
             String admin = adminLine.substring("admin: ".length()).split("\\s+")[0].replace("/metrics", "");
-            String uri = child.awaitLine("connection string: ").substring("connection string: ".length()).trim();
+            String uri = connectionString(child);
 
             CliRun added = CliRun.of("fault", "add", "--admin", admin, "--command", "insert", "--reset", "--times", "1");
             assertEquals(0, added.exitCode(), added::toString);
