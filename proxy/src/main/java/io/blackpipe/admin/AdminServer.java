@@ -1,5 +1,6 @@
 package io.blackpipe.admin;
 
+import io.blackpipe.pipe.AcceptFailures;
 import io.blackpipe.pipe.ListeningSockets;
 import io.blackpipe.pipe.ProxyLog;
 import io.blackpipe.pipe.ProxyServer;
@@ -100,6 +101,7 @@ public final class AdminServer implements AutoCloseable {
         return new ServerBootstrap()
                 .group(group)
                 .channelFactory(ListeningSockets.on(host))
+                .handler(new AcceptFailures(LOG))
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {

@@ -3,15 +3,11 @@ package io.blackpipe.pipe;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.wire.FrameDecoder;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.channel.ChannelHandler;
-import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.socket.SocketChannel;
-import java.util.concurrent.TimeUnit;
 
 /**
  * What a member's listener gives each client connection it accepts: a place among the proxy's open connections (so
@@ -49,30 +45,6 @@ final class ClientPipeline extends ChannelInitializer<SocketChannel> {
                 .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, ProxyServer.WATER_MARK)
                 .handler(new AcceptFailures(context.log()))
                 .childHandler(this);
-    }
-
-    /**
-     * An accept that fails as the process is out of file descriptors: said in the proxy's line a second, and accepting
-     * paused a second as Netty's own acceptor pauses it (no busy loop), instead of a 23-line stack at each burst.
-     */
-    @ChannelHandler.Sharable // the listener binds again with the same bootstrap once its member is back
-    private static final class AcceptFailures extends ChannelInboundHandlerAdapter {
-        private final ProxyLog log;
-
-        AcceptFailures(ProxyLog log) {
-            this.log = log;
-        }
-
-        @Override
-        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-            if (!ProxyLog.outOfFileDescriptors(cause)) {
-                ctx.fireExceptionCaught(cause);
-                return;
-            }
-            log.acceptFailed(ctx.channel().localAddress());
-            ctx.channel().config().setAutoRead(false);
-            ctx.channel().eventLoop().schedule(() -> ctx.channel().config().setAutoRead(true), 1, TimeUnit.SECONDS);
-        }
     }
 
     /** The listener whose connections these are: its record is complete only once its port is known. */

@@ -77,7 +77,7 @@ public final class ProxyLog {
 
     /** A listener could not accept a connection: the process is out of file descriptors. */
     void acceptFailed(SocketAddress listener) {
-        refusedForFileDescriptors("listener " + listener + " could not accept a connection");
+        refusedForFileDescriptors("listener " + HostNames.ofPeer(listener) + " could not accept a connection");
     }
 
     private void refusedForFileDescriptors(String what) {
