@@ -15,7 +15,7 @@ import org.bson.BsonValue;
  * Error replies shaped as a real server of the member's version sends them: code, codeName,
  * errmsg, the error labels the server computes, and for state-change errors a topologyVersion
  * (newer than the member's current one by default, so drivers re-check the member as after a
- * real stepdown).
+ * real stepdown), then the $clusterTime and operationTime a replica-set member puts on every reply.
  */
 public final class ErrorReplies {
     /** Which topologyVersion a state-change error carries. */
@@ -67,6 +67,7 @@ public final class ErrorReplies {
         if (topologyVersion != null) {
             reply.append("topologyVersion", topologyVersion);
         }
+        reply.putAll(member.clockFields()); // last, as mongod appends them to its error replies
         return reply;
     }
 

@@ -1,17 +1,29 @@
 package io.blackpipe.topology;
 
+import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonValue;
 import org.bson.types.ObjectId;
 
 /**
- * What the proxy last heard a member say about itself in a hello reply: its role, wire version
- * and topologyVersion. Synthesized errors are shaped from it, as the real member would send them.
+ * What the proxy last heard a member say about itself in a hello reply: its role, wire version,
+ * topologyVersion, and its clock. Synthesized errors are shaped from it, as the real member would send them.
+ *
+ * @param times the hello's $clusterTime and operationTime, which a replica-set member's mongod puts on every reply,
+ *              errors included (after the body, as metadata); empty when the hello carried none (a standalone). Never
+ *              changed: {@link #clockFields()} gives copies.
  */
-public record MemberState(Role role, int maxWireVersion, ObjectId processId, long topologyCounter) {
+public record MemberState(Role role, int maxWireVersion, ObjectId processId, long topologyCounter, BsonDocument times) {
     public enum Role { PRIMARY, SECONDARY, OTHER, UNKNOWN }
 
+    private static final List<String> CLOCK_FIELDS = List.of("$clusterTime", "operationTime");
+
     public static final MemberState UNKNOWN = new MemberState(Role.UNKNOWN, 0, null, -1);
+
+    /** A member whose hello carried no clock. */
+    public MemberState(Role role, int maxWireVersion, ObjectId processId, long topologyCounter) {
+        this(role, maxWireVersion, processId, topologyCounter, new BsonDocument());
+    }
 
     public static MemberState fromHello(BsonDocument hello) {
         Role role = Role.OTHER;
@@ -33,7 +45,26 @@ public record MemberState(Role role, int maxWireVersion, ObjectId processId, lon
                 counter = version.getNumber("counter").longValue();
             }
         }
-        return new MemberState(role, wire, processId, counter);
+        BsonDocument times = new BsonDocument();
+        for (String field : CLOCK_FIELDS) {
+            if (hello.containsKey(field)) {
+                times.append(field, hello.get(field));
+            }
+        }
+        return new MemberState(role, wire, processId, counter, times.clone()); // a copy: the hello's buffer is not ours to keep
+    }
+
+    /**
+     * The member's $clusterTime and operationTime as its last hello said them, copied, for an error made in its name.
+     * They may be a monitor's interval old: a driver keeps the greatest it was told, so an older one changes nothing.
+     */
+    public BsonDocument clockFields() {
+        return times.clone();
+    }
+
+    /** This state under another processId (a legacy isMaster's alias of the hello's), the rest kept. */
+    MemberState withProcessId(ObjectId processId) {
+        return new MemberState(role, maxWireVersion, processId, topologyCounter, times);
     }
 
     public boolean hasTopologyVersion() {

@@ -99,7 +99,7 @@ public final class MemberStates {
                 });
             }
             if (legacy && processId.equals(seen.alias())) {
-                state = new MemberState(state.role(), state.maxWireVersion(), seen.hello(), state.topologyCounter());
+                state = state.withProcessId(seen.hello());
             }
         }
         states.put(member, state);

@@ -512,7 +512,8 @@ public final class ScriptedMongod implements AutoCloseable {
 
     // ---------------------------------------------------------------- cluster time
 
-    BsonTimestamp clusterTime() {
+    /** The cluster time (and operationTime) its replies carry now: each write ticks it. */
+    public BsonTimestamp clusterTime() {
         return new BsonTimestamp(clusterTimeSeconds, clusterTimeIncrement.get());
     }
 
