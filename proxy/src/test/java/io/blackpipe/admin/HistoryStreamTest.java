@@ -165,7 +165,9 @@ class HistoryStreamTest {
              AdminServer admin = AdminServer.start(proxy, "127.0.0.1", 0);
              Socket follower = new Socket()) {
             HistoryEntry real = followAfterOneInsert(proxy, admin, follower, db);
-            Thread.sleep(300); // the stream has begun
+            follower.setSoTimeout(5_000);
+            assertEquals("HTTP/1.1 200", new String(follower.getInputStream().readNBytes(12), StandardCharsets.US_ASCII),
+                    "the stream began; from here on the follower reads nothing");
             long enough = 3 * HistoryStream.MAX_BEHIND_BYTES / real.toJson().length() + 20_000; // past the sockets' buffers too
             for (long i = 0; i < enough; i++) {
                 proxy.history().record(real);

@@ -356,7 +356,7 @@ class CountersMatchDriverTest {
         direct.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
         DriverEvents driver = new DriverEvents();
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
-            try (MongoClient client = client(proxy, "bp-pooled-hang", driver, "retryReads=true&socketTimeoutMS=500")) {
+            try (MongoClient client = client(proxy, "bp-pooled-hang", driver, "retryReads=true&socketTimeoutMS=1500")) {
                 MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
                 java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
                 List<Thread> warmers = new ArrayList<>();

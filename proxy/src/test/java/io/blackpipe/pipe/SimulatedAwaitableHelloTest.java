@@ -157,7 +157,7 @@ class SimulatedAwaitableHelloTest {
         try (WireSocket socket = new WireSocket(member.advertised().port(), 1, 30_000)) {
             BsonDocument known = topologyVersion(socket);
             long sent = System.nanoTime();
-            int id = socket.sendMsg(ONE_REPLY, awaitable(known, 300));
+            int id = socket.sendMsg(ONE_REPLY, awaitable(known, 1_000)); // ends inside the blackhole even if it starts late
             socket.expectSilence(100);
             set.proxy().blackhole(member.advertised().toString(), 1_500);
 
