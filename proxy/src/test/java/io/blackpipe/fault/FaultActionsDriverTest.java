@@ -174,7 +174,7 @@ class FaultActionsDriverTest extends DriverRigTest {
      * fate of the reply, which hellos cannot take here, so the driver's monitoring stays quick.
      */
     @Test
-    void aDelayOnAllCommandsHoldsEveryReplyButTheMonitors() {
+    void aDelayOnAllCommandsHoldsEveryReplyButTheMonitors() throws InterruptedException {
         rig.rule("{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failAllCommands: true, delayReplyMS: 300}}");
         MongoClient client = rig.client("retryWrites=true&heartbeatFrequencyMS=500");
         MongoCollection<Document> c = rig.collection(client);
@@ -192,9 +192,11 @@ class FaultActionsDriverTest extends DriverRigTest {
             assertEquals(1, rig.faults("delayReply", command), command);
         }
         assertEquals(4, rig.allFaults(), "no hello was delayed");
-        for (ServerDescription member : client.getClusterDescription().getServerDescriptions()) {
-            assertTrue(member.getRoundTripTimeNanos() < TimeUnit.MILLISECONDS.toNanos(300), member.toString());
-        }
+        // the driver's round trip is an average whose first, cold sample may be slow on a loaded machine: it comes under
+        // the delay within a few heartbeats, which it never would were hellos delayed
+        Await.until(Duration.ofSeconds(10), "the driver's round trip to every member under the 300 ms delay", () -> client
+                .getClusterDescription().getServerDescriptions().stream()
+                .allMatch(member -> member.getRoundTripTimeNanos() < TimeUnit.MILLISECONDS.toNanos(300)));
         assertEquals(1, rig.serverCount());
     }
 

@@ -126,6 +126,8 @@ class TrickleReplyDriverTest extends DriverRigTest {
         MongoCollection<Document> other = rig.collection(otherClient);
         // its write goes to another collection: the trickled find may reach the server after it
         MongoCollection<Document> elsewhere = otherClient.getDatabase(rig.db).getCollection("elsewhere");
+        // connected before the trickle (a ping: the rule trickles the next find): what it times below is commands alone
+        otherClient.getDatabase(rig.db).runCommand(new Document("ping", 1));
 
         CompletableFuture<List<Document>> trickled = CompletableFuture.supplyAsync(() -> slow.find().into(new ArrayList<>()));
         Await.until(Duration.ofSeconds(10), "the find's trickle to begin", () -> rig.faults("trickleReply", "find") == 1);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.LogCapture;
+import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodFrame;
 import io.blackpipe.testing.ScriptedMongodWire;
@@ -114,7 +115,8 @@ class CommitsAloneTest {
                 int update = updater.sendMsg(0, update());
                 received(member, "update");
                 int commit = committer.sendMsg(0, commit());
-                Thread.sleep(200); // the commit waits for the update
+                // the commit reached the proxy (counted as it arrives, then held behind the update) before the write is sent
+                Await.until(Duration.ofSeconds(5), "the commit at the proxy", () -> Meters.attempts(proxy.registry(), "commitTransaction") == 1);
                 int write = writer.sendMsg(0, insert(2)); // behind a waiting commit, a write waits too
                 updater.readOk(update);
                 committer.readOk(commit);

@@ -62,14 +62,15 @@ class MemberIdleTimeoutDriverTest {
     }
 
     /**
-     * Inserts {_id: 1} (the pooled connection open), puts a 1 s idle timeout on {@code member}, and waits until the
+     * Inserts {_id: 1} (the pooled connection open), puts a 2 s idle timeout on {@code member}, and waits until the
      * middlebox has forgotten the primary's pooled connection.
      */
     private MongoCollection<Document> insertedThenForgotten(MongoClient client, String db, String member, IdleTimeout.Then then)
             throws InterruptedException {
         MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
         c.insertOne(new Document("_id", 1));
-        set.proxy().idleTimeout(member, new IdleTimeout(1_000, then), 0);
+        // four heartbeats: the monitors' connections stay busy through it even when a loaded machine stalls one
+        set.proxy().idleTimeout(member, new IdleTimeout(2_000, then), 0);
         Await.until(WAIT, "the idle pooled connection to be forgotten", () -> idleTimeouts(0) == 1);
         return c;
     }
