@@ -27,6 +27,10 @@ final class OtherProtocols {
                     + " with --tls-cert and --tls-key, or connect without TLS";
         }
         String first = in.toString(start, 4, StandardCharsets.ISO_8859_1);
+        if (first.equals("PRI ")) { // "PRI * HTTP/2.0": a client speaking HTTP/2 from its first byte, as gRPC's do
+            return "it reads as HTTP/2's connection preface (\"PRI * HTTP/2.0\"): an HTTP/2 or gRPC client on a MongoDB port;"
+                    + " the admin API is on --admin-port, and speaks HTTP/1.1";
+        }
         if (HTTP_METHODS.contains(first)) {
             return "it reads as an HTTP request (\"" + first.trim() + " ...\"): an HTTP client on a MongoDB port; the admin API"
                     + " is on --admin-port";

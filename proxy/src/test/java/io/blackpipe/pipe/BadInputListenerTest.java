@@ -202,6 +202,9 @@ class BadInputListenerTest {
         cases.add(new BadCase("an HTTP request", id -> "GET /metrics HTTP/1.1\r\nHost: localhost\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
                 false, "message length 542393671 exceeds the limit of 48000000 bytes (it reads as an HTTP request (\"GET ...\"): an"
                 + " HTTP client on a MongoDB port; the admin API is on --admin-port)"));
+        cases.add(new BadCase("an HTTP/2 client with prior knowledge", id -> "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".getBytes(StandardCharsets.US_ASCII),
+                false, "message length 541676112 exceeds the limit of 48000000 bytes (it reads as HTTP/2's connection preface (\"PRI *"
+                + " HTTP/2.0\"): an HTTP/2 or gRPC client on a MongoDB port; the admin API is on --admin-port, and speaks HTTP/1.1)"));
         cases.add(new BadCase("a TLS ClientHello on a plaintext port", id -> concat(new byte[] {0x16, 0x03, 0x01, 0x00, (byte) 0xa5, 0x01,
                 0x00, 0x00, (byte) 0xa1, 0x03, 0x03}, new byte[32]), false, "unknown opcode 0 (it begins a TLS handshake: the client"
                 + " uses TLS (tls=true) and this listener does not; start the proxy with --tls-cert and --tls-key, or connect without TLS)"));
