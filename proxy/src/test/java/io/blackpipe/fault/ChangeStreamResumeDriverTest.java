@@ -15,6 +15,7 @@ import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandStartedEvent;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Closing;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.ScriptedMongod;
@@ -46,8 +47,9 @@ class ChangeStreamResumeDriverTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
 
     /** Where the change stream's events come from: the proxy dials {@code uri}; the test writes past it with {@code direct}. */
-    record Upstream(String uri, MongoClient direct, Runnable stop) {
-        void close() {
+    record Upstream(String uri, MongoClient direct, Runnable stop) implements AutoCloseable {
+        @Override
+        public void close() {
             direct.close();
             stop.run();
         }
@@ -85,16 +87,8 @@ class ChangeStreamResumeDriverTest {
     }
 
     @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (upstream != null) {
-            upstream.close();
-        }
+    void stop() throws Exception {
+        Closing.inTurn(client, proxy, upstream);
     }
 
     private MongoChangeStreamCursor<ChangeStreamDocument<Document>> watch() {

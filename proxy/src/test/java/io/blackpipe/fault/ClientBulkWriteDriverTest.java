@@ -16,6 +16,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.model.Updates;
 import com.mongodb.client.model.bulk.ClientBulkWriteResult;
 import com.mongodb.client.model.bulk.ClientNamespacedWriteModel;
+import io.blackpipe.testing.Closing;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
 import java.io.IOException;
@@ -69,13 +70,8 @@ class ClientBulkWriteDriverTest {
     }
 
     @AfterEach
-    void stop() {
-        if (rig != null) {
-            rig.close();
-        }
-        if (scripted != null) {
-            scripted.close();
-        }
+    void stop() throws Exception {
+        Closing.inTurn(rig, scripted);
     }
 
     private MongoNamespace namespace(String collection) {

@@ -11,6 +11,7 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Closing;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.ScriptedMongod;
 import java.util.List;
@@ -48,16 +49,8 @@ class ErrorClockDriverTest {
     }
 
     @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (upstream != null) {
-            upstream.close();
-        }
+    void stop() throws Exception {
+        Closing.inTurn(client, proxy, upstream);
     }
 
     @Test

@@ -13,6 +13,7 @@ import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.Filters;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Closing;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.ScriptedMongod;
 import java.io.IOException;
@@ -51,16 +52,8 @@ class SystemOverloadedDriverTest {
     }
 
     @AfterEach
-    void stop() {
-        if (client != null) {
-            client.close();
-        }
-        if (proxy != null) {
-            proxy.close();
-        }
-        if (upstream != null) {
-            upstream.close();
-        }
+    void stop() throws Exception {
+        Closing.inTurn(client, proxy, upstream);
     }
 
     private void rule(String mode, String command, String data) {
