@@ -10,6 +10,7 @@ import com.mongodb.bulk.BulkWriteError;
 import com.mongodb.MongoSocketException;
 import com.mongodb.MongoSocketReadTimeoutException;
 import com.mongodb.MongoWriteException;
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.IndexOptions;
 import com.mongodb.client.model.InsertManyOptions;
@@ -130,7 +131,9 @@ class DuplicateKeyDriverTest extends DriverRigTest {
     void aBatchWhoseClientGaveUpDuringABlockInsertsTheDocumentsBeforeItsDuplicate() throws InterruptedException {
         rig.serverSide("c").insertOne(new Document("_id", 2));
         rig.rule("{times: 1}", "insert", "blockConnection: true, blockTimeMS: 1000");
-        MongoCollection<Document> c = rig.collection(rig.client("retryWrites=false&socketTimeoutMS=300"));
+        MongoClient client = rig.client("retryWrites=false&socketTimeoutMS=300");
+        client.getDatabase("admin").runCommand(new Document("ping", 1)); // connected first: the 300 ms are the insert's alone
+        MongoCollection<Document> c = rig.collection(client);
         assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertMany(documents(0, 1, 2, 3)));
         rig.awaitOutcome("insert", "network_error", 1);
         Await.until(Duration.ofSeconds(10), () -> "the batch run when the block ended, on " + UpstreamLane.name() + ": " + idsOnTheServer(),

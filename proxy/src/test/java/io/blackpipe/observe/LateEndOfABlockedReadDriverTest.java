@@ -27,13 +27,13 @@ class LateEndOfABlockedReadDriverTest {
         String db = UpstreamLane.freshDatabaseName("late_end");
         try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
             proxy.rules().put(proxy.ruleParser().parse("block", BsonDocument.parse("{configureFailPoint: 'failCommand',"
-                    + " mode: {times: 1}, data: {failCommands: ['find'], blockConnection: true, blockTimeMS: 1500}}")));
+                    + " mode: {times: 1}, data: {failCommands: ['find'], blockConnection: true, blockTimeMS: 3000}}")));
             try (MongoClient client = MongoClients.create(proxy.connectionString()
-                    + "&retryReads=true&socketTimeoutMS=500&heartbeatFrequencyMS=60000");
+                    + "&retryReads=true&socketTimeoutMS=1000&heartbeatFrequencyMS=60000"); // a second: no other command of a loaded machine nears it
                  ClientSession session = client.startSession()) {
                 MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
                 c.insertOne(new Document("_id", 1));
-                long blockEnds = System.nanoTime() + Duration.ofMillis(1_500).toNanos();
+                long blockEnds = System.nanoTime() + Duration.ofMillis(3_000).toNanos();
                 Document polled = c.find(session, new Document("_id", 1)).first(); // blocked, timed out, retried
                 assertEquals(1, polled.getInteger("_id"));
                 assertEquals(1, Meters.retries(proxy.registry(), "find"), "the driver retried the blocked find once");

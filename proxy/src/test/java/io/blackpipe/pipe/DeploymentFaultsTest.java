@@ -353,7 +353,7 @@ class DeploymentFaultsTest {
     void aWriteWhoseClientGaveUpInTheBlackholeNeverReachesTheMember() throws Exception {
         String db = UpstreamLane.freshDatabaseName("blackhole_gaveup");
         List<CommandStartedEvent> events = new CopyOnWriteArrayList<>();
-        MongoCollection<Document> c = client("retryWrites=false&" + POLL, 500, 5_000, events).getDatabase(db).getCollection("c");
+        MongoCollection<Document> c = client("retryWrites=false&" + POLL, 1_500, 5_000, events).getDatabase(db).getCollection("c");
         c.insertOne(new Document("_id", 0));
         proxy.blackhole("primary", 0);
         assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 1)));

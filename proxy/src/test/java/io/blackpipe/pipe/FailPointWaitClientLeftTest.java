@@ -26,7 +26,7 @@ class FailPointWaitClientLeftTest {
     void aWaitWhoseClientLeftIsNoLongerLookedAt() throws Exception {
         try (ScriptedMongod scripted = ScriptedMongod.start(); ProxyServer proxy = ScriptedProxy.start(scripted)) {
             String uri = proxy.connectionString();
-            try (MongoClient client = ScriptedProxy.client(uri + (uri.contains("?") ? "&" : "?") + "socketTimeoutMS=300", null)) {
+            try (MongoClient client = ScriptedProxy.client(uri + (uri.contains("?") ? "&" : "?") + "socketTimeoutMS=1000", null)) {
                 MongoDatabase admin = client.getDatabase("admin");
                 admin.runCommand(new Document("ping", 1)); // the pool's connection, which the wait goes on
                 MemberListener listener = proxy.listener(ScriptedProxy.member(proxy).upstream());

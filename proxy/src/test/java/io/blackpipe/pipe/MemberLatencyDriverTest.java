@@ -117,7 +117,7 @@ class MemberLatencyDriverTest {
     @Test
     void aReplyLaterThanTheSocketTimeoutIsATimeoutOfAWriteThatLanded() throws Exception {
         String db = UpstreamLane.freshDatabaseName("latetimeout");
-        try (MongoClient client = set.client("retryWrites=false&socketTimeoutMS=500&heartbeatFrequencyMS=60000")) {
+        try (MongoClient client = set.client("retryWrites=false&socketTimeoutMS=1000&heartbeatFrequencyMS=60000")) {
             MongoCollection<Document> c = insertedThenSlowed(client, db, new Latency(1_500, 0));
             long before = Meters.attempts(set.proxy().registry(), "insert");
             assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
@@ -150,7 +150,7 @@ class MemberLatencyDriverTest {
         Set<String> ready = ConcurrentHashMap.newKeySet();
         try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(set.proxy().connectionString()
-                        + "&retryReads=true&socketTimeoutMS=500&heartbeatFrequencyMS=60000&minPoolSize=2"))
+                        + "&retryReads=true&socketTimeoutMS=1000&heartbeatFrequencyMS=60000&minPoolSize=2"))
                 .applyToConnectionPoolSettings(b -> b.maintenanceFrequency(100, TimeUnit.MILLISECONDS)
                         .addConnectionPoolListener(new ConnectionPoolListener() {
                             @Override
@@ -193,7 +193,7 @@ class MemberLatencyDriverTest {
     void aLatencyOnRequestsDelaysWhatTheMemberSeesSoAWriteLandsAfterTheClientGaveUp() throws Exception {
         String db = UpstreamLane.freshDatabaseName("requestlatency");
         long started;
-        try (MongoClient client = set.client("retryWrites=false&socketTimeoutMS=500&heartbeatFrequencyMS=60000")) {
+        try (MongoClient client = set.client("retryWrites=false&socketTimeoutMS=1000&heartbeatFrequencyMS=60000")) {
             MongoCollection<Document> c = insertedThenSlowed(client, db, new Latency(2_000, 0, Direction.REQUESTS));
             started = System.nanoTime();
             assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
@@ -257,7 +257,7 @@ class MemberLatencyDriverTest {
         List<String> pool = new CopyOnWriteArrayList<>();
         try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
                 .applyConnectionString(new ConnectionString(set.proxy().connectionString()
-                        + "&retryWrites=true&socketTimeoutMS=500&heartbeatFrequencyMS=60000"))
+                        + "&retryWrites=true&socketTimeoutMS=1000&heartbeatFrequencyMS=60000"))
                 .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
                     @Override
                     public void connectionCreated(ConnectionCreatedEvent event) {
