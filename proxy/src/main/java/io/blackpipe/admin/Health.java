@@ -7,7 +7,10 @@ import org.bson.BsonDocument;
 import org.bson.BsonInt32;
 import org.bson.BsonString;
 
-/** The /health document: status, deployment kind and each member's addresses; written as every admin answer is (indented). */
+/**
+ * The /health document: status, deployment kind, each member's addresses, and warnings when there are any (a history
+ * file that stopped); written as every admin answer is (indented).
+ */
 final class Health {
     private Health() {
     }
@@ -23,6 +26,12 @@ final class Health {
                 .append("deployment", new BsonString(proxy.deployment().kind()))
                 .append("connectionString", new BsonString(proxy.connectionString()))
                 .append("members", members);
+        // the proxy still serves (status ok: a probe must not restart it), but what it records is no longer whole: said
+        // here as soon as it happens, not only in the exit status when the proxy stops
+        String historyFailure = proxy.history().fileFailure();
+        if (historyFailure != null) {
+            health.append("warnings", new BsonArray(java.util.List.of(new BsonString(historyFailure))));
+        }
         return health;
     }
 }

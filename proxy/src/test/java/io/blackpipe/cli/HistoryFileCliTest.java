@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.bson.BsonBinary;
+import org.bson.BsonDocument;
 import org.bson.Document;
 import org.bson.UuidRepresentation;
 import org.junit.jupiter.api.Test;
@@ -51,14 +52,23 @@ class HistoryFileCliTest {
         Path full = Path.of("/dev/full");
         assumeTrue(Files.isWritable(full), "needs /dev/full (Linux)");
         String db = UpstreamLane.freshDatabaseName("historyFull");
-        CliChild child = proxyWritingHistoryTo(full);
+        CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
+                "--port", "0", "--admin-port", "0", "--history", full.toString());
         try (child) {
+            String admin = child.awaitLine("admin: ").substring("admin: ".length()).split("\\s+")[0].replace("/metrics", "");
             String uri = connectionString(child);
             try (MongoClient client = MongoClients.create(uri)) {
                 client.getDatabase(db).getCollection("c").insertOne(new Document("_id", 1));
             }
             String stopped = "the history file /dev/full stopped: No space left on device";
             Await.until(Duration.ofSeconds(20), child::describe, () -> stderrHolds(child, stopped));
+            // said while the proxy runs too: /health still answers ok (it serves), with the failure among its warnings
+            CliRun health = CliRun.of("health", "--admin", admin);
+            assertEquals(0, health.exitCode(), health::toString);
+            BsonDocument said = BsonDocument.parse(health.out());
+            assertEquals("ok", said.getString("status").getValue(), health::toString);
+            assertEquals(List.of(stopped + "; the lines after that were not written"), said.getArray("warnings").stream()
+                    .map(w -> w.asString().getValue()).toList(), health::toString);
         } // SIGTERM
         assertEquals(1, child.awaitExit(), child::describe);
         assertTrue(child.stderrText().contains("blackpipe: exit status 1: the history file /dev/full stopped: No space left on device;"
