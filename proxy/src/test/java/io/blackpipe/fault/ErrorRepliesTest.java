@@ -180,6 +180,43 @@ class ErrorRepliesTest {
                 "an errmsg the rule gives is sent as it is");
     }
 
+    /**
+     * service_entry_point_common.cpp's words: "not primary" to a client that said helloOk, the pre-4.4.2 "not master"
+     * to one that did not (old drivers retry on those words); for 13435 as for 10107.
+     */
+    @Test
+    void notPrimaryWordingFollowsTheClientsHandshakeForBothCodes() {
+        assertEquals("not primary", ErrorReplies.notPrimaryWording(10107, true));
+        assertEquals("not master", ErrorReplies.notPrimaryWording(10107, false));
+        assertEquals("not primary and secondaryOk=false", ErrorReplies.notPrimaryWording(13435, true));
+        assertEquals("not master and slaveOk=false", ErrorReplies.notPrimaryWording(13435, false));
+        assertEquals(null, ErrorReplies.notPrimaryWording(13436, false), "other codes: the default words, whatever the handshake");
+    }
+
+    /**
+     * A member that stepped down during a rule's block fails the write itself (NotWritablePrimary, with its own
+     * RetryableWriteError and NoWritesPerformed); the writeConcernError added to that reply keeps those labels, which the
+     * driver reads first, and adds a computed label only once.
+     */
+    @Test
+    void aWriteConcernErrorOnAFailedReplyKeepsTheRepliesLabelsWithoutDuplicates() {
+        BsonDocument failed = BsonDocument.parse("{ok: 0.0, errmsg: 'not primary', code: 10107, codeName: 'NotWritablePrimary',"
+                + " errorLabels: ['RetryableWriteError', 'NoWritesPerformed']}");
+        BsonDocument reply = ErrorReplies.withWriteConcernError(failed, BsonDocument.parse("{code: 91}"), null,
+                Facts.insert().txnNumber(1).build(), wire(17));
+        assertEquals(RETRYABLE_NO_WRITES, reply.getArray("errorLabels"),
+                "the reply's own labels first, the writeConcernError's RetryableWriteError not added twice");
+        assertEquals(10107, reply.getInt32("code").getValue(), "the failed reply keeps its code");
+        assertEquals("ShutdownInProgress", reply.getDocument("writeConcernError").getString("codeName").getValue());
+        assertEquals(RETRYABLE_NO_WRITES, failed.getArray("errorLabels"), "the upstream's document is not modified in place");
+
+        BsonDocument timedOut = BsonDocument.parse("{ok: 0.0, errmsg: 'operation exceeded time limit', code: 50,"
+                + " codeName: 'MaxTimeMSExpired'}");
+        assertEquals(RETRYABLE, ErrorReplies.withWriteConcernError(timedOut, BsonDocument.parse("{code: 91}"), null,
+                Facts.insert().txnNumber(1).build(), wire(17)).getArray("errorLabels"),
+                "a failed reply without labels gets the writeConcernError's");
+    }
+
     @Test
     void badValueIsTheWireCommandsRejection() {
         assertEquals(BsonDocument.parse("{ok: 0.0, errmsg: 'data.errorCode: must be an integer', code: 2, codeName: 'BadValue'}"),
@@ -216,6 +253,8 @@ class ErrorRepliesTest {
         }
         assertEquals(NONE, ErrorReplies.labels(null, 91, Facts.command("aggregate").build(), true, wire(21), false),
                 "never with a writeConcernError");
+        assertEquals(NONE, ErrorReplies.labels(91, 64, Facts.command("getMore").build(), true, wire(21), true),
+                "nor on an error that also carries one (error_labels.cpp: _code && !_wcCode)");
         for (int code : resumable) {
             assertFalse(ErrorCodes.name(code).startsWith("Location"), "code " + code + " has its name");
         }
