@@ -205,6 +205,21 @@ class RetryTrackerTest {
         assertEquals(1, attemptThatEnds(read("find", session), FIND_A, false));
     }
 
+    /**
+     * As ConnectionObserver reports ends (with the attempt's number): B hung and the client gave up on it, the session's
+     * next command A succeeded, then B's connection closed. That late failure is B's, not A's: A sent again (the next
+     * request of a pooled session) is new work, not A's retry.
+     */
+    @Test
+    void aLateFailureOfAnotherCommandDoesNotMakeTheNextSameReadARetry() {
+        CommandFacts find = read("find", session);
+        assertEquals(1, attempt(find, FIND_B));
+        assertEquals(1, attempt(find, FIND_A), "another command: new work");
+        tracker.completed(find, FIND_A, 1, false);
+        tracker.completed(find, FIND_B, 1, true); // B's attempt 1 ends late; A's attempt 1 is the session's latest
+        assertEquals(1, attempt(find, FIND_A));
+    }
+
     @Test
     void throughTheConnectionObserverOnlyARealFailureMakesTheSameCommandNextARetry() {
         CommandObserver shared = new CommandObserver(new SimpleMeterRegistry(), new RetryTracker(100, IDLE), History.inMemory(10));
@@ -306,6 +321,23 @@ class RetryTrackerTest {
         for (int i = lsids.length - (100 - 100 / 16); i < lsids.length; i++) {
             assertEquals(2, small.attemptNumber(write("insert", lsids[i], 1), 0, lsids.length + i), "recent session " + i + " kept");
         }
+    }
+
+    /**
+     * Event loops read the clock before they reach the map, so the session just added may look older than one another
+     * loop touched a moment later; past maxSessions it is still the other that goes, or the new session's retry would look
+     * new.
+     */
+    @Test
+    void theSessionJustAddedIsNeverTheOneEvictedEvenWithAnEarlierClock() {
+        RetryTracker one = new RetryTracker(1, IDLE);
+        UUID a = UUID.randomUUID();
+        UUID b = UUID.randomUUID();
+        assertEquals(1, one.attemptNumber(write("insert", a, 1), 0, 100));
+        assertEquals(1, one.attemptNumber(write("insert", b, 1), 0, 50), "b's loop read its clock before a's command");
+        assertEquals(1, one.trackedSessions());
+        assertEquals(2, one.attemptNumber(write("insert", b, 1), 0, 60), "b was kept: its retry is one");
+        assertEquals(1, one.attemptNumber(write("insert", a, 1), 0, 70), "a was evicted: its retry looks new");
     }
 
     @Test
