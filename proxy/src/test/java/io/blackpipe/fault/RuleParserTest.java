@@ -22,6 +22,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.bson.BsonArray;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -661,5 +664,93 @@ class RuleParserTest {
         block.apply(command);
         command.elapse();
         assertEquals(List.of("forward(fate)"), command.calls, "blocked, then forwarded to trickle");
+    }
+
+    // ---- found by mutation testing: each pins what a surviving mutant changed unseen
+
+    /** The API names a rule in its path (MAX_ID_LENGTH code points, 4-byte characters too): at the limit it is taken. */
+    @Test
+    void anIdOfAtMostMaxIdLengthCharactersIsTakenOneLongerIsRefused() {
+        String valid = rule("'alwaysOn'", "{failCommands: ['find'], errorCode: 2}");
+        String longest = "\uD83D\uDE00".repeat(RuleParser.MAX_ID_LENGTH); // 256 emoji: 512 chars, 256 code points
+        assertEquals(longest, parser.parse(longest, BsonDocument.parse(valid)).id());
+        RuleException tooLong = assertThrows(RuleException.class, () -> parser.parse(longest + "x", BsonDocument.parse(valid)));
+        assertEquals("id: is 257 characters long; at most 256", tooLong.getMessage());
+        assertEquals("id: must not be empty", assertThrows(RuleException.class, () -> parser.parse(null, BsonDocument.parse(valid)))
+                .getMessage(), "no id at all: the same clear refusal, not a NullPointerException");
+    }
+
+    /** A server-only field is refused saying why a proxy cannot honour it, not as a mere unknown field. */
+    @Test
+    void aServerOnlyFieldIsRefusedWithItsReason() {
+        assertEquals("data.threadName: the server's failpoint matches one of its own threads (conn12); a proxy has none:"
+                + " match by appName or member",
+                rejected(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: 2, threadName: 'conn12'}")).getMessage());
+        assertEquals("data.tassert: the server's failpoint raises its error as an internal assertion; a proxy raises none: leave it out",
+                rejected(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: 2, tassert: true}")).getMessage());
+    }
+
+    @Test
+    void attemptTakesFirstAndRetry() {
+        assertEquals("first", parseData("{failCommands: ['find'], errorCode: 2, attempt: 'first'}").matcher().attempt());
+        assertEquals("retry", parseData("{failCommands: ['find'], errorCode: 2, attempt: 'retry'}").matcher().attempt());
+    }
+
+    /** The matcher compares a member's address as MemberAddress prints it: a rule naming it another way must still fire. */
+    @Test
+    void aHostPortMemberIsKeptAsTheMatcherSeesMembers() {
+        assertEquals("[::1]:27017", parseData("{failCommands: ['find'], errorCode: 2, member: '[0:0:0:0:0:0:0:1]:27017'}")
+                .matcher().member());
+    }
+
+    /** failAllCommands wins over failCommands: hello among them does not make a reply fate hello's (all-commands skips hellos). */
+    @Test
+    void failAllCommandsWithHelloAmongFailCommandsTakesAReplyFate() {
+        Matcher all = parseData("{failAllCommands: true, failCommands: ['hello'], dropReply: true}").matcher();
+        assertTrue(all.allCommands());
+        assertEquals(Set.of("hello", "isMaster", "ismaster"), all.allBut());
+        assertEquals("data.failCommands", rejected(rule("'alwaysOn'", "{failAllCommands: true, failCommands: 'insert', errorCode: 2}"))
+                .field(), "given with failAllCommands, failCommands must still be well formed: nothing half-accepted");
+    }
+
+    @Test
+    void isOffIsFalseWithoutAMode() {
+        assertFalse(RuleParser.isOff(BsonDocument.parse("{configureFailPoint: 'failCommand', data: {}}")),
+                "configureFailPoint without mode: refused by parse (mode: required), not a crash on the event loop");
+    }
+
+    /**
+     * An event loop asks with parseUnlessBusy: null at once while another thread parses (a scenario being read), a rule
+     * once it is done; every way of parsing lets go of the parser when it ends, or every later configureFailPoint would
+     * wait for a thread of its own for ever.
+     */
+    @Test
+    void parseUnlessBusyAnswersNullWhileAnotherThreadParsesAndEveryParseLetsGo() throws Exception {
+        BsonDocument valid = BsonDocument.parse(rule("'alwaysOn'", "{failCommands: ['find'], errorCode: 2}"));
+        CountDownLatch reading = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        CompletableFuture<Boolean> scenario = CompletableFuture.supplyAsync(() -> {
+            try {
+                return parser.parseTogether(() -> {
+                    reading.countDown();
+                    return done.await(10, TimeUnit.SECONDS);
+                });
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertTrue(reading.await(10, TimeUnit.SECONDS));
+        assertNull(parser.parseUnlessBusy("r", valid), "busy: the event loop does not wait");
+        done.countDown();
+        assertTrue(scenario.get(10, TimeUnit.SECONDS));
+        assertEquals("r", parser.parseUnlessBusy("r", valid).id(), "free again");
+
+        List<Runnable> parses = List.of(() -> parser.parse("a", valid), parser::restartDraws, () -> parser.checkOnly(() -> 1),
+                () -> parser.parseTogether(() -> 1), () -> parser.parseUnlessBusy("b", valid),
+                () -> assertThrows(RuleException.class, () -> parser.parse("", valid)));
+        for (int i = 0; i < parses.size(); i++) {
+            CompletableFuture.runAsync(parses.get(i)).get(10, TimeUnit.SECONDS); // on a thread of its own, as a request's
+            assertEquals("r", parser.parseUnlessBusy("r", valid).id(), "parse way " + i + " let go of the parser");
+        }
     }
 }
