@@ -2,6 +2,8 @@ package io.blackpipe.topology;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import org.bson.BsonDocument;
@@ -47,6 +49,14 @@ class MemberStatesTest {
         assertFalse(states.shiftReply(MEMBER, legacy));
         assertFalse(states.unshiftRequest(MEMBER, request("isMaster", HELLO_PID, 6)));
         assertEquals(new ObjectId(HELLO_PID), states.of(MEMBER).processId());
+    }
+
+    /** Once shifted, the member's own error replies gain the shift and its awaitable hellos lose it: a shift alone is a rewrite. */
+    @Test
+    void aShiftAloneMakesTheMembersVersionsRewritten() {
+        states.observe(MEMBER, reply(HELLO_PID, 6), false);
+        states.topologyVersion(MEMBER, true);
+        assertTrue(states.versionsRewritten(MEMBER));
     }
 
     /**
@@ -169,5 +179,170 @@ class MemberStatesTest {
         BsonDocument again = reply(HELLO_PID, 6);
         states.shiftReply(MEMBER, again);
         assertFalse(processIdOf(again).equals(shown) || processIdOf(again).equals(HELLO_PID), "each restart, a new process");
+    }
+
+    // ---- found by mutation testing: each pins what a surviving mutant changed unseen
+
+    /**
+     * Two errors unannounced (the member's own counter 5, shifted by 4): a reply is shifted in full, and an awaitable
+     * hello is unshifted by what the driver's monitor can have heard. Each announcement takes back one error's worth:
+     * after the first, a driver still holding the version from before both is answered at once (3, older than the
+     * member's 5), one holding the second error's is held; after both, the full shift is taken back.
+     */
+    @Test
+    void eachAnnouncementTakesBackOneErrorsWorthOfTheRequestsUnshift() {
+        states.observe(MEMBER, reply(HELLO_PID, 5), false);
+        states.newerUnannounced(MEMBER);
+        states.newerUnannounced(MEMBER);
+        BsonDocument replied = reply(HELLO_PID, 5);
+        assertTrue(states.shiftReply(MEMBER, replied));
+        assertEquals(9, counterOf(replied), "a reply is shifted in full, announced or not");
+
+        assertEquals(5, unshifted(5), "both unannounced: the version from before them is held");
+        assertEquals(5, unshifted(8));
+        states.announced(MEMBER);
+        assertEquals(3, unshifted(5), "one announced: from before both, answered at once");
+        assertEquals(5, unshifted(8), "the second error's, not announced yet: held");
+        states.announced(MEMBER);
+        assertEquals(1, unshifted(5));
+        assertEquals(4, unshifted(8));
+        assertEquals(5, unshifted(9), "the replies' version: current, held");
+        states.announced(MEMBER);
+        assertEquals(1, unshifted(5), "an announcement more than the errors changes nothing");
+    }
+
+    private long unshifted(long held) {
+        BsonDocument awaitable = request("hello", HELLO_PID, held);
+        states.unshiftRequest(MEMBER, awaitable);
+        return counterOf(awaitable);
+    }
+
+    /**
+     * The shift belongs to the process it began with: a member restarted by someone other than blackpipe (a new processId)
+     * has its own counter shown as it is, and its first injected error starts a shift of its own.
+     */
+    @Test
+    void aMemberRestartedElsewhereStartsItsShiftAfresh() {
+        String newProcess = "0102030405060708090a0b0f";
+        states.observe(MEMBER, reply(HELLO_PID, 6), false);
+        assertEquals(7, states.topologyVersion(MEMBER, true).getNumber("counter").longValue());
+        states.observe(MEMBER, reply(newProcess, 0), false);
+        BsonDocument current = states.topologyVersion(MEMBER, false);
+        assertEquals(newProcess, current.getObjectId("processId").getValue().toHexString());
+        assertEquals(0, current.getNumber("counter").longValue(), "the old process's shift does not apply");
+        BsonDocument unshiftedYet = reply(newProcess, 0);
+        assertFalse(states.shiftReply(MEMBER, unshiftedYet));
+        assertEquals(0, counterOf(unshiftedYet));
+
+        assertEquals(1, states.topologyVersion(MEMBER, true).getNumber("counter").longValue());
+        BsonDocument shifted = reply(newProcess, 0);
+        assertTrue(states.shiftReply(MEMBER, shifted));
+        assertEquals(2, counterOf(shifted), "the new process's shift: 2, not the old one's 2 more");
+    }
+
+    /** After blackpipe's restart, a member that really comes back as another process is shown as it is. */
+    @Test
+    void aMemberThatComesBackAsAnotherProcessAfterBlackpipesRestartIsShownItsOwn() {
+        String newProcess = "0102030405060708090a0b0f";
+        states.observe(MEMBER, reply(HELLO_PID, 6), false);
+        states.restarted(MEMBER);
+        states.observe(MEMBER, reply(newProcess, 0), false);
+        assertEquals(newProcess, states.topologyVersion(MEMBER, false).getObjectId("processId").getValue().toHexString());
+        BsonDocument hello = reply(newProcess, 0);
+        states.shiftReply(MEMBER, hello);
+        assertEquals(newProcess, processIdOf(hello));
+    }
+
+    /**
+     * A driver current with a member whose own counter is 0 sends 2 after a shift of 2: the member's own 0, held; not a
+     * processId the member never had (answered at once, again and again).
+     */
+    @Test
+    void anUnshiftToExactlyZeroKeepsTheProcessId() {
+        states.observe(MEMBER, reply(HELLO_PID, 0), false);
+        states.topologyVersion(MEMBER, true);
+        BsonDocument awaitable = request("hello", HELLO_PID, 2);
+        assertTrue(states.unshiftRequest(MEMBER, awaitable));
+        assertEquals(0, counterOf(awaitable));
+        assertEquals(HELLO_PID, processIdOf(awaitable));
+    }
+
+    /** A 4.2 server's hellos carry no topologyVersion, and a member may not have answered yet: nothing to shift, no error's version. */
+    @Test
+    void aMemberWithoutATopologyVersionGetsNoneAndNothingRewritten() {
+        MemberAddress unseen = MemberAddress.parse("b:27017");
+        assertNull(states.topologyVersion(unseen, false));
+        assertFalse(states.versionsRewritten(unseen));
+
+        states.observe(MEMBER, BsonDocument.parse("{ismaster: true, maxWireVersion: 8, ok: 1.0}"), false);
+        states.observe(MEMBER, BsonDocument.parse("{ismaster: true, maxWireVersion: 8, ok: 1.0}"), true);
+        assertNull(states.topologyVersion(MEMBER, false));
+        assertNull(states.topologyVersion(MEMBER, true));
+        assertNull(states.newerUnannounced(MEMBER));
+        assertNull(states.nextTopologyVersion(MEMBER));
+        states.restarted(MEMBER);
+        assertFalse(states.versionsRewritten(MEMBER), "a restart of a member without one does nothing");
+        BsonDocument error = BsonDocument.parse("{ok: 0.0, code: 10107, codeName: 'NotWritablePrimary'}");
+        assertFalse(states.shiftReply(MEMBER, error));
+        BsonDocument isMaster = BsonDocument.parse("{isMaster: 1, $db: 'admin'}");
+        assertFalse(states.unshiftRequest(MEMBER, isMaster));
+        assertEquals(BsonDocument.parse("{isMaster: 1, $db: 'admin'}"), isMaster);
+
+        states.observe(MEMBER, reply(HELLO_PID, 3), false); // upgraded, or its first hello with one
+        assertEquals(HELLO_PID, states.topologyVersion(MEMBER, false).getObjectId("processId").getValue().toHexString());
+        assertEquals(3, states.topologyVersion(MEMBER, false).getNumber("counter").longValue(), "no shift was counted before it had one");
+        states.topologyVersion(MEMBER, true);
+        assertEquals(2, unshifted(4), "nor an unannounced error: a driver holding the error's version is answered at once");
+    }
+
+    /** Drivers handshake with legacy isMaster: a member first seen through it has a topologyVersion for injected errors at once. */
+    @Test
+    void aMemberFirstSeenThroughALegacyReplyHasItsTopologyVersion() {
+        states.observe(MEMBER, reply(LEGACY_PID, 4), true);
+        assertEquals(new ObjectId(LEGACY_PID), states.of(MEMBER).processId());
+        assertEquals(5, states.topologyVersion(MEMBER, true).getNumber("counter").longValue());
+    }
+
+    /** The member's own error replies, and any odd topologyVersion, pass as they came while the member's versions are rewritten. */
+    @Test
+    void repliesWithoutAUsableTopologyVersionPassUntouched() {
+        states.observe(MEMBER, reply(HELLO_PID, 1), false);
+        states.observe(MEMBER, reply(LEGACY_PID, 1), true);
+        states.topologyVersion(MEMBER, true); // shifted, and two processIds
+        String duplicateKey = "{ok: 0.0, code: 11000, codeName: 'DuplicateKey', errmsg: 'E11000'}";
+        for (String json : new String[] {
+                duplicateKey,
+                "{ok: 0.0, code: 10107, topologyVersion: 'x'}",
+                "{ok: 0.0, code: 10107, topologyVersion: {counter: {$numberLong: '1'}}}",
+                "{ok: 0.0, code: 10107, topologyVersion: {processId: '" + HELLO_PID + "', counter: {$numberLong: '1'}}}",
+                "{ok: 0.0, code: 10107, topologyVersion: {processId: {$oid: '" + HELLO_PID + "'}}}"}) {
+            BsonDocument reply = BsonDocument.parse(json);
+            assertFalse(states.shiftReply(MEMBER, reply), json);
+            assertEquals(BsonDocument.parse(json), reply, json);
+            BsonDocument request = BsonDocument.parse(json.replaceFirst("ok: 0.0, code: [0-9]+", "hello: 1"));
+            BsonDocument asSent = request.clone();
+            assertFalse(states.unshiftRequest(MEMBER, request), request::toJson);
+            assertEquals(asSent, request);
+        }
+        states.restarted(MEMBER);
+        BsonDocument error = BsonDocument.parse(duplicateKey);
+        assertFalse(states.shiftReply(MEMBER, error), "after a restart too");
+        assertEquals(BsonDocument.parse(duplicateKey), error);
+    }
+
+    @Test
+    void quirksAreNotedPerMember() {
+        MemberQuirks primaryReadsOnly = new MemberQuirks(true, false, false, false, false, false, false, false, false);
+        MemberQuirks more = new MemberQuirks(true, true, false, false, false, false, false, false, false);
+        assertEquals(MemberQuirks.NONE, states.quirks(MEMBER));
+        assertFalse(states.noteQuirks(MEMBER, MemberQuirks.NONE), "a mongod: nothing to note");
+        assertEquals(MemberQuirks.NONE, states.quirks(MEMBER));
+        assertTrue(states.noteQuirks(MEMBER, primaryReadsOnly));
+        assertEquals(primaryReadsOnly, states.quirks(MEMBER));
+        assertEquals(MemberQuirks.NONE, states.quirks(MemberAddress.parse("b:27017")), "another member's are its own");
+        assertFalse(states.noteQuirks(MEMBER, primaryReadsOnly), "nothing new");
+        assertTrue(states.noteQuirks(MEMBER, more));
+        assertEquals(more, states.quirks(MEMBER));
+        assertNotEquals(MemberQuirks.NONE, states.quirks(MEMBER));
     }
 }
