@@ -67,6 +67,7 @@ class CommandPatternTest {
             "{'ordered.x': true}                                 | false", // a path through a scalar holds nothing
             "{'ordered.x': null}                                 | true",  // but a missing field, which null matches
             "{'documents.note.x': null}                          | true",
+            "{'documents.12345678901.sku': 'A1'}                 | false", // too long for an index: a field name, none here
     })
     void aPatternHoldsWhatAQuerysEqualityWouldMatch(String json, boolean expected) {
         assertEquals(expected, holds(json), json);
@@ -79,6 +80,7 @@ class CommandPatternTest {
             "{'documents.qty': {$gte: {$numberDecimal: '7.0'}}}  | true",
             "{'documents.qty': {$lt: 5}}                         | false",
             "{'documents.qty': {$lte: 5.0}}                      | true",
+            "{'documents.qty': {$lte: 4}}                        | false",
             "{'documents.qty': {$gt: 5, $lt: 7}}                 | true",  // each by any element (7, 5), as a query without $elemMatch
             "{'documents.qty': {$gte: 5, $lt: 7}}                | true",
             "{'documents.qty': {$gt: '5'}}                       | false", // a number is neither above nor below a string
@@ -103,16 +105,24 @@ class CommandPatternTest {
             "{writeConcern: {$exists: false}}                    | true",
             "{ordered: {$exists: false}}                         | false",
             "{'documents.note': {$exists: true}}                 | true",  // null is there
+            "{'documents.price': {$exists: 1}}                   | true",  // a number as its truth, as in a query
+            "{writeConcern: {$exists: 0}}                        | true",
+            "{ordered: {$exists: 0}}                             | false",
             "{documents: {$size: 2}}                             | true",
             "{documents: {$size: 1}}                             | false",
+            "{documents: {$size: {$numberLong: '2'}}}            | true",  // any whole number
+            "{documents: {$size: 2.0}}                           | true",
+            "{writeConcern: {$size: 0}}                          | false", // a missing field has no size
             "{'documents.tags': {$size: 2}}                      | true",
             "{insert: {$size: 0}}                                | false", // a string has no size
             "{'documents.sku': {$regex: '^B'}}                   | true",
             "{'documents.sku': {$regex: '^b'}}                   | false",
             "{'documents.sku': {$regex: '^b', $options: 'i'}}    | true",  // read as a regular expression value
+            "{'documents.sku': {$regex: {$regularExpression: {pattern: '^b', options: ''}}, $options: 'i'}} | true", // a regex and flags
             "{'documents.sku': {$regularExpression: {pattern: '2$', options: ''}}} | true",
             "{'documents.tags': {$regex: 'ed'}}                  | true",  // an array's element
             "{'documents.qty': {$regex: '5'}}                    | false", // a number is no string
+            "{writeConcern: {$regex: 'm'}}                       | false", // nor a missing field
             "{$db: {$regex: '^sh'}, 'documents.qty': {$in: [7]}} | true",  // a command's own $-fields are fields
             "{'$readPreference.mode': 'secondary'}               | false",
     })
@@ -139,6 +149,7 @@ class CommandPatternTest {
             "{'documents.tags': {$elemMatch: {$regex: '^r'}}}    | true",  // operators test the element itself
             "{'documents.tags': {$elemMatch: {$gt: 'red'}}}      | false",
             "{'documents.qty': {$elemMatch: {$gt: 5}}}           | false", // no array there
+            "{'documents.tags': {$elemMatch: {x: 1}}}            | false", // a pattern holds in no string element
             "{'documents.tags': {$all: ['red', 'new']}}          | true",
             "{'documents.tags': {$all: ['red', 'blue']}}         | false",
             "{'documents.tags': {$all: []}}                      | false", // $all of nothing matches nothing, as in a query
@@ -151,6 +162,7 @@ class CommandPatternTest {
             "{'documents.price': {$type: 1}}                     | true",
             "{'documents.tags': {$type: 'array'}}                | true",
             "{'documents.tags': {$type: 'string'}}               | true",  // an array's elements
+            "{'documents.tags': {$type: 'int'}}                  | false", // none of them an int
             "{'documents.size': {$type: 3}}                      | true",
             "{'documents.note': {$type: 'null'}}                 | true",
             "{writeConcern: {$type: 'null'}}                     | false", // a missing field is of no type
@@ -161,6 +173,7 @@ class CommandPatternTest {
             "{'documents.price': {$mod: [2, 1]}}                 | true",  // 1.5 truncated to 1
             "{'documents.price': {$mod: [1.9, 0.9]}}             | true",  // [1, 0]
             "{'documents.sku': {$mod: [2, 0]}}                   | false",
+            "{writeConcern: {$mod: [2, 0]}}                      | false", // a missing field has no remainder
     })
     void notElemMatchAllTypeAndModHoldAsInAQuery(String json, boolean expected) {
         assertEquals(expected, holds(json), json);
@@ -250,6 +263,7 @@ class CommandPatternTest {
             "{'': 1}                     | data.commandMatches: '' is not a dotted path",
             "{'documents..sku': 1}       | data.commandMatches: 'documents..sku' is not a dotted path",
             "{'documents.': 1}           | data.commandMatches: 'documents.' is not a dotted path",
+            "{'.sku': 1}                 | data.commandMatches: '.sku' is not a dotted path",
             "{$or: []}                   | data.commandMatches.$or: must be a non-empty array of patterns",
             "{$and: {a: 1}}              | data.commandMatches.$and: must be a non-empty array of patterns",
             "{$nor: [{}]}                | data.commandMatches.$nor.0: must be a non-empty document",
@@ -266,6 +280,8 @@ class CommandPatternTest {
             "{'documents.qty': {$exists: 'yes'}}       | data.commandMatches.documents.qty.$exists: must be true or false, not a string",
             "{'documents': {$size: -1}}                | data.commandMatches.documents.$size: must be a whole number of elements",
             "{'documents': {$size: 1.5}}               | data.commandMatches.documents.$size: must be a whole number of elements, 0 or more, not 1.5",
+            "{'documents': {$size: '2'}}               | data.commandMatches.documents.$size: must be a whole number of elements, 0 or"
+                    + " more, not \"2\"",
             "{'documents.sku': {$regex: 5}}            | data.commandMatches.documents.sku.$regex: must be a pattern string, not a number",
             "{'documents.sku': {$regex: '(A'}}         | data.commandMatches.documents.sku.$regex: not a regular expression: Unclosed group",
             "{'documents.sku': {$regex: 'A', $options: 5}} | data.commandMatches.documents.sku.$regex: $options must be a string",
@@ -283,7 +299,8 @@ class CommandPatternTest {
             "{'documents.qty': {$not: {$gt: 1, $foo: 1}}} | data.commandMatches.documents.qty.$not.$foo: not an operator",
             "{documents: {$elemMatch: 5}}              | data.commandMatches.documents.$elemMatch: must be a non-empty document of the"
                     + " conditions one element must hold, not 5",
-            "{documents: {$elemMatch: {}}}             | data.commandMatches.documents.$elemMatch: must be a non-empty document",
+            "{documents: {$elemMatch: {}}}             | data.commandMatches.documents.$elemMatch: must be a non-empty document of the"
+                    + " conditions one element must hold",
             "{documents: {$elemMatch: {qty: {$gt: 1, $foo: 1}}}} | data.commandMatches.documents.$elemMatch.qty.$foo: not an operator",
             "{'documents.tags': {$elemMatch: {$gt: 1, max: 2}}} | data.commandMatches.documents.tags.$elemMatch.max: a field among operators",
             "{'documents.tags': {$all: 'red'}}         | data.commandMatches.documents.tags.$all: must be an array of the values the"
@@ -296,11 +313,31 @@ class CommandPatternTest {
             "{'documents.qty': {$type: []}}            | data.commandMatches.documents.qty.$type: must name at least one type",
             "{'documents.qty': {$mod: [0, 1]}}         | data.commandMatches.documents.qty.$mod: the divisor must not be 0",
             "{'documents.qty': {$mod: [2]}}            | data.commandMatches.documents.qty.$mod: must be [divisor, remainder], two numbers, not [2]",
+            "{'documents.qty': {$mod: 2}}              | data.commandMatches.documents.qty.$mod: must be [divisor, remainder], two"
+                    + " numbers, not 2",
             "{'documents.qty': {$mod: [2, NaN]}}       | data.commandMatches.documents.qty.$mod: must be [divisor, remainder]",
     })
     void whatIsNoPatternIsRefusedNamingTheField(String json, String message) {
         RuleException e = assertThrows(RuleException.class, () -> pattern(json));
         assertTrue(e.getMessage().startsWith(message), e.getMessage());
+    }
+
+    /** As in a query, an operator on an array of numbers holds when one element does. */
+    @Test
+    void aModuloHoldsForAnArrayByAnyOfItsNumbers() {
+        BsonDocument delete = BsonDocument.parse("{delete: 'orders', ids: [3, 4]}");
+        assertTrue(pattern("{ids: {$mod: [2, 0]}}").matches(delete), "4");
+        assertFalse(pattern("{ids: {$mod: [5, 0]}}").matches(delete));
+    }
+
+    /** A find's filter may hold a regular expression: a pattern finds it as a query finds a stored one, by being the same expression. */
+    @Test
+    void aRegularExpressionMatchesTheSameExpressionHeldAsAValue() {
+        BsonDocument find = BsonDocument.parse("{find: 'orders', filter: {sku: {$regularExpression: {pattern: '^A', options: 'i'}}}}");
+        assertTrue(pattern("{'filter.sku': {$regularExpression: {pattern: '^A', options: 'i'}}}").matches(find));
+        assertTrue(pattern("{'filter.sku': {$regex: '^A', $options: 'i'}}").matches(find));
+        assertFalse(pattern("{'filter.sku': {$regex: '^A'}}").matches(find), "other flags: another expression");
+        assertFalse(pattern("{'filter.sku': {$regex: '^B', $options: 'i'}}").matches(find));
     }
 
     @Test

@@ -7,6 +7,7 @@ import io.blackpipe.fault.FakeInterception.Facts;
 import io.blackpipe.observe.Attempt;
 import io.blackpipe.topology.MemberState;
 import java.util.Set;
+import org.bson.BsonDocument;
 import org.junit.jupiter.api.Test;
 
 class MatcherTest {
@@ -102,5 +103,27 @@ class MatcherTest {
         assertFalse(all.matches(Facts.insert().attempt("shop", 2), PRIMARY, ADVERTISED));
         assertFalse(all.matches(Facts.insert().attempt("other", 1), PRIMARY, ADVERTISED));
         assertFalse(all.matches(Facts.insert().collection("x").attempt("shop", 1), PRIMARY, ADVERTISED));
+    }
+
+    /** Each near miss differs from app.orders in one way only, so each check of the namespace must hold on its own. */
+    @Test
+    void aNamespaceMatchesOnlyWhenDatabaseDotAndCollectionAllLineUp() {
+        assertFalse(matcher(null, "app.xorders", null, null).matches(insert(), PRIMARY, ADVERTISED), "longer only");
+        assertFalse(matcher(null, "xyz.orders", null, null).matches(insert(), PRIMARY, ADVERTISED), "another database only");
+        assertFalse(matcher(null, "app.ordexs", null, null).matches(insert(), PRIMARY, ADVERTISED), "another collection only");
+        Attempt dotted = Facts.insert().database("app").collection("a.b").attempt("", 1);
+        assertTrue(matcher(null, "app.a.b", null, null).matches(dotted, PRIMARY, ADVERTISED));
+        assertFalse(matcher(null, "appxa.b", null, null).matches(dotted, PRIMARY, ADVERTISED),
+                "database appxa, collection b: not app's a.b although the letters line up");
+    }
+
+    /** A command whose BSON does not decode gives no document: a rule that looks into it does not fire, and nothing throws. */
+    @Test
+    void aPatternMatchesNoCommandWithoutADocument() {
+        CommandPattern pattern = CommandPattern.parse("data.commandMatches", BsonDocument.parse("{ordered: true}"));
+        Matcher looking = new Matcher(Set.of("insert"), null, null, null, null, pattern);
+        assertTrue(looking.matches(insert(), PRIMARY, ADVERTISED, () -> BsonDocument.parse("{insert: 'orders', ordered: true}")));
+        assertFalse(looking.matches(insert(), PRIMARY, ADVERTISED, () -> null));
+        assertFalse(looking.matches(insert(), PRIMARY, ADVERTISED), "nor when there is no command to look into");
     }
 }
