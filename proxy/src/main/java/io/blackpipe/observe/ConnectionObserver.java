@@ -13,7 +13,8 @@ public final class ConnectionObserver {
     /**
      * Commands whose NamespaceNotFound drivers turn into a success (an empty list, nothing to drop, a
      * count of 0: estimatedDocumentCount runs count), as the Java driver's isNamespaceError callers do;
-     * so does listSearchIndexes, an aggregate told apart by its first stage.
+     * so do listSearchIndexes and, in drivers of 2021-22 (Go 1.8), estimatedDocumentCount as a $collStats count:
+     * aggregates told apart by their first stage.
      */
     private static final Set<String> SUCCEEDS_ON_NAMESPACE_NOT_FOUND = Set.of("listIndexes", "drop", "dropIndexes", "count",
             "dropSearchIndex");
@@ -161,7 +162,8 @@ public final class ConnectionObserver {
     }
 
     private static boolean answersNamespaceNotFound(CommandFacts facts) {
-        return SUCCEEDS_ON_NAMESPACE_NOT_FOUND.contains(facts.name()) || facts.firstStage().equals(CommandFacts.LIST_SEARCH_INDEXES);
+        return SUCCEEDS_ON_NAMESPACE_NOT_FOUND.contains(facts.name()) || facts.firstStage().equals(CommandFacts.LIST_SEARCH_INDEXES)
+                || facts.firstStage().equals(CommandFacts.COLL_STATS);
     }
 
     /** How many (command label) meters this connection holds on to. */

@@ -17,7 +17,7 @@ import java.util.UUID;
  * @param txnNumber     the transaction number, or -1 when absent
  * @param inTransaction true when the command is part of a multi-document transaction (autocommit:false)
  * @param firstStage    an aggregate's first pipeline stage when it is one the proxy tells apart
- *                      ({@value #CHANGE_STREAM}, {@value #LIST_SEARCH_INDEXES}), else ""
+ *                      ({@value #CHANGE_STREAM}, {@value #LIST_SEARCH_INDEXES}, {@value #COLL_STATS}), else ""
  * @param handshake     true for the connection handshake (hello/isMaster carrying client metadata)
  * @param compressionRequested true when the handshake lists compressors
  * @param appName       client.application.name from the handshake, or null
@@ -64,6 +64,11 @@ public record CommandFacts(
             "splitVector", "checkShardingIndex", "getShardVersion", "getshardversion", "cleanupOrphaned");
     /** listSearchIndexes is an aggregate that starts with this stage. */
     public static final String LIST_SEARCH_INDEXES = "$listSearchIndexes";
+    /**
+     * estimatedDocumentCount was, for drivers that followed the CRUD spec of 2021 (the Go driver 1.8 among them), an
+     * aggregate that starts with this stage ({$collStats: {count: {}}}) when the server was 4.9 or newer.
+     */
+    public static final String COLL_STATS = "$collStats";
 
     /** The database of the namespace the server gives this command: {@code $db}, or the one its first value names. */
     public String namespaceDatabase() {
@@ -194,7 +199,8 @@ public record CommandFacts(
         if (!stage.next()) {
             return "";
         }
-        return stage.nameIs(CHANGE_STREAM) ? CHANGE_STREAM : stage.nameIs(LIST_SEARCH_INDEXES) ? LIST_SEARCH_INDEXES : "";
+        return stage.nameIs(CHANGE_STREAM) ? CHANGE_STREAM : stage.nameIs(LIST_SEARCH_INDEXES) ? LIST_SEARCH_INDEXES
+                : stage.nameIs(COLL_STATS) ? COLL_STATS : "";
     }
 
     private static UUID sessionId(ByteBuf frame, BsonCursor lsid, CommandScanner scanner) {

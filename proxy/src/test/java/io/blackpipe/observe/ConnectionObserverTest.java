@@ -166,7 +166,8 @@ class ConnectionObserverTest {
 
     @Test
     void aNamespaceNotFoundThatDriversTakeForAnAnswerIsNoFailureToRetry() {
-        for (String[] command : new String[][] {{"listIndexes", ""}, {"drop", ""}, {"aggregate", CommandFacts.LIST_SEARCH_INDEXES}}) {
+        for (String[] command : new String[][] {{"listIndexes", ""}, {"drop", ""}, {"aggregate", CommandFacts.LIST_SEARCH_INDEXES},
+                {"aggregate", CommandFacts.COLL_STATS}}) {
             CommandFacts facts = inSession(command[0], command[1]);
             connection.complete(connection.begin(facts, FIND_A), FIND_A, Outcome.ERROR, null, 26, false, true);
             Attempt next = connection.begin(facts, FIND_A);

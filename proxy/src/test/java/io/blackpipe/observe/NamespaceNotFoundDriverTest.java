@@ -43,6 +43,18 @@ class NamespaceNotFoundDriverTest {
     }
 
     /**
+     * estimatedDocumentCount as drivers that followed the CRUD spec of 2021 send it to a 4.9+ server (the Go driver 1.8,
+     * Debian's): an aggregate whose first stage is $collStats {count: {}}, whose NamespaceNotFound they make a count of
+     * 0. The Java driver 5 sends count instead, so the app here sends that aggregate itself and takes the error for 0,
+     * as those drivers do; a Go service doing so was counted as retrying.
+     */
+    @Test
+    void aCollStatsCountOfAMissingCollectionTwiceIsNotARetry() throws Exception {
+        assertNoRetryAfterNamespaceNotFound("aggregate", c -> assertEquals(26, assertThrows(MongoCommandException.class,
+                () -> c.aggregate(List.of(new Document("$collStats", new Document("count", new Document())))).first()).getCode()));
+    }
+
+    /**
      * Where the driver does not answer it, the app got the error: the same command it sends next in that
      * session is counted as a re-send (a retry), as after any other error (the README's counting rule).
      */
