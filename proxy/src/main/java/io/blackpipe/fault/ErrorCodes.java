@@ -121,6 +121,8 @@ public final class ErrorCodes {
     static final Set<Integer> SYSTEM_OVERLOADED = Set.of(365, 433, 462);
     /** The server's NonResumableChangeStreamError category, labelled so on any command. */
     static final Set<Integer> NON_RESUMABLE_CHANGE_STREAM = Set.of(280, 286);
+    /** WriteConflict: in a transaction, the whole transaction may run again (TransientTransactionError). */
+    public static final int WRITE_CONFLICT = 112;
     /** No such command: what a server without it answers (jongodb has no replSetGetStatus, say). */
     public static final int COMMAND_NOT_FOUND = 59;
     /** What a mongod that quiesces for its shutdown answers every hello. */

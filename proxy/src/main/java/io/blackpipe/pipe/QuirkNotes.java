@@ -72,7 +72,9 @@ final class QuirkNotes {
         note(notes, quirks.commitRacesWrites(), "commitRacesWrites",
                 " is jongodb, whose transaction commit loses a write that lands beside it (another commit, or"
                         + " one outside a transaction): blackpipe sends each commitTransaction alone, after the writes at the"
-                        + " member were answered and before those sent meanwhile, as mongod loses neither");
+                        + " member were answered and before those sent meanwhile, as mongod loses neither; and gives the"
+                        + " WriteConflict jongodb finds at a commit the TransientTransactionError label mongod gives it, so that"
+                        + " withTransaction runs the transaction again");
         note(notes, quirks.transactionEndsRefuseReadPreference(), "transactionEndsRefuseReadPreference",
                 " refuses a commitTransaction or abortTransaction that carries a read preference, even primary,"
                         + " as jongodb does: blackpipe drops it on their way there (PyMongo sends one), as mongod takes it");

@@ -12,7 +12,9 @@ import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
 import java.util.function.Predicate;
+import org.bson.BsonArray;
 import org.bson.BsonDocument;
+import org.bson.BsonString;
 
 /**
  * The member's replies to application commands that the proxy changes on their way, so that
@@ -37,6 +39,12 @@ final class ReplyRewrites {
                 });
             }
         }
+        if (reply.isError() && reply.code() == ErrorCodes.WRITE_CONFLICT && request.name().equals("commitTransaction")
+                && context.memberStates().quirks(member.upstream()).commitRacesWrites()) {
+            // jongodb finds a transaction's write conflict at its commit, and says it without the label mongod gives a
+            // commit's WriteConflict (error_labels.cpp): withTransaction gave up where, on mongod, it runs it again
+            return withBody(frame, alloc, ReplyRewrites::labelledTransient);
+        }
         if (reply.isError() && context.memberStates().versionsRewritten(member.upstream())) {
             // The member's own error once the proxy has shifted its counter (see MemberStates): its
             // topologyVersion gains the shift too, or drivers would take a real stepdown's
@@ -59,6 +67,18 @@ final class ReplyRewrites {
     }
 
     /** The reply with its body rewritten, or the same frame when {@code rewrite} changed nothing. */
+    /** Adds TransientTransactionError to the error's labels; false when it has it already (the reply passes as it came). */
+    private static boolean labelledTransient(BsonDocument error) {
+        BsonString transientError = new BsonString("TransientTransactionError");
+        BsonArray labels = error.isArray("errorLabels") ? error.getArray("errorLabels") : new BsonArray();
+        if (labels.contains(transientError)) {
+            return false;
+        }
+        labels.add(transientError);
+        error.put("errorLabels", labels);
+        return true;
+    }
+
     private static ByteBuf withBody(ByteBuf frame, ByteBufAllocator alloc, Predicate<BsonDocument> rewrite) {
         OpMsg msg = OpMsg.parse(frame);
         BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
