@@ -67,7 +67,7 @@ public final class ErrorReplies {
         if (topologyVersion != null) {
             reply.append("topologyVersion", topologyVersion);
         }
-        reply.putAll(member.clockFields()); // last, as mongod appends them to its error replies
+        reply.putAll(member.times()); // last, as mongod appends them to its error replies
         return reply;
     }
 

@@ -11,7 +11,8 @@ import org.bson.types.ObjectId;
  *
  * @param times the hello's $clusterTime and operationTime, which a replica-set member's mongod puts on every reply,
  *              errors included (after the body, as metadata); empty when the hello carried none (a standalone). Never
- *              changed: {@link #clockFields()} gives copies.
+ *              changed: its accessor gives a copy, as each error it goes into may be changed after (a rule's extra
+ *              information, a rewrite of the reply's body).
  */
 public record MemberState(Role role, int maxWireVersion, ObjectId processId, long topologyCounter, BsonDocument times) {
     public enum Role { PRIMARY, SECONDARY, OTHER, UNKNOWN }
@@ -51,14 +52,15 @@ public record MemberState(Role role, int maxWireVersion, ObjectId processId, lon
                 times.append(field, hello.get(field));
             }
         }
-        return new MemberState(role, wire, processId, counter, times.clone()); // a copy: the hello's buffer is not ours to keep
+        return new MemberState(role, wire, processId, counter, times.clone()); // a copy: the hello goes on to its client
     }
 
     /**
-     * The member's $clusterTime and operationTime as its last hello said them, copied, for an error made in its name.
-     * They may be a monitor's interval old: a driver keeps the greatest it was told, so an older one changes nothing.
+     * The member's $clusterTime and operationTime as its latest hello said them, copied, for an error made in its name.
+     * They are as old as that hello: a driver keeps the greatest it was told, so an older one changes nothing.
      */
-    public BsonDocument clockFields() {
+    @Override
+    public BsonDocument times() {
         return times.clone();
     }
 

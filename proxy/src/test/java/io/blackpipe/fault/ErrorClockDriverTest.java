@@ -11,9 +11,11 @@ import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.Await;
 import io.blackpipe.testing.Closing;
 import io.blackpipe.testing.CommandLog;
 import io.blackpipe.testing.ScriptedMongod;
+import java.time.Duration;
 import java.util.List;
 import org.bson.BsonDocument;
 import org.bson.BsonInt32;
@@ -37,7 +39,7 @@ class ErrorClockDriverTest {
         upstream = member.start();
         proxy = ProxyServer.start(ProxyConfig.embedded(upstream.uri(connectionOptions)));
         client = MongoClients.create(new CommandLog().driverOn(CommandLog.withOptions(proxy.connectionString(),
-                "retryReads=false&socketTimeoutMS=5000")).build());
+                "retryReads=false&socketTimeoutMS=5000&heartbeatFrequencyMS=500")).build());
         MongoCollection<Document> c = client.getDatabase("clock").getCollection("c");
         upstream.insertDocuments("clock", "c", List.of(new BsonDocument("_id", new BsonInt32(1))));
         proxy.rules().put(proxy.ruleParser().parse("clock", BsonDocument.parse(
@@ -65,6 +67,18 @@ class ErrorClockDriverTest {
         assertTrue(operationTime.compareTo(clusterTime) <= 0, "an operationTime never past the cluster time: " + reply.toJson());
         assertTrue(clusterTime.compareTo(upstream.clusterTime()) <= 0, "a time the member had: " + reply.toJson());
         assertEquals(upstream.clusterTime().getTime(), clusterTime.getTime(), "this member's clock: " + reply.toJson());
+
+        // the member's clock moves with its writes; its next hellos (a heartbeat's) carry it, and so do errors after them
+        MongoCollection<Document> c = client.getDatabase("clock").getCollection("c");
+        for (int id = 2; id <= 4; id++) {
+            c.insertOne(new Document("_id", id));
+        }
+        BsonTimestamp moved = upstream.clusterTime();
+        assertTrue(moved.compareTo(clusterTime) > 0, "the writes moved the member's clock");
+        proxy.rules().put(proxy.ruleParser().parse("clock", BsonDocument.parse(
+                "{configureFailPoint: 'failCommand', mode: 'alwaysOn', data: {failCommands: ['find'], errorCode: 11600}}")));
+        Await.until(Duration.ofSeconds(10), "an error with the member's latest clock", () -> moved.equals(
+                assertThrows(MongoCommandException.class, () -> c.find().first()).getResponse().getTimestamp("operationTime")));
     }
 
     @Test

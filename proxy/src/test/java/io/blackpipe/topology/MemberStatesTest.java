@@ -93,6 +93,11 @@ class MemberStatesTest {
         states.observe(MEMBER, reply(LEGACY_PID, 1), true);
         assertTrue(states.versionsRewritten(MEMBER), "two processIds: replies and requests are rewritten");
         assertEquals(new ObjectId(HELLO_PID), states.of(MEMBER).processId(), "the state a legacy reply left names hello's");
+        BsonDocument clocked = reply(LEGACY_PID, 1).append("$clusterTime", BsonDocument.parse("{clusterTime: {$timestamp: {t: 7, i: 3}}}"))
+                .append("operationTime", new org.bson.BsonTimestamp(7, 3));
+        states.observe(MEMBER, clocked, true);
+        assertEquals(new BsonDocument("$clusterTime", clocked.get("$clusterTime")).append("operationTime", clocked.get("operationTime")),
+                states.of(MEMBER).times(), "and keeps the clock the legacy reply carried, which its errors end with");
 
         BsonDocument legacy = reply(LEGACY_PID, 1);
         assertTrue(states.shiftReply(MEMBER, legacy));
