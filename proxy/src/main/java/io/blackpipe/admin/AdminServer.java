@@ -154,6 +154,11 @@ public final class AdminServer implements AutoCloseable {
         return connections.size();
     }
 
+    /** The listening channel, for a test that fires on its pipeline what its accepts may meet. */
+    Channel listener() {
+        return channel;
+    }
+
     public int port() {
         return ((InetSocketAddress) channel.localAddress()).getPort();
     }
