@@ -93,7 +93,12 @@ public final class ConnectionObserver {
     }
 
     public void faultInjected(Attempt attempt, String fault) {
-        shared.fault(fault, CommandNames.label(attempt.command()), member).increment();
+        faultInjected(attempt.command(), fault);
+    }
+
+    /** A fault broke a command that has no attempt of its own (a monitor's awaitable hello, held before it came). */
+    public void faultInjected(String command, String fault) {
+        shared.fault(fault, CommandNames.label(command), member).increment();
     }
 
     /**

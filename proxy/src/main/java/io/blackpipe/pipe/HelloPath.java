@@ -142,7 +142,7 @@ final class HelloPath {
 
     /** A rule failed a streamed check: the error ends the stream; what the member still sends for it is dropped. */
     void endStreamWith(BsonDocument error) {
-        standIn.answerAwaitingWith(error);
+        standIn.answerAwaitingWith(error, () -> { }); // its fault was counted as the rule fired
     }
 
     /** A rule swallowed a streamed check: nothing more of the stream reaches the client, which waits out its own timeout. */
@@ -161,7 +161,13 @@ final class HelloPath {
      * @return whether a waiting hello was answered
      */
     boolean answerAwaiting(BsonDocument error) {
-        return awaited.helloAnswered(error == null ? standIn.answerAwaitingNow() : standIn.answerAwaitingWith(error));
+        if (error == null) {
+            return awaited.helloAnswered(standIn.answerAwaitingNow());
+        }
+        String command = hellos.awaitingName();
+        // a restart's quiesce broke the monitor's check: its fault, as a new hello's, counted before the client can see it
+        return awaited.helloAnswered(standIn.answerAwaitingWith(error,
+                () -> observer.faultInjected(command != null ? command : "hello", DeploymentFaults.RESTART)));
     }
 
     /** Whether this client said helloOk: true (see {@link ClientHelloOk}). */

@@ -153,8 +153,10 @@ final class HelloStandIn {
      * The member quiesces: the awaitable hello that waits on this connection is answered now with
      * {@code error} (see {@link HelloExchange#answerAwaitingWithError}); nothing passes a blackholed
      * member. Returns the responseTo of the answer, or -1 when none was sent.
+     *
+     * @param beforeSending run when an answer is made, before the client can read it (its fault counted)
      */
-    int answerAwaitingWith(BsonDocument error) {
+    int answerAwaitingWith(BsonDocument error, Runnable beforeSending) {
         if (!connection.isOpen() || connection.blackholed()) {
             return -1;
         }
@@ -162,6 +164,7 @@ final class HelloStandIn {
         if (reply == null) {
             return -1;
         }
+        beforeSending.run();
         int answered = Header.responseTo(reply);
         send(reply);
         return answered;

@@ -47,6 +47,17 @@ public final class HelloExchange {
     /** The awaitable hello asked last: whether the member's early answer to it is held, and a stream made here. */
     private final AwaitableHello awaitable = new AwaitableHello();
 
+    /**
+     * The command (hello, isMaster) of the awaitable hello that waits on this connection, streamed or not, as
+     * {@link #answerAwaitingWithError} would answer it; null when none waits.
+     */
+    public String awaitingName() {
+        if (awaitable.streamsHere() || stream.open()) {
+            return streamedRequest != null && !streamedRequest.isEmpty() ? streamedRequest.getFirstKey() : "hello";
+        }
+        return awaiting ? awaitingName : null;
+    }
+
     /** A reply held in the member's place: the request (or streamed reply) it answers, and how long until it is due. */
     public record Held(int requestId, long millis) {
     }

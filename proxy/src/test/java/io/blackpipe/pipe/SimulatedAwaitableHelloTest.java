@@ -237,6 +237,33 @@ class SimulatedAwaitableHelloTest {
         return new BsonDocument("hello", new BsonInt32(1)).append("$db", new BsonString("admin"));
     }
 
+    /**
+     * A restart's quiesce answers the awaitable hello a monitor has waiting at once, ShutdownInProgress, as mongod's
+     * does: that check broke, and counts as the restart's fault as a new hello's does (a C user's pooled libmongoc
+     * monitors saw it fail, and blackpipe counted nothing).
+     */
+    @ParameterizedTest(name = "flags {0}")
+    @ValueSource(ints = {ONE_REPLY, ScriptedMongodWire.FLAG_EXHAUST_ALLOWED})
+    void aRestartsQuiesceAnswersAHeldHelloAndCountsItsFault(int flags) throws Exception {
+        Member secondary = set.proxy().members().get(1);
+        try (WireSocket socket = new WireSocket(secondary.advertised().port(), 1, 30_000)) {
+            BsonDocument known = topologyVersion(socket);
+            int id = socket.sendMsg(flags, awaitable(known, 20_000));
+            socket.expectSilence(100); // held: nothing moved
+            double before = Meters.faults(set.proxy().registry(), io.blackpipe.fault.DeploymentFaults.RESTART, "hello");
+            Thread restarter = new Thread(() -> set.proxy().restart(secondary.advertised().toString(),
+                    new io.blackpipe.fault.Restart(1_000, 500)));
+            restarter.start();
+            byte[] answer = socket.read();
+            assertEquals(id, ScriptedMongodWire.responseTo(answer));
+            BsonDocument error = ScriptedMongodWire.parseOpMsg(answer).body();
+            assertEquals(91, error.getInt32("code").getValue(), error::toJson);
+            assertEquals(1, Meters.faults(set.proxy().registry(), io.blackpipe.fault.DeploymentFaults.RESTART, "hello") - before,
+                    "the monitor's broken check counted as the restart's fault");
+            restarter.join(30_000);
+        }
+    }
+
     private static BsonDocument awaitable(BsonDocument known, long maxAwaitMillis) {
         return hello().append("topologyVersion", known).append("maxAwaitTimeMS", new BsonInt64(maxAwaitMillis));
     }
