@@ -66,7 +66,6 @@ final class ReplyRewrites {
         return frame;
     }
 
-    /** The reply with its body rewritten, or the same frame when {@code rewrite} changed nothing. */
     /** Adds TransientTransactionError to the error's labels; false when it has it already (the reply passes as it came). */
     private static boolean labelledTransient(BsonDocument error) {
         BsonString transientError = new BsonString("TransientTransactionError");
@@ -79,6 +78,7 @@ final class ReplyRewrites {
         return true;
     }
 
+    /** The reply with its body rewritten, or the same frame when {@code rewrite} changed nothing. */
     private static ByteBuf withBody(ByteBuf frame, ByteBufAllocator alloc, Predicate<BsonDocument> rewrite) {
         OpMsg msg = OpMsg.parse(frame);
         BsonDocument body = BsonIo.decode(frame, msg.bodyOffset(), msg.sectionsEnd());
