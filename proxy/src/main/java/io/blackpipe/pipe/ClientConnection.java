@@ -230,9 +230,9 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
         }
     }
 
-    /** Whether a reply sent now may reach the client later: the link to it is slow or narrow, or still delivering. */
-    boolean linkDeliversLater() {
-        return link.deliversLater();
+    /** The link to the client: whether a reply sent now may reach it later (slow or narrow), or never (the client closed). */
+    ClientLink link() {
+        return link;
     }
 
     /** Sends {@code frame}, which the link delivers later, and tells {@code delivery} what became of it. */

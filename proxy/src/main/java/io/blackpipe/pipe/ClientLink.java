@@ -188,6 +188,11 @@ final class ClientLink extends ChannelDuplexHandler {
         linkFreeNanos = now;
     }
 
+    /** Whether the client closed its end (its FIN came, held behind what it sent): drivers never half-close, so no reply reaches it. */
+    boolean clientClosed() {
+        return requests != null && requests.clientEnded();
+    }
+
     /** Whether a write given now may arrive later: the link is slow or narrow, or still has writes on their way. */
     boolean deliversLater() {
         return listener.bandwidthTowardsClients() != null || listener.delaysWhatGoesToClients() || !waiting.isEmpty();
@@ -336,9 +341,8 @@ final class ClientLink extends ChannelDuplexHandler {
 
     private void waitItsTurn(ChannelHandlerContext ctx, long arrivalNanos, long carriedNanos, ChannelPromise close) {
         // never before the one sent before it: a jitter reorders no bytes, as TCP does not
-        long due = Math.max(arrivalNanos, lastDueNanos);
-        lastDueNanos = due;
-        waiting.add(new WaitingOnTheLink(due, carriedNanos, close));
+        lastDueNanos = Math.max(arrivalNanos, lastDueNanos);
+        waiting.add(new WaitingOnTheLink(lastDueNanos, carriedNanos, close));
         if (nextSend == null) {
             scheduleNextSend(ctx);
         }

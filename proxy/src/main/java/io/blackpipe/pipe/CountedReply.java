@@ -12,7 +12,14 @@ import io.netty.buffer.ByteBuf;
 record CountedReply(Exchange exchange, InFlight command, ReplyFacts reply) implements Delivery {
     static void send(Exchange exchange, InFlight command, ReplyFacts reply, ByteBuf frame) {
         ClientConnection connection = exchange.connection();
-        if (reply.moreToCome() || !connection.linkDeliversLater()) { // a stream's reply ends nothing: the command stays awaited
+        if (!reply.moreToCome() && connection.link().clientClosed()) {
+            // the client gave up and closed before its request had crossed a slow link (its FIN came behind it): a reply
+            // now meets its closed socket, so the command ended as the client saw it, in a network error
+            frame.release();
+            exchange.completeAsNetworkError(command);
+            return;
+        }
+        if (reply.moreToCome() || !connection.link().deliversLater()) { // a stream's reply ends nothing: the command stays awaited
             exchange.completeIfLast(command, reply);
             connection.sendToClient(frame);
         } else {

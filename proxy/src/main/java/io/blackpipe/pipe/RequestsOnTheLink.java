@@ -112,6 +112,11 @@ final class RequestsOnTheLink {
         }
     }
 
+    /** Whether the client's end (FIN) came and waits behind what the link still carries. */
+    boolean clientEnded() {
+        return end != null;
+    }
+
     /** Passes up the pipeline each piece the link has carried by now; after the last, the client's end, if it came. */
     private void passWhatIsDue(ChannelHandlerContext ctx) {
         nextPiece = null;

@@ -25,10 +25,12 @@ import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.MemberState;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
@@ -203,6 +205,52 @@ class MemberLatencyDriverTest {
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         assertTrue(tookMillis >= 2_000, "it landed " + tookMillis + " ms after it was sent, before its latency towards the member");
         set.proxy().restore("all");
+    }
+
+    /**
+     * Both attempts of a retryable write time out while their requests cross a latency towards the member, the retry on
+     * a connection the pool had ready (the driver clears no pool for a timeout), and each client closes before its
+     * request has crossed (its FIN comes behind it). Neither reply can reach the driver, so both attempts count as
+     * network errors, as the driver saw them: on jongodb the proxy answers the retry from the first run at once, before
+     * the FIN behind it closes the connection, and that answer was counted as delivered (ok) where no driver read it.
+     */
+    @Test
+    void aRetryWhoseClientClosedBeforeItCrossedTheLinkCountsAsTheNetworkErrorTheDriverSaw() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("closedbehind");
+        Map<String, AtomicInteger> ready = new ConcurrentHashMap<>();
+        try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                .applyConnectionString(new ConnectionString(set.proxy().connectionString()
+                        + "&retryWrites=true&socketTimeoutMS=1000&minPoolSize=3&heartbeatFrequencyMS=60000"))
+                .applyToConnectionPoolSettings(b -> b.addConnectionPoolListener(new ConnectionPoolListener() {
+                    @Override
+                    public void connectionReady(ConnectionReadyEvent event) {
+                        String address = event.getConnectionId().getServerId().getAddress().toString();
+                        ready.computeIfAbsent(address, a -> new AtomicInteger()).incrementAndGet();
+                    }
+                }))
+                .build())) {
+            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+            c.insertOne(new Document("_id", 1));
+            AtomicInteger primarysReady = ready.computeIfAbsent(advertised(0), a -> new AtomicInteger());
+            Await.until(WAIT, "the primary's pool to have its three connections", () -> primarysReady.get() >= 3);
+            set.proxy().latency("primary", new Latency(2_000, 0, Direction.REQUESTS), 0);
+            long attempts = Meters.attempts(set.proxy().registry(), "insert");
+            long ok = Meters.outcomes(set.proxy().registry(), "insert", "ok");
+            long networkErrors = Meters.outcomes(set.proxy().registry(), "insert", "network_error");
+            long retries = Meters.retries(set.proxy().registry(), "insert");
+            assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
+            Await.until(WAIT, "both attempts to reach the member and end", () ->
+                    Meters.outcomes(set.proxy().registry(), "insert", "network_error") - networkErrors
+                            + Meters.outcomes(set.proxy().registry(), "insert", "ok") - ok == 2);
+            assertEquals(2, Meters.attempts(set.proxy().registry(), "insert") - attempts, "the retry went on a connection the"
+                    + " pool had ready (a new one's handshake would time out on the link, and its insert never come)");
+            assertEquals(1, Meters.retries(set.proxy().registry(), "insert") - retries);
+            assertEquals(0, Meters.outcomes(set.proxy().registry(), "insert", "ok") - ok, "no reply reached the driver");
+            assertEquals(2, Meters.outcomes(set.proxy().registry(), "insert", "network_error") - networkErrors);
+            set.proxy().restore("all");
+        }
+        assertEquals(1, set.direct().getDatabase(db).getCollection("c").countDocuments(new Document("_id", 2)),
+                "the write the driver gave up on was applied once");
     }
 
     @Test
