@@ -9,7 +9,7 @@ import org.bson.BsonString;
 
 /**
  * The /health document: status, deployment kind, each member's addresses, and warnings when there are any (a history
- * file that stopped); written as every admin answer is (indented).
+ * file that stopped, or whose writer is stuck); written as every admin answer is (indented).
  */
 final class Health {
     private Health() {
@@ -29,8 +29,9 @@ final class Health {
         // the proxy still serves (status ok: a probe must not restart it), but what it records is no longer whole: said
         // here as soon as it happens, not only in the exit status when the proxy stops
         String historyFailure = proxy.history().fileFailure();
-        if (historyFailure != null) {
-            health.append("warnings", new BsonArray(java.util.List.of(new BsonString(historyFailure))));
+        String historyWarning = historyFailure != null ? historyFailure : proxy.history().fileStuck();
+        if (historyWarning != null) {
+            health.append("warnings", new BsonArray(java.util.List.of(new BsonString(historyWarning))));
         }
         return health;
     }

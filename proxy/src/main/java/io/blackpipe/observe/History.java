@@ -36,6 +36,10 @@ public final class History implements AutoCloseable {
      * the file within this interval instead.
      */
     private static final long WRITE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    /** A writer that wrote nothing for this long is stuck in a write (a pipe nobody reads, a hung volume): /health says so. */
+    static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(5);
+    /** A writer stuck this long is given up: what waits for it is dropped and no more is queued, so memory stays bounded. */
+    static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final int capacity;
     private final List<Ring> rings = new CopyOnWriteArrayList<>();
@@ -47,10 +51,20 @@ public final class History implements AutoCloseable {
     /** Why the file stopped taking lines ("the history file F stopped: reason"), or null while it takes them. */
     private volatile String fileFailure;
     private final List<Consumer<HistoryEntry>> followers = new CopyOnWriteArrayList<>();
+    /** When the writer last wrote a line, or woke with none to write: it moves every interval unless a write blocks. */
+    private volatile long writerMovedNanos = System.nanoTime();
+    private final long stuckNanos;
+    private final long giveUpNanos;
 
     public History(int capacity, Path file) throws IOException {
+        this(capacity, file, STUCK_NANOS, GIVE_UP_NANOS);
+    }
+
+    History(int capacity, Path file, long stuckNanos, long giveUpNanos) throws IOException {
         this.capacity = capacity;
         this.file = file;
+        this.stuckNanos = stuckNanos;
+        this.giveUpNanos = giveUpNanos;
         if (file == null) {
             toWrite = null;
             writer = null;
@@ -111,7 +125,11 @@ public final class History implements AutoCloseable {
             }
         }
         if (toWrite != null && fileFailure == null) { // a stopped file takes no more: its queue would only grow
-            toWrite.add(entry);
+            if (nowNanos - writerMovedNanos > giveUpNanos) {
+                failed("took no lines for " + seconds(nowNanos - writerMovedNanos) + " (its writer is stuck writing)");
+            } else {
+                toWrite.add(entry);
+            }
         }
     }
 
@@ -121,6 +139,23 @@ public final class History implements AutoCloseable {
      */
     public String fileFailure() {
         return fileFailure;
+    }
+
+    /**
+     * While the file's writer has been stuck in a write for a while (a pipe nobody reads, a hung volume), what that
+     * means, naming the file; null while it writes (or without a file, or once it stopped: see {@link #fileFailure}).
+     */
+    public String fileStuck() {
+        long stuckFor = System.nanoTime() - writerMovedNanos;
+        if (toWrite == null || fileFailure != null || closing || stuckFor <= stuckNanos) {
+            return null;
+        }
+        return "the history file " + file + " has taken no lines for " + seconds(stuckFor) + " (its writer is stuck writing);"
+                + " the lines since wait in memory, and are dropped if it is still stuck after " + seconds(giveUpNanos);
+    }
+
+    private static String seconds(long nanos) {
+        return TimeUnit.NANOSECONDS.toSeconds(nanos) + " s";
     }
 
     /**
@@ -266,11 +301,13 @@ public final class History implements AutoCloseable {
                 while ((entry = toWrite.poll()) != null) {
                     out.write(entry.toJson());
                     out.newLine();
+                    writerMovedNanos = System.nanoTime();
                 }
                 out.flush();
                 if (last) {
                     return;
                 }
+                writerMovedNanos = System.nanoTime();
                 LockSupport.parkNanos(this, WRITE_INTERVAL_NANOS);
             }
         } catch (IOException | RuntimeException | Error e) { // any end but the last line: the file is not whole
@@ -278,7 +315,10 @@ public final class History implements AutoCloseable {
         }
     }
 
-    private void failed(String how) {
+    private synchronized void failed(String how) {
+        if (fileFailure != null) { // said once: several event loops may find the writer stuck at once
+            return;
+        }
         fileFailure = "the history file " + file + " " + how + "; the lines after that were not written";
         toWrite.clear();
         System.getLogger("blackpipe").log(System.Logger.Level.ERROR, fileFailure);

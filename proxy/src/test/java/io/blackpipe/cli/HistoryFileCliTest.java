@@ -93,25 +93,31 @@ class HistoryFileCliTest {
         reader.setDaemon(true);
         reader.start();
         String db = UpstreamLane.freshDatabaseName("historyStuck");
-        CliChild child = proxyWritingHistoryTo(fifo);
+        CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
+                "--port", "0", "--admin-port", "0", "--history", fifo.toString());
         try (child) {
+            String admin = child.awaitLine("admin: ").substring("admin: ".length()).split("\\s+")[0].replace("/metrics", "");
             String uri = connectionString(child);
             try (MongoClient client = MongoClients.create(uri)) {
                 for (int i = 0; i < 1_500; i++) { // some 300 bytes a line: past the pipe's 64 KiB
                     client.getDatabase(db).getCollection("c").find(new Document("_id", i)).first();
                 }
             }
+            // said while it runs: once the writer has not moved for 5 s, /health warns (still ok: the proxy serves)
+            String stuck = "the history file " + fifo + " has taken no lines for ";
+            Await.until(Duration.ofSeconds(30), child::describe, () -> {
+                CliRun health = CliRun.of("health", "--admin", admin);
+                return health.exitCode() == 0 && health.out().contains(stuck);
+            });
+            BsonDocument said = BsonDocument.parse(CliRun.of("health", "--admin", admin).out());
+            assertEquals("ok", said.getString("status").getValue(), said::toJson);
+            assertTrue(said.getArray("warnings").get(0).asString().getValue().endsWith("(its writer is stuck writing); the lines"
+                    + " since wait in memory, and are dropped if it is still stuck after 60 s"), said::toJson);
         } // SIGTERM
         assertEquals(1, child.awaitExit(), child::describe);
         assertTrue(child.stderrText().contains("blackpipe: exit status 1: the history file " + fifo + " was not completed within 5 s"),
                 child::describe);
         reader.interrupt();
-    }
-
-    /** A CLI proxy in front of the lane, its history going to {@code history}. */
-    private CliChild proxyWritingHistoryTo(Path history) throws IOException {
-        return new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
-                "--port", "0", "--admin-port", "-1", "--history", history.toString());
     }
 
     private static String connectionString(CliChild child) throws Exception {

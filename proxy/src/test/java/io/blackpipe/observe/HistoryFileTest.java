@@ -1,9 +1,13 @@
 package io.blackpipe.observe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.blackpipe.testing.Await;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,6 +17,8 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,6 +87,45 @@ class HistoryFileTest {
         } finally {
             history.close();
         }
+    }
+
+    /**
+     * A writer stuck in a write (a FIFO opened and never read: its 64 KiB fill) is said to be stuck once it has not
+     * moved for the stuck interval, and given up after the longer one: the file is declared incomplete and nothing more
+     * is queued for it, where before every entry waited in memory for as long as the proxy ran.
+     */
+    @Test
+    void aWriterStuckInAWriteIsSaidToBeStuckThenGivenUp() throws Exception {
+        Path fifo = dir.resolve("h.fifo");
+        assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "needs mkfifo");
+        CompletableFuture<InputStream> reader = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Files.newInputStream(fifo); // opened, never read: the writer blocks once the pipe is full
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        History history = new History(10, fifo, TimeUnit.MILLISECONDS.toNanos(300), TimeUnit.SECONDS.toNanos(2));
+        try (InputStream held = reader.get(10, TimeUnit.SECONDS)) {
+            assertNull(history.fileStuck(), "a writer that moves is not stuck");
+            for (int i = 0; i < 2_000; i++) { // some 150 bytes a line: past the pipe's 64 KiB
+                history.record(entry(i));
+            }
+            Await.until(Duration.ofSeconds(10), () -> "the writer to be said stuck", () -> history.fileStuck() != null);
+            assertTrue(history.fileStuck().startsWith("the history file " + fifo + " has taken no lines for "), history.fileStuck());
+            assertTrue(history.fileStuck().endsWith("(its writer is stuck writing); the lines since wait in memory, and are"
+                    + " dropped if it is still stuck after 2 s"), history.fileStuck());
+            assertNull(history.fileFailure(), "stuck, not yet given up");
+            Await.until(Duration.ofSeconds(10), () -> "an entry recorded after 2 s stuck to give the file up", () -> {
+                history.record(entry(-1));
+                return history.fileFailure() != null;
+            });
+            assertTrue(history.fileFailure().matches("the history file \\S+ took no lines for \\d+ s \\(its writer is stuck writing\\);"
+                    + " the lines after that were not written"), history.fileFailure());
+            assertNull(history.fileStuck(), "given up: the failure says it now");
+        } // the reader closes: the stuck write fails (a broken pipe), which ends the writer
+        history.close();
+        assertTrue(history.fileFailure().contains("took no lines for"), "the first word stays: " + history.fileFailure());
     }
 
     @Test
