@@ -10,6 +10,7 @@ import io.blackpipe.admin.AdminServer;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.UpstreamLane;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -214,25 +215,28 @@ class ExpectCommandTest {
         }
     }
 
-    /** A sidecar still starting: --wait asks until the proxy answers, then until the counts hold. */
+    /**
+     * A sidecar still starting: --wait asks until the proxy answers, then until the counts hold. The admin port is held
+     * (bound, not listening: connecting is refused) until the admin server binds it, so no other process is given it.
+     */
     @Test
     void waitAsksAgainUntilTheProxyAnswers() throws Exception {
-        int port;
-        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        String url = "http://127.0.0.1:" + port;
-        CompletableFuture<CliRun> waiting = CompletableFuture.supplyAsync(() -> CliRun.of("expect", "--attempts", "insert=0",
-                "--wait", "60s", "--admin", url, "--admin-token", AdminRig.TOKEN));
-        Thread.sleep(500);
-        assertFalse(waiting.isDone(), "still asking: nothing answers on " + url);
-        try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()));
-             AdminServer admin = AdminServer.start(proxy, "127.0.0.1", port, AdminRig.TOKEN)) {
-            CliRun answered = waiting.get(30, TimeUnit.SECONDS);
-            assertEquals(0, answered.exitCode(), answered::toString);
-            assertEquals(List.of("ok    attempts insert=0 (counted 0)"), answered.lines());
-            CliRun wrongToken = CliRun.of("expect", "--attempts", "insert=0", "--wait", "60s", "--admin", url, "--admin-token", "nope");
-            assertEquals(1, wrongToken.exitCode(), "an answer that refuses is a failure at once, not waited out: " + wrongToken);
+        try (HeldPort adminPort = HeldPort.any()) {
+            String url = "http://127.0.0.1:" + adminPort.port();
+            CompletableFuture<CliRun> waiting = CompletableFuture.supplyAsync(() -> CliRun.of("expect", "--attempts", "insert=0",
+                    "--wait", "60s", "--admin", url, "--admin-token", AdminRig.TOKEN));
+            Thread.sleep(500);
+            assertFalse(waiting.isDone(), "still asking: nothing answers on " + url);
+            try (ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
+                adminPort.close(); // just before the bind
+                try (AdminServer admin = AdminServer.start(proxy, "127.0.0.1", adminPort.port(), AdminRig.TOKEN)) {
+                    CliRun answered = waiting.get(30, TimeUnit.SECONDS);
+                    assertEquals(0, answered.exitCode(), answered::toString);
+                    assertEquals(List.of("ok    attempts insert=0 (counted 0)"), answered.lines());
+                    CliRun wrongToken = CliRun.of("expect", "--attempts", "insert=0", "--wait", "60s", "--admin", url, "--admin-token", "nope");
+                    assertEquals(1, wrongToken.exitCode(), "an answer that refuses is a failure at once, not waited out: " + wrongToken);
+                }
+            }
         }
     }
 

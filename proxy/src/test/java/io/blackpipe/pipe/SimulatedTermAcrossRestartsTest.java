@@ -8,12 +8,13 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
+import io.blackpipe.testing.BindRetry;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.Member;
-import io.blackpipe.topology.UpstreamUri;
+import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.wire.BlockingCommandClient;
-import java.io.IOException;
-import java.net.ServerSocket;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.bson.BsonBoolean;
@@ -44,25 +45,35 @@ class SimulatedTermAcrossRestartsTest {
     }
 
     /**
-     * The case itself, with the real driver: a proxy on fixed ports fails over, stops, and a new one starts on the same
-     * ports while the app keeps its client. Its next write finds the new proxy's primary and lands.
+     * The case itself, with the real driver: a proxy fails over, stops, and a new one starts on the same ports while the
+     * app keeps its client. Its next write finds the new proxy's primary and lands. The first proxy takes free ports
+     * itself; the second is pinned to them, so a process given one of them in between fails the restart's bind: the
+     * whole case is then run again on new ports.
      */
     @Test
     void aDriverThatOutlivedTheProxyFindsTheNewProxysPrimary() throws Exception {
-        ProxyConfig config = new ProxyConfig(UpstreamUri.parse(UpstreamLane.singleNodeUri()), "127.0.0.1", threeFreePorts(),
-                "127.0.0.1", "127.0.0.1", -1, Map.of(), 5000).withSimulatedMembers(3);
+        BindRetry.upTo(3, SimulatedTermAcrossRestartsTest::aDriverOutlivesTheProxy);
+    }
+
+    private static void aDriverOutlivesTheProxy() throws Exception {
+        ProxyConfig config = ProxyConfig.embedded(UpstreamLane.singleNodeUri()).withSimulatedMembers(3);
         String db = UpstreamLane.freshDatabaseName("term_restart");
         ProxyServer first = ProxyServer.start(config);
-        try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
-                .applyConnectionString(new ConnectionString(first.connectionString() + "&retryWrites=true&heartbeatFrequencyMS=500"))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
-            MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
-            c.insertOne(new Document("_id", 1));
-            first.failover(0);
-            c.insertOne(new Document("_id", 2)); // the driver now knows the second term
-            first.close();
-            try (ProxyServer again = ProxyServer.start(config)) {
-                c.insertOne(new Document("_id", 3)); // before: no primary newer than the one it knew, a timeout
+        try {
+            ProxyConfig samePorts = onTheSamePorts(config, first);
+            List<MemberAddress> known = first.members().stream().map(Member::advertised).toList();
+            try (MongoClient client = MongoClients.create(MongoClientSettings.builder()
+                    .applyConnectionString(new ConnectionString(first.connectionString() + "&retryWrites=true&heartbeatFrequencyMS=500"))
+                    .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS)).build())) {
+                MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
+                c.insertOne(new Document("_id", 1));
+                first.failover(0);
+                c.insertOne(new Document("_id", 2)); // the driver now knows the second term
+                first.close();
+                try (ProxyServer again = ProxyServer.start(samePorts)) {
+                    assertEquals(known, again.members().stream().map(Member::advertised).toList(), "the members where the driver knows them");
+                    c.insertOne(new Document("_id", 3)); // before: no primary newer than the one it knew, a timeout
+                }
             }
         } finally {
             first.close(); // again, if a failure came first: a close after a close does nothing
@@ -72,23 +83,14 @@ class SimulatedTermAcrossRestartsTest {
         }
     }
 
-    /** A first port of three free ones in a row, for the members of a proxy started twice on the same ports. */
-    private static int threeFreePorts() throws IOException {
-        for (int attempt = 0; attempt < 50; attempt++) {
-            int base;
-            try (ServerSocket probe = new ServerSocket(0)) {
-                base = probe.getLocalPort();
-            }
-            if (base > 65_000) {
-                continue;
-            }
-            try (ServerSocket a = new ServerSocket(base); ServerSocket b = new ServerSocket(base + 1); ServerSocket c = new ServerSocket(base + 2)) {
-                return base;
-            } catch (IOException taken) {
-                // one of the next two is taken: another try
-            }
+    /** {@code config} with each member pinned to the port {@code proxy} listens on for it. */
+    private static ProxyConfig onTheSamePorts(ProxyConfig config, ProxyServer proxy) {
+        Map<MemberAddress, Integer> ports = new LinkedHashMap<>();
+        for (Member member : proxy.members()) {
+            ports.put(member.upstream(), member.advertised().port());
         }
-        throw new IOException("no three free ports in a row");
+        return new ProxyConfig(config.upstream(), config.bindHost(), config.port(), config.advertiseHost(), config.adminHost(),
+                config.adminPort(), ports, config.connectTimeoutMillis()).withSimulatedMembers(config.simulateMembers());
     }
 
     /** The electionId the primary's hello reports, asked over the wire as a driver's monitor asks. */

@@ -12,6 +12,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.RawUpstream;
 import io.blackpipe.testing.ScriptedMongod;
@@ -50,6 +51,7 @@ class UpstreamFaultsTest {
         ScriptedMongod first = ScriptedMongod.start();
         int port = first.port();
         ScriptedMongod second = null;
+        HeldPort down = null;
         try (LogCapture log = LogCapture.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(first.uri()));
              MongoClient driver = client(proxy, 1000, 2000)) {
@@ -87,9 +89,11 @@ class UpstreamFaultsTest {
                 long before = successes.get();
                 Await.until(Duration.ofSeconds(10), "inserts through the proxy", () -> successes.get() > before + 50);
                 first.close(); // the upstream dies: every connection to it is gone
+                down = HeldPort.again(port); // refused meanwhile, as a dead server's port, and given to no other process
                 Await.until(Duration.ofSeconds(20), "the clients to see network errors while the upstream is down",
                         () -> networkErrors.get() > 0);
                 Thread.sleep(500);
+                down.close();
                 second = ScriptedMongod.builder().port(port).start(); // back on the same port
                 long resumedFrom = successes.get();
                 Await.until(Duration.ofSeconds(30), () -> "inserts to succeed again after the restart (failures so far "
@@ -107,6 +111,9 @@ class UpstreamFaultsTest {
             assertNoUnexpectedErrors(log);
         } finally {
             first.close();
+            if (down != null) {
+                down.close();
+            }
             if (second != null) {
                 second.close();
             }

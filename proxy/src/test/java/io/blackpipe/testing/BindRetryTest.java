@@ -1,0 +1,52 @@
+package io.blackpipe.testing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/** A setup run again only for a port taken meanwhile, and only so many times. */
+class BindRetryTest {
+    @Test
+    void aPortTakenMeanwhileRunsTheWholeSetupAgain() throws Exception {
+        AtomicInteger runs = new AtomicInteger();
+        BindRetry.upTo(3, () -> {
+            if (runs.incrementAndGet() == 1) { // as the proxy's start says it: wrapped twice
+                throw new IllegalStateException("cannot listen on port 1234",
+                        new IllegalStateException("Address already in use", new BindException("Address already in use")));
+            }
+        });
+        assertEquals(2, runs.get());
+    }
+
+    @Test
+    void anyOtherFailureIsTheTestsAndIsThrownAtOnce() {
+        AtomicInteger runs = new AtomicInteger();
+        IOException other = new IOException("connection refused");
+        assertSame(other, assertThrows(IOException.class, () -> BindRetry.upTo(3, () -> {
+            runs.incrementAndGet();
+            throw other;
+        })));
+        AssertionError failed = new AssertionError("expected 3 documents");
+        assertSame(failed, assertThrows(AssertionError.class, () -> BindRetry.upTo(3, () -> {
+            runs.incrementAndGet();
+            throw failed;
+        })));
+        assertEquals(2, runs.get(), "one run each");
+    }
+
+    @Test
+    void aPortTakenEveryTimeFailsWithTheLastFailureAfterTheAttempts() {
+        AtomicInteger runs = new AtomicInteger();
+        BindException last = assertThrows(BindException.class, () -> BindRetry.upTo(3, () -> {
+            throw new BindException("taken, run " + runs.incrementAndGet());
+        }));
+        assertEquals("taken, run 3", last.getMessage());
+        assertEquals(3, runs.get());
+        assertThrows(IllegalArgumentException.class, () -> BindRetry.upTo(0, () -> { }));
+    }
+}
