@@ -5,11 +5,15 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.testing.Await;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -137,19 +141,65 @@ class ManagedProcessTest {
         }
     }
 
-    /** A command that exits at once: pid() is still its own, not the watcher's sleep, and its end is seen at once. */
+    /** A command that exits at once: pid() is still its own, not the watcher's sleep, and its exit status is the command's. */
     @Test
-    void aCommandThatExitsAtOnceKeepsItsPidAndEndsItsProcess() throws Exception {
+    void aCommandThatExitsAtOnceKeepsItsPidAndItsExitStatus() throws Exception {
         try (ManagedProcess quick = ManagedProcess.start("quick", sh("exit 3"), dir.resolve("quick.log"))) {
-            long started = System.nanoTime();
-            while (quick.isAlive() && System.nanoTime() - started < java.util.concurrent.TimeUnit.SECONDS.toNanos(5)) {
-                Thread.sleep(10);
-            }
-            assertFalse(quick.isAlive());
-            assertTrue(System.nanoTime() - started < java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(900),
-                    "ended as its command ended, not at the watcher's next second");
+            IOException e = assertThrows(IOException.class, () -> quick.awaitLine(l -> l.startsWith("READY"), Duration.ofSeconds(10)));
+            assertTrue(e.getMessage().startsWith("quick exited with code 3 before it was ready"), e.getMessage());
             assertTrue(ProcessHandle.of(quick.pid()).map(p -> !p.info().commandLine().orElse("").contains("sleep")).orElse(true),
                     "the command's pid, not a sleep's");
+        }
+    }
+
+    /**
+     * The shell ends as its command ends, not at its watcher's next second: the watcher (the shell's other child and its
+     * sleep) is stopped (SIGSTOP) for the whole run, and the shell still ends with the command, the watcher still there.
+     * When the shell watched itself, a second's sleep at a time, it waited for that sleep (this held it for good); the
+     * test asked that it end within 900 ms, which a loaded machine could miss.
+     */
+    @Test
+    void theShellEndsWithItsCommandWhateverItsWatcherIsDoing() throws Exception {
+        Path go = dir.resolve("go");
+        List<ProcessHandle> held = new ArrayList<>();
+        try (ManagedProcess process = ManagedProcess.start("waiter",
+                sh("while [ ! -e '" + go + "' ]; do sleep 0.05; done; exit 3"), dir.resolve("waiter.log"))) {
+            ProcessHandle shell = ProcessHandle.of(process.pid()).flatMap(ProcessHandle::parent).orElseThrow();
+            assertTrue(shell.info().arguments().map(args -> List.of(args).contains(ManagedProcess.WATCHER)).orElse(false),
+                    () -> "the command's parent is the watching shell: " + shell.info());
+            Await.until(Duration.ofSeconds(10), "the shell's watcher to start", () -> watcherOf(shell, process.pid()).isPresent());
+            ProcessHandle watcher = watcherOf(shell, process.pid()).orElseThrow();
+            signal("STOP", watcher); // first, so that it starts no other sleep
+            held.add(watcher);
+            watcher.descendants().forEach(sleep -> {
+                signal("STOP", sleep);
+                held.add(sleep);
+            });
+
+            Files.createFile(go);
+            Await.until(Duration.ofSeconds(10), "the shell to end with its command", () -> !process.isAlive());
+            assertTrue(watcher.isAlive(), "the watcher, stopped, is still there: the shell did not wait for it");
+            IOException e = assertThrows(IOException.class, () -> process.awaitLine(l -> l.startsWith("READY"), Duration.ofSeconds(10)));
+            assertTrue(e.getMessage().startsWith("waiter exited with code 3 before it was ready"), e.getMessage());
+        } finally {
+            held.forEach(ProcessHandle::destroyForcibly); // a stopped process ends on SIGKILL all the same
+        }
+    }
+
+    /** The shell's child that is not the command: the subshell that watches the JVM (or, in a shell that watches itself, its sleep). */
+    private static Optional<ProcessHandle> watcherOf(ProcessHandle shell, long commandPid) {
+        return shell.children().filter(child -> child.pid() != commandPid).findFirst();
+    }
+
+    private static void signal(String signal, ProcessHandle process) {
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start();
+            assertEquals(0, kill.waitFor(), "kill -" + signal + " " + process.pid());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError("interrupted", e);
         }
     }
 
