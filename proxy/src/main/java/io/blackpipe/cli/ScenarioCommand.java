@@ -76,6 +76,14 @@ final class ScenarioCommand implements Runnable {
                 description = "The scenario (YAML or JSON); when no such file exists, the bundled scenario of that name.")
         Path file;
 
+        // Taken, not used: a wrapper that adds --admin to every command got exit 2 here, beside `scenario run`, which uses it.
+        @Option(names = "--admin", paramLabel = "URL",
+                description = "Accepted and unused (validate asks no proxy), for wrappers that pass --admin to every scenario command.")
+        String unusedAdmin;
+
+        @Option(names = "--admin-token", paramLabel = "TOKEN", description = "Accepted and unused, as --admin is.")
+        String unusedAdminToken;
+
         @Override
         public Integer call() {
             PrintWriter out = spec.commandLine().getOut();

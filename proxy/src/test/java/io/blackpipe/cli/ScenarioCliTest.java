@@ -2,10 +2,14 @@ package io.blackpipe.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -133,6 +137,31 @@ class ScenarioCliTest {
         assertEquals(List.of("note: " + typo + ": rule 'lost': 'insret' is no command blackpipe knows: did you mean 'insert'? " + kept,
                 "note: " + typo + ": rule 'later': 'Update' is no command blackpipe knows: did you mean 'update'? " + kept),
                 validate.err().lines().toList(), validate::toString);
+    }
+
+    /**
+     * A wrapper that passes --admin and --admin-token to every scenario command: validate takes them (before, exit 2,
+     * "Unknown options"), asks nothing of that address, and says what it says without them, a valid file or not.
+     */
+    @Test
+    void validateTakesAWrappersAdminOptionsAndAsksNoProxy() throws Exception {
+        Path bad = temp.resolve("bad.yaml");
+        Files.writeString(bad, "name: b\ntimeline:\n  - at: soon\n    failover: primary\n");
+        try (ServerSocket admin = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            String url = "http://127.0.0.1:" + admin.getLocalPort();
+            for (String scenario : List.of("transient-blip", bad.toString())) {
+                CliRun alone = run("scenario", "validate", scenario);
+                CliRun wrapped = run("scenario", "validate", "--admin", url, scenario, "--admin-token", "s3cret");
+                assertEquals(List.of(alone.exitCode(), alone.out(), alone.err()), List.of(wrapped.exitCode(), wrapped.out(), wrapped.err()),
+                        () -> "alone:\n" + alone + "\nwrapped:\n" + wrapped);
+                assertEquals(scenario.equals(bad.toString()) ? 1 : 0, wrapped.exitCode(), wrapped::toString);
+            }
+            admin.setSoTimeout(200);
+            assertThrows(SocketTimeoutException.class, admin::accept, "validate connected to the admin address it was given");
+        }
+        CliRun help = run("scenario", "validate", "--help");
+        assertTrue(help.out().replaceAll("\\s+", " ").contains("--admin=URL Accepted and unused (validate asks no proxy), for wrappers"
+                + " that pass --admin to every scenario command."), help::toString);
     }
 
     /** Before, an empty FILE|NAME was read as the working directory: "cannot read : Is a directory", exit 1. */
