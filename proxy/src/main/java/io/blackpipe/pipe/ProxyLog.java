@@ -5,6 +5,7 @@ import io.blackpipe.topology.HostNames;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.wire.MalformedMessageException;
+import io.blackpipe.wire.TlsInTheApp;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
 import java.io.IOException;
@@ -105,8 +106,9 @@ public final class ProxyLog {
         Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
         if (outOfFileDescriptors(root)) {
             refusedForFileDescriptors("closing " + who);
-        } else if (root instanceof NotSslRecordException) {
-            logger.log(Level.INFO, "closing " + who + ": it did not speak TLS (plaintext on a TLS connection)");
+        } else if (root instanceof NotSslRecordException) { // on a member's connection, the proxy's URI is the one to fix
+            logger.log(Level.INFO, "closing " + who + ": it did not speak TLS (plaintext on a TLS connection)"
+                    + (onAListener ? "; this listener takes TLS only: connect with " + TlsInTheApp.WHERE_IT_IS_TURNED_ON : ""));
         } else if (root instanceof SSLException) {
             String why = onAListener ? ListenerTlsFailures.whatToCheck(root.getMessage()) : null;
             logger.log(Level.INFO, "closing " + who + ": TLS failed: " + root.getMessage() + (why == null ? "" : " (" + why + ")"));

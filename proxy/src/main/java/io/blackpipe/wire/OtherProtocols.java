@@ -23,8 +23,8 @@ final class OtherProtocols {
             return null;
         }
         if (in.getByte(start) == TLS_HANDSHAKE && in.getByte(start + 1) == TLS_MAJOR_VERSION) {
-            return "it begins a TLS handshake: the client uses TLS (tls=true) and this listener does not; start the proxy"
-                    + " with --tls-cert and --tls-key, or connect without TLS";
+            return "it begins a TLS handshake: the client uses TLS and this listener does not; start the proxy with --tls-cert"
+                    + " and --tls-key, or connect without TLS (the app turns it on with " + TlsInTheApp.WHERE_IT_IS_TURNED_ON + ")";
         }
         String first = in.toString(start, 4, StandardCharsets.ISO_8859_1);
         if (first.equals("PRI ")) { // "PRI * HTTP/2.0": a client speaking HTTP/2 from its first byte, as gRPC's do

@@ -207,7 +207,9 @@ class BadInputListenerTest {
                 + " HTTP/2.0\"): an HTTP/2 or gRPC client on a MongoDB port; the admin API is on --admin-port, and speaks HTTP/1.1)"));
         cases.add(new BadCase("a TLS ClientHello on a plaintext port", id -> concat(new byte[] {0x16, 0x03, 0x01, 0x00, (byte) 0xa5, 0x01,
                 0x00, 0x00, (byte) 0xa1, 0x03, 0x03}, new byte[32]), false, "unknown opcode 0 (it begins a TLS handshake: the client"
-                + " uses TLS (tls=true) and this listener does not; start the proxy with --tls-cert and --tls-key, or connect without TLS)"));
+                + " uses TLS and this listener does not; start the proxy with --tls-cert and --tls-key, or connect without TLS (the app"
+                + " turns it on with tls=true in the URI, or in code: mongoc_uri_set_option_as_bool(uri, MONGOC_URI_TLS, true) in C,"
+                + " ['tls' => true] in PHP's URI options))"));
         cases.add(new BadCase("frame truncated by the client closing", id -> range(ping(id), 0, 30), true,
                 "closed in the middle of a message (" + (ping(0).length - 30) + " bytes missing)"));
         cases.add(new BadCase("header truncated by the client closing", id -> range(ping(id), 0, 10), true,

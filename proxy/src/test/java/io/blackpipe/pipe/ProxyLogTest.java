@@ -6,6 +6,7 @@ import io.blackpipe.testing.LogCapture;
 import io.blackpipe.topology.Member;
 import io.blackpipe.topology.MemberAddress;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.NotSslRecordException;
 import java.time.Duration;
 import javax.net.ssl.SSLHandshakeException;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,25 @@ class ProxyLogTest {
         try (LogCapture log = LogCapture.start()) {
             new ProxyLog().connectionFailed("upstream db1:27017", REFUSED);
             assertEquals("closing upstream db1:27017: TLS failed: Received fatal alert: bad_certificate",
+                    log.awaitContaining(Duration.ofSeconds(5), "upstream db1:27017"));
+        }
+    }
+
+    /**
+     * Plaintext on a TLS listener: the app is told where apps turn TLS on, a C or PHP app in code too. On a member's
+     * connection, the proxy's own upstream URI is at fault, and no app is: no such hint.
+     */
+    @Test
+    void plaintextOnAListenerSaysWhereAnAppTurnsTlsOnAndOnAMemberNothingOfApps() throws Exception {
+        NotSslRecordException plaintext = new NotSslRecordException("an OP_MSG message in plaintext (header 00)");
+        try (LogCapture log = LogCapture.start()) {
+            new ProxyLog().clientConnectionFailed("client 127.0.0.1:7 on member db1:27017", new DecoderException(plaintext));
+            new ProxyLog().connectionFailed("upstream db1:27017", new DecoderException(plaintext));
+            assertEquals("closing client 127.0.0.1:7 on member db1:27017: it did not speak TLS (plaintext on a TLS connection); this"
+                    + " listener takes TLS only: connect with tls=true in the URI, or in code: mongoc_uri_set_option_as_bool(uri,"
+                    + " MONGOC_URI_TLS, true) in C, ['tls' => true] in PHP's URI options",
+                    log.awaitContaining(Duration.ofSeconds(5), "client 127.0.0.1:7"));
+            assertEquals("closing upstream db1:27017: it did not speak TLS (plaintext on a TLS connection)",
                     log.awaitContaining(Duration.ofSeconds(5), "upstream db1:27017"));
         }
     }
