@@ -63,8 +63,8 @@ class UnreachableMemberDriverTest {
             MongoCollection<Document> c = client.getDatabase(db).getCollection("c");
             c.insertOne(new Document("_id", 1));
 
+            long downAt = System.nanoTime(); // before the close, which waits for the relay's accepting thread: a dial may fail meanwhile
             relay.close(); // its connections close, and its port refuses: the driver's monitor dials again every 500 ms
-            long downAt = System.nanoTime();
             String first = log.awaitContaining(WAIT, dialled + "unreachable for client");
             assertTrue(log.messagesAt(Level.WARNING).contains(first), "the first refusal is a warning: " + first);
             assertTrue(first.matches(".* unreachable for client 127\\.0\\.0\\.1:\\d+: .*Connection refused.*"), first);

@@ -41,6 +41,7 @@ public final class TcpTap implements AutoCloseable {
     private final int targetPort;
     private final List<Recording> recordings = new CopyOnWriteArrayList<>();
     private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+    private final Thread acceptor;
     /** While true, what the server sends waits in the tap: a command stays in flight as long as a test wants. */
     private boolean holdingReplies;
 
@@ -55,7 +56,7 @@ public final class TcpTap implements AutoCloseable {
         this.server = new ServerSocket();
         server.setReuseAddress(true);
         server.bind(new java.net.InetSocketAddress(InetAddress.getLoopbackAddress(), listenPort), 50);
-        Thread acceptor = new Thread(this::acceptLoop, "tcp-tap-accept-" + port());
+        acceptor = new Thread(this::acceptLoop, "tcp-tap-accept-" + port());
         acceptor.setDaemon(true);
         acceptor.start();
     }
@@ -168,10 +169,20 @@ public final class TcpTap implements AutoCloseable {
         dropConnections();
     }
 
+    /**
+     * Closes the port and every relayed connection. Waits for the accepting thread to end first: a thread still in
+     * accept() holds the listening socket open until it wakes, so a dial just after close() could still be accepted (on
+     * a busy machine), relayed, and never closed: the port then seemed to answer after it was closed.
+     */
     @Override
     public void close() throws IOException {
         holdReplies(false);
         server.close();
+        try {
+            acceptor.join(5_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         sockets.forEach(TcpTap::closeQuietly);
     }
 }
