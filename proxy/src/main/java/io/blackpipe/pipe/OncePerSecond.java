@@ -15,16 +15,7 @@ final class OncePerSecond {
     private final AtomicLong lastSaid;
 
     OncePerSecond() {
-        this(System.nanoTime() - 2 * INTERVAL_NANOS);
-    }
-
-    private OncePerSecond(long lastSaidNanos) {
-        lastSaid = new AtomicLong(lastSaidNanos);
-    }
-
-    /** One whose first line was just said otherwise (a member's first failed dial, a warning): the next waits a second. */
-    static OncePerSecond saidJustNow() {
-        return new OncePerSecond(System.nanoTime());
+        lastSaid = new AtomicLong(System.nanoTime() - 2 * INTERVAL_NANOS);
     }
 
     /** Counts one more; when a second has passed since the line was last said, has {@code say} say it with the count. */

@@ -8,10 +8,12 @@ import io.blackpipe.wire.MalformedMessageException;
 import io.blackpipe.wire.TlsInTheApp;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.ssl.NotSslRecordException;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.net.SocketAddress;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import javax.net.ssl.SSLException;
@@ -23,7 +25,20 @@ public final class ProxyLog {
     private final OncePerSecond fileDescriptorRefusals = new OncePerSecond();
     /** Per member, each connection it closed while its client was there: a line a second, as its exit closes all of its. */
     private final Map<MemberAddress, OncePerSecond> membersClosing = new ConcurrentHashMap<>();
-    private final UnreachableMembers unreachable = new UnreachableMembers(this);
+    private final UnreachableMembers unreachable;
+
+    /**
+     * A log no proxy owns (the admin API's, a start's, a test's): were it told of members, their held-back lines would
+     * be said on Netty's global executor, whose one thread ends when idle.
+     */
+    public ProxyLog() {
+        this(GlobalEventExecutor.INSTANCE);
+    }
+
+    /** A proxy's log: a member line held back to keep to one a second is said on {@code flushes} when its second is up. */
+    ProxyLog(ScheduledExecutorService flushes) {
+        unreachable = new UnreachableMembers(this, flushes);
+    }
 
     public void info(String message) {
         logger.log(Level.INFO, message);

@@ -71,7 +71,7 @@ public final class ProxyServer implements AutoCloseable, DeploymentFaults {
      */
     private final ChannelGroup openConnections = new DefaultChannelGroup("blackpipe-connections", GlobalEventExecutor.INSTANCE, true);
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final ProxyLog log = new ProxyLog();
+    private final ProxyLog log = new ProxyLog(workers); // its held-back lines flushed on the loops: their shutdown cancels them
     private final Map<MemberAddress, MemberListener> listeners = new ConcurrentHashMap<>();
     private final MemberSelector selector;
     private final Discovery.Deployment deployment;

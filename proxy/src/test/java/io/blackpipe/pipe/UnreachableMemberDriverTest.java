@@ -13,6 +13,8 @@ import io.blackpipe.testing.Await;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.TcpTap;
 import io.blackpipe.testing.UpstreamLane;
+import io.blackpipe.testing.WireSocket;
+import io.blackpipe.topology.Member;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -20,13 +22,15 @@ import java.util.logging.Level;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.bson.BsonDocument;
+import org.bson.BsonInt32;
+import org.bson.BsonString;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
 /**
- * What the log says of a member the proxy cannot reach, then can again, and of a member that resets a connection, with the
- * real driver through the proxy to the lane's node behind a TCP relay: the relay closed (its port refuses), then opened
- * again on the same port; or its connections reset (RST).
+ * What the log says of a member the proxy cannot reach, then can again, of one that flaps, and of a member that resets a
+ * connection, with the real driver (or raw connections, one dial each) through the proxy to the lane's node behind a TCP
+ * relay: the relay closed (its port refuses), then opened again on the same port; or its connections reset (RST).
  */
 class UnreachableMemberDriverTest {
     private static final Duration WAIT = Duration.ofSeconds(20);
@@ -105,6 +109,135 @@ class UnreachableMemberDriverTest {
                     "said once, not for each connection dialled after: " + log.messages());
         } finally {
             relay.close();
+        }
+    }
+
+    /** The lane's node behind a relay on a port of its own, closed (the port refuses) and opened again on that port. */
+    private static final class FlappingPort implements AutoCloseable {
+        private final String host;
+        private final int nodePort;
+        private TcpTap relay;
+
+        FlappingPort() throws Exception {
+            String node = node();
+            host = node.substring(0, node.lastIndexOf(':'));
+            nodePort = Integer.parseInt(node.substring(node.lastIndexOf(':') + 1));
+            relay = new TcpTap(host, nodePort);
+        }
+
+        int port() {
+            return relay.port();
+        }
+
+        void refuse() throws Exception {
+            relay.close();
+        }
+
+        void answer() throws Exception {
+            relay = new TcpTap(host, nodePort, relay.port());
+        }
+
+        @Override
+        public void close() throws Exception {
+            relay.close();
+        }
+    }
+
+    /** A raw connection to the member's listener, which the proxy dials the member for: the member refuses, so it closes. */
+    private static void dialRefused(Member member) throws Exception {
+        try (WireSocket socket = new WireSocket(member.advertised().port(), 1, 10_000)) {
+            socket.expectClosed();
+        }
+    }
+
+    /** A raw connection to the member's listener whose hello the member answers: the proxy's dial of it succeeded. */
+    private static void dialAnswered(Member member) throws Exception {
+        try (WireSocket socket = new WireSocket(member.advertised().port(), 1, 10_000)) {
+            socket.readOk(socket.sendMsg(0, new BsonDocument("hello", new BsonInt32(1)).append("$db", new BsonString("admin"))));
+        }
+    }
+
+    /** The lines about the member: by the address dialled (its refusals) or by its name (its returns). */
+    private static List<String> memberLines(LogCapture log, int port, Member member) {
+        return log.messages().stream().filter(m -> m.startsWith("upstream 127.0.0.1:" + port + " ")
+                || m.startsWith("member " + member.upstream() + " reachable again")).toList();
+    }
+
+    private static String last(List<String> lines) {
+        return lines.get(lines.size() - 1);
+    }
+
+    /**
+     * A member whose port refuses some dials and answers others gave a warning and a "reachable again" line at every turn,
+     * each read as a new outage. Through the proxy, each dial a raw connection's (one connection, one dial): one warning,
+     * the first return at once, the turns counted; and with no dial after the last turn, the last line says within about
+     * a second that the member is down, then, after one answered dial, that it is up.
+     */
+    @Test
+    void aFlappingMemberIsOneOutageWhoseLastLineIsTrueWithNoFurtherDial() throws Exception {
+        try (FlappingPort port = new FlappingPort();
+             LogCapture log = LogCapture.start();
+             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.directlyTo(UpstreamLane.uri(), "127.0.0.1:" + port.port())))) {
+            Member member = proxy.members().get(0);
+            long start = System.nanoTime();
+            for (int turn = 0; turn < 5; turn++) {
+                port.refuse();
+                dialRefused(member);
+                port.answer();
+                dialAnswered(member);
+            }
+            port.refuse();
+            dialRefused(member); // down for good: nobody dials it again
+            String down = log.await(m -> m.startsWith("upstream 127.0.0.1:" + port.port() + " unreachable, flapping: ")
+                    && m.contains("; 5 returns and 6 refused connections in "), WAIT, "saying the member down, with every turn counted");
+            List<String> lines = memberLines(log, port.port(), member);
+            assertEquals(down, last(lines), "the last line says it is down: " + lines);
+            assertEquals(1, lines.stream().filter(m -> m.contains(" unreachable for client ")).count(), "one outage, one warning: " + lines);
+            assertTrue(log.messagesAt(Level.WARNING).contains(lines.get(0)), lines.get(0));
+            assertEquals(1, lines.stream().filter(m -> m.matches("member \\S+ reachable again after 1 refused connection over \\d+\\.\\d s"))
+                    .count(), "its first return said at once, as after any outage: " + lines);
+            double seconds = (System.nanoTime() - start) / 1e9;
+            assertTrue(lines.size() <= 3 + seconds, "the warning, the first return, then a line a second: " + lines.size() + " lines in "
+                    + seconds + " s\n" + String.join("\n", lines));
+
+            port.answer();
+            dialAnswered(member); // up for good
+            String up = log.await(m -> m.startsWith("member " + member.upstream() + " reachable again, flapping: ")
+                    && m.contains("; 6 returns and 6 refused connections in "), WAIT, "saying the member up, with every turn counted");
+            Thread.sleep(1_500);
+            assertEquals(up, last(memberLines(log, port.port(), member)), "and nothing after: " + memberLines(log, port.port(), member));
+        }
+    }
+
+    private static List<Thread> proxyThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("blackpipe") && t.isAlive()).toList();
+    }
+
+    /** A line held back when the proxy closes is never said: its flush, on the proxy's event loops, ends with them. */
+    @Test
+    void aLineHeldBackWhenTheProxyClosesIsNeverSaidAndLeavesNoThread() throws Exception {
+        try (FlappingPort port = new FlappingPort(); LogCapture log = LogCapture.start()) {
+            List<Thread> before = proxyThreads(); // the lane's are up by now: FlappingPort asked its node
+            ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.directlyTo(UpstreamLane.uri(), "127.0.0.1:" + port.port())));
+            Member member = proxy.members().get(0);
+            try {
+                port.refuse();
+                dialRefused(member);
+                port.answer();
+                dialAnswered(member);
+                port.refuse();
+                dialRefused(member); // within a second of the return's line: held back
+                List<String> lines = memberLines(log, port.port(), member);
+                assertTrue(last(lines).startsWith("member " + member.upstream() + " reachable again after 1 refused connection over "),
+                        "the refusal held back (a slow machine said it at once, over a second after the return): " + lines);
+            } finally {
+                proxy.close();
+            }
+            List<String> atClose = memberLines(log, port.port(), member);
+            Thread.sleep(2_000);
+            assertEquals(atClose, memberLines(log, port.port(), member), "nothing said after the proxy closed");
+            Await.until(Duration.ofSeconds(5), () -> "the proxy's threads to end: " + proxyThreads(),
+                    () -> before.containsAll(proxyThreads()));
         }
     }
 
