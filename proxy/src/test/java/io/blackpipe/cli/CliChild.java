@@ -2,6 +2,7 @@ package io.blackpipe.cli;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.testing.BindRetry;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -114,6 +115,24 @@ final class CliChild implements AutoCloseable {
             }
         }
         throw new AssertionError("no line starting with '" + prefix + "'; stdout so far: " + seen + "; " + describe());
+    }
+
+    /**
+     * As {@link #awaitLine}, for a child told to listen on {@code ports} by number: a child that could not, one of them
+     * given to another process after the test let it go, throws a BindException (for BindRetry), not the test's failure.
+     */
+    String awaitLineListeningOn(String prefix, int... ports) throws Exception {
+        try {
+            return awaitLine(prefix);
+        } catch (AssertionError noLine) {
+            try {
+                BindRetry.throwIfTaken(stderrText(), ports);
+            } catch (java.net.BindException taken) {
+                taken.addSuppressed(noLine);
+                throw taken;
+            }
+            throw noLine;
+        }
     }
 
     int awaitExit() throws Exception {

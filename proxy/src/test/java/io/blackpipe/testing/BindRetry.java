@@ -35,6 +35,22 @@ public final class BindRetry {
         }
     }
 
+    /**
+     * Throws a BindException when {@code errorOutput}, what a proxy run as a command (a child JVM, a CLI run) wrote,
+     * says it could not listen on one of {@code ports} because the port was in use: a port the test let go for it was
+     * given to another process first. Such a run reports its failed bind as text and an exit code, not as an exception
+     * {@link #upTo} could see; any other failure is left to the test's own assertions.
+     */
+    public static void throwIfTaken(String errorOutput, int... ports) throws BindException {
+        for (String line : errorOutput.split("\n")) {
+            for (int port : ports) {
+                if (line.contains("cannot listen on port " + port + " ") && line.contains("Address already in use")) {
+                    throw new BindException(line.strip());
+                }
+            }
+        }
+    }
+
     /** Whether a BindException is among {@code e}'s causes (Netty and the proxy wrap it). */
     static boolean portInUse(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {

@@ -39,6 +39,21 @@ class BindRetryTest {
         assertEquals(2, runs.get(), "one run each");
     }
 
+    /** A proxy started as a command says a port taken in its error output: that, and only that, is a BindException. */
+    @Test
+    void aCommandsOutputSayingOneOfItsPortsWasTakenIsABindException() throws Exception {
+        String taken = "blackpipe: cannot listen on port 28017 for member 127.0.0.1:40001: Address already in use (bind address 127.0.0.1)\n";
+        BindException e = assertThrows(BindException.class, () -> BindRetry.throwIfTaken("starting\n" + taken, 28016, 28017));
+        assertEquals(taken.strip(), e.getMessage());
+        BindRetry.throwIfTaken(taken, 28018); // another port: the test's to judge
+        BindRetry.throwIfTaken(taken.replace("28017", "280170"), 28017);
+        BindRetry.throwIfTaken("blackpipe: cannot listen on port 28017 for member 127.0.0.1:40001: Permission denied", 28017);
+        BindRetry.throwIfTaken("blackpipe: cannot start the admin server on 127.0.0.1:28017: Address already in use", 28017);
+        AtomicInteger runs = new AtomicInteger();
+        BindRetry.upTo(2, () -> BindRetry.throwIfTaken(runs.incrementAndGet() == 1 ? taken : "", 28017));
+        assertEquals(2, runs.get(), "run again as a taken port that was thrown");
+    }
+
     @Test
     void aPortTakenEveryTimeFailsWithTheLastFailureAfterTheAttempts() {
         AtomicInteger runs = new AtomicInteger();

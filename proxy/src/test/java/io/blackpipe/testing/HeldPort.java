@@ -40,6 +40,18 @@ public final class HeldPort implements AutoCloseable {
         }
     }
 
+    /** Holds {@code port} when nothing is bound to it (no SO_REUSEADDR: a port in any use is refused), else throws. */
+    static HeldPort exactly(int port) throws IOException {
+        SocketChannel socket = SocketChannel.open();
+        try {
+            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            return new HeldPort(socket);
+        } catch (IOException e) {
+            closeQuietly(socket);
+            throw e;
+        }
+    }
+
     /**
      * Holds {@code port} again once the test's own server on it has closed, until the server starts there again. With
      * SO_REUSEADDR, since the server's closed connections may linger in TIME_WAIT on the port: another SO_REUSEADDR
