@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import io.blackpipe.testing.BindRetry;
+import io.blackpipe.testing.HeldPorts;
 import io.blackpipe.testing.UpstreamLane;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
 
@@ -18,9 +17,29 @@ import org.junit.jupiter.api.Test;
  * handed out by its CI) can still run a proxy in its own JVM; before, the in-process proxy always took free ports.
  */
 class BlackPipePortTest {
+    /**
+     * The port and the six after it (a lane's set, up to seven members, takes one per member from the first) are held
+     * from the moment they are found and let go just before the start, which binds them by number: a port given to
+     * another process in that moment fails the start, and the whole case is run again.
+     */
     @Test
     void theFirstMemberListensOnTheGivenPortAndAPortTakenFailsTheStartNamingIt() throws Exception {
-        int port = freePort();
+        BindRetry.upTo(3, BlackPipePortTest::theGivenPortIsListenedOnAndATakenOneFailsTheStart);
+        // as the CLI refuses --port 65535 --simulate-members 3, before a listener binds (it failed at the second one)
+        assertEquals("port: 65535 leaves no room for simulateMembers 3: their listeners take ports 65535-65537, past 65535",
+                assertThrows(IllegalArgumentException.class,
+                        () -> BlackPipe.builder().upstream(UpstreamLane.uri()).port(65535).simulateMembers(3).start()).getMessage());
+        assertEquals("port: 65536 is out of range (0 picks free ports)",
+                assertThrows(IllegalArgumentException.class, () -> BlackPipe.builder().port(65536)).getMessage());
+        assertEquals("port: -1 is out of range (0 picks free ports)",
+                assertThrows(IllegalArgumentException.class, () -> BlackPipe.builder().port(-1)).getMessage());
+    }
+
+    private static void theGivenPortIsListenedOnAndATakenOneFailsTheStart() throws Exception {
+        int port;
+        try (HeldPorts ports = HeldPorts.consecutive(7)) {
+            port = ports.first();
+        }
         try (BlackPipe blackPipe = BlackPipe.builder().upstream(UpstreamLane.uri()).port(port).start()) {
             assertEquals(port, blackPipe.server().members().get(0).advertised().port());
             assertTrue(blackPipe.connectionString().contains("127.0.0.1:" + port), blackPipe.connectionString());
@@ -33,38 +52,5 @@ class BlackPipePortTest {
                     () -> BlackPipe.builder().upstream(UpstreamLane.uri()).port(port).start().close());
             assertTrue(String.valueOf(taken.getMessage()).contains(Integer.toString(port)), () -> "names the port: " + taken);
         }
-        // as the CLI refuses --port 65535 --simulate-members 3, before a listener binds (it failed at the second one)
-        assertEquals("port: 65535 leaves no room for simulateMembers 3: their listeners take ports 65535-65537, past 65535",
-                assertThrows(IllegalArgumentException.class,
-                        () -> BlackPipe.builder().upstream(UpstreamLane.uri()).port(65535).simulateMembers(3).start()).getMessage());
-        assertEquals("port: 65536 is out of range (0 picks free ports)",
-                assertThrows(IllegalArgumentException.class, () -> BlackPipe.builder().port(65536)).getMessage());
-        assertEquals("port: -1 is out of range (0 picks free ports)",
-                assertThrows(IllegalArgumentException.class, () -> BlackPipe.builder().port(-1)).getMessage());
-    }
-
-    /** A port free with the six after it: a lane's set (a real one has three members) takes one per member from it. */
-    private static int freePort() throws IOException {
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int first;
-            try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                first = socket.getLocalPort();
-            }
-            if (first <= 65535 - 6 && freeFrom(first, 7)) {
-                return first;
-            }
-        }
-        throw new IOException("no 7 free ports in a row on loopback");
-    }
-
-    private static boolean freeFrom(int first, int count) {
-        for (int port = first; port < first + count; port++) {
-            try (ServerSocket ignored = new ServerSocket(port, 1, InetAddress.getLoopbackAddress())) {
-                // free
-            } catch (IOException taken) {
-                return false;
-            }
-        }
-        return true;
     }
 }

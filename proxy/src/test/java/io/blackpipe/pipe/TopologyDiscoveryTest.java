@@ -16,6 +16,9 @@ import com.mongodb.connection.ClusterType;
 import com.mongodb.connection.ServerDescription;
 import com.mongodb.connection.ServerType;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.BindRetry;
+import io.blackpipe.testing.HeldPort;
+import io.blackpipe.testing.HeldPorts;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodFrame;
 import io.blackpipe.testing.ScriptedMongodWire;
@@ -25,14 +28,12 @@ import io.blackpipe.topology.UpstreamUri;
 import io.blackpipe.wire.BlockingCommandClient;
 import java.io.IOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.bson.BsonBoolean;
@@ -85,33 +86,6 @@ class TopologyDiscoveryTest {
         ScriptedMongod secondary = ScriptedMongod.builder().secondary().primary(primary.address()).start();
         secondary.setAdvertisedHosts(List.of(primary.address(), secondary.address()));
         return secondary;
-    }
-
-    /** {@code count} consecutive loopback ports that are free right now. */
-    private static int freePortRange(int count) {
-        for (int attempt = 0; attempt < 200; attempt++) {
-            int base = ThreadLocalRandom.current().nextInt(20_000, 32_000); // below the usual ephemeral range
-            List<ServerSocket> probes = new ArrayList<>();
-            try {
-                for (int i = 0; i < count; i++) {
-                    ServerSocket probe = new ServerSocket();
-                    probes.add(probe);
-                    probe.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), base + i));
-                }
-                return base;
-            } catch (IOException busy) {
-                // try another range
-            } finally {
-                for (ServerSocket probe : probes) {
-                    try {
-                        probe.close();
-                    } catch (IOException ignored) {
-                        // probing only
-                    }
-                }
-            }
-        }
-        throw new IllegalStateException("no free range of " + count + " ports");
     }
 
     private static ProxyConfig withPorts(ScriptedMongod seed, int basePort, Map<MemberAddress, Integer> pins) {
@@ -182,43 +156,65 @@ class TopologyDiscoveryTest {
 
     // ------------------------------------------------------------------ ports
 
+    /**
+     * The ports by number are held from the moment they are found (a port found free and let go could be given to
+     * another process before the proxy binds it), each let go just before the proxy binds it: at its start, or before
+     * the hello that names a new member. A port taken in that moment fails the start: the whole case is run again.
+     */
     @Test
     void membersGetTheBasePortThenTheNextAndKeepThem() throws Exception {
-        int base = freePortRange(3);
-        try (ScriptedMongod a = ScriptedMongod.start(); ScriptedMongod b = secondaryOf(a); ScriptedMongod c = secondaryOf(a);
-             ProxyServer proxy = ProxyServer.start(withPorts(a, base, Map.of()))) {
-            MemberAddress listenerA = new MemberAddress("127.0.0.1", base);
-            assertEquals(listenerA, member(proxy, a).advertised());
-            assertEquals("mongodb://127.0.0.1:" + base + "/?replicaSet=" + ScriptedMongod.SET_NAME, proxy.connectionString());
+        BindRetry.upTo(3, TopologyDiscoveryTest::membersTakeTheBasePortThenTheNext);
+    }
 
-            a.setAdvertisedHosts(List.of(a.address(), b.address()));
-            BsonDocument hello = helloThrough(listenerA);
-            assertEquals(List.of("127.0.0.1:" + base, "127.0.0.1:" + (base + 1)), strings(hello.get("hosts")));
-            assertEquals(new MemberAddress("127.0.0.1", base + 1), member(proxy, b).advertised());
-            assertEquals("127.0.0.1:" + (base + 1), helloThrough(new MemberAddress("127.0.0.1", base + 1)).getString("me").getValue(),
-                    "B's listener on base+1 reaches B");
+    private static void membersTakeTheBasePortThenTheNext() throws Exception {
+        try (HeldPorts ports = HeldPorts.consecutive(3);
+             ScriptedMongod a = ScriptedMongod.start(); ScriptedMongod b = secondaryOf(a); ScriptedMongod c = secondaryOf(a)) {
+            int base = ports.first();
+            ports.letGo(base);
+            try (ProxyServer proxy = ProxyServer.start(withPorts(a, base, Map.of()))) {
+                MemberAddress listenerA = new MemberAddress("127.0.0.1", base);
+                assertEquals(listenerA, member(proxy, a).advertised());
+                assertEquals("mongodb://127.0.0.1:" + base + "/?replicaSet=" + ScriptedMongod.SET_NAME, proxy.connectionString());
 
-            // B leaves the config and comes back, listed first: it keeps base+1; a third member gets base+2.
-            a.setAdvertisedHosts(List.of(a.address()));
-            assertEquals(List.of("127.0.0.1:" + base), strings(helloThrough(listenerA).get("hosts")));
-            a.setAdvertisedHosts(List.of(c.address(), b.address(), a.address()));
-            assertEquals(List.of("127.0.0.1:" + (base + 2), "127.0.0.1:" + (base + 1), "127.0.0.1:" + base),
-                    strings(helloThrough(listenerA).get("hosts")));
-            assertEquals(3, proxy.members().size());
-            assertEquals(new MemberAddress("127.0.0.1", base), member(proxy, a).advertised());
-            assertEquals(new MemberAddress("127.0.0.1", base + 1), member(proxy, b).advertised());
-            assertEquals(new MemberAddress("127.0.0.1", base + 2), member(proxy, c).advertised());
+                ports.letGo(base + 1); // B's, before any hello names B
+                a.setAdvertisedHosts(List.of(a.address(), b.address()));
+                BsonDocument hello = helloThrough(listenerA);
+                assertEquals(List.of("127.0.0.1:" + base, "127.0.0.1:" + (base + 1)), strings(hello.get("hosts")));
+                assertEquals(new MemberAddress("127.0.0.1", base + 1), member(proxy, b).advertised());
+                assertEquals("127.0.0.1:" + (base + 1), helloThrough(new MemberAddress("127.0.0.1", base + 1)).getString("me").getValue(),
+                        "B's listener on base+1 reaches B");
+
+                // B leaves the config and comes back, listed first: it keeps base+1; a third member gets base+2.
+                a.setAdvertisedHosts(List.of(a.address()));
+                assertEquals(List.of("127.0.0.1:" + base), strings(helloThrough(listenerA).get("hosts")));
+                ports.letGo(base + 2); // C's
+                a.setAdvertisedHosts(List.of(c.address(), b.address(), a.address()));
+                assertEquals(List.of("127.0.0.1:" + (base + 2), "127.0.0.1:" + (base + 1), "127.0.0.1:" + base),
+                        strings(helloThrough(listenerA).get("hosts")));
+                assertEquals(3, proxy.members().size());
+                assertEquals(new MemberAddress("127.0.0.1", base), member(proxy, a).advertised());
+                assertEquals(new MemberAddress("127.0.0.1", base + 1), member(proxy, b).advertised());
+                assertEquals(new MemberAddress("127.0.0.1", base + 2), member(proxy, c).advertised());
+            }
         }
     }
 
+    /** Ports held as in {@link #membersGetTheBasePortThenTheNextAndKeepThem}; the base stays held while A must skip it. */
     @Test
     void aPinnedMemberGetsItsPortAndTheOthersSkipIt() throws Exception {
-        int base = freePortRange(3);
-        try (ScriptedMongod a = ScriptedMongod.start(); ScriptedMongod b = secondaryOf(a); ScriptedMongod c = secondaryOf(a)) {
+        BindRetry.upTo(3, TopologyDiscoveryTest::aPinnedMemberIsSkippedByTheOthers);
+    }
+
+    private static void aPinnedMemberIsSkippedByTheOthers() throws Exception {
+        try (HeldPorts ports = HeldPorts.consecutive(3);
+             ScriptedMongod a = ScriptedMongod.start(); ScriptedMongod b = secondaryOf(a); ScriptedMongod c = secondaryOf(a)) {
+            int base = ports.first();
             // B is pinned to the base port itself: A, seen first, must skip it.
             Map<MemberAddress, Integer> pins = Map.of(MemberAddress.parse(b.address()), base);
+            ports.letGo(base + 1); // A's
             try (ProxyServer proxy = ProxyServer.start(withPorts(a, base, pins))) {
                 assertEquals(new MemberAddress("127.0.0.1", base + 1), member(proxy, a).advertised());
+                ports.close(); // B's and C's, before the hello that names them
                 a.setAdvertisedHosts(List.of(a.address(), b.address(), c.address()));
                 assertEquals(List.of("127.0.0.1:" + (base + 1), "127.0.0.1:" + base, "127.0.0.1:" + (base + 2)),
                         strings(helloThrough(new MemberAddress("127.0.0.1", base + 1)).get("hosts")));
@@ -229,12 +225,20 @@ class TopologyDiscoveryTest {
         }
     }
 
+    /** The pinned port is picked while the base and the port after it are held: it is away from the base. */
     @Test
     void aPinnedPortAwayFromTheBaseIsUsedAsIs() throws Exception {
-        int base = freePortRange(2);
-        int pinned = freePortRange(1);
-        try (ScriptedMongod a = ScriptedMongod.start(); ScriptedMongod b = secondaryOf(a)) {
+        BindRetry.upTo(3, TopologyDiscoveryTest::aPinnedPortAwayFromTheBase);
+    }
+
+    private static void aPinnedPortAwayFromTheBase() throws Exception {
+        try (HeldPorts basePorts = HeldPorts.consecutive(2); HeldPort pinnedPort = HeldPort.any();
+             ScriptedMongod a = ScriptedMongod.start(); ScriptedMongod b = secondaryOf(a)) {
+            int base = basePorts.first();
+            int pinned = pinnedPort.port();
             a.setAdvertisedHosts(List.of(a.address(), b.address())); // both known at start this time
+            basePorts.close();
+            pinnedPort.close();
             try (ProxyServer proxy = ProxyServer.start(withPorts(a, base, Map.of(MemberAddress.parse(b.address()), pinned)))) {
                 assertEquals(new MemberAddress("127.0.0.1", base), member(proxy, a).advertised());
                 assertEquals(new MemberAddress("127.0.0.1", pinned), member(proxy, b).advertised());
