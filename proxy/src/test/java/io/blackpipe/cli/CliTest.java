@@ -10,10 +10,13 @@ import com.mongodb.connection.ClusterType;
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
+import io.blackpipe.testing.BindRetry;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.wire.BlockingCommandClient;
 import java.io.IOException;
+import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -48,7 +51,11 @@ class CliTest {
         return CliRun.of(args);
     }
 
-    /** A loopback port nothing listens on (bound, then released). */
+    /**
+     * A loopback port nothing listened on a moment ago (bound, then released), for an upstream that is never dialled
+     * (a usage error comes first). One that is dialled and must refuse is a {@link HeldPort}: a port let go could be
+     * given to another process, which would answer.
+     */
     private static int closedPort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
@@ -207,25 +214,27 @@ class CliTest {
     // ------------------------------------------------------------------ failures: exit 1
 
     @Test
-    void theReportNamesTheUpstreamWithoutItsPassword() throws IOException {
-        int port = closedPort();
-        CliRun run = run("report", "--upstream", "mongodb://u:s3cret@127.0.0.1:" + port + "/", "--iterations", "1");
-        assertEquals(1, run.exitCode(), run::toString);
-        assertTrue(run.err().contains("the deployment at mongodb://u:****@127.0.0.1:" + port + "/"), run::toString);
-        assertFalse(run.err().contains("s3cret") || run.out().contains("s3cret"), run::toString);
+    void theReportNamesTheUpstreamWithoutItsPassword() {
+        try (HeldPort refusing = HeldPort.any()) {
+            int port = refusing.port();
+            CliRun run = run("report", "--upstream", "mongodb://u:s3cret@127.0.0.1:" + port + "/", "--iterations", "1");
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().contains("the deployment at mongodb://u:****@127.0.0.1:" + port + "/"), run::toString);
+            assertFalse(run.err().contains("s3cret") || run.out().contains("s3cret"), run::toString);
+        }
     }
 
     @Test
-    void anUnreachableUpstreamExitsOneNamingTheSeeds() throws IOException {
-        int first = closedPort();
-        int second = closedPort();
-        CliRun run = run("proxy", "--upstream", "mongodb://127.0.0.1:" + first + ",127.0.0.1:" + second + "/?replicaSet=rs0",
-                "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1", "--connect-timeout-ms", "1000");
-        assertEquals(1, run.exitCode(), run::toString);
-        assertTrue(run.err().contains("no upstream seed answered"), run::toString);
-        assertTrue(run.err().contains("127.0.0.1:" + first) && run.err().contains("127.0.0.1:" + second), run::toString);
-        assertFalse(run.err().contains("Usage:"), "a failure is not a usage error: " + run);
-        assertEquals("", run.out(), "nothing is announced when nothing is served");
+    void anUnreachableUpstreamExitsOneNamingTheSeeds() {
+        try (HeldPort first = HeldPort.any(); HeldPort second = HeldPort.any()) {
+            CliRun run = run("proxy", "--upstream", "mongodb://127.0.0.1:" + first.port() + ",127.0.0.1:" + second.port() + "/?replicaSet=rs0",
+                    "--host", "127.0.0.1", "--port", "0", "--admin-port", "-1", "--connect-timeout-ms", "1000");
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().contains("no upstream seed answered"), run::toString);
+            assertTrue(run.err().contains("127.0.0.1:" + first.port()) && run.err().contains("127.0.0.1:" + second.port()), run::toString);
+            assertFalse(run.err().contains("Usage:"), "a failure is not a usage error: " + run);
+            assertEquals("", run.out(), "nothing is announced when nothing is served");
+        }
     }
 
     @Test
@@ -252,18 +261,38 @@ class CliTest {
         }
     }
 
+    /**
+     * The member port is held until just before the run, which binds it by number; a port given to another process in
+     * that moment, or once the proxy let it go and before the test binds it again, runs the whole case again. A proxy
+     * that keeps its listener fails every run.
+     */
     @Test
     void anAdminPortInUseExitsOneAndReleasesTheMemberListeners() throws Exception {
-        int memberPort = freePort();
+        BindRetry.upTo(3, CliTest::anAdminPortInUseReleasesTheMemberListener);
+    }
+
+    private static void anAdminPortInUseReleasesTheMemberListener() throws Exception {
+        int memberPort;
         try (ScriptedMongod upstream = ScriptedMongod.start();
-             ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+             ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             HeldPort member = HeldPort.any()) {
+            memberPort = member.port();
+            member.close();
             CliRun run = run("proxy", "--upstream", rsUri(upstream), "--host", "127.0.0.1", "--port", Integer.toString(memberPort),
                     "--admin-host", "127.0.0.1", "--admin-port", Integer.toString(taken.getLocalPort()));
+            BindRetry.throwIfTaken(run.err(), memberPort);
             assertEquals(1, run.exitCode(), run::toString);
             assertTrue(run.err().contains("cannot start the admin server on 127.0.0.1:" + taken.getLocalPort()), run::toString);
         }
         try (ServerSocket again = new ServerSocket()) {
-            again.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), memberPort));
+            try {
+                again.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), memberPort));
+            } catch (BindException e) {
+                BindException kept = new BindException("port " + memberPort + " is still in use: the proxy did not close its member"
+                        + " listener when the admin server failed (or another process took the port since)");
+                kept.initCause(e);
+                throw kept;
+            }
             assertEquals(memberPort, again.getLocalPort(), "the proxy closed its member listener when the admin server failed");
         }
     }
@@ -309,10 +338,11 @@ class CliTest {
             CliRun withoutToken = run("health", "--admin", "http://127.0.0.1:" + guarded.port());
             assertEquals(0, withoutToken.exitCode(), withoutToken::toString);
         }
-        int closed = closedPort();
-        CliRun down = run("health", "--admin", "http://127.0.0.1:" + closed);
-        assertEquals(1, down.exitCode(), down::toString);
-        assertEquals("blackpipe: http://127.0.0.1:" + closed + " did not answer: connection refused", down.err().strip()); // not "java.net.ConnectException"
+        try (HeldPort closed = HeldPort.any()) {
+            CliRun down = run("health", "--admin", "http://127.0.0.1:" + closed.port());
+            assertEquals(1, down.exitCode(), down::toString);
+            assertEquals("blackpipe: http://127.0.0.1:" + closed.port() + " did not answer: connection refused", down.err().strip()); // not "java.net.ConnectException"
+        }
     }
 
     @Test
@@ -398,56 +428,71 @@ class CliTest {
                 .orElseThrow(() -> new AssertionError("no line starting with '" + prefix + "' in " + lines));
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
-
+    /**
+     * The two ports are held until just before the child starts; it binds them by number a second or so later (its JVM
+     * starts, it asks the upstream), so one given to another process meanwhile runs the whole case again.
+     */
     @Test
     void environmentVariablesAreTheDefaults() throws Exception {
         try (ScriptedMongod a = ScriptedMongod.start();
              ScriptedMongod b = ScriptedMongod.builder().secondary().primary(a.address()).start()) {
             a.setAdvertisedHosts(List.of(a.address(), b.address()));
             b.setAdvertisedHosts(List.of(a.address(), b.address()));
-            int port = freePort();
-            int pinned = freePort();
-            Map<String, String> env = Map.of(
-                    "BLACKPIPE_UPSTREAM", rsUri(a),
-                    "BLACKPIPE_HOST", "127.0.0.1",
-                    "BLACKPIPE_PORT", Integer.toString(port),
-                    "BLACKPIPE_ADVERTISE_HOST", "localhost",
-                    "BLACKPIPE_ADMIN_PORT", "-1",
-                    "BLACKPIPE_MEMBER_PORTS", b.address() + "=" + pinned,
-                    "BLACKPIPE_CONNECT_TIMEOUT_MS", "3000");
-            try (CliChild child = new CliChild(temp, null, env, "proxy")) {
-                String connectionLine = child.awaitLine("connection string: ");
-                assertTrue(child.seen.contains("  upstream " + a.address() + " -> advertised localhost:" + port), child.seen::toString);
-                assertTrue(child.seen.contains("  upstream " + b.address() + " -> advertised localhost:" + pinned), child.seen::toString);
-                assertEquals("connection string: mongodb://localhost:" + port + ",localhost:" + pinned + "/?replicaSet="
-                        + ScriptedMongod.SET_NAME, connectionLine);
-                assertTrue(child.seen.stream().noneMatch(l -> l.startsWith("admin:")), "BLACKPIPE_ADMIN_PORT=-1 disables admin: " + child.seen);
-                try (BlockingCommandClient client = new BlockingCommandClient("127.0.0.1", port, 30_000)) {
-                    BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
-                    assertEquals("localhost:" + port, hello.getString("me").getValue(), "the advertised host is written into hello");
-                }
+            BindRetry.upTo(3, () -> theEnvironmentConfiguresTheProxy(a, b));
+        }
+    }
+
+    private void theEnvironmentConfiguresTheProxy(ScriptedMongod a, ScriptedMongod b) throws Exception {
+        int port;
+        int pinned;
+        try (HeldPort first = HeldPort.any(); HeldPort second = HeldPort.any()) {
+            port = first.port();
+            pinned = second.port();
+        }
+        Map<String, String> env = Map.of(
+                "BLACKPIPE_UPSTREAM", rsUri(a),
+                "BLACKPIPE_HOST", "127.0.0.1",
+                "BLACKPIPE_PORT", Integer.toString(port),
+                "BLACKPIPE_ADVERTISE_HOST", "localhost",
+                "BLACKPIPE_ADMIN_PORT", "-1",
+                "BLACKPIPE_MEMBER_PORTS", b.address() + "=" + pinned,
+                "BLACKPIPE_CONNECT_TIMEOUT_MS", "3000");
+        try (CliChild child = new CliChild(temp, null, env, "proxy")) {
+            String connectionLine = child.awaitLineListeningOn("connection string: ", port, pinned);
+            assertTrue(child.seen.contains("  upstream " + a.address() + " -> advertised localhost:" + port), child.seen::toString);
+            assertTrue(child.seen.contains("  upstream " + b.address() + " -> advertised localhost:" + pinned), child.seen::toString);
+            assertEquals("connection string: mongodb://localhost:" + port + ",localhost:" + pinned + "/?replicaSet="
+                    + ScriptedMongod.SET_NAME, connectionLine);
+            assertTrue(child.seen.stream().noneMatch(l -> l.startsWith("admin:")), "BLACKPIPE_ADMIN_PORT=-1 disables admin: " + child.seen);
+            try (BlockingCommandClient client = new BlockingCommandClient("127.0.0.1", port, 30_000)) {
+                BsonDocument hello = client.run("admin", new BsonDocument("hello", new BsonInt32(1)));
+                assertEquals("localhost:" + port, hello.getString("me").getValue(), "the advertised host is written into hello");
             }
         }
     }
 
+    /** Ports held and let go as in {@link #environmentVariablesAreTheDefaults}: the child binds --port's by number. */
     @Test
     void anOptionOnTheCommandLineWinsOverItsEnvironmentVariable() throws Exception {
         try (ScriptedMongod a = ScriptedMongod.start()) {
-            int envPort = freePort();
-            int cliPort = freePort();
-            Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/",
-                    "BLACKPIPE_PORT", Integer.toString(envPort), "BLACKPIPE_ADVERTISE_HOST", "envhost", "BLACKPIPE_ADMIN_PORT", "-1");
-            try (CliChild child = new CliChild(temp, null, env, "proxy", "--upstream", rsUri(a), "--host", "127.0.0.1", "--port",
-                    Integer.toString(cliPort), "--advertise-host", "127.0.0.1")) {
-                assertEquals("connection string: mongodb://127.0.0.1:" + cliPort + "/?replicaSet=" + ScriptedMongod.SET_NAME,
-                        child.awaitLine("connection string: "));
-                assertTrue(child.seen.contains("  upstream " + a.address() + " -> advertised 127.0.0.1:" + cliPort), child.seen::toString);
-            }
+            BindRetry.upTo(3, () -> theCommandLineWins(a));
+        }
+    }
+
+    private void theCommandLineWins(ScriptedMongod a) throws Exception {
+        int envPort;
+        int cliPort;
+        try (HeldPort first = HeldPort.any(); HeldPort second = HeldPort.any()) {
+            envPort = first.port();
+            cliPort = second.port();
+        }
+        Map<String, String> env = Map.of("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/",
+                "BLACKPIPE_PORT", Integer.toString(envPort), "BLACKPIPE_ADVERTISE_HOST", "envhost", "BLACKPIPE_ADMIN_PORT", "-1");
+        try (CliChild child = new CliChild(temp, null, env, "proxy", "--upstream", rsUri(a), "--host", "127.0.0.1", "--port",
+                Integer.toString(cliPort), "--advertise-host", "127.0.0.1")) {
+            assertEquals("connection string: mongodb://127.0.0.1:" + cliPort + "/?replicaSet=" + ScriptedMongod.SET_NAME,
+                    child.awaitLineListeningOn("connection string: ", cliPort));
+            assertTrue(child.seen.contains("  upstream " + a.address() + " -> advertised 127.0.0.1:" + cliPort), child.seen::toString);
         }
     }
 

@@ -3,10 +3,9 @@ package io.blackpipe.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.blackpipe.testing.BindRetry;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.UpstreamLane;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -22,20 +21,28 @@ class MemberPortCliTest {
     @TempDir
     Path temp;
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
-
+    /**
+     * The pinned port is held from the moment it is found until just before the child starts; the child binds it by
+     * number a second or so later (its JVM starts, it asks the upstream), so a port given to another process meanwhile
+     * fails the child's start, and the whole case is run again. The stray pin's port stays held throughout: nothing
+     * may listen there.
+     */
     @Test
     void aPinForAHostThatIsNoMemberIsWarnedOfNamingTheMembers() throws Exception {
         String member = UpstreamLane.directHello().getArray("hosts").get(0).asString().getValue();
-        int pinned = freePort();
-        int stray = freePort();
+        try (HeldPort stray = HeldPort.any()) {
+            BindRetry.upTo(3, () -> aStrayPinIsWarnedOf(member, stray.port()));
+        }
+    }
+
+    private void aStrayPinIsWarnedOf(String member, int stray) throws Exception {
+        int pinned;
+        try (HeldPort held = HeldPort.any()) {
+            pinned = held.port();
+        }
         try (CliChild child = new CliChild(temp, null, Map.of(), "proxy", "--upstream", UpstreamLane.uri(), "--host", "127.0.0.1",
                 "--port", "0", "--admin-port", "-1", "--member-port", member + "=" + pinned + ",db9.example:27017=" + stray)) {
-            child.awaitLine("connection string: ");
+            child.awaitLineListeningOn("connection string: ", pinned);
             assertTrue(child.seen.contains("  upstream " + member + " -> advertised 127.0.0.1:" + pinned), child::describe);
             // each log line starts with its instant; the rest is the warning, once, for the stray pin only
             List<String> warnings = child.stderrText().lines().filter(l -> l.contains("--member-port"))
