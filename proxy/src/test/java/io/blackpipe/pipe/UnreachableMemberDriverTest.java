@@ -11,6 +11,7 @@ import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
 import com.mongodb.client.MongoCollection;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.TcpTap;
 import io.blackpipe.testing.UpstreamLane;
@@ -77,6 +78,7 @@ class UnreachableMemberDriverTest {
         TcpTap relay = new TcpTap(host, nodePort);
         int port = relay.port();
         String dialled = "upstream 127.0.0.1:" + port + " ";
+        HeldPort down = null;
         try (LogCapture log = LogCapture.start();
              ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.directlyTo(UpstreamLane.uri(), "127.0.0.1:" + port)));
              MongoClient client = quickToNotice(proxy)) {
@@ -85,6 +87,7 @@ class UnreachableMemberDriverTest {
 
             long downAt = System.nanoTime(); // before the close, which waits for the relay's accepting thread: a dial may fail meanwhile
             relay.close(); // its connections close, and its port refuses: the driver's monitor dials again every 500 ms
+            down = HeldPort.again(port); // refused meanwhile, and given to no other process: the relay comes back on it
             String first = log.awaitContaining(WAIT, dialled + "unreachable for client");
             assertTrue(log.messagesAt(Level.WARNING).contains(first), "the first refusal is a warning: " + first);
             assertTrue(first.matches(".* unreachable for client 127\\.0\\.0\\.1:\\d+: .*Connection refused.*"), first);
@@ -97,6 +100,7 @@ class UnreachableMemberDriverTest {
                 }
             }
 
+            down.close();
             relay = new TcpTap(host, nodePort, port);
             Await.until(WAIT, "the driver's insert through the member back", () -> {
                 try {
@@ -124,6 +128,9 @@ class UnreachableMemberDriverTest {
             assertEquals(1, log.messages().stream().filter(m -> m.contains("reachable again")).filter(m -> m.contains(member)).count(),
                     "said once, not for each connection dialled after: " + log.messages());
         } finally {
+            if (down != null) {
+                down.close();
+            }
             relay.close();
         }
     }

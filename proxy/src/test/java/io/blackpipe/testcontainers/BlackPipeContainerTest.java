@@ -17,6 +17,7 @@ import io.blackpipe.BlackPipe;
 import io.blackpipe.Fault;
 import io.blackpipe.RemoteBlackPipe;
 import io.blackpipe.admin.AdminServer;
+import io.blackpipe.testing.BindRetry;
 import io.blackpipe.testing.MongoImage;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.ServerSocket;
@@ -356,14 +357,17 @@ class BlackPipeContainerTest {
         return out;
     }
 
+    /** As MongodReplicaSetTest's free ports: one taken before the test binds it runs the case again. */
     @Test
     void memberPortsAreConsecutiveAndFreeOnThisHost() throws Exception {
-        int first = HostPorts.consecutiveFree(3);
-        for (int port = first; port < first + 3; port++) {
-            try (ServerSocket socket = new ServerSocket(port)) {
-                assertEquals(port, socket.getLocalPort());
+        BindRetry.upTo(3, () -> {
+            int first = HostPorts.consecutiveFree(3);
+            for (int port = first; port < first + 3; port++) {
+                try (ServerSocket socket = new ServerSocket(port)) {
+                    assertEquals(port, socket.getLocalPort());
+                }
             }
-        }
+        });
     }
 
     private static boolean dockerAvailable() {
