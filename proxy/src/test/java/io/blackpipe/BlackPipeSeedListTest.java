@@ -10,14 +10,12 @@ import com.mongodb.MongoClientSettings;
 import com.mongodb.MongoTimeoutException;
 import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoClients;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.topology.MemberAddress;
 import io.blackpipe.topology.UpstreamUri;
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -44,13 +42,6 @@ class BlackPipeSeedListTest {
         return UpstreamUri.parse(UpstreamLane.uri()).seeds().get(0);
     }
 
-    /** A loopback port nothing listens on (bound, then released). */
-    private static int closedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
-
     @Test
     void aStandaloneAmongSeveralSeedsIsPassedOverForTheSetTheNextSeedIsInAndSaidSo() throws Exception {
         String seeds = laneSeeds();
@@ -74,8 +65,9 @@ class BlackPipeSeedListTest {
     @Test
     void aSeedThatDoesNotAnswerIsLoggedOnceALaterSeedIsUsed() throws Exception {
         String seeds = laneSeeds();
-        String silent = "127.0.0.1:" + closedPort();
-        try (LogCapture log = LogCapture.start();
+        HeldPort refusing = HeldPort.any(); // bound, not listening: refused, and given to no process that would answer
+        String silent = "127.0.0.1:" + refusing.port();
+        try (refusing; LogCapture log = LogCapture.start();
              BlackPipe proxied = BlackPipe.start("mongodb://" + silent + "," + seeds + "/")) {
             assertTrue(proxied.connectionString().endsWith("?replicaSet=" + UpstreamLane.setName()), proxied.connectionString());
             String line = log.await(m -> m.startsWith("upstream seed " + silent + " passed over: no answer to hello ("),
@@ -86,8 +78,9 @@ class BlackPipeSeedListTest {
 
     @Test
     void severalSeedsThatAreAllStandalonesFailTheStartAsADriverWouldUseNone() throws Exception {
-        String silent = "127.0.0.1:" + closedPort();
-        try (ScriptedMongod one = ScriptedMongod.builder().standalone().start();
+        HeldPort refusing = HeldPort.any();
+        String silent = "127.0.0.1:" + refusing.port();
+        try (refusing; ScriptedMongod one = ScriptedMongod.builder().standalone().start();
              ScriptedMongod two = ScriptedMongod.builder().standalone().start();
              LogCapture log = LogCapture.start()) {
             String uri = "mongodb://" + one.address() + "," + silent + "," + two.address() + "/";

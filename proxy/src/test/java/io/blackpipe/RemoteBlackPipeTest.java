@@ -23,9 +23,9 @@ import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.observe.Outcome;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.BindRetry;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.UpstreamLane;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -441,14 +441,13 @@ class RemoteBlackPipeTest {
                     assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect("localhost:")).getMessage());
         }
 
-        int closed;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closed = socket.getLocalPort();
+        try (HeldPort refusing = HeldPort.any()) { // bound, not listening: refused, and given to no process that would answer
+            int closed = refusing.port();
+            IllegalStateException unreachable = assertThrows(IllegalStateException.class,
+                    () -> RemoteBlackPipe.connect("http://127.0.0.1:" + closed).attempts("insert"));
+            assertTrue(unreachable.getMessage().startsWith("cannot reach the blackpipe admin API at http://127.0.0.1:" + closed + " ("),
+                    unreachable.getMessage());
         }
-        IllegalStateException unreachable = assertThrows(IllegalStateException.class,
-                () -> RemoteBlackPipe.connect("http://127.0.0.1:" + closed).attempts("insert"));
-        assertTrue(unreachable.getMessage().startsWith("cannot reach the blackpipe admin API at http://127.0.0.1:" + closed + " ("),
-                unreachable.getMessage());
         for (String bad : new String[] {"ftp://127.0.0.1:9090", "http://127.0.0.1:9090/?x=1", "", null}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> RemoteBlackPipe.connect(bad));
             assertEquals("adminUrl: '" + bad + "' is not a URL such as http://127.0.0.1:9090", e.getMessage());

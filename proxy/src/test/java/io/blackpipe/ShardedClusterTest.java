@@ -18,6 +18,7 @@ import com.mongodb.event.CommandListener;
 import com.mongodb.event.CommandSucceededEvent;
 import io.blackpipe.observe.HistoryEntry;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedMongodWire;
@@ -26,8 +27,6 @@ import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.testing.WireSocket;
 import io.blackpipe.topology.Member;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -62,13 +61,6 @@ class ShardedClusterTest {
         lane.close();
     }
 
-    /** A loopback port nothing listens on (bound, then released). */
-    private static int closedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
-
     private static MongoClient driver(String connectionString, CommandListener listener) {
         return MongoClients.create(MongoClientSettings.builder().applyConnectionString(new ConnectionString(connectionString))
                 .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
@@ -82,11 +74,12 @@ class ShardedClusterTest {
 
     @Test
     void everyMongosOfTheUriGetsAListenerAndTheDriverSeesAShardedClusterOfThem() throws Exception {
-        String silent = "127.0.0.1:" + closedPort();
         String a = lane.routers().get(0);
         String b = lane.routers().get(1);
         String db = UpstreamLane.freshDatabaseName("sharded");
-        try (ScriptedMongod standalone = ScriptedMongod.builder().standalone().start();
+        HeldPort refusing = HeldPort.any(); // bound, not listening: refused, and given to no process that would answer
+        String silent = "127.0.0.1:" + refusing.port();
+        try (refusing; ScriptedMongod standalone = ScriptedMongod.builder().standalone().start();
              LogCapture log = LogCapture.start();
              BlackPipe proxy = BlackPipe.start("mongodb://" + a + "," + standalone.address() + "," + silent + "," + b + "/");
              MongoClient client = driver(proxy.connectionString(), new CommandListener() { })) {

@@ -13,6 +13,7 @@ import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.pipe.ProxyServer;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.ScriptedMongod;
 import io.blackpipe.testing.ScriptedScramServer;
 import io.blackpipe.testing.UpstreamLane;
@@ -80,6 +81,7 @@ class ControlCommandsTest {
         shared.proxy().rules().clear();
     }
 
+    /** A loopback port nothing listened on a moment ago, for an address that is never dialled (see HeldPort for one that is). */
     private static int closedPort() throws IOException {
         try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return socket.getLocalPort();
@@ -570,15 +572,17 @@ class ControlCommandsTest {
     @ValueSource(strings = {"fault list", "fault add --command insert --reset", "fault clear", "stats", "members",
             "scenario status", "scenario stop", "failover", "connections reset --member all", "restore primary", "history",
             "history --follow", "reset"})
-    void anUnreachableProxyExitsOneNamingTheUrl(String args) throws IOException {
-        String url = "http://127.0.0.1:" + closedPort();
-        List<String> all = new ArrayList<>(List.of(args.split(" ")));
-        all.addAll(List.of("--admin", url));
-        CliRun run = run(all.toArray(new String[0]));
-        assertEquals(1, run.exitCode(), run::toString);
-        assertTrue(run.err().startsWith("blackpipe: cannot reach the blackpipe admin API at " + url), run::toString);
-        assertFalse(run.err().contains("Usage:"), run::toString);
-        assertEquals("", run.out(), run::toString);
+    void anUnreachableProxyExitsOneNamingTheUrl(String args) {
+        try (HeldPort refusing = HeldPort.any()) { // bound, not listening: refused, and given to no process that would answer
+            String url = "http://127.0.0.1:" + refusing.port();
+            List<String> all = new ArrayList<>(List.of(args.split(" ")));
+            all.addAll(List.of("--admin", url));
+            CliRun run = run(all.toArray(new String[0]));
+            assertEquals(1, run.exitCode(), run::toString);
+            assertTrue(run.err().startsWith("blackpipe: cannot reach the blackpipe admin API at " + url), run::toString);
+            assertFalse(run.err().contains("Usage:"), run::toString);
+            assertEquals("", run.out(), run::toString);
+        }
     }
 
     @Test

@@ -5,9 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
+import io.blackpipe.testing.HeldPort;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -78,8 +76,9 @@ class EmptyEnvironmentTest {
     void aProxyWhoseVariablesAreAllEmptyStartsWithItsDefaults() throws Exception {
         Map<String, String> env = new HashMap<>();
         PROXY_VARIABLES.forEach(name -> env.put(name, ""));
-        env.put("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + closedPort() + "/");
-        try (CliChild child = new CliChild(temp, null, env, "proxy")) {
+        HeldPort refusing = HeldPort.any(); // bound, not listening: refused, and given to no process that would answer
+        env.put("BLACKPIPE_UPSTREAM", "mongodb://127.0.0.1:" + refusing.port() + "/");
+        try (refusing; CliChild child = new CliChild(temp, null, env, "proxy")) {
             assertEquals(1, child.awaitExit(), child::describe);
             String err = child.stderrText();
             assertTrue(err.contains("no upstream seed answered"), err);
@@ -94,11 +93,5 @@ class EmptyEnvironmentTest {
         assertEquals(2, run.exitCode(), run::toString);
         assertTrue(run.err().startsWith("Invalid value for option '" + option + "': '' is not a"), run::toString);
         assertTrue(run.err().contains("Usage: blackpipe proxy"), run::toString);
-    }
-
-    private static int closedPort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
     }
 }

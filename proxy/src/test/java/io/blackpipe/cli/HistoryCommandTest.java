@@ -8,10 +8,9 @@ import com.mongodb.client.MongoClients;
 import io.blackpipe.admin.AdminHttp;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.UpstreamLane;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -167,23 +166,22 @@ class HistoryCommandTest {
 
     @Test
     void failuresExitOneAsTheOtherControlCommandsDo() throws IOException {
-        int closed;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closed = socket.getLocalPort();
-        }
-        for (List<String> options : List.of(List.<String>of(), List.of("--follow"))) {
-            String[] args = Stream.concat(Stream.of("history", "--admin", "127.0.0.1:" + closed), options.stream()).toArray(String[]::new);
-            CliRun unreachable = CliRun.of(args);
-            assertEquals(1, unreachable.exitCode(), unreachable::toString);
-            assertTrue(unreachable.err().startsWith("blackpipe: cannot reach the blackpipe admin API at http://127.0.0.1:" + closed),
-                    unreachable::toString);
+        try (HeldPort refusing = HeldPort.any()) { // bound, not listening: refused, and given to no process that would answer
+            int closed = refusing.port();
+            for (List<String> options : List.of(List.<String>of(), List.of("--follow"))) {
+                String[] args = Stream.concat(Stream.of("history", "--admin", "127.0.0.1:" + closed), options.stream()).toArray(String[]::new);
+                CliRun unreachable = CliRun.of(args);
+                assertEquals(1, unreachable.exitCode(), unreachable::toString);
+                assertTrue(unreachable.err().startsWith("blackpipe: cannot reach the blackpipe admin API at http://127.0.0.1:" + closed),
+                        unreachable::toString);
 
-            String[] wrong = Stream.concat(Stream.of("history", "--admin", shared.rig().url(), "--admin-token", "not-it", "--json"),
-                    options.stream()).toArray(String[]::new);
-            CliRun unauthorized = CliRun.of(wrong);
-            assertEquals(1, unauthorized.exitCode(), unauthorized::toString);
-            assertTrue(unauthorized.err().contains("answered 401") && unauthorized.err().contains("--admin-token"), unauthorized::toString);
-            assertEquals("", unauthorized.out(), "--json prints nothing but the lines: " + unauthorized);
+                String[] wrong = Stream.concat(Stream.of("history", "--admin", shared.rig().url(), "--admin-token", "not-it", "--json"),
+                        options.stream()).toArray(String[]::new);
+                CliRun unauthorized = CliRun.of(wrong);
+                assertEquals(1, unauthorized.exitCode(), unauthorized::toString);
+                assertTrue(unauthorized.err().contains("answered 401") && unauthorized.err().contains("--admin-token"), unauthorized::toString);
+                assertEquals("", unauthorized.out(), "--json prints nothing but the lines: " + unauthorized);
+            }
         }
     }
 }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.UpstreamLane;
 import io.blackpipe.upstream.PathLookup;
 import java.io.File;
@@ -105,19 +106,17 @@ class ReportCliTest {
      * server selection), in one line naming the seed, as `proxy` does (exit 1).
      */
     @Test
-    void anUnreachableUpstreamFailsAtOnceNamingIt() throws IOException {
-        int closedPort;
-        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
-            closedPort = socket.getLocalPort();
-        }
-        String upstream = "mongodb://127.0.0.1:" + closedPort + "/";
-        for (String[] args : List.of(new String[] {"report", "--upstream", upstream, "-n", "1"},
-                new String[] {"report", "--spec", "--upstream", upstream})) {
-            CliRun run = CliRun.of(args);
-            assertEquals(1, run.exitCode(), run::toString);
-            // the proxy's own discovery, not a driver's server selection ("Timed out while waiting for a server ...")
-            assertTrue(run.err().contains("blackpipe: the report failed: no upstream seed answered hello: 127.0.0.1:" + closedPort),
-                    run::toString);
+    void anUnreachableUpstreamFailsAtOnceNamingIt() {
+        try (HeldPort refusing = HeldPort.any()) { // bound, not listening: refused, and given to no process that would answer
+            String upstream = "mongodb://127.0.0.1:" + refusing.port() + "/";
+            for (String[] args : List.of(new String[] {"report", "--upstream", upstream, "-n", "1"},
+                    new String[] {"report", "--spec", "--upstream", upstream})) {
+                CliRun run = CliRun.of(args);
+                assertEquals(1, run.exitCode(), run::toString);
+                // the proxy's own discovery, not a driver's server selection ("Timed out while waiting for a server ...")
+                assertTrue(run.err().contains("blackpipe: the report failed: no upstream seed answered hello: 127.0.0.1:" + refusing.port()),
+                        run::toString);
+            }
         }
     }
 

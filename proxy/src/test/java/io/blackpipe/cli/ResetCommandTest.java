@@ -9,10 +9,9 @@ import com.mongodb.client.MongoClients;
 import io.blackpipe.pipe.ProxyConfig;
 import io.blackpipe.testing.Await;
 import io.blackpipe.testing.CommandLog;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.UpstreamLane;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -117,15 +116,13 @@ class ResetCommandTest {
 
     @Test
     void resetFailsAsTheOtherControlCommandsDo() throws IOException {
-        int closed;
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            closed = socket.getLocalPort();
+        try (HeldPort closed = HeldPort.any()) { // bound, not listening: refused, and given to no process that would answer
+            CliRun unreachable = CliRun.of("reset", "--admin", "127.0.0.1:" + closed.port());
+            assertEquals(1, unreachable.exitCode(), unreachable::toString);
+            assertTrue(unreachable.err().startsWith("blackpipe: cannot reach the blackpipe admin API at http://127.0.0.1:" + closed.port()),
+                    unreachable::toString);
+            assertEquals("", unreachable.out());
         }
-        CliRun unreachable = CliRun.of("reset", "--admin", "127.0.0.1:" + closed);
-        assertEquals(1, unreachable.exitCode(), unreachable::toString);
-        assertTrue(unreachable.err().startsWith("blackpipe: cannot reach the blackpipe admin API at http://127.0.0.1:" + closed),
-                unreachable::toString);
-        assertEquals("", unreachable.out());
 
         try (AdminRig rig = AdminRig.start(ProxyConfig.embedded(UpstreamLane.uri()))) {
             assertEquals(0, rig.run("fault", "add", "--id", "kept", "--command", "insert", "--reset").exitCode());

@@ -18,6 +18,7 @@ import io.blackpipe.Fault;
 import io.blackpipe.RemoteBlackPipe;
 import io.blackpipe.admin.AdminServer;
 import io.blackpipe.testing.BindRetry;
+import io.blackpipe.testing.HeldPort;
 import io.blackpipe.testing.MongoImage;
 import io.blackpipe.testing.UpstreamLane;
 import java.net.ServerSocket;
@@ -193,18 +194,17 @@ class BlackPipeContainerTest {
      */
     @Test
     void aContainerThatStopsAtStartFailsTheStartAtOnceWithItsLog() throws Exception {
-        int closed;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closed = socket.getLocalPort();
+        try (HeldPort refusing = HeldPort.any()) { // bound, not listening: refused, and given to no process that would answer
+            String log = "blackpipe: the upstream URI must start with mongodb:// or mongodb+srv://, got 'mongo:27017' (set by BLACKPIPE_UPSTREAM)\n"
+                    + "Usage: blackpipe proxy [-hV] ...\n";
+            WaitStrategy wait = new BlackPipeContainer("blackpipe:test").waitStrategy().withStartupTimeout(Duration.ofSeconds(30));
+            long start = System.nanoTime();
+            ContainerLaunchException e = assertThrows(ContainerLaunchException.class,
+                    () -> wait.waitUntilReady(new Target(refusing.port(), false, log)));
+            assertTrue(e.getMessage().startsWith("the blackpipe container stopped before its proxy was healthy; its log ends:\n"
+                    + "blackpipe: the upstream URI must start with mongodb://"), e.getMessage());
+            assertTrue(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) < 25, "it did not wait for the timeout");
         }
-        String log = "blackpipe: the upstream URI must start with mongodb:// or mongodb+srv://, got 'mongo:27017' (set by BLACKPIPE_UPSTREAM)\n"
-                + "Usage: blackpipe proxy [-hV] ...\n";
-        WaitStrategy wait = new BlackPipeContainer("blackpipe:test").waitStrategy().withStartupTimeout(Duration.ofSeconds(30));
-        long start = System.nanoTime();
-        ContainerLaunchException e = assertThrows(ContainerLaunchException.class, () -> wait.waitUntilReady(new Target(closed, false, log)));
-        assertTrue(e.getMessage().startsWith("the blackpipe container stopped before its proxy was healthy; its log ends:\n"
-                + "blackpipe: the upstream URI must start with mongodb://"), e.getMessage());
-        assertTrue(TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - start) < 25, "it did not wait for the timeout");
     }
 
     @Test
