@@ -63,7 +63,7 @@ class ShardedClusterTest {
 
     private static MongoClient driver(String connectionString, CommandListener listener) {
         return MongoClients.create(MongoClientSettings.builder().applyConnectionString(new ConnectionString(connectionString))
-                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS))
+                .applyToClusterSettings(b -> b.serverSelectionTimeout(10, TimeUnit.SECONDS).localThreshold(1, TimeUnit.SECONDS))
                 .addCommandListener(listener).build());
     }
 
@@ -91,6 +91,10 @@ class ShardedClusterTest {
             log.await(m -> m.startsWith("upstream seed " + silent + " passed over: no answer to hello"), Duration.ZERO,
                     "saying the silent seed was passed over");
 
+            // both routers known and in the latency window before the inserts: a loaded machine's first round trips can
+            // differ by more than the default 15 ms, or the second router be found only after the first inserts
+            Await.until(Duration.ofSeconds(20), () -> "the driver to find both routers: " + client.getClusterDescription(), () ->
+                    client.getClusterDescription().getServerDescriptions().stream().filter(d -> d.isOk()).count() == 2);
             MongoCollection<Document> orders = client.getDatabase(db).getCollection("orders");
             for (int i = 0; i < 40; i++) {
                 orders.insertOne(new Document("_id", i));
