@@ -53,6 +53,19 @@ final class CutCommands {
     }
 
     /**
+     * Whether the client closed behind its request (its FIN held on a slow link, see {@link CountedReply}): then the
+     * proxy's {@code answer} is dropped, and its command ended as the client saw it, in a network error.
+     */
+    boolean endedUnheard(Attempt attempt, long fingerprint, String fault, ByteBuf answer) {
+        if (!connection.link().clientClosed()) {
+            return false;
+        }
+        answer.release();
+        ended(attempt, fingerprint, fault, false, false);
+        return true;
+    }
+
+    /**
      * A command still awaiting its member's reply when its connection closed, as {@link #ended}; one at the member (and
      * met by no fault) that its client gave up on while the member was blackholed is the blackhole's: no reply could
      * have reached the client. (A reply that had come, and was lost on its way over a slow link, is not.)

@@ -206,14 +206,13 @@ final class Exchange {
             }
             return;
         }
-        observer.completeAnswered(attempt, fingerprint, facts, fault);
-        answerInTurn(frame);
+        if (!cut.endedUnheard(attempt, fingerprint, fault, frame)) {
+            observer.completeAnswered(attempt, fingerprint, facts, fault);
+            answerInTurn(frame);
+        }
     }
 
-    /**
-     * Sends an answer the proxy gives in the member's place where mongod's would go: after the replies
-     * to the requests sent before it (a pipelining client's), the member's and the proxy's own.
-     */
+    /** Sends the proxy's answer where mongod's would go: after the replies (the member's, the proxy's) to earlier requests. */
     void answerInTurn(ByteBuf answer) {
         if (!awaited.answerInTurn(answer)) {
             replies.sendInTurn(answer);

@@ -253,6 +253,34 @@ class MemberLatencyDriverTest {
                 "the write the driver gave up on was applied once");
     }
 
+    /**
+     * A rule's error meets an insert whose client gave up and closed while the insert crossed a latency towards the
+     * member: the proxy answers as the request arrives, before the FIN behind it, and that answer reaches no one. The
+     * fault is counted (it was injected), and the attempt ends in the network error the driver saw, not in the error.
+     */
+    @Test
+    void aRulesAnswerToAClientThatClosedBehindItsRequestCountsAsTheNetworkErrorTheDriverSaw() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("answerunheard");
+        try (MongoClient client = set.client("retryWrites=false&socketTimeoutMS=1000&heartbeatFrequencyMS=60000")) {
+            MongoCollection<Document> c = insertedThenSlowed(client, db, new Latency(2_000, 0, Direction.REQUESTS));
+            set.proxy().rules().put(set.proxy().ruleParser().parse("refuse", org.bson.BsonDocument.parse("{configureFailPoint:"
+                    + " 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'], errorCode: 91}}")));
+            long errors = Meters.outcomes(set.proxy().registry(), "insert", "error");
+            long networkErrors = Meters.outcomes(set.proxy().registry(), "insert", "network_error");
+            long faults = Meters.faults(set.proxy().registry(), "errorReply", "insert");
+            assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
+            Await.until(WAIT, "the insert to reach the proxy's end of the link and end", () ->
+                    Meters.outcomes(set.proxy().registry(), "insert", "network_error") - networkErrors
+                            + Meters.outcomes(set.proxy().registry(), "insert", "error") - errors == 1);
+            assertEquals(1, Meters.faults(set.proxy().registry(), "errorReply", "insert") - faults, "the rule fired");
+            assertEquals(0, Meters.outcomes(set.proxy().registry(), "insert", "error") - errors, "no answer reached the driver");
+            assertEquals(1, Meters.outcomes(set.proxy().registry(), "insert", "network_error") - networkErrors);
+            set.proxy().restore("all");
+        }
+        assertEquals(0, set.direct().getDatabase(db).getCollection("c").countDocuments(new Document("_id", 2)),
+                "the rule's error kept it from the member");
+    }
+
     @Test
     void aLatencyEachWayAddsItsDelayTwiceToARoundTripAndOneOnRequestsOnce() throws Exception {
         String db = UpstreamLane.freshDatabaseName("bothlatency");
