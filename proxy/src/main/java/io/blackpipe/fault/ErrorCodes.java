@@ -35,6 +35,7 @@ public final class ErrorCodes {
         define("CappedPositionLost", 136);
         define("StaleEpoch", 150);
         define("PrimarySteppedDown", 189);
+        define("IncompleteTransactionHistory", 217);
         define("TransactionTooOld", 225);
         define("RetryChangeStream", 234);
         define("CursorKilled", 237);
@@ -129,6 +130,8 @@ public final class ErrorCodes {
     public static final int SHUTDOWN_IN_PROGRESS = 91;
     /** What a mongod answers the operations it interrupts as it shuts down. */
     public static final int INTERRUPTED_AT_SHUTDOWN = 11600;
+    /** A retried write whose first run the server no longer has the history of: refused, never run again. */
+    public static final int INCOMPLETE_TRANSACTION_HISTORY = 217;
 
     /**
      * The server's NotPrimaryError category: after one of these on a w:0 (moreToCome) write, mongod

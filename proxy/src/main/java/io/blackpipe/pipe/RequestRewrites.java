@@ -58,6 +58,11 @@ final class RequestRewrites {
         }
         if (tracked) { // a retried write that ran is answered as mongod answers it
             RetriedWrites.Turn turn = context.retriedWrites().turnOf(facts, wakeWhenItsTurnMayHaveCome);
+            if (turn.forgotten()) {
+                context.log().warn("a retried " + facts.name() + " on " + member.upstream() + " refused with IncompleteTransactionHistory:"
+                        + " its first run's reply was forgotten for later ones (" + (RetriedWrites.MAX_BYTES >> 20) + " MiB of replies"
+                        + " at most), and " + member.upstream() + " would run it again (it does not de-duplicate retried writes)");
+            }
             if (turn != RetriedWrites.Turn.RUNS) {
                 return SimulatedSecondary.Verdict.retried(turn);
             }

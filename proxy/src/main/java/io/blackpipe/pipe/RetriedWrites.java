@@ -1,5 +1,7 @@
 package io.blackpipe.pipe;
 
+import io.blackpipe.fault.ErrorCodes;
+import io.blackpipe.fault.ErrorReplies;
 import io.blackpipe.topology.MemberQuirks;
 import io.blackpipe.wire.BsonIo;
 import io.blackpipe.wire.CommandFacts;
@@ -25,7 +27,11 @@ import org.bson.BsonDocument;
  * retry) from that first run, without running it again; the proxy answers it with that reply. A failed
  * run (ok: 0) is not remembered, as mongod runs a failed statement again. Shared by every member, as
  * a replica set's members share the sessions' table; as on mongod, a session keeps only its latest
- * txnNumber. Bounded by sessions and bytes (the least recently used are forgotten).
+ * txnNumber. Bounded by sessions and bytes: past the sessions, the least recently used are forgotten; past the bytes,
+ * the least recently used replies are, but not that their writes ran: a retry of one is refused with
+ * IncompleteTransactionHistory, as mongod refuses a retried write whose history its oplog no longer holds, rather than
+ * run again (several large findAndModify replies at once pushed out a lost reply's first run before its retry came,
+ * and the write was applied twice).
  *
  * <p>A run still at the member is marked until its reply comes: mongod checks a session out to one
  * command at a time, so a retry sent meanwhile (its client gave up on a slow member, or an outage or a
@@ -43,7 +49,11 @@ final class RetriedWrites {
     /** How long a member's connection stays open after its client left, for the runs it holds to answer. */
     static final long SEE_THROUGH_MILLIS = 60_000;
 
+    /** {@code reply} null: forgotten for the bytes, its write known to have run. */
     private record FirstRun(long txnNumber, BsonDocument reply, int bytes) {
+        FirstRun withoutItsReply() {
+            return new FirstRun(txnNumber, null, 0);
+        }
     }
 
     private record Run(UUID lsid, long txnNumber) {
@@ -53,12 +63,13 @@ final class RetriedWrites {
     }
 
     /**
-     * A tracked write's turn: answered with its first run's reply ({@code ranBefore}), waiting for its first run still
-     * at the member ({@link #WAITS}), or sent to the member as the first run ({@link #RUNS}).
+     * A tracked write's turn: answered with its first run's reply ({@code ranBefore}; an IncompleteTransactionHistory
+     * error when that reply was {@code forgotten}), waiting for its first run still at the member ({@link #WAITS}), or
+     * sent to the member as the first run ({@link #RUNS}).
      */
-    record Turn(BsonDocument ranBefore, boolean waits) {
-        static final Turn WAITS = new Turn(null, true);
-        static final Turn RUNS = new Turn(null, false);
+    record Turn(BsonDocument ranBefore, boolean waits, boolean forgotten) {
+        static final Turn WAITS = new Turn(null, true, false);
+        static final Turn RUNS = new Turn(null, false, false);
     }
 
     /** In the order of their last use, the least recent first. */
@@ -85,7 +96,9 @@ final class RetriedWrites {
     synchronized Turn turnOf(CommandFacts facts, Runnable wake) {
         FirstRun first = bySession.get(facts.lsid());
         if (first != null && first.txnNumber() == facts.txnNumber()) {
-            return new Turn(first.reply().clone(), false);
+            return first.reply() != null ? new Turn(first.reply().clone(), false, false)
+                    : new Turn(ErrorReplies.commandError(ErrorCodes.INCOMPLETE_TRANSACTION_HISTORY, "Incomplete history detected for"
+                            + " transaction " + facts.txnNumber() + " on session " + facts.lsid()), false, true);
         }
         List<Runnable> waiting = running.get(Run.of(facts));
         if (waiting != null) {
@@ -147,10 +160,15 @@ final class RetriedWrites {
     }
 
     private void forgetTheLeastRecentPastTheBounds() {
-        Iterator<FirstRun> leastRecentFirst = bySession.values().iterator();
+        Iterator<Map.Entry<UUID, FirstRun>> leastRecentFirst = bySession.entrySet().iterator();
         while ((bySession.size() > MAX_SESSIONS || keptBytes > MAX_BYTES) && leastRecentFirst.hasNext()) {
-            keptBytes -= leastRecentFirst.next().bytes();
-            leastRecentFirst.remove();
+            Map.Entry<UUID, FirstRun> next = leastRecentFirst.next();
+            keptBytes -= next.getValue().bytes();
+            if (bySession.size() > MAX_SESSIONS) {
+                leastRecentFirst.remove();
+            } else if (next.getValue().reply() != null) {
+                next.setValue(next.getValue().withoutItsReply()); // that it ran is kept: its retry must not run again
+            }
         }
     }
 }

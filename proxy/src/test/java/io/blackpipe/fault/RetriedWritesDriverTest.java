@@ -2,11 +2,15 @@ package io.blackpipe.fault;
 
 import static com.mongodb.client.model.Filters.eq;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.mongodb.MongoCommandException;
 import com.mongodb.MongoException;
 import com.mongodb.MongoSocketException;
+import com.mongodb.client.ClientSession;
+import com.mongodb.client.MongoClient;
 import com.mongodb.client.MongoCollection;
 import com.mongodb.client.model.FindOneAndUpdateOptions;
 import com.mongodb.client.model.ReturnDocument;
@@ -14,14 +18,17 @@ import com.mongodb.client.model.Sorts;
 import com.mongodb.client.model.UpdateOptions;
 import com.mongodb.client.model.Updates;
 import io.blackpipe.pipe.MemberListener;
+import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.UpstreamLane;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
 import org.bson.Document;
 import org.junit.jupiter.api.Test;
@@ -62,6 +69,52 @@ class RetriedWritesDriverTest extends DriverRigTest {
         assertEquals(List.of(1, 2, 3), ids);
         rig.assertAttempts("insert", 2, 1);
         assertEquals(1, rig.outcomes("insert", "ok"), "the retry was answered ok, not with its own duplicate keys");
+    }
+
+    /**
+     * A lost reply's retry, held by a rule, comes after over 64 MiB of other findAndModify replies (five 14 MB documents
+     * returned): the write still runs once, on every lane. On mongod the retry is answered from the oplog; where blackpipe
+     * answers it (jongodb), its first run's reply was forgotten for those later ones, and it is refused with
+     * IncompleteTransactionHistory, as mongod refuses a retried write whose history is gone, where it ran again (a
+     * large-document user's counters went up twice).
+     */
+    @Test
+    void aLostRepliesRetryAfterOtherLargeRepliesStillRunsOnce() throws Exception {
+        rig.serverSide("counters").insertOne(new Document("_id", "day").append("counter", 5));
+        String large = "x".repeat(14_000_000);
+        for (int i = 0; i < 5; i++) {
+            rig.serverSide("large").insertOne(new Document("_id", i).append("blob", large).append("n", 0));
+        }
+        rig.rule("{times: 1}", "findAndModify", "dropReply: true");
+        rig.rule("{times: 1}", "findAndModify", "blockConnection: true, blockTimeMS: 4000, attempt: 'retry'");
+        MongoCollection<Document> counters = counters("retryWrites=true");
+        ExecutorService retrying = Executors.newSingleThreadExecutor();
+        try (LogCapture log = LogCapture.start()) {
+            Future<Document> lost = retrying.submit(() -> counters.findOneAndUpdate(eq("_id", "day"), Updates.inc("counter", 1)));
+            rig.awaitOutcome("findAndModify", "network_error", 1); // its reply lost: the retry is held now
+            MongoClient other = rig.client("retryWrites=true");
+            MongoCollection<Document> others = other.getDatabase(rig.db).getCollection("large");
+            List<ClientSession> sessions = new ArrayList<>(); // one each, all open at once (a closed one's lsid is used again)
+            for (int i = 0; i < 5; i++) { // a session keeps its latest write only
+                sessions.add(other.startSession());
+                assertEquals(large, others.findOneAndUpdate(sessions.get(i), eq("_id", i), Updates.inc("n", 1)).getString("blob"));
+            }
+            sessions.forEach(ClientSession::close);
+            if (UpstreamLane.isJongodb()) {
+                ExecutionException refused = assertThrows(ExecutionException.class, () -> lost.get(30, TimeUnit.SECONDS));
+                MongoCommandException error = assertInstanceOf(MongoCommandException.class, refused.getCause());
+                assertEquals(217, error.getErrorCode(), error.toString());
+                assertEquals("IncompleteTransactionHistory", error.getErrorCodeName());
+                assertTrue(log.messages().stream().anyMatch(m -> m.startsWith("a retried findAndModify on ")
+                        && m.contains(" refused with IncompleteTransactionHistory: its first run's reply was forgotten")), log::toString);
+            } else {
+                assertEquals(5, lost.get(30, TimeUnit.SECONDS).getInteger("counter"), "mongod answers it from its first run");
+            }
+        } finally {
+            retrying.shutdownNow();
+        }
+        assertEquals(6, counter(), "incremented once");
+        rig.assertAttempts("findAndModify", 7, 1);
     }
 
     /** A rule that loses every reply meets the retry's as it meets the member's: the driver fails, the write ran once. */

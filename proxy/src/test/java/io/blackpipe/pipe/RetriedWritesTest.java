@@ -97,7 +97,12 @@ class RetriedWritesTest {
             last = UUID.randomUUID();
             ran(writes, write(last, 1), "{value: {_id: 1, blob: '" + megabyte + "'}, ok: 1}");
         }
-        assertNull(firstRun(writes, write(first, 1)), "the least recently used reply was forgotten");
+        BsonDocument refused = firstRun(writes, write(first, 1));
+        assertEquals(BsonDocument.parse("{ok: 0.0, errmsg: 'Incomplete history detected for transaction 1 on session " + first
+                + "', code: 217, codeName: 'IncompleteTransactionHistory'}"), refused,
+                "the least recently used reply was forgotten, not that its write ran: its retry is refused, never run again");
+        assertTrue(writes.turnOf(write(first, 1), null).forgotten());
+        assertNull(firstRun(writes, write(first, 2)), "the session's next write is new work");
         assertEquals(megabyte, firstRun(writes, write(last, 1)).getDocument("value").getString("blob").getValue());
     }
 
