@@ -15,6 +15,7 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -36,10 +37,18 @@ public final class History implements AutoCloseable {
      * the file within this interval instead.
      */
     private static final long WRITE_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
-    /** A writer that wrote nothing for this long is stuck in a write (a pipe nobody reads, a hung volume): /health says so. */
+    /** A write that has not returned for this long is stuck (a pipe nobody reads, a hung volume): /health says so. */
     static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(5);
-    /** A writer stuck this long is given up: what waits for it is dropped and no more is queued, so memory stays bounded. */
+    /**
+     * A writer stuck this long, or with this many lines queued since it got stuck, is given up: what waits for it is
+     * dropped and no more is queued, so memory stays bounded (a line waiting takes some 110 bytes: 100,000 are 11 MB,
+     * where 60 s of a busy proxy's lines could fill a sidecar's heap).
+     */
     static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(60);
+    static final int GIVE_UP_LINES = 100_000;
+    /** How many lines the writer writes between the marks that show it moves (a slow disk moves, a stuck one does not). */
+    private static final int LINES_A_MARK = 256;
+    private static final long NOT_WRITING = Long.MIN_VALUE;
 
     private final int capacity;
     private final List<Ring> rings = new CopyOnWriteArrayList<>();
@@ -51,20 +60,27 @@ public final class History implements AutoCloseable {
     /** Why the file stopped taking lines ("the history file F stopped: reason"), or null while it takes them. */
     private volatile String fileFailure;
     private final List<Consumer<HistoryEntry>> followers = new CopyOnWriteArrayList<>();
-    /** When the writer last wrote a line, or woke with none to write: it moves every interval unless a write blocks. */
-    private volatile long writerMovedNanos = System.nanoTime();
+    /**
+     * Since when the writer has been in its current write, or {@link #NOT_WRITING} while it waits for lines: only a
+     * writer inside a write can be stuck, so a process paused whole (SIGSTOP, docker pause) blames no parked writer.
+     */
+    private volatile long inWriteSinceNanos = NOT_WRITING;
+    /** Lines queued while the writer was stuck: counted only then, so the hot path pays nothing more while it writes. */
+    private final AtomicLong queuedWhileStuck = new AtomicLong();
     private final long stuckNanos;
     private final long giveUpNanos;
+    private final int giveUpLines;
 
     public History(int capacity, Path file) throws IOException {
-        this(capacity, file, STUCK_NANOS, GIVE_UP_NANOS);
+        this(capacity, file, STUCK_NANOS, GIVE_UP_NANOS, GIVE_UP_LINES);
     }
 
-    History(int capacity, Path file, long stuckNanos, long giveUpNanos) throws IOException {
+    History(int capacity, Path file, long stuckNanos, long giveUpNanos, int giveUpLines) throws IOException {
         this.capacity = capacity;
         this.file = file;
         this.stuckNanos = stuckNanos;
         this.giveUpNanos = giveUpNanos;
+        this.giveUpLines = giveUpLines;
         if (file == null) {
             toWrite = null;
             writer = null;
@@ -125,8 +141,11 @@ public final class History implements AutoCloseable {
             }
         }
         if (toWrite != null && fileFailure == null) { // a stopped file takes no more: its queue would only grow
-            if (nowNanos - writerMovedNanos > giveUpNanos) {
-                failed("took no lines for " + seconds(nowNanos - writerMovedNanos) + " (its writer is stuck writing)");
+            long since = inWriteSinceNanos;
+            if (since != NOT_WRITING && nowNanos - since > stuckNanos
+                    && (nowNanos - since > giveUpNanos || queuedWhileStuck.incrementAndGet() > giveUpLines)) {
+                failed("took no lines for " + seconds(nowNanos - since) + " (its writer is stuck writing), "
+                        + queuedWhileStuck.get() + " lines waiting");
             } else {
                 toWrite.add(entry);
             }
@@ -146,12 +165,14 @@ public final class History implements AutoCloseable {
      * means, naming the file; null while it writes (or without a file, or once it stopped: see {@link #fileFailure}).
      */
     public String fileStuck() {
-        long stuckFor = System.nanoTime() - writerMovedNanos;
-        if (toWrite == null || fileFailure != null || closing || stuckFor <= stuckNanos) {
+        long since = inWriteSinceNanos;
+        long stuckFor = System.nanoTime() - since;
+        if (toWrite == null || fileFailure != null || closing || since == NOT_WRITING || stuckFor <= stuckNanos) {
             return null;
         }
         return "the history file " + file + " has taken no lines for " + seconds(stuckFor) + " (its writer is stuck writing);"
-                + " the lines since wait in memory, and are dropped if it is still stuck after " + seconds(giveUpNanos);
+                + " the lines since wait in memory, and are dropped if it is still stuck after " + seconds(giveUpNanos)
+                + " or " + giveUpLines + " lines";
     }
 
     private static String seconds(long nanos) {
@@ -298,21 +319,38 @@ public final class History implements AutoCloseable {
             while (true) {
                 boolean last = closing; // read before draining: whatever was recorded before close() is written
                 HistoryEntry entry;
+                int lines = 0;
                 while ((entry = toWrite.poll()) != null) {
+                    if (lines++ % LINES_A_MARK == 0) {
+                        writingFromNow();
+                    }
                     out.write(entry.toJson());
                     out.newLine();
-                    writerMovedNanos = System.nanoTime();
                 }
+                writingFromNow();
                 out.flush();
+                inWriteSinceNanos = NOT_WRITING;
                 if (last) {
                     return;
                 }
-                writerMovedNanos = System.nanoTime();
                 LockSupport.parkNanos(this, WRITE_INTERVAL_NANOS);
             }
         } catch (IOException | RuntimeException | Error e) { // any end but the last line: the file is not whole
             failed("stopped: " + e.getMessage());
         }
+    }
+
+    /** The writer moved, and its next write starts now: what queued while it was stuck starts again from none. */
+    private void writingFromNow() {
+        inWriteSinceNanos = System.nanoTime();
+        if (queuedWhileStuck.get() != 0) {
+            queuedWhileStuck.set(0);
+        }
+    }
+
+    /** How many lines wait for the writer (for tests: a given-up file keeps none). */
+    int waitingLines() {
+        return toWrite == null ? 0 : toWrite.size();
     }
 
     private synchronized void failed(String how) {

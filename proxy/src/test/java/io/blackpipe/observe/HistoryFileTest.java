@@ -105,7 +105,7 @@ class HistoryFileTest {
                 throw new UncheckedIOException(e);
             }
         });
-        History history = new History(10, fifo, TimeUnit.MILLISECONDS.toNanos(300), TimeUnit.SECONDS.toNanos(2));
+        History history = new History(10, fifo, TimeUnit.MILLISECONDS.toNanos(300), TimeUnit.SECONDS.toNanos(2), 1_000_000);
         try (InputStream held = reader.get(10, TimeUnit.SECONDS)) {
             assertNull(history.fileStuck(), "a writer that moves is not stuck");
             for (int i = 0; i < 2_000; i++) { // some 150 bytes a line: past the pipe's 64 KiB
@@ -114,18 +114,70 @@ class HistoryFileTest {
             Await.until(Duration.ofSeconds(10), () -> "the writer to be said stuck", () -> history.fileStuck() != null);
             assertTrue(history.fileStuck().startsWith("the history file " + fifo + " has taken no lines for "), history.fileStuck());
             assertTrue(history.fileStuck().endsWith("(its writer is stuck writing); the lines since wait in memory, and are"
-                    + " dropped if it is still stuck after 2 s"), history.fileStuck());
+                    + " dropped if it is still stuck after 2 s or 1000000 lines"), history.fileStuck());
             assertNull(history.fileFailure(), "stuck, not yet given up");
             Await.until(Duration.ofSeconds(10), () -> "an entry recorded after 2 s stuck to give the file up", () -> {
                 history.record(entry(-1));
                 return history.fileFailure() != null;
             });
-            assertTrue(history.fileFailure().matches("the history file \\S+ took no lines for \\d+ s \\(its writer is stuck writing\\);"
-                    + " the lines after that were not written"), history.fileFailure());
+            assertTrue(history.fileFailure().matches("the history file \\S+ took no lines for \\d+ s \\(its writer is stuck writing\\),"
+                    + " \\d+ lines waiting; the lines after that were not written"), history.fileFailure());
             assertNull(history.fileStuck(), "given up: the failure says it now");
+            for (int i = 0; i < 1_000; i++) {
+                history.record(entry(i));
+            }
+            assertEquals(0, history.waitingLines(), "what waited was dropped, and nothing more is queued");
         } // the reader closes: the stuck write fails (a broken pipe), which ends the writer
         history.close();
         assertTrue(history.fileFailure().contains("took no lines for"), "the first word stays: " + history.fileFailure());
+    }
+
+    /**
+     * A stuck writer is given up once more lines than the bound queued for it, without waiting out the time: at a busy
+     * proxy's rate, 60 s of lines waiting could fill a sidecar's heap first.
+     */
+    @Test
+    void aWriterStuckWithTooManyLinesWaitingIsGivenUpBeforeItsTime() throws Exception {
+        Path fifo = dir.resolve("lines.fifo");
+        assumeTrue(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "needs mkfifo");
+        CompletableFuture<InputStream> reader = CompletableFuture.supplyAsync(() -> {
+            try {
+                return Files.newInputStream(fifo); // opened, never read
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        History history = new History(10, fifo, TimeUnit.MILLISECONDS.toNanos(300), TimeUnit.HOURS.toNanos(1), 5_000);
+        try (InputStream held = reader.get(10, TimeUnit.SECONDS)) {
+            for (int i = 0; i < 2_000; i++) { // past the pipe's 64 KiB: the writer blocks
+                history.record(entry(i));
+            }
+            Await.until(Duration.ofSeconds(10), () -> "the writer to be said stuck", () -> history.fileStuck() != null);
+            assertNull(history.fileFailure(), "stuck, an hour from its time");
+            for (int i = 0; i < 5_000; i++) {
+                history.record(entry(i));
+            }
+            assertNull(history.fileFailure(), "5,000 lines queued while stuck: the bound, not past it");
+            history.record(entry(5_001));
+            assertTrue(history.fileFailure() != null && history.fileFailure().contains(", 5001 lines waiting;"), history.fileFailure());
+            assertEquals(0, history.waitingLines(), "what waited was dropped");
+        }
+        history.close();
+    }
+
+    /** A writer that waits for lines is inside no write, so however long nothing comes, it is not stuck. */
+    @Test
+    void anIdleWriterIsNeverStuck() throws Exception {
+        History history = new History(10, dir.resolve("idle.jsonl"), TimeUnit.MILLISECONDS.toNanos(50), TimeUnit.MILLISECONDS.toNanos(100), 10);
+        try {
+            history.record(entry(1));
+            Thread.sleep(400);
+            assertNull(history.fileStuck());
+            history.record(entry(2));
+            assertNull(history.fileFailure(), "recorded after 400 ms of nothing, past both bounds");
+        } finally {
+            history.close();
+        }
     }
 
     @Test
