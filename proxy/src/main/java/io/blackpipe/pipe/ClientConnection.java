@@ -109,7 +109,7 @@ final class ClientConnection extends ChannelInboundHandlerAdapter {
     @Override
     public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
         if (event instanceof FrameDecoder.TruncatedFrame truncated) {
-            context.log().info(ProxyLog.client(client.remoteAddress(), member) + " closed in the middle of a message (" + truncated.describe() + ")");
+            exchange.cutWhileItCame(truncated, ProxyLog.client(client.remoteAddress(), member));
         }
         ctx.fireUserEventTriggered(event);
     }

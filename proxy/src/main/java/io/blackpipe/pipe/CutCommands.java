@@ -15,6 +15,7 @@ import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
 import io.blackpipe.wire.ReplyFacts;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import java.util.List;
 import java.util.function.Consumer;
 import org.bson.BsonDocument;
@@ -123,6 +124,16 @@ final class CutCommands {
             return;
         }
         interruptAtShutdown(List.of(new InFlight(attempt, fingerprint, null, null, false)), exitedWith, member, send);
+    }
+
+    /**
+     * Counts the command a message cut while it came began with ({@code head}: its header, flags and body as a message of
+     * its own; null: it did not come whole), as {@link #count} does: the driver sent it, and sees it fail.
+     */
+    void countWhatCame(byte[] head, String fault) {
+        if (head != null) {
+            count(Unpooled.wrappedBuffer(head), fault);
+        }
     }
 
     /** Counts the command in {@code frame}, ended by the close ({@code fault}: the deployment fault that cut it, or null). */

@@ -12,6 +12,7 @@ import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.wire.CommandScanner;
 import io.blackpipe.wire.CursorIds;
+import io.blackpipe.wire.FrameDecoder;
 import io.blackpipe.wire.Header;
 import io.blackpipe.wire.MalformedMessageException;
 import io.blackpipe.wire.Messages;
@@ -64,8 +65,6 @@ final class Exchange {
         this.wakeWhenItsTurnMayHaveCome = () -> connection.runOnItsEventLoop(waiting::itsTurnMayHaveCome); // one: forward is hot
         this.rollbacks = context.simulation() == null ? null : new RollbackRecorder(this);
     }
-
-    // ---- requests ----
 
     void onRequest(ByteBuf frame) {
         if (waiting.queueBehindTheHeld(frame)) {
@@ -264,8 +263,6 @@ final class Exchange {
         return runs;
     }
 
-    // ---- replies ----
-
     void onReply(ByteBuf frame) {
         if (batches.heldForARerun(frame)) {
             return; // it comes again (ClientConnection#passOn) as mongod's answer, and ends its run then
@@ -335,8 +332,6 @@ final class Exchange {
         cut.ended(current.attempt, current.fingerprint, current.fault, current.forwarded, false);
     }
 
-    // ---- end ----
-
     /**
      * The connection closed: a command still waiting for its reply ended in a network error, and so did
      * those the client sent behind a held or swallowed one, in the order they were sent.
@@ -347,6 +342,12 @@ final class Exchange {
             cut.endedAwaitingTheMember(current.attempt, current.fingerprint, current.fault, current.forwarded);
         }
         waiting.clientLeft();
+    }
+
+    /** {@code client} closed in the middle of a message: said, and the command it began with counted as the driver saw it. */
+    void cutWhileItCame(FrameDecoder.TruncatedFrame truncated, String client) {
+        context.log().info(client + " closed in the middle of a message (" + truncated.describe() + ")");
+        cut.countWhatCame(truncated.commandHead(), connection.cutBy()); // a large insert a reset cut on its way, say
     }
 
     ClientConnection connection() {

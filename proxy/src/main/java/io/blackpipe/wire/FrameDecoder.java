@@ -115,13 +115,68 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         } while (out.size() > cutBefore);
         if (in.isReadable()) {
             int missing = in.readableBytes() >= 4 ? in.getIntLE(in.readerIndex()) - in.readableBytes() : -1;
+            byte[] head = commandHeadOf(in);
             in.skipBytes(in.readableBytes());
-            ctx.fireUserEventTriggered(new TruncatedFrame(missing));
+            ctx.fireUserEventTriggered(new TruncatedFrame(missing, head));
         }
     }
 
-    /** Fired when the peer closed in the middle of a message; {@code missingBytes} is -1 when unknown. */
-    public record TruncatedFrame(int missingBytes) {
+    /** The most of a command body a cut message's head is made from: a driver's body holds no documents (they go in sequences). */
+    static final int MAX_HEAD_BODY_BYTES = 1 << 20;
+
+    /**
+     * An OP_MSG of its own made of a cut OP_MSG's first part, when that part is whole: the header, flags (without a
+     * checksum, which covered the whole) and body, without the document sequences after it; null for anything else.
+     * The body comes first and names the command, its lsid and txnNumber: enough to count the attempt a driver made.
+     */
+    private static byte[] commandHeadOf(ByteBuf in) {
+        int start = in.readerIndex();
+        int headerAndFlags = Frames.HEADER_LENGTH + 4;
+        if (in.readableBytes() < headerAndFlags + 1 + 4 || in.getIntLE(start + 12) != OpCode.OP_MSG
+                || in.getByte(start + headerAndFlags) != 0) {
+            return null;
+        }
+        int bodyLength = in.getIntLE(start + headerAndFlags + 1);
+        if (bodyLength < 5 || bodyLength > MAX_HEAD_BODY_BYTES || in.readableBytes() < headerAndFlags + 1 + bodyLength) {
+            return null;
+        }
+        byte[] head = new byte[headerAndFlags + 1 + bodyLength];
+        in.getBytes(start, head);
+        int length = head.length;
+        int flags = in.getIntLE(start + Frames.HEADER_LENGTH) & ~OpMsg.CHECKSUM_PRESENT;
+        for (int i = 0; i < 4; i++) {
+            head[i] = (byte) (length >>> (8 * i));
+            head[Frames.HEADER_LENGTH + i] = (byte) (flags >>> (8 * i));
+        }
+        return head;
+    }
+
+    /**
+     * Fired when the peer closed in the middle of a message; {@code missingBytes} is -1 when unknown; {@code commandHead}
+     * is the command the message began with, as an OP_MSG of its own, when its body came whole, else null.
+     */
+    public record TruncatedFrame(int missingBytes, byte[] commandHead) {
+        /** Only the count, with no head. */
+        public TruncatedFrame(int missingBytes) {
+            this(missingBytes, null);
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof TruncatedFrame that && missingBytes == that.missingBytes
+                    && java.util.Arrays.equals(commandHead, that.commandHead);
+        }
+
+        @Override
+        public int hashCode() {
+            return 31 * missingBytes + java.util.Arrays.hashCode(commandHead);
+        }
+
+        @Override
+        public String toString() {
+            return "TruncatedFrame[missingBytes=" + missingBytes + ", commandHead=" + (commandHead == null ? "none" : commandHead.length + " bytes") + "]";
+        }
+
         /** What was missing, for the log. */
         public String describe() {
             return missingBytes < 0 ? "header incomplete" : missingBytes + (missingBytes == 1 ? " byte" : " bytes") + " missing";

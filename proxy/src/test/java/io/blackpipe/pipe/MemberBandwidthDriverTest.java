@@ -14,6 +14,7 @@ import io.blackpipe.fault.DeploymentFaults;
 import io.blackpipe.fault.Direction;
 import io.blackpipe.fault.Latency;
 import io.blackpipe.testing.Await;
+import io.blackpipe.testing.LogCapture;
 import io.blackpipe.testing.Meters;
 import io.blackpipe.testing.UpstreamLane;
 import java.time.Duration;
@@ -188,6 +189,38 @@ class MemberBandwidthDriverTest {
         }
         assertEquals(10 * PAYLOAD_CHARS / 3, set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 3)).first()
                 .getString("payload").length(), "the member holds the insert whole");
+    }
+
+    /**
+     * A reset cuts a large insert while it crosses a narrow link towards the member. Its body (the command, lsid and
+     * txnNumber) came first and whole, so the attempt the driver sent and saw fail is counted, with the reset as its
+     * fault, and the driver's retry as the retry it is: before, the proxy counted the retry as a first attempt and the
+     * reset as nothing (a GridFS user's 8 cut chunks were 1 retry and no fault).
+     */
+    @Test
+    void aLargeInsertAResetCutsOnItsWayIsCountedWithItsFaultAndItsRetryIsARetry() throws Exception {
+        String db = UpstreamLane.freshDatabaseName("bandwidthcut");
+        try (MongoClient client = set.client("retryWrites=true&heartbeatFrequencyMS=500");
+             LogCapture log = LogCapture.start()) {
+            MongoCollection<Document> c = insertedThenNarrowed(client, db, new Bandwidth(RATE / 2, Direction.REQUESTS));
+            long attempts = Meters.attempts(set.proxy().registry(), "insert");
+            long retries = Meters.retries(set.proxy().registry(), "insert");
+            long cut = Meters.outcomes(set.proxy().registry(), "insert", "network_error");
+            long resets = Meters.faults(set.proxy().registry(), DeploymentFaults.CONNECTIONS_RESET, "insert");
+            java.util.concurrent.CompletableFuture<Void> insert = java.util.concurrent.CompletableFuture.runAsync(
+                    () -> c.insertOne(new Document("_id", 3).append("payload", "x".repeat(PAYLOAD_CHARS))));
+            Thread.sleep(1_000); // a sixth of the insert has crossed: its body first
+            assertTrue(set.proxy().resetConnections("primary") > 0);
+            set.proxy().restore("primary"); // then the retry crosses a wide link (or a narrow one, if it was quicker)
+            insert.get(30, TimeUnit.SECONDS);
+            assertTrue(log.messages().stream().anyMatch(m -> m.contains(" closed in the middle of a message (")), log.messages()::toString);
+            assertEquals(2, Meters.attempts(set.proxy().registry(), "insert") - attempts, "the cut insert and its retry");
+            assertEquals(1, Meters.retries(set.proxy().registry(), "insert") - retries, "its retry, counted as one");
+            assertEquals(1, Meters.outcomes(set.proxy().registry(), "insert", "network_error") - cut);
+            assertEquals(1, Meters.faults(set.proxy().registry(), DeploymentFaults.CONNECTIONS_RESET, "insert") - resets);
+        }
+        assertEquals(PAYLOAD_CHARS, set.direct().getDatabase(db).getCollection("c").find(new Document("_id", 3)).first()
+                .getString("payload").length(), "the retry's insert, whole: the cut one never reached the member");
     }
 
     @Test

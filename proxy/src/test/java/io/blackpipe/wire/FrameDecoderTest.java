@@ -338,6 +338,35 @@ class FrameDecoderTest {
         assertEquals(List.of(new FrameDecoder.TruncatedFrame(INSERT.length - 30)), userEvents);
     }
 
+    /**
+     * A message cut after its body came whole: the event carries that body as an OP_MSG of its own (length mended, no
+     * checksum, no sequences), from which the attempt a driver sent is counted; cut before, none.
+     */
+    @Test
+    void closeAfterTheBodyCarriesTheCommandItBeganWith() {
+        byte[] body = opMsg(2, 0, 0).body("{insert: 'coll', $db: 'shop'}").build();
+        byte[] checksummed = opMsg(2, 0, OpMsg.MORE_TO_COME | OpMsg.CHECKSUM_PRESENT).body("{insert: 'coll', $db: 'shop'}")
+                .sequence("documents", WireFixtures.bson("{_id: 1}")).build();
+        byte[] headWithoutItsChecksum = opMsg(2, 0, OpMsg.MORE_TO_COME).body("{insert: 'coll', $db: 'shop'}").build();
+        for (byte[][] cutAndHead : new byte[][][] {
+                {range(INSERT, 0, body.length + 3), body}, // into the sequence's header
+                {range(INSERT, 0, body.length), body}, // right after the body
+                {range(INSERT, 0, body.length - 1), null}, // a byte short of it
+                {range(checksummed, 0, checksummed.length - 2), headWithoutItsChecksum}, // the checksum itself cut
+                {range(LEGACY_HELLO, 0, LEGACY_HELLO.length - 1), null}}) { // not an OP_MSG
+            userEvents.clear();
+            EmbeddedChannel channel = channel(new FrameDecoder());
+            try {
+                channel.writeInbound(buf(cutAndHead[0]));
+            } finally {
+                channel.finishAndReleaseAll();
+            }
+            byte[] cut = cutAndHead[0];
+            int missing = java.nio.ByteBuffer.wrap(cut, 0, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt() - cut.length;
+            assertEquals(List.of(new FrameDecoder.TruncatedFrame(missing, cutAndHead[1])), userEvents);
+        }
+    }
+
     @Test
     void closeInTheMiddleOfTheHeaderReportsTheMissingByteCountFromTheLength() {
         EmbeddedChannel channel = channel(new FrameDecoder());
