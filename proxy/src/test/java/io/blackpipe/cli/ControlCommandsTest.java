@@ -1030,6 +1030,39 @@ class ControlCommandsTest {
                 .map(c -> c.get(column)).findFirst().orElseThrow(() -> new AssertionError(advertised + " not in " + members));
     }
 
+    /** A command line's words as a shell splits them: at spaces, but not inside single or double quotes, which go. */
+    private static List<String> shellWords(String line) {
+        List<String> words = new ArrayList<>();
+        StringBuilder word = new StringBuilder();
+        boolean inWord = false;
+        char quote = 0;
+        for (char c : line.toCharArray()) {
+            if (quote != 0) {
+                if (c == quote) {
+                    quote = 0;
+                } else {
+                    word.append(c);
+                }
+            } else if (c == '\'' || c == '"') {
+                quote = c;
+                inWord = true;
+            } else if (Character.isWhitespace(c)) {
+                if (inWord) {
+                    words.add(word.toString());
+                    word.setLength(0);
+                    inWord = false;
+                }
+            } else {
+                word.append(c);
+                inWord = true;
+            }
+        }
+        if (inWord) {
+            words.add(word.toString());
+        }
+        return words;
+    }
+
     @Test
     void theReadmesFaultAddExamplesMakeRules() throws IOException {
         Path readme = script("README.md").getParent().getParent().resolve("README.md");
@@ -1043,7 +1076,7 @@ class ControlCommandsTest {
                 .toList();
         assertTrue(examples.size() >= 5, () -> "examples: " + examples);
         for (String example : examples) {
-            List<String> args = new ArrayList<>(List.of(example.substring("blackpipe ".length()).split("\\s+")));
+            List<String> args = shellWords(example.substring("blackpipe ".length()));
             CliRun run = shared.run(args.toArray(new String[0]));
             assertEquals(0, run.exitCode(), () -> example + "\n" + run);
         }

@@ -2,6 +2,7 @@ package io.blackpipe.pipe;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import com.mongodb.ConnectionString;
 import com.mongodb.MongoClientSettings;
@@ -236,9 +237,23 @@ class UnreachableMemberDriverTest {
         return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith("blackpipe") && t.isAlive()).toList();
     }
 
-    /** A line held back when the proxy closes is never said: its flush, on the proxy's event loops, ends with them. */
+    /**
+     * A line held back when the proxy closes is never said: its flush, on the proxy's event loops, ends with them. The
+     * refusal must come within a second of the return's line to be held back: where a loaded machine took longer, the
+     * case is run again (three times at most), never judged on a premise that did not hold.
+     */
     @Test
     void aLineHeldBackWhenTheProxyClosesIsNeverSaidAndLeavesNoThread() throws Exception {
+        for (int run = 1; run <= 3; run++) {
+            if (heldBackThenClosed()) {
+                return;
+            }
+        }
+        fail("in three runs the refusal never came within a second of the return: too loaded a machine to judge the case");
+    }
+
+    /** One run of the case above; false: the refusal came too late after the return to be held back, nothing judged. */
+    private boolean heldBackThenClosed() throws Exception {
         try (FlappingPort port = new FlappingPort(); LogCapture log = LogCapture.start()) {
             List<Thread> before = proxyThreads(); // the lane's are up by now: FlappingPort asked its node
             ProxyServer proxy = ProxyServer.start(ProxyConfig.embedded(UpstreamLane.directlyTo(UpstreamLane.uri(), "127.0.0.1:" + port.port())));
@@ -247,12 +262,17 @@ class UnreachableMemberDriverTest {
                 port.refuse();
                 dialRefused(member);
                 port.answer();
+                long returned = System.nanoTime();
                 dialAnswered(member);
                 port.refuse();
                 dialRefused(member); // within a second of the return's line: held back
+                boolean inTime = System.nanoTime() - returned < TimeUnit.MILLISECONDS.toNanos(800);
                 List<String> lines = memberLines(log, port.port(), member);
+                if (!inTime && !last(lines).startsWith("member " + member.upstream() + " reachable again after ")) {
+                    return false; // said at once, as it should be over a second after the return: the premise did not hold
+                }
                 assertTrue(last(lines).startsWith("member " + member.upstream() + " reachable again after 1 refused connection over "),
-                        "the refusal held back (a slow machine said it at once, over a second after the return): " + lines);
+                        "the refusal held back: " + lines);
             } finally {
                 proxy.close();
             }
@@ -262,6 +282,7 @@ class UnreachableMemberDriverTest {
             Await.until(Duration.ofSeconds(5), () -> "the proxy's threads to end: " + proxyThreads(),
                     () -> before.containsAll(proxyThreads()));
         }
+        return true;
     }
 
     /** A member's reset (RST) was "closing upstream H:P: Connection reset": the line now names the client and the connection. */
