@@ -15,7 +15,6 @@ import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -40,14 +39,17 @@ public final class History implements AutoCloseable {
     /** A write that has not returned for this long is stuck (a pipe nobody reads, a hung volume): /health says so. */
     static final long STUCK_NANOS = TimeUnit.SECONDS.toNanos(5);
     /**
-     * A writer stuck this long, or with this many lines queued since it got stuck, is given up: what waits for it is
-     * dropped and no more is queued, so memory stays bounded (a line waiting takes some 110 bytes: 100,000 are 11 MB,
-     * where 60 s of a busy proxy's lines could fill a sidecar's heap).
+     * A writer stuck this long, or with this many lines queued while the event loops saw it stuck, is given up: what
+     * waits for it is dropped and no more is queued, so memory stays bounded (a line waiting takes some 110 bytes:
+     * 100,000 are 11 MB, where 60 s of a busy proxy's lines could fill a sidecar's heap).
      */
     static final long GIVE_UP_NANOS = TimeUnit.SECONDS.toNanos(60);
     static final int GIVE_UP_LINES = 100_000;
-    /** How many lines the writer writes between the marks that show it moves (a slow disk moves, a stuck one does not). */
-    private static final int LINES_A_MARK = 256;
+    /**
+     * How often the writer marks that it moves: a line written this long after the last mark marks it again, so a slow
+     * disk, whose writes return, is never stuck, and the event loops read a field that changes a few times a second.
+     */
+    private static final long MARK_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long NOT_WRITING = Long.MIN_VALUE;
 
     private final int capacity;
@@ -65,8 +67,16 @@ public final class History implements AutoCloseable {
      * writer inside a write can be stuck, so a process paused whole (SIGSTOP, docker pause) blames no parked writer.
      */
     private volatile long inWriteSinceNanos = NOT_WRITING;
-    /** Lines queued while the writer was stuck: counted only then, so the hot path pays nothing more while it writes. */
-    private final AtomicLong queuedWhileStuck = new AtomicLong();
+    /** The writer's own last mark: it marks again once {@link #MARK_NANOS} passed. */
+    private long markedNanos;
+    /**
+     * The mark the event loops found stuck, when they first found it so, and the lines queued since: a process paused
+     * whole (SIGSTOP, docker pause) finds an old mark at once as it resumes, so the give-up counts from this, not the
+     * mark. Guarded by this History; only a stuck writer's recorders come here.
+     */
+    private long stuckMark = NOT_WRITING;
+    private long stuckSeenNanos;
+    private long queuedWhileStuck;
     private final long stuckNanos;
     private final long giveUpNanos;
     private final int giveUpLines;
@@ -142,11 +152,7 @@ public final class History implements AutoCloseable {
         }
         if (toWrite != null && fileFailure == null) { // a stopped file takes no more: its queue would only grow
             long since = inWriteSinceNanos;
-            if (since != NOT_WRITING && nowNanos - since > stuckNanos
-                    && (nowNanos - since > giveUpNanos || queuedWhileStuck.incrementAndGet() > giveUpLines)) {
-                failed("took no lines for " + seconds(nowNanos - since) + " (its writer is stuck writing), "
-                        + queuedWhileStuck.get() + " lines waiting");
-            } else {
+            if (since == NOT_WRITING || nowNanos - since <= stuckNanos || !givesUp(since, nowNanos)) {
                 toWrite.add(entry);
             }
         }
@@ -319,15 +325,15 @@ public final class History implements AutoCloseable {
             while (true) {
                 boolean last = closing; // read before draining: whatever was recorded before close() is written
                 HistoryEntry entry;
-                int lines = 0;
                 while ((entry = toWrite.poll()) != null) {
-                    if (lines++ % LINES_A_MARK == 0) {
-                        writingFromNow();
+                    long now = System.nanoTime();
+                    if (now - markedNanos > MARK_NANOS || inWriteSinceNanos == NOT_WRITING) {
+                        writingFromNow(now);
                     }
                     out.write(entry.toJson());
                     out.newLine();
                 }
-                writingFromNow();
+                writingFromNow(System.nanoTime());
                 out.flush();
                 inWriteSinceNanos = NOT_WRITING;
                 if (last) {
@@ -340,12 +346,31 @@ public final class History implements AutoCloseable {
         }
     }
 
-    /** The writer moved, and its next write starts now: what queued while it was stuck starts again from none. */
-    private void writingFromNow() {
-        inWriteSinceNanos = System.nanoTime();
-        if (queuedWhileStuck.get() != 0) {
-            queuedWhileStuck.set(0);
+    /** The writer moved: its next write starts now (at most every {@link #MARK_NANOS}, see there). */
+    private void writingFromNow(long nowNanos) {
+        markedNanos = nowNanos;
+        inWriteSinceNanos = nowNanos;
+    }
+
+    /**
+     * A line recorded while the writer's {@code mark} is stuck: whether that gives the file up (failed, then), once the
+     * loops saw the same mark stuck for the rest of the give-up time, or queued the give-up's lines meanwhile.
+     */
+    private synchronized boolean givesUp(long mark, long nowNanos) {
+        if (fileFailure != null) {
+            return true;
         }
+        if (mark != stuckMark) {
+            stuckMark = mark;
+            stuckSeenNanos = nowNanos;
+            queuedWhileStuck = 0;
+        }
+        if (nowNanos - stuckSeenNanos <= giveUpNanos - stuckNanos && ++queuedWhileStuck <= giveUpLines) {
+            return false;
+        }
+        failed("took no lines for " + seconds(nowNanos - mark) + " (its writer is stuck writing), " + queuedWhileStuck
+                + " lines queued since it was found stuck");
+        return true;
     }
 
     /** How many lines wait for the writer (for tests: a given-up file keeps none). */

@@ -116,12 +116,15 @@ class HistoryFileTest {
             assertTrue(history.fileStuck().endsWith("(its writer is stuck writing); the lines since wait in memory, and are"
                     + " dropped if it is still stuck after 2 s or 1000000 lines"), history.fileStuck());
             assertNull(history.fileFailure(), "stuck, not yet given up");
+            Thread.sleep(2_500); // past the give-up time, and nothing recorded: as in a process paused whole
+            history.record(entry(-2));
+            assertNull(history.fileFailure(), "the loops first found it stuck just now: the give-up counts from then");
             Await.until(Duration.ofSeconds(10), () -> "an entry recorded after 2 s stuck to give the file up", () -> {
                 history.record(entry(-1));
                 return history.fileFailure() != null;
             });
             assertTrue(history.fileFailure().matches("the history file \\S+ took no lines for \\d+ s \\(its writer is stuck writing\\),"
-                    + " \\d+ lines waiting; the lines after that were not written"), history.fileFailure());
+                    + " \\d+ lines queued since it was found stuck; the lines after that were not written"), history.fileFailure());
             assertNull(history.fileStuck(), "given up: the failure says it now");
             for (int i = 0; i < 1_000; i++) {
                 history.record(entry(i));
@@ -159,7 +162,7 @@ class HistoryFileTest {
             }
             assertNull(history.fileFailure(), "5,000 lines queued while stuck: the bound, not past it");
             history.record(entry(5_001));
-            assertTrue(history.fileFailure() != null && history.fileFailure().contains(", 5001 lines waiting;"), history.fileFailure());
+            assertTrue(history.fileFailure() != null && history.fileFailure().contains(", 5001 lines queued since it was found stuck;"), history.fileFailure());
             assertEquals(0, history.waitingLines(), "what waited was dropped");
         }
         history.close();
