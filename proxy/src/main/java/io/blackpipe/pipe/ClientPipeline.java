@@ -63,6 +63,6 @@ final class ClientPipeline extends ChannelInitializer<SocketChannel> {
         if (listenerTls != null) {
             listenerTls.addTo(ch, listener);
         }
-        ch.pipeline().addLast(new FrameDecoder(), new ClientConnection(listener, link, context));
+        ch.pipeline().addLast(FrameDecoder.forRequests(), new ClientConnection(listener, link, context));
     }
 }

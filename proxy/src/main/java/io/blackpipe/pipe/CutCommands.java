@@ -10,6 +10,7 @@ import io.blackpipe.wire.CommandFacts;
 import io.blackpipe.topology.MemberState;
 import io.blackpipe.wire.CommandScanner;
 import io.blackpipe.wire.Header;
+import io.blackpipe.wire.MalformedMessageException;
 import io.blackpipe.wire.Messages;
 import io.blackpipe.wire.OpCode;
 import io.blackpipe.wire.OpMsg;
@@ -131,8 +132,13 @@ final class CutCommands {
      * its own; null: it did not come whole), as {@link #count} does: the driver sent it, and sees it fail.
      */
     void countWhatCame(byte[] head, String fault) {
-        if (head != null) {
+        if (head == null) {
+            return;
+        }
+        try {
             count(Unpooled.wrappedBuffer(head), fault);
+        } catch (MalformedMessageException e) {
+            // it would have closed the connection, had it come whole: no command to count
         }
     }
 

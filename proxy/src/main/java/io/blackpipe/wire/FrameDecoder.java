@@ -15,14 +15,26 @@ import java.util.List;
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
     private final int maxMessageSize;
+    /** A client's requests: a message cut while it came hands on the command it began with (see {@link TruncatedFrame}). */
+    private final boolean keepsCutCommands;
     private boolean failed; // a bad header was seen: the stream cannot be framed any more
 
     public FrameDecoder() {
-        this(Frames.MAX_MESSAGE_SIZE);
+        this(Frames.MAX_MESSAGE_SIZE, false);
     }
 
     public FrameDecoder(int maxMessageSize) {
+        this(maxMessageSize, false);
+    }
+
+    private FrameDecoder(int maxMessageSize, boolean keepsCutCommands) {
         this.maxMessageSize = maxMessageSize;
+        this.keepsCutCommands = keepsCutCommands;
+    }
+
+    /** The decoder of a client's requests, whose cut message hands on its command; a member's replies need none. */
+    public static FrameDecoder forRequests() {
+        return new FrameDecoder(Frames.MAX_MESSAGE_SIZE, true);
     }
 
     /**
@@ -115,14 +127,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         } while (out.size() > cutBefore);
         if (in.isReadable()) {
             int missing = in.readableBytes() >= 4 ? in.getIntLE(in.readerIndex()) - in.readableBytes() : -1;
-            byte[] head = commandHeadOf(in);
+            byte[] head = keepsCutCommands ? commandHeadOf(in) : null;
             in.skipBytes(in.readableBytes());
             ctx.fireUserEventTriggered(new TruncatedFrame(missing, head));
         }
     }
-
-    /** The most of a command body a cut message's head is made from: a driver's body holds no documents (they go in sequences). */
-    static final int MAX_HEAD_BODY_BYTES = 1 << 20;
 
     /**
      * An OP_MSG of its own made of a cut OP_MSG's first part, when that part is whole: the header, flags (without a
@@ -137,7 +146,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             return null;
         }
         int bodyLength = in.getIntLE(start + headerAndFlags + 1);
-        if (bodyLength < 5 || bodyLength > MAX_HEAD_BODY_BYTES || in.readableBytes() < headerAndFlags + 1 + bodyLength) {
+        if (bodyLength < 5 || in.readableBytes() < headerAndFlags + 1 + bodyLength) { // the header bounded the whole
             return null;
         }
         byte[] head = new byte[headerAndFlags + 1 + bodyLength];

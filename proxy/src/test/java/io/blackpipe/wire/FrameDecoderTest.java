@@ -354,16 +354,19 @@ class FrameDecoderTest {
                 {range(INSERT, 0, body.length - 1), null}, // a byte short of it
                 {range(checksummed, 0, checksummed.length - 2), headWithoutItsChecksum}, // the checksum itself cut
                 {range(LEGACY_HELLO, 0, LEGACY_HELLO.length - 1), null}}) { // not an OP_MSG
-            userEvents.clear();
-            EmbeddedChannel channel = channel(new FrameDecoder());
-            try {
-                channel.writeInbound(buf(cutAndHead[0]));
-            } finally {
-                channel.finishAndReleaseAll();
-            }
             byte[] cut = cutAndHead[0];
             int missing = java.nio.ByteBuffer.wrap(cut, 0, 4).order(java.nio.ByteOrder.LITTLE_ENDIAN).getInt() - cut.length;
-            assertEquals(List.of(new FrameDecoder.TruncatedFrame(missing, cutAndHead[1])), userEvents);
+            for (boolean requests : new boolean[] {true, false}) {
+                userEvents.clear();
+                EmbeddedChannel channel = channel(requests ? FrameDecoder.forRequests() : new FrameDecoder());
+                try {
+                    channel.writeInbound(buf(cut));
+                } finally {
+                    channel.finishAndReleaseAll();
+                }
+                // a member's cut reply hands on nothing: nobody counts it, and its body may be large
+                assertEquals(List.of(new FrameDecoder.TruncatedFrame(missing, requests ? cutAndHead[1] : null)), userEvents);
+            }
         }
     }
 
