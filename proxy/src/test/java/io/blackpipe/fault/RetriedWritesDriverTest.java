@@ -86,13 +86,13 @@ class RetriedWritesDriverTest extends DriverRigTest {
             rig.serverSide("large").insertOne(new Document("_id", i).append("blob", large).append("n", 0));
         }
         rig.rule("{times: 1}", "findAndModify", "dropReply: true");
-        rig.rule("{times: 1}", "findAndModify", "blockConnection: true, blockTimeMS: 4000, attempt: 'retry'");
-        MongoCollection<Document> counters = counters("retryWrites=true");
+        rig.rule("{times: 1}", "findAndModify", "blockConnection: true, blockTimeMS: 12000, attempt: 'retry'"); // past the five, 2 to 4 s loaded
+        MongoCollection<Document> counters = counters("retryWrites=true&socketTimeoutMS=30000"); // waits out the block
         ExecutorService retrying = Executors.newSingleThreadExecutor();
         try (LogCapture log = LogCapture.start()) {
             Future<Document> lost = retrying.submit(() -> counters.findOneAndUpdate(eq("_id", "day"), Updates.inc("counter", 1)));
             rig.awaitOutcome("findAndModify", "network_error", 1); // its reply lost: the retry is held now
-            MongoClient other = rig.client("retryWrites=true");
+            MongoClient other = rig.client("retryWrites=true&socketTimeoutMS=30000"); // 14 MB each, on a loaded machine
             MongoCollection<Document> others = other.getDatabase(rig.db).getCollection("large");
             List<ClientSession> sessions = new ArrayList<>(); // one each, all open at once (a closed one's lsid is used again)
             for (int i = 0; i < 5; i++) { // a session keeps its latest write only

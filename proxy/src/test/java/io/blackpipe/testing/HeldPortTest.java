@@ -75,7 +75,8 @@ class HeldPortTest {
         }
     }
 
-    private static ServerSocket bind(int port, boolean reuseAddress) throws IOException {
+    /** A server socket bound to {@code port} on loopback, as another process would bind it (HeldPortsTest's too). */
+    static ServerSocket bind(int port, boolean reuseAddress) throws IOException {
         ServerSocket socket = new ServerSocket();
         socket.setReuseAddress(reuseAddress);
         try {

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.ConnectException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import org.junit.jupiter.api.Test;
@@ -54,14 +53,6 @@ class HeldPortsTest {
     }
 
     private static ServerSocket bind(int port) throws IOException {
-        ServerSocket socket = new ServerSocket();
-        socket.setReuseAddress(true);
-        try {
-            socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-        } catch (IOException e) {
-            socket.close();
-            throw e;
-        }
-        return socket;
+        return HeldPortTest.bind(port, true);
     }
 }
