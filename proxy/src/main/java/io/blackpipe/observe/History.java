@@ -53,8 +53,8 @@ public final class History implements AutoCloseable {
     private static final long NOT_WRITING = Long.MIN_VALUE;
 
     private final int capacity;
-    private final List<Ring> rings = new CopyOnWriteArrayList<>();
-    private final ThreadLocal<Ring> ringOfThisThread = ThreadLocal.withInitial(this::newRing);
+    private final List<HistoryRing> rings = new CopyOnWriteArrayList<>();
+    private final ThreadLocal<HistoryRing> ringOfThisThread = ThreadLocal.withInitial(this::newRing);
     private final Queue<HistoryEntry> toWrite;
     private final Thread writer;
     private volatile boolean closing;
@@ -141,7 +141,7 @@ public final class History implements AutoCloseable {
 
     /** The same, with the System.nanoTime() the caller already read (readers order the entries by it). */
     public void record(HistoryEntry entry, long nowNanos) {
-        Ring ring = ringOfThisThread.get();
+        HistoryRing ring = ringOfThisThread.get();
         synchronized (ring) { // uncontended but for a reader: only this thread records into this ring
             ring.add(entry, nowNanos);
             if (!followers.isEmpty()) { // inside the lock, so follow() neither misses nor repeats this entry
@@ -191,7 +191,7 @@ public final class History implements AutoCloseable {
      */
     public AutoCloseable follow(Consumer<HistoryEntry> follower) {
         synchronized (rings) { // rings are locked in one order (their list's), by one follow() at a time
-            List<Ring> locked = List.copyOf(rings);
+            List<HistoryRing> locked = List.copyOf(rings);
             lockAll(locked, 0, () -> {
                 merged(locked, Long.MIN_VALUE, false).forEach(follower);
                 followers.add(follower);
@@ -210,15 +210,15 @@ public final class History implements AutoCloseable {
         return merged(List.copyOf(rings), sinceNanos, true);
     }
 
-    private Ring newRing() {
-        Ring ring = new Ring(capacity);
+    private HistoryRing newRing() {
+        HistoryRing ring = new HistoryRing(capacity);
         synchronized (rings) { // a follow() in progress sees the ring list before or after this one joins
             rings.add(ring);
         }
         return ring;
     }
 
-    private static void lockAll(List<Ring> locked, int from, Runnable then) {
+    private static void lockAll(List<HistoryRing> locked, int from, Runnable then) {
         if (from == locked.size()) {
             then.run();
             return;
@@ -229,11 +229,11 @@ public final class History implements AutoCloseable {
     }
 
     /** The rings' entries in recording order, the latest {@code capacity} of them, those since {@code sinceNanos} if {@code since}. */
-    private List<HistoryEntry> merged(List<Ring> sources, long sinceNanos, boolean since) {
-        List<Ring.Snapshot> snapshots = new ArrayList<>(sources.size());
+    private List<HistoryEntry> merged(List<HistoryRing> sources, long sinceNanos, boolean since) {
+        List<HistoryRing.Snapshot> snapshots = new ArrayList<>(sources.size());
         int total = 0;
-        for (Ring ring : sources) {
-            Ring.Snapshot snapshot = ring.snapshot();
+        for (HistoryRing ring : sources) {
+            HistoryRing.Snapshot snapshot = ring.snapshot();
             snapshots.add(snapshot);
             total += snapshot.size();
         }
@@ -247,77 +247,13 @@ public final class History implements AutoCloseable {
                     earliest = s;
                 }
             }
-            Ring.Snapshot source = snapshots.get(earliest);
+            HistoryRing.Snapshot source = snapshots.get(earliest);
             if (!since || source.recordedAt(next[earliest]) - sinceNanos >= 0) { // nanoTime: compare differences
                 all.add(source.entry(next[earliest]));
             }
             next[earliest]++;
         }
         return all.size() <= capacity ? all : new ArrayList<>(all.subList(all.size() - capacity, all.size()));
-    }
-
-    /** The recent entries of one recording thread, with when each was recorded; guarded by itself. */
-    private static final class Ring {
-        private final int capacity;
-        private HistoryEntry[] entries = new HistoryEntry[16];
-        private long[] recordedAt = new long[16];
-        private int first;
-        private int size;
-
-        Ring(int capacity) {
-            this.capacity = capacity;
-        }
-
-        void add(HistoryEntry entry, long nanos) {
-            if (size == entries.length && size < capacity) {
-                grow();
-            }
-            int slot = (first + size) % entries.length;
-            if (size == entries.length) { // full at capacity: the oldest goes
-                first = (first + 1) % entries.length;
-            } else {
-                size++;
-            }
-            entries[slot] = entry;
-            recordedAt[slot] = nanos;
-        }
-
-        private void grow() {
-            int length = Math.min(capacity, entries.length * 2);
-            HistoryEntry[] grownEntries = new HistoryEntry[length];
-            long[] grownRecordedAt = new long[length];
-            for (int i = 0; i < size; i++) {
-                grownEntries[i] = entries[(first + i) % entries.length];
-                grownRecordedAt[i] = recordedAt[(first + i) % entries.length];
-            }
-            entries = grownEntries;
-            recordedAt = grownRecordedAt;
-            first = 0;
-        }
-
-        synchronized Snapshot snapshot() {
-            HistoryEntry[] copiedEntries = new HistoryEntry[size];
-            long[] copiedRecordedAt = new long[size];
-            for (int i = 0; i < size; i++) {
-                copiedEntries[i] = entries[(first + i) % entries.length];
-                copiedRecordedAt[i] = recordedAt[(first + i) % entries.length];
-            }
-            return new Snapshot(copiedEntries, copiedRecordedAt);
-        }
-
-        record Snapshot(HistoryEntry[] entries, long[] recordedAts) {
-            int size() {
-                return entries.length;
-            }
-
-            HistoryEntry entry(int i) {
-                return entries[i];
-            }
-
-            long recordedAt(int i) {
-                return recordedAts[i];
-            }
-        }
     }
 
     private void drain(BufferedWriter out) {
