@@ -60,6 +60,11 @@ class MemberLatencyDriverTest {
         return c;
     }
 
+    /** How many inserts the proxy counted ending in {@code outcome} (ok, error, network_error). */
+    private long insertOutcomes(String outcome) {
+        return Meters.outcomes(set.proxy().registry(), "insert", outcome);
+    }
+
     /** The driver's round-trip time to {@code advertised}, in ms (its weighted average of hellos), or -1 before it has one. */
     private static long roundTripMillis(MongoClient client, String advertised) {
         return client.getClusterDescription().getServerDescriptions().stream()
@@ -235,18 +240,17 @@ class MemberLatencyDriverTest {
             Await.until(WAIT, "the primary's pool to have its three connections", () -> primarysReady.get() >= 3);
             set.proxy().latency("primary", new Latency(2_000, 0, Direction.REQUESTS), 0);
             long attempts = Meters.attempts(set.proxy().registry(), "insert");
-            long ok = Meters.outcomes(set.proxy().registry(), "insert", "ok");
-            long networkErrors = Meters.outcomes(set.proxy().registry(), "insert", "network_error");
+            long ok = insertOutcomes("ok");
+            long networkErrors = insertOutcomes("network_error");
             long retries = Meters.retries(set.proxy().registry(), "insert");
             assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
-            Await.until(WAIT, "both attempts to reach the member and end", () ->
-                    Meters.outcomes(set.proxy().registry(), "insert", "network_error") - networkErrors
-                            + Meters.outcomes(set.proxy().registry(), "insert", "ok") - ok == 2);
+            Await.until(WAIT, "both attempts to reach the member and end",
+                    () -> insertOutcomes("network_error") - networkErrors + insertOutcomes("ok") - ok == 2);
             assertEquals(2, Meters.attempts(set.proxy().registry(), "insert") - attempts, "the retry went on a connection the"
                     + " pool had ready (a new one's handshake would time out on the link, and its insert never come)");
             assertEquals(1, Meters.retries(set.proxy().registry(), "insert") - retries);
-            assertEquals(0, Meters.outcomes(set.proxy().registry(), "insert", "ok") - ok, "no reply reached the driver");
-            assertEquals(2, Meters.outcomes(set.proxy().registry(), "insert", "network_error") - networkErrors);
+            assertEquals(0, insertOutcomes("ok") - ok, "no reply reached the driver");
+            assertEquals(2, insertOutcomes("network_error") - networkErrors);
             set.proxy().restore("all");
         }
         assertEquals(1, set.direct().getDatabase(db).getCollection("c").countDocuments(new Document("_id", 2)),
@@ -265,16 +269,15 @@ class MemberLatencyDriverTest {
             MongoCollection<Document> c = insertedThenSlowed(client, db, new Latency(2_000, 0, Direction.REQUESTS));
             set.proxy().rules().put(set.proxy().ruleParser().parse("refuse", org.bson.BsonDocument.parse("{configureFailPoint:"
                     + " 'failCommand', mode: {times: 1}, data: {failCommands: ['insert'], errorCode: 91}}")));
-            long errors = Meters.outcomes(set.proxy().registry(), "insert", "error");
-            long networkErrors = Meters.outcomes(set.proxy().registry(), "insert", "network_error");
+            long errors = insertOutcomes("error");
+            long networkErrors = insertOutcomes("network_error");
             long faults = Meters.faults(set.proxy().registry(), "errorReply", "insert");
             assertThrows(MongoSocketReadTimeoutException.class, () -> c.insertOne(new Document("_id", 2)));
-            Await.until(WAIT, "the insert to reach the proxy's end of the link and end", () ->
-                    Meters.outcomes(set.proxy().registry(), "insert", "network_error") - networkErrors
-                            + Meters.outcomes(set.proxy().registry(), "insert", "error") - errors == 1);
+            Await.until(WAIT, "the insert to reach the proxy's end of the link and end",
+                    () -> insertOutcomes("network_error") - networkErrors + insertOutcomes("error") - errors == 1);
             assertEquals(1, Meters.faults(set.proxy().registry(), "errorReply", "insert") - faults, "the rule fired");
-            assertEquals(0, Meters.outcomes(set.proxy().registry(), "insert", "error") - errors, "no answer reached the driver");
-            assertEquals(1, Meters.outcomes(set.proxy().registry(), "insert", "network_error") - networkErrors);
+            assertEquals(0, insertOutcomes("error") - errors, "no answer reached the driver");
+            assertEquals(1, insertOutcomes("network_error") - networkErrors);
             set.proxy().restore("all");
         }
         assertEquals(0, set.direct().getDatabase(db).getCollection("c").countDocuments(new Document("_id", 2)),
